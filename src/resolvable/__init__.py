@@ -1,0 +1,49 @@
+"""resolvable: declarative, explainable resolution of LLM-serving server arguments.
+
+Rules keyed on the model architecture and on platform facts *declare* values for resolvable
+fields; ordered stages run them; the last writer wins; explicit user choices are protected;
+every decision is recorded with its rule and ``file:line``; the result is published into a
+frozen runtime context. The engine is standard-library only. The SGLang rule pack lives in
+``resolvable.sglang``; errors live in ``resolvable.errors``.
+"""
+
+from __future__ import annotations
+
+from ._facade import RecordingArgs, procedural, publish_args, refresh_declared_fields, resolve_into
+from ._hfconfig import HFConfig, load_hf_config
+from ._platform import Platform
+from ._publish import ContextSlot, RuntimeContext, publish
+from ._registry import Registry, Stage
+from ._resolution import Declaration, Force, Outcome, Resolution
+from ._resolve import RuleContext, resolve
+from ._schema import Arg, arg, resolvable_fields
+from .errors import ConflictError, ResolvableError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Arg",
+    "ConflictError",
+    "ContextSlot",
+    "Declaration",
+    "Force",
+    "HFConfig",
+    "Outcome",
+    "Platform",
+    "RecordingArgs",
+    "Registry",
+    "Resolution",
+    "ResolvableError",
+    "RuleContext",
+    "RuntimeContext",
+    "Stage",
+    "arg",
+    "load_hf_config",
+    "procedural",
+    "publish",
+    "publish_args",
+    "refresh_declared_fields",
+    "resolvable_fields",
+    "resolve",
+    "resolve_into",
+]

@@ -1,0 +1,264 @@
+"""A read-only view of a Hugging Face ``config.json``, and its loading.
+
+Invariants:
+
+* an ``HFConfig`` never changes after construction (nested dicts are wrapped, lists become
+  tuples); rules read it with ``hf.get(key)`` or ``hf.key``;
+* loading never lets a raw exception through for bad input: a missing file, a directory
+  without ``config.json``, invalid JSON, NaN/Infinity, non-UTF-8 bytes, a non-object top level,
+  absurd nesting or size, a malformed ``architectures`` entry all raise ``ConfigError`` that
+  names the file and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["HFConfig", "MAX_CONFIG_BYTES", "find_in_hub_cache", "load_hf_config"]
+
+#: config.json files are a few KB; refuse anything absurd before reading it all.
+MAX_CONFIG_BYTES = 16 * 2**20
+_MAX_DEPTH = 64
+
+
+def _freeze(value: Any, depth: int, where: str) -> Any:
+    if depth > _MAX_DEPTH:
+        raise ConfigError(f"{where}: nested deeper than {_MAX_DEPTH} levels; this is not a model config")
+    if isinstance(value, Mapping):
+        return HFConfig(value, source=where, _depth=depth + 1)
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v, depth + 1, where) for v in value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{where}: contains {value!r}, which JSON does not allow; use a finite number or null")
+    return value
+
+
+class HFConfig(Mapping[str, Any]):
+    """Read-only config: ``hf["model_type"]``, ``hf.model_type``, ``hf.get("index_topk")``."""
+
+    __slots__ = ("_data", "_source")
+
+    def __init__(self, data: Mapping[str, Any], *, source: str = "<dict>", _depth: int = 0) -> None:
+        if isinstance(data, HFConfig):
+            data = data._data
+        if not isinstance(data, Mapping):
+            raise ConfigError(
+                f"{source}: a model config must be a JSON object, got {type(data).__name__}"
+            )
+        frozen = {}
+        for key, value in data.items():
+            if not isinstance(key, str):
+                raise ConfigError(f"{source}: config keys must be strings, got {key!r}")
+            frozen[key] = _freeze(value, _depth, source)
+        object.__setattr__(self, "_data", MappingProxyType(frozen))
+        object.__setattr__(self, "_source", source)
+        if _depth == 0:
+            self._check_architectures()
+
+    def _check_architectures(self) -> None:
+        archs = self._data.get("architectures")
+        if archs is None:
+            return
+        if not isinstance(archs, tuple) or not all(isinstance(a, str) and a for a in archs):
+            raise ConfigError(
+                f"{self._source}: 'architectures' must be a list of class names such as "
+                f'["LlamaForCausalLM"], got {_short(archs)}'
+            )
+
+    # -- Mapping ---------------------------------------------------------------------
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self._data[key]
+        except KeyError:
+            raise AttributeError(f"config has no key {key!r}") from None
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("HFConfig is read-only")
+
+    def __repr__(self) -> str:
+        return f"HFConfig({self.architecture or '?'} from {self._source})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, HFConfig):
+            return self._data == other._data
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- accessors -------------------------------------------------------------------
+    @property
+    def source(self) -> str:
+        return self._source
+
+    @property
+    def architectures(self) -> tuple[str, ...]:
+        return self._data.get("architectures") or ()
+
+    @property
+    def architecture(self) -> str | None:
+        """``architectures[0]``: the key rules are dispatched on (None if absent)."""
+        archs = self.architectures
+        return archs[0] if archs else None
+
+    @property
+    def text_config(self) -> HFConfig:
+        """The language-model config of a multimodal wrapper, else this config itself."""
+        inner = self._data.get("text_config") or self._data.get("llm_config")
+        return inner if isinstance(inner, HFConfig) else self
+
+    def get_typed(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+        """``get`` that raises ``ConfigError`` naming the key when the value has the wrong type."""
+        value = self._data.get(key, default)
+        if value is None or value is default:
+            return value
+        if isinstance(value, bool) and kind in (int, float):
+            ok = False
+        else:
+            ok = isinstance(value, kind)
+        if not ok:
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise ConfigError(
+                f"{self._source}: key {key!r} must be {names}, got {type(value).__name__} {_short(value)}; "
+                "fix the config.json"
+            )
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        def thaw(v: Any) -> Any:
+            if isinstance(v, HFConfig):
+                return v.to_dict()
+            if isinstance(v, tuple):
+                return [thaw(x) for x in v]
+            return v
+
+        return {k: thaw(v) for k, v in self._data.items()}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def load_hf_config(location: str | os.PathLike[str], *, hub_cache: str | None = None) -> HFConfig:
+    """Load a config from a ``config.json`` path, a model directory, or a hub id in the local cache."""
+    text = os.fspath(location)
+    path = Path(text).expanduser()
+    try:
+        is_dir = path.is_dir()
+        exists = path.exists()
+    except OSError as exc:  # e.g. a symlink loop
+        raise ConfigError(f"{text}: cannot be read ({exc.strerror or exc}); pass a config.json or a model directory") from None
+    if is_dir:
+        path = path / "config.json"
+        try:
+            exists = path.is_file()
+        except OSError as exc:
+            raise ConfigError(f"{text}: cannot be read ({exc.strerror or exc})") from None
+        if not exists:
+            raise ConfigError(f"{text}: directory has no config.json; point at a model directory or a config.json file")
+    elif not exists:
+        cached = find_in_hub_cache(text, hub_cache) if _looks_like_repo_id(text) else None
+        if cached is None:
+            hint = (" (not found in the local Hugging Face cache either; download it with "
+                    f"`huggingface-cli download {text} config.json`)") if _looks_like_repo_id(text) else ""
+            raise ConfigError(f"{text}: no such file or directory{hint}")
+        path = cached
+    return _read_config_file(path)
+
+
+def _read_config_file(path: Path) -> HFConfig:
+    try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{path}: {size / 2**20:.1f} MiB is too large for a config.json "
+                f"(limit {MAX_CONFIG_BYTES // 2**20} MiB); is this the right file?"
+            )
+        raw = path.read_bytes()
+    except ConfigError:
+        raise
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); check the path and its permissions") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); config.json must be UTF-8 JSON") from None
+    if not text.strip():
+        raise ConfigError(f"{path}: file is empty; expected a JSON object with 'architectures'")
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ConfigError(f"{path}: JSON nested too deeply; this is not a model config") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path}: invalid JSON ({exc})") from None
+    return HFConfig(data, source=str(path))
+
+
+def _looks_like_repo_id(text: str) -> bool:
+    parts = text.split("/")
+    return len(parts) == 2 and all(parts) and not text.startswith((".", "~")) and not text.endswith(".json")
+
+
+def _hub_cache_dir(explicit: str | None) -> Path:
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface")
+    return Path(home) / "hub"
+
+
+def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None:
+    """The cached ``config.json`` of ``repo_id`` (offline), or None.
+
+    Uses ``huggingface_hub`` when installed; otherwise reads the cache layout directly
+    (``models--org--name/refs/main`` → ``snapshots/<rev>/config.json``).
+    """
+    try:
+        from huggingface_hub import try_to_load_from_cache  # optional extra
+    except ImportError:
+        pass
+    else:
+        try:
+            found = try_to_load_from_cache(repo_id, "config.json", cache_dir=hub_cache)
+        except Exception:  # an odd repo id or cache: fall back to the plain layout
+            found = None
+        if isinstance(found, str):
+            return Path(found)
+    repo_dir = _hub_cache_dir(hub_cache) / ("models--" + repo_id.replace("/", "--"))
+    try:
+        ref = (repo_dir / "refs" / "main").read_text().strip()
+        candidate = repo_dir / "snapshots" / ref / "config.json"
+        if candidate.is_file():
+            return candidate
+        snapshots = sorted((repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        try:
+            snapshots = sorted((repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+        except OSError:
+            return None
+    for snap in snapshots:
+        if (snap / "config.json").is_file():
+            return snap / "config.json"
+    return None

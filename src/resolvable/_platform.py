@@ -1,0 +1,315 @@
+"""The hardware and software stack a resolution is made for, as a frozen value.
+
+Invariants:
+
+* a ``Platform`` is immutable and hashable; rules read its predicates and never probe the
+  machine, so resolving for an H100 gives the same answer on a laptop;
+* predicates follow SGLang's exact semantics (spec §1): e.g. ``is_sm90`` needs capability
+  major 9 **and** a torch CUDA build >= 12.3; ``is_blackwell`` is majors 10-12 with CUDA >= 12.8;
+* ``Platform.detect()`` never raises: it falls back to a CPU platform and says why in
+  ``detected_by``. ``RESOLVABLE_PLATFORM=<preset>`` makes it return that preset (simulation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import platform as _host
+import shutil
+import subprocess
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from .errors import UnknownPresetError, closest
+
+__all__ = ["PLATFORM_ENV_VAR", "Platform"]
+
+PLATFORM_ENV_VAR = "RESOLVABLE_PLATFORM"
+
+Vendor = Literal["cuda", "hip", "xpu", "npu", "musa", "mps", "hpu", "cpu"]
+_VENDORS = ("cuda", "hip", "xpu", "npu", "musa", "mps", "hpu", "cpu")
+_NVIDIA_KERNELS = frozenset({"flashinfer", "triton_kernels"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Platform:
+    """Facts about one machine. Build one with ``Platform.preset(name)`` or ``Platform(...)``."""
+
+    vendor: Vendor
+    name: str = "custom"
+    #: (major, minor) compute capability; on ROCm what torch reports, e.g. (9, 4) for MI300X.
+    capability: tuple[int, int] | None = None
+    #: CUDA version torch was built with (not the driver's).
+    cuda_version: tuple[int, int] | None = None
+    #: AMD GCN architecture, e.g. "gfx942".
+    gcn_arch: str | None = None
+    #: Host CPU architecture: "x86_64" or "aarch64".
+    cpu_arch: str = "x86_64"
+    cpu_amx: bool = False
+    #: Intel GPU with XMX (reported as fp64 support: PVC/LNL/BMG).
+    xpu_xmx: bool = False
+    device_name: str | None = None
+    memory_gib: float | None = None
+    device_count: int = 1
+    driver_version: tuple[int, ...] | None = None
+    #: Optional kernel packages installed: "flashinfer", "triton_kernels", ...
+    kernels: frozenset[str] = frozenset()
+    #: How this value was obtained (preset, torch, nvidia-smi, fallback reason). Not a fact:
+    #: excluded from equality and from the fingerprint.
+    detected_by: str = dataclasses.field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.vendor not in _VENDORS:
+            raise UnknownPresetError(
+                f"unknown platform vendor {self.vendor!r}; choose one of {list(_VENDORS)}"
+            )
+        if not isinstance(self.kernels, frozenset):
+            object.__setattr__(self, "kernels", frozenset(self.kernels))
+        for name in ("capability", "cuda_version", "driver_version"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(value))
+
+    # -- vendor predicates ------------------------------------------------------------
+    @property
+    def is_cuda(self) -> bool:
+        return self.vendor == "cuda"
+
+    @property
+    def is_hip(self) -> bool:
+        return self.vendor == "hip"
+
+    @property
+    def is_xpu(self) -> bool:
+        return self.vendor == "xpu"
+
+    @property
+    def is_npu(self) -> bool:
+        return self.vendor == "npu"
+
+    @property
+    def is_musa(self) -> bool:
+        return self.vendor == "musa"
+
+    @property
+    def is_mps(self) -> bool:
+        return self.vendor == "mps"
+
+    @property
+    def is_hpu(self) -> bool:
+        return self.vendor == "hpu"
+
+    @property
+    def is_cpu(self) -> bool:
+        """The CPU engine (SGLANG_USE_CPU_ENGINE=1 on an x86 or arm64 host)."""
+        return self.vendor == "cpu"
+
+    @property
+    def is_arm64_host(self) -> bool:
+        return self.cpu_arch in ("aarch64", "arm64")
+
+    # -- NVIDIA generations (spec §1: capability major AND torch CUDA version) ------------
+    def _cuda_major_in(self, majors: tuple[int, ...], min_cuda: tuple[int, int]) -> bool:
+        return (
+            self.vendor == "cuda"
+            and self.capability is not None
+            and self.capability[0] in majors
+            and self.cuda_version is not None
+            and tuple(self.cuda_version[:2]) >= min_cuda
+        )
+
+    @functools.cached_property
+    def is_sm80(self) -> bool:
+        return self._cuda_major_in((8,), (11, 0))
+
+    @functools.cached_property
+    def is_sm90(self) -> bool:
+        """Hopper with CUDA >= 12.3 (also SGLang's ``is_hopper_with_cuda_12_3``)."""
+        return self._cuda_major_in((9,), (12, 3))
+
+    @functools.cached_property
+    def is_sm100(self) -> bool:
+        """SM100/SM103 (B200, GB200, B300) with CUDA >= 12.8."""
+        return self._cuda_major_in((10,), (12, 8))
+
+    @functools.cached_property
+    def is_sm120(self) -> bool:
+        """SM120/SM121 (RTX 50xx, RTX PRO 6000, GB10) with CUDA >= 12.8."""
+        return self._cuda_major_in((12,), (12, 8))
+
+    @functools.cached_property
+    def is_blackwell(self) -> bool:
+        """Capability majors 10, 11, 12 with CUDA >= 12.8 (SM11x is Blackwell but neither sm100 nor sm120)."""
+        return self._cuda_major_in((10, 11, 12), (12, 8))
+
+    # -- other facts ----------------------------------------------------------------------
+    @property
+    def has_amx(self) -> bool:
+        return self.vendor == "cpu" and self.cpu_amx
+
+    @property
+    def has_xmx(self) -> bool:
+        return self.vendor == "xpu" and self.xpu_xmx
+
+    @property
+    def is_gfx95(self) -> bool:
+        return self.vendor == "hip" and "gfx95" in (self.gcn_arch or "")
+
+    @property
+    def is_gfx942(self) -> bool:
+        return self.vendor == "hip" and "gfx942" in (self.gcn_arch or "")
+
+    @property
+    def device_sm(self) -> int:
+        """major*10+minor on CUDA/ROCm/MUSA (not gated on CUDA: 94 on MI300X), else 0."""
+        if self.vendor in ("cuda", "hip", "musa") and self.capability is not None:
+            return self.capability[0] * 10 + self.capability[1]
+        return 0
+
+    @property
+    def device(self) -> str:
+        """SGLang's auto-detected ``--device`` string (ROCm reports "cuda")."""
+        return {"hip": "cuda"}.get(self.vendor, self.vendor)
+
+    def has_kernel(self, name: str) -> bool:
+        return name in self.kernels
+
+    # -- construction ---------------------------------------------------------------------
+    def replace(self, **changes: Any) -> Platform:
+        """A copy with some facts changed (``name`` becomes "<name>+custom" unless given)."""
+        changes.setdefault("name", self.name if self.name.endswith("+custom") else f"{self.name}+custom")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data.pop("detected_by")
+        data["kernels"] = sorted(self.kernels)
+        for key in ("capability", "cuda_version", "driver_version"):
+            if data[key] is not None:
+                data[key] = list(data[key])
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Platform:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise UnknownPresetError(f"unknown platform facts {sorted(unknown)}; known: {sorted(known)}")
+        values = dict(data)
+        for key in ("capability", "cuda_version", "driver_version"):
+            if values.get(key) is not None:
+                values[key] = tuple(values[key])
+        values["kernels"] = frozenset(values.get("kernels", ()))
+        return cls(**values)
+
+    @classmethod
+    def preset(cls, name: str) -> Platform:
+        """A named production stack, e.g. ``Platform.preset("h100")``; see ``Platform.presets()``."""
+        key = str(name).strip().lower().replace("_", "-")
+        try:
+            return _PRESETS[key]
+        except KeyError:
+            hint = closest(key, _PRESETS)
+            extra = f" Did you mean {hint!r}?" if hint else ""
+            raise UnknownPresetError(
+                f"unknown platform preset {name!r}.{extra} Valid presets: {', '.join(_PRESETS)}"
+            ) from None
+
+    @staticmethod
+    def presets() -> Mapping[str, Platform]:
+        return dict(_PRESETS)
+
+    @classmethod
+    def detect(cls, env: Mapping[str, str] | None = None) -> Platform:
+        """This machine's platform. Honors ``RESOLVABLE_PLATFORM``; never raises."""
+        from ._detect import detect
+
+        return detect(os.environ if env is None else env)
+
+    def describe(self) -> str:
+        """One line of facts, for tables and `explain` headers."""
+        bits = [self.vendor]
+        if self.device_name:
+            bits.append(self.device_name)
+        if self.capability is not None:
+            bits.append(f"cc {self.capability[0]}.{self.capability[1]}")
+        if self.cuda_version is not None:
+            bits.append(f"CUDA {self.cuda_version[0]}.{self.cuda_version[1]}")
+        if self.gcn_arch:
+            bits.append(self.gcn_arch)
+        if self.vendor == "cpu":
+            bits.append(self.cpu_arch + (" AMX" if self.cpu_amx else " no-AMX"))
+        if self.vendor == "xpu":
+            bits.append("XMX" if self.xpu_xmx else "no-XMX")
+        if self.kernels:
+            bits.append("+" + ",".join(sorted(self.kernels)))
+        return " ".join(bits)
+
+
+def _nvidia(name: str, device: str, cc: tuple[int, int], mem: float, driver: tuple[int, ...]) -> Platform:
+    return Platform(
+        vendor="cuda",
+        name=name,
+        capability=cc,
+        cuda_version=(12, 9),
+        device_name=device,
+        memory_gib=mem,
+        device_count=8,
+        driver_version=driver,
+        kernels=_NVIDIA_KERNELS,
+        detected_by="preset",
+    )
+
+
+_PRESETS: dict[str, Platform] = {
+    "a100": _nvidia("a100", "NVIDIA A100-SXM4-80GB", (8, 0), 80, (575, 57)),
+    "l40s": _nvidia("l40s", "NVIDIA L40S", (8, 9), 48, (575, 57)),
+    "h100": _nvidia("h100", "NVIDIA H100 80GB HBM3", (9, 0), 80, (575, 57)),
+    "h200": _nvidia("h200", "NVIDIA H200", (9, 0), 141, (575, 57)),
+    "h20": _nvidia("h20", "NVIDIA H20", (9, 0), 96, (575, 57)),
+    "b200": _nvidia("b200", "NVIDIA B200", (10, 0), 180, (575, 57)),
+    "b300": _nvidia("b300", "NVIDIA B300", (10, 3), 288, (580, 65)),
+    "rtx5090": _nvidia("rtx5090", "NVIDIA GeForce RTX 5090", (12, 0), 32, (575, 57)),
+    "rtxpro6000": _nvidia("rtxpro6000", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 96, (575, 57)),
+    "mi300x": Platform(
+        vendor="hip", name="mi300x", capability=(9, 4), gcn_arch="gfx942",
+        device_name="AMD Instinct MI300X", memory_gib=192, device_count=8, detected_by="preset",
+    ),
+    "mi355x": Platform(
+        vendor="hip", name="mi355x", capability=(9, 5), gcn_arch="gfx950",
+        device_name="AMD Instinct MI355X", memory_gib=288, device_count=8, detected_by="preset",
+    ),
+    "xpu": Platform(
+        vendor="xpu", name="xpu", xpu_xmx=True, device_name="Intel Data Center GPU Max 1550",
+        memory_gib=128, detected_by="preset",
+    ),
+    "xpu-noxmx": Platform(
+        vendor="xpu", name="xpu-noxmx", xpu_xmx=False, device_name="Intel Arc A770",
+        memory_gib=16, detected_by="preset",
+    ),
+    "npu": Platform(
+        vendor="npu", name="npu", device_name="Ascend 910B", memory_gib=64, device_count=8,
+        detected_by="preset",
+    ),
+    "cpu": Platform(vendor="cpu", name="cpu", cpu_arch="x86_64", cpu_amx=False, detected_by="preset"),
+    "cpu-amx": Platform(
+        vendor="cpu", name="cpu-amx", cpu_arch="x86_64", cpu_amx=True,
+        device_name="Intel Xeon (Sapphire Rapids)", detected_by="preset",
+    ),
+    "cpu-arm": Platform(vendor="cpu", name="cpu-arm", cpu_arch="aarch64", detected_by="preset"),
+}
+
+
+def _run(cmd: list[str]) -> str | None:
+    if shutil.which(cmd[0]) is None:
+        return None
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _host_arch() -> str:
+    machine = _host.machine().lower()
+    return "aarch64" if machine in ("aarch64", "arm64") else "x86_64"

@@ -1,0 +1,154 @@
+"""Publishing: a resolution becomes a frozen runtime context (``ctx.attn.backend``).
+
+Invariants:
+
+* publish is all-or-nothing: the whole tree is built and checked before anything is marked
+  published or installed in a ``ContextSlot``; a failure leaves the previous context in place;
+* parity: every published leaf equals the resolved value of its field (checked, not assumed);
+* the context is frozen: writing any attribute raises ``FrozenContextError``;
+* once a resolution is published, ``adjust`` on it is refused (``LateDeclarationError``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .errors import FrozenContextError, ParityError
+from ._resolution import Resolution
+
+__all__ = ["ContextSlot", "RuntimeContext", "publish"]
+
+
+class _Group:
+    """A frozen namespace of leaves and sub-groups."""
+
+    __slots__ = ("_path", "_items")
+
+    def __init__(self, path: str, items: Mapping[str, Any]) -> None:
+        object.__setattr__(self, "_path", path)
+        object.__setattr__(self, "_items", dict(items))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._items[name]
+        except KeyError:
+            where = self._path or "context"
+            raise AttributeError(f"{where} has no leaf {name!r}; it has {sorted(self._items)}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        where = f"{self._path}.{name}" if self._path else name
+        raise FrozenContextError(
+            f"cannot set {where}: the published context is frozen; declare the value through a rule "
+            "(or Resolution.adjust before publishing) and publish again"
+        )
+
+    __delattr__ = __setattr__
+
+    def __dir__(self) -> list[str]:
+        return sorted(self._items)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Group) and self._items == other._items
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (v.to_dict() if isinstance(v, _Group) else v) for k, v in self._items.items()}
+
+    def __repr__(self) -> str:
+        return f"<{self._path or 'context'} {self.to_dict()!r}>"
+
+
+class RuntimeContext(_Group):
+    """The frozen, published configuration. ``ctx.attn.backend``, ``ctx.leaf("attn.backend")``."""
+
+    __slots__ = ("resolution", "fingerprint")
+
+    def __init__(self, items: Mapping[str, Any], resolution: Resolution) -> None:
+        super().__init__("", items)
+        object.__setattr__(self, "resolution", resolution)
+        object.__setattr__(self, "fingerprint", resolution.fingerprint())
+
+    def leaf(self, path: str) -> Any:
+        node: Any = self
+        for part in path.split("."):
+            node = getattr(node, part)
+        return node
+
+    def __repr__(self) -> str:
+        return f"RuntimeContext({self.to_dict()!r}, fingerprint={self.fingerprint})"
+
+
+def _build_tree(leaves: Mapping[str, str], values: Mapping[str, Any]) -> dict[str, Any]:
+    tree: dict[str, Any] = {}
+    for field, path in leaves.items():
+        node = tree
+        *groups, name = path.split(".")
+        for g in groups:
+            node = node.setdefault(g, {})
+        node[name] = values[field]
+    return tree
+
+
+def _freeze_tree(tree: Mapping[str, Any], path: str) -> dict[str, Any]:
+    out = {}
+    for key, value in tree.items():
+        sub = f"{path}.{key}" if path else key
+        out[key] = _Group(sub, _freeze_tree(value, sub)) if isinstance(value, dict) else value
+    return out
+
+
+def publish(resolution: Resolution, live: Mapping[str, Any] | None = None) -> RuntimeContext:
+    """Build the frozen runtime context of ``resolution`` and check parity.
+
+    ``live`` (optional) is the current state of a mutable args object: publishing refuses
+    when a resolvable field there differs from the resolution (it was changed undeclared).
+    """
+    if live is not None:
+        drift = [
+            f"{f}: resolved={resolution[f]!r} live={live[f]!r}"
+            for f in sorted(resolution.leaves)
+            if f in live and live[f] != resolution[f]
+        ]
+        if drift:
+            fields = tuple(d.split(":", 1)[0] for d in drift)
+            raise ParityError(
+                "parity broken, nothing was published: " + "; ".join(drift)
+                + f". The field(s) were changed after resolution without a declaration; call "
+                f"refresh_declared_fields(obj, {fields!r}) after the change"
+            )
+    ctx = RuntimeContext(_freeze_tree(_build_tree(resolution.leaves, resolution), ""), resolution)
+    for field, path in resolution.leaves.items():
+        published = ctx.leaf(path)
+        if published != resolution[field] or type(published) is not type(resolution[field]):
+            raise ParityError(f"parity broken: leaf {path} = {published!r} but {field} resolved to {resolution[field]!r}")
+    resolution._mark_published()
+    return ctx
+
+
+class ContextSlot:
+    """Holds the currently published context; a failed publish keeps the previous one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._current: RuntimeContext | None = None
+
+    @property
+    def current(self) -> RuntimeContext | None:
+        return self._current
+
+    def publish(self, resolution: Resolution, live: Mapping[str, Any] | None = None) -> RuntimeContext:
+        ctx = publish(resolution, live)
+        with self._lock:
+            self._current = ctx
+        return ctx
+
+    def get(self) -> RuntimeContext:
+        if self._current is None:
+            raise ParityError("nothing has been published yet; call publish(resolution) first")
+        return self._current

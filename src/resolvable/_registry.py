@@ -1,0 +1,315 @@
+"""The rule registry: constants, per-architecture rules, predicate rules and staged passes.
+
+Invariants:
+
+* stage order is declared once, at construction, and never changes;
+* inside a stage the order is: constants, exact-architecture rules, predicate rules, then
+  rules for every architecture — each group in registration order (``Registry.plan`` shows it);
+* registration validates at once (signature, stage, duplicates) and names the culprit;
+* the registry state is an immutable snapshot swapped atomically under a lock, so registering
+  while other threads resolve is safe: a resolution uses the snapshot it started with;
+* dispatch is indexed: the rule plan for an architecture is computed once and cached, so the
+  cost of a resolution does not grow with the number of registered architectures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .errors import RegistrationError, closest
+from ._schema import Schema, schema_of
+
+__all__ = ["Registry", "Rule", "Stage"]
+
+RuleFn = Callable[[Any], Mapping[str, Any]]
+_PLAN_CACHE_LIMIT = 4096
+
+
+@dataclasses.dataclass(frozen=True)
+class Stage:
+    """A named step of resolution. ``isolated`` rules all read the state as it was when the
+    stage began (they never see each other's declarations), like SGLang's model providers."""
+
+    name: str
+    isolated: bool = False
+    doc: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """One registered rule (frozen provenance record)."""
+
+    name: str
+    location: str
+    stage: str
+    fn: RuleFn = dataclasses.field(repr=False, compare=False)
+    archs: tuple[str, ...] = ()
+    predicate: Callable[[str], bool] | None = dataclasses.field(default=None, repr=False, compare=False)
+    predicate_label: str | None = None
+    constant: Mapping[str, Any] | None = dataclasses.field(default=None, compare=False)
+    seq: int = 0
+    doc: str = ""
+
+    @property
+    def kind(self) -> str:
+        if self.constant is not None:
+            return "constant"
+        if self.archs:
+            return "arch"
+        if self.predicate is not None:
+            return "predicate"
+        return "pass"
+
+    def selector(self) -> str:
+        if self.archs:
+            return ", ".join(self.archs)
+        if self.predicate is not None:
+            return f"arch matching {self.predicate_label}"
+        return "every architecture"
+
+
+@dataclasses.dataclass(frozen=True)
+class _State:
+    constants: tuple[Rule, ...] = ()
+    arch_rules: tuple[Rule, ...] = ()
+    predicate_rules: tuple[Rule, ...] = ()
+    global_rules: tuple[Rule, ...] = ()
+
+    def all(self) -> tuple[Rule, ...]:
+        return self.constants + self.arch_rules + self.predicate_rules + self.global_rules
+
+
+def _package_root(module: str) -> str | None:
+    top = sys.modules.get(module.split(".")[0])
+    path = getattr(top, "__file__", None)
+    return os.path.dirname(os.path.dirname(path)) if path else None
+
+
+def _relative(path: str, module: str) -> str:
+    root = _package_root(module)
+    if root and path.startswith(root + os.sep):
+        return path[len(root) + 1 :].replace(os.sep, "/")
+    return path
+
+
+def location_of(fn: Callable[..., Any]) -> str:
+    """``file:line`` of a function (its first decorator line), relative to its package."""
+    target = inspect.unwrap(fn)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return "<unknown>"
+    return f"{_relative(code.co_filename, getattr(target, '__module__', '') or '')}:{code.co_firstlineno}"
+
+
+def caller_location(depth: int = 2) -> str:
+    frame = sys._getframe(depth)
+    return f"{_relative(frame.f_code.co_filename, frame.f_globals.get('__name__', ''))}:{frame.f_lineno}"
+
+
+class Registry:
+    """Rules for one argument schema. ``Registry(ServerArgs, stages=[...], model_stage="model")``."""
+
+    def __init__(
+        self,
+        schema: type | Schema,
+        stages: Iterable[str | Stage],
+        *,
+        model_stage: str | None = None,
+        name: str = "registry",
+        version: str = "0",
+    ) -> None:
+        self.schema = schema if isinstance(schema, Schema) else schema_of(schema)
+        self.stages: tuple[Stage, ...] = tuple(s if isinstance(s, Stage) else Stage(s) for s in stages)
+        names = [s.name for s in self.stages]
+        if len(set(names)) != len(names) or not names:
+            raise RegistrationError(f"stage names must be unique and non-empty, got {names}")
+        self._stage_index = {s.name: i for i, s in enumerate(self.stages)}
+        self.model_stage = model_stage or names[0]
+        self._check_stage(self.model_stage, "model_stage")
+        self.name = name
+        self.version = version
+        self._state = _State()
+        self._lock = threading.Lock()
+        self._plans: dict[str | None, tuple[tuple[Stage, tuple[Rule, ...]], ...]] = {}
+        self._frozen = False
+        self._seq = 0
+
+    # -- registration ------------------------------------------------------------------
+    def constant(self, arch: str, values: Mapping[str, Any], *, stage: str | None = None) -> None:
+        """Declare fixed values for one architecture (data, not code)."""
+        stage = stage or self.model_stage
+        self._check_stage(stage, "constant")
+        values = dict(values)
+        for field in values:
+            self._check_field(field, f"constant for {arch!r}")
+        rule = Rule(
+            name=f"constant[{arch}]",
+            location=caller_location(),
+            stage=stage,
+            fn=lambda ctx, _v=values: _v,
+            archs=(arch,),
+            constant=values,
+        )
+        self._add("constants", rule)
+
+    def rule(
+        self,
+        stage: str,
+        *,
+        archs: Iterable[str] = (),
+        when: Callable[[str], bool] | None = None,
+        label: str | None = None,
+    ) -> Callable[[RuleFn], RuleFn]:
+        """Register ``fn(ctx) -> dict`` in ``stage``: for the exact ``archs``, for architectures
+        accepted by ``when``, or (neither) for every architecture."""
+        archs = tuple(archs)
+        if archs and when is not None:
+            raise RegistrationError("a rule is keyed either by exact architectures or by a predicate, not both")
+        if when is not None and not callable(when):
+            raise RegistrationError(f"predicate {when!r} is not callable")
+        self._check_stage(stage, "rule")
+
+        def decorate(fn: RuleFn) -> RuleFn:
+            self._check_signature(fn)
+            doc = inspect.getdoc(inspect.unwrap(fn)) or ""
+            rule = Rule(
+                name=getattr(inspect.unwrap(fn), "__qualname__", repr(fn)),
+                location=location_of(fn),
+                stage=stage,
+                fn=fn,
+                archs=archs,
+                predicate=when,
+                predicate_label=label or getattr(when, "__doc__", None) or getattr(when, "__name__", None),
+                doc=doc.split("\n\n")[0].replace("\n", " "),
+            )
+            self._add("arch_rules" if archs else "predicate_rules" if when else "global_rules", rule)
+            return fn
+
+        return decorate
+
+    def for_arch(self, *archs: str, stage: str | None = None) -> Callable[[RuleFn], RuleFn]:
+        if not archs:
+            raise RegistrationError("for_arch() needs at least one architecture name")
+        return self.rule(stage or self.model_stage, archs=archs)
+
+    def for_arch_matching(
+        self, predicate: Callable[[str], bool], *, stage: str | None = None, label: str | None = None
+    ) -> Callable[[RuleFn], RuleFn]:
+        return self.rule(stage or self.model_stage, when=predicate, label=label)
+
+    def freeze(self) -> None:
+        """Refuse further registration (resolution is unaffected)."""
+        self._frozen = True
+
+    def _add(self, group: str, rule: Rule) -> None:
+        with self._lock:
+            if self._frozen:
+                raise RegistrationError(f"registry {self.name!r} is frozen; cannot register {rule.name} ({rule.location})")
+            for other in getattr(self._state, group):
+                if other.fn is rule.fn and other.stage == rule.stage and rule.constant is None:
+                    raise RegistrationError(
+                        f"{rule.name} ({rule.location}) is already registered in stage {rule.stage!r}"
+                    )
+                if rule.constant is not None and other.archs == rule.archs and other.stage == rule.stage:
+                    raise RegistrationError(f"constant for {rule.archs[0]!r} is already registered at {other.location}")
+            self._seq += 1
+            rule = dataclasses.replace(rule, seq=self._seq)
+            self._state = dataclasses.replace(self._state, **{group: getattr(self._state, group) + (rule,)})
+            self._plans = {}
+
+    def _check_stage(self, stage: str, what: str) -> None:
+        if stage not in self._stage_index:
+            hint = closest(stage, self._stage_index)
+            extra = f" (did you mean {hint!r}?)" if hint else ""
+            raise RegistrationError(
+                f"{what}: unknown stage {stage!r}{extra}; stages are {[s.name for s in self.stages]}"
+            )
+
+    def _check_field(self, field: str, what: str) -> None:
+        if field not in self.schema.resolvable:
+            raise RegistrationError(f"{what}: {field!r} is not a resolvable field of {self.schema.cls.__name__}")
+
+    @staticmethod
+    def _check_signature(fn: Any) -> None:
+        if not callable(fn):
+            raise RegistrationError(f"{fn!r} is not callable")
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):  # builtins without a signature: trust them
+            return
+        try:
+            sig.bind(None)
+        except TypeError:
+            raise RegistrationError(
+                f"rule {getattr(fn, '__qualname__', fn)} ({location_of(fn)}) must take exactly one "
+                f"argument, the rule context: def {getattr(fn, '__name__', 'rule')}(ctx) -> dict; "
+                f"its signature is {sig}"
+            ) from None
+
+    # -- queries -------------------------------------------------------------------------
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """Every registered rule, in plan order for an architecture that matches them all."""
+        state = self._state
+        order = {s.name: i for i, s in enumerate(self.stages)}
+        return tuple(sorted(state.all(), key=lambda r: (order[r.stage], _GROUP_RANK[r.kind], r.seq)))
+
+    def knows(self, arch: str | None) -> bool:
+        """Whether any architecture-specific rule (exact or predicate) applies to ``arch``."""
+        if arch is None:
+            return False
+        return any(r.archs or r.predicate for _, rules in self.plan(arch) for r in rules)
+
+    def architectures(self) -> frozenset[str]:
+        """Architectures named by exact rules and constants."""
+        state = self._state
+        return frozenset(a for r in state.constants + state.arch_rules for a in r.archs)
+
+    def plan(self, arch: str | None) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
+        """The rules that run for ``arch``, grouped by stage, in execution order (cached)."""
+        plans = self._plans
+        plan = plans.get(arch)
+        if plan is not None:
+            return plan
+        state = self._state
+        plan = self._build_plan(state, arch)
+        with self._lock:
+            if self._state is state:  # do not cache a plan built from a superseded snapshot
+                if len(self._plans) >= _PLAN_CACHE_LIMIT:
+                    self._plans = {}
+                self._plans[arch] = plan
+        return plan
+
+    def _build_plan(self, state: _State, arch: str | None) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
+        out = []
+        for stage in self.stages:
+            picked: list[Rule] = []
+            if arch is not None:
+                picked += [r for r in state.constants if r.stage == stage.name and arch in r.archs]
+                picked += [r for r in state.arch_rules if r.stage == stage.name and arch in r.archs]
+                picked += [
+                    r for r in state.predicate_rules if r.stage == stage.name and _safe_predicate(r, arch)
+                ]
+            picked += [r for r in state.global_rules if r.stage == stage.name]
+            if picked:
+                out.append((stage, tuple(picked)))
+        return tuple(out)
+
+    def __repr__(self) -> str:
+        return f"Registry({self.name!r}, {len(self._state.all())} rules, stages={[s.name for s in self.stages]})"
+
+
+_GROUP_RANK = {"constant": 0, "arch": 1, "predicate": 2, "pass": 3}
+
+
+def _safe_predicate(rule: Rule, arch: str) -> bool:
+    try:
+        return bool(rule.predicate(arch))  # type: ignore[misc]
+    except Exception as exc:
+        raise RegistrationError(f"predicate of {rule.name} ({rule.location}) failed on {arch!r}: {exc!r}") from exc

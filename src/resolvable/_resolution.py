@@ -1,0 +1,470 @@
+"""Resolution records: what each rule declared, and the immutable result.
+
+Invariants:
+
+* a ``Resolution`` never changes: ``adjust`` returns a new one with one more declaration;
+* ``values`` equals the defaults, overlaid with the user's input, overlaid with every
+  applied or forced write in declaration order (last writer wins);
+* a write to a field the user set explicitly (to a non-default value) is ``blocked`` unless the
+  rule forced it with a reason (``forced``); both are kept for ``explain``;
+* ``fingerprint()`` hashes canonical JSON of (values, platform facts, rule-set version):
+  identical in every process, independent of ``PYTHONHASHSEED`` and dict order;
+* after ``publish()``, ``adjust`` is refused (``LateDeclarationError``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from .errors import DeclarationError, LateDeclarationError
+from ._platform import Platform
+from ._schema import Schema
+
+__all__ = [
+    "Declaration",
+    "Explanation",
+    "FieldChange",
+    "Force",
+    "Outcome",
+    "Resolution",
+    "Step",
+    "Write",
+]
+
+_SCALARS = (str, int, float, bool, type(None))
+FORMAT_VERSION = 1
+
+
+class Outcome(str, enum.Enum):
+    APPLIED = "applied"
+    BLOCKED = "blocked"
+    FORCED = "forced"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclasses.dataclass(frozen=True)
+class Force:
+    """Wrap a declared value to override a user's explicit choice deliberately.
+
+    ``return {"page_size": Force(64, "DSA kernels need 64-token pages")}``
+    """
+
+    value: Any
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason or not isinstance(self.reason, str):
+            raise DeclarationError("Force(value, reason) needs a non-empty reason")
+
+
+@dataclasses.dataclass(frozen=True)
+class Write:
+    """One field written by one declaration."""
+
+    field: str
+    value: Any
+    previous: Any
+    outcome: Outcome
+    reason: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Declaration:
+    """What one rule declared, where the rule lives, and what it read to decide."""
+
+    seq: int
+    rule: str
+    location: str
+    stage: str
+    writes: tuple[Write, ...]
+    #: (name, value) pairs the rule read, e.g. ("platform.is_sm100", True); filled when traced.
+    inputs: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        return {w.field: w.value for w in self.writes}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "rule": self.rule,
+            "location": self.location,
+            "stage": self.stage,
+            "writes": [
+                {"field": w.field, "value": w.value, "previous": w.previous,
+                 "outcome": w.outcome.value, "reason": w.reason}
+                for w in self.writes
+            ],
+            "inputs": [[name, value] for name, value in self.inputs],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Declaration:
+        return cls(
+            seq=data["seq"],
+            rule=data["rule"],
+            location=data["location"],
+            stage=data["stage"],
+            writes=tuple(
+                Write(w["field"], w["value"], w["previous"], Outcome(w["outcome"]), w.get("reason"))
+                for w in data["writes"]
+            ),
+            inputs=tuple((name, value) for name, value in data.get("inputs", ())),
+        )
+
+
+def canonical(value: Any) -> Any:
+    """JSON-shaped copy of a value (tuples become lists) so round-trips compare equal."""
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    return value
+
+
+def check_value(value: Any, where: str) -> Any:
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, _SCALARS) for v in value):
+        return canonical(value)
+    raise DeclarationError(f"{where}: value {value!r} is not a JSON scalar or a list of scalars")
+
+
+def apply_declaration(
+    *,
+    values: dict[str, Any],
+    explicit: frozenset[str],
+    schema: Schema | None,
+    resolvable: frozenset[str],
+    declared: Mapping[str, Any],
+    rule: str,
+    location: str,
+    stage: str,
+    seq: int,
+    inputs: tuple[tuple[str, Any], ...] = (),
+    forced_by_default: str | None = None,
+) -> Declaration:
+    """Validate ``declared`` and apply it to ``values`` (in place); return the record.
+
+    Nothing is written unless every field is valid (a declaration is all-or-nothing).
+    """
+    where = f"rule {rule} ({location})"
+    staged: list[tuple[str, Any, str | None]] = []
+    for field, value in declared.items():
+        reason = forced_by_default
+        if type(value) is Force:
+            value, reason = value.value, value.reason
+        if field not in resolvable:
+            owner = schema.cls.__name__ if schema is not None else "the schema"
+            raise DeclarationError(
+                f"{where} declared {field!r}, which is not a resolvable field of {owner}; "
+                "declare only fields marked Arg(resolvable=True)"
+            )
+        value = check_value(value, f"{where} field {field!r}")
+        if schema is not None:
+            spec = schema.fields[field]
+            choices = spec.arg.choices
+            if choices is not None and value is not None and value not in choices:
+                raise DeclarationError(
+                    f"{where} declared {field}={value!r}, outside its choices {list(choices)}"
+                )
+        staged.append((field, value, reason))
+    writes = []
+    for field, value, reason in staged:
+        previous = values[field]
+        if field in explicit and value != previous:
+            if reason is None:
+                writes.append(Write(field, value, previous, Outcome.BLOCKED))
+                continue
+            outcome = Outcome.FORCED
+        else:
+            outcome = Outcome.APPLIED
+        values[field] = value
+        writes.append(Write(field, value, previous, outcome, reason))
+    return Declaration(seq, rule, location, stage, tuple(writes), inputs)
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One declaration touching the explained field."""
+
+    rule: str
+    location: str
+    stage: str
+    value: Any
+    previous: Any
+    outcome: str  # applied | blocked | forced | shadowed
+    reason: str | None
+    inputs: tuple[tuple[str, Any], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["inputs"] = [[n, v] for n, v in self.inputs]
+        return data
+
+
+@dataclasses.dataclass(frozen=True)
+class Explanation:
+    """Why ``field`` has its value: the starting point and every declaration, in order."""
+
+    field: str
+    value: Any
+    default: Any
+    user_value: Any
+    user_set: bool
+    decided_by: str  # "default", "user", or the rule name of the last effective write
+    location: str | None
+    steps: tuple[Step, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "field": self.field,
+            "value": self.value,
+            "default": self.default,
+            "user_value": self.user_value,
+            "user_set": self.user_set,
+            "decided_by": self.decided_by,
+            "location": self.location,
+            "steps": [s.to_dict() for s in self.steps],
+        }
+
+    def __str__(self) -> str:
+        start = f"user set {self.user_value!r}" if self.user_set else f"default {self.default!r}"
+        lines = [f"{self.field} = {self.value!r}  ({start}; decided by {self.decided_by}"
+                 + (f" at {self.location})" if self.location else ")")]
+        for i, s in enumerate(self.steps, 1):
+            lines.append(f"  {i}. [{s.stage}] {s.rule} ({s.location}) -> {s.value!r}: {s.outcome}"
+                         + (f" ({s.reason})" if s.reason else ""))
+            if s.inputs:
+                lines.append("       read " + ", ".join(f"{n}={v!r}" for n, v in s.inputs))
+        return "\n".join(lines)
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldChange:
+    field: str
+    before: Any
+    after: Any
+    decided_before: str
+    decided_after: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+class Resolution(Mapping[str, Any]):
+    """The immutable result of a resolution. Read values with ``res["attention_backend"]``."""
+
+    __slots__ = (
+        "_values", "user", "explicit", "declarations", "platform", "arch", "notes",
+        "ruleset", "schema", "leaves", "_published", "__weakref__",
+    )
+
+    def __init__(
+        self,
+        *,
+        values: Mapping[str, Any],
+        user: Mapping[str, Any],
+        explicit: frozenset[str],
+        declarations: tuple[Declaration, ...],
+        platform: Platform | None,
+        arch: str | None,
+        notes: tuple[str, ...],
+        ruleset: str,
+        schema: Schema | None,
+        leaves: Mapping[str, str],
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "_values", MappingProxyType(dict(values)))
+        set_(self, "user", MappingProxyType(dict(user)))
+        set_(self, "explicit", frozenset(explicit))
+        set_(self, "declarations", tuple(declarations))
+        set_(self, "platform", platform)
+        set_(self, "arch", arch)
+        set_(self, "notes", tuple(notes))
+        set_(self, "ruleset", ruleset)
+        set_(self, "schema", schema)
+        set_(self, "leaves", MappingProxyType(dict(leaves)))
+        set_(self, "_published", False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Resolution is immutable; use adjust() to derive a new one")
+
+    # -- Mapping ---------------------------------------------------------------------
+    def __getitem__(self, field: str) -> Any:
+        return self._values[field]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        changed = ", ".join(f"{k}={v!r}" for k, v in self.changed().items())
+        return f"Resolution({self.arch or '?'} on {self.platform.name if self.platform else '?'}: {changed})"
+
+    @property
+    def published(self) -> bool:
+        return self._published
+
+    @property
+    def resolvable(self) -> frozenset[str]:
+        return frozenset(self.leaves)
+
+    def default_of(self, field: str) -> Any:
+        if self.schema is not None:
+            return self.schema.defaults.get(field)
+        return None
+
+    def changed(self) -> dict[str, Any]:
+        """Fields whose value differs from the schema default (user input or declarations)."""
+        if self.schema is None:
+            return {w.field: self._values[w.field] for d in self.declarations for w in d.writes}
+        defaults = self.schema.defaults
+        return {k: v for k, v in self._values.items() if defaults.get(k) != v}
+
+    # -- provenance ------------------------------------------------------------------
+    def decided_by(self, field: str) -> tuple[str, str | None]:
+        """(rule name, location) of the last effective write to ``field``; or ("user"|"default", None)."""
+        for decl in reversed(self.declarations):
+            for w in decl.writes:
+                if w.field == field and w.outcome is not Outcome.BLOCKED:
+                    return decl.rule, decl.location
+        return ("user" if field in self.user else "default"), None
+
+    def explain(self, field: str) -> Explanation:
+        if field not in self._values:
+            from .errors import InvalidArgumentError, closest
+
+            hint = closest(field, self._values)
+            raise InvalidArgumentError(
+                f"unknown field {field!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+            )
+        touching = [(d, w) for d in self.declarations for w in d.writes if w.field == field]
+        effective = [i for i, (_, w) in enumerate(touching) if w.outcome is not Outcome.BLOCKED]
+        last = effective[-1] if effective else None
+        steps = []
+        for i, (d, w) in enumerate(touching):
+            outcome = w.outcome.value
+            if w.outcome is not Outcome.BLOCKED and last is not None and i < last:
+                outcome = "shadowed"
+            steps.append(Step(d.rule, d.location, d.stage, w.value, w.previous, outcome, w.reason, d.inputs))
+        rule, location = self.decided_by(field)
+        return Explanation(
+            field=field,
+            value=self._values[field],
+            default=self.default_of(field),
+            user_value=self.user.get(field),
+            user_set=field in self.user,
+            decided_by=rule,
+            location=location,
+            steps=tuple(steps),
+        )
+
+    def diff(self, other: Resolution) -> tuple[FieldChange, ...]:
+        """Fields whose values differ, with the rule responsible on each side."""
+        changes = []
+        for field in sorted(set(self._values) | set(other._values)):
+            before, after = self._values.get(field), other._values.get(field)
+            if before != after or type(before) is not type(after):
+                changes.append(FieldChange(field, before, after, self.decided_by(field)[0], other.decided_by(field)[0]))
+        return tuple(changes)
+
+    # -- derivation ------------------------------------------------------------------
+    def adjust(self, source: str, **fields: Any) -> Resolution:
+        """A new resolution with ``fields`` declared by ``source`` (a load-time adjustment).
+
+        Adjustments are deliberate, so they override explicit user values (recorded as forced,
+        with ``source`` as the reason). Refused once this resolution was published.
+        """
+        if self._published:
+            raise LateDeclarationError(
+                f"{source}: this resolution was already published; adjust() it before publish(), "
+                "or resolve again with the new inputs and publish that"
+            )
+        frame = sys._getframe(1)
+        location = f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}"
+        values = dict(self._values)
+        seq = (self.declarations[-1].seq + 1) if self.declarations else 1
+        decl = apply_declaration(
+            values=values, explicit=self.explicit, schema=self.schema, resolvable=self.resolvable,
+            declared=fields, rule=source, location=location, stage="adjust", seq=seq,
+            forced_by_default=f"load-time adjustment by {source}",
+        )
+        if not decl.writes:
+            return self
+        return Resolution(
+            values=values, user=self.user, explicit=self.explicit,
+            declarations=self.declarations + (decl,), platform=self.platform, arch=self.arch,
+            notes=self.notes, ruleset=self.ruleset, schema=self.schema, leaves=self.leaves,
+        )
+
+    def _mark_published(self) -> None:
+        object.__setattr__(self, "_published", True)
+
+    def publish(self) -> Any:
+        """Freeze into a runtime context (``ctx.attn.backend``); see ``resolvable.publish``."""
+        from ._publish import publish
+
+        return publish(self)
+
+    # -- identity and serialisation --------------------------------------------------
+    def fingerprint(self) -> str:
+        payload = {
+            "values": {k: canonical(v) for k, v in self._values.items()},
+            "platform": self.platform.to_dict() if self.platform else None,
+            "ruleset": self.ruleset,
+        }
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=repr)
+        return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION,
+            "ruleset": self.ruleset,
+            "arch": self.arch,
+            "platform": self.platform.to_dict() if self.platform else None,
+            "values": {k: canonical(v) for k, v in self._values.items()},
+            "user": {k: canonical(v) for k, v in self.user.items()},
+            "explicit": sorted(self.explicit),
+            "declarations": [d.to_dict() for d in self.declarations],
+            "notes": list(self.notes),
+            "leaves": dict(self.leaves),
+            "fingerprint": self.fingerprint(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], schema: Schema | None = None) -> Resolution:
+        if data.get("format") != FORMAT_VERSION:
+            raise DeclarationError(f"unsupported resolution format {data.get('format')!r}; expected {FORMAT_VERSION}")
+        res = cls(
+            values=data["values"],
+            user=data["user"],
+            explicit=frozenset(data["explicit"]),
+            declarations=tuple(Declaration.from_dict(d) for d in data["declarations"]),
+            platform=Platform.from_dict(data["platform"]) if data.get("platform") else None,
+            arch=data.get("arch"),
+            notes=tuple(data.get("notes", ())),
+            ruleset=data["ruleset"],
+            schema=schema,
+            leaves=data["leaves"],
+        )
+        expected = data.get("fingerprint")
+        if expected is not None and expected != res.fingerprint():
+            raise DeclarationError("resolution data was altered: its fingerprint does not match its values")
+        return res
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Resolution):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]

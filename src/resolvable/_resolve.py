@@ -1,0 +1,263 @@
+"""Resolution: run the registry's rules over (args, hf config, platform, env).
+
+Invariants:
+
+* ``resolve`` is a pure function of its inputs: rules get everything through their context
+  (no hardware probing, no ``os.environ``), so the same inputs give the same resolution in
+  any process;
+* a rule reads a read-only ``View`` (user input overlaid with declarations so far; in an
+  isolated stage, the state at the start of the stage) and *returns* a dict; it never writes;
+* a refused configuration surfaces as ``ConflictError`` naming the rule; any other exception
+  from a rule becomes ``RuleFailure`` (a ``ValueError``) naming the rule and the cause.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from .errors import ConflictError, FrozenContextError, InvalidArgumentError, ResolvableError, RuleFailure
+from ._hfconfig import HFConfig
+from ._platform import Platform
+from ._registry import Registry
+from ._resolution import Resolution, apply_declaration, check_value
+
+__all__ = ["RuleContext", "View", "resolve"]
+
+
+class View(Mapping[str, Any]):
+    """Read-only access to the arguments as resolved so far: ``view.page_size``, ``view["dtype"]``."""
+
+    __slots__ = ("_values", "_reads")
+
+    def __init__(self, values: Mapping[str, Any], reads: list[tuple[str, Any]] | None = None) -> None:
+        object.__setattr__(self, "_values", values)
+        object.__setattr__(self, "_reads", reads)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            value = self._values[name]
+        except KeyError:
+            raise AttributeError(f"no argument named {name!r}") from None
+        if self._reads is not None:
+            self._reads.append(("args." + name, value))
+        return value
+
+    def __getitem__(self, name: str) -> Any:
+        value = self._values[name]
+        if self._reads is not None:
+            self._reads.append(("args." + name, value))
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenContextError(
+            f"cannot set {name!r}: the view is read-only; a rule returns its declarations, "
+            f"e.g. return {{{name!r}: {value!r}}}"
+        )
+
+    __setitem__ = __setattr__
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenContextError("the view is read-only")
+
+
+class _Traced:
+    """Records what a rule reads from the platform, the config or the environment."""
+
+    __slots__ = ("_target", "_prefix", "_reads")
+
+    def __init__(self, target: Any, prefix: str, reads: list[tuple[str, Any]]) -> None:
+        object.__setattr__(self, "_target", target)
+        object.__setattr__(self, "_prefix", prefix)
+        object.__setattr__(self, "_reads", reads)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if callable(value) and not isinstance(value, type):
+            return self._wrap_call(name, value)
+        if isinstance(value, HFConfig):
+            return _Traced(value, f"{self._prefix}.{name}", self._reads)
+        self._reads.append((f"{self._prefix}.{name}", value))
+        return value
+
+    def _wrap_call(self, name: str, fn: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = fn(*args, **kwargs)
+            if isinstance(result, HFConfig):
+                return _Traced(result, f"{self._prefix}.{name}({args[0]!r})" if args else self._prefix, self._reads)
+            shown = ", ".join(repr(a) for a in args[:1])
+            self._reads.append((f"{self._prefix}.{name}({shown})", result))
+            return result
+
+        return call
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._target[key]
+        if isinstance(value, HFConfig):
+            return _Traced(value, f"{self._prefix}[{key!r}]", self._reads)
+        self._reads.append((f"{self._prefix}[{key!r}]", value))
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._target
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._target)
+
+    def __len__(self) -> int:
+        return len(self._target)
+
+    def __bool__(self) -> bool:
+        return bool(self._target)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenContextError(f"{self._prefix} is read-only")
+
+
+class RuleContext:
+    """What a rule sees: ``args`` (read-only view), ``hf``, ``platform``, ``env``, ``arch``."""
+
+    __slots__ = ("args", "hf", "platform", "env", "arch", "explicit")
+
+    def __init__(
+        self, args: View, hf: Any, platform: Any, env: Mapping[str, str], arch: str | None,
+        explicit: frozenset[str],
+    ) -> None:
+        self.args = args
+        self.hf = hf
+        self.platform = platform
+        self.env = env
+        self.arch = arch
+        self.explicit = explicit
+
+    def user_set(self, field: str) -> bool:
+        """Whether the user chose ``field`` explicitly (a non-default value)."""
+        return field in self.explicit
+
+
+def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
+    if args is None:
+        return {}
+    if not isinstance(args, Mapping):
+        raise InvalidArgumentError(
+            f"user arguments must be a mapping of field name to value, got {type(args).__name__}"
+        )
+    schema = registry.schema
+    out = {}
+    for name, value in args.items():
+        spec = schema.spec(str(name))
+        spec.validate(value, what=f"argument {name}")
+        out[name] = check_value(value, f"argument {name}")
+    return out
+
+
+_EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
+
+
+def resolve(
+    registry: Registry,
+    args: Mapping[str, Any] | None = None,
+    hf: HFConfig | Mapping[str, Any] | None = None,
+    platform: Platform | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    trace: bool = False,
+) -> Resolution:
+    """Resolve the registry's fields for these inputs.
+
+    ``args`` holds only what the user chose (a missing field takes its schema default);
+    ``trace=True`` also records, for every declaration, the inputs its rule read.
+    """
+    schema = registry.schema
+    user = _user_args(registry, args)
+    defaults = schema.defaults
+    values = dict(defaults)
+    values.update(user)
+    explicit = frozenset(k for k, v in user.items() if v != defaults[k])
+    if hf is not None and not isinstance(hf, HFConfig):
+        hf = HFConfig(hf)
+    if platform is None:
+        platform = Platform.detect()
+    env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))
+    arch = hf.architecture if hf is not None else None
+
+    plan = registry.plan(arch)
+    notes: list[str] = []
+    if arch is not None and not any(r.archs or r.predicate for _, rules in plan for r in rules):
+        notes.append(
+            f"no architecture-specific rule matches {arch!r}; only the generic rules applied"
+        )
+    reads: list[tuple[str, Any]] | None = [] if trace else None
+    if trace:
+        rule_hf: Any = _Traced(hf, "hf", reads) if hf is not None else None  # type: ignore[arg-type]
+        rule_platform: Any = _Traced(platform, "platform", reads)  # type: ignore[arg-type]
+        rule_env: Any = _Traced(env_map, "env", reads)  # type: ignore[arg-type]
+    else:
+        rule_hf, rule_platform, rule_env = hf, platform, env_map
+
+    resolvable = schema.resolvable
+    declarations = []
+    seq = 0
+    live = View(values, reads)
+    for stage, rules in plan:
+        view = View(dict(values), reads) if stage.isolated else live
+        ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit)
+        for rule in rules:
+            if reads is not None:
+                reads.clear()
+            try:
+                out = rule.fn(ctx)
+            except ConflictError as exc:
+                if exc.rule is None:
+                    exc.rule, exc.location = rule.name, rule.location
+                raise
+            except ResolvableError:
+                raise
+            except Exception as exc:
+                raise RuleFailure(
+                    f"rule {rule.name} ({rule.location}) failed on this input: "
+                    f"{type(exc).__name__}: {exc}. Check the model config keys it reads."
+                ) from exc
+            if not isinstance(out, dict):
+                if not isinstance(out, Mapping):
+                    raise TypeError(
+                        f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
+                        f"got {type(out).__name__}"
+                    )
+            if not out:
+                continue
+            seq += 1
+            declarations.append(
+                apply_declaration(
+                    values=values, explicit=explicit, schema=schema, resolvable=resolvable,
+                    declared=out, rule=rule.name, location=rule.location, stage=stage.name, seq=seq,
+                    inputs=_dedupe(reads) if reads is not None else (),
+                )
+            )
+    return Resolution(
+        values=values,
+        user=user,
+        explicit=explicit,
+        declarations=tuple(declarations),
+        platform=platform,
+        arch=arch,
+        notes=tuple(notes),
+        ruleset=f"{registry.name}@{registry.version}",
+        schema=schema,
+        leaves=schema.leaves,
+    )
+
+
+def _dedupe(reads: list[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
+    seen: dict[str, Any] = {}
+    for name, value in reads:
+        if name not in seen:
+            seen[name] = value
+    return tuple((n, v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)) for n, v in seen.items())

@@ -1,0 +1,160 @@
+"""Argument metadata and schema introspection.
+
+A schema is a dataclass whose fields carry an ``Arg`` in their metadata. Invariants:
+
+* only a field whose ``Arg`` has ``resolvable=True`` may ever be declared by a rule;
+* every resolvable field has exactly one leaf path in the published context (its ``leaf``,
+  or its own name), and no leaf path is both a group and a leaf;
+* ``Schema`` objects are built once per dataclass and are immutable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from .errors import InvalidArgumentError, RegistrationError, closest
+
+__all__ = ["Arg", "FieldSpec", "Schema", "arg", "resolvable_fields", "schema_of"]
+
+_METADATA_KEY = "resolvable.arg"
+
+
+@dataclasses.dataclass(frozen=True)
+class Arg:
+    """Metadata of one argument: may rules declare it, where is it published, what is valid."""
+
+    resolvable: bool = False
+    leaf: str | None = None
+    choices: tuple[Any, ...] | None = None
+    help: str = ""
+    cli: bool = True
+    #: Extra validation beyond ``choices``; returns an error message or None.
+    check: Callable[[Any], str | None] | None = None
+
+
+def arg(
+    default: Any = dataclasses.MISSING,
+    *,
+    resolvable: bool = False,
+    leaf: str | None = None,
+    choices: Iterable[Any] | None = None,
+    help: str = "",
+    cli: bool = True,
+    default_factory: Any = dataclasses.MISSING,
+) -> Any:
+    """A dataclass field carrying an ``Arg``: ``page_size: int | None = arg(None, resolvable=True)``."""
+    meta = Arg(
+        resolvable=resolvable,
+        leaf=leaf,
+        choices=tuple(choices) if choices is not None else None,
+        help=help,
+        cli=cli,
+    )
+    return dataclasses.field(
+        default=default, default_factory=default_factory, metadata={_METADATA_KEY: meta}
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    default: Any
+    arg: Arg
+    type: Any
+
+    @property
+    def leaf(self) -> str:
+        return self.arg.leaf or self.name
+
+    def validate(self, value: Any, *, what: str) -> None:
+        """Raise InvalidArgumentError if ``value`` is outside this field's choices."""
+        choices = self.arg.choices
+        if choices is None or value is None or value in choices:
+            if self.arg.check is not None and value is not None:
+                problem = self.arg.check(value)
+                if problem:
+                    raise InvalidArgumentError(f"{what}: {problem}")
+            return
+        hint = closest(str(value), [str(c) for c in choices])
+        message = f"{what}: {value!r} is not a valid choice for {self.name}; choose one of {list(choices)}"
+        if hint:
+            message += f" (did you mean {hint!r}?)"
+        raise InvalidArgumentError(message)
+
+
+class Schema:
+    """The fields of an argument dataclass, with their metadata (immutable)."""
+
+    __slots__ = ("cls", "fields", "defaults", "resolvable", "leaves", "__weakref__")
+
+    def __init__(self, cls: type) -> None:
+        if not dataclasses.is_dataclass(cls):
+            raise RegistrationError(f"{cls!r} is not a dataclass; a schema must be one")
+        specs: dict[str, FieldSpec] = {}
+        for f in dataclasses.fields(cls):
+            meta = f.metadata.get(_METADATA_KEY) or Arg()
+            if f.default is not dataclasses.MISSING:
+                default = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                default = f.default_factory()
+            else:
+                default = None
+            specs[f.name] = FieldSpec(f.name, default, meta, f.type)
+        self.cls = cls
+        self.fields: Mapping[str, FieldSpec] = MappingProxyType(specs)
+        self.defaults: Mapping[str, Any] = MappingProxyType({n: s.default for n, s in specs.items()})
+        self.resolvable = frozenset(n for n, s in specs.items() if s.arg.resolvable)
+        self.leaves: Mapping[str, str] = MappingProxyType(
+            {n: specs[n].leaf for n in sorted(self.resolvable)}
+        )
+        _check_leaf_tree(cls.__name__, self.leaves)
+
+    def spec(self, name: str) -> FieldSpec:
+        try:
+            return self.fields[name]
+        except KeyError:
+            hint = closest(name, self.fields)
+            extra = f" (did you mean {hint!r}?)" if hint else ""
+            raise InvalidArgumentError(
+                f"unknown argument {name!r} for {self.cls.__name__}{extra}"
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"Schema({self.cls.__name__}, {len(self.fields)} fields, {len(self.resolvable)} resolvable)"
+
+
+def _check_leaf_tree(owner: str, leaves: Mapping[str, str]) -> None:
+    paths = set(leaves.values())
+    if len(paths) != len(leaves):
+        seen: dict[str, str] = {}
+        for field, path in leaves.items():
+            if path in seen:
+                raise RegistrationError(
+                    f"{owner}: fields {seen[path]!r} and {field!r} both publish to leaf {path!r}"
+                )
+            seen[path] = field
+    for path in paths:
+        parts = path.split(".")
+        for i in range(1, len(parts)):
+            prefix = ".".join(parts[:i])
+            if prefix in paths:
+                raise RegistrationError(
+                    f"{owner}: leaf {prefix!r} is also a group of {path!r}; pick distinct paths"
+                )
+
+
+@functools.lru_cache(maxsize=None)
+def schema_of(cls: type) -> Schema:
+    """The (cached) schema of an argument dataclass."""
+    return Schema(cls)
+
+
+def resolvable_fields(cls: type) -> frozenset[str]:
+    """Names of the fields of ``cls`` that rules may declare (empty for a non-dataclass)."""
+    if not dataclasses.is_dataclass(cls):
+        return frozenset()
+    return schema_of(cls).resolvable
