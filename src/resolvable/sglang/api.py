@@ -1,0 +1,83 @@
+"""The SGLang pack's entry points: resolve from a config and a platform, or from ServerArgs.
+
+Invariants: ``resolve_server_args`` is pure (platform and env are inputs); a refused
+configuration raises ``ConflictError`` carrying sglang's meaning; load-time adjustments
+(HRM-Text) are applied through ``Resolution.adjust`` so the published context matches.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .._facade import resolve_into
+from .._hfconfig import HFConfig
+from .._platform import Platform
+from .._resolution import Resolution
+from .._resolve import resolve
+from ..errors import ConfigError
+from ._base import registry
+from .families.hrm_text import apply_load_time_adjustments
+from .models import load_model
+
+#: Environment variables the rules read (spec §1); the CLI forwards these from os.environ.
+ENV_VARS = (
+    "SGLANG_USE_AITER", "SGLANG_USE_AITER_UNIFIED_ATTN", "SGLANG_AITER_KV_CACHE_LAYOUT",
+    "SGLANG_EMBEDDINGS_SPARSE_HEAD", "SGLANG_IS_FLASHINFER_AVAILABLE", "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE",
+    "SGLANG_NSA_HIP_DISABLE_PRESHUFFLE", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "SGLANG_DEEPEP_BF16_DISPATCH",
+    "SGLANG_ENABLE_UNIFIED_RADIX_TREE", "SGLANG_USE_MLX", "SGLANG_USE_CPU_ENGINE",
+)
+
+
+def as_hf_config(hf_config: HFConfig | Mapping[str, Any]) -> HFConfig:
+    hf = hf_config if isinstance(hf_config, HFConfig) else HFConfig(hf_config)
+    if hf.architecture is None:
+        raise ConfigError(
+            f"{hf.source}: no 'architectures' entry; sglang dispatches on architectures[0]. "
+            'Add e.g. "architectures": ["LlamaForCausalLM"]'
+        )
+    return hf
+
+
+def resolve_server_args(
+    hf_config: HFConfig | Mapping[str, Any],
+    platform: Platform,
+    env: Mapping[str, str] | None = None,
+    model_path: str | None = None,
+    *,
+    load_time: bool = True,
+    trace: bool = False,
+    **server_args: Any,
+) -> Resolution:
+    """Resolve SGLang's server arguments for a model config on a platform.
+
+    ``server_args`` are what the user passed (SGLang field names). ``load_time=False`` stops
+    after ``ServerArgs.__post_init__`` (no ModelRunner adjustment). ``trace=True`` records
+    what every rule read, for ``explain``.
+    """
+    hf = as_hf_config(hf_config)
+    if model_path is not None:
+        server_args["model_path"] = model_path
+    res = resolve(registry, server_args, hf, platform, env, trace=trace)
+    return apply_load_time_adjustments(res, hf) if load_time else res
+
+
+def env_from_os() -> dict[str, str]:
+    """The SGLang environment variables of this process (the only place os.environ is read)."""
+    return {k: os.environ[k] for k in ENV_VARS if k in os.environ}
+
+
+def resolve_server_args_object(
+    obj: Any, hf_config: Any, platform: Platform | None, env: Mapping[str, str] | None,
+    user_set: Iterable[str] | None,
+) -> None:
+    """``ServerArgs.__post_init__``: resolve and materialize onto ``obj`` (dummy models skip)."""
+    path = obj.model_path
+    if hf_config is None and (path is None or str(path).lower() in ("none", "dummy")):
+        object.__setattr__(obj, "resolution", None)
+        return
+    hf = as_hf_config(hf_config) if hf_config is not None else load_model(path)
+    platform = platform or Platform.detect()
+    env = env_from_os() if env is None else env
+    resolve_into(obj, lambda user: resolve(registry, user, hf, platform, env), user_set)

@@ -1,0 +1,51 @@
+"""Names accepted by sglang 0.5.15 for the fields this pack models (spec §2.1, §7).
+
+Invariant: these tuples are data only; every rule and the argparse integration read them
+from here, so a backend name is spelled in exactly one place.
+"""
+
+from __future__ import annotations
+
+ATTENTION_BACKENDS = (
+    # common
+    "triton", "torch_native", "flex_attention", "dsa", "nsa", "dsv4", "compressed",
+    # NVIDIA
+    "cutlass_mla", "fa3", "fa4", "flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla",
+    "tokenspeed_mla", "trtllm_mha", "dual_chunk_flash_attn",
+    # AMD
+    "aiter", "wave",
+    # other platforms
+    "intel_amx", "ascend", "intel_xpu",
+)
+#: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
+DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
+#: The deterministic backends that keep the radix cache on.
+RADIX_DETERMINISTIC_BACKENDS = ("fa3", "triton", "ascend")
+#: Hard-coded list for DeepSeek models under deterministic inference.
+DEEPSEEK_DETERMINISTIC_BACKENDS = ("fa3", "triton")
+
+DSA_BACKENDS = ("flashmla_sparse", "flashmla_kv", "flashmla_auto", "fa3", "tilelang", "aiter", "trtllm")
+DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+KV_CACHE_DTYPES = ("auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1")
+MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
+SAMPLING_BACKENDS = ("flashinfer", "pytorch", "ascend")
+CUDA_GRAPH_BACKENDS = ("full", "breakable", "tc_piecewise", "disabled")
+DEVICES = ("cuda", "xpu", "hpu", "npu", "cpu", "musa", "mps")
+SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH")
+EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN")
+DISAGGREGATION_MODES = ("null", "prefill", "decode")
+CP_STRATEGIES = ("zigzag", "interleave")
+
+QUANTIZATIONS = (
+    "awq", "fp8", "mxfp8", "gptq", "marlin", "gptq_marlin", "awq_marlin", "bitsandbytes", "gguf",
+    "modelopt", "modelopt_fp8", "modelopt_fp4", "nvfp4_online", "modelopt_mixed", "petit_nvfp4",
+    "w8a8_int8", "w8a8_fp8", "moe_wna16", "qoq", "w4afp8", "mxfp4", "auto-round", "auto-round-int8",
+    "compressed-tensors", "modelslim", "mxfp_w4a8", "quark", "quark_int4fp8_moe", "quark_mxfp4",
+    "mlx_q4", "mlx_q8", "unquant",
+)
+MOE_RUNNER_BACKENDS = (
+    "auto", "deep_gemm", "triton", "triton_kernel", "flashinfer_trtllm", "experimental_sgl_trtllm",
+    "flashinfer_trtllm_routed", "flashinfer_cutlass", "flashinfer_mxfp4", "flashinfer_cutedsl",
+    "cutlass", "aiter", "marlin",
+)
+MOE_A2A_BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flashinfer", "megamoe")

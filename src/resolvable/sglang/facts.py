@@ -1,0 +1,159 @@
+"""Derived facts the rules share: model shape (MLA, sinks, DSA), effective backends, env flags.
+
+Invariant: every function here is pure — it reads only the rule context it is given
+(``ctx.args``, ``ctx.hf``, ``ctx.platform``, ``ctx.env``) and never the process environment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ConfigError, InvalidArgumentError
+
+# -- arguments -----------------------------------------------------------------------------
+
+
+def backends_not_set(args: Any) -> bool:
+    """SGLang's ``is_attention_backend_not_set``: A, P and D are all unset (spec §5)."""
+    return args.attention_backend is None and args.prefill_attention_backend is None and (
+        args.decode_attention_backend is None
+    )
+
+
+def effective_backends(args: Any) -> tuple[Any, Any]:
+    """(prefill, decode) actually used: ``P or A``, ``D or A`` (truthiness, spec §5)."""
+    a = args.attention_backend
+    return (args.prefill_attention_backend or a, args.decode_attention_backend or a)
+
+
+def quantization_explicitly_unset(ctx: Any) -> bool:
+    """The user passed ``--quantization unquant`` (rewritten to None by the device stage)."""
+    return ctx.user_set("quantization") and ctx.args.quantization is None
+
+
+# -- environment ----------------------------------------------------------------------------
+
+_TRUE = ("true", "1", "yes", "y")
+_FALSE = ("false", "0", "no", "n")
+
+
+def env_flag(ctx: Any, name: str, default: bool = False) -> bool:
+    """An SGLang boolean environment variable (EnvBool: true/1/yes/y, false/0/no/n)."""
+    raw = ctx.env.get(name)
+    if raw is None:
+        return default
+    value = str(raw).strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise InvalidArgumentError(f"environment variable {name}={raw!r} is not a boolean; use 1/0 or true/false")
+
+
+def flashinfer_available(ctx: Any) -> bool:
+    """``is_flashinfer_available``: installed, on CUDA, not disabled by SGLANG_IS_FLASHINFER_AVAILABLE."""
+    raw = str(ctx.env.get("SGLANG_IS_FLASHINFER_AVAILABLE", "true")).strip().lower()
+    enabled = raw in ("true", "1")  # get_bool_env_var: anything else counts as False
+    return enabled and ctx.platform.is_cuda and ctx.platform.has_kernel("flashinfer")
+
+
+# -- model config ----------------------------------------------------------------------------
+
+
+def quantization_config(hf: Any) -> Any:
+    qc = hf.get("quantization_config")
+    if qc is None:
+        return None
+    if not hasattr(qc, "get") or isinstance(qc, str):
+        raise ConfigError(
+            f"{hf.source}: 'quantization_config' must be an object like "
+            f'{{"quant_method": "fp8"}}, got {type(qc).__name__}'
+        )
+    return qc
+
+
+def quant_method(hf: Any) -> str | None:
+    """The checkpoint's ``quantization_config.quant_method`` (None if absent)."""
+    qc = quantization_config(hf)
+    if qc is None:
+        return None
+    method = qc.get("quant_method")
+    if method is not None and not isinstance(method, str):
+        raise ConfigError(f"{hf.source}: quantization_config.quant_method must be a string, got {method!r}")
+    return method
+
+
+_MLA_ARCHS = frozenset({
+    "DeepseekV2ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV3ForCausalLMNextN",
+    "Glm4MoeLiteForCausalLM", "Glm4MoeLiteForCausalLMNextN", "GlmMoeDsaForCausalLM", "LongcatFlashForCausalLM",
+    "LongcatFlashForCausalLMNextN", "DotsVLMForCausalLM", "MistralLarge3ForCausalLMEagle",
+    "KimiK25ForConditionalGeneration", "Eagle3DeepseekV2ForCausalLM",
+})
+_MLA_IF_KV_LORA = frozenset({"MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"})
+_MHA_FORCED = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "Glm4MoeForCausalLMNextN"})
+_MLA_LATE = frozenset({
+    "MiniCPM3ForCausalLM", "KimiVLForConditionalGeneration", "KimiLinearForCausalLM",
+    "BailingMoeV2_5ForCausalLM", "BailingMoeForCausalLMNextN", "SarvamMLAForCausalLM",
+})
+
+
+def is_mla(hf: Any) -> bool:
+    """``use_mla_backend()``: the model's attention is MLA (spec §3.21; any entry of architectures)."""
+    archs = set(hf.architectures)
+    text = hf.text_config
+    if archs & _MLA_ARCHS:
+        return True
+    if archs & _MLA_IF_KV_LORA and text.get("kv_lora_rank") is not None:
+        return True
+    if archs & _MHA_FORCED:
+        return False
+    if "MiniCPM3ForCausalLM" in archs:
+        return True
+    if "DeepseekVL2ForCausalLM" in archs and text.get("use_mla", True):
+        return True
+    return bool(archs & _MLA_LATE)
+
+
+def has_attention_sinks(hf: Any) -> bool:
+    """GPT-OSS always; MiMo-V2 when a sink bias is configured (spec §3.21)."""
+    archs = set(hf.architectures)
+    if "GptOssForCausalLM" in archs:
+        return True
+    if archs & {"MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2MTP"}:
+        return bool(hf.get("add_swa_attention_sink_bias") or hf.get("add_full_attention_sink_bias"))
+    return False
+
+
+_DSA_ARCHS = frozenset({
+    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN",
+    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
+})
+
+
+def is_deepseek_dsa(hf: Any) -> bool:
+    """``is_deepseek_dsa``: a DSA-capable DeepSeek arch with ``index_topk`` set (spec §3.1)."""
+    return hf.architecture in _DSA_ARCHS and hf.text_config.get("index_topk") is not None
+
+
+_KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups")
+
+
+def num_kv_heads_per_rank(hf: Any, tp_size: int) -> int:
+    """``get_num_kv_heads(tp_size)``: total KV heads // tp, at least 1 (spec §10 #11)."""
+    text = hf.text_config
+    total = None
+    for key in _KV_HEAD_KEYS:
+        total = text.get_typed(key, int) if hasattr(text, "get_typed") else text.get(key)
+        if total is not None:
+            break
+    if total is None:
+        total = text.get_typed("num_attention_heads", int) if hasattr(text, "get_typed") else None
+    if total is None:
+        raise ConfigError(f"{hf.source}: no KV-head count (num_key_value_heads / num_attention_heads)")
+    return max(1, total // max(1, tp_size))
+
+
+def capability_major(platform: Any) -> int:
+    """Raw ``torch.cuda.get_device_capability()[0]`` (9 on MI300X), 0 when unknown."""
+    cap = platform.capability
+    return cap[0] if cap else 0

@@ -1,0 +1,202 @@
+"""DeepSeek family: MLA and DSA models (spec §3.1).
+
+Archs: DeepSeek-V3/V3.2, Kimi-K2.5, Mistral-Large-3, Pixtral, GLM-5 (GlmMoeDsa).
+Invariants: DSA models (``index_topk`` set) get the ``dsa`` backend when nothing was chosen,
+64-token pages (1 on ROCm without the AITER preshuffle), a bf16/fp8_e4m3 KV cache and split
+DSA kernels per side; non-DSA models get ``trtllm_mla`` on SM100 when nothing was chosen.
+Mistral-Large-3 and Pixtral always run in bfloat16.
+"""
+
+from __future__ import annotations
+
+from ..._resolution import Force
+from ...errors import ConflictError
+from .._base import registry
+from ..facts import (
+    backends_not_set,
+    capability_major,
+    env_flag,
+    is_deepseek_dsa,
+    is_mla,
+    quant_method,
+    quantization_config,
+    quantization_explicitly_unset,
+)
+
+ARCHS = (
+    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "KimiK25ForConditionalGeneration",
+    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
+)
+
+for _arch in ("MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"):
+    # §3.1: the checkpoint runs only in bfloat16, whatever --dtype says.
+    registry.constant(_arch, {"dtype": Force("bfloat16", f"{_arch} runs only in bfloat16")})
+
+
+def _aiter_preshuffle(ctx) -> bool:
+    """``aiter_can_use_preshuffle_paged_mqa`` (spec §1); the triton version is taken as >= 3.5."""
+    if not ctx.platform.is_hip or not env_flag(ctx, "SGLANG_USE_AITER"):
+        return False
+    if env_flag(ctx, "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE") or env_flag(ctx, "SGLANG_NSA_HIP_DISABLE_PRESHUFFLE"):
+        return False
+    return True
+
+
+def _prefill_cp(args, *, dsa: bool) -> dict:
+    """Prefill context parallelism switches (both DSA and MLA arms)."""
+    out = {
+        "enable_dp_attention": True,
+        "moe_dense_tp_size": 1,
+        "attn_cp_size": args.tp_size // args.dp_size,
+        "cuda_graph_backend_prefill": Force("disabled", "prefill context parallelism runs without prefill graphs"),
+    }
+    if not dsa or args.cp_strategy == "zigzag":
+        out.update(moe_a2a_backend="deepep", ep_size=args.tp_size)
+        return out
+    if args.dp_size != 1:
+        raise ConflictError(
+            "interleave DSA CP does not support DP attention.", fields=("enable_prefill_cp", "dp_size"),
+            fix="pass --dp-size 1 or --cp-strategy zigzag", upstream="AssertionError",
+        )
+    return out
+
+
+@registry.for_arch(*ARCHS)
+def deepseek_family(ctx):
+    """§3.1 (a)/(b): DSA fill, TBO check, prefill CP, DSA page size; non-DSA trtllm_mla on SM100."""
+    args, hf, platform = ctx.args, ctx.hf, ctx.platform
+    out = {}
+    if is_deepseek_dsa(hf):
+        text = hf.text_config
+        if backends_not_set(args):
+            out["attention_backend"] = "dsa"
+        if args.enable_two_batch_overlap:
+            pattern = text.get("index_topk_pattern")
+            if (text.get("index_topk_freq") or 1) > 1 or (pattern is not None and "S" in pattern):
+                raise ConflictError(
+                    "--enable-two-batch-overlap is not supported with DSA index-topk sharing",
+                    fields=("enable_two_batch_overlap",), fix="drop --enable-two-batch-overlap",
+                )
+        if args.enable_prefill_cp and args.disaggregation_mode == "decode":
+            raise ConflictError(
+                "CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp.",
+                fields=("enable_prefill_cp", "disaggregation_mode"), fix="drop --enable-prefill-cp",
+                upstream="AssertionError",
+            )
+        if not (platform.is_npu or platform.is_xpu):
+            if args.enable_prefill_cp:
+                if args.tp_size > 8:
+                    raise ConflictError(
+                        "DSA prefill context parallelism supports --tp-size <= 8", fields=("tp_size",),
+                        fix="use --tp-size 8 or less", upstream="AssertionError",
+                    )
+                out.update(_prefill_cp(args, dsa=True))
+            if platform.is_hip and not _aiter_preshuffle(ctx):
+                out["page_size"] = Force(1, "DSA on ROCm without the AITER preshuffle uses 1-token pages")
+            else:
+                out["page_size"] = Force(64, "DSA kernels use 64-token pages")
+        return out
+    if platform.is_sm100 and backends_not_set(args):
+        out["attention_backend"] = "trtllm_mla"
+    if args.enable_prefill_cp and is_mla(hf):
+        out.update(_prefill_cp(args, dsa=False))
+    return out
+
+
+@registry.for_arch(*ARCHS, stage="model_checks")
+def dsa_kv_cache_dtype(ctx):
+    """§3.1 (a): DSA KV cache — auto → fp8_e4m3 on capability >= 10 else bfloat16; bf16 → bfloat16."""
+    if not is_deepseek_dsa(ctx.hf) or ctx.platform.is_npu or ctx.platform.is_xpu:
+        return {}
+    kv = ctx.args.kv_cache_dtype
+    if kv == "auto":
+        kv = "fp8_e4m3" if capability_major(ctx.platform) >= 10 else "bfloat16"
+        return {"kv_cache_dtype": kv}
+    if kv == "bf16":
+        return {"kv_cache_dtype": Force("bfloat16", "DSA spells the bf16 KV cache 'bfloat16'")}
+    if kv not in ("bfloat16", "fp8_e4m3"):
+        raise ConflictError(
+            "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype",
+            fields=("kv_cache_dtype",), fix="pass --kv-cache-dtype fp8_e4m3 or bf16", upstream="AssertionError",
+        )
+    return {}
+
+
+@registry.for_arch(*ARCHS, stage="model_checks")
+def dsa_split_backends(ctx):
+    """§3.1 DSA split backends: fill the prefill/decode DSA kernels the user did not set."""
+    args, platform = ctx.args, ctx.platform
+    if not is_deepseek_dsa(ctx.hf) or platform.is_npu or platform.is_xpu:
+        return {}
+    user_p, user_d = args.dsa_prefill_backend, args.dsa_decode_backend
+    kv, major = args.kv_cache_dtype, capability_major(platform)
+    if args.enable_hisparse:
+        value = "tilelang" if platform.is_hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"
+        prefill = decode = value
+    elif platform.is_hip and user_p is None and user_d is None:
+        prefill = decode = "tilelang"
+    elif kv == "fp8_e4m3":
+        prefill = decode = "trtllm" if major >= 10 else "flashmla_kv"
+    else:
+        prefill, decode = ("flashmla_sparse", "trtllm") if major >= 10 else ("flashmla_sparse", "fa3")
+    out = {}
+    if user_p is None:
+        out["dsa_prefill_backend"] = prefill
+    if user_d is None:
+        out["dsa_decode_backend"] = decode
+    return out
+
+
+_INT4_THINKING = {"num_bits": 4, "group_size": 32, "strategy": "group", "type": "int"}
+
+
+def _is_int4_thinking(hf) -> bool:
+    qc = quantization_config(hf)
+    if qc is None or qc.get("quant_method") != "compressed-tensors":
+        return False
+    groups = qc.get("config_groups") or {}
+    weights = (groups.get("group_0") or {}).get("weights") if hasattr(groups, "get") else None
+    return bool(weights) and all(weights.get(k) == v for k, v in _INT4_THINKING.items())
+
+
+@registry.for_arch(*ARCHS, stage="model_checks")
+def deepseek_moe_quant(ctx):
+    """§3.1 (c), SM100: take the checkpoint's quantization; flashinfer_trtllm MoE when it fits.
+
+    Checkpoint weights are not inspected, so the "FP8 experts in an unquantized DeepSeek-V3"
+    case of sglang is treated as "no FP8 found" (see docs/fidelity.md)."""
+    args, hf = ctx.args, ctx.hf
+    if not ctx.platform.is_sm100:
+        return {}
+    out = {}
+    quantization = args.quantization
+    if quantization is None and not quantization_explicitly_unset(ctx):
+        quantization = quant_method(hf)
+        if quantization is not None:
+            out["quantization"] = quantization
+    fits = quantization in (None, "fp8", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed") or _is_int4_thinking(hf)
+    if args.moe_a2a_backend == "none" and args.moe_runner_backend == "auto" and fits:
+        out["moe_runner_backend"] = "flashinfer_trtllm"
+    return out
+
+
+@registry.for_arch(*ARCHS, stage="model_checks")
+def deepseek_spec_moe(ctx):
+    """§3.1 (c), ROCm: NVFP4 checkpoints with EAGLE pick the draft MoE runner and A2A backend."""
+    args = ctx.args
+    if not (
+        ctx.platform.is_hip
+        and args.quantization == "modelopt_fp4"
+        and args.speculative_algorithm == "EAGLE"
+        and args.speculative_moe_runner_backend is None
+        and args.speculative_moe_a2a_backend is None
+    ):
+        return {}
+    if env_flag(ctx, "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"):
+        if args.ep_size == 1:
+            raise ConflictError(
+                "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE needs expert parallelism (deepep) for the draft MoE",
+                fields=("ep_size",), fix="pass --ep-size > 1",
+            )
+        return {"speculative_moe_runner_backend": "deep_gemm", "speculative_moe_a2a_backend": "deepep"}
+    return {"speculative_moe_runner_backend": "triton", "speculative_moe_a2a_backend": "none"}

@@ -1,0 +1,94 @@
+"""DeepSeek-V4 (spec §3.2).
+
+Invariant: DeepSeek-V4 always runs the ``dsv4`` backend (over any user choice) with
+256-token pages (128 on Ascend, where prefill/decode are ``dsv4`` too) and an fp8_e4m3
+(Ascend: bfloat16) KV cache; speculative decoding must be EAGLE with topk 1.
+"""
+
+from __future__ import annotations
+
+from ..._resolution import Force
+from ...errors import ConflictError
+from .._base import registry
+
+ARCH = "DeepseekV4ForCausalLM"
+_WHY = "DeepSeek-V4 runs only the dsv4 attention backend"
+
+
+def _refuse(message: str, *fields: str, fix: str, upstream: str = "AssertionError") -> ConflictError:
+    return ConflictError(message, fields=fields, fix=fix, upstream=upstream)
+
+
+@registry.for_arch(ARCH)
+def deepseek_v4_defaults(ctx):
+    """§3.2: backend, pages, request cap, speculative limits, SWA ratio, MoE runner, prefill CP."""
+    args, hf = ctx.args, ctx.hf
+    out = {"attention_backend": Force("dsv4", _WHY)}
+    if args.device == "npu":
+        out.update(
+            page_size=Force(128, "DeepSeek-V4 on Ascend uses 128-token pages"),
+            prefill_attention_backend=Force("dsv4", _WHY),
+            decode_attention_backend=Force("dsv4", _WHY),
+        )
+    else:
+        out["page_size"] = Force(256, "DeepSeek-V4 uses 256-token pages")
+    if args.max_running_requests is None:
+        out["max_running_requests"] = 256
+    if args.speculative_algorithm is not None:
+        if args.speculative_algorithm != "EAGLE":
+            raise _refuse(
+                "Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
+                "speculative_algorithm", fix="pass --speculative-algorithm EAGLE (NEXTN is not accepted here)",
+            )
+        if args.speculative_eagle_topk != 1:
+            raise _refuse(
+                "DeepseekV4ForCausalLM speculative decoding only supports EAGLE with topk == 1",
+                "speculative_eagle_topk", fix="pass --speculative-eagle-topk 1",
+            )
+    if args.swa_full_tokens_ratio == 0.8:
+        out["swa_full_tokens_ratio"] = 0.1
+    if args.moe_runner_backend == "auto" and hf.get("nvfp4_moe_meta") is not None:
+        out["moe_runner_backend"] = "flashinfer_trtllm_routed"
+    if args.enable_prefill_cp:
+        if args.cp_strategy != "interleave":
+            raise _refuse(
+                "DeepseekV4ForCausalLM prefill context parallelism requires --cp-strategy interleave",
+                "cp_strategy", fix="pass --cp-strategy interleave", upstream="ValueError",
+            )
+        if args.dp_size != 1 or args.tp_size > 8:
+            raise _refuse(
+                "DeepseekV4ForCausalLM prefill context parallelism needs --dp-size 1 and --tp-size <= 8",
+                "dp_size", "tp_size", fix="pass --dp-size 1 and at most --tp-size 8",
+            )
+        out.update(
+            enable_dsa_prefill_context_parallel=True,
+            dsa_prefill_cp_mode="round-robin-split",
+            enable_dp_attention=True,
+            moe_dense_tp_size=1,
+            attn_cp_size=args.tp_size // args.dp_size,
+        )
+    return out
+
+
+@registry.for_arch(ARCH, stage="model_checks")
+def deepseek_v4_kv_cache_dtype(ctx):
+    """§3.2: KV auto → fp8_e4m3; Ascend → bfloat16; anything else is refused."""
+    kv = ctx.args.kv_cache_dtype
+    out = {}
+    if kv == "auto":
+        kv = out["kv_cache_dtype"] = "fp8_e4m3"
+    if ctx.args.device == "npu" and kv != "bfloat16":
+        kv = "bfloat16"
+        out["kv_cache_dtype"] = Force(kv, "DeepSeek-V4 on Ascend keeps a bfloat16 KV cache")
+    if kv not in ("fp8_e4m3", "bfloat16"):
+        raise _refuse(f"{kv} is not supported for DeepseekV4ForCausalLM", "kv_cache_dtype",
+                      fix="pass --kv-cache-dtype fp8_e4m3 or bfloat16")
+    return out
+
+
+@registry.for_arch(ARCH, stage="model_checks")
+def deepseek_v4_sm120_moe(ctx):
+    """§3.2: on SM120 the MoE runner defaults to marlin."""
+    if ctx.platform.is_sm120 and ctx.args.moe_runner_backend == "auto":
+        return {"moe_runner_backend": "marlin"}
+    return {}

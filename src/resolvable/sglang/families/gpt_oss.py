@@ -1,0 +1,101 @@
+"""GPT-OSS (spec §3.3).
+
+Invariants: with no backend chosen, GPT-OSS picks one per platform (trtllm_mha on SM100,
+fa3 on SM90, intel_amx on AMX CPUs, intel_xpu, aiter on ROCm, else triton); both effective
+backends must be sink-capable; mxfp4 checkpoints run in bfloat16; Intel XPU accepts only
+bfloat16; the MoE runner follows the platform and the checkpoint.
+"""
+
+from __future__ import annotations
+
+from ..._resolution import Force
+from ...errors import ConflictError
+from .._base import registry
+from ..facts import backends_not_set, effective_backends, env_flag, quant_method
+
+ARCH = "GptOssForCausalLM"
+SUPPORTED = ("triton", "trtllm_mha", "fa3", "fa4", "ascend", "intel_amx", "intel_xpu", "aiter")
+
+
+def _is_mxfp4(ctx) -> bool:
+    return quant_method(ctx.hf) == "mxfp4" or ctx.args.quantization == "mxfp4"
+
+
+@registry.for_arch(ARCH)
+def gpt_oss_defaults(ctx):
+    """§3.3: platform backend fill (only when A, P, D are all unset), XPU dtype, mxfp4 dtype."""
+    args, platform = ctx.args, ctx.platform
+    out = {}
+    if backends_not_set(args):
+        if platform.is_sm100:
+            backend = "trtllm_mha"
+        elif platform.is_sm90:
+            backend = "fa3"
+        elif platform.is_cpu and platform.has_amx:
+            backend = "intel_amx"
+        elif platform.is_xpu:
+            backend = "intel_xpu"
+        elif platform.is_hip:
+            backend = "aiter"
+        else:
+            backend = "triton"
+        out["attention_backend"] = backend
+    if platform.is_xpu and args.dtype not in ("auto", "bfloat16"):
+        raise ConflictError(
+            f"GptOssForCausalLM on Intel XPU only supports bfloat16 dtype, but got '{args.dtype}'.",
+            fields=("dtype",), fix="pass --dtype bfloat16 (or leave it auto)", upstream="NotImplementedError",
+        )
+    if quant_method(ctx.hf) == "mxfp4":
+        out["dtype"] = Force("bfloat16", "mxfp4 GPT-OSS kernels (triton) run in bfloat16")
+    return out
+
+
+@registry.for_arch(ARCH, stage="model_checks")
+def gpt_oss_backend_check(ctx):
+    """§3.3: both effective backends must support attention sinks."""
+    prefill, decode = effective_backends(ctx.args)
+    if prefill not in SUPPORTED or decode not in SUPPORTED:
+        raise ConflictError(
+            f"GptOssForCausalLM requires one of {list(SUPPORTED)} attention backend, but got the following "
+            f"backends\n- Prefill: {prefill}\n- Decode: {decode}",
+            fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
+            fix=f"set --attention-backend (or both split flags) to one of {list(SUPPORTED)}",
+            upstream="AssertionError",
+        )
+    return {}
+
+
+@registry.for_arch(ARCH, stage="model_checks")
+def gpt_oss_moe_runner(ctx):
+    """§3.3 MoE runner: flashinfer_mxfp4 (SM100), marlin (SM120), triton on ROCm+AITER,
+    deep_gemm on MUSA, else triton / triton_kernel when triton_kernels is installed."""
+    args, platform = ctx.args, ctx.platform
+    runner = args.moe_runner_backend
+    out = {}
+    if runner == "auto":
+        mxfp4 = _is_mxfp4(ctx)
+        choice = None
+        if platform.is_sm100 and mxfp4:
+            choice = "flashinfer_mxfp4"
+        elif platform.is_sm120 and mxfp4:
+            choice = "marlin"
+        elif platform.is_hip and env_flag(ctx, "SGLANG_USE_AITER"):
+            choice = None if mxfp4 else "triton"
+        elif platform.is_musa and env_flag(ctx, "SGLANG_DEEPEP_BF16_DISPATCH"):
+            choice = "deep_gemm"
+        elif (
+            args.ep_size == 1
+            and platform.has_kernel("triton_kernels")
+            and args.quantization is None
+            and not (platform.is_cpu and platform.has_amx)
+        ):
+            new_driver = platform.driver_version is not None and platform.driver_version[0] >= 595
+            choice = "triton" if platform.is_blackwell and new_driver else "triton_kernel"
+        if choice is not None:
+            out["moe_runner_backend"] = runner = choice
+    if runner == "triton_kernel" and args.ep_size != 1:
+        raise ConflictError(
+            "the triton_kernel MoE runner requires --ep-size 1", fields=("moe_runner_backend", "ep_size"),
+            fix="pass --ep-size 1 or another --moe-runner-backend", upstream="AssertionError",
+        )
+    return out

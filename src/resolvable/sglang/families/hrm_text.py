@@ -1,0 +1,40 @@
+"""HRM-Text load-time adjustment (spec §3.19, §6.10; 0.5.15 only).
+
+Invariant: not a rule — sglang's ModelRunner applies it after ``__post_init__``. Here it is
+an ``adjust`` of the resolution (recorded like any declaration), so the published
+``attn.backend`` always equals the final value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._resolution import Resolution
+
+SOURCE = "ModelRunner.model_specific_adjustment"
+
+
+def is_prefix_lm_hrm_text(hf: Any) -> bool:
+    return (hf.get("model_type") == "hrm_text" or "HrmTextForCausalLM" in hf.architectures) and bool(
+        hf.get("prefix_lm", True)
+    )
+
+
+def hrm_text_adjustments(hf: Any) -> dict[str, Any]:
+    """The fields the model runner forces for a prefix-LM HRM-Text model (empty otherwise)."""
+    if not is_prefix_lm_hrm_text(hf):
+        return {}
+    return {
+        "attention_backend": "triton",
+        "chunked_prefill_size": -1,
+        "disable_radix_cache": True,
+        "disable_cuda_graph": True,
+        "cuda_graph_backend_prefill": "disabled",
+        "cuda_graph_backend_decode": "disabled",
+    }
+
+
+def apply_load_time_adjustments(res: Resolution, hf: Any) -> Resolution:
+    """§3.19: force triton etc. for prefix-LM HRM-Text (target worker)."""
+    fields = {k: v for k, v in hrm_text_adjustments(hf).items() if res[k] != v}
+    return res.adjust(SOURCE, **fields) if fields else res

@@ -1,0 +1,99 @@
+"""Hybrid linear-attention / mamba families: attention fills and checks (spec §3.11).
+
+MiniCPM-V-4.6, Falcon-H1 / Jet-Nemotron, Granite-4.0-H, LFM2, Nemotron-H. Invariants: only an
+unset ``A`` is filled, and only on SM100; LFM2 and Nemotron-H refuse triton (their first layer
+may not be attention) — read before the generic default (spec §10 #6); Nemotron-H ModelOpt
+checkpoints pick their quantization and MoE runner. The mamba radix cache is in
+``mamba_radix``.
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError
+from .._base import registry
+from ..facts import quantization_config
+
+TRITON_ON_SM100 = ("MiniCPMV4_6ForConditionalGeneration", "FalconH1ForCausalLM", "JetNemotronForCausalLM",
+                   "JetVLMForConditionalGeneration")
+NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
+NO_TRITON = ("Lfm2ForCausalLM", *NEMOTRON_H)
+
+
+def granite_has_mamba(hf) -> bool:
+    """Granite-4.0-H is hybrid only when some ``layer_types`` entry is "mamba"."""
+    layer_types = hf.text_config.get("layer_types") or ()
+    return any(t == "mamba" for t in layer_types)
+
+
+@registry.for_arch(*TRITON_ON_SM100)
+def hybrid_triton_on_sm100(ctx):
+    """§3.11: MiniCPM-V-4.6, Falcon-H1, Jet-Nemotron use triton on SM100 when ``A`` is unset."""
+    if ctx.args.attention_backend is None and ctx.platform.is_sm100:
+        return {"attention_backend": "triton"}
+    return {}
+
+
+@registry.for_arch("GraniteMoeHybridForCausalLM")
+def granite_hybrid_attention(ctx):
+    """§3.11: Granite with mamba layers uses flashinfer on SM100 when ``A`` is unset."""
+    if granite_has_mamba(ctx.hf) and ctx.args.attention_backend is None and ctx.platform.is_sm100:
+        return {"attention_backend": "flashinfer"}
+    return {}
+
+
+@registry.for_arch(*NO_TRITON)
+def lfm2_nemotron_attention(ctx):
+    """§3.11: LFM2 and Nemotron-H use flashinfer on SM100 when ``A`` is unset."""
+    if ctx.args.attention_backend is None and ctx.platform.is_sm100:
+        return {"attention_backend": "flashinfer"}
+    return {}
+
+
+@registry.for_arch(*NO_TRITON, stage="model_checks")
+def no_triton_check(ctx):
+    """§3.11: triton is refused (checked on ``A`` before the generic default)."""
+    if ctx.args.attention_backend == "triton":
+        raise ConflictError(
+            f"{ctx.arch} does not support triton attention backend, as the first layer might not be an "
+            "attention layer",
+            fields=("attention_backend",), fix="pass another --attention-backend (e.g. flashinfer or fa3)",
+            upstream="AssertionError",
+        )
+    return {}
+
+
+_MODELOPT = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")
+
+
+@registry.for_arch(*NEMOTRON_H)
+def nemotron_h_quant_moe(ctx):
+    """§3.11 Nemotron-H: ModelOpt checkpoints need relu2 MLPs and pick the concrete ModelOpt
+    method; the MoE runner is flashinfer_trtllm on SM100, marlin for FP4 on SM80-SM9x, else cutlass."""
+    args, hf, platform = ctx.args, ctx.hf, ctx.platform
+    qc = quantization_config(hf)
+    method = args.quantization or (qc.get("quant_method") if qc is not None else None)
+    out = {}
+    if method in _MODELOPT:
+        if hf.text_config.get("mlp_hidden_act") != "relu2":
+            raise ConflictError(
+                f"{ctx.arch} ModelOpt checkpoints require mlp_hidden_act == 'relu2'",
+                fields=("quantization",), fix="check the checkpoint's config.json", upstream="AssertionError",
+            )
+        algo = str((qc or {}).get("quant_algo") or "").upper()
+        if algo == "MIXED_PRECISION":
+            method = "modelopt_mixed"
+        elif algo == "NVFP4":
+            method = "modelopt_fp4"
+        elif method == "modelopt":
+            method = "modelopt_fp8"
+        if args.quantization != method:
+            out["quantization"] = method
+    if (method in _MODELOPT or method is None) and args.moe_runner_backend == "auto":
+        cap = platform.capability or (0, 0)
+        if platform.is_sm100 and args.moe_a2a_backend == "none":
+            out["moe_runner_backend"] = "flashinfer_trtllm"
+        elif method in ("modelopt_fp4", "modelopt_mixed") and platform.is_cuda and (8, 0) <= tuple(cap) < (10, 0):
+            out["moe_runner_backend"] = "marlin"
+        else:
+            out["moe_runner_backend"] = "flashinfer_cutlass"
+    return out

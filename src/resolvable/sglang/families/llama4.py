@@ -1,0 +1,49 @@
+"""Llama 4 (spec §3.4). Skipped entirely when ``device == "cpu"``.
+
+Invariant: Llama 4 runs on fa3, aiter, triton, ascend, trtllm_mha or intel_xpu; an unset
+``--attention-backend`` gets the platform's pick (split flags are not considered).
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError
+from .._base import registry
+
+ARCHS = ("Llama4ForConditionalGeneration", "Llama4ForCausalLM")
+SUPPORTED = ("fa3", "aiter", "triton", "ascend", "trtllm_mha", "intel_xpu")
+
+
+@registry.for_arch(*ARCHS)
+def llama4_defaults(ctx):
+    """§3.4: fill ``A`` per platform; FP8 MoE on SM100 uses flashinfer_trtllm."""
+    args, platform = ctx.args, ctx.platform
+    if args.device == "cpu":
+        return {}
+    out = {}
+    if args.attention_backend is None:
+        if platform.is_sm100:
+            out["attention_backend"] = "trtllm_mha"
+        elif platform.is_sm90:
+            out["attention_backend"] = "fa3"
+        elif platform.is_hip:
+            out["attention_backend"] = "aiter"
+        elif args.device == "xpu":
+            out["attention_backend"] = "intel_xpu"
+        else:
+            out["attention_backend"] = "triton"
+    if platform.is_sm100 and args.moe_runner_backend == "auto" and args.quantization in ("fp8", "modelopt_fp8"):
+        out["moe_runner_backend"] = "flashinfer_trtllm"
+    return out
+
+
+@registry.for_arch(*ARCHS, stage="model_checks")
+def llama4_backend_check(ctx):
+    """§3.4: the resolved ``A`` must be one Llama 4 supports."""
+    backend = ctx.args.attention_backend
+    if ctx.args.device != "cpu" and backend not in SUPPORTED:
+        raise ConflictError(
+            f"fa3, aiter, triton, ascend, trtllm_mha or intel_xpu is required for Llama4 model but got {backend}",
+            fields=("attention_backend",), fix=f"pass --attention-backend with one of {list(SUPPORTED)}",
+            upstream="AssertionError",
+        )
+    return {}

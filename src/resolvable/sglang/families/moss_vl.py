@@ -1,0 +1,34 @@
+"""MOSS-VL (spec §3.10).
+
+Invariant: the prefill backend must be flashinfer (custom cross-attention masks); with nothing
+chosen only prefill is set, so decode keeps the platform default (a hybrid backend).
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError
+from .._base import registry
+from ..facts import backends_not_set, effective_backends
+
+ARCH = "MossVLForConditionalGeneration"
+
+
+@registry.for_arch(ARCH)
+def moss_vl_prefill(ctx):
+    """§3.10: ``P`` := flashinfer when A, P, D are all unset."""
+    if backends_not_set(ctx.args):
+        return {"prefill_attention_backend": "flashinfer"}
+    return {}
+
+
+@registry.for_arch(ARCH, stage="model_checks")
+def moss_vl_prefill_check(ctx):
+    """§3.10: the effective prefill backend must be flashinfer."""
+    if effective_backends(ctx.args)[0] != "flashinfer":
+        raise ConflictError(
+            "MossVLForConditionalGeneration requires flashinfer prefill attention backend for cross-attention "
+            "custom mask support.",
+            fields=("attention_backend", "prefill_attention_backend"),
+            fix="pass --prefill-attention-backend flashinfer", upstream="AssertionError",
+        )
+    return {}

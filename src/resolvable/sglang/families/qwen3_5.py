@@ -1,0 +1,34 @@
+"""Qwen3.5 hybrid / Qwen3-Next (spec §3.12).
+
+Invariant: on SM100 with ``A`` unset, the backend and page size are chosen together:
+trtllm_mha with 64-token pages only if the generic default would be trtllm_mha and the
+extra buffer, a disabled radix cache or speculation is in play; otherwise triton with
+1-token pages. The page size overrides the user's (spec §8 #65).
+"""
+
+from __future__ import annotations
+
+from ..._resolution import Force
+from .._base import registry
+from ..passes.default_backend import default_attention_backend
+
+ARCHS = (
+    "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+    "Qwen3_5ForConditionalGeneration",
+)
+
+
+@registry.for_arch(*ARCHS)
+def qwen3_5_hybrid_attention(ctx):
+    """§3.12 coupled declaration of ``attention_backend`` and ``page_size`` on SM100."""
+    args = ctx.args
+    if not ctx.platform.is_sm100 or args.attention_backend is not None:
+        return {}
+    extra_buffer = not args.disable_radix_cache and args.mamba_radix_cache_strategy in (
+        "extra_buffer", "extra_buffer_lazy")
+    wants_paged = extra_buffer or args.disable_radix_cache or args.speculative_algorithm is not None
+    if default_attention_backend(ctx) == "trtllm_mha" and wants_paged:
+        return {"attention_backend": "trtllm_mha",
+                "page_size": Force(64, "Qwen3.5 hybrid with trtllm_mha uses 64-token pages")}
+    return {"attention_backend": "triton",
+            "page_size": Force(1, "Qwen3.5 hybrid with triton uses 1-token pages")}

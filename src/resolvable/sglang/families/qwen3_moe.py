@@ -1,0 +1,32 @@
+"""Qwen3 MoE family (spec §3.13): Qwen3-MoE, Qwen3-VL-MoE and the Qwen3.5 hybrid archs.
+
+Invariant: no attention logic; on SM100 the checkpoint's quantization is adopted and FP8 /
+NVFP4 / unquantized experts run on the flashinfer_trtllm MoE runner.
+"""
+
+from __future__ import annotations
+
+from .._base import registry
+from ..facts import quant_method, quantization_explicitly_unset
+from .qwen3_5 import ARCHS as QWEN3_5_ARCHS
+
+ARCHS = ("Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", *QWEN3_5_ARCHS)
+
+
+@registry.for_arch(*ARCHS)
+def qwen3_moe_runner(ctx):
+    """§3.13 (SM100 only)."""
+    args = ctx.args
+    if not ctx.platform.is_sm100:
+        return {}
+    out = {}
+    quantization = args.quantization
+    if quantization is None and not quantization_explicitly_unset(ctx):
+        method = quant_method(ctx.hf)
+        if method is not None:
+            quantization = out["quantization"] = method
+    if quantization in ("fp8", "modelopt_fp4", None) and args.moe_a2a_backend == "none" and (
+        args.moe_runner_backend == "auto"
+    ):
+        out["moe_runner_backend"] = "flashinfer_trtllm"
+    return out

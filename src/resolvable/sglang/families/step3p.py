@@ -1,0 +1,32 @@
+"""Step-3.5 / Step-3.7 (spec §3.9), a predicate rule (substring match on the architecture).
+
+Invariant: with nothing chosen, Blackwell gets fa4 and Hopper fa3; EAGLE turns on multi-layer
+EAGLE; the hierarchical cache needs a full-size SWA pool.
+"""
+
+from __future__ import annotations
+
+from .._base import registry
+from ..facts import backends_not_set
+
+
+def is_step3p(arch: str) -> bool:
+    """'Step3p5ForCausalLM' or 'Step3p7ForConditionalGeneration' in arch"""
+    return "Step3p5ForCausalLM" in arch or "Step3p7ForConditionalGeneration" in arch
+
+
+@registry.for_arch_matching(is_step3p)
+def step3p_defaults(ctx):
+    """§3.9: fa4 on Blackwell / fa3 on SM90 when unset; multi-layer EAGLE; hicache SWA ratio."""
+    args, platform = ctx.args, ctx.platform
+    out = {}
+    if backends_not_set(args):
+        if platform.is_blackwell:
+            out["attention_backend"] = "fa4"
+        elif platform.is_sm90:
+            out["attention_backend"] = "fa3"
+    if args.speculative_algorithm == "EAGLE":
+        out["enable_multi_layer_eagle"] = True
+    if args.enable_hierarchical_cache:
+        out.update(swa_full_tokens_ratio=1.0, disable_hybrid_swa_memory=True)
+    return out

@@ -1,0 +1,58 @@
+"""Bundled ``config.json`` samples of popular checkpoints, and model lookup by name or path.
+
+Invariant: ``load_model(spec)`` accepts a bundled sample name, a path to a config.json or a
+model directory, or a hub repo id present in the local Hugging Face cache — and raises
+``ConfigError`` naming the input and the closest bundled names otherwise.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+from .._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
+from ..errors import ConfigError, closest
+
+_PACKAGE = "resolvable.sglang"
+
+
+@functools.lru_cache(maxsize=1)
+def catalog() -> dict[str, dict[str, Any]]:
+    """Bundled samples: name → {repo_id, family, description}."""
+    text = resources.files(_PACKAGE).joinpath("models", "catalog.json").read_text(encoding="utf-8")
+    return dict(sorted(json.loads(text).items()))
+
+
+@functools.lru_cache(maxsize=None)
+def bundled(name: str) -> HFConfig:
+    """The bundled sample ``name`` (e.g. "gpt-oss-120b")."""
+    if name not in catalog():
+        raise ConfigError(_unknown_message(name))
+    text = resources.files(_PACKAGE).joinpath("models", f"{name}.json").read_text(encoding="utf-8")
+    return HFConfig(json.loads(text), source=f"bundled:{name}")
+
+
+def _unknown_message(spec: str) -> str:
+    hint = closest(spec.lower(), catalog())
+    extra = f" Did you mean {hint!r}?" if hint else ""
+    return (
+        f"unknown model {spec!r}: not a bundled sample, a config.json, a model directory, or a hub id in the "
+        f"local Hugging Face cache.{extra} Run `resolvable models` for the bundled names."
+    )
+
+
+def load_model(spec: str) -> HFConfig:
+    """Resolve a MODEL argument: bundled name, config.json path, model directory, or cached hub id."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError("the model must be a non-empty name or path")
+    key = spec.strip()
+    if key.lower() in catalog():
+        return bundled(key.lower())
+    try:
+        return load_hf_config(key)
+    except ConfigError as exc:
+        if "no such file or directory" in str(exc) and find_in_hub_cache(key) is None:
+            raise ConfigError(_unknown_message(key)) from None
+        raise

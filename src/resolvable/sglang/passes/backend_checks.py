@@ -1,0 +1,127 @@
+"""Kernel/platform/KV-dtype checks of the chosen backends (spec §4.2 C10-C14, C20).
+
+Invariant: these rules only refuse (or, for cutedsl_mla, fill the missing prefill side);
+each refusal names the flag to change.
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError
+from .._base import registry
+from ..facts import effective_backends, is_mla
+
+
+@registry.rule("attention_checks")
+def trtllm_mla_checks(ctx):
+    """C10: trtllm_mla needs Blackwell and a kv dtype in {fp8_e4m3, fp4_e2m1, bf16, auto}."""
+    args = ctx.args
+    if "trtllm_mla" not in (args.attention_backend, args.decode_attention_backend):
+        return {}
+    if not ctx.platform.is_blackwell:
+        raise ConflictError(
+            "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x). Please use a different backend.",
+            fields=("attention_backend",), fix="choose another --attention-backend (e.g. fa3 or flashinfer)",
+        )
+    if args.kv_cache_dtype not in ("fp8_e4m3", "fp4_e2m1", "bf16", "auto"):
+        raise ConflictError(
+            "TensorRT-LLM MLA backend only supports kv-cache-dtype of fp8_e4m3, fp4_e2m1, bf16, or auto.",
+            fields=("attention_backend", "kv_cache_dtype"),
+            fix="pass --kv-cache-dtype bf16 (not 'bfloat16'), fp8_e4m3, fp4_e2m1 or auto",
+        )
+    return {}
+
+
+@registry.rule("attention_checks")
+def tokenspeed_mla_checks(ctx):
+    """C11: tokenspeed_mla needs Blackwell and ``fp8_e4m3`` KV."""
+    args = ctx.args
+    if "tokenspeed_mla" not in (args.attention_backend, args.decode_attention_backend):
+        return {}
+    if not ctx.platform.is_blackwell:
+        raise ConflictError(
+            "tokenspeed_mla backend is only supported on Blackwell GPUs (SM100/SM12x).",
+            fields=("attention_backend",), fix="choose another --attention-backend",
+        )
+    if args.kv_cache_dtype != "fp8_e4m3":
+        raise ConflictError(
+            f"tokenspeed_mla backend requires kv-cache-dtype=fp8_e4m3, got {args.kv_cache_dtype}.",
+            fields=("kv_cache_dtype",), fix="pass --kv-cache-dtype fp8_e4m3",
+        )
+    return {}
+
+
+@registry.rule("attention_checks")
+def cutedsl_mla_checks(ctx):
+    """C12: cutedsl_mla is decode-only, SM100-only, with a compatible KV dtype; prefill defaults to trtllm_mla."""
+    args = ctx.args
+    if "cutedsl_mla" not in (args.attention_backend, args.decode_attention_backend, args.prefill_attention_backend):
+        return {}
+    if args.prefill_attention_backend == "cutedsl_mla":
+        raise ConflictError(
+            "CuteDSL MLA only supports decoding for now",
+            fields=("prefill_attention_backend",), fix="use cutedsl_mla with --decode-attention-backend only",
+            upstream="AssertionError",
+        )
+    if not ctx.platform.is_sm100:
+        raise ConflictError(
+            "CuteDSL MLA backend is only supported on Blackwell GPUs (SM100). Please use a different backend.",
+            fields=("decode_attention_backend",), fix="choose another --decode-attention-backend",
+        )
+    if args.kv_cache_dtype not in ("fp8_e4m3", "bf16", "bfloat16", "auto"):
+        raise ConflictError(
+            f"CuteDSL MLA backend does not support kv-cache-dtype {args.kv_cache_dtype}.",
+            fields=("kv_cache_dtype",), fix="pass --kv-cache-dtype fp8_e4m3, bf16 or auto",
+        )
+    if args.prefill_attention_backend is None:
+        return {"prefill_attention_backend": "trtllm_mla"}
+    return {}
+
+
+@registry.rule("attention_checks")
+def trtllm_mha_platform_checks(ctx):
+    """C13/C14: trtllm_mha prefill needs SM100; decode needs SM90, SM100 or SM120."""
+    prefill, decode = effective_backends(ctx.args)
+    platform = ctx.platform
+    if prefill == "trtllm_mha" and not platform.is_sm100:
+        raise ConflictError(
+            "TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100). "
+            "Please use a different prefill backend.",
+            fields=("attention_backend", "prefill_attention_backend"),
+            fix="choose another --attention-backend / --prefill-attention-backend",
+        )
+    if decode == "trtllm_mha" and not (platform.is_sm90 or platform.is_sm100 or platform.is_sm120):
+        raise ConflictError(
+            "TRTLLM MHA backend for decode is only supported on Hopper (SM90), Blackwell (SM100) and (SM120) "
+            "GPUs. Please use a different decode backend.",
+            fields=("attention_backend", "decode_attention_backend"),
+            fix="choose another --attention-backend / --decode-attention-backend",
+        )
+    return {}
+
+
+@registry.rule("attention_checks")
+def intel_xpu_mla_prefill(ctx):
+    """C20: for MLA models intel_xpu is decode-only."""
+    if is_mla(ctx.hf) and effective_backends(ctx.args)[0] == "intel_xpu":
+        raise ConflictError(
+            "intel_xpu backend is only supported on decode for MLA models, please set "
+            "--decode-attention-backend to intel_xpu and use another prefill backend.",
+            fields=("attention_backend", "prefill_attention_backend"),
+            fix="pass --decode-attention-backend intel_xpu --prefill-attention-backend triton",
+        )
+    return {}
+
+
+@registry.rule("attention_late")
+def deepseek_trtllm_mla_prefill_graph(ctx):
+    """C24 (0.5.15 only): DeepSeek-V3 with trtllm_mla prefill runs prefill without CUDA graphs,
+    unless the user locked the prefill graph backend."""
+    args = ctx.args
+    if (
+        not ctx.user_set("cuda_graph_backend_prefill")
+        and args.cuda_graph_backend_prefill != "disabled"
+        and "DeepseekV3ForCausalLM" in ctx.hf.architectures
+        and effective_backends(args)[0] == "trtllm_mla"
+    ):
+        return {"cuda_graph_backend_prefill": "disabled"}
+    return {}

@@ -1,0 +1,88 @@
+"""Attention-backend compatibility fallbacks (spec §4.2 C1-C3, C15, C18-C19, C22-C23).
+
+Invariant: each rule either swaps a backend the platform or KV dtype cannot run for the
+portable one, switches off what a backend cannot use, or refuses; page sizes are handled
+in ``page_constraints`` and kernel/platform refusals in ``backend_checks``.
+"""
+
+from __future__ import annotations
+
+from ..._resolution import Force
+from ...errors import ConflictError
+from .._base import registry
+
+
+def _disable_graphs(args, reason: str) -> dict:
+    return {
+        f"cuda_graph_backend_{phase}": Force("disabled", reason)
+        for phase in ("prefill", "decode")
+        if args[f"cuda_graph_backend_{phase}"] != "disabled"
+    }
+
+
+@registry.rule("attention_compat")
+def torch_native_and_flex_graphs(ctx):
+    """C1/C2: torch_native and flex_attention run without CUDA graphs; flex refuses speculation."""
+    args = ctx.args
+    if args.attention_backend == "torch_native":
+        return _disable_graphs(args, "torch_native attention does not support CUDA graphs")
+    if args.attention_backend == "flex_attention":
+        if args.speculative_algorithm is not None:
+            raise ConflictError(
+                "Speculative decoding is currently not supported with Flex Attention backend",
+                fields=("attention_backend", "speculative_algorithm"),
+                fix="drop --speculative-algorithm or choose another --attention-backend",
+                upstream="AssertionError",
+            )
+        return _disable_graphs(args, "flex_attention does not support CUDA graphs")
+    return {}
+
+
+@registry.rule("attention_compat")
+def whisper_radix_cache(ctx):
+    """C3: encoder-decoder Whisper runs without the radix cache."""
+    if "WhisperForConditionalGeneration" in ctx.hf.architectures and not ctx.args.disable_radix_cache:
+        return {"disable_radix_cache": True}
+    return {}
+
+
+@registry.rule("attention_compat")
+def fa3_fp8_e5m2_fallback(ctx):
+    """C15: FA3 reads FP8 KV only as e4m3; with ``fp8_e5m2`` the backend falls back to triton."""
+    args = ctx.args
+    if args.attention_backend == "fa3" and args.kv_cache_dtype == "fp8_e5m2":
+        return {"attention_backend": Force("triton", "FlashAttention3 supports only fp8_e4m3 FP8 KV caches")}
+    return {}
+
+
+@registry.rule("attention_compat")
+def platform_fallbacks(ctx):
+    """C18/C19: intel_amx without AMX → torch_native; intel_xpu without XMX → triton.
+
+    C1 already ran, so the torch_native fallback keeps CUDA graphs (spec §10 #9)."""
+    args, platform = ctx.args, ctx.platform
+    if args.attention_backend == "intel_amx" and args.device == "cpu" and not platform.has_amx:
+        return {"attention_backend": Force("torch_native", "this CPU has no AMX")}
+    if args.attention_backend == "intel_xpu" and args.device == "xpu" and not platform.has_xmx:
+        return {"attention_backend": Force("triton", "this Intel GPU has no XMX")}
+    return {}
+
+
+@registry.rule("attention_compat")
+def dual_chunk_attention(ctx):
+    """C22/C23: dual-chunk models need ``dual_chunk_flash_attn`` (explicitly: §4.1 already filled
+    ``A``), which runs without mixed chunks and without the radix cache."""
+    args = ctx.args
+    if ctx.hf.text_config.get("dual_chunk_attention_config") is not None:
+        if args.attention_backend is None:
+            return {"attention_backend": "dual_chunk_flash_attn"}
+        if args.attention_backend != "dual_chunk_flash_attn":
+            raise ConflictError(
+                f"Dual chunk attention is enabled, but attention backend is set to {args.attention_backend}. "
+                "Please set it to 'dual_chunk_flash_attn'.",
+                fields=("attention_backend",),
+                fix="pass --attention-backend dual_chunk_flash_attn",
+            )
+    if args.attention_backend == "dual_chunk_flash_attn":
+        return {"enable_mixed_chunk": False, "disable_radix_cache": True}
+    return {}

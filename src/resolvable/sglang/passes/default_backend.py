@@ -1,0 +1,63 @@
+"""Default attention backend when nothing was chosen (spec §4.1, step 13 first action).
+
+Invariant: ``default_attention_backend`` is a pure function of the rule context; families
+that need "what would the default be" (Qwen3.5 hybrid, spec §3.12) call it with their view.
+"""
+
+from __future__ import annotations
+
+from ..._resolution import Force
+from .._base import registry
+from ..facts import flashinfer_available, has_attention_sinks, is_mla, num_kv_heads_per_rank
+
+
+def _no_spec_or_topk_one(args) -> bool:
+    """``is_no_spec_infer_or_topk_one``: no EAGLE topk, or topk 1 with page size 1/unset."""
+    topk = args.speculative_eagle_topk
+    return topk is None or (topk == 1 and args.page_size in (1, None))
+
+
+def default_attention_backend(ctx) -> str:
+    """``_get_default_attn_backend`` (spec §4.1 table: Whisper, MHA-a..f, MLA-a..f)."""
+    args, platform, hf = ctx.args, ctx.platform, ctx.hf
+    if "WhisperForConditionalGeneration" in hf.architectures:
+        return "flashinfer"
+    if not is_mla(hf):
+        if platform.is_sm90 and _no_spec_or_topk_one(args):
+            return "fa3"
+        if (
+            platform.is_sm100
+            and _no_spec_or_topk_one(args)
+            and (args.speculative_algorithm is None or args.speculative_eagle_topk is not None)
+        ):
+            return "trtllm_mha"
+        if platform.is_hip:
+            return "aiter"
+        if platform.is_mps:
+            return "torch_native"
+        if flashinfer_available(ctx) and not has_attention_sinks(hf):
+            return "flashinfer"
+        return "triton"
+    if platform.is_sm90:
+        return "fa3"
+    if platform.is_sm100:
+        return "flashinfer"
+    if platform.is_hip:
+        return "aiter" if num_kv_heads_per_rank(hf, args.tp_size) in (16, 128) else "triton"
+    if platform.is_mps:
+        return "torch_native"
+    return "triton"
+
+
+@registry.rule("attention")
+def attention_backend_default(ctx):
+    """§4.1 wrapper: a matching prefill/decode pair wins (even over a user ``A``); else fill ``A``."""
+    args = ctx.args
+    prefill = args.prefill_attention_backend
+    if prefill is not None and prefill == args.decode_attention_backend:
+        if args.attention_backend == prefill:
+            return {}
+        return {"attention_backend": Force(prefill, "--prefill/--decode-attention-backend name the same backend")}
+    if args.attention_backend is None:
+        return {"attention_backend": default_attention_backend(ctx)}
+    return {}

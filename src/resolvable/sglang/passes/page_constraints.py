@@ -1,0 +1,73 @@
+"""Page sizes the chosen attention kernels require (spec §4.2 C4-C9, C16, C21).
+
+Invariant: rules run in order on the running page size (each sees the previous one's
+result) and override a user's ``--page-size`` when the kernel cannot use it — recorded as
+forced, with the kernel's requirement as the reason.
+"""
+
+from __future__ import annotations
+
+from ..._resolution import Force
+from .._base import registry
+from ..facts import effective_backends, is_mla
+
+
+def _snap(page, allowed: tuple[int, ...], target: int, why: str) -> dict:
+    if page in allowed:
+        return {}
+    return {"page_size": Force(target, why)}
+
+
+@registry.rule("attention_pages")
+def mla_and_trtllm_page_sizes(ctx):
+    """C4-C9: flashmla 64; cutlass_mla 128; trtllm_mla, tokenspeed_mla, cutedsl_mla {32, 64};
+    trtllm_mha {16, 32, 64} (default 64). Checks chain on a running page value."""
+    args = ctx.args
+    a, p, d = args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend
+    page = args.page_size
+    reasons = []
+    if "flashmla" in (a, d) and page != 64:
+        page = 64
+        reasons.append("flashmla needs 64-token pages")
+    if "cutlass_mla" in (a, d) and page != 128:
+        page = 128
+        reasons.append("cutlass_mla needs 128-token pages")
+    for name in ("trtllm_mla", "tokenspeed_mla"):
+        if name in (a, d) and page not in (32, 64):
+            page = 64
+            reasons.append(f"{name} supports 32- or 64-token pages")
+    if "cutedsl_mla" in (a, d, p) and page not in (32, 64):
+        page = 64
+        reasons.append("cutedsl_mla supports 32- or 64-token pages")
+    if "trtllm_mha" in (a, d, p) and page not in (16, 32, 64):
+        page = 64
+        reasons.append("trtllm_mha supports 16-, 32- or 64-token pages")
+    if page != args.page_size:
+        return {"page_size": Force(page, "; ".join(reasons))}
+    return {}
+
+
+@registry.rule("attention_pages")
+def fa4_page_size(ctx):
+    """C16 (0.5.15): FA4 on SM100 for MHA uses 128-token pages, unless EAGLE topk > 1."""
+    args = ctx.args
+    uses_fa4 = "fa4" in (args.attention_backend, args.decode_attention_backend, args.prefill_attention_backend)
+    if (
+        uses_fa4
+        and not is_mla(ctx.hf)
+        and ctx.platform.is_sm100
+        and (args.speculative_eagle_topk or 0) <= 1
+        and args.page_size != 128
+    ):
+        return {"page_size": Force(128, "FA4 on SM100 uses 128-token pages")}
+    return {}
+
+
+@registry.rule("attention_pages")
+def intel_xpu_page_size(ctx):
+    """C21: intel_xpu decode needs pages of {64, 128} (MLA: {16, 32, 64, 128}); default 128."""
+    args = ctx.args
+    if effective_backends(args)[1] != "intel_xpu":
+        return {}
+    allowed = (16, 32, 64, 128) if is_mla(ctx.hf) else (64, 128)
+    return _snap(args.page_size, allowed, 128, f"intel_xpu decode supports pages of {allowed} tokens")

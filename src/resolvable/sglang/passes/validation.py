@@ -1,0 +1,150 @@
+"""Downstream readers of the attention backend (spec §4.7, steps 19-23 and ``check_server_args``).
+
+Invariant: these rules validate the resolved configuration and apply the few switches the
+features imply (multi-item scoring, DFLASH draft backend, DP defaults); they never choose
+the main attention backend.
+"""
+
+from __future__ import annotations
+
+from ..._resolution import Force
+from ...errors import ConflictError
+from .. import choices as C
+from .._base import registry
+from ..facts import effective_backends
+
+
+@registry.rule("features")
+def multi_item_scoring(ctx):
+    """Step 19: ``--enable-mis`` needs flashinfer on both phases; it disables CUDA graphs,
+    the radix cache and chunked prefill."""
+    args = ctx.args
+    if not args.enable_mis:
+        return {}
+    if effective_backends(args) != ("flashinfer", "flashinfer"):
+        raise ConflictError(
+            "Multi-item scoring requires the flashinfer attention backend for prefill and decode.",
+            fields=("enable_mis", "attention_backend"), fix="pass --attention-backend flashinfer",
+            upstream="AssertionError",
+        )
+    reason = "multi-item scoring runs without CUDA graphs"
+    return {
+        "cuda_graph_backend_prefill": Force("disabled", reason),
+        "cuda_graph_backend_decode": Force("disabled", reason),
+        "disable_radix_cache": True,
+        "chunked_prefill_size": Force(-1, "multi-item scoring runs without chunked prefill"),
+    }
+
+
+@registry.rule("features")
+def prefill_only_backend(ctx):
+    """Step 20: ``--prefill-only-disable-kv-cache`` needs an FA prefill backend (fa3/fa4)."""
+    args = ctx.args
+    if not args.prefill_only_disable_kv_cache:
+        return {}
+    prefill = effective_backends(args)[0]
+    if prefill not in ("fa3", "fa4"):
+        raise ConflictError(
+            f"--prefill-only-disable-kv-cache currently requires the FA prefill backend (fa3 or fa4), got {prefill}.",
+            fields=("prefill_only_disable_kv_cache", "attention_backend"),
+            fix="pass --prefill-attention-backend fa3 (or fa4)",
+        )
+    return {}
+
+
+@registry.rule("parallelism")
+def data_parallelism_defaults(ctx):
+    """Step 21: without data parallelism there is no DP attention or DP LM head."""
+    args = ctx.args
+    if args.dp_size != 1:
+        return {}
+    reason = "--dp-size 1 has no data-parallel attention"
+    out = {}
+    if args.enable_dp_attention:
+        out["enable_dp_attention"] = Force(False, reason)
+    if args.enable_dp_lm_head:
+        out["enable_dp_lm_head"] = Force(False, reason)
+    return out
+
+
+@registry.rule("speculative")
+def speculative_backend_checks(ctx):
+    """Step 22: trtllm_mha needs topk 1; EAGLE topk > 1 with pages > 1 needs flashinfer/fa3/triton;
+    NGRAM likewise needs flashinfer."""
+    args = ctx.args
+    algo, topk, page = args.speculative_algorithm, args.speculative_eagle_topk, args.page_size
+    if algo is None:
+        return {}
+    topk_many = topk is not None and topk > 1
+    if topk_many and "trtllm_mha" in effective_backends(args):
+        raise ConflictError(
+            "trtllm_mha backend only supports topk = 1 for speculative decoding.",
+            fields=("speculative_eagle_topk", "attention_backend"),
+            fix="pass --speculative-eagle-topk 1 or another --attention-backend",
+        )
+    if topk_many and page is not None and page > 1:
+        if algo in C.EAGLE_FAMILY and args.attention_backend not in ("flashinfer", "fa3", "triton"):
+            raise ConflictError(
+                f"speculative decoding with topk > 1 and page_size > 1 supports only the flashinfer, fa3 and "
+                f"triton attention backends, got {args.attention_backend}.",
+                fields=("speculative_eagle_topk", "page_size", "attention_backend"),
+                fix="pass --speculative-eagle-topk 1, --page-size 1, or one of those backends",
+            )
+        if algo == "NGRAM" and args.attention_backend != "flashinfer":
+            raise ConflictError(
+                "NGRAM speculative decoding with topk > 1 and page_size > 1 supports only flashinfer, "
+                f"got {args.attention_backend}.",
+                fields=("speculative_algorithm", "page_size", "attention_backend"),
+                fix="pass --attention-backend flashinfer or --page-size 1",
+            )
+    return {}
+
+
+_DFLASH_DRAFT_OK = ("flashinfer", "fa3", "fa4", "triton", "ascend")
+
+
+@registry.rule("speculative")
+def dflash_draft_backend(ctx):
+    """Step 22 (0.5.15): the DFLASH draft backend is the user's, else the effective prefill;
+    unsupported ones fall back to flashinfer (triton on ROCm)."""
+    args = ctx.args
+    if args.speculative_algorithm != "DFLASH":
+        return {}
+    chosen = args.speculative_draft_attention_backend or effective_backends(args)[0]
+    fallback = "triton" if ctx.platform.is_hip else "flashinfer"
+    if chosen is None or chosen == "trtllm_mha" or chosen not in _DFLASH_DRAFT_OK:
+        chosen = Force(fallback, f"DFLASH drafts support only {list(_DFLASH_DRAFT_OK)} (not trtllm_mha)")
+    if chosen == args.speculative_draft_attention_backend:
+        return {}
+    return {"speculative_draft_attention_backend": chosen}
+
+
+@registry.rule("memory_layout")
+def page_major_kv_layout(ctx):
+    """Step 23 (0.5.15): the unified memory pool's page-major KV layout runs only with triton."""
+    args = ctx.args
+    if not args.enable_unified_memory:
+        return {}
+    used = {b for b in effective_backends(args) if b is not None}
+    if not used <= {"triton"}:
+        raise ConflictError(
+            f"--enable-unified-memory (page-major KV layout) supports only the triton attention backend, "
+            f"got {sorted(used)}.",
+            fields=("enable_unified_memory", "attention_backend"), fix="pass --attention-backend triton",
+        )
+    return {}
+
+
+@registry.rule("post_init")
+def chunked_prefill_page_alignment(ctx):
+    """``check_server_args``: the chunked prefill size must be a multiple of the page size."""
+    args = ctx.args
+    chunk, page = args.chunked_prefill_size, args.page_size
+    if chunk is not None and chunk > 0 and page and args.disaggregation_mode != "decode" and chunk % page:
+        raise ConflictError(
+            f"chunked_prefill_size ({chunk}) must be a multiple of page_size ({page}).",
+            fields=("chunked_prefill_size", "page_size"),
+            fix=f"pass --chunked-prefill-size {chunk - chunk % page or page}",
+            upstream="AssertionError",
+        )
+    return {}
