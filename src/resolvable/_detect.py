@@ -107,7 +107,7 @@ def _from_rocm_smi() -> Platform | None:
     if not out or "GPU" not in out:
         return None
     gfx = next((tok for tok in out.split() if tok.startswith("gfx")), None)
-    cap = {"gfx942": (9, 4), "gfx950": (9, 5), "gfx90a": (9, 0)}.get(gfx or "", None)
+    cap = {"gfx942": (9, 4), "gfx950": (9, 5), "gfx90a": (9, 0)}.get(gfx or "")
     return Platform(vendor="hip", name="detected", capability=cap, gcn_arch=gfx,
                     cpu_arch=_host_arch(), detected_by="rocm-smi")
 

@@ -17,9 +17,9 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .errors import InvalidArgumentError
 from ._publish import RuntimeContext, publish
 from ._resolution import Resolution
+from .errors import InvalidArgumentError
 
 __all__ = [
     "RecordingArgs",

@@ -15,8 +15,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .errors import FrozenContextError, ParityError
 from ._resolution import Resolution
+from .errors import FrozenContextError, ParityError
 
 __all__ = ["ContextSlot", "RuntimeContext", "publish"]
 
@@ -24,7 +24,7 @@ __all__ = ["ContextSlot", "RuntimeContext", "publish"]
 class _Group:
     """A frozen namespace of leaves and sub-groups."""
 
-    __slots__ = ("_path", "_items")
+    __slots__ = ("_items", "_path")
 
     def __init__(self, path: str, items: Mapping[str, Any]) -> None:
         object.__setattr__(self, "_path", path)
@@ -67,7 +67,7 @@ class _Group:
 class RuntimeContext(_Group):
     """The frozen, published configuration. ``ctx.attn.backend``, ``ctx.leaf("attn.backend")``."""
 
-    __slots__ = ("resolution", "fingerprint")
+    __slots__ = ("fingerprint", "resolution")
 
     def __init__(self, items: Mapping[str, Any], resolution: Resolution) -> None:
         super().__init__("", items)

@@ -22,8 +22,8 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .errors import RegistrationError, closest
 from ._schema import Schema, schema_of
+from .errors import RegistrationError, closest
 
 __all__ = ["Registry", "Rule", "Stage"]
 
@@ -220,7 +220,7 @@ class Registry:
                     raise RegistrationError(f"constant for {rule.archs[0]!r} is already registered at {other.location}")
             self._seq += 1
             rule = dataclasses.replace(rule, seq=self._seq)
-            self._state = dataclasses.replace(self._state, **{group: getattr(self._state, group) + (rule,)})
+            self._state = dataclasses.replace(self._state, **{group: (*getattr(self._state, group), rule)})
             self._plans = {}
 
     def _check_stage(self, stage: str, what: str) -> None:

@@ -23,9 +23,9 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .errors import DeclarationError, LateDeclarationError
 from ._platform import Platform
 from ._schema import Schema
+from .errors import DeclarationError, LateDeclarationError
 
 __all__ = [
     "Declaration",
@@ -263,8 +263,18 @@ class Resolution(Mapping[str, Any]):
     """The immutable result of a resolution. Read values with ``res["attention_backend"]``."""
 
     __slots__ = (
-        "_values", "user", "explicit", "declarations", "platform", "arch", "notes",
-        "ruleset", "schema", "leaves", "_published", "__weakref__",
+        "__weakref__",
+        "_published",
+        "_values",
+        "arch",
+        "declarations",
+        "explicit",
+        "leaves",
+        "notes",
+        "platform",
+        "ruleset",
+        "schema",
+        "user",
     )
 
     def __init__(
@@ -403,7 +413,7 @@ class Resolution(Mapping[str, Any]):
             return self
         return Resolution(
             values=values, user=self.user, explicit=self.explicit,
-            declarations=self.declarations + (decl,), platform=self.platform, arch=self.arch,
+            declarations=(*self.declarations, decl), platform=self.platform, arch=self.arch,
             notes=self.notes, ruleset=self.ruleset, schema=self.schema, leaves=self.leaves,
         )
 

@@ -17,11 +17,11 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .errors import ConflictError, FrozenContextError, InvalidArgumentError, ResolvableError, RuleFailure
 from ._hfconfig import HFConfig
 from ._platform import Platform
 from ._registry import Registry
 from ._resolution import Resolution, apply_declaration, check_value
+from .errors import ConflictError, FrozenContextError, InvalidArgumentError, ResolvableError, RuleFailure
 
 __all__ = ["RuleContext", "View", "resolve"]
 
@@ -29,7 +29,7 @@ __all__ = ["RuleContext", "View", "resolve"]
 class View(Mapping[str, Any]):
     """Read-only access to the arguments as resolved so far: ``view.page_size``, ``view["dtype"]``."""
 
-    __slots__ = ("_values", "_reads")
+    __slots__ = ("_reads", "_values")
 
     def __init__(self, values: Mapping[str, Any], reads: list[tuple[str, Any]] | None = None) -> None:
         object.__setattr__(self, "_values", values)
@@ -71,7 +71,7 @@ class View(Mapping[str, Any]):
 class _Traced:
     """Records what a rule reads from the platform, the config or the environment."""
 
-    __slots__ = ("_target", "_prefix", "_reads")
+    __slots__ = ("_prefix", "_reads", "_target")
 
     def __init__(self, target: Any, prefix: str, reads: list[tuple[str, Any]]) -> None:
         object.__setattr__(self, "_target", target)
@@ -124,7 +124,7 @@ class _Traced:
 class RuleContext:
     """What a rule sees: ``args`` (read-only view), ``hf``, ``platform``, ``env``, ``arch``."""
 
-    __slots__ = ("args", "hf", "platform", "env", "arch", "explicit")
+    __slots__ = ("arch", "args", "env", "explicit", "hf", "platform")
 
     def __init__(
         self, args: View, hf: Any, platform: Any, env: Mapping[str, str], arch: str | None,
@@ -225,12 +225,11 @@ def resolve(
                     f"rule {rule.name} ({rule.location}) failed on this input: "
                     f"{type(exc).__name__}: {exc}. Check the model config keys it reads."
                 ) from exc
-            if not isinstance(out, dict):
-                if not isinstance(out, Mapping):
-                    raise TypeError(
-                        f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
-                        f"got {type(out).__name__}"
-                    )
+            if not isinstance(out, dict) and not isinstance(out, Mapping):
+                raise TypeError(
+                    f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
+                    f"got {type(out).__name__}"
+                )
             if not out:
                 continue
             seq += 1

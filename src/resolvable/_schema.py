@@ -89,7 +89,7 @@ class FieldSpec:
 class Schema:
     """The fields of an argument dataclass, with their metadata (immutable)."""
 
-    __slots__ = ("cls", "fields", "defaults", "resolvable", "leaves", "__weakref__")
+    __slots__ = ("__weakref__", "cls", "defaults", "fields", "leaves", "resolvable")
 
     def __init__(self, cls: type) -> None:
         if not dataclasses.is_dataclass(cls):
@@ -147,7 +147,7 @@ def _check_leaf_tree(owner: str, leaves: Mapping[str, str]) -> None:
                 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema_of(cls: type) -> Schema:
     """The (cached) schema of an argument dataclass."""
     return Schema(cls)

@@ -2,24 +2,31 @@
 
 ``resolve_server_args(hf_config, platform, **flags)`` answers for any config and platform;
 ``ServerArgs(...)`` resolves from ``__post_init__``; ``registry`` is the only global.
-Rule modules are imported below in sglang's registration order (spec §3), which decides
-the order of rules for the same architecture.
+The rule modules are imported from ``RULE_MODULES``, in sglang's registration order
+(spec §3), which decides the order of rules for the same architecture and stage.
 """
 
 from __future__ import annotations
 
+import importlib
+
 from ._base import SGLANG_VERSION, registry
 
-# Registration order matters (spec §3 "Registration order in the file"): keep it.
-from .passes import device, quantization  # noqa: F401  (device stage)
-from .families import (  # noqa: F401
-    deepseek, mimo_v2, minimax_m2, gemma2_3, exaone, gpt_oss, llama4, gemma4, moss_vl, hybrid_mamba,
-    deepseek_v4, qwen3_5, qwen3_vl, qwen3_moe, glm4_moe, olmo2, step3p, mamba_radix,
+#: Rule modules in registration order. Stages order the passes; inside a stage, rules for the
+#: same architecture run in this order (e.g. Qwen3.5: hybrid provider, then the MoE family).
+RULE_MODULES = (
+    "passes.device", "passes.quantization",
+    "families.deepseek", "families.mimo_v2", "families.minimax_m2", "families.gemma2_3", "families.exaone",
+    "families.gpt_oss", "families.llama4", "families.gemma4", "families.moss_vl", "families.hybrid_mamba",
+    "families.deepseek_v4", "families.qwen3_5", "families.qwen3_vl", "families.qwen3_moe",
+    "families.glm4_moe", "families.olmo2", "families.step3p", "families.mamba_radix",
+    "passes.model_tail", "passes.sampling", "passes.deterministic", "passes.default_backend",
+    "passes.compatibility", "passes.page_constraints", "passes.backend_checks", "passes.kv4",
+    "passes.page_size", "passes.validation", "passes.dllm",
 )
-from .passes import (  # noqa: F401
-    model_tail, sampling, deterministic, default_backend, compatibility, page_constraints,
-    backend_checks, kv4, page_size, validation, dllm,
-)
+for _module in RULE_MODULES:
+    importlib.import_module(f"{__name__}.{_module}")
+
 from .api import resolve_server_args  # noqa: E402
 from .args import ServerArgs  # noqa: E402
 from .cli_args import add_cli_args, from_cli_args  # noqa: E402

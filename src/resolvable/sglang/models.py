@@ -25,7 +25,7 @@ def catalog() -> dict[str, dict[str, Any]]:
     return dict(sorted(json.loads(text).items()))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bundled(name: str) -> HFConfig:
     """The bundled sample ``name`` (e.g. "gpt-oss-120b")."""
     if name not in catalog():

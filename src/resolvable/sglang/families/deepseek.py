@@ -37,9 +37,7 @@ def _aiter_preshuffle(ctx) -> bool:
     """``aiter_can_use_preshuffle_paged_mqa`` (spec §1); the triton version is taken as >= 3.5."""
     if not ctx.platform.is_hip or not env_flag(ctx, "SGLANG_USE_AITER"):
         return False
-    if env_flag(ctx, "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE") or env_flag(ctx, "SGLANG_NSA_HIP_DISABLE_PRESHUFFLE"):
-        return False
-    return True
+    return not (env_flag(ctx, "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE") or env_flag(ctx, "SGLANG_NSA_HIP_DISABLE_PRESHUFFLE"))
 
 
 def _prefill_cp(args, *, dsa: bool) -> dict:

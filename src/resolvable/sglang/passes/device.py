@@ -7,9 +7,9 @@ Handlers key off the ``device`` string; model rules key off platform predicates 
 
 from __future__ import annotations
 
+from ..._resolution import Force
 from ...errors import ConflictError
 from .._base import registry
-from ..._resolution import Force
 
 
 @registry.rule("device")
