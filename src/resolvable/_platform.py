@@ -227,10 +227,10 @@ class Platform:
 
         return detect(os.environ if env is None else env)
 
-    def describe(self) -> str:
+    def describe(self, *, with_device_name: bool = True) -> str:
         """One line of facts, for tables and `explain` headers."""
         bits = [self.vendor]
-        if self.device_name:
+        if self.device_name and with_device_name:
             bits.append(self.device_name)
         if self.capability is not None:
             bits.append(f"cc {self.capability[0]}.{self.capability[1]}")

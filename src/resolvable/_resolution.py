@@ -161,20 +161,21 @@ def apply_declaration(
         reason = forced_by_default
         if type(value) is Force:
             value, reason = value.value, value.reason
-        if field not in resolvable:
-            owner = schema.cls.__name__ if schema is not None else "the schema"
-            raise DeclarationError(
-                f"{where} declared {field!r}, which is not a resolvable field of {owner}; "
-                "declare only fields marked Arg(resolvable=True)"
-            )
-        value = check_value(value, f"{where} field {field!r}")
-        if schema is not None:
-            spec = schema.fields[field]
-            choices = spec.arg.choices
-            if choices is not None and value is not None and value not in choices:
+        try:
+            if field not in resolvable:
+                owner = schema.cls.__name__ if schema is not None else "the schema"
                 raise DeclarationError(
-                    f"{where} declared {field}={value!r}, outside its choices {list(choices)}"
+                    f"{where} declared {field!r}, which is not a resolvable field of {owner}; "
+                    "declare only fields marked Arg(resolvable=True)"
                 )
+            value = check_value(value, f"{where} field {field!r}")
+            if schema is not None:
+                choices = schema.fields[field].arg.choices
+                if choices is not None and value is not None and value not in choices:
+                    raise DeclarationError(f"{where} declared {field}={value!r}, outside its choices {list(choices)}")
+        except DeclarationError as exc:
+            exc.rule, exc.location = rule, location
+            raise
         staged.append((field, value, reason))
     writes = []
     for field, value, reason in staged:

@@ -54,6 +54,9 @@ class InvalidArgumentError(ResolvableError):
 class DeclarationError(ResolvableError):
     """A rule declared a field that is not resolvable, or a value outside its choices."""
 
+    rule: str | None = None
+    location: str | None = None
+
 
 class ConflictError(ResolvableError):
     """The configuration is refused: the inputs contradict a rule.
