@@ -12,13 +12,14 @@ import argparse
 import difflib
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from ._platform import PLATFORM_ENV_VAR, Platform
 from ._text import short, table
-from .errors import ConflictError, InvalidArgumentError, ResolvableError
+from .errors import ConflictError, InvalidArgumentError, ResolvableError, closest
 
 EXIT_USAGE = 2
 EXIT_FINDINGS = 1
@@ -30,6 +31,11 @@ class UsageError(ResolvableError):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse's own usage errors: one line, exit 2
+        match = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if match:
+            choices = re.findall(r"'([^']*)'", match.group(2))
+            hint = closest(match.group(1), choices)
+            message += f"; did you mean '{hint}'?" if hint else ""
         self.exit(EXIT_USAGE, f"error: {message} (see `{self.prog} --help`)\n")
 
 
@@ -198,18 +204,17 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
 
 
 def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
-    from .sglang import ServerArgs  # noqa: F401  (field validation below)
     from ._schema import schema_of
+    from .sglang import ServerArgs
 
     field = args.field or "attention_backend"
     spec = schema_of(ServerArgs).spec(field)
     value = _coerce(spec, args.why_not)
     spec.validate(value, what=f"--why-not {args.why_not}")
-    baseline = None
     try:
         baseline = _resolve(args, args.platform, user)
     except ConflictError:
-        pass
+        baseline = None  # the configuration without the value is refused anyway
     trial_user = {**user, field: value}
     verdict: dict[str, Any] = {"schema": "resolvable.why-not/1", "field": field, "value": value}
     try:
@@ -540,6 +545,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ResolvableError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except SystemExit as exc:  # argparse: --help, --version, usage errors (already printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:

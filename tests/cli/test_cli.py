@@ -1,0 +1,243 @@
+"""The `resolvable` command through its real entry points (main() and the console script)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from resolvable.cli import generate_docs, main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- explain -----------------------------------------------------------------------------------
+
+
+def test_explain_shows_chain_with_rule_location_and_inputs(capsys):
+    code, out, _ = run(capsys, "explain", "deepseek-v3", "--platform", "b200", "--tp-size", "8")
+    assert code == 0
+    assert "attention_backend = 'trtllm_mla'" in out
+    assert "deepseek_family  resolvable/sglang/families/deepseek.py:" in out
+    assert "platform.is_sm100=True" in out
+    assert "page_size = 64" in out
+    # the prefill graph default is shadowed by the DeepSeek trtllm_mla rule (C24)
+    assert "shadowed by a later rule" in out and "deepseek_trtllm_mla_prefill_graph" in out
+
+
+def test_explain_field_blocked_and_forced(capsys):
+    # Qwen3.5 hybrid on B200 forces page 1 over the user's 16 (spec §8 #65)
+    code, out, _ = run(capsys, "explain", "qwen3.5-397b-a17b", "--platform", "b200", "--page-size", "16",
+                       "--field", "page_size")
+    assert code == 0
+    assert "page_size = 1    (user set 16)" in out
+    assert "FORCED over the user's value" in out
+
+
+def test_explain_json_schema(capsys):
+    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["schema"] == "resolvable.explain/1"
+    assert data["arch"] == "LlamaForCausalLM"
+    step = data["fields"]["attention_backend"]["steps"][0]
+    assert step["rule"] == "attention_backend_default" and step["value"] == "fa3"
+    assert step["outcome"] == "applied" and step["location"].endswith(".py:" + step["location"].rsplit(":", 1)[1])
+    assert len(data["fingerprint"]) == 16
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["gpt-oss-120b", "--platform", "h100", "--why-not", "flashinfer"], "refused by gpt_oss_backend_check"),
+        (["llama-3.1-8b", "--platform", "b200", "--why-not", "fa4"], "would be accepted"),
+        (["qwen3.5-397b-a17b", "--platform", "b200", "--field", "page_size", "--why-not", "16"], "overridden"),
+    ],
+)
+def test_why_not(capsys, argv, needle):
+    code, out, _ = run(capsys, "explain", *argv)
+    assert code == 0
+    assert needle in out
+
+
+def test_why_not_json_reports_refusal(capsys):
+    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100", "--why-not", "trtllm_mha", "--json")
+    data = json.loads(out)
+    assert (code, data["outcome"], data["rule"]) == (0, "refused", "trtllm_mha_platform_checks")
+
+
+# -- resolve / diff / matrix -------------------------------------------------------------------
+
+
+def test_resolve_json_context_matches_values(capsys):
+    code, out, _ = run(capsys, "resolve", "gpt-oss-120b", "--platform", "b200", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["schema"] == "resolvable.resolve/1"
+    assert data["context"]["attn"]["backend"] == data["values"]["attention_backend"] == "trtllm_mha"
+    assert data["context"]["model"]["dtype"] == "bfloat16"
+    assert data["context"]["moe"]["runner_backend"] == "flashinfer_mxfp4"
+
+
+def test_resolve_text_lists_leaves(capsys):
+    code, out, _ = run(capsys, "resolve", "llama-3.1-8b", "--platform", "mi300x")
+    assert code == 0
+    assert "attn.backend" in out and "aiter" in out
+
+
+def test_diff_platforms_names_rules(capsys):
+    code, out, _ = run(capsys, "diff", "deepseek-v3", "--platform", "h100", "--vs-platform", "b200", "--tp-size", "8")
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.startswith("attention_backend"))
+    assert "fa3" in line and "trtllm_mla" in line and "deepseek_family" in line
+
+
+def test_diff_vs_set_json(capsys):
+    code, out, _ = run(capsys, "diff", "llama-3.1-8b", "--platform", "b200", "--vs-set",
+                       "enable_deterministic_inference=true", "--json")
+    changes = {c["field"]: c for c in json.loads(out)["changes"]}
+    assert code == 0
+    assert changes["attention_backend"]["after"] == "flashinfer"
+    assert changes["disable_radix_cache"]["after"] is True
+
+
+def test_diff_needs_a_right_side(capsys):
+    code, _, err = run(capsys, "diff", "llama-3.1-8b", "--platform", "b200")
+    assert code == 2 and "--vs-platform" in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "md", "csv", "json", "html"])
+def test_matrix_formats(capsys, fmt):
+    code, out, _ = run(capsys, "matrix", "--models", "llama-3.1-8b,gpt-oss-120b", "--platforms", "h100,mi300x",
+                       "--format", fmt)
+    assert code == 0
+    assert "llama-3.1-8b" in out
+    if fmt == "json":
+        cells = {(c["model"], c["platform"]): c for c in json.loads(out)["cells"]}
+        assert cells[("llama-3.1-8b", "h100")]["values"] == {"attention_backend": "fa3", "page_size": 1}
+        assert cells[("gpt-oss-120b", "mi300x")]["refused"].startswith("Unknown quantization method: mxfp4")
+    if fmt == "html":
+        assert out.startswith("<!DOCTYPE html>") and "http" not in out.lower().replace("http-equiv", "")
+        assert 'title="attention_backend: attention_backend_default -&gt; fa3' in out
+
+
+def test_matrix_writes_file_and_set_flag(capsys, tmp_path):
+    target = tmp_path / "m.csv"
+    code, _, err = run(capsys, "matrix", "--models", "llama-3.1-8b", "--platforms", "b200",
+                       "--set", "enable_deterministic_inference=true", "--format", "csv", "-o", str(target))
+    assert code == 0 and "wrote" in err
+    assert "llama-3.1-8b,b200,flashinfer,1" in target.read_text()
+
+
+# -- platforms / models / lint / docs ---------------------------------------------------------
+
+
+def test_platforms_lists_presets_and_detects(capsys):
+    code, out, _ = run(capsys, "platforms")
+    assert code == 0 and "b200" in out and "sm100 blackwell" in out
+    code, out, _ = run(capsys, "platforms", "--detect", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["detected_by"]
+
+
+def test_platforms_detect_honors_simulation_env(capsys, monkeypatch):
+    monkeypatch.setenv("RESOLVABLE_PLATFORM", "h100")
+    code, out, _ = run(capsys, "platforms", "--detect")
+    assert code == 0 and "cc 9.0" in out and "RESOLVABLE_PLATFORM=h100" in out
+
+
+def test_models_lists_bundled(capsys):
+    code, out, _ = run(capsys, "models", "--json")
+    models = json.loads(out)["models"]
+    assert code == 0 and len(models) >= 25
+    assert models["gpt-oss-120b"]["architecture"] == "GptOssForCausalLM"
+
+
+def test_lint_is_clean_on_the_sglang_registry(capsys):
+    code, out, _ = run(capsys, "lint")
+    assert code == 0, out
+    assert "no findings" in out
+
+
+def test_docs_support_matrix_is_fresh():
+    """Fails when docs/ is stale: run `resolvable docs` to regenerate."""
+    for rel, content in generate_docs().items():
+        assert (ROOT / rel).read_text(encoding="utf-8") == content, f"{rel} is stale: run `resolvable docs`"
+
+
+def test_docs_check_command(capsys, tmp_path):
+    code, _, err = run(capsys, "docs", "--check", "--root", str(tmp_path))
+    assert code == 1 and "stale" in err
+    code, _, _ = run(capsys, "docs", "--root", str(tmp_path))
+    assert code == 0 and (tmp_path / "docs" / "support-matrix.html").is_file()
+    assert run(capsys, "docs", "--check", "--root", str(tmp_path))[0] == 0
+
+
+# -- user errors: one line, exit 2, no traceback -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["explain", "no-such-model", "--platform", "h100"], "unknown model 'no-such-model'"),
+        (["explain", "llama-3.1-8b", "--platform", "h10"], "Did you mean 'h100'"),
+        (["explain", "llama-3.1-8b", "--platform", "h100", "--attention-backend", "fa5"], "invalid choice: 'fa5'"),
+        (["explain", "llama-3.1-8b", "--platform", "h100", "--attention-backnd", "fa3"], "did you mean --attention-backend"),
+        (["explain", "llama-3.1-8b", "--platform", "h100", "--tp-size", "two"], "invalid int value"),
+        (["explain", "llama-3.1-8b", "--platform", "h100", "--field", "attention_backnd"], "did you mean 'attention_backend'"),
+        (["explain", "llama-3.1-8b", "--platform", "h100", "--attention-backend", "trtllm_mha"], "refused"),
+        (["explain", "llama-3.1-8b", "--platform", "h100", "--why-not", "fa5"], "not a valid choice"),
+        (["matrix", "--platforms", "h100,zz9"], "unknown platform preset 'zz9'"),
+        (["matrix", "--fields", "attention_backnd"], "did you mean"),
+        (["matrix", "--set", "page_size"], "expected one argument"),
+        (["platforms", "--bogus"], "unrecognized arguments"),
+        (["explain", "llama-3.1-8b", "--env", "NOEQUALS"], "KEY=VALUE"),
+        ([], "required"),
+    ],
+)
+def test_user_errors_exit_2_with_one_line(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err + out
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_bad_config_files_are_clear(capsys, tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text("{not json")
+    code, _, err = run(capsys, "explain", str(bad), "--platform", "h100")
+    assert code == 2 and "invalid JSON" in err and str(bad) in err
+    (tmp_path / "empty").mkdir()
+    code, _, err = run(capsys, "explain", str(tmp_path / "empty"), "--platform", "h100")
+    assert code == 2 and "no config.json" in err
+
+
+def test_model_directory_and_ignored_flags(capsys, tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3",
+                                                       "num_attention_heads": 32, "num_key_value_heads": 8}))
+    code, out, err = run(capsys, "explain", str(tmp_path), "--platform", "a100", "--trust-remote-code",
+                         "--mem-fraction-static", "0.8")
+    assert code == 0
+    assert "attention_backend = 'flashinfer'" in out
+    assert "ignored (not modelled by resolvable): --trust-remote-code --mem-fraction-static 0.8" in err
+
+
+def test_console_script_end_to_end():
+    exe = shutil.which("resolvable") or os.path.join(os.path.dirname(sys.executable), "resolvable")
+    proc = subprocess.run([exe, "explain", "gpt-oss-20b", "--platform", "b200", "--field", "attention_backend"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "attention_backend = 'trtllm_mha'" in proc.stdout
+    proc = subprocess.run([exe, "explain", "nope", "--platform", "b200"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
