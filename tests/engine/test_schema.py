@@ -8,7 +8,7 @@ import pytest
 
 import resolvable
 from resolvable import Arg, Registry, arg, resolvable_fields
-from resolvable._schema import Schema, schema_of
+from resolvable._schema import _METADATA_KEY, Schema, schema_of
 from resolvable.errors import InvalidArgumentError, RegistrationError
 
 
@@ -200,7 +200,7 @@ def test_custom_check_is_applied():
     class Checked:
         n: int = dataclasses.field(
             default=1,
-            metadata={"resolvable.arg": Arg(resolvable=True, check=lambda v: None if v > 0 else "must be positive")},
+            metadata={_METADATA_KEY: Arg(resolvable=True, check=lambda v: None if v > 0 else "must be positive")},
         )
 
     spec = Schema(Checked).spec("n")

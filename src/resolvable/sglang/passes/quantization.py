@@ -8,7 +8,6 @@ config is built, with sglang's "Unknown quantization method" error.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from .. import choices as C
 from .._base import registry
 from ..facts import quant_method
 
@@ -22,12 +21,11 @@ def mxfp4_platform_support(ctx):
     """§11.1: refuse mxfp4 where sglang does not register it (MI300X, XPU, NPU, MUSA, ...)."""
     method = ctx.args.quantization or quant_method(ctx.hf)
     if method == "mxfp4" and not mxfp4_registered(ctx.platform):
-        known = [q for q in C.QUANTIZATIONS if q not in ("mxfp4", "unquant")]
         raise ConflictError(
-            f"Unknown quantization method: mxfp4. Must be one of {known}. "
-            f"(sglang registers mxfp4 only on CUDA, the CPU engine and gfx95 ROCm; this is {ctx.platform.name})",
+            "Unknown quantization method: mxfp4. Must be one of the methods registered on this platform "
+            f"(sglang registers mxfp4 only on CUDA, the CPU engine and gfx95 ROCm; this is {ctx.platform.name}).",
             fields=("quantization",),
-            fix="use a bf16 checkpoint of this model on this platform, or run it on CUDA/gfx95",
+            fix="use a bf16 checkpoint of this model here, or run it on CUDA or gfx95 (MI350/MI355)",
             upstream="ValueError",
         )
     return {}
