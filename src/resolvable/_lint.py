@@ -46,6 +46,7 @@ def lint(
 ) -> tuple[list[Finding], dict[str, int]]:
     """Run every attempt, then apply the checks. Returns (findings, statistics)."""
     by_name = {r.name: r for r in registry.rules}
+    by_origin = {(r.name, r.location): r for r in registry.rules}
     findings: dict[tuple[str, str], Finding] = {}
     applied: dict[str, int] = defaultdict(int)
     shadowed: dict[str, int] = defaultdict(int)
@@ -72,7 +73,7 @@ def lint(
         for decl in res.declarations:
             if decl.stage == "adjust":
                 continue
-            rule = by_name.get(decl.rule)
+            rule = by_origin.get((decl.rule, decl.location))
             module = rule.fn.__module__ if rule is not None and rule.constant is None else "constants"
             for w in decl.writes:
                 if w.outcome is Outcome.BLOCKED:
