@@ -155,6 +155,7 @@ class Registry:
             fn=lambda ctx, _v=values: _v,
             archs=(arch,),
             constant=values,
+            doc="declares " + ", ".join(_describe_value(k, v) for k, v in values.items()),
         )
         self._add("constants", rule)
 
@@ -306,6 +307,13 @@ class Registry:
 
 
 _GROUP_RANK = {"constant": 0, "arch": 1, "predicate": 2, "pass": 3}
+
+
+def _describe_value(field: str, value: Any) -> str:
+    reason = getattr(value, "reason", None)
+    if reason is not None:
+        return f"{field}={value.value!r} (forced: {reason})"
+    return f"{field}={value!r}"
 
 
 def _safe_predicate(rule: Rule, arch: str) -> bool:
