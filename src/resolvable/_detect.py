@@ -8,9 +8,12 @@ returned ``Platform.detected_by`` says which probe answered (and why earlier one
 from __future__ import annotations
 
 import importlib.util
+import platform as _host
+import shutil
+import subprocess
 from collections.abc import Mapping
 
-from ._platform import PLATFORM_ENV_VAR, Platform, _host_arch, _run
+from ._platform import PLATFORM_ENV_VAR, Platform
 
 __all__ = ["detect"]
 
@@ -126,3 +129,17 @@ def _cpu_fallback(notes: list[str]) -> Platform:
         vendor="cpu", name="detected", cpu_arch=arch, cpu_amx=amx and arch == "x86_64",
         detected_by="fallback to CPU (" + "; ".join(notes) + ")",
     )
+
+
+def _run(cmd: list[str]) -> str | None:
+    if shutil.which(cmd[0]) is None:
+        return None
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _host_arch() -> str:
+    machine = _host.machine().lower()
+    return "aarch64" if machine in ("aarch64", "arm64") else "x86_64"

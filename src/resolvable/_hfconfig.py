@@ -16,11 +16,13 @@ import json
 import math
 import os
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["HFConfig", "MAX_CONFIG_BYTES", "find_in_hub_cache", "load_hf_config"]
 
@@ -162,6 +164,8 @@ def _reject_constant(name: str) -> Any:
 
 def load_hf_config(location: str | os.PathLike[str], *, hub_cache: str | None = None) -> HFConfig:
     """Load a config from a ``config.json`` path, a model directory, or a hub id in the local cache."""
+    from pathlib import Path  # deferred: keeps `import resolvable` light
+
     text = os.fspath(location)
     path = Path(text).expanduser()
     try:
@@ -221,6 +225,8 @@ def _looks_like_repo_id(text: str) -> bool:
 
 
 def _hub_cache_dir(explicit: str | None) -> Path:
+    from pathlib import Path
+
     if explicit:
         return Path(explicit)
     if os.environ.get("HF_HUB_CACHE"):
@@ -245,6 +251,8 @@ def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None
         except Exception:  # an odd repo id or cache: fall back to the plain layout
             found = None
         if isinstance(found, str):
+            from pathlib import Path
+
             return Path(found)
     repo_dir = _hub_cache_dir(hub_cache) / ("models--" + repo_id.replace("/", "--"))
     try:

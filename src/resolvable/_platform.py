@@ -15,9 +15,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-import platform as _host
-import shutil
-import subprocess
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -299,17 +296,3 @@ _PRESETS: dict[str, Platform] = {
     ),
     "cpu-arm": Platform(vendor="cpu", name="cpu-arm", cpu_arch="aarch64", detected_by="preset"),
 }
-
-
-def _run(cmd: list[str]) -> str | None:
-    if shutil.which(cmd[0]) is None:
-        return None
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=True).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _host_arch() -> str:
-    machine = _host.machine().lower()
-    return "aarch64" if machine in ("aarch64", "arm64") else "x86_64"

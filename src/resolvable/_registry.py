@@ -15,7 +15,6 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import os
 import sys
 import threading
@@ -98,9 +97,23 @@ def _relative(path: str, module: str) -> str:
     return path
 
 
+def _unwrap(fn: Any) -> Any:
+    """Follow ``__wrapped__`` (functools.wraps) to the original function."""
+    seen = 0
+    while hasattr(fn, "__wrapped__") and seen < 100:
+        fn, seen = fn.__wrapped__, seen + 1
+    return fn
+
+
+def _first_paragraph(doc: str | None) -> str:
+    if not doc:
+        return ""
+    return " ".join(doc.strip().split("\n\n")[0].split())
+
+
 def location_of(fn: Callable[..., Any]) -> str:
     """``file:line`` of a function (its first decorator line), relative to its package."""
-    target = inspect.unwrap(fn)
+    target = _unwrap(fn)
     code = getattr(target, "__code__", None)
     if code is None:
         return "<unknown>"
@@ -178,16 +191,16 @@ class Registry:
 
         def decorate(fn: RuleFn) -> RuleFn:
             self._check_signature(fn)
-            doc = inspect.getdoc(inspect.unwrap(fn)) or ""
+            original = _unwrap(fn)
             rule = Rule(
-                name=getattr(inspect.unwrap(fn), "__qualname__", repr(fn)),
+                name=getattr(original, "__qualname__", repr(fn)),
                 location=location_of(fn),
                 stage=stage,
                 fn=fn,
                 archs=archs,
                 predicate=when,
                 predicate_label=label or getattr(when, "__doc__", None) or getattr(when, "__name__", None),
-                doc=doc.split("\n\n")[0].replace("\n", " "),
+                doc=_first_paragraph(getattr(original, "__doc__", None)),
             )
             self._add("arch_rules" if archs else "predicate_rules" if when else "global_rules", rule)
             return fn
@@ -220,8 +233,9 @@ class Registry:
                 if rule.constant is not None and other.archs == rule.archs and other.stage == rule.stage:
                     raise RegistrationError(f"constant for {rule.archs[0]!r} is already registered at {other.location}")
             self._seq += 1
-            rule = dataclasses.replace(rule, seq=self._seq)
-            self._state = dataclasses.replace(self._state, **{group: (*getattr(self._state, group), rule)})
+            object.__setattr__(rule, "seq", self._seq)  # the record is not shared yet
+            state = self._state
+            self._state = _State(*(getattr(state, g) + ((rule,) if g == group else ()) for g in _GROUPS))
             self._plans = {}
 
     def _check_stage(self, stage: str, what: str) -> None:
@@ -238,20 +252,23 @@ class Registry:
 
     @staticmethod
     def _check_signature(fn: Any) -> None:
+        """A rule must be callable with exactly one positional argument (the context)."""
         if not callable(fn):
             raise RegistrationError(f"{fn!r} is not callable")
-        try:
-            sig = inspect.signature(fn)
-        except (TypeError, ValueError):  # builtins without a signature: trust them
-            return
-        try:
-            sig.bind(None)
-        except TypeError:
+        code = getattr(_unwrap(fn), "__code__", None)
+        if code is None or getattr(fn, "__wrapped__", None) is not None:
+            return  # builtins and wrappers: trust them (a wrapper's own signature is (ctx))
+        positional = code.co_argcount
+        defaults = len(getattr(_unwrap(fn), "__defaults__", None) or ())
+        required = positional - defaults
+        kwonly_required = code.co_kwonlyargcount - len(getattr(_unwrap(fn), "__kwdefaults__", None) or {})
+        varargs = bool(code.co_flags & 0x04)
+        if kwonly_required or required > 1 or (positional == 0 and not varargs):
             raise RegistrationError(
                 f"rule {getattr(fn, '__qualname__', fn)} ({location_of(fn)}) must take exactly one "
                 f"argument, the rule context: def {getattr(fn, '__name__', 'rule')}(ctx) -> dict; "
-                f"its signature is {sig}"
-            ) from None
+                f"it takes {code.co_varnames[: positional + code.co_kwonlyargcount]}"
+            )
 
     # -- queries -------------------------------------------------------------------------
     @property
@@ -306,6 +323,8 @@ class Registry:
         return f"Registry({self.name!r}, {len(self._state.all())} rules, stages={[s.name for s in self.stages]})"
 
 
+_GROUPS = ("constants", "arch_rules", "predicate_rules", "global_rules")
+_GROUPS = ("constants", "arch_rules", "predicate_rules", "global_rules")
 _GROUP_RANK = {"constant": 0, "arch": 1, "predicate": 2, "pass": 3}
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import hashlib
 import json
 import sys
 from collections.abc import Iterator, Mapping
@@ -332,14 +331,14 @@ class Resolution(Mapping[str, Any]):
 
     def default_of(self, field: str) -> Any:
         if self.schema is not None:
-            return self.schema.defaults.get(field)
+            return self.schema.json_defaults.get(field)
         return None
 
     def changed(self) -> dict[str, Any]:
         """Fields whose value differs from the schema default (user input or declarations)."""
         if self.schema is None:
             return {w.field: self._values[w.field] for d in self.declarations for w in d.writes}
-        defaults = self.schema.defaults
+        defaults = self.schema.json_defaults
         return {k: v for k, v in self._values.items() if defaults.get(k) != v}
 
     # -- provenance ------------------------------------------------------------------
@@ -435,6 +434,8 @@ class Resolution(Mapping[str, Any]):
             "ruleset": self.ruleset,
         }
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=repr)
+        import hashlib  # deferred: keeps `import resolvable` light
+
         return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:

@@ -177,7 +177,7 @@ def resolve(
     """
     schema = registry.schema
     user = _user_args(registry, args)
-    defaults = schema.defaults
+    defaults = schema.json_defaults
     values = dict(defaults)
     values.update(user)
     explicit = frozenset(k for k, v in user.items() if v != defaults[k])

@@ -89,7 +89,7 @@ class FieldSpec:
 class Schema:
     """The fields of an argument dataclass, with their metadata (immutable)."""
 
-    __slots__ = ("__weakref__", "cls", "defaults", "fields", "leaves", "resolvable")
+    __slots__ = ("__weakref__", "cls", "defaults", "fields", "json_defaults", "leaves", "resolvable")
 
     def __init__(self, cls: type) -> None:
         if not dataclasses.is_dataclass(cls):
@@ -107,6 +107,10 @@ class Schema:
         self.cls = cls
         self.fields: Mapping[str, FieldSpec] = MappingProxyType(specs)
         self.defaults: Mapping[str, Any] = MappingProxyType({n: s.default for n, s in specs.items()})
+        #: Defaults in JSON shape (tuples as lists): the starting values of every resolution.
+        self.json_defaults: Mapping[str, Any] = MappingProxyType(
+            {n: list(v) if isinstance(v, tuple) else v for n, v in self.defaults.items()}
+        )
         self.resolvable = frozenset(n for n, s in specs.items() if s.arg.resolvable)
         self.leaves: Mapping[str, str] = MappingProxyType(
             {n: specs[n].leaf for n in sorted(self.resolvable)}

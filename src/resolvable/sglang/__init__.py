@@ -29,9 +29,17 @@ for _module in RULE_MODULES:
 
 from .api import resolve_server_args  # noqa: E402
 from .args import ServerArgs  # noqa: E402
-from .cli_args import add_cli_args, from_cli_args  # noqa: E402
 from .families.hrm_text import apply_load_time_adjustments  # noqa: E402
 from .models import catalog, load_model  # noqa: E402
+
+
+def __getattr__(name: str):  # argparse integration is loaded on first use (import time matters)
+    if name in ("add_cli_args", "from_cli_args"):
+        from . import cli_args
+
+        return getattr(cli_args, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "SGLANG_VERSION",
