@@ -104,6 +104,9 @@ class HFConfig(Mapping[str, Any]):
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickling / deepcopy: rebuild from plain data
+        return (_rebuild, (self.to_dict(), self._source))
+
     # -- accessors -------------------------------------------------------------------
     @property
     def source(self) -> str:
@@ -151,6 +154,10 @@ class HFConfig(Mapping[str, Any]):
             return v
 
         return {k: thaw(v) for k, v in self._data.items()}
+
+
+def _rebuild(data: dict[str, Any], source: str) -> HFConfig:
+    return HFConfig(data, source=source)
 
 
 def _short(value: Any) -> str:

@@ -44,7 +44,8 @@ class _Group:
             "(or Resolution.adjust before publishing) and publish again"
         )
 
-    __delattr__ = __setattr__
+    def __delattr__(self, name: str) -> None:
+        self.__setattr__(name, None)
 
     def __dir__(self) -> list[str]:
         return sorted(self._items)

@@ -225,12 +225,15 @@ class Registry:
         with self._lock:
             if self._frozen:
                 raise RegistrationError(f"registry {self.name!r} is frozen; cannot register {rule.name} ({rule.location})")
-            for other in getattr(self._state, group):
+            for other in self._state.all():
                 if other.fn is rule.fn and other.stage == rule.stage and rule.constant is None:
                     raise RegistrationError(
                         f"{rule.name} ({rule.location}) is already registered in stage {rule.stage!r}"
                     )
-                if rule.constant is not None and other.archs == rule.archs and other.stage == rule.stage:
+                if (
+                    rule.constant is not None and other.constant is not None
+                    and other.archs == rule.archs and other.stage == rule.stage
+                ):
                     raise RegistrationError(f"constant for {rule.archs[0]!r} is already registered at {other.location}")
             self._seq += 1
             object.__setattr__(rule, "seq", self._seq)  # the record is not shared yet

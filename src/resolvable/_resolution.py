@@ -455,8 +455,19 @@ class Resolution(Mapping[str, Any]):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], schema: Schema | None = None) -> Resolution:
-        if data.get("format") != FORMAT_VERSION:
-            raise DeclarationError(f"unsupported resolution format {data.get('format')!r}; expected {FORMAT_VERSION}")
+        """Rebuild a resolution saved with ``to_dict``; malformed data is a ``DeclarationError``."""
+        if not isinstance(data, Mapping) or data.get("format") != FORMAT_VERSION:
+            found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
+            raise DeclarationError(f"unsupported resolution data (format {found!r}); expected format {FORMAT_VERSION}")
+        try:
+            return cls._from_dict(data, schema)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, DeclarationError):
+                raise
+            raise DeclarationError(f"malformed resolution data: {type(exc).__name__}: {exc}") from None
+
+    @classmethod
+    def _from_dict(cls, data: Mapping[str, Any], schema: Schema | None) -> Resolution:
         res = cls(
             values=data["values"],
             user=data["user"],

@@ -154,7 +154,10 @@ def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
     for name, value in args.items():
         spec = schema.spec(str(name))
         spec.validate(value, what=f"argument {name}")
-        out[name] = check_value(value, f"argument {name}")
+        try:
+            out[name] = check_value(value, f"argument {name}")
+        except ResolvableError as exc:
+            raise InvalidArgumentError(str(exc)) from None
     return out
 
 

@@ -131,7 +131,19 @@ class Schema:
         return f"Schema({self.cls.__name__}, {len(self.fields)} fields, {len(self.resolvable)} resolvable)"
 
 
+#: Attribute names of the published context itself; a leaf or group may not shadow them.
+RESERVED_LEAVES = frozenset({"fingerprint", "resolution", "leaf", "to_dict"})
+
+
 def _check_leaf_tree(owner: str, leaves: Mapping[str, str]) -> None:
+    for field, path in leaves.items():
+        if not path or any(not part.isidentifier() or part.startswith("_") for part in path.split(".")):
+            raise RegistrationError(f"{owner}.{field}: leaf {path!r} must be dotted identifiers without leading '_'")
+        if path.split(".")[0] in RESERVED_LEAVES or path.split(".")[-1] in ("to_dict", "leaf"):
+            raise RegistrationError(
+                f"{owner}.{field}: leaf {path!r} collides with an attribute of the published context "
+                f"({sorted(RESERVED_LEAVES)}); pick another leaf name"
+            )
     paths = set(leaves.values())
     if len(paths) != len(leaves):
         seen: dict[str, str] = {}

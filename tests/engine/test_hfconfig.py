@@ -305,3 +305,13 @@ def test_malformed_config_in_hub_cache_names_the_snapshot_file(tmp_path, monkeyp
     hub, path = make_hub(tmp_path, config="[]")
     monkeypatch.chdir(tmp_path)
     assert_config_error("org/name", names=path, hub_cache=str(hub), match="JSON object")
+
+
+def test_hfconfig_survives_deepcopy_and_pickle():
+    import copy
+    import pickle
+
+    hf = HFConfig({"architectures": ["XForCausalLM"], "text_config": {"layer_types": ["a", "b"]}}, source="s")
+    assert copy.deepcopy(hf) == hf
+    again = pickle.loads(pickle.dumps(hf))
+    assert again == hf and again.source == "s" and again.text_config.layer_types == ("a", "b")

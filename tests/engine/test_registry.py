@@ -382,3 +382,14 @@ def test_stage_objects_keep_their_isolation(registry):
         ("model", True),
         ("passes", False),
     ]
+
+
+def test_same_function_as_arch_rule_and_global_rule_in_one_stage_is_refused(new_registry):
+    reg = new_registry()
+
+    def rule(ctx):
+        return {}
+
+    reg.rule("passes", archs=("XForCausalLM",))(rule)
+    with pytest.raises(RegistrationError, match="already registered"):
+        reg.rule("passes")(rule)
