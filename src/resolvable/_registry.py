@@ -24,7 +24,7 @@ from typing import Any
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
 
-__all__ = ["Registry", "Rule", "Stage"]
+__all__ = ["Plan", "Registry", "Rule", "Stage"]
 
 RuleFn = Callable[[Any], Mapping[str, Any]]
 _PLAN_CACHE_LIMIT = 4096
@@ -125,6 +125,19 @@ def caller_location(depth: int = 2) -> str:
     return f"{_relative(frame.f_code.co_filename, frame.f_globals.get('__name__', ''))}:{frame.f_lineno}"
 
 
+class Plan:
+    """The rules that run for one architecture: per stage, in order (immutable)."""
+
+    __slots__ = ("groups", "plan", "specific")
+
+    def __init__(self, plan: tuple[tuple[Stage, tuple[Rule, ...]], ...]) -> None:
+        self.plan = plan
+        #: (stage name, isolated, rules) — what the resolver iterates.
+        self.groups = tuple((stage.name, stage.isolated, rules) for stage, rules in plan)
+        #: Whether any architecture-specific rule (exact or predicate) is in the plan.
+        self.specific = any(r.archs or r.predicate for _, rules in plan for r in rules)
+
+
 class Registry:
     """Rules for one argument schema. ``Registry(ServerArgs, stages=[...], model_stage="model")``."""
 
@@ -149,7 +162,7 @@ class Registry:
         self.version = version
         self._state = _State()
         self._lock = threading.Lock()
-        self._plans: dict[str | None, tuple[tuple[Stage, tuple[Rule, ...]], ...]] = {}
+        self._plans: dict[str | None, Plan] = {}
         self._frozen = False
         self._seq = 0
 
@@ -283,9 +296,7 @@ class Registry:
 
     def knows(self, arch: str | None) -> bool:
         """Whether any architecture-specific rule (exact or predicate) applies to ``arch``."""
-        if arch is None:
-            return False
-        return any(r.archs or r.predicate for _, rules in self.plan(arch) for r in rules)
+        return arch is not None and self.compiled(arch).specific
 
     def architectures(self) -> frozenset[str]:
         """Architectures named by exact rules and constants."""
@@ -293,13 +304,16 @@ class Registry:
         return frozenset(a for r in state.constants + state.arch_rules for a in r.archs)
 
     def plan(self, arch: str | None) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
-        """The rules that run for ``arch``, grouped by stage, in execution order (cached)."""
-        plans = self._plans
-        plan = plans.get(arch)
+        """The rules that run for ``arch``, grouped by stage, in execution order."""
+        return self.compiled(arch).plan
+
+    def compiled(self, arch: str | None) -> Plan:
+        """The execution plan for ``arch`` (cached per architecture; rebuilt after registration)."""
+        plan = self._plans.get(arch)
         if plan is not None:
             return plan
         state = self._state
-        plan = self._build_plan(state, arch)
+        plan = Plan(self._build_plan(state, arch))
         with self._lock:
             if self._state is state:  # do not cache a plan built from a superseded snapshot
                 if len(self._plans) >= _PLAN_CACHE_LIMIT:

@@ -20,7 +20,7 @@ import json
 import sys
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._platform import Platform
 from ._schema import Schema
@@ -65,9 +65,8 @@ class Force:
             raise DeclarationError("Force(value, reason) needs a non-empty reason")
 
 
-@dataclasses.dataclass(frozen=True)
-class Write:
-    """One field written by one declaration."""
+class Write(NamedTuple):
+    """One field written by one declaration (an immutable record)."""
 
     field: str
     value: Any
@@ -76,9 +75,8 @@ class Write:
     reason: str | None = None
 
 
-@dataclasses.dataclass(frozen=True)
-class Declaration:
-    """What one rule declared, where the rule lives, and what it read to decide."""
+class Declaration(NamedTuple):
+    """What one rule declared, where the rule lives, and what it read to decide (immutable)."""
 
     seq: int
     rule: str
@@ -154,29 +152,19 @@ def apply_declaration(
 
     Nothing is written unless every field is valid (a declaration is all-or-nothing).
     """
-    where = f"rule {rule} ({location})"
+    choices = schema.choices if schema is not None else {}
     staged: list[tuple[str, Any, str | None]] = []
     for field, value in declared.items():
         reason = forced_by_default
         if type(value) is Force:
             value, reason = value.value, value.reason
-        try:
-            if field not in resolvable:
-                owner = schema.cls.__name__ if schema is not None else "the schema"
-                raise DeclarationError(
-                    f"{where} declared {field!r}, which is not a resolvable field of {owner}; "
-                    "declare only fields marked Arg(resolvable=True)"
-                )
-            value = check_value(value, f"{where} field {field!r}")
-            if schema is not None:
-                choices = schema.fields[field].arg.choices
-                if choices is not None and value is not None and value not in choices:
-                    raise DeclarationError(f"{where} declared {field}={value!r}, outside its choices {list(choices)}")
-        except DeclarationError as exc:
-            exc.rule, exc.location = rule, location
-            raise
+        if field not in resolvable or type(value) not in _SCALAR_TYPES or (
+            value is not None and field in choices and value not in choices[field]
+        ):
+            value = _check_declared(field, value, rule, location, schema, resolvable, choices)
         staged.append((field, value, reason))
     writes = []
+    applied = Outcome.APPLIED
     for field, value, reason in staged:
         previous = values[field]
         if field in explicit and value != previous:
@@ -185,10 +173,36 @@ def apply_declaration(
                 continue
             outcome = Outcome.FORCED
         else:
-            outcome = Outcome.APPLIED
+            outcome = applied
         values[field] = value
         writes.append(Write(field, value, previous, outcome, reason))
     return Declaration(seq, rule, location, stage, tuple(writes), inputs)
+
+
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
+def _check_declared(
+    field: str, value: Any, rule: str, location: str, schema: Schema | None,
+    resolvable: frozenset[str], choices: Mapping[str, Any],
+) -> Any:
+    """The slow path of ``apply_declaration``: validate, canonicalise, or raise naming the rule."""
+    where = f"rule {rule} ({location})"
+    try:
+        if field not in resolvable:
+            owner = schema.cls.__name__ if schema is not None else "the schema"
+            raise DeclarationError(
+                f"{where} declared {field!r}, which is not a resolvable field of {owner}; "
+                "declare only fields marked Arg(resolvable=True)"
+            )
+        value = check_value(value, f"{where} field {field!r}")
+        allowed = choices.get(field)
+        if allowed is not None and value is not None and value not in allowed:
+            raise DeclarationError(f"{where} declared {field}={value!r}, outside its choices {list(allowed)}")
+    except DeclarationError as exc:
+        exc.rule, exc.location = rule, location
+        raise
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -290,10 +304,12 @@ class Resolution(Mapping[str, Any]):
         ruleset: str,
         schema: Schema | None,
         leaves: Mapping[str, str],
+        owned: bool = False,
     ) -> None:
+        # Copies protect callers' dicts; a resolver hands over dicts it owns (``owned=True``).
         set_ = object.__setattr__
-        set_(self, "_values", MappingProxyType(dict(values)))
-        set_(self, "user", MappingProxyType(dict(user)))
+        set_(self, "_values", MappingProxyType(values if owned else dict(values)))
+        set_(self, "user", MappingProxyType(user if owned else dict(user)))
         set_(self, "explicit", frozenset(explicit))
         set_(self, "declarations", tuple(declarations))
         set_(self, "platform", platform)
@@ -301,7 +317,7 @@ class Resolution(Mapping[str, Any]):
         set_(self, "notes", tuple(notes))
         set_(self, "ruleset", ruleset)
         set_(self, "schema", schema)
-        set_(self, "leaves", MappingProxyType(dict(leaves)))
+        set_(self, "leaves", leaves if isinstance(leaves, MappingProxyType) else MappingProxyType(dict(leaves)))
         set_(self, "_published", False)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -414,7 +430,7 @@ class Resolution(Mapping[str, Any]):
         return Resolution(
             values=values, user=self.user, explicit=self.explicit,
             declarations=(*self.declarations, decl), platform=self.platform, arch=self.arch,
-            notes=self.notes, ruleset=self.ruleset, schema=self.schema, leaves=self.leaves,
+            notes=self.notes, ruleset=self.ruleset, schema=self.schema, leaves=self.leaves, owned=True,
         )
 
     def _mark_published(self) -> None:

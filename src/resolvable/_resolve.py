@@ -26,35 +26,40 @@ from .errors import ConflictError, FrozenContextError, InvalidArgumentError, Res
 __all__ = ["RuleContext", "View", "resolve"]
 
 
-class View(Mapping[str, Any]):
-    """Read-only access to the arguments as resolved so far: ``view.page_size``, ``view["dtype"]``."""
+class View:
+    """Read-only access to the arguments as resolved so far: ``view.page_size``, ``view["dtype"]``.
 
-    __slots__ = ("_reads", "_values")
+    The view's attribute dictionary *is* the values dictionary the resolver updates, so a
+    read is a plain attribute lookup (this is the hot path of every rule) and a live view
+    sees each declaration as soon as it is applied. Writes raise ``FrozenContextError``.
+    """
 
-    def __init__(self, values: Mapping[str, Any], reads: list[tuple[str, Any]] | None = None) -> None:
-        object.__setattr__(self, "_values", values)
-        object.__setattr__(self, "_reads", reads)
+    def __init__(self, values: dict[str, Any]) -> None:
+        object.__setattr__(self, "__dict__", values)
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            value = self._values[name]
-        except KeyError:
-            raise AttributeError(f"no argument named {name!r}") from None
-        if self._reads is not None:
-            self._reads.append(("args." + name, value))
-        return value
+    def __getattr__(self, name: str) -> Any:  # only reached when the name is not a field
+        raise AttributeError(f"no argument named {name!r}")
 
     def __getitem__(self, name: str) -> Any:
-        value = self._values[name]
-        if self._reads is not None:
-            self._reads.append(("args." + name, value))
-        return value
+        return self.__dict__[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.__dict__.get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.__dict__
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
+        return iter(self.__dict__)
 
     def __len__(self) -> int:
-        return len(self._values)
+        return len(self.__dict__)
+
+    def keys(self) -> Any:
+        return self.__dict__.keys()
+
+    def items(self) -> Any:
+        return self.__dict__.items()
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenContextError(
@@ -62,10 +67,51 @@ class View(Mapping[str, Any]):
             f"e.g. return {{{name!r}: {value!r}}}"
         )
 
-    __setitem__ = __setattr__
+    def __setitem__(self, name: str, value: Any) -> None:
+        self.__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
         raise FrozenContextError("the view is read-only")
+
+    def __repr__(self) -> str:
+        return f"View({self.__dict__!r})"
+
+
+class _TracedView(View):
+    """A view that also records every argument a rule reads (``trace=True``; slower)."""
+
+    def __init__(self, values: dict[str, Any], reads: list[tuple[str, Any]]) -> None:
+        object.__setattr__(self, "__dict__", {"_values": values, "_reads": reads})
+
+    def __getattr__(self, name: str) -> Any:
+        state = object.__getattribute__(self, "__dict__")
+        try:
+            value = state["_values"][name]
+        except KeyError:
+            raise AttributeError(f"no argument named {name!r}") from None
+        state["_reads"].append(("args." + name, value))
+        return value
+
+    def __getitem__(self, name: str) -> Any:
+        return self.__getattr__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.__getattr__(name) if name in self else default
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.__dict__["_values"]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.__dict__["_values"])
+
+    def __len__(self) -> int:
+        return len(self.__dict__["_values"])
+
+    def keys(self) -> Any:
+        return self.__dict__["_values"].keys()
+
+    def items(self) -> Any:
+        return self.__dict__["_values"].items()
 
 
 class _Traced:
@@ -191,27 +237,31 @@ def resolve(
     env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))
     arch = hf.architecture if hf is not None else None
 
-    plan = registry.plan(arch)
+    compiled = registry.compiled(arch)
     notes: list[str] = []
-    if arch is not None and not any(r.archs or r.predicate for _, rules in plan for r in rules):
-        notes.append(
-            f"no architecture-specific rule matches {arch!r}; only the generic rules applied"
-        )
+    if arch is not None and not compiled.specific:
+        notes.append(f"no architecture-specific rule matches {arch!r}; only the generic rules applied")
     reads: list[tuple[str, Any]] | None = [] if trace else None
-    if trace:
-        rule_hf: Any = _Traced(hf, "hf", reads) if hf is not None else None  # type: ignore[arg-type]
-        rule_platform: Any = _Traced(platform, "platform", reads)  # type: ignore[arg-type]
-        rule_env: Any = _Traced(env_map, "env", reads)  # type: ignore[arg-type]
+    if reads is not None:
+        rule_hf: Any = _Traced(hf, "hf", reads) if hf is not None else None
+        rule_platform: Any = _Traced(platform, "platform", reads)
+        rule_env: Any = _Traced(env_map, "env", reads)
+        live: View = _TracedView(values, reads)
     else:
         rule_hf, rule_platform, rule_env = hf, platform, env_map
+        live = View(values)
+    live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit)
 
     resolvable = schema.resolvable
     declarations = []
     seq = 0
-    live = View(values, reads)
-    for stage, rules in plan:
-        view = View(dict(values), reads) if stage.isolated else live
-        ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit)
+    for stage_name, isolated, rules in compiled.groups:
+        if isolated:  # every rule of the stage reads the state as it was when the stage began
+            snapshot = dict(values)
+            view = _TracedView(snapshot, reads) if reads is not None else View(snapshot)
+            ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit)
+        else:
+            ctx = live_ctx
         for rule in rules:
             if reads is not None:
                 reads.clear()
@@ -228,18 +278,23 @@ def resolve(
                     f"rule {rule.name} ({rule.location}) failed on this input: "
                     f"{type(exc).__name__}: {exc}. Check the model config keys it reads."
                 ) from exc
-            if not isinstance(out, dict) and not isinstance(out, Mapping):
+            if not out:
+                if type(out) is dict or isinstance(out, Mapping):
+                    continue
                 raise TypeError(
                     f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
                     f"got {type(out).__name__}"
                 )
-            if not out:
-                continue
+            if type(out) is not dict and not isinstance(out, Mapping):
+                raise TypeError(
+                    f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
+                    f"got {type(out).__name__}"
+                )
             seq += 1
             declarations.append(
                 apply_declaration(
                     values=values, explicit=explicit, schema=schema, resolvable=resolvable,
-                    declared=out, rule=rule.name, location=rule.location, stage=stage.name, seq=seq,
+                    declared=out, rule=rule.name, location=rule.location, stage=stage_name, seq=seq,
                     inputs=_dedupe(reads) if reads is not None else (),
                 )
             )
@@ -254,6 +309,7 @@ def resolve(
         ruleset=f"{registry.name}@{registry.version}",
         schema=schema,
         leaves=schema.leaves,
+        owned=True,
     )
 
 

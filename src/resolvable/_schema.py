@@ -89,7 +89,7 @@ class FieldSpec:
 class Schema:
     """The fields of an argument dataclass, with their metadata (immutable)."""
 
-    __slots__ = ("__weakref__", "cls", "defaults", "fields", "json_defaults", "leaves", "resolvable")
+    __slots__ = ("__weakref__", "choices", "cls", "defaults", "fields", "json_defaults", "leaves", "resolvable")
 
     def __init__(self, cls: type) -> None:
         if not dataclasses.is_dataclass(cls):
@@ -112,6 +112,10 @@ class Schema:
             {n: list(v) if isinstance(v, tuple) else v for n, v in self.defaults.items()}
         )
         self.resolvable = frozenset(n for n, s in specs.items() if s.arg.resolvable)
+        #: field -> allowed values, for the fields that have choices.
+        self.choices: Mapping[str, frozenset[Any]] = MappingProxyType(
+            {n: frozenset(s.arg.choices) for n, s in specs.items() if s.arg.choices is not None}
+        )
         self.leaves: Mapping[str, str] = MappingProxyType(
             {n: specs[n].leaf for n in sorted(self.resolvable)}
         )

@@ -1104,7 +1104,7 @@ MIMO_ROWS = [
     row("fused-qkv-dp-without-dp-attention-refused", MIMO, "h100", Err(VALUE, MIMO_TP_MSG), hf=FUSED, tp_size=4,
         dp_size=2),
     row("fused-qkv-attn-cp", MIMO, "h100", E(A="fa3"), hf=FUSED, tp_size=4, attn_cp_size=2),
-    row("other-layout-refused", MIMO, "h100", Err(VALUE, r""), hf={"attention_projection_layout": "split_qkv"}),
+    row("other-layout-refused", MIMO, "h100", Err(VALUE, r"split_qkv"), hf={"attention_projection_layout": "split_qkv"}),
     row("no-layout-ok", MIMO, "h100", E(A="fa3"), tp_size=4),
     row("encoder-only-skipped", MIMO, "h100", E(A="fa3"), hf={**FUSED, "encoder_only": True}, tp_size=4),
     row("flash-not-checked", MIMO_FLASH, "h100", E(A="fa3"), hf=FUSED, tp_size=4),
