@@ -227,10 +227,10 @@ def test_model_directory_and_ignored_flags(capsys, tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3",
                                                        "num_attention_heads": 32, "num_key_value_heads": 8}))
     code, out, err = run(capsys, "explain", str(tmp_path), "--platform", "a100", "--trust-remote-code",
-                         "--mem-fraction-static", "0.8")
+                         "--max-total-tokens", "4096")
     assert code == 0
     assert "attention_backend = 'flashinfer'" in out
-    assert "ignored (not modelled by resolvable): --trust-remote-code --mem-fraction-static 0.8" in err
+    assert "ignored (not modelled by resolvable): --trust-remote-code --max-total-tokens 4096" in err
 
 
 def test_console_script_end_to_end():

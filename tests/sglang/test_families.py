@@ -188,7 +188,7 @@ DSA_ROWS = [
     row("hip-user-page-overridden-1", DSV32, "mi300x", E(A="dsa", p=1), hf=DSA, page_size=64),
     row("hip-aiter-preshuffle-page-64", DSV32, "mi300x", E(A="dsa", p=64, dsa_prefill_backend="tilelang",
                                                            dsa_decode_backend="tilelang"),
-        hf=DSA, env={"SGLANG_USE_AITER": "1"}),
+        hf=DSA, env={"SGLANG_USE_AITER": "1", "AITER_ENABLE_AOT_GLUON_PA_MQA_LOGITS": "1"}),
     row("hip-preshuffle-disabled-page-1", DSV32, "mi300x", E(A="dsa", p=1), hf=DSA,
         env={"SGLANG_USE_AITER": "1", "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE": "1"}),
     row("hip-preshuffle-disabled-nsa-alias-page-1", DSV32, "mi300x", E(A="dsa", p=1), hf=DSA,
@@ -250,7 +250,7 @@ DSA_ROWS = [
     row("cp-interleave-with-dp-refused", DSV32, "b200",
         Err(ASSERT, r"interleave DSA CP does not support DP attention\."),
         hf=DSA, tp_size=8, dp_size=2, enable_prefill_cp=True),
-    row("cp-tp-over-8-refused", DSV32, "b200", Err(ASSERT, r""), hf=DSA, tp_size=16, enable_prefill_cp=True),
+    row("cp-tp-over-8-refused", DSV32, "b200", Err(ASSERT, r"(?i)tp[-_ ]size"), hf=DSA, tp_size=16, enable_prefill_cp=True),
     row("cp-with-pd-decode-refused", DSV32, "h100",
         Err(ASSERT, r"CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp\."),
         hf=DSA, tp_size=8, enable_prefill_cp=True, disaggregation_mode="decode"),
@@ -404,9 +404,9 @@ DSV4_ROWS = [
         cp_strategy="zigzag"),
     row("prefill-cp-no-strategy-refused", DSV4, "b200", Err(VALUE, r"interleave"), tp_size=8,
         enable_prefill_cp=True),
-    row("prefill-cp-dp-refused", DSV4, "b200", Err(ASSERT, r""), tp_size=8, dp_size=2, enable_prefill_cp=True,
+    row("prefill-cp-dp-refused", DSV4, "b200", Err(ASSERT, r"(?i)dp[-_ ]size"), tp_size=8, dp_size=2, enable_prefill_cp=True,
         cp_strategy="interleave"),
-    row("prefill-cp-tp16-refused", DSV4, "b200", Err(ASSERT, r""), tp_size=16, enable_prefill_cp=True,
+    row("prefill-cp-tp16-refused", DSV4, "b200", Err(ASSERT, r"(?i)tp[-_ ]size"), tp_size=16, enable_prefill_cp=True,
         cp_strategy="interleave"),
     row("sm120-moe-marlin", DSV4, "rtx5090", E(moe_runner_backend="marlin", A="dsv4")),
     row("sm120-user-moe-kept", DSV4, "rtx5090", E(moe_runner_backend="triton"), moe_runner_backend="triton"),
@@ -496,7 +496,7 @@ GPT_OSS_MOE_ROWS = [
     row("cpu-no-amx-triton-kernel", GPT_OSS, "cpu+triton-kernels", E(moe_runner_backend="triton_kernel"),
         env=CPU_ENGINE),
     row("user-runner-kept", GPT_OSS, "b200", E(moe_runner_backend="triton"), hf=MXFP4, moe_runner_backend="triton"),
-    row("triton-kernel-needs-ep-1", GPT_OSS, "h100", Err(ASSERT, r""), moe_runner_backend="triton_kernel", ep_size=2),
+    row("triton-kernel-needs-ep-1", GPT_OSS, "h100", Err(ASSERT, r"(?i)ep[-_ ]size"), moe_runner_backend="triton_kernel", ep_size=2),
 ]
 
 

@@ -90,6 +90,10 @@ class ServerArgs:
     chunked_prefill_size: int | None = arg(
         None, resolvable=True, leaf="sched.chunked_prefill_size", help="Chunked prefill size (-1 disables)."
     )
+    mem_fraction_static: float | None = arg(
+        None, resolvable=True, leaf="sched.mem_fraction_static",
+        help="Fraction of GPU memory for weights and KV cache (unset: profiled at startup).",
+    )
     max_running_requests: int | None = arg(
         None, resolvable=True, leaf="sched.max_running_requests", help="Maximum concurrent requests."
     )

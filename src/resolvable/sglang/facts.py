@@ -153,6 +153,16 @@ def num_kv_heads_per_rank(hf: Any, tp_size: int) -> int:
     return max(1, total // max(1, tp_size))
 
 
+_CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length")
+
+
+def context_length(hf: Any) -> int:
+    """The model's context length from the usual config keys (rope scaling is not applied)."""
+    text = hf.text_config
+    lengths = [text.get_typed(k, int) for k in _CONTEXT_KEYS]
+    return max((n for n in lengths if n is not None), default=2048)
+
+
 def capability_major(platform: Any) -> int:
     """Raw ``torch.cuda.get_device_capability()[0]`` (9 on MI300X), 0 when unknown."""
     cap = platform.capability

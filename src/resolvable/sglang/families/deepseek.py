@@ -49,7 +49,8 @@ def _prefill_cp(args, *, dsa: bool) -> dict:
         "cuda_graph_backend_prefill": Force("disabled", "prefill context parallelism runs without prefill graphs"),
     }
     if not dsa or args.cp_strategy == "zigzag":
-        out.update(moe_a2a_backend="deepep", ep_size=args.tp_size)
+        reason = "prefill context parallelism dispatches experts with deepep over all TP ranks"
+        out.update(moe_a2a_backend=Force("deepep", reason), ep_size=Force(args.tp_size, reason))
         return out
     if args.dp_size != 1:
         raise ConflictError(

@@ -9,6 +9,7 @@ checkpoints pick their quantization and MoE runner. The mamba radix cache is in
 
 from __future__ import annotations
 
+from ..._resolution import Force
 from ...errors import ConflictError
 from .._base import registry
 from ..facts import quantization_config
@@ -87,7 +88,7 @@ def nemotron_h_quant_moe(ctx):
         elif method == "modelopt":
             method = "modelopt_fp8"
         if args.quantization != method:
-            out["quantization"] = method
+            out["quantization"] = Force(method, f"the checkpoint's ModelOpt algorithm is {method}")
     if (method in _MODELOPT or method is None) and args.moe_runner_backend == "auto":
         cap = platform.capability or (0, 0)
         if platform.is_sm100 and args.moe_a2a_backend == "none":

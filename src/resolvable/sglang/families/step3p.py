@@ -6,6 +6,7 @@ EAGLE; the hierarchical cache needs a full-size SWA pool.
 
 from __future__ import annotations
 
+from ..._resolution import Force
 from .._base import registry
 from ..facts import backends_not_set
 
@@ -28,5 +29,8 @@ def step3p_defaults(ctx):
     if args.speculative_algorithm == "EAGLE":
         out["enable_multi_layer_eagle"] = True
     if args.enable_hierarchical_cache:
-        out.update(swa_full_tokens_ratio=1.0, disable_hybrid_swa_memory=True)
+        out.update(
+            swa_full_tokens_ratio=Force(1.0, "Step-3.5 with the hierarchical cache needs a full-size SWA pool"),
+            disable_hybrid_swa_memory=True,
+        )
     return out

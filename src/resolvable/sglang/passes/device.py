@@ -11,6 +11,21 @@ from ..._resolution import Force
 from ...errors import ConflictError
 from .._base import registry
 
+_ALIAS_FIELDS = (
+    "attention_backend", "prefill_attention_backend", "decode_attention_backend",
+    "speculative_draft_attention_backend",
+)
+
+
+@registry.rule("device")
+def deprecated_backend_aliases(ctx):
+    """§2.2 step 2: ``compressed`` is the deprecated name of ``dsv4`` (``nsa`` stays as given)."""
+    return {
+        field: Force("dsv4", f"--{field.replace('_', '-')}=compressed is deprecated; use 'dsv4' instead")
+        for field in _ALIAS_FIELDS
+        if ctx.args[field] == "compressed"
+    }
+
 
 @registry.rule("device")
 def device_default(ctx):
