@@ -463,6 +463,16 @@ def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
         (f"{m}@{p}:{v}", (lambda hf=hf, pl=pl, fl=fl: resolve_server_args(hf, pl, **fl)))
         for m, p, v, hf, pl, fl in sglang_grid.cases()
     ]
+    # Explicit-choice sweep: every field a rule declared in a default cell, set by the user to
+    # another valid value. A rule that declares over it without Force is a silent override.
+    for m, p, _, hf, pl, _ in sglang_grid.cases(variants={"default": {}}):
+        try:
+            base = resolve_server_args(hf, pl, load_time=False)
+        except ConflictError:
+            continue
+        for user in sglang_grid.explicit_variants(base):
+            label = f"{m}@{p}:" + ",".join(f"{k}={v}" for k, v in user.items() if k != "model_path")
+            attempts.append((label, lambda hf=hf, pl=pl, user=user: resolve_server_args(hf, pl, **user)))
     known = sorted({a for m in sglang_grid.models() for a in bundled(m).architectures} | registry.architectures())
     findings, stats = lint(registry, attempts, known)
     if args.json:

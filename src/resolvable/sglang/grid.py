@@ -48,3 +48,35 @@ def cases(
         for p, platform in plats.items():
             for v, flags in variants.items():
                 yield m, p, v, hf, platform, dict(flags)
+
+
+def alternative(schema_choices: Any, value: Any, default: Any) -> Any:
+    """A valid value different from ``value`` and from the default (None if there is none)."""
+    if schema_choices:
+        for choice in schema_choices:
+            if choice != value and choice != default:
+                return choice
+        return None
+    if isinstance(value, bool) or isinstance(default, bool):
+        return not value
+    if isinstance(value, int) or (value is None and isinstance(default, int)):
+        return 16 if value != 16 else 32
+    if isinstance(value, float):
+        return 0.5 if value != 0.5 else 0.25
+    return None
+
+
+def explicit_variants(res: Any) -> list[dict[str, Any]]:
+    """For each field a rule declared, the same inputs with that field set explicitly to
+    another valid value: a rule that still declares it must say so with ``Force``."""
+    schema = res.schema
+    variants = []
+    for field in sorted({w.field for d in res.declarations if d.stage != "adjust" for w in d.writes}):
+        if field in res.user:
+            continue
+        spec = schema.fields[field]
+        choices = [c for c in (spec.arg.choices or ()) if c is not None]
+        other = alternative(sorted(choices, key=str), res[field], spec.default)
+        if other is not None:
+            variants.append({**res.user, field: other})
+    return variants
