@@ -9,12 +9,13 @@ frozen runtime context. The engine is standard-library only. The SGLang rule pac
 
 from __future__ import annotations
 
+from ._declaration import Declaration, Force, Outcome
 from ._facade import RecordingArgs, procedural, publish_args, refresh_declared_fields, resolve_into
 from ._hfconfig import HFConfig, load_hf_config
 from ._platform import Platform
 from ._publish import ContextSlot, RuntimeContext, publish
 from ._registry import Registry, Stage
-from ._resolution import Declaration, Force, Outcome, Resolution
+from ._resolution import Resolution
 from ._resolve import RuleContext, resolve
 from ._schema import Arg, arg, resolvable_fields
 from .errors import ConflictError, ResolvableError

@@ -21,8 +21,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ._declaration import Outcome
 from ._registry import Registry
-from ._resolution import Outcome, Resolution
+from ._resolution import Resolution
 from .errors import ConflictError, DeclarationError, RuleFailure
 
 __all__ = ["Finding", "lint"]

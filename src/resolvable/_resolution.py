@@ -1,4 +1,4 @@
-"""Resolution records: what each rule declared, and the immutable result.
+"""The immutable result of a resolution, with explain, diff, adjust and (de)serialisation.
 
 Invariants:
 
@@ -15,194 +15,20 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-import enum
 import json
 import sys
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
+from ._declaration import Declaration, Outcome, apply_declaration, canonical
 from ._platform import Platform
 from ._schema import Schema
 from .errors import DeclarationError, LateDeclarationError
 
-__all__ = [
-    "Declaration",
-    "Explanation",
-    "FieldChange",
-    "Force",
-    "Outcome",
-    "Resolution",
-    "Step",
-    "Write",
-]
+__all__ = ["Explanation", "FieldChange", "Resolution", "Step"]
 
-_SCALARS = (str, int, float, bool, type(None))
 FORMAT_VERSION = 1
-
-
-class Outcome(str, enum.Enum):
-    APPLIED = "applied"
-    BLOCKED = "blocked"
-    FORCED = "forced"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@dataclasses.dataclass(frozen=True)
-class Force:
-    """Wrap a declared value to override a user's explicit choice deliberately.
-
-    ``return {"page_size": Force(64, "DSA kernels need 64-token pages")}``
-    """
-
-    value: Any
-    reason: str
-
-    def __post_init__(self) -> None:
-        if not self.reason or not isinstance(self.reason, str):
-            raise DeclarationError("Force(value, reason) needs a non-empty reason")
-
-
-class Write(NamedTuple):
-    """One field written by one declaration (an immutable record)."""
-
-    field: str
-    value: Any
-    previous: Any
-    outcome: Outcome
-    reason: str | None = None
-
-
-class Declaration(NamedTuple):
-    """What one rule declared, where the rule lives, and what it read to decide (immutable)."""
-
-    seq: int
-    rule: str
-    location: str
-    stage: str
-    writes: tuple[Write, ...]
-    #: (name, value) pairs the rule read, e.g. ("platform.is_sm100", True); filled when traced.
-    inputs: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def fields(self) -> dict[str, Any]:
-        return {w.field: w.value for w in self.writes}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "rule": self.rule,
-            "location": self.location,
-            "stage": self.stage,
-            "writes": [
-                {"field": w.field, "value": w.value, "previous": w.previous,
-                 "outcome": w.outcome.value, "reason": w.reason}
-                for w in self.writes
-            ],
-            "inputs": [[name, value] for name, value in self.inputs],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Declaration:
-        return cls(
-            seq=data["seq"],
-            rule=data["rule"],
-            location=data["location"],
-            stage=data["stage"],
-            writes=tuple(
-                Write(w["field"], w["value"], w["previous"], Outcome(w["outcome"]), w.get("reason"))
-                for w in data["writes"]
-            ),
-            inputs=tuple((name, value) for name, value in data.get("inputs", ())),
-        )
-
-
-def canonical(value: Any) -> Any:
-    """JSON-shaped copy of a value (tuples become lists) so round-trips compare equal."""
-    if isinstance(value, (list, tuple)):
-        return [canonical(v) for v in value]
-    return value
-
-
-def check_value(value: Any, where: str) -> Any:
-    if isinstance(value, _SCALARS):
-        return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, _SCALARS) for v in value):
-        return canonical(value)
-    raise DeclarationError(f"{where}: value {value!r} is not a JSON scalar or a list of scalars")
-
-
-def apply_declaration(
-    *,
-    values: dict[str, Any],
-    explicit: frozenset[str],
-    schema: Schema | None,
-    resolvable: frozenset[str],
-    declared: Mapping[str, Any],
-    rule: str,
-    location: str,
-    stage: str,
-    seq: int,
-    inputs: tuple[tuple[str, Any], ...] = (),
-    forced_by_default: str | None = None,
-) -> Declaration:
-    """Validate ``declared`` and apply it to ``values`` (in place); return the record.
-
-    Nothing is written unless every field is valid (a declaration is all-or-nothing).
-    """
-    choices = schema.choices if schema is not None else {}
-    staged: list[tuple[str, Any, str | None]] = []
-    for field, value in declared.items():
-        reason = forced_by_default
-        if type(value) is Force:
-            value, reason = value.value, value.reason
-        if field not in resolvable or type(value) not in _SCALAR_TYPES or (
-            value is not None and field in choices and value not in choices[field]
-        ):
-            value = _check_declared(field, value, rule, location, schema, resolvable, choices)
-        staged.append((field, value, reason))
-    writes = []
-    applied = Outcome.APPLIED
-    for field, value, reason in staged:
-        previous = values[field]
-        if field in explicit and value != previous:
-            if reason is None:
-                writes.append(Write(field, value, previous, Outcome.BLOCKED))
-                continue
-            outcome = Outcome.FORCED
-        else:
-            outcome = applied
-        values[field] = value
-        writes.append(Write(field, value, previous, outcome, reason))
-    return Declaration(seq, rule, location, stage, tuple(writes), inputs)
-
-
-_SCALAR_TYPES = frozenset(_SCALARS)
-
-
-def _check_declared(
-    field: str, value: Any, rule: str, location: str, schema: Schema | None,
-    resolvable: frozenset[str], choices: Mapping[str, Any],
-) -> Any:
-    """The slow path of ``apply_declaration``: validate, canonicalise, or raise naming the rule."""
-    where = f"rule {rule} ({location})"
-    try:
-        if field not in resolvable:
-            owner = schema.cls.__name__ if schema is not None else "the schema"
-            raise DeclarationError(
-                f"{where} declared {field!r}, which is not a resolvable field of {owner}; "
-                "declare only fields marked Arg(resolvable=True)"
-            )
-        value = check_value(value, f"{where} field {field!r}")
-        allowed = choices.get(field)
-        if allowed is not None and value is not None and value not in allowed:
-            raise DeclarationError(f"{where} declared {field}={value!r}, outside its choices {list(allowed)}")
-    except DeclarationError as exc:
-        exc.rule, exc.location = rule, location
-        raise
-    return value
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,10 +17,11 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from ._declaration import apply_declaration, check_value
 from ._hfconfig import HFConfig
 from ._platform import Platform
 from ._registry import Registry
-from ._resolution import Resolution, apply_declaration, check_value
+from ._resolution import Resolution
 from .errors import ConflictError, FrozenContextError, InvalidArgumentError, ResolvableError, RuleFailure
 
 __all__ = ["RuleContext", "View", "resolve"]

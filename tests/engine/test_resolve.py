@@ -8,7 +8,7 @@ from types import MappingProxyType
 import pytest
 
 from resolvable import ConflictError, Force, HFConfig, Outcome, Platform, Registry, RuleContext, arg, resolve
-from resolvable._resolution import apply_declaration
+from resolvable._declaration import apply_declaration
 from resolvable._resolve import View
 from resolvable._schema import schema_of
 from resolvable.errors import (

@@ -18,12 +18,13 @@ Each command-line bug found while writing this suite also has a pinned regressio
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from resolvable.cli import main
@@ -135,13 +136,20 @@ def run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str, 
     return rc, out, err
 
 
+def _strict_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def check(rc: int, out: str, err: str, argv: list[str]) -> None:
     assert rc in (0, 1, 2), (argv, rc, err[-500:])
     for text in (out, err):
         assert "Traceback" not in text, (argv, text[-2000:])
         assert "internal error" not in text, (argv, text[-500:])
+    if rc == 0 and "--json" in argv and out.startswith("{"):
+        json.loads(out, parse_constant=_strict_constant)  # --json prints standard JSON (no NaN/Infinity)
 
 
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # capsys is drained per example
 @given(argv=argvs)
 def test_fuzzed_command_lines_never_crash(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = run(capsys, argv)
@@ -159,6 +167,8 @@ REGRESSIONS = {
                           "--field", "swa_full_tokens_ratio", "--why-not", "nan"],
     "why-not-model-path": ["explain", "llama-3.1-8b", "--platform", "h100", "--field", "model_path", "--why-not", "x"],
     "nan-flag-resolve-json": ["resolve", "llama-3.1-8b", "--platform", "h100", "--swa-full-tokens-ratio", "nan",
+                              "--json"],
+    "inf-flag-resolve-json": ["resolve", "llama-3.1-8b", "--platform", "h100", "--swa-full-tokens-ratio", "inf",
                               "--json"],
     "inf-flag-explain": ["explain", "llama-3.1-8b", "--platform", "h100", "--swa-full-tokens-ratio", "inf"],
 }

@@ -9,7 +9,7 @@ Mistral-Large-3 and Pixtral always run in bfloat16.
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 from ..facts import (

@@ -7,7 +7,7 @@ Invariant: DeepSeek-V4 always runs the ``dsv4`` backend (over any user choice) w
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 

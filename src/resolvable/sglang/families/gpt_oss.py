@@ -8,7 +8,7 @@ bfloat16; the MoE runner follows the platform and the checkpoint.
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 from ..facts import backends_not_set, effective_backends, env_flag, quant_method

@@ -9,7 +9,7 @@ checkpoints pick their quantization and MoE runner. The mamba radix cache is in
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 from ..facts import quantization_config

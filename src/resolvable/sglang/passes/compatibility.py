@@ -7,7 +7,7 @@ in ``page_constraints`` and kernel/platform refusals in ``backend_checks``.
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 from ..facts import context_length

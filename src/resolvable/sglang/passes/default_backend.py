@@ -6,7 +6,7 @@ that need "what would the default be" (Qwen3.5 hybrid, spec §3.12) call it with
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from .._base import registry
 from ..facts import flashinfer_available, has_attention_sinks, is_mla, num_kv_heads_per_rank
 

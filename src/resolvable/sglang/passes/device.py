@@ -7,7 +7,7 @@ Handlers key off the ``device`` string; model rules key off platform predicates 
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 

@@ -8,7 +8,7 @@ These are deliberate overrides of user input, recorded as forced.
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 

@@ -7,7 +7,7 @@ forced, with the kernel's requirement as the reason.
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from .._base import registry
 from ..facts import effective_backends, is_mla
 

@@ -7,7 +7,7 @@ the main attention backend.
 
 from __future__ import annotations
 
-from ..._resolution import Force
+from ..._declaration import Force
 from ...errors import ConflictError
 from .. import choices as C
 from .._base import registry
