@@ -1,0 +1,166 @@
+"""`resolvable resolve | diff | matrix | platforms | models | lint`.
+
+Invariant: each command only reads; JSON output carries a versioned ``schema`` key (docs/cli-json.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .._platform import PLATFORM_ENV_VAR, Platform
+from .._text import short, table
+from ..errors import ConflictError
+from ._common import EXIT_FINDINGS, UsageError, _csv_list, _env, _header, _parse_set, _resolve, _user_flags
+
+
+def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
+    user = _user_flags(args)
+    res = _resolve(args, args.platform, user)
+    ctx = res.publish()
+    if args.json:
+        data = res.to_dict()
+        print(json.dumps({
+            "schema": "resolvable.resolve/1", "model": args.model, "arch": res.arch,
+            "platform": data["platform"], "user_args": data["user"], "values": data["values"],
+            "context": ctx.to_dict(), "fingerprint": res.fingerprint(), "notes": data["notes"],
+            "declarations": data["declarations"],
+        }, indent=2))
+        return 0
+    print("\n".join(_header(res, args, user)))
+    print()
+    rows = [[path, short(ctx.leaf(path), 40), res.decided_by(field)[0]] for field, path in sorted(
+        res.leaves.items(), key=lambda kv: kv[1])]
+    print(table(["published leaf", "value", "decided by"], rows))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
+    user = _user_flags(args)
+    other_user = {**user, **_parse_set(args.vs_set)}
+    if args.vs_platform is None and not args.vs_set:
+        raise UsageError("diff needs --vs-platform PRESET and/or --vs-set FLAG=VALUE")
+    left = _resolve(args, args.platform, user)
+    right = _resolve(args, args.vs_platform or args.platform, other_user)
+    changes = [c for c in left.diff(right) if c.field != "device" or args.vs_platform]
+    labels = (f"{args.platform}", f"{args.vs_platform or args.platform}"
+              + (" + " + " ".join(args.vs_set) if args.vs_set else ""))
+    if args.json:
+        print(json.dumps({"schema": "resolvable.diff/1", "left": labels[0], "right": labels[1],
+                          "changes": [c.to_dict() for c in changes]}, indent=2))
+        return 0
+    print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
+    if not changes:
+        print("no resolved field differs")
+        return 0
+    rows = [[c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes]
+    print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
+    return 0
+
+
+def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
+    from .._schema import schema_of
+    from ..sglang import ServerArgs, load_model
+    from ..sglang import grid as sglang_grid
+    from ..sglang.matrix import compute, render
+
+    models = _csv_list(args.models) or sglang_grid.models()
+    platforms = _csv_list(args.platforms) or sglang_grid.presets()
+    for p in platforms:
+        Platform.preset(p)
+    fields = _csv_list(args.fields) or ["attention_backend", "page_size"]
+    schema = schema_of(ServerArgs)
+    for f in fields:
+        schema.spec(f)
+    flags = _parse_set(args.set)
+    cells = compute(models, platforms, fields, flags, _env(args.env), hf_loader=load_model)
+    title = "SGLang support matrix" + (f" ({' '.join(args.set)})" if args.set else "")
+    text = render(cells, args.format, fields=fields, title=title)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        print(f"wrote {args.output} ({len(cells)} cells)", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _facts(p: Platform) -> dict[str, Any]:
+    return {
+        "sm90": p.is_sm90, "sm100": p.is_sm100, "sm120": p.is_sm120, "blackwell": p.is_blackwell,
+        "amx": p.has_amx, "xmx": p.has_xmx, "device": p.device,
+    }
+
+
+def cmd_platforms(args: argparse.Namespace, ignored: list[str]) -> int:
+    if args.detect:
+        p = Platform.detect()
+        if args.json:
+            print(json.dumps({"schema": "resolvable.platform/1", "platform": p.to_dict(), "facts": _facts(p),
+                              "detected_by": p.detected_by}, indent=2))
+            return 0
+        print(f"this machine: {p.describe()}")
+        print(f"detected by:  {p.detected_by}")
+        print(f"facts:        {', '.join(f'{k}={v}' for k, v in _facts(p).items())}")
+        print(f"simulate another platform with --platform PRESET or {PLATFORM_ENV_VAR}=PRESET")
+        return 0
+    presets = Platform.presets()
+    if args.json:
+        print(json.dumps({"schema": "resolvable.platforms/1", "presets": {
+            n: {**p.to_dict(), "facts": _facts(p)} for n, p in presets.items()}}, indent=2))
+        return 0
+    rows = []
+    for name, p in presets.items():
+        flags = [k for k in ("sm90", "sm100", "sm120", "blackwell", "amx", "xmx") if _facts(p)[k]]
+        rows.append([name, p.device_name or "", p.describe(with_device_name=False), " ".join(flags)])
+    print(table(["preset", "device", "facts", "predicates"], rows))
+    return 0
+
+
+def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
+    from ..sglang import catalog, load_model
+
+    entries = catalog()
+    if args.json:
+        print(json.dumps({"schema": "resolvable.models/1", "models": {
+            n: {**e, "architecture": load_model(n).architecture} for n, e in entries.items()}}, indent=2))
+        return 0
+    rows = [[n, load_model(n).architecture, e["family"], e["repo_id"]] for n, e in entries.items()]
+    print(table(["model", "architecture", "family", "hub repo"], rows))
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
+    from .._lint import lint
+    from ..sglang import grid as sglang_grid
+    from ..sglang import registry, resolve_server_args
+    from ..sglang.models import bundled
+
+    attempts = [
+        (f"{m}@{p}:{v}", (lambda hf=hf, pl=pl, fl=fl: resolve_server_args(hf, pl, **fl)))
+        for m, p, v, hf, pl, fl in sglang_grid.cases()
+    ]
+    # Explicit-choice sweep: every field a rule declared in a default cell, set by the user to
+    # another valid value. A rule that declares over it without Force is a silent override.
+    for m, p, _, hf, pl, _ in sglang_grid.cases(variants={"default": {}}):
+        try:
+            base = resolve_server_args(hf, pl, load_time=False)
+        except ConflictError:
+            continue
+        for user in sglang_grid.explicit_variants(base):
+            label = f"{m}@{p}:" + ",".join(f"{k}={v}" for k, v in user.items() if k != "model_path")
+            attempts.append((label, lambda hf=hf, pl=pl, user=user: resolve_server_args(hf, pl, **user)))
+    known = sorted({a for m in sglang_grid.models() for a in bundled(m).architectures} | registry.architectures())
+    findings, stats = lint(registry, attempts, known)
+    if args.json:
+        print(json.dumps({"schema": "resolvable.lint/1", "stats": stats,
+                          "findings": [f.__dict__ for f in findings]}, indent=2))
+    else:
+        print(f"linted {len(registry.rules)} rules over {stats['resolutions'] + stats['refusals']} configurations "
+              f"({stats['refusals']} refused by design)")
+        for f in findings:
+            print(f"  {f}")
+        print("no findings" if not findings else f"{len(findings)} finding(s)")
+    return EXIT_FINDINGS if findings else 0
