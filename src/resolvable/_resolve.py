@@ -279,18 +279,13 @@ def resolve(
                     f"rule {rule.name} ({rule.location}) failed on this input: "
                     f"{type(exc).__name__}: {exc}. Check the model config keys it reads."
                 ) from exc
-            if not out:
-                if type(out) is dict or isinstance(out, Mapping):
-                    continue
-                raise TypeError(
-                    f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
-                    f"got {type(out).__name__}"
-                )
             if type(out) is not dict and not isinstance(out, Mapping):
                 raise TypeError(
                     f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
                     f"got {type(out).__name__}"
                 )
+            if not out:
+                continue
             seq += 1
             declarations.append(
                 apply_declaration(

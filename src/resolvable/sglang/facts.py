@@ -141,13 +141,9 @@ _KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_quer
 def num_kv_heads_per_rank(hf: Any, tp_size: int) -> int:
     """``get_num_kv_heads(tp_size)``: total KV heads // tp, at least 1 (spec §10 #11)."""
     text = hf.text_config
-    total = None
-    for key in _KV_HEAD_KEYS:
-        total = text.get_typed(key, int) if hasattr(text, "get_typed") else text.get(key)
-        if total is not None:
-            break
+    total = next((n for n in (text.get_typed(k, int) for k in _KV_HEAD_KEYS) if n is not None), None)
     if total is None:
-        total = text.get_typed("num_attention_heads", int) if hasattr(text, "get_typed") else None
+        total = text.get_typed("num_attention_heads", int)
     if total is None:
         raise ConfigError(f"{hf.source}: no KV-head count (num_key_value_heads / num_attention_heads)")
     return max(1, total // max(1, tp_size))
