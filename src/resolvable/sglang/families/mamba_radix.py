@@ -53,12 +53,21 @@ def mamba_radix_cache(ctx):
                 out["disable_overlap_schedule"] = overlap_off = True
     if strategy in ("extra_buffer", "extra_buffer_lazy"):
         if not supported:
-            raise _refuse(f"{strategy} is not supported for {ctx.arch} with linear attention backend "
-                          f"{args.linear_attn_backend}", "mamba_radix_cache_strategy",
+            raise _refuse(f"extra_buffer is not supported for {ctx.arch}; use no_buffer. (linear attention "
+                          f"backend {args.linear_attn_backend})", "mamba_radix_cache_strategy",
                           fix="pass --mamba-radix-cache-strategy no_buffer")
         if not (platform.is_cuda or platform.is_musa or platform.is_npu):
-            raise _refuse(f"{strategy} requires CUDA, MUSA or NPU", "mamba_radix_cache_strategy",
-                          fix="pass --mamba-radix-cache-strategy no_buffer")
+            raise _refuse(f"{strategy}: extra_buffer needs CUDA/MUSA/NPU (FLA).", "mamba_radix_cache_strategy",
+                          fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)")
+        drafts = args.speculative_num_draft_tokens
+        if drafts is not None:
+            if strategy == "extra_buffer_lazy":
+                raise _refuse("extra_buffer_lazy unsupported with spec.", "mamba_radix_cache_strategy",
+                              fix="pass --mamba-radix-cache-strategy extra_buffer")
+            if args.mamba_track_interval < drafts:
+                raise _refuse(f"mamba_track_interval ({args.mamba_track_interval}) must be at least "
+                              f"speculative_num_draft_tokens ({drafts})", "mamba_track_interval",
+                              fix=f"pass --mamba-track-interval {drafts} or more")
         if page is not None and page > 0:
             chunk = hf.text_config.get("mamba_chunk_size") or 64
             if args.mamba_track_interval % page or max(chunk, page) % min(chunk, page):
@@ -72,8 +81,8 @@ def mamba_radix_cache(ctx):
             raise _refuse("no_buffer only supports page_size=1.", "page_size", "mamba_radix_cache_strategy",
                           fix="drop --page-size (or pass --page-size 1)")
         if not overlap_off:
-            raise _refuse("no_buffer requires the overlap scheduler to be disabled", "disable_overlap_schedule",
-                          fix="pass --disable-overlap-schedule")
+            raise _refuse("no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.",
+                          "disable_overlap_schedule", fix="pass --disable-overlap-schedule")
         if args.attention_backend == "trtllm_mha":
             raise _refuse("no_buffer do not support trtllm_mha attention backend.", "attention_backend",
                           fix="pass another --attention-backend")
