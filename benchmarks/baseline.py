@@ -122,7 +122,13 @@ def resolve(
     flashinfer = fi_env and platform.is_cuda and "flashinfer" in platform.kernels  # §1
     is_sm90, is_sm100, is_sm120, is_hip = platform.is_sm90, platform.is_sm100, platform.is_sm120, platform.is_hip
 
-    # -- §2.2 step 3: device, --quantization unquant ---------------------------------------------
+    # -- §2.2 step 2: deprecated backend alias ("nsa" stays as given) ------------------------------------
+    for field in ("attention_backend", "prefill_attention_backend", "decode_attention_backend",
+                  "speculative_draft_attention_backend"):
+        if a[field] == "compressed":
+            a[field] = "dsv4"
+
+    # -- step 3: device, --quantization unquant ---------------------------------------------------------
     if a["device"] is None:
         a["device"] = platform.device
     quant_unset = False
@@ -331,7 +337,7 @@ def resolve(
             backend = "triton"
         a["attention_backend"] = backend
 
-    # -- §4.2 compatibility: C1/C2, C15, C18/C19, C22/C23 -----------------------------------------------
+    # -- §4.2 compatibility: C1/C2, C15, C17, C18/C19, C22/C23 -----------------------------------------------
     A = a["attention_backend"]
     if A == "torch_native" or A == "flex_attention":
         if A == "flex_attention" and a["speculative_algorithm"] is not None:
@@ -339,6 +345,11 @@ def resolve(
         a["cuda_graph_backend_prefill"] = a["cuda_graph_backend_decode"] = "disabled"
     if A == "fa3" and a["kv_cache_dtype"] == "fp8_e5m2":
         A = a["attention_backend"] = "triton"
+    if A == "aiter" and a["mem_fraction_static"] is not None:  # C17 (scales a given fraction)
+        lengths = [text.get(k) for k in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                                          "max_sequence_length")]
+        if max((n for n in lengths if n is not None), default=2048) > 8192:
+            a["mem_fraction_static"] = round(a["mem_fraction_static"] * 0.85, 6)
     if A == "intel_amx" and device == "cpu" and not platform.has_amx:
         A = a["attention_backend"] = "torch_native"
     elif A == "intel_xpu" and device == "xpu" and not platform.has_xmx:

@@ -28,6 +28,7 @@ Standard library only (plus the package). Nothing here runs in the test suite.
 from __future__ import annotations
 
 import argparse
+import atexit
 import cProfile
 import dataclasses
 import datetime
@@ -37,9 +38,12 @@ import json
 import os
 import platform as host
 import pstats
+import shlex
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -78,8 +82,8 @@ class Settings:
     cli_runs: int  # bench 5
 
 
-FULL = Settings("full", case_rounds=7, case_calls=3, ratio_rounds=15, import_runs=21, matrix_rounds=5,
-                docs_rounds=5, scaling_rounds=9, scaling_calls=300, cli_runs=15)
+FULL = Settings("full", case_rounds=9, case_calls=3, ratio_rounds=21, import_runs=25, matrix_rounds=7,
+                docs_rounds=7, scaling_rounds=11, scaling_calls=300, cli_runs=21)
 QUICK = Settings("quick", case_rounds=3, case_calls=1, ratio_rounds=5, import_runs=15, matrix_rounds=2,
                  docs_rounds=2, scaling_rounds=5, scaling_calls=100, cli_runs=10)
 
@@ -124,9 +128,25 @@ def environment() -> dict[str, str]:
     }
 
 
+_PYCACHE: list[str] = []
+
+
 def child_env() -> dict[str, str]:
+    """Environment of the measured subprocesses.
+
+    Imports are measured with up-to-date bytecode, as after ``pip install`` (which compiles it):
+    a private ``PYTHONPYCACHEPREFIX`` (a temporary directory, removed at exit) is filled by the
+    warm-up runs, so a ``PYTHONDONTWRITEBYTECODE`` environment or stale ``__pycache__`` files next
+    to the sources do not turn every measured import into a compilation; nothing is written
+    under ``src/``.
+    """
+    if not _PYCACHE:
+        _PYCACHE.append(tempfile.mkdtemp(prefix="resolvable-bench-pyc-"))
+        atexit.register(shutil.rmtree, _PYCACHE[0], True)
     env = dict(os.environ)
     env.pop("RESOLVABLE_PLATFORM", None)  # the benchmarks name their platforms
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = _PYCACHE[0]
     return env
 
 
@@ -518,41 +538,55 @@ def bench_cli(s: Settings) -> dict[str, Any]:
 
 _MEMORY_SCRIPT = r"""
 import json, resource, sys
-def rss(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-from resolvable.errors import ConflictError
-from resolvable.sglang import grid, resolve_server_args
-after_import = rss()
-keep = sys.argv[1] == "keep"
-kept, n = [], 0
-for _m, _p, _v, hf, plat, flags in grid.cases():
+def rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def hwm():  # the kernel's own peak-RSS counter of this process image (Linux), as a cross-check
     try:
-        res = resolve_server_args(hf, plat, **flags)
-    except ConflictError as exc:
-        res = exc
-    if keep:
-        kept.append(res)
-    n += 1
-print(json.dumps({"after_import_kib": after_import, "peak_kib": rss(), "n": n}))
+        with open("/proc/self/status") as fh:
+            return next((int(l.split()[1]) for l in fh if l.startswith("VmHWM:")), None)
+    except OSError:
+        return None
+mode = sys.argv[1]
+out = {}
+if mode != "bare":
+    from resolvable.errors import ConflictError
+    from resolvable.sglang import grid, resolve_server_args
+    out["after_import_kib"] = rss()
+    kept, n = [], 0
+    for _m, _p, _v, hf, plat, flags in grid.cases():
+        try:
+            res = resolve_server_args(hf, plat, **flags)
+        except ConflictError as exc:
+            res = exc
+        if mode == "keep":
+            kept.append(res)
+        n += 1
+    out["n"] = n
+out.update(peak_kib=rss(), hwm_kib=hwm())
+print(json.dumps(out))
 """
 
 
 def bench_memory() -> dict[str, Any]:
+    """Peak RSS of fresh interpreters. On Linux a process inherits ``ru_maxrss`` from the image it
+    was exec'd from (here: this benchmark process), so each child is started from a small shell
+    that forks it (``sh -c 'python …; true'``): its ``ru_maxrss`` is then its own."""
     env = child_env()
 
-    def run(*args: str) -> dict[str, Any]:
-        out = subprocess.run([sys.executable, "-c", *args], env=env, capture_output=True, text=True, cwd=ROOT,
-                             check=True)
+    def run(mode: str) -> dict[str, Any]:
+        cmd = [sys.executable, "-c", _MEMORY_SCRIPT, mode]
+        if os.path.exists("/bin/sh"):
+            cmd = ["/bin/sh", "-c", shlex.join(cmd) + "; true"]
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT, check=True)
         return json.loads(out.stdout.strip().splitlines()[-1])
 
-    bare = run("import json, resource; print(json.dumps({'peak_kib': "
-               "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))")
-    streamed = run(_MEMORY_SCRIPT, "drop")
-    kept = run(_MEMORY_SCRIPT, "keep")
-    mib = 1024.0  # ru_maxrss is in KiB on Linux
+    bare, streamed, kept = run("bare"), run("drop"), run("keep")
+    mib = 1024.0  # ru_maxrss and VmHWM are in KiB on Linux
     return {
         "bare_mib": bare["peak_kib"] / mib,
         "import_mib": streamed["after_import_kib"] / mib,
         "peak_mib": streamed["peak_kib"] / mib,
+        "peak_hwm_mib": streamed["hwm_kib"] / mib if streamed.get("hwm_kib") else None,
         "peak_kept_mib": kept["peak_kib"] / mib,
         "resolutions": streamed["n"],
     }
@@ -741,8 +775,9 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         "## 2. Cold import",
         "",
-        f"Fresh interpreter per run (`python -c \"import …\"`), {imp['runs']} runs, minus the median of",
-        f"`python -c pass` ({imp['bare_ms']:.1f} ms).",
+        f"Fresh interpreter per run (`python -c \"import …\"`), {imp['runs']} runs after 2 warm-up runs, minus",
+        f"the median of `python -c pass` ({imp['bare_ms']:.1f} ms). Bytecode is cached (as after `pip install`),",
+        "in a private `PYTHONPYCACHEPREFIX`.",
         "",
         "| module | ms |",
         "|---|---|",
@@ -793,13 +828,15 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         "## 6. Memory",
         "",
-        "Peak RSS (`ru_maxrss`) of a subprocess:",
+        "Peak RSS (`ru_maxrss`) of a fresh interpreter, started through `sh -c '…; true'` so that it does",
+        "not inherit the benchmark process's peak (Linux carries `ru_maxrss` across `exec`):",
         "",
         "| | MiB |",
         "|---|---|",
         f"| bare interpreter | {mem['bare_mib']:.1f} |",
         f"| after `import resolvable.sglang` | {mem['import_mib']:.1f} |",
         f"| full matrix ({mem['resolutions']} resolutions, results dropped) | {mem['peak_mib']:.1f} |",
+        *([f"| same, kernel's `VmHWM` (cross-check) | {mem['peak_hwm_mib']:.1f} |"] if mem["peak_hwm_mib"] else []),
         f"| full matrix, every result kept | {mem['peak_kept_mib']:.1f} |",
         "",
         "## Reproduce",

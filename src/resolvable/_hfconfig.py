@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,14 @@ MAX_CONFIG_BYTES = 16 * 2**20
 _MAX_DEPTH = 64
 
 
+def _utf8_clean(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _freeze(value: Any, depth: int, where: str) -> Any:
     if depth > _MAX_DEPTH:
         raise ConfigError(f"{where}: nested deeper than {_MAX_DEPTH} levels; this is not a model config")
@@ -38,6 +47,9 @@ def _freeze(value: Any, depth: int, where: str) -> Any:
         return HFConfig(value, source=where, _depth=depth + 1)
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v, depth + 1, where) for v in value)
+    if isinstance(value, str) and not _utf8_clean(value):
+        raise ConfigError(f"{where}: contains a lone surrogate ({value.encode('utf-8', 'backslashreplace')!r}); "
+                          "config.json text must be valid Unicode")
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{where}: contains {value!r}, which JSON does not allow; use a finite number or null")
     return value
@@ -57,8 +69,8 @@ class HFConfig(Mapping[str, Any]):
             )
         frozen = {}
         for key, value in data.items():
-            if not isinstance(key, str):
-                raise ConfigError(f"{source}: config keys must be strings, got {key!r}")
+            if not isinstance(key, str) or not _utf8_clean(key):
+                raise ConfigError(f"{source}: config keys must be valid Unicode strings, got {key!r}")
             frozen[key] = _freeze(value, _depth, source)
         object.__setattr__(self, "_data", MappingProxyType(frozen))
         object.__setattr__(self, "_source", source)
@@ -169,48 +181,64 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _stat(path: str) -> os.stat_result | None:
+    """``os.stat`` that returns None for a missing path and a ``ConfigError`` for anything else
+    (a symlink loop, a permission problem, a NUL byte)."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); pass a config.json or a model directory") from None
+    except ValueError as exc:  # embedded NUL byte
+        raise ConfigError(f"{path!r}: not a valid path ({exc})") from None
+
+
 def load_hf_config(location: str | os.PathLike[str], *, hub_cache: str | None = None) -> HFConfig:
     """Load a config from a ``config.json`` path, a model directory, or a hub id in the local cache."""
-    from pathlib import Path  # deferred: keeps `import resolvable` light
-
     text = os.fspath(location)
-    path = Path(text).expanduser()
+    if "\x00" in text:
+        raise ConfigError(f"{text!r}: not a valid path (it contains a NUL byte)")
     try:
-        is_dir = path.is_dir()
-        exists = path.exists()
-    except OSError as exc:  # e.g. a symlink loop
-        raise ConfigError(f"{text}: cannot be read ({exc.strerror or exc}); pass a config.json or a model directory") from None
-    if is_dir:
-        path = path / "config.json"
-        try:
-            exists = path.is_file()
-        except OSError as exc:
-            raise ConfigError(f"{text}: cannot be read ({exc.strerror or exc})") from None
-        if not exists:
+        path = os.path.expanduser(text)
+    except (RuntimeError, KeyError) as exc:  # '~unknownuser'
+        raise ConfigError(f"{text}: cannot expand '~' ({exc})") from None
+    st = _stat(path)
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        path = os.path.join(path, "config.json")
+        st = _stat(path)
+        if st is None:
             raise ConfigError(f"{text}: directory has no config.json; point at a model directory or a config.json file")
-    elif not exists:
+    elif st is None:
         cached = find_in_hub_cache(text, hub_cache) if _looks_like_repo_id(text) else None
         if cached is None:
             hint = (" (not found in the local Hugging Face cache either; download it with "
                     f"`huggingface-cli download {text} config.json`)") if _looks_like_repo_id(text) else ""
             raise ConfigError(f"{text}: no such file or directory{hint}")
-        path = cached
-    return _read_config_file(path)
+        path = str(cached)
+        st = _stat(path)
+        if st is None:
+            raise ConfigError(f"{text}: the cached config.json at {path} is missing")
+    return _read_config_file(path, st)
 
 
-def _read_config_file(path: Path) -> HFConfig:
+def _read_config_file(path: str, st: os.stat_result) -> HFConfig:
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{path}: not a regular file (a FIFO, device or similar); pass a config.json file")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{path}: {st.st_size / 2**20:.1f} MiB is too large for a config.json "
+            f"(limit {MAX_CONFIG_BYTES // 2**20} MiB); is this the right file?"
+        )
     try:
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise ConfigError(
-                f"{path}: {size / 2**20:.1f} MiB is too large for a config.json "
-                f"(limit {MAX_CONFIG_BYTES // 2**20} MiB); is this the right file?"
-            )
-        raw = path.read_bytes()
-    except ConfigError:
-        raise
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)  # bounded even if the file grows meanwhile
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); check the path and its permissions") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 2**20} MiB; is this the right file?")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -248,6 +276,8 @@ def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None
     Uses ``huggingface_hub`` when installed; otherwise reads the cache layout directly
     (``models--org--name/refs/main`` → ``snapshots/<rev>/config.json``).
     """
+    if "\x00" in repo_id:
+        return None
     try:
         from huggingface_hub import try_to_load_from_cache  # optional extra
     except ImportError:
@@ -268,10 +298,10 @@ def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None
         if candidate.is_file():
             return candidate
         snapshots = sorted((repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
-    except OSError:
+    except (OSError, ValueError):
         try:
             snapshots = sorted((repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
-        except OSError:
+        except (OSError, ValueError):
             return None
     for snap in snapshots:
         if (snap / "config.json").is_file():

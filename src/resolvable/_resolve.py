@@ -200,6 +200,8 @@ def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
     out = {}
     for name, value in args.items():
         spec = schema.spec(str(name))
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            raise InvalidArgumentError(f"argument {name}: {value!r} is not a finite number")
         spec.validate(value, what=f"argument {name}")
         try:
             out[name] = check_value(value, f"argument {name}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 
 import pytest
 
@@ -247,10 +246,16 @@ def test_symlink_loop_inside_a_model_directory(tmp_path):
 def test_unreadable_file(tmp_path, monkeypatch):
     path = write(tmp_path / "config.json", LLAMA)
 
-    def denied(self):
-        raise PermissionError(13, "Permission denied")
+    import builtins
 
-    monkeypatch.setattr(pathlib.Path, "read_bytes", denied)
+    real_open = builtins.open
+
+    def denied(file, *args, **kwargs):
+        if os.fspath(file) == str(path):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", denied)
     assert_config_error(path, names=path, match="cannot be read (Permission denied)")
 
 

@@ -68,7 +68,20 @@ models = st.one_of(
     _unknown_arch.map(lambda a: Model(f"unknown:{a}", tiny_config(a))),
 )
 
-_CAPABILITIES = [(7, 0), (8, 0), (8, 6), (8, 9), (9, 0), (9, 4), (9, 5), (10, 0), (10, 3), (11, 0), (12, 0), (12, 1)]
+_CAPABILITIES = [
+    (7, 0),
+    (8, 0),
+    (8, 6),
+    (8, 9),
+    (9, 0),
+    (9, 4),
+    (9, 5),
+    (10, 0),
+    (10, 3),
+    (11, 0),
+    (12, 0),
+    (12, 1),
+]
 _CUDA = [(11, 8), (12, 1), (12, 3), (12, 4), (12, 6), (12, 8), (12, 9), (13, 0)]
 _GCN = ["gfx942", "gfx950", "gfx90a", "gfx1100", "gfx1201"]
 _KERNELS = ["flashinfer", "triton_kernels", "aiter", "deep_gemm", "sgl_kernel"]
@@ -80,8 +93,12 @@ def random_platforms(draw: Any) -> Platform:
     return Platform(
         vendor=draw(st.sampled_from(VENDORS)),
         name="hypothesis",
-        capability=draw(st.none() | st.sampled_from(_CAPABILITIES) | st.tuples(st.integers(0, 15), st.integers(0, 9))),
-        cuda_version=draw(st.none() | st.sampled_from(_CUDA) | st.tuples(st.integers(10, 14), st.integers(0, 9))),
+        capability=draw(
+            st.none() | st.sampled_from(_CAPABILITIES) | st.tuples(st.integers(0, 15), st.integers(0, 9))
+        ),
+        cuda_version=draw(
+            st.none() | st.sampled_from(_CUDA) | st.tuples(st.integers(10, 14), st.integers(0, 9))
+        ),
         gcn_arch=draw(st.none() | st.sampled_from(_GCN)),
         cpu_arch=draw(st.sampled_from(["x86_64", "aarch64", "arm64"])),
         cpu_amx=draw(st.booleans()),

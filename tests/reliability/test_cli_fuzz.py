@@ -81,8 +81,15 @@ def sglang_flag(draw: Any) -> list[str]:
 
 
 field_or_random = st.sampled_from(FIELD_NAMES) | random_token
-set_pair = st.tuples(field_or_random, st.sampled_from(["=", ""]), random_token | st.sampled_from(
-    ["16", "triton", "fa3", "true", "false", "8"])).map(lambda t: "".join(t)).filter(_safe)
+set_pair = (
+    st.tuples(
+        field_or_random,
+        st.sampled_from(["=", ""]),
+        random_token | st.sampled_from(["16", "triton", "fa3", "true", "false", "8"]),
+    )
+    .map(lambda t: "".join(t))
+    .filter(_safe)
+)
 
 chunk = st.one_of(
     sglang_flag(),
@@ -93,9 +100,14 @@ chunk = st.one_of(
     st.just(["--json"]),
     st.tuples(st.just("--env"), random_token).map(list),
 )
-explain_chunk = chunk | field_or_random.map(lambda f: ["--field", f]) | random_token.map(lambda v: ["--why-not", v])
-diff_chunk = chunk | st.sampled_from(PRESETS).map(lambda p: ["--vs-platform", p]) | set_pair.map(
-    lambda p: ["--vs-set", p])
+explain_chunk = (
+    chunk | field_or_random.map(lambda f: ["--field", f]) | random_token.map(lambda v: ["--why-not", v])
+)
+diff_chunk = (
+    chunk
+    | st.sampled_from(PRESETS).map(lambda p: ["--vs-platform", p])
+    | set_pair.map(lambda p: ["--vs-set", p])
+)
 matrix_chunk = st.one_of(
     set_pair.map(lambda p: ["--set", p]),
     st.sampled_from(["text", "md", "csv", "json", "html"]).map(lambda f: ["--format", f]),
@@ -114,8 +126,10 @@ argvs = st.one_of(
     st.builds(lambda m, cs: _argv(["explain", m], cs), model, st.lists(explain_chunk, max_size=4)),
     st.builds(lambda m, cs: _argv(["resolve", m], cs), model, st.lists(chunk, max_size=4)),
     st.builds(lambda m, cs: _argv(["diff", m], cs), model, st.lists(diff_chunk, max_size=4)),
-    st.builds(lambda cs: _argv(["matrix", "--models", "llama-3.1-8b", "--platforms", "h100"], cs),
-              st.lists(matrix_chunk, max_size=3)),
+    st.builds(
+        lambda cs: _argv(["matrix", "--models", "llama-3.1-8b", "--platforms", "h100"], cs),
+        st.lists(matrix_chunk, max_size=3),
+    ),
 )
 
 
@@ -149,7 +163,10 @@ def check(rc: int, out: str, err: str, argv: list[str]) -> None:
         json.loads(out, parse_constant=_strict_constant)  # --json prints standard JSON (no NaN/Infinity)
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # capsys is drained per example
+# capsys is drained per example, so sharing it across examples is safe.
+@settings(
+    suppress_health_check=[*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture]
+)
 @given(argv=argvs)
 def test_fuzzed_command_lines_never_crash(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = run(capsys, argv)
@@ -161,15 +178,54 @@ def test_fuzzed_command_lines_never_crash(argv: list[str], capsys: pytest.Captur
 # -- pinned regressions (bugs found by this suite) -------------------------------------------------
 
 REGRESSIONS = {
-    "why-not-float-not-a-number": ["explain", "llama-3.1-8b", "--platform", "h100",
-                                   "--field", "swa_full_tokens_ratio", "--why-not", "abc"],
-    "why-not-float-nan": ["explain", "llama-3.1-8b", "--platform", "h100",
-                          "--field", "swa_full_tokens_ratio", "--why-not", "nan"],
-    "why-not-model-path": ["explain", "llama-3.1-8b", "--platform", "h100", "--field", "model_path", "--why-not", "x"],
-    "nan-flag-resolve-json": ["resolve", "llama-3.1-8b", "--platform", "h100", "--swa-full-tokens-ratio", "nan",
-                              "--json"],
-    "inf-flag-resolve-json": ["resolve", "llama-3.1-8b", "--platform", "h100", "--swa-full-tokens-ratio", "inf",
-                              "--json"],
+    "why-not-float-not-a-number": [
+        "explain",
+        "llama-3.1-8b",
+        "--platform",
+        "h100",
+        "--field",
+        "swa_full_tokens_ratio",
+        "--why-not",
+        "abc",
+    ],
+    "why-not-float-nan": [
+        "explain",
+        "llama-3.1-8b",
+        "--platform",
+        "h100",
+        "--field",
+        "swa_full_tokens_ratio",
+        "--why-not",
+        "nan",
+    ],
+    "why-not-model-path": [
+        "explain",
+        "llama-3.1-8b",
+        "--platform",
+        "h100",
+        "--field",
+        "model_path",
+        "--why-not",
+        "x",
+    ],
+    "nan-flag-resolve-json": [
+        "resolve",
+        "llama-3.1-8b",
+        "--platform",
+        "h100",
+        "--swa-full-tokens-ratio",
+        "nan",
+        "--json",
+    ],
+    "inf-flag-resolve-json": [
+        "resolve",
+        "llama-3.1-8b",
+        "--platform",
+        "h100",
+        "--swa-full-tokens-ratio",
+        "inf",
+        "--json",
+    ],
     "inf-flag-explain": ["explain", "llama-3.1-8b", "--platform", "h100", "--swa-full-tokens-ratio", "inf"],
 }
 

@@ -21,12 +21,12 @@ mutable global state.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -41,7 +41,7 @@ from resolvable.sglang.models import bundled
 THREADS = 8
 
 
-@contextmanager
+@contextlib.contextmanager
 def frequent_switches() -> Iterator[None]:
     """Make the interpreter switch threads every microsecond, to shake out interleavings."""
     old = sys.getswitchinterval()
@@ -62,9 +62,17 @@ def _outcome(fn: Callable[[], Any]) -> Any:
 def _grid_jobs() -> list[tuple[str, Callable[[], Any]]]:
     jobs: list[tuple[str, Callable[[], Any]]] = []
     variants = {k: VARIANTS[k] for k in ("default", "tp8", "page16", "kv-fp8")}
-    for m, p, v, hf, platform, flags in cases(models(), ["h100", "b200", "mi300x", "mi355x", "cpu-amx", "npu"], variants):
-        jobs.append((f"{m}@{p}:{v}", lambda hf=hf, platform=platform, flags=flags: resolve_server_args(
-            hf, platform, trace=True, **flags)))
+    for m, p, v, hf, platform, flags in cases(
+        models(), ["h100", "b200", "mi300x", "mi355x", "cpu-amx", "npu"], variants
+    ):
+        jobs.append(
+            (
+                f"{m}@{p}:{v}",
+                lambda hf=hf, platform=platform, flags=flags: resolve_server_args(
+                    hf, platform, trace=True, **flags
+                ),
+            )
+        )
     # Architectures no plan was cached for: threads build and cache plans concurrently.
     for i in range(64):
         hf = HFConfig({"architectures": [f"Fresh{i}ForCausalLM"], "num_attention_heads": 8})
@@ -77,8 +85,10 @@ def test_threads_resolving_the_grid_agree_with_a_sequential_run() -> None:
     sequential = {name: _outcome(fn) for name, fn in jobs}
     with frequent_switches(), ThreadPoolExecutor(THREADS) as pool:
         # Each thread takes a different slice, in a different order.
-        futures = [pool.submit(lambda k=k: {n: _outcome(f) for n, f in jobs[k::THREADS][::-1 if k % 2 else 1]})
-                   for k in range(THREADS)]
+        futures = [
+            pool.submit(lambda k=k: {n: _outcome(f) for n, f in jobs[k::THREADS][:: -1 if k % 2 else 1]})
+            for k in range(THREADS)
+        ]
         threaded: dict[str, Any] = {}
         for f in futures:
             threaded.update(f.result())
@@ -93,7 +103,9 @@ def test_threads_resolving_the_grid_agree_with_a_sequential_run() -> None:
 
 @dataclasses.dataclass
 class ToyArgs:
-    backend: str | None = arg(None, resolvable=True, leaf="attn.backend", choices=("fa3", "triton", "flashinfer"))
+    backend: str | None = arg(
+        None, resolvable=True, leaf="attn.backend", choices=("fa3", "triton", "flashinfer")
+    )
     page_size: int | None = arg(None, resolvable=True, leaf="cache.page_size")
     marker: int = arg(0, resolvable=True, leaf="debug.marker")
 
@@ -138,27 +150,37 @@ def test_registering_while_other_threads_resolve_is_safe() -> None:
     h100 = Platform.preset("h100")
     toy = HFConfig({"architectures": [ARCH]})
     stop = threading.Event()
+    started = threading.Barrier(THREADS + 1, timeout=60)
     seen: list[int] = []
     errors: list[BaseException] = []
 
     def resolver(t: int) -> None:
         n = 0
         try:
-            while not stop.is_set() or n < 50:
+            while True:
+                last = stop.is_set()  # every registration had returned before this resolution
                 hf = toy if n % 3 else HFConfig({"architectures": [f"Other{t}x{n}"]})  # some plans are new
                 res = resolve(reg, {}, hf, h100)
                 k = _check_consistent(res)
                 if hf is toy:
                     assert res.declarations[0].rule.endswith("toy_model")
                 seen.append(k)
+                if n == 0:
+                    started.wait()
                 n += 1
+                if last:
+                    assert k == ADDED, f"a resolution started after the last registration saw {k} rules"
+                    return
         except BaseException as exc:  # reported below
             errors.append(exc)
+            started.abort()
 
     with frequent_switches():
         threads = [threading.Thread(target=resolver, args=(t,)) for t in range(THREADS)]
         for th in threads:
             th.start()
+        with contextlib.suppress(threading.BrokenBarrierError):  # a failed resolver is reported below
+            started.wait()  # every resolver is running
         for i in range(1, ADDED + 1):
             reg.rule("passes")(_added_rule(i))
             # Once register() has returned, every new resolution sees the rule (no stale plan).
@@ -194,6 +216,7 @@ def test_freeze_refuses_further_registration_and_keeps_resolving() -> None:
 def test_freeze_while_threads_register_lets_at_most_the_registration_in_flight_through() -> None:
     reg = _toy_registry()
     refused: list[int] = []
+    finished: list[int] = []
 
     def register(t: int) -> None:
         for j in range(300):
@@ -203,6 +226,7 @@ def test_freeze_while_threads_register_lets_at_most_the_registration_in_flight_t
                 assert "frozen" in str(exc)
                 refused.append(t)
                 return
+        finished.append(t)  # all registered before freeze() (or the last one was in flight)
 
     with frequent_switches():
         threads = [threading.Thread(target=register, args=(t,)) for t in range(4)]
@@ -215,7 +239,7 @@ def test_freeze_while_threads_register_lets_at_most_the_registration_in_flight_t
     # Registrations are serialized by the registry's lock; one may be past the frozen check
     # when freeze() runs, and it lands. After that, every registration is refused.
     assert len(reg.rules) <= count + 1
-    assert len(refused) == sum(1 for _ in threads) or len(reg.rules) == 1 + 4 * 300
+    assert sorted(refused + finished) == [0, 1, 2, 3]
     with pytest.raises(RegistrationError):
         reg.rule("passes")(_added_rule(99_999))
 
@@ -225,8 +249,16 @@ def test_shared_sglang_registry_is_not_frozen_by_these_tests() -> None:
 
 
 def test_concurrent_publish_into_one_slot_leaves_one_complete_context() -> None:
-    names = ["llama-3.1-8b", "deepseek-v3", "gpt-oss-120b", "qwen3.5-397b-a17b", "granite-4.0-h-small",
-             "gemma-3-27b", "qwen3-30b-a3b", "glm-4.5"]
+    names = [
+        "llama-3.1-8b",
+        "deepseek-v3",
+        "gpt-oss-120b",
+        "qwen3.5-397b-a17b",
+        "granite-4.0-h-small",
+        "gemma-3-27b",
+        "qwen3-30b-a3b",
+        "glm-4.5",
+    ]
     resolutions = [resolve_server_args(bundled(m), Platform.preset("b200")) for m in names]
     slot = ContextSlot()
     observed: list[Any] = []

@@ -54,6 +54,9 @@ CHILD = textwrap.dedent(
     """
 )
 
+#: What the ``resolvable`` console script runs (``resolvable.cli:main``).
+ENTRY_POINT = "import sys; from resolvable.cli import main; sys.exit(main(sys.argv[1:]))"
+
 CLI_COMMANDS = [
     ["resolve", "deepseek-v3", "--platform", "b200", "--tp-size", "8", "--json"],
     ["explain", "qwen3.5-397b-a17b", "--platform", "b200", "--page-size", "16", "--json"],
@@ -87,7 +90,7 @@ def test_library_resolutions_are_byte_identical_across_interpreters() -> None:
 
 @pytest.mark.parametrize("argv", CLI_COMMANDS, ids=[a[0] for a in CLI_COMMANDS])
 def test_cli_json_stdout_is_byte_identical_across_interpreters(argv: list[str]) -> None:
-    outputs = {seed: _run(["-m", "resolvable.cli", *argv], seed) for seed in SEEDS}
+    outputs = {seed: _run(["-c", ENTRY_POINT, *argv], seed) for seed in SEEDS}
     first = outputs[SEEDS[0]]
     json.loads(first)  # valid JSON
     for seed, out in outputs.items():

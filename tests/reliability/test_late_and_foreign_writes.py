@@ -55,14 +55,20 @@ def test_adjust_after_publish_is_refused(how: str) -> None:
     res = fresh()
     adjusted = res.adjust("loader", page_size=32)  # before publishing: fine
     assert adjusted["page_size"] == 32 and not res.published
-    {"method": lambda: res.publish(), "function": lambda: publish(res), "slot": lambda: ContextSlot().publish(res)}[how]()
+    {
+        "method": lambda: res.publish(),
+        "function": lambda: publish(res),
+        "slot": lambda: ContextSlot().publish(res),
+    }[how]()
     assert res.published
     with pytest.raises(LateDeclarationError, match="already published"):
         res.adjust("loader", page_size=4096)
     with pytest.raises(LateDeclarationError):
         res.adjust("loader")  # even an empty adjustment
     assert res["page_size"] != 4096
-    assert adjusted.adjust("loader", page_size=4096)["page_size"] == 4096  # a derived, unpublished one still can
+    assert (
+        adjusted.adjust("loader", page_size=4096)["page_size"] == 4096
+    )  # a derived, unpublished one still can
 
 
 def test_adjust_is_forced_over_an_explicit_user_value_and_recorded() -> None:
@@ -70,7 +76,9 @@ def test_adjust_is_forced_over_an_explicit_user_value_and_recorded() -> None:
     out = res.adjust("ModelRunner", page_size=32)
     last = out.declarations[-1]
     assert (last.rule, last.stage) == ("ModelRunner", "adjust")
-    assert [(w.field, w.value, w.previous, w.outcome) for w in last.writes] == [("page_size", 32, 16, Outcome.FORCED)]
+    assert [(w.field, w.value, w.previous, w.outcome) for w in last.writes] == [
+        ("page_size", 32, 16, Outcome.FORCED)
+    ]
     assert out.decided_by("page_size")[0] == "ModelRunner"
     assert res["page_size"] == 16  # the original never changes
 
@@ -122,16 +130,23 @@ def test_undeclared_change_on_a_mutable_args_object_blocks_publish_until_refresh
 
 @dataclasses.dataclass
 class Legacy:
-    backend: str | None = arg(None, resolvable=True, leaf="attn.backend", choices=("fa3", "triton", "flashinfer"))
+    backend: str | None = arg(
+        None, resolvable=True, leaf="attn.backend", choices=("fa3", "triton", "flashinfer")
+    )
     page_size: int | None = arg(None, resolvable=True, leaf="cache.page_size")
     chunk: int = arg(8192, resolvable=True, leaf="sched.chunk")
     tp_size: int = arg(1)
 
 
 FIELDS = ("backend", "page_size", "chunk")
-VALUES = {"backend": st.sampled_from(["fa3", "triton", "flashinfer"]), "page_size": st.sampled_from([1, 16, 64]),
-          "chunk": st.sampled_from([-1, 2048, 4096])}
-writes_strategy = st.lists(st.sampled_from(FIELDS).flatmap(lambda f: st.tuples(st.just(f), VALUES[f])), max_size=8)
+VALUES = {
+    "backend": st.sampled_from(["fa3", "triton", "flashinfer"]),
+    "page_size": st.sampled_from([1, 16, 64]),
+    "chunk": st.sampled_from([-1, 2048, 4096]),
+}
+writes_strategy = st.lists(
+    st.sampled_from(FIELDS).flatmap(lambda f: st.tuples(st.just(f), VALUES[f])), max_size=8
+)
 
 
 def _engine(writes: list[tuple[str, Any]]) -> Registry:
@@ -145,9 +160,15 @@ def _engine(writes: list[tuple[str, Any]]) -> Registry:
     return reg
 
 
-@given(writes=writes_strategy, user=st.dictionaries(st.sampled_from(FIELDS), st.none()).flatmap(
-    lambda d: st.fixed_dictionaries({k: VALUES[k] for k in d})))
-def test_every_procedural_write_appears_in_the_declarations(writes: list[tuple[str, Any]], user: dict[str, Any]) -> None:
+@given(
+    writes=writes_strategy,
+    user=st.dictionaries(st.sampled_from(FIELDS), st.none()).flatmap(
+        lambda d: st.fixed_dictionaries({k: VALUES[k] for k in d})
+    ),
+)
+def test_every_procedural_write_appears_in_the_declarations(
+    writes: list[tuple[str, Any]], user: dict[str, Any]
+) -> None:
     reg = _engine(writes)
     res = resolve(reg, user, HFConfig({"architectures": ["LegacyForCausalLM"]}), B200)
     final: dict[str, Any] = {}
@@ -208,7 +229,9 @@ def test_recording_args_rejects_unknown_fields_and_keeps_order() -> None:
 def test_resolve_into_a_mutable_object_then_late_adjust() -> None:
     @dataclasses.dataclass
     class Obj:
-        backend: str | None = arg(None, resolvable=True, leaf="attn.backend", choices=("fa3", "triton", "flashinfer"))
+        backend: str | None = arg(
+            None, resolvable=True, leaf="attn.backend", choices=("fa3", "triton", "flashinfer")
+        )
         page_size: int | None = arg(None, resolvable=True, leaf="cache.page_size")
         chunk: int = arg(8192, resolvable=True, leaf="sched.chunk")
         tp_size: int = arg(1)

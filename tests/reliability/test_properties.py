@@ -24,10 +24,14 @@ from hypothesis import example, given
 from reliability_strategies import SCHEMA, Model, Scenario, scenarios, tiny_config
 
 from resolvable import Outcome, Platform, Resolution
-from resolvable._resolution import canonical
 from resolvable.errors import ResolvableError
 from resolvable.sglang import resolve_server_args
 from resolvable.sglang.models import bundled
+
+
+def canonical(value: Any) -> Any:
+    """What a value looks like once recorded: JSON-shaped (tuples become lists)."""
+    return [canonical(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
 def outcome(s: Scenario) -> Resolution | ResolvableError:
@@ -132,7 +136,9 @@ def test_explicit_user_values_survive_unless_forced(s: Scenario) -> None:
         assert field in res.explicit
         writes = [w for d in res.declarations for w in d.writes if w.field == field]
         if any(w.outcome is Outcome.FORCED for w in writes):
-            assert all(w.reason for w in writes if w.outcome is Outcome.FORCED), "a FORCED write gives a reason"
+            assert all(w.reason for w in writes if w.outcome is Outcome.FORCED), (
+                "a FORCED write gives a reason"
+            )
             continue
         assert res[field] == canonical(value), (
             f"{field}: the user set {value!r}, resolved {res[field]!r} without a FORCED write; writes: {writes}"

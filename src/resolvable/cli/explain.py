@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,7 +72,13 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
     from ..sglang import ServerArgs
 
     field = args.field or "attention_backend"
-    spec = schema_of(ServerArgs).spec(field)
+    schema = schema_of(ServerArgs)
+    spec = schema.spec(field)
+    if field not in schema.resolvable:
+        raise InvalidArgumentError(
+            f"--why-not needs a field that rules decide; {field} is input only "
+            "(try attention_backend, page_size, dtype, kv_cache_dtype, moe_runner_backend, ...)"
+        )
     value = _coerce(spec, args.why_not)
     spec.validate(value, what=f"--why-not {args.why_not}")
     try:
@@ -89,7 +96,9 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
     else:
         if res[field] != value:
             exp = res.explain(field)
-            last = next(s for s in reversed(exp.steps) if s.outcome in ("forced", "applied"))
+            last = next((s for s in reversed(exp.steps) if s.outcome in ("forced", "applied")), None)
+            if last is None:  # no rule wrote it: the value was normalised on input
+                raise InvalidArgumentError(f"--why-not {args.why_not!r}: {field} cannot hold this value")
             verdict.update(outcome="overridden", final=res[field], rule=last.rule, location=last.location,
                            reason=last.reason)
             text = (f"{field}={value!r} is accepted as input but overridden: {last.rule} ({last.location}) "
@@ -107,16 +116,19 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
 
 
 def _coerce(spec: Any, raw: str) -> Any:
+    """The typed value of ``--why-not RAW`` for ``spec``'s field (a clear error if it does not parse)."""
     text = str(spec.type)
     if raw.lower() in ("none", "null"):
         return None
     if "bool" in text:
         return raw.lower() in ("1", "true", "yes", "on")
-    if "int" in text:
-        try:
-            return int(raw)
-        except ValueError:
-            raise InvalidArgumentError(f"--why-not {raw!r}: {spec.name} takes an integer") from None
-    if "float" in text:
-        return float(raw)
+    for kind, name in ((int, "an integer"), (float, "a number")):
+        if kind.__name__ in text:
+            try:
+                value = kind(raw)
+            except ValueError:
+                raise InvalidArgumentError(f"--why-not {raw!r}: {spec.name} takes {name}") from None
+            if kind is float and not math.isfinite(value):
+                raise InvalidArgumentError(f"--why-not {raw!r}: {spec.name} takes a finite number")
+            return value
     return raw

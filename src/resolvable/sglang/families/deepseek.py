@@ -70,8 +70,8 @@ def deepseek_family(ctx):
         if backends_not_set(args):
             out["attention_backend"] = "dsa"
         if args.enable_two_batch_overlap:
-            pattern = text.get("index_topk_pattern")
-            if (text.get("index_topk_freq") or 1) > 1 or (pattern is not None and "S" in pattern):
+            pattern = text.get_typed("index_topk_pattern", (str, tuple))
+            if (text.get_typed("index_topk_freq", int) or 1) > 1 or (pattern is not None and "S" in pattern):
                 raise ConflictError(
                     "--enable-two-batch-overlap is not supported with DSA index-topk sharing",
                     fields=("enable_two_batch_overlap",), fix="drop --enable-two-batch-overlap",
