@@ -1,4 +1,4 @@
-"""`resolvable docs`: the generated support matrix (md, html) and rule reference.
+"""`resolvable docs`: the generated support matrix (md, html), rule reference, README examples.
 
 Invariant: generation is deterministic, so `docs --check` (and a test) can detect stale files.
 """
@@ -15,8 +15,9 @@ from ._common import EXIT_FINDINGS
 DOCS = (("docs/support-matrix.md", "md"), ("docs/support-matrix.html", "html"))
 
 
-def generate_docs() -> dict[str, str]:
-    """The generated documents (path → content): support matrix (md, html) and rule reference."""
+def generate_docs(root: str | None = None) -> dict[str, str]:
+    """The generated documents (path → content): support matrix (md, html), rule reference and,
+    when ``root`` holds a README.md, the README with every ``$ resolvable …`` example re-run."""
     from ..sglang import grid as sglang_grid
     from ..sglang import registry
     from ..sglang.matrix import compute, render
@@ -25,7 +26,43 @@ def generate_docs() -> dict[str, str]:
     title = "SGLang support matrix (bundled models × platform presets, default flags)"
     docs = {path: render(cells, fmt, fields=["attention_backend", "page_size"], title=title) for path, fmt in DOCS}
     docs["docs/rules.md"] = rules_reference(registry)
+    readme = os.path.join(root, "README.md") if root is not None else None
+    if readme is not None and os.path.isfile(readme):
+        with open(readme, encoding="utf-8") as fh:
+            docs["README.md"] = refresh_examples(fh.read())
     return docs
+
+
+def refresh_examples(markdown: str) -> str:
+    """Re-run every ``$ resolvable …`` line of a ``console`` block and put its real output below."""
+    import contextlib
+    import io
+    import shlex
+
+    from . import main
+
+    out: list[str] = []
+    lines = markdown.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if line.strip() != "```console":
+            continue
+        while i < len(lines) and lines[i].strip() != "```":
+            if lines[i].startswith("$ resolvable "):
+                out.append(lines[i])
+                buf = io.StringIO()
+                with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+                    main(shlex.split(lines[i][len("$ resolvable "):]))
+                out.extend(buf.getvalue().rstrip("\n").split("\n"))
+                i += 1
+                while i < len(lines) and lines[i].strip() != "```" and not lines[i].startswith("$ "):
+                    i += 1  # drop the old output
+            else:
+                i += 1
+    return "\n".join(out)
 
 
 def rules_reference(registry: Any) -> str:
@@ -52,7 +89,7 @@ def rules_reference(registry: Any) -> str:
 
 def cmd_docs(args: argparse.Namespace, ignored: list[str]) -> int:
     stale = []
-    for rel, content in generate_docs().items():
+    for rel, content in generate_docs(args.root).items():
         path = os.path.join(args.root, rel)
         try:
             with open(path, encoding="utf-8") as fh:
