@@ -46,9 +46,7 @@ _EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN")
 #: written, did not. ``run.py`` lists the cases that differ only in these fields instead of
 #: failing on them (and says so in the report); any other difference fails the parity assertion.
 #: Remove an entry as soon as the pack agrees (``run.py`` then says the entry is stale).
-KNOWN_DIVERGENCES: dict[str, str] = {
-    "disable_custom_all_reduce": "spec §2.2 step 6: the NPU device handler disables the custom all-reduce",
-}
+KNOWN_DIVERGENCES: dict[str, str] = {}
 _DFLASH_DRAFT_OK = ("flashinfer", "fa3", "fa4", "triton", "ascend")
 
 

@@ -348,11 +348,22 @@ def spawn_times(commands: dict[str, list[str]], runs: int, warmup: int = 2) -> d
     return times
 
 
+def stdlib_imports() -> list[str]:
+    """The non-package modules that ``import resolvable.sglang`` loads (beyond interpreter start)."""
+    probe = ("import sys; before = set(sys.modules); import resolvable.sglang; "
+             "print(' '.join(sorted(m for m in sys.modules if m not in before and m.split('.')[0] != 'resolvable')))")
+    out = subprocess.run([sys.executable, "-c", probe], env=child_env(), capture_output=True, text=True, cwd=ROOT,
+                         check=True)
+    return out.stdout.split()
+
+
 def bench_import(s: Settings) -> dict[str, Any]:
     py = sys.executable
+    stdlib = stdlib_imports()
     times = spawn_times(
         {
             "bare": [py, "-c", "pass"],
+            "stdlib": [py, "-c", "import " + ", ".join(stdlib) if stdlib else "pass"],
             "resolvable": [py, "-c", "import resolvable"],
             "resolvable.sglang": [py, "-c", "import resolvable.sglang"],
         },
@@ -362,6 +373,8 @@ def bench_import(s: Settings) -> dict[str, Any]:
     return {
         "runs": s.import_runs,
         "bare_ms": bare,
+        "stdlib_ms": median(times["stdlib"]) - bare,
+        "stdlib_count": len(stdlib),
         "resolvable_ms": median(times["resolvable"]) - bare,
         "sglang_ms": median(times["resolvable.sglang"]) - bare,
         "top_modules": import_breakdown(),
@@ -675,7 +688,8 @@ def print_report(r: dict[str, Any]) -> None:
     for p in sc["passes"]:
         print(f"  {p['passes']:>6} passes {p['us']:9.2f} µs/resolution   {p['us_per_pass']:.3f} µs/pass")
     print("  marginal cost: " + ", ".join(f"{m:.3f}" for m in sc["marginal_us_per_pass"]) + " µs/pass")
-    print(f"\nimport: bare interpreter {r['import']['bare_ms']:.1f} ms; largest self times under -X importtime:")
+    print(f"\nimport: bare interpreter {r['import']['bare_ms']:.1f} ms; the {r['import']['stdlib_count']} stdlib modules "
+          f"resolvable.sglang loads cost {r['import']['stdlib_ms']:.1f} ms alone; largest self times under -X importtime:")
     for name, us in r["import"]["top_modules"]:
         print(f"  {us / 1000:6.2f} ms  {name}")
     ratio = r["ratio"]
@@ -783,6 +797,8 @@ def markdown(r: dict[str, Any]) -> str:
         "|---|---|",
         f"| `resolvable` | {imp['resolvable_ms']:.1f} |",
         f"| `resolvable.sglang` (engine + every rule module) | {imp['sglang_ms']:.1f} |",
+        f"| of which the standard-library modules it loads ({imp['stdlib_count']}, imported alone) | "
+        f"{imp['stdlib_ms']:.1f} |",
         "",
         "Largest self import times (`-X importtime`, median of 5). The rule modules are loaded with",
         "`importlib.import_module`, which `-X importtime` does not report separately: their cost (module",

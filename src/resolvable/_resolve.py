@@ -230,7 +230,7 @@ def resolve(
     schema = registry.schema
     user = _user_args(registry, args)
     defaults = schema.json_defaults
-    values = dict(defaults)
+    values = defaults.copy()
     values.update(user)
     explicit = frozenset(k for k, v in user.items() if v != defaults[k])
     if hf is not None and not isinstance(hf, HFConfig):

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
+import os
 from typing import Any
 
 from .._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
 from ..errors import ConfigError, closest
 
-_PACKAGE = "resolvable.sglang"
+_MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 
 
 @functools.lru_cache(maxsize=1)
 def catalog() -> dict[str, dict[str, Any]]:
     """Bundled samples: name → {repo_id, family, description}."""
-    text = resources.files(_PACKAGE).joinpath("models", "catalog.json").read_text(encoding="utf-8")
+    with open(os.path.join(_MODELS_DIR, "catalog.json"), encoding="utf-8") as fh:
+        text = fh.read()
     return dict(sorted(json.loads(text).items()))
 
 
@@ -30,7 +31,8 @@ def bundled(name: str) -> HFConfig:
     """The bundled sample ``name`` (e.g. "gpt-oss-120b")."""
     if name not in catalog():
         raise ConfigError(_unknown_message(name))
-    text = resources.files(_PACKAGE).joinpath("models", f"{name}.json").read_text(encoding="utf-8")
+    with open(os.path.join(_MODELS_DIR, f"{name}.json"), encoding="utf-8") as fh:
+        text = fh.read()
     return HFConfig(json.loads(text), source=f"bundled:{name}")
 
 

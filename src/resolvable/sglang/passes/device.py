@@ -20,6 +20,10 @@ _ALIAS_FIELDS = (
 @registry.rule("device")
 def deprecated_backend_aliases(ctx):
     """§2.2 step 2: ``compressed`` is the deprecated name of ``dsv4`` (``nsa`` stays as given)."""
+    args = ctx.args
+    if "compressed" not in (args.attention_backend, args.prefill_attention_backend,
+                            args.decode_attention_backend, args.speculative_draft_attention_backend):
+        return {}
     return {
         field: Force("dsv4", f"--{field.replace('_', '-')}=compressed is deprecated; use 'dsv4' instead")
         for field in _ALIAS_FIELDS
@@ -89,6 +93,8 @@ def device_handlers(ctx):
         }
         if args.page_size is None:
             out["page_size"] = 128
+        if not args.disable_custom_all_reduce:
+            out["disable_custom_all_reduce"] = True  # Ascend has no custom all-reduce kernels
         return out
     if device == "mps":
         if str(ctx.env.get("SGLANG_USE_MLX", "")).lower() not in ("1", "true", "yes", "y"):
