@@ -118,7 +118,6 @@ def check_value(value: Any, where: str) -> Any:
 
 
 def apply_declaration(
-    *,
     values: dict[str, Any],
     explicit: frozenset[str],
     schema: Schema | None,
@@ -129,6 +128,7 @@ def apply_declaration(
     stage: str,
     seq: int,
     inputs: tuple[tuple[str, Any], ...] = (),
+    *,
     forced_by_default: str | None = None,
 ) -> Declaration:
     """Validate ``declared`` and apply it to ``values`` (in place); return the record.

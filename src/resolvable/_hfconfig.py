@@ -58,7 +58,7 @@ def _freeze(value: Any, depth: int, where: str) -> Any:
 class HFConfig(Mapping[str, Any]):
     """Read-only config: ``hf["model_type"]``, ``hf.model_type``, ``hf.get("index_topk")``."""
 
-    __slots__ = ("_data", "_source")
+    __slots__ = ("_data", "_source", "architecture", "architectures", "text_config")
 
     def __init__(self, data: Mapping[str, Any], *, source: str = "<dict>", _depth: int = 0) -> None:
         if isinstance(data, HFConfig):
@@ -76,6 +76,13 @@ class HFConfig(Mapping[str, Any]):
         object.__setattr__(self, "_source", source)
         if _depth == 0:
             self._check_architectures()
+        # Derived once: rules read these on every resolution.
+        archs = frozen.get("architectures")
+        archs = archs if isinstance(archs, tuple) else ()
+        inner = frozen.get("text_config") or frozen.get("llm_config")
+        object.__setattr__(self, "architectures", archs)  # tuple of class names (may be empty)
+        object.__setattr__(self, "architecture", archs[0] if archs else None)  # the dispatch key
+        object.__setattr__(self, "text_config", inner if isinstance(inner, HFConfig) else self)
 
     def _check_architectures(self) -> None:
         archs = self._data.get("architectures")
@@ -124,21 +131,8 @@ class HFConfig(Mapping[str, Any]):
     def source(self) -> str:
         return self._source
 
-    @property
-    def architectures(self) -> tuple[str, ...]:
-        return self._data.get("architectures") or ()
-
-    @property
-    def architecture(self) -> str | None:
-        """``architectures[0]``: the key rules are dispatched on (None if absent)."""
-        archs = self.architectures
-        return archs[0] if archs else None
-
-    @property
-    def text_config(self) -> HFConfig:
-        """The language-model config of a multimodal wrapper, else this config itself."""
-        inner = self._data.get("text_config") or self._data.get("llm_config")
-        return inner if isinstance(inner, HFConfig) else self
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._data.get(key, default)
 
     def get_typed(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
         """``get`` that raises ``ConfigError`` naming the key when the value has the wrong type."""

@@ -6,10 +6,14 @@ Invariants:
 * inside a stage the order is: constants, exact-architecture rules, predicate rules, then
   rules for every architecture — each group in registration order (``Registry.plan`` shows it);
 * registration validates at once (signature, stage, duplicates) and names the culprit;
-* the registry state is an immutable snapshot swapped atomically under a lock, so registering
-  while other threads resolve is safe: a resolution uses the snapshot it started with;
-* dispatch is indexed: the rule plan for an architecture is computed once and cached, so the
-  cost of a resolution does not grow with the number of registered architectures.
+* registration and plan building happen under one lock and a plan is an immutable tuple, so
+  registering while other threads resolve is safe: a resolution uses the plan it started with
+  (the rule set before or after the registration, never a mix);
+* dispatch is indexed: rules are indexed by architecture at registration and the plan for an
+  architecture is computed once and cached, so neither registering nor resolving grows with the
+  number of registered architectures;
+* a stage may carry a guard (``Stage(..., when=...)``): when it is false on the arguments, the
+  whole stage is skipped with one check.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class Stage:
     name: str
     isolated: bool = False
     doc: str = ""
+    #: Optional guard on the arguments (a read-only view): the stage runs only when it is true.
+    when: Callable[[Any], bool] | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,17 +77,6 @@ class Rule:
         if self.predicate is not None:
             return f"arch matching {self.predicate_label}"
         return "every architecture"
-
-
-@dataclasses.dataclass(frozen=True)
-class _State:
-    constants: tuple[Rule, ...] = ()
-    arch_rules: tuple[Rule, ...] = ()
-    predicate_rules: tuple[Rule, ...] = ()
-    global_rules: tuple[Rule, ...] = ()
-
-    def all(self) -> tuple[Rule, ...]:
-        return self.constants + self.arch_rules + self.predicate_rules + self.global_rules
 
 
 def _package_root(module: str) -> str | None:
@@ -132,8 +127,8 @@ class Plan:
 
     def __init__(self, plan: tuple[tuple[Stage, tuple[Rule, ...]], ...]) -> None:
         self.plan = plan
-        #: (stage name, isolated, rules) — what the resolver iterates.
-        self.groups = tuple((stage.name, stage.isolated, rules) for stage, rules in plan)
+        #: (stage name, isolated, guard, rules) — what the resolver iterates.
+        self.groups = tuple((stage.name, stage.isolated, stage.when, rules) for stage, rules in plan)
         #: Whether any architecture-specific rule (exact or predicate) is in the plan.
         self.specific = any(r.archs or r.predicate for _, rules in plan for r in rules)
 
@@ -160,8 +155,14 @@ class Registry:
         self._check_stage(self.model_stage, "model_stage")
         self.name = name
         self.version = version
-        self._state = _State()
-        self._lock = threading.Lock()
+        # Registration state, guarded by _lock: every rule in order, exact-arch rules and constants
+        # indexed by architecture, predicate rules, rules for every architecture, duplicate keys.
+        self._all: list[Rule] = []
+        self._by_arch: dict[str, list[Rule]] = {}
+        self._predicate_rules: list[Rule] = []
+        self._global_rules: list[Rule] = []
+        self._keys: set[tuple[Any, ...]] = set()
+        self._lock = threading.RLock()
         self._plans: dict[str | None, Plan] = {}
         self._frozen = False
         self._seq = 0
@@ -183,7 +184,7 @@ class Registry:
             constant=values,
             doc="declares " + ", ".join(_describe_value(k, v) for k, v in values.items()),
         )
-        self._add("constants", rule)
+        self._add(rule)
 
     def rule(
         self,
@@ -215,7 +216,7 @@ class Registry:
                 predicate_label=label or getattr(when, "__doc__", None) or getattr(when, "__name__", None),
                 doc=_first_paragraph(getattr(original, "__doc__", None)),
             )
-            self._add("arch_rules" if archs else "predicate_rules" if when else "global_rules", rule)
+            self._add(rule)
             return fn
 
         return decorate
@@ -234,24 +235,29 @@ class Registry:
         """Refuse further registration (resolution is unaffected)."""
         self._frozen = True
 
-    def _add(self, group: str, rule: Rule) -> None:
+    def _add(self, rule: Rule) -> None:
+        if rule.constant is not None:
+            key: tuple[Any, ...] = ("constant", rule.archs[0], rule.stage)
+            duplicate = f"constant for {rule.archs[0]!r} is already registered in stage {rule.stage!r}"
+        else:
+            key = ("rule", id(rule.fn), rule.stage)
+            duplicate = f"{rule.name} ({rule.location}) is already registered in stage {rule.stage!r}"
         with self._lock:
             if self._frozen:
                 raise RegistrationError(f"registry {self.name!r} is frozen; cannot register {rule.name} ({rule.location})")
-            for other in self._state.all():
-                if other.fn is rule.fn and other.stage == rule.stage and rule.constant is None:
-                    raise RegistrationError(
-                        f"{rule.name} ({rule.location}) is already registered in stage {rule.stage!r}"
-                    )
-                if (
-                    rule.constant is not None and other.constant is not None
-                    and other.archs == rule.archs and other.stage == rule.stage
-                ):
-                    raise RegistrationError(f"constant for {rule.archs[0]!r} is already registered at {other.location}")
+            if key in self._keys:
+                raise RegistrationError(duplicate)
+            self._keys.add(key)
             self._seq += 1
             object.__setattr__(rule, "seq", self._seq)  # the record is not shared yet
-            state = self._state
-            self._state = _State(*(getattr(state, g) + ((rule,) if g == group else ()) for g in _GROUPS))
+            self._all.append(rule)
+            if rule.archs:
+                for arch in rule.archs:
+                    self._by_arch.setdefault(arch, []).append(rule)
+            elif rule.predicate is not None:
+                self._predicate_rules.append(rule)
+            else:
+                self._global_rules.append(rule)
             self._plans = {}
 
     def _check_stage(self, stage: str, what: str) -> None:
@@ -290,9 +296,12 @@ class Registry:
     @property
     def rules(self) -> tuple[Rule, ...]:
         """Every registered rule, in plan order for an architecture that matches them all."""
-        state = self._state
-        order = {s.name: i for i, s in enumerate(self.stages)}
-        return tuple(sorted(state.all(), key=lambda r: (order[r.stage], _GROUP_RANK[r.kind], r.seq)))
+        with self._lock:
+            rules = list(self._all)
+        return tuple(sorted(rules, key=self._order_key))
+
+    def _order_key(self, rule: Rule) -> tuple[int, int, int]:
+        return (self._stage_index[rule.stage], _GROUP_RANK[rule.kind], rule.seq)
 
     def knows(self, arch: str | None) -> bool:
         """Whether any architecture-specific rule (exact or predicate) applies to ``arch``."""
@@ -300,8 +309,8 @@ class Registry:
 
     def architectures(self) -> frozenset[str]:
         """Architectures named by exact rules and constants."""
-        state = self._state
-        return frozenset(a for r in state.constants + state.arch_rules for a in r.archs)
+        with self._lock:
+            return frozenset(self._by_arch)
 
     def plan(self, arch: str | None) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
         """The rules that run for ``arch``, grouped by stage, in execution order."""
@@ -312,36 +321,28 @@ class Registry:
         plan = self._plans.get(arch)
         if plan is not None:
             return plan
-        state = self._state
-        plan = Plan(self._build_plan(state, arch))
         with self._lock:
-            if self._state is state:  # do not cache a plan built from a superseded snapshot
-                if len(self._plans) >= _PLAN_CACHE_LIMIT:
-                    self._plans = {}
-                self._plans[arch] = plan
+            plan = Plan(self._build_plan(arch))
+            if len(self._plans) >= _PLAN_CACHE_LIMIT:
+                self._plans = {}
+            self._plans[arch] = plan
         return plan
 
-    def _build_plan(self, state: _State, arch: str | None) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
-        out = []
-        for stage in self.stages:
-            picked: list[Rule] = []
-            if arch is not None:
-                picked += [r for r in state.constants if r.stage == stage.name and arch in r.archs]
-                picked += [r for r in state.arch_rules if r.stage == stage.name and arch in r.archs]
-                picked += [
-                    r for r in state.predicate_rules if r.stage == stage.name and _safe_predicate(r, arch)
-                ]
-            picked += [r for r in state.global_rules if r.stage == stage.name]
-            if picked:
-                out.append((stage, tuple(picked)))
-        return tuple(out)
+    def _build_plan(self, arch: str | None) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
+        picked = list(self._global_rules)
+        if arch is not None:
+            picked += self._by_arch.get(arch, ())
+            picked += [r for r in self._predicate_rules if _safe_predicate(r, arch)]
+        picked.sort(key=self._order_key)
+        by_stage: dict[str, list[Rule]] = {}
+        for rule in picked:
+            by_stage.setdefault(rule.stage, []).append(rule)
+        return tuple((stage, tuple(by_stage[stage.name])) for stage in self.stages if stage.name in by_stage)
 
     def __repr__(self) -> str:
-        return f"Registry({self.name!r}, {len(self._state.all())} rules, stages={[s.name for s in self.stages]})"
+        return f"Registry({self.name!r}, {len(self._all)} rules, stages={[s.name for s in self.stages]})"
 
 
-_GROUPS = ("constants", "arch_rules", "predicate_rules", "global_rules")
-_GROUPS = ("constants", "arch_rules", "predicate_rules", "global_rules")
 _GROUP_RANK = {"constant": 0, "arch": 1, "predicate": 2, "pass": 3}
 
 

@@ -258,13 +258,15 @@ def resolve(
     resolvable = schema.resolvable
     declarations = []
     seq = 0
-    for stage_name, isolated, rules in compiled.groups:
+    for stage_name, isolated, guard, rules in compiled.groups:
         if isolated:  # every rule of the stage reads the state as it was when the stage began
             snapshot = dict(values)
             view = _TracedView(snapshot, reads) if reads is not None else View(snapshot)
             ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit)
         else:
             ctx = live_ctx
+        if guard is not None and not guard(ctx.args):
+            continue
         for rule in rules:
             if reads is not None:
                 reads.clear()
@@ -291,9 +293,8 @@ def resolve(
             seq += 1
             declarations.append(
                 apply_declaration(
-                    values=values, explicit=explicit, schema=schema, resolvable=resolvable,
-                    declared=out, rule=rule.name, location=rule.location, stage=stage_name, seq=seq,
-                    inputs=_dedupe(reads) if reads is not None else (),
+                    values, explicit, schema, resolvable, out, rule.name, rule.location, stage_name, seq,
+                    _dedupe(reads) if reads is not None else (),
                 )
             )
     return Resolution(
