@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections import namedtuple
 from collections.abc import Mapping
-from typing import Any, NamedTuple
 
 from ._schema import Schema
 from .errors import DeclarationError
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Declaration", "Force", "Outcome", "Write", "apply_declaration", "canonical", "check_value"]
 
@@ -48,26 +52,18 @@ class Force:
             raise DeclarationError("Force(value, reason) needs a non-empty reason")
 
 
-class Write(NamedTuple):
-    """One field written by one declaration (an immutable record)."""
+class Write(namedtuple("Write", "field value previous outcome reason", defaults=(None,))):
+    """One field written by one declaration (an immutable record): ``field``, ``value``,
+    ``previous`` (the value it replaced), ``outcome`` and ``reason`` (of a forced write)."""
 
-    field: str
-    value: Any
-    previous: Any
-    outcome: Outcome
-    reason: str | None = None
+    __slots__ = ()
 
 
-class Declaration(NamedTuple):
-    """What one rule declared, where the rule lives, and what it read to decide (immutable)."""
+class Declaration(namedtuple("Declaration", "seq rule location stage writes inputs", defaults=((),))):
+    """What one rule declared (``writes``), where the rule lives (``rule``, ``location``,
+    ``stage``), and — when traced — the (name, value) ``inputs`` it read (immutable)."""
 
-    seq: int
-    rule: str
-    location: str
-    stage: str
-    writes: tuple[Write, ...]
-    #: (name, value) pairs the rule read, e.g. ("platform.is_sm100", True); filled when traced.
-    inputs: tuple[tuple[str, Any], ...] = ()
+    __slots__ = ()
 
     @property
     def fields(self) -> dict[str, Any]:

@@ -15,11 +15,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from ._publish import RuntimeContext, publish
 from ._resolution import Resolution
 from .errors import InvalidArgumentError
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "RecordingArgs",

@@ -12,18 +12,19 @@ Invariants:
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import stat
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
+
+_INF = float("inf")
 
 __all__ = ["HFConfig", "MAX_CONFIG_BYTES", "find_in_hub_cache", "load_hf_config"]
 
@@ -50,12 +51,12 @@ def _freeze(value: Any, depth: int, where: str) -> Any:
     if isinstance(value, str) and not _utf8_clean(value):
         raise ConfigError(f"{where}: contains a lone surrogate ({value.encode('utf-8', 'backslashreplace')!r}); "
                           "config.json text must be valid Unicode")
-    if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
         raise ConfigError(f"{where}: contains {value!r}, which JSON does not allow; use a finite number or null")
     return value
 
 
-class HFConfig(Mapping[str, Any]):
+class HFConfig(Mapping):
     """Read-only config: ``hf["model_type"]``, ``hf.model_type``, ``hf.get("index_topk")``."""
 
     __slots__ = ("_data", "_source", "architecture", "architectures", "text_config")
@@ -239,6 +240,8 @@ def _read_config_file(path: str, st: os.stat_result) -> HFConfig:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); config.json must be UTF-8 JSON") from None
     if not text.strip():
         raise ConfigError(f"{path}: file is empty; expected a JSON object with 'architectures'")
+    import json  # deferred: keeps `import resolvable` light
+
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:

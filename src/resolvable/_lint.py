@@ -19,12 +19,15 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from ._declaration import Outcome
 from ._registry import Registry
 from ._resolution import Resolution
 from .errors import ConflictError, DeclarationError, RuleFailure
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Finding", "lint"]
 

@@ -16,16 +16,18 @@ import dataclasses
 import functools
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
 
 from .errors import UnknownPresetError, closest
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["PLATFORM_ENV_VAR", "Platform"]
 
 PLATFORM_ENV_VAR = "RESOLVABLE_PLATFORM"
 
-Vendor = Literal["cuda", "hip", "xpu", "npu", "musa", "mps", "hpu", "cpu"]
-_VENDORS = ("cuda", "hip", "xpu", "npu", "musa", "mps", "hpu", "cpu")
+VENDORS = ("cuda", "hip", "xpu", "npu", "musa", "mps", "hpu", "cpu")
 _NVIDIA_KERNELS = frozenset({"flashinfer", "triton_kernels"})
 
 
@@ -33,7 +35,7 @@ _NVIDIA_KERNELS = frozenset({"flashinfer", "triton_kernels"})
 class Platform:
     """Facts about one machine. Build one with ``Platform.preset(name)`` or ``Platform(...)``."""
 
-    vendor: Vendor
+    vendor: str
     name: str = "custom"
     #: (major, minor) compute capability; on ROCm what torch reports, e.g. (9, 4) for MI300X.
     capability: tuple[int, int] | None = None
@@ -57,9 +59,9 @@ class Platform:
     detected_by: str = dataclasses.field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if self.vendor not in _VENDORS:
+        if self.vendor not in VENDORS:
             raise UnknownPresetError(
-                f"unknown platform vendor {self.vendor!r}; choose one of {list(_VENDORS)}"
+                f"unknown platform vendor {self.vendor!r}; choose one of {list(VENDORS)}"
             )
         if not isinstance(self.kernels, frozenset):
             object.__setattr__(self, "kernels", frozenset(self.kernels))

@@ -11,12 +11,15 @@ Invariants:
 
 from __future__ import annotations
 
-import threading
+import _thread  # not threading: the lock is all we need (import cost)
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from ._resolution import Resolution
 from .errors import FrozenContextError, ParityError
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ContextSlot", "RuntimeContext", "publish"]
 
@@ -136,7 +139,7 @@ class ContextSlot:
     """Holds the currently published context; a failed publish keeps the previous one."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._current: RuntimeContext | None = None
 
     @property

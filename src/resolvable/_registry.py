@@ -18,32 +18,34 @@ Invariants:
 
 from __future__ import annotations
 
+import _thread  # not threading: the lock is all we need (import cost)
 import dataclasses
 import os
 import sys
-import threading
+from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
 
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
+
+    RuleFn = Callable[[Any], Mapping[str, Any]]  # a rule: fn(ctx) -> dict
+
 __all__ = ["Plan", "Registry", "Rule", "Stage"]
 
-RuleFn = Callable[[Any], Mapping[str, Any]]
 _PLAN_CACHE_LIMIT = 4096
 
 
-@dataclasses.dataclass(frozen=True)
-class Stage:
-    """A named step of resolution. ``isolated`` rules all read the state as it was when the
-    stage began (they never see each other's declarations), like SGLang's model providers."""
+class Stage(namedtuple("Stage", "name isolated doc when", defaults=(False, "", None))):
+    """A named step of resolution (immutable). ``isolated``: every rule of the stage reads the
+    state as it was when the stage began (rules never see each other's declarations), like
+    SGLang's model providers. ``when``: an optional guard on the arguments (a read-only view);
+    the stage runs only when it is true."""
 
-    name: str
-    isolated: bool = False
-    doc: str = ""
-    #: Optional guard on the arguments (a read-only view): the stage runs only when it is true.
-    when: Callable[[Any], bool] | None = dataclasses.field(default=None, compare=False, repr=False)
+    __slots__ = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,7 +164,7 @@ class Registry:
         self._predicate_rules: list[Rule] = []
         self._global_rules: list[Rule] = []
         self._keys: set[tuple[Any, ...]] = set()
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         self._plans: dict[str | None, Plan] = {}
         self._frozen = False
         self._seq = 0

@@ -14,66 +14,52 @@ Invariants:
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sys
+from collections import namedtuple
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from ._declaration import Declaration, Outcome, apply_declaration, canonical
 from ._platform import Platform
 from ._schema import Schema
 from .errors import DeclarationError, LateDeclarationError
 
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["Explanation", "FieldChange", "Resolution", "Step"]
 
 FORMAT_VERSION = 1
 
 
-@dataclasses.dataclass(frozen=True)
-class Step:
-    """One declaration touching the explained field."""
+# The records below are immutable named tuples: cheaper to define than dataclasses (import cost).
 
-    rule: str
-    location: str
-    stage: str
-    value: Any
-    previous: Any
-    outcome: str  # applied | blocked | forced | shadowed
-    reason: str | None
-    inputs: tuple[tuple[str, Any], ...]
+
+class Step(namedtuple("Step", "rule location stage value previous outcome reason inputs")):
+    """One declaration touching the explained field. ``outcome`` is applied, blocked, forced or
+    shadowed; ``inputs`` are the (name, value) pairs its rule read."""
+
+    __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
+        data = self._asdict()
         data["inputs"] = [[n, v] for n, v in self.inputs]
         return data
 
 
-@dataclasses.dataclass(frozen=True)
-class Explanation:
-    """Why ``field`` has its value: the starting point and every declaration, in order."""
+class Explanation(
+    namedtuple("Explanation", "field value default user_value user_set decided_by location steps")
+):
+    """Why ``field`` has its value: the starting point (``default`` or ``user_value``) and every
+    declaration (``steps``) in order; ``decided_by`` is "default", "user" or a rule name."""
 
-    field: str
-    value: Any
-    default: Any
-    user_value: Any
-    user_set: bool
-    decided_by: str  # "default", "user", or the rule name of the last effective write
-    location: str | None
-    steps: tuple[Step, ...]
+    __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "field": self.field,
-            "value": self.value,
-            "default": self.default,
-            "user_value": self.user_value,
-            "user_set": self.user_set,
-            "decided_by": self.decided_by,
-            "location": self.location,
-            "steps": [s.to_dict() for s in self.steps],
-        }
+        data = self._asdict()
+        data["steps"] = [s.to_dict() for s in self.steps]
+        return data
 
     def __str__(self) -> str:
         start = f"user set {self.user_value!r}" if self.user_set else f"default {self.default!r}"
@@ -87,19 +73,16 @@ class Explanation:
         return "\n".join(lines)
 
 
-@dataclasses.dataclass(frozen=True)
-class FieldChange:
-    field: str
-    before: Any
-    after: Any
-    decided_before: str
-    decided_after: str
+class FieldChange(namedtuple("FieldChange", "field before after decided_before decided_after")):
+    """A field that differs between two resolutions, with the rule (or "user"/"default") on each side."""
+
+    __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return self._asdict()
 
 
-class Resolution(Mapping[str, Any]):
+class Resolution(Mapping):
     """The immutable result of a resolution. Read values with ``res["attention_backend"]``."""
 
     __slots__ = (
@@ -275,6 +258,8 @@ class Resolution(Mapping[str, Any]):
             "platform": self.platform.to_dict() if self.platform else None,
             "ruleset": self.ruleset,
         }
+        import json  # deferred with hashlib: keeps `import resolvable` light
+
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=repr)
         import hashlib  # deferred: keeps `import resolvable` light
 

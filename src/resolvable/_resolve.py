@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from ._declaration import apply_declaration, check_value
 from ._hfconfig import HFConfig
@@ -23,6 +22,10 @@ from ._platform import Platform
 from ._registry import Registry
 from ._resolution import Resolution
 from .errors import ConflictError, FrozenContextError, InvalidArgumentError, ResolvableError, RuleFailure
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["RuleContext", "View", "resolve"]
 

@@ -12,28 +12,27 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections import namedtuple
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from .errors import InvalidArgumentError, RegistrationError, closest
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Arg", "FieldSpec", "Schema", "arg", "resolvable_fields", "schema_of"]
 
 _METADATA_KEY = "resolvable.arg"
 
 
-@dataclasses.dataclass(frozen=True)
-class Arg:
-    """Metadata of one argument: may rules declare it, where is it published, what is valid."""
+class Arg(namedtuple("Arg", "resolvable leaf choices help cli check", defaults=(False, None, None, "", True, None))):
+    """Metadata of one argument (immutable): ``resolvable`` (may rules declare it), ``leaf`` (its
+    dotted path in the published context), ``choices``, ``help``, ``cli`` (has a flag) and
+    ``check`` (extra validation returning an error message or None)."""
 
-    resolvable: bool = False
-    leaf: str | None = None
-    choices: tuple[Any, ...] | None = None
-    help: str = ""
-    cli: bool = True
-    #: Extra validation beyond ``choices``; returns an error message or None.
-    check: Callable[[Any], str | None] | None = None
+    __slots__ = ()
 
 
 def arg(
@@ -59,12 +58,10 @@ def arg(
     )
 
 
-@dataclasses.dataclass(frozen=True)
-class FieldSpec:
-    name: str
-    default: Any
-    arg: Arg
-    type: Any
+class FieldSpec(namedtuple("FieldSpec", "name default arg type")):
+    """One field of a schema: its name, default, ``Arg`` metadata and annotation."""
+
+    __slots__ = ()
 
     @property
     def leaf(self) -> str:

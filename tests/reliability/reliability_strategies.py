@@ -10,13 +10,12 @@
 from __future__ import annotations
 
 import dataclasses
-import typing
 from typing import Any
 
 from hypothesis import strategies as st
 
 from resolvable import HFConfig, Platform
-from resolvable._platform import Vendor
+from resolvable._platform import VENDORS
 from resolvable._schema import schema_of
 from resolvable.sglang import ServerArgs, registry
 from resolvable.sglang.models import bundled, catalog
@@ -26,7 +25,7 @@ FIELDS = SCHEMA.fields
 BUNDLED = sorted(catalog())
 KNOWN_ARCHS = sorted(registry.architectures())
 PRESETS = sorted(Platform.presets())
-VENDORS = typing.get_args(Vendor)
+
 
 
 def tiny_config(arch: str) -> HFConfig:

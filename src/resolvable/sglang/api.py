@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from .._facade import resolve_into
 from .._hfconfig import HFConfig
@@ -20,6 +19,10 @@ from ..errors import ConfigError
 from ._base import registry
 from .families.hrm_text import apply_load_time_adjustments
 from .models import load_model
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Environment variables the rules read (spec §1); the CLI forwards these from os.environ.
 ENV_VARS = (

@@ -6,9 +6,11 @@ Invariant: every function here is pure — it reads only the rule context it is 
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import ConfigError, InvalidArgumentError
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 # -- arguments -----------------------------------------------------------------------------
 

@@ -7,10 +7,13 @@ support matrix and the benchmarks, so they all exercise the same configurations.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from .._platform import Platform
 from .models import bundled, catalog
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Flag variants a deployment commonly combines with a model (each is applied alone).
 VARIANTS: dict[str, dict[str, Any]] = {

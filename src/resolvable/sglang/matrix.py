@@ -14,13 +14,16 @@ import html
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from .._platform import Platform
 from ..errors import ConflictError, ResolvableError
 from ._base import SGLANG_VERSION
 from .api import resolve_server_args
 from .models import bundled, catalog
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_FIELDS = ("attention_backend", "page_size")
 

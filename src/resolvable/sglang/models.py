@@ -8,12 +8,14 @@ model directory, or a hub repo id present in the local Hugging Face cache — an
 from __future__ import annotations
 
 import functools
-import json
 import os
-from typing import Any
 
 from .._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
 from ..errors import ConfigError, closest
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 _MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 
@@ -23,6 +25,8 @@ def catalog() -> dict[str, dict[str, Any]]:
     """Bundled samples: name → {repo_id, family, description}."""
     with open(os.path.join(_MODELS_DIR, "catalog.json"), encoding="utf-8") as fh:
         text = fh.read()
+    import json
+
     return dict(sorted(json.loads(text).items()))
 
 
@@ -33,6 +37,8 @@ def bundled(name: str) -> HFConfig:
         raise ConfigError(_unknown_message(name))
     with open(os.path.join(_MODELS_DIR, f"{name}.json"), encoding="utf-8") as fh:
         text = fh.read()
+    import json
+
     return HFConfig(json.loads(text), source=f"bundled:{name}")
 
 

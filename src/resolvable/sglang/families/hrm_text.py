@@ -7,9 +7,11 @@ an ``adjust`` of the resolution (recorded like any declaration), so the publishe
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..._resolution import Resolution
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 SOURCE = "ModelRunner.model_specific_adjustment"
 
