@@ -14,131 +14,35 @@ parametrized case with the expected fields or the expected refusal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from resolvable import ConflictError, Platform
-from resolvable.sglang import resolve_server_args
-
 # ---------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------
-
-BASE_HF: dict[str, Any] = {
-    "hidden_size": 64,
-    "intermediate_size": 128,
-    "num_attention_heads": 4,
-    "num_hidden_layers": 2,
-    "num_key_value_heads": 2,
-    "vocab_size": 512,
-    "max_position_embeddings": 128,
-    "rms_norm_eps": 1e-5,
-    "torch_dtype": "bfloat16",
-}
-MLA: dict[str, Any] = {
-    "num_attention_heads": 128,
-    "num_key_value_heads": 128,
-    "q_lora_rank": 1536,
-    "kv_lora_rank": 512,
-    "qk_nope_head_dim": 128,
-    "qk_rope_head_dim": 64,
-    "v_head_dim": 128,
-}
+from sglang_tables import (
+    ASSERT,
+    CPU_ENGINE,
+    DET,
+    DLLM,
+    EAGLE,
+    GRAPHS_OFF,
+    KV4,
+    MLA,
+    RUNTIME,
+    VALUE,
+    E,
+    Err,
+    Row,
+    check,
+    decls,
+    resolve,
+    row,
+)
 
 LLAMA, DSV2, DSV3 = "LlamaForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"
 LLADA2, SDAR = "LLaDA2MoeModelLM", "SDARForCausalLM"
-
-CPU_ENGINE = {"SGLANG_USE_CPU_ENGINE": "1"}
-EAGLE = {"speculative_algorithm": "EAGLE"}
-DET = {"enable_deterministic_inference": True}
-DLLM = {"dllm_algorithm": "LowConfidence"}
-GRAPHS_OFF = {"cuda_graph_backend_prefill": "disabled", "cuda_graph_backend_decode": "disabled"}
-KV4 = {"kv_cache_dtype": "fp4_e2m1"}
-
-VALUE, ASSERT, NOT_IMPL, RUNTIME = "ValueError", "AssertionError", "NotImplementedError", "RuntimeError"
-
-_VARIANTS: dict[str, Platform] = {
-    "a100-nofi": Platform.preset("a100").replace(kernels=frozenset()),
-    "h100-cu122": Platform.preset("h100").replace(cuda_version=(12, 2)),
-    "b200-cu124": Platform.preset("b200").replace(cuda_version=(12, 4)),
-    "thor": Platform.preset("b200").replace(capability=(11, 0)),
-    "mps": Platform(vendor="mps", name="mps"),
-    "musa": Platform(vendor="musa", name="musa", capability=(8, 0)),
-}
-
-
-def platform(name: str) -> Platform:
-    return _VARIANTS[name] if name in _VARIANTS else Platform.preset(name)
-
-
-def make_hf(archs: str | Sequence[str], extra: Mapping[str, Any] | None = None,
-            drop: Sequence[str] = ()) -> dict[str, Any]:
-    hf = {k: v for k, v in BASE_HF.items() if k not in drop}
-    hf["architectures"] = [archs] if isinstance(archs, str) else list(archs)
-    hf.update(extra or {})
-    return hf
-
-
-def resolve(archs: str | Sequence[str], plat: str = "h100", *, hf: Mapping[str, Any] | None = None,
-            env: Mapping[str, str] | None = None, drop: Sequence[str] = (), **args: Any):
-    return resolve_server_args(make_hf(archs, hf, drop), platform(plat), env=dict(env or {}), **args)
-
-
-_ALIASES = {"A": "attention_backend", "P": "prefill_attention_backend", "D": "decode_attention_backend",
-            "p": "page_size"}
-
-
-def E(**fields: Any) -> dict[str, Any]:
-    """Expected fields; A/P/D/p abbreviate the three backends and page_size."""
-    return {_ALIASES.get(k, k): v for k, v in fields.items()}
-
-
-@dataclass(frozen=True)
-class Err:
-    """Expected refusal: sglang's exception type and a regex of its message."""
-
-    upstream: str
-    pattern: str
-
-
-@dataclass(frozen=True)
-class Row:
-    arch: str | tuple[str, ...]
-    plat: str
-    expect: Mapping[str, Any] | Err
-    hf: Mapping[str, Any] = field(default_factory=dict)
-    env: Mapping[str, str] = field(default_factory=dict)
-    args: Mapping[str, Any] = field(default_factory=dict)
-    drop: tuple[str, ...] = ()
-
-
-def row(id: str, arch: str | Sequence[str], plat: str, expect: Mapping[str, Any] | Err, *,
-        hf: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None,
-        drop: Sequence[str] = (), **args: Any) -> Any:
-    archs = arch if isinstance(arch, str) else tuple(arch)
-    return pytest.param(Row(archs, plat, expect, dict(hf or {}), dict(env or {}), args, tuple(drop)), id=id)
-
-
-def check(r: Row) -> Any:
-    archs = r.arch if isinstance(r.arch, str) else list(r.arch)
-    if isinstance(r.expect, Err):
-        with pytest.raises(ConflictError, match=r.expect.pattern) as excinfo:
-            resolve(archs, r.plat, hf=r.hf, env=r.env, drop=r.drop, **r.args)
-        assert excinfo.value.upstream == r.expect.upstream, (
-            f"upstream exception {excinfo.value.upstream!r}, expected {r.expect.upstream!r}"
-        )
-        return None
-    res = resolve(archs, r.plat, hf=r.hf, env=r.env, drop=r.drop, **r.args)
-    bad = [f"{k}: got {res[k]!r}, expected {v!r}" for k, v in r.expect.items() if res[k] != v]
-    assert not bad, "; ".join(bad)
-    return res
-
-
-def decls(res: Any, rule: str) -> list[Any]:
-    return [d for d in res.declarations if d.rule == rule]
 
 
 # ---------------------------------------------------------------------------------------
