@@ -83,6 +83,10 @@ class FieldSpec(namedtuple("FieldSpec", "name default arg type")):
         raise InvalidArgumentError(message)
 
 
+#: Methods of the rule view (``ctx.args``); a field may not be named like one of them.
+_VIEW_METHODS = frozenset({"get", "keys", "items"})
+
+
 class Schema:
     """The fields of an argument dataclass, with their metadata (immutable)."""
 
@@ -101,6 +105,11 @@ class Schema:
             else:
                 default = None
             specs[f.name] = FieldSpec(f.name, default, meta, f.type)
+        clash = sorted(set(specs) & _VIEW_METHODS)
+        if clash:
+            raise RegistrationError(
+                f"{cls.__name__}: field name(s) {clash} would hide methods of the rules' read-only view; rename them"
+            )
         self.cls = cls
         self.fields: Mapping[str, FieldSpec] = MappingProxyType(specs)
         self.defaults: Mapping[str, Any] = MappingProxyType({n: s.default for n, s in specs.items()})

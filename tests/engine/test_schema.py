@@ -101,9 +101,9 @@ def test_arg_stores_metadata_and_tuple_choices():
 def test_default_factory_is_evaluated_into_the_default():
     @dataclasses.dataclass
     class WithFactory:
-        items: list = arg(default_factory=lambda: [1, 2])
+        ranks: list = arg(default_factory=lambda: [1, 2])
 
-    assert schema_of(WithFactory).defaults["items"] == [1, 2]
+    assert schema_of(WithFactory).defaults["ranks"] == [1, 2]
 
 
 def test_two_fields_on_the_same_leaf_raise():
@@ -213,3 +213,16 @@ def test_public_surface_exports_schema_helpers():
     assert resolvable.arg is arg
     assert resolvable.resolvable_fields is resolvable_fields
     assert "Arg" in resolvable.__all__
+
+
+def test_field_named_like_a_view_method_is_refused():
+    import dataclasses as dc
+
+    from resolvable._schema import Schema
+
+    @dc.dataclass
+    class Clashing:
+        get: int = 0
+
+    with pytest.raises(RegistrationError, match="hide methods"):
+        Schema(Clashing)
