@@ -36,10 +36,21 @@ _DETERMINISTIC = ("flashinfer", "fa3", "triton", "ascend")
 _DETERMINISTIC_RADIX = ("fa3", "triton", "ascend")
 _DETERMINISTIC_DEEPSEEK = ("fa3", "triton")
 # §3.21: the MLA architectures that can appear in these three models' ``architectures``.
-_MLA_ARCHS = frozenset({
-    "DeepseekV2ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV3ForCausalLMNextN",
-})
-_KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups")
+_MLA_ARCHS = frozenset(
+    {
+        "DeepseekV2ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "DeepseekV3ForCausalLMNextN",
+    }
+)
+_KV_HEAD_KEYS = (
+    "n_head_kv",
+    "num_kv_heads",
+    "num_key_value_heads",
+    "multi_query_group_num",
+    "num_attention_groups",
+)
 _EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN")
 
 #: Fields on which this baseline follows the specification where the rule pack, when this was
@@ -81,8 +92,11 @@ def _is_int4_thinking(qc: Mapping[str, Any] | None) -> bool:
     if not qc or qc.get("quant_method") != "compressed-tensors":
         return False
     weights = ((qc.get("config_groups") or {}).get("group_0") or {}).get("weights")
-    return bool(weights) and weights.get("num_bits") == 4 and weights.get("group_size") == 32 and (
-        weights.get("strategy") == "group" and weights.get("type") == "int"
+    return (
+        bool(weights)
+        and weights.get("num_bits") == 4
+        and weights.get("group_size") == 32
+        and (weights.get("strategy") == "group" and weights.get("type") == "int")
     )
 
 
@@ -118,11 +132,20 @@ def resolve(
     quant_method = qc.get("quant_method") if qc else None
     fi_env = str(env.get("SGLANG_IS_FLASHINFER_AVAILABLE", "true")).strip().lower() in ("true", "1")
     flashinfer = fi_env and platform.is_cuda and "flashinfer" in platform.kernels  # §1
-    is_sm90, is_sm100, is_sm120, is_hip = platform.is_sm90, platform.is_sm100, platform.is_sm120, platform.is_hip
+    is_sm90, is_sm100, is_sm120, is_hip = (
+        platform.is_sm90,
+        platform.is_sm100,
+        platform.is_sm120,
+        platform.is_hip,
+    )
 
     # -- §2.2 step 2: deprecated backend alias ("nsa" stays as given) ------------------------------------
-    for field in ("attention_backend", "prefill_attention_backend", "decode_attention_backend",
-                  "speculative_draft_attention_backend"):
+    for field in (
+        "attention_backend",
+        "prefill_attention_backend",
+        "decode_attention_backend",
+        "speculative_draft_attention_backend",
+    ):
         if a[field] == "compressed":
             a[field] = "dsv4"
 
@@ -179,8 +202,10 @@ def resolve(
         raise ValueError("Unknown quantization method: mxfp4")
 
     # -- step 10: model-specific adjustments (§3.3, §3.1 b/c) -------------------------------------------
-    not_set = a["attention_backend"] is None and a["prefill_attention_backend"] is None and (
-        a["decode_attention_backend"] is None
+    not_set = (
+        a["attention_backend"] is None
+        and a["prefill_attention_backend"] is None
+        and (a["decode_attention_backend"] is None)
     )
     if gpt_oss:
         if not_set:
@@ -224,7 +249,9 @@ def resolve(
             ):
                 driver = platform.driver_version
                 new_driver = driver is not None and driver[0] >= 595
-                a["moe_runner_backend"] = "triton" if platform.is_blackwell and new_driver else "triton_kernel"
+                a["moe_runner_backend"] = (
+                    "triton" if platform.is_blackwell and new_driver else "triton_kernel"
+                )
         if a["moe_runner_backend"] == "triton_kernel" and a["ep_size"] != 1:
             raise ValueError("the triton_kernel MoE runner requires --ep-size 1")
     elif deepseek:
@@ -305,7 +332,9 @@ def resolve(
         if not mla:
             if is_sm90 and no_spec_or_topk_one:
                 backend = "fa3"
-            elif is_sm100 and no_spec_or_topk_one and (a["speculative_algorithm"] is None or topk is not None):
+            elif (
+                is_sm100 and no_spec_or_topk_one and (a["speculative_algorithm"] is None or topk is not None)
+            ):
                 backend = "trtllm_mha"
             elif is_hip:
                 backend = "aiter"
@@ -344,8 +373,16 @@ def resolve(
     if A == "fa3" and a["kv_cache_dtype"] == "fp8_e5m2":
         A = a["attention_backend"] = "triton"
     if A == "aiter" and a["mem_fraction_static"] is not None:  # C17 (scales a given fraction)
-        lengths = [text.get(k) for k in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
-                                          "max_sequence_length")]
+        lengths = [
+            text.get(k)
+            for k in (
+                "max_position_embeddings",
+                "n_positions",
+                "max_seq_len",
+                "seq_length",
+                "max_sequence_length",
+            )
+        ]
         if max((n for n in lengths if n is not None), default=2048) > 8192:
             a["mem_fraction_static"] = round(a["mem_fraction_static"] * 0.85, 6)
     if A == "intel_amx" and device == "cpu" and not platform.has_amx:
@@ -374,7 +411,13 @@ def resolve(
         page = 64
     if "trtllm_mha" in (A, D, P) and page not in (16, 32, 64):
         page = 64
-    if "fa4" in (A, D, P) and not mla and is_sm100 and (a["speculative_eagle_topk"] or 0) <= 1 and page != 128:
+    if (
+        "fa4" in (A, D, P)
+        and not mla
+        and is_sm100
+        and (a["speculative_eagle_topk"] or 0) <= 1
+        and page != 128
+    ):
         page = 128
     eff_prefill, eff_decode = P or A, D or A
     if eff_decode == "intel_xpu" and page not in ((16, 32, 64, 128) if mla else (64, 128)):
@@ -387,7 +430,9 @@ def resolve(
         if not platform.is_blackwell:
             raise ValueError("TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x)")
         if kv not in ("fp8_e4m3", "fp4_e2m1", "bf16", "auto"):
-            raise ValueError("TensorRT-LLM MLA backend only supports kv-cache-dtype fp8_e4m3, fp4_e2m1, bf16, auto")
+            raise ValueError(
+                "TensorRT-LLM MLA backend only supports kv-cache-dtype fp8_e4m3, fp4_e2m1, bf16, auto"
+            )
     if "tokenspeed_mla" in (A, D):
         if not platform.is_blackwell:
             raise ValueError("tokenspeed_mla backend is only supported on Blackwell GPUs (SM100/SM12x)")
@@ -424,12 +469,17 @@ def resolve(
         if not platform.is_cuda:
             raise ValueError("KV4 is not tested on non-CUDA platforms.")
         if eff_prefill == "fa4":
-            allowed = ("cutlass_mla", "flashinfer", "trtllm_mla") if mla else ("triton", "torch_native", "flex_attention")
+            allowed = (
+                ("cutlass_mla", "flashinfer", "trtllm_mla")
+                if mla
+                else ("triton", "torch_native", "flex_attention")
+            )
             if eff_decode not in allowed:
                 raise ValueError("FP4 KV cache with fa4 prefill needs another decode backend")
         elif eff_prefill == eff_decode:
             allowed = (
-                ("cutlass_mla", "flashinfer", "trtllm_mla", "flashmla") if mla
+                ("cutlass_mla", "flashinfer", "trtllm_mla", "flashmla")
+                if mla
                 else ("triton", "torch_native", "flex_attention", "trtllm_mha")
             )
             if A not in allowed:
@@ -463,15 +513,21 @@ def resolve(
             raise ValueError("trtllm_mha backend only supports topk = 1 for speculative decoding.")
         if topk_many and page is not None and page > 1:
             if algo in _EAGLE_FAMILY and A not in ("flashinfer", "fa3", "triton"):
-                raise ValueError("speculative decoding with topk > 1 and page_size > 1 needs flashinfer/fa3/triton")
+                raise ValueError(
+                    "speculative decoding with topk > 1 and page_size > 1 needs flashinfer/fa3/triton"
+                )
             if algo == "NGRAM" and A != "flashinfer":
-                raise ValueError("NGRAM speculative decoding with topk > 1 and page_size > 1 needs flashinfer")
+                raise ValueError(
+                    "NGRAM speculative decoding with topk > 1 and page_size > 1 needs flashinfer"
+                )
         if algo == "DFLASH":
             chosen = a["speculative_draft_attention_backend"] or eff_prefill
             if chosen is None or chosen == "trtllm_mha" or chosen not in _DFLASH_DRAFT_OK:
                 chosen = "triton" if is_hip else "flashinfer"
             a["speculative_draft_attention_backend"] = chosen
-    if a["enable_unified_memory"] and not {b for b in (eff_prefill, eff_decode) if b is not None} <= {"triton"}:
+    if a["enable_unified_memory"] and not {b for b in (eff_prefill, eff_decode) if b is not None} <= {
+        "triton"
+    }:
         raise ValueError("--enable-unified-memory supports only the triton attention backend")
 
     # -- step 24: diffusion LLMs (§4.4): none of these architectures has a dLLM block size ----------------------

@@ -82,10 +82,30 @@ class Settings:
     cli_runs: int  # bench 5
 
 
-FULL = Settings("full", case_rounds=9, case_calls=3, ratio_rounds=21, import_runs=25, matrix_rounds=7,
-                docs_rounds=7, scaling_rounds=11, scaling_calls=300, cli_runs=21)
-QUICK = Settings("quick", case_rounds=3, case_calls=1, ratio_rounds=5, import_runs=15, matrix_rounds=2,
-                 docs_rounds=2, scaling_rounds=5, scaling_calls=100, cli_runs=10)
+FULL = Settings(
+    "full",
+    case_rounds=9,
+    case_calls=3,
+    ratio_rounds=21,
+    import_runs=25,
+    matrix_rounds=7,
+    docs_rounds=7,
+    scaling_rounds=11,
+    scaling_calls=300,
+    cli_runs=21,
+)
+QUICK = Settings(
+    "quick",
+    case_rounds=3,
+    case_calls=1,
+    ratio_rounds=5,
+    import_runs=15,
+    matrix_rounds=2,
+    docs_rounds=2,
+    scaling_rounds=5,
+    scaling_calls=100,
+    cli_runs=10,
+)
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -152,7 +172,9 @@ def child_env() -> dict[str, str]:
 
 def raw_config(model: str) -> dict[str, Any]:
     """The bundled config.json as a plain dict (what the baseline reads)."""
-    text = resources.files("resolvable.sglang").joinpath("models", f"{model}.json").read_text(encoding="utf-8")
+    text = (
+        resources.files("resolvable.sglang").joinpath("models", f"{model}.json").read_text(encoding="utf-8")
+    )
     return json.loads(text)
 
 
@@ -219,7 +241,9 @@ def baseline_models() -> list[str]:
         raw = raw_config(model)
         arch = (raw.get("architectures") or [None])[0]
         text = raw.get("text_config") or raw
-        if arch in baseline.ARCHS and not (arch == baseline.DEEPSEEK_V3 and text.get("index_topk") is not None):
+        if arch in baseline.ARCHS and not (
+            arch == baseline.DEEPSEEK_V3 and text.get("index_topk") is not None
+        ):
             out.append(model)
     return out
 
@@ -251,13 +275,16 @@ def check_parity(defaults: dict[str, Any]) -> dict[str, Any]:
             refused += 1
             continue
         if pack is None:
-            mismatches.append(f"{where}: pack refuses ({pack_err.rule}: {_first_line(pack_err)}), baseline accepts")
+            mismatches.append(
+                f"{where}: pack refuses ({pack_err.rule}: {_first_line(pack_err)}), baseline accepts"
+            )
             continue
         if base is None:
             mismatches.append(f"{where}: baseline refuses ({_first_line(base_err)}), pack accepts")
             continue
         fields = [
-            k for k in sorted(set(pack) | set(base))
+            k
+            for k in sorted(set(pack) | set(base))
             if pack.get(k) != base.get(k) or type(pack.get(k)) is not type(base.get(k))
         ]
         if not fields:
@@ -268,9 +295,16 @@ def check_parity(defaults: dict[str, Any]) -> dict[str, Any]:
         else:
             mismatches.append(f"{where}: {diffs}")
     stale = sorted(set(baseline.KNOWN_DIVERGENCES) - {f.split(":")[0] for d in known for f in d.split("; ")})
-    return {"models": models, "compared": compared, "refused": refused, "fields": len(defaults),
-            "mismatches": mismatches, "known": known, "known_cases": sum(len(v) for v in known.values()),
-            "stale": stale}
+    return {
+        "models": models,
+        "compared": compared,
+        "refused": refused,
+        "fields": len(defaults),
+        "mismatches": mismatches,
+        "known": known,
+        "known_cases": sum(len(v) for v in known.values()),
+        "stale": stale,
+    }
 
 
 def _first_line(exc: BaseException | None) -> str:
@@ -342,7 +376,9 @@ def spawn_times(commands: dict[str, list[str]], runs: int, warmup: int = 2) -> d
             proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
             elapsed = (perf_ns() - t0) / 1e6
             if proc.returncode != 0:
-                raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
+                raise RuntimeError(
+                    f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}"
+                )
             if i >= warmup:
                 times[name].append(elapsed)
     return times
@@ -350,10 +386,13 @@ def spawn_times(commands: dict[str, list[str]], runs: int, warmup: int = 2) -> d
 
 def stdlib_imports() -> list[str]:
     """The non-package modules that ``import resolvable.sglang`` loads (beyond interpreter start)."""
-    probe = ("import sys; before = set(sys.modules); import resolvable.sglang; "
-             "print(' '.join(sorted(m for m in sys.modules if m not in before and m.split('.')[0] != 'resolvable')))")
-    out = subprocess.run([sys.executable, "-c", probe], env=child_env(), capture_output=True, text=True, cwd=ROOT,
-                         check=True)
+    probe = (
+        "import sys; before = set(sys.modules); import resolvable.sglang; "
+        "print(' '.join(sorted(m for m in sys.modules if m not in before and m.split('.')[0] != 'resolvable')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=child_env(), capture_output=True, text=True, cwd=ROOT, check=True
+    )
     return out.stdout.split()
 
 
@@ -387,12 +426,16 @@ def import_breakdown(runs: int = 5, top: int = 8) -> list[tuple[str, float]]:
     for _ in range(runs):
         proc = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", "import resolvable.sglang"],
-            env=child_env(), capture_output=True, text=True, cwd=ROOT, check=True,
+            env=child_env(),
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
         )
         for line in proc.stderr.splitlines():
             if not line.startswith("import time:") or "self [us]" in line:
                 continue
-            self_us, _cum, name = (part.strip() for part in line[len("import time:"):].split("|"))
+            self_us, _cum, name = (part.strip() for part in line[len("import time:") :].split("|"))
             per_module.setdefault(name, []).append(float(self_us))
     ranked = sorted(((n, median(v)) for n, v in per_module.items()), key=lambda x: -x[1])
     return ranked[:top]
@@ -503,13 +546,13 @@ def bench_scaling(s: Settings) -> dict[str, Any]:
         for n, reg, hf in pass_regs:
             calls = max(10, s.scaling_calls * 10 // n)
             psamples[n].append(_time_resolutions(reg, hf, plat, calls))
-    pass_points = [{"passes": n, "us": median(psamples[n]), "us_per_pass": median(psamples[n]) / n}
-                   for n, *_ in pass_regs]
+    pass_points = [
+        {"passes": n, "us": median(psamples[n]), "us_per_pass": median(psamples[n]) / n}
+        for n, *_ in pass_regs
+    ]
     costs = [p["us"] for p in arch_points]
     flatness = max(costs) / min(costs)
-    marginal = [
-        (b["us"] - a["us"]) / (b["passes"] - a["passes"]) for a, b in itertools.pairwise(pass_points)
-    ]
+    marginal = [(b["us"] - a["us"]) / (b["passes"] - a["passes"]) for a, b in itertools.pairwise(pass_points)]
     linearity = max(marginal) / min(marginal) if min(marginal) > 0 else float("inf")
     return {
         "archs": arch_points,
@@ -539,7 +582,7 @@ def bench_cli(s: Settings) -> dict[str, Any]:
         raise RuntimeError(f"{' '.join(cmd)} failed ({check.returncode}): {check.stderr[-500:]}")
     times = spawn_times({"cli": cmd, "bare": [sys.executable, "-c", "pass"]}, s.cli_runs)
     return {
-        "command": " ".join(["resolvable", *cmd[len(cli_command()):]]),
+        "command": " ".join(["resolvable", *cmd[len(cli_command()) :]]),
         "runs": s.cli_runs,
         "ms": median(times["cli"]),
         "p90_ms": percentile(times["cli"], 90),
@@ -633,26 +676,55 @@ def verdict(ok: bool) -> str:
 
 
 def build_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    res, ratio, imp, mat, sc, cli, mem = (r[k] for k in ("resolution", "ratio", "import", "matrix",
-                                                         "scaling", "cli", "memory"))
+    res, ratio, imp, mat, sc, cli, mem = (
+        r[k] for k in ("resolution", "ratio", "import", "matrix", "scaling", "cli", "memory")
+    )
     return [
-        ("1. resolution, median (pack, grid)", f"{res['median_us']:.1f} µs", "well under 100 µs",
-         verdict(res["median_us"] < 100)),
-        ("1. resolution, p95 (pack, grid)", f"{res['p95_us']:.1f} µs", "well under 100 µs",
-         verdict(res["p95_us"] < 100)),
-        ("1. pack / procedural baseline", f"{ratio['ratio']:.2f}× ({ratio['pack_us']:.1f} vs "
-         f"{ratio['baseline_us']:.1f} µs)", "≤ 3×", verdict(ratio["ratio"] <= 3)),
-        ("1. baseline parity", _parity_text(r["parity"]), "all identical",
-         verdict(not r["parity"]["mismatches"] and not r["parity"]["known_cases"])),
+        (
+            "1. resolution, median (pack, grid)",
+            f"{res['median_us']:.1f} µs",
+            "well under 100 µs",
+            verdict(res["median_us"] < 100),
+        ),
+        (
+            "1. resolution, p95 (pack, grid)",
+            f"{res['p95_us']:.1f} µs",
+            "well under 100 µs",
+            verdict(res["p95_us"] < 100),
+        ),
+        (
+            "1. pack / procedural baseline",
+            f"{ratio['ratio']:.2f}× ({ratio['pack_us']:.1f} vs {ratio['baseline_us']:.1f} µs)",
+            "≤ 3×",
+            verdict(ratio["ratio"] <= 3),
+        ),
+        (
+            "1. baseline parity",
+            _parity_text(r["parity"]),
+            "all identical",
+            verdict(not r["parity"]["mismatches"] and not r["parity"]["known_cases"]),
+        ),
         ("2. cold import resolvable", f"{imp['resolvable_ms']:.1f} ms", "-", "-"),
-        ("2. cold import resolvable.sglang", f"{imp['sglang_ms']:.1f} ms", "< 50 ms",
-         verdict(imp["sglang_ms"] < 50)),
-        ("3. full matrix throughput", f"{mat['per_second']:,.0f} res/s ({mat['resolutions']} in "
-         f"{mat['seconds']:.2f} s)", "-", "-"),
+        (
+            "2. cold import resolvable.sglang",
+            f"{imp['sglang_ms']:.1f} ms",
+            "< 50 ms",
+            verdict(imp["sglang_ms"] < 50),
+        ),
+        (
+            "3. full matrix throughput",
+            f"{mat['per_second']:,.0f} res/s ({mat['resolutions']} in {mat['seconds']:.2f} s)",
+            "-",
+            "-",
+        ),
         ("3. generate_docs()", f"{mat['docs_s'] * 1000:.0f} ms", "< 1 s", verdict(mat["docs_s"] < 1)),
         ("4. 10 → 10,000 archs", f"{sc['flatness']:.2f}× max/min", "flat", verdict(sc["flat"])),
-        ("4. 10 → 1,000 passes", f"{sc['linearity']:.2f}× marginal-cost spread", "linear",
-         verdict(sc["linear"])),
+        (
+            "4. 10 → 1,000 passes",
+            f"{sc['linearity']:.2f}× marginal-cost spread",
+            "linear",
+            verdict(sc["linear"]),
+        ),
         ("5. CLI explain, end to end", f"{cli['ms']:.0f} ms", "< 200 ms", verdict(cli["ms"] < 200)),
         ("6. peak RSS, full matrix", f"{mem['peak_mib']:.1f} MiB", "-", "-"),
     ]
@@ -672,7 +744,9 @@ def print_report(r: dict[str, Any]) -> None:
     for key in ("python", "cpu", "cores", "os", "load average at start"):
         print(f"  {key:<22} {env[key]}")
     rows = build_rows(r)
-    widths = [max(len(row[i]) for row in [*rows, ("benchmark", "measured", "target", "verdict")]) for i in range(4)]
+    widths = [
+        max(len(row[i]) for row in [*rows, ("benchmark", "measured", "target", "verdict")]) for i in range(4)
+    ]
     header = ("benchmark", "measured", "target", "verdict")
     print()
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
@@ -682,35 +756,51 @@ def print_report(r: dict[str, Any]) -> None:
     sc = r["scaling"]
     print("\nscaling, architectures (3 passes):")
     for p in sc["archs"]:
-        print(f"  {p['archs']:>6} archs  {p['us']:7.2f} µs/resolution   first resolution {p['first_us']:8.1f} µs"
-              f"   registration {p['register_s']:.3f} s")
+        print(
+            f"  {p['archs']:>6} archs  {p['us']:7.2f} µs/resolution   first resolution {p['first_us']:8.1f} µs"
+            f"   registration {p['register_s']:.3f} s"
+        )
     print("scaling, passes (10 archs):")
     for p in sc["passes"]:
         print(f"  {p['passes']:>6} passes {p['us']:9.2f} µs/resolution   {p['us_per_pass']:.3f} µs/pass")
     print("  marginal cost: " + ", ".join(f"{m:.3f}" for m in sc["marginal_us_per_pass"]) + " µs/pass")
-    print(f"\nimport: bare interpreter {r['import']['bare_ms']:.1f} ms; the {r['import']['stdlib_count']} stdlib modules "
-          f"resolvable.sglang loads cost {r['import']['stdlib_ms']:.1f} ms alone; largest self times under -X importtime:")
+    print(
+        f"\nimport: bare interpreter {r['import']['bare_ms']:.1f} ms; the {r['import']['stdlib_count']} stdlib modules "
+        f"resolvable.sglang loads cost {r['import']['stdlib_ms']:.1f} ms alone; largest self times under -X importtime:"
+    )
     for name, us in r["import"]["top_modules"]:
         print(f"  {us / 1000:6.2f} ms  {name}")
     ratio = r["ratio"]
-    print(f"\nratio cases: pack {ratio['pack_us']:.1f} µs, baseline {ratio['baseline_us']:.1f} µs, engine fixed cost "
-          f"(registry without rules) {ratio['engine_fixed_us']:.1f} µs per resolution")
+    print(
+        f"\nratio cases: pack {ratio['pack_us']:.1f} µs, baseline {ratio['baseline_us']:.1f} µs, engine fixed cost "
+        f"(registry without rules) {ratio['engine_fixed_us']:.1f} µs per resolution"
+    )
     par = r["parity"]
-    print(f"\nparity: {par['compared']} cases compared ({par['refused']} refused by both), "
-          f"{par['fields']} fields each, models {', '.join(par['models'])}")
+    print(
+        f"\nparity: {par['compared']} cases compared ({par['refused']} refused by both), "
+        f"{par['fields']} fields each, models {', '.join(par['models'])}"
+    )
     for diff, where in par["known"].items():
-        print(f"  known divergence on {len(where)} cases ({', '.join(sorted({w.split()[0] for w in where}))}): {diff}")
+        print(
+            f"  known divergence on {len(where)} cases ({', '.join(sorted({w.split()[0] for w in where}))}): {diff}"
+        )
         for field in {f.split(":")[0] for f in diff.split("; ")}:
             print(f"    the baseline follows {baseline.KNOWN_DIVERGENCES[field]}")
     for field in par["stale"]:
-        print(f"  note: known divergence {field!r} no longer occurs; remove it from baseline.KNOWN_DIVERGENCES")
+        print(
+            f"  note: known divergence {field!r} no longer occurs; remove it from baseline.KNOWN_DIVERGENCES"
+        )
 
 
 def _known_markdown(par: dict[str, Any]) -> list[str]:
     if not par["known"]:
         return []
-    out = ["Known divergences (the baseline follows the specification; the pack does not yet):", "",
-           "| difference | cases | specification |", "|---|---|---|"]
+    out = [
+        "Known divergences (the baseline follows the specification; the pack does not yet):",
+        "",
+        "| difference | cases | specification |",
+        "|---|---|---|",
+    ]
     for diff, where in par["known"].items():
         fields = sorted({f.split(":")[0] for f in diff.split("; ")})
         presets = ", ".join(sorted({w.split()[0] for w in where}))
@@ -721,13 +811,15 @@ def _known_markdown(par: dict[str, Any]) -> list[str]:
 
 def markdown(r: dict[str, Any]) -> str:
     s, env = r["settings"], r["environment"]
-    res, ratio, imp, mat, sc, cli, mem, par = (r[k] for k in ("resolution", "ratio", "import", "matrix",
-                                                              "scaling", "cli", "memory", "parity"))
+    res, ratio, imp, mat, sc, cli, mem, par = (
+        r[k] for k in ("resolution", "ratio", "import", "matrix", "scaling", "cli", "memory", "parity")
+    )
     out = [
         "# Benchmarks",
         "",
         "Generated by `python benchmarks/run.py"
-        + (" --quick" if s.mode == "quick" else "") + "`. Do not edit by hand; rerun it instead.",
+        + (" --quick" if s.mode == "quick" else "")
+        + "`. Do not edit by hand; rerun it instead.",
         "",
         "## Machine",
         "",
@@ -797,7 +889,7 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         "## 2. Cold import",
         "",
-        f"Fresh interpreter per run (`python -c \"import …\"`), {imp['runs']} runs after 2 warm-up runs, minus",
+        f'Fresh interpreter per run (`python -c "import …"`), {imp["runs"]} runs after 2 warm-up runs, minus',
         f"the median of `python -c pass` ({imp['bare_ms']:.1f} ms). Bytecode is cached (as after `pip install`),",
         "in a private `PYTHONPYCACHEPREFIX`.",
         "",
@@ -830,8 +922,10 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         "| architectures | µs per resolution | first resolution of a new arch (µs) | registration (s) |",
         "|---|---|---|---|",
-        *[f"| {p['archs']:,} | {p['us']:.2f} | {p['first_us']:.1f} | {p['register_s']:.3f} |"
-          for p in sc["archs"]],
+        *[
+            f"| {p['archs']:,} | {p['us']:.2f} | {p['first_us']:.1f} | {p['register_s']:.3f} |"
+            for p in sc["archs"]
+        ],
         "",
         f"Flat: max/min = {sc['flatness']:.2f}× ({'flat' if sc['flat'] else 'NOT flat'}, threshold 1.25×).",
         "",
@@ -841,7 +935,8 @@ def markdown(r: dict[str, Any]) -> str:
         "|---|---|---|",
         *[f"| {p['passes']:,} | {p['us']:.2f} | {p['us_per_pass']:.3f} |" for p in sc["passes"]],
         "",
-        "Marginal cost between points: " + ", ".join(f"{m:.3f}" for m in sc["marginal_us_per_pass"])
+        "Marginal cost between points: "
+        + ", ".join(f"{m:.3f}" for m in sc["marginal_us_per_pass"])
         + f" µs/pass; spread {sc['linearity']:.2f}× ({'linear' if sc['linear'] else 'NOT linear'}, "
         "threshold 1.5×).",
         "",
@@ -860,7 +955,11 @@ def markdown(r: dict[str, Any]) -> str:
         f"| bare interpreter | {mem['bare_mib']:.1f} |",
         f"| after `import resolvable.sglang` | {mem['import_mib']:.1f} |",
         f"| full matrix ({mem['resolutions']} resolutions, results dropped) | {mem['peak_mib']:.1f} |",
-        *([f"| same, kernel's `VmHWM` (cross-check) | {mem['peak_hwm_mib']:.1f} |"] if mem["peak_hwm_mib"] else []),
+        *(
+            [f"| same, kernel's `VmHWM` (cross-check) | {mem['peak_hwm_mib']:.1f} |"]
+            if mem["peak_hwm_mib"]
+            else []
+        ),
         f"| full matrix, every result kept | {mem['peak_kept_mib']:.1f} |",
         "",
         "## Reproduce",
@@ -880,13 +979,21 @@ def markdown(r: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    parser.add_argument("--profile", action="store_true",
-                        help="only profile the full matrix with cProfile (top 25 by cumulative and self time)")
-    parser.add_argument("-o", "--output", default=str(ROOT / "docs" / "benchmarks.md"),
-                        help="where to write the report (default: docs/benchmarks.md)")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="only profile the full matrix with cProfile (top 25 by cumulative and self time)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        default=str(ROOT / "docs" / "benchmarks.md"),
+        help="where to write the report (default: docs/benchmarks.md)",
+    )
     parser.add_argument("--no-write", action="store_true", help="print only; do not write the report")
     args = parser.parse_args(argv)
     if args.profile:

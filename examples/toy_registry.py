@@ -11,7 +11,10 @@ from resolvable import Force, Platform, Registry, Stage, arg, resolve
 @dataclass
 class ToyArgs:
     attention_backend: str | None = arg(
-        None, resolvable=True, leaf="attn.backend", choices=("fa3", "flashinfer", "triton"),
+        None,
+        resolvable=True,
+        leaf="attn.backend",
+        choices=("fa3", "flashinfer", "triton"),
         help="Attention kernel.",
     )
     page_size: int | None = arg(None, resolvable=True, help="KV-cache page size in tokens.")
@@ -24,7 +27,10 @@ registry = Registry(ToyArgs, stages=[Stage("model", isolated=True), "defaults"],
 def my_model_prefers_fa3(ctx):
     """MyModel ships FA3 kernels on Hopper."""
     if ctx.args.attention_backend is None and ctx.platform.is_sm90:
-        return {"attention_backend": "fa3", "page_size": Force(64, "MyModel's FA3 kernel needs 64-token pages")}
+        return {
+            "attention_backend": "fa3",
+            "page_size": Force(64, "MyModel's FA3 kernel needs 64-token pages"),
+        }
     return {}
 
 

@@ -76,8 +76,13 @@ class Declaration(namedtuple("Declaration", "seq rule location stage writes inpu
             "location": self.location,
             "stage": self.stage,
             "writes": [
-                {"field": w.field, "value": w.value, "previous": w.previous,
-                 "outcome": w.outcome.value, "reason": w.reason}
+                {
+                    "field": w.field,
+                    "value": w.value,
+                    "previous": w.previous,
+                    "outcome": w.outcome.value,
+                    "reason": w.reason,
+                }
                 for w in self.writes
             ],
             "inputs": [[name, value] for name, value in self.inputs],
@@ -137,8 +142,10 @@ def apply_declaration(
         reason = forced_by_default
         if type(value) is Force:
             value, reason = value.value, value.reason
-        if field not in resolvable or type(value) not in _SCALAR_TYPES or (
-            value is not None and field in choices and value not in choices[field]
+        if (
+            field not in resolvable
+            or type(value) not in _SCALAR_TYPES
+            or (value is not None and field in choices and value not in choices[field])
         ):
             value = _check_declared(field, value, rule, location, schema, resolvable, choices)
         staged.append((field, value, reason))
@@ -162,8 +169,13 @@ _SCALAR_TYPES = frozenset(_SCALARS)
 
 
 def _check_declared(
-    field: str, value: Any, rule: str, location: str, schema: Schema | None,
-    resolvable: frozenset[str], choices: Mapping[str, Any],
+    field: str,
+    value: Any,
+    rule: str,
+    location: str,
+    schema: Schema | None,
+    resolvable: frozenset[str],
+    choices: Mapping[str, Any],
 ) -> Any:
     """The slow path of ``apply_declaration``: validate, canonicalise, or raise naming the rule."""
     where = f"rule {rule} ({location})"
@@ -182,5 +194,3 @@ def _check_declared(
         exc.rule, exc.location = rule, location
         raise
     return value
-
-

@@ -23,8 +23,9 @@ def detect(env: Mapping[str, str]) -> Platform:
     name = env.get(PLATFORM_ENV_VAR)
     if name:
         try:
-            return Platform.preset(name).replace(name=Platform.preset(name).name,
-                                                 detected_by=f"{PLATFORM_ENV_VAR}={name}")
+            return Platform.preset(name).replace(
+                name=Platform.preset(name).name, detected_by=f"{PLATFORM_ENV_VAR}={name}"
+            )
         except ValueError as exc:
             notes.append(f"ignored {PLATFORM_ENV_VAR}: {exc}")
     for probe in (_from_torch, _from_nvidia_smi, _from_rocm_smi):
@@ -51,32 +52,52 @@ def _from_torch() -> Platform | None:
     if getattr(torch.version, "hip", None) and torch.cuda.is_available():
         props = torch.cuda.get_device_properties(0)
         return Platform(
-            vendor="hip", name="detected", capability=tuple(torch.cuda.get_device_capability(0)),
+            vendor="hip",
+            name="detected",
+            capability=tuple(torch.cuda.get_device_capability(0)),
             gcn_arch=getattr(props, "gcnArchName", "").split(":")[0] or None,
-            device_name=props.name, memory_gib=round(props.total_memory / 2**30, 1),
-            device_count=torch.cuda.device_count(), cpu_arch=_host_arch(), detected_by="torch (ROCm)",
+            device_name=props.name,
+            memory_gib=round(props.total_memory / 2**30, 1),
+            device_count=torch.cuda.device_count(),
+            cpu_arch=_host_arch(),
+            detected_by="torch (ROCm)",
         )
     if torch.cuda.is_available() and torch.version.cuda:
         props = torch.cuda.get_device_properties(0)
         major, minor = (int(x) for x in torch.version.cuda.split(".")[:2])
         return Platform(
-            vendor="cuda", name="detected", capability=tuple(torch.cuda.get_device_capability(0)),
-            cuda_version=(major, minor), device_name=props.name,
-            memory_gib=round(props.total_memory / 2**30, 1), device_count=torch.cuda.device_count(),
-            cpu_arch=_host_arch(), kernels=_kernels(), detected_by="torch (CUDA)",
+            vendor="cuda",
+            name="detected",
+            capability=tuple(torch.cuda.get_device_capability(0)),
+            cuda_version=(major, minor),
+            device_name=props.name,
+            memory_gib=round(props.total_memory / 2**30, 1),
+            device_count=torch.cuda.device_count(),
+            cpu_arch=_host_arch(),
+            kernels=_kernels(),
+            detected_by="torch (CUDA)",
         )
     if hasattr(torch, "xpu") and torch.xpu.is_available():
         props = torch.xpu.get_device_properties()
         return Platform(
-            vendor="xpu", name="detected", xpu_xmx=bool(getattr(props, "has_fp64", False)),
-            device_name=getattr(props, "name", None), cpu_arch=_host_arch(), detected_by="torch (XPU)",
+            vendor="xpu",
+            name="detected",
+            xpu_xmx=bool(getattr(props, "has_fp64", False)),
+            device_name=getattr(props, "name", None),
+            cpu_arch=_host_arch(),
+            detected_by="torch (XPU)",
         )
     return None
 
 
 def _from_nvidia_smi() -> Platform | None:
-    out = _run(["nvidia-smi", "--query-gpu=name,compute_cap,memory.total,driver_version",
-                "--format=csv,noheader,nounits"])
+    out = _run(
+        [
+            "nvidia-smi",
+            "--query-gpu=name,compute_cap,memory.total,driver_version",
+            "--format=csv,noheader,nounits",
+        ]
+    )
     if not out or not out.strip():
         return None
     rows = [r.split(",") for r in out.strip().splitlines()]
@@ -84,10 +105,16 @@ def _from_nvidia_smi() -> Platform | None:
     major, _, minor = cap.partition(".")
     cuda = _cuda_from_smi()
     return Platform(
-        vendor="cuda", name="detected", capability=(int(major), int(minor or 0)),
-        cuda_version=cuda, device_name=name, memory_gib=round(float(mem) / 1024, 1),
-        device_count=len(rows), driver_version=tuple(int(x) for x in driver.split(".") if x.isdigit()),
-        cpu_arch=_host_arch(), kernels=_kernels(),
+        vendor="cuda",
+        name="detected",
+        capability=(int(major), int(minor or 0)),
+        cuda_version=cuda,
+        device_name=name,
+        memory_gib=round(float(mem) / 1024, 1),
+        device_count=len(rows),
+        driver_version=tuple(int(x) for x in driver.split(".") if x.isdigit()),
+        cpu_arch=_host_arch(),
+        kernels=_kernels(),
         detected_by="nvidia-smi" + ("" if cuda else " (CUDA toolkit version unknown: no torch)"),
     )
 
@@ -111,8 +138,14 @@ def _from_rocm_smi() -> Platform | None:
         return None
     gfx = next((tok for tok in out.split() if tok.startswith("gfx")), None)
     cap = {"gfx942": (9, 4), "gfx950": (9, 5), "gfx90a": (9, 0)}.get(gfx or "")
-    return Platform(vendor="hip", name="detected", capability=cap, gcn_arch=gfx,
-                    cpu_arch=_host_arch(), detected_by="rocm-smi")
+    return Platform(
+        vendor="hip",
+        name="detected",
+        capability=cap,
+        gcn_arch=gfx,
+        cpu_arch=_host_arch(),
+        detected_by="rocm-smi",
+    )
 
 
 def _cpu_fallback(notes: list[str]) -> Platform:
@@ -126,7 +159,10 @@ def _cpu_fallback(notes: list[str]) -> Platform:
         notes.append(f"/proc/cpuinfo unreadable: {exc.strerror}")
     arch = _host_arch()
     return Platform(
-        vendor="cpu", name="detected", cpu_arch=arch, cpu_amx=amx and arch == "x86_64",
+        vendor="cpu",
+        name="detected",
+        cpu_arch=arch,
+        cpu_amx=amx and arch == "x86_64",
         detected_by="fallback to CPU (" + "; ".join(notes) + ")",
     )
 

@@ -54,8 +54,14 @@ def resolve_into(
     if user_set is None:
         user = {}
         for name, f in fields.items():
-            default = f.default if f.default is not dataclasses.MISSING else (
-                f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
+            default = (
+                f.default
+                if f.default is not dataclasses.MISSING
+                else (
+                    f.default_factory()
+                    if f.default_factory is not dataclasses.MISSING
+                    else dataclasses.MISSING
+                )
             )
             value = getattr(obj, name)
             if default is dataclasses.MISSING or value != default:
@@ -80,7 +86,9 @@ def resolution_of(obj: Any) -> Resolution:
     return res
 
 
-def refresh_declared_fields(obj: Any, fields: Iterable[str], source: str = "runtime_adjustment") -> Resolution:
+def refresh_declared_fields(
+    obj: Any, fields: Iterable[str], source: str = "runtime_adjustment"
+) -> Resolution:
     """Re-declare ``fields`` that procedural code changed on ``obj`` after resolution.
 
     Each changed field is recorded as a declaration named ``source[field]``; unchanged fields
@@ -138,7 +146,9 @@ class RecordingArgs:
         return out
 
 
-def record_writes(fn: Callable[..., Any], values: Mapping[str, Any], *args: Any, **kwargs: Any) -> RecordingArgs:
+def record_writes(
+    fn: Callable[..., Any], values: Mapping[str, Any], *args: Any, **kwargs: Any
+) -> RecordingArgs:
     """Run procedural ``fn(stand_in, *args, **kwargs)`` and return the stand-in with its writes."""
     stand_in = RecordingArgs(values)
     fn(stand_in, *args, **kwargs)

@@ -49,10 +49,14 @@ def _freeze(value: Any, depth: int, where: str) -> Any:
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v, depth + 1, where) for v in value)
     if isinstance(value, str) and not _utf8_clean(value):
-        raise ConfigError(f"{where}: contains a lone surrogate ({value.encode('utf-8', 'backslashreplace')!r}); "
-                          "config.json text must be valid Unicode")
+        raise ConfigError(
+            f"{where}: contains a lone surrogate ({value.encode('utf-8', 'backslashreplace')!r}); "
+            "config.json text must be valid Unicode"
+        )
     if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
-        raise ConfigError(f"{where}: contains {value!r}, which JSON does not allow; use a finite number or null")
+        raise ConfigError(
+            f"{where}: contains {value!r}, which JSON does not allow; use a finite number or null"
+        )
     return value
 
 
@@ -65,9 +69,7 @@ class HFConfig(Mapping):
         if isinstance(data, HFConfig):
             data = data._data
         if not isinstance(data, Mapping):
-            raise ConfigError(
-                f"{source}: a model config must be a JSON object, got {type(data).__name__}"
-            )
+            raise ConfigError(f"{source}: a model config must be a JSON object, got {type(data).__name__}")
         frozen = {}
         for key, value in data.items():
             if not isinstance(key, str) or not _utf8_clean(key):
@@ -186,7 +188,9 @@ def _stat(path: str) -> os.stat_result | None:
     except NotADirectoryError:
         return None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); pass a config.json or a model directory") from None
+        raise ConfigError(
+            f"{path}: cannot be read ({exc.strerror or exc}); pass a config.json or a model directory"
+        ) from None
     except ValueError as exc:  # embedded NUL byte
         raise ConfigError(f"{path!r}: not a valid path ({exc})") from None
 
@@ -205,12 +209,20 @@ def load_hf_config(location: str | os.PathLike[str], *, hub_cache: str | None = 
         path = os.path.join(path, "config.json")
         st = _stat(path)
         if st is None:
-            raise ConfigError(f"{text}: directory has no config.json; point at a model directory or a config.json file")
+            raise ConfigError(
+                f"{text}: directory has no config.json; point at a model directory or a config.json file"
+            )
     elif st is None:
         cached = find_in_hub_cache(text, hub_cache) if _looks_like_repo_id(text) else None
         if cached is None:
-            hint = (" (not found in the local Hugging Face cache either; download it with "
-                    f"`huggingface-cli download {text} config.json`)") if _looks_like_repo_id(text) else ""
+            hint = (
+                (
+                    " (not found in the local Hugging Face cache either; download it with "
+                    f"`huggingface-cli download {text} config.json`)"
+                )
+                if _looks_like_repo_id(text)
+                else ""
+            )
             raise ConfigError(f"{text}: no such file or directory{hint}")
         path = str(cached)
         st = _stat(path)
@@ -231,13 +243,17 @@ def _read_config_file(path: str, st: os.stat_result) -> HFConfig:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_CONFIG_BYTES + 1)  # bounded even if the file grows meanwhile
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); check the path and its permissions") from None
+        raise ConfigError(
+            f"{path}: cannot be read ({exc.strerror or exc}); check the path and its permissions"
+        ) from None
     if len(raw) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 2**20} MiB; is this the right file?")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); config.json must be UTF-8 JSON") from None
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start}); config.json must be UTF-8 JSON"
+        ) from None
     if not text.strip():
         raise ConfigError(f"{path}: file is empty; expected a JSON object with 'architectures'")
     import json  # deferred: keeps `import resolvable` light
@@ -297,7 +313,9 @@ def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None
         snapshots = sorted((repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
     except (OSError, ValueError):
         try:
-            snapshots = sorted((repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+            snapshots = sorted(
+                (repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True
+            )
         except (OSError, ValueError):
             return None
     for snap in snapshots:

@@ -81,9 +81,13 @@ def lint(
             module = rule.fn.__module__ if rule is not None and rule.constant is None else "constants"
             for w in decl.writes:
                 if w.outcome is Outcome.BLOCKED:
-                    add("silent-override", decl.rule, decl.location,
+                    add(
+                        "silent-override",
+                        decl.rule,
+                        decl.location,
                         f"declared {w.field}={w.value!r} over the user's explicit {w.previous!r} without "
-                        f"Force (case {label})")
+                        f"Force (case {label})",
+                    )
                     continue
                 owners[(res.arch, decl.stage, w.field)].add(module)
                 previous = last_writer.get(w.field)
@@ -94,16 +98,28 @@ def lint(
 
     for name, count in applied.items():
         if count and shadowed.get(name, 0) == count and name in by_name:
-            add("always-shadowed", name, by_name[name].location,
-                f"all {count} values it applied were replaced by later rules; it never decides anything")
+            add(
+                "always-shadowed",
+                name,
+                by_name[name].location,
+                f"all {count} values it applied were replaced by later rules; it never decides anything",
+            )
     known = list(known_archs)
     for rule in registry.rules:
         if rule.predicate is not None and not any(rule.predicate(a) for a in known):
-            add("dead-predicate", rule.name, rule.location,
-                f"its predicate ({rule.predicate_label}) matches none of the {len(known)} known architectures")
+            add(
+                "dead-predicate",
+                rule.name,
+                rule.location,
+                f"its predicate ({rule.predicate_label}) matches none of the {len(known)} known architectures",
+            )
     for (arch, stage, field), modules in owners.items():
         if len(modules) > 1 and "constants" not in modules:
-            add("duplicate-family", f"{arch}:{field}", stage,
-                f"{field} of {arch} is declared by several modules in stage {stage!r}: {sorted(modules)}")
+            add(
+                "duplicate-family",
+                f"{arch}:{field}",
+                stage,
+                f"{field} of {arch} is declared by several modules in stage {stage!r}: {sorted(modules)}",
+            )
     ordered = sorted(findings.values(), key=lambda f: (f.check, f.rule))
     return ordered, stats

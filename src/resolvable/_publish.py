@@ -122,7 +122,8 @@ def publish(resolution: Resolution, live: Mapping[str, Any] | None = None) -> Ru
         if drift:
             fields = tuple(d.split(":", 1)[0] for d in drift)
             raise ParityError(
-                "parity broken, nothing was published: " + "; ".join(drift)
+                "parity broken, nothing was published: "
+                + "; ".join(drift)
                 + f". The field(s) were changed after resolution without a declaration; call "
                 f"refresh_declared_fields(obj, {fields!r}) after the change"
             )
@@ -130,7 +131,9 @@ def publish(resolution: Resolution, live: Mapping[str, Any] | None = None) -> Ru
     for field, path in resolution.leaves.items():
         published = ctx.leaf(path)
         if published != resolution[field] or type(published) is not type(resolution[field]):
-            raise ParityError(f"parity broken: leaf {path} = {published!r} but {field} resolved to {resolution[field]!r}")
+            raise ParityError(
+                f"parity broken: leaf {path} = {published!r} but {field} resolved to {resolution[field]!r}"
+            )
     resolution._mark_published()
     return ctx
 

@@ -200,7 +200,9 @@ class Registry:
         accepted by ``when``, or (neither) for every architecture."""
         archs = tuple(archs)
         if archs and when is not None:
-            raise RegistrationError("a rule is keyed either by exact architectures or by a predicate, not both")
+            raise RegistrationError(
+                "a rule is keyed either by exact architectures or by a predicate, not both"
+            )
         if when is not None and not callable(when):
             raise RegistrationError(f"predicate {when!r} is not callable")
         self._check_stage(stage, "rule")
@@ -246,7 +248,9 @@ class Registry:
             duplicate = f"{rule.name} ({rule.location}) is already registered in stage {rule.stage!r}"
         with self._lock:
             if self._frozen:
-                raise RegistrationError(f"registry {self.name!r} is frozen; cannot register {rule.name} ({rule.location})")
+                raise RegistrationError(
+                    f"registry {self.name!r} is frozen; cannot register {rule.name} ({rule.location})"
+                )
             if key in self._keys:
                 raise RegistrationError(duplicate)
             self._keys.add(key)
@@ -272,7 +276,9 @@ class Registry:
 
     def _check_field(self, field: str, what: str) -> None:
         if field not in self.schema.resolvable:
-            raise RegistrationError(f"{what}: {field!r} is not a resolvable field of {self.schema.cls.__name__}")
+            raise RegistrationError(
+                f"{what}: {field!r} is not a resolvable field of {self.schema.cls.__name__}"
+            )
 
     @staticmethod
     def _check_signature(fn: Any) -> None:
@@ -359,4 +365,6 @@ def _safe_predicate(rule: Rule, arch: str) -> bool:
     try:
         return bool(rule.predicate(arch))  # type: ignore[misc]
     except Exception as exc:
-        raise RegistrationError(f"predicate of {rule.name} ({rule.location}) failed on {arch!r}: {exc!r}") from exc
+        raise RegistrationError(
+            f"predicate of {rule.name} ({rule.location}) failed on {arch!r}: {exc!r}"
+        ) from exc

@@ -63,11 +63,15 @@ class Explanation(
 
     def __str__(self) -> str:
         start = f"user set {self.user_value!r}" if self.user_set else f"default {self.default!r}"
-        lines = [f"{self.field} = {self.value!r}  ({start}; decided by {self.decided_by}"
-                 + (f" at {self.location})" if self.location else ")")]
+        lines = [
+            f"{self.field} = {self.value!r}  ({start}; decided by {self.decided_by}"
+            + (f" at {self.location})" if self.location else ")")
+        ]
         for i, s in enumerate(self.steps, 1):
-            lines.append(f"  {i}. [{s.stage}] {s.rule} ({s.location}) -> {s.value!r}: {s.outcome}"
-                         + (f" ({s.reason})" if s.reason else ""))
+            lines.append(
+                f"  {i}. [{s.stage}] {s.rule} ({s.location}) -> {s.value!r}: {s.outcome}"
+                + (f" ({s.reason})" if s.reason else "")
+            )
             if s.inputs:
                 lines.append("       read " + ", ".join(f"{n}={v!r}" for n, v in s.inputs))
         return "\n".join(lines)
@@ -126,7 +130,9 @@ class Resolution(Mapping):
         set_(self, "notes", tuple(notes))
         set_(self, "ruleset", ruleset)
         set_(self, "schema", schema)
-        set_(self, "leaves", leaves if isinstance(leaves, MappingProxyType) else MappingProxyType(dict(leaves)))
+        set_(
+            self, "leaves", leaves if isinstance(leaves, MappingProxyType) else MappingProxyType(dict(leaves))
+        )
         set_(self, "_published", False)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -210,7 +216,9 @@ class Resolution(Mapping):
         for field in sorted(set(self._values) | set(other._values)):
             before, after = self._values.get(field), other._values.get(field)
             if before != after or type(before) is not type(after):
-                changes.append(FieldChange(field, before, after, self.decided_by(field)[0], other.decided_by(field)[0]))
+                changes.append(
+                    FieldChange(field, before, after, self.decided_by(field)[0], other.decided_by(field)[0])
+                )
         return tuple(changes)
 
     # -- derivation ------------------------------------------------------------------
@@ -230,16 +238,31 @@ class Resolution(Mapping):
         values = dict(self._values)
         seq = (self.declarations[-1].seq + 1) if self.declarations else 1
         decl = apply_declaration(
-            values=values, explicit=self.explicit, schema=self.schema, resolvable=self.resolvable,
-            declared=fields, rule=source, location=location, stage="adjust", seq=seq,
+            values=values,
+            explicit=self.explicit,
+            schema=self.schema,
+            resolvable=self.resolvable,
+            declared=fields,
+            rule=source,
+            location=location,
+            stage="adjust",
+            seq=seq,
             forced_by_default=f"load-time adjustment by {source}",
         )
         if not decl.writes:
             return self
         return Resolution(
-            values=values, user=self.user, explicit=self.explicit,
-            declarations=(*self.declarations, decl), platform=self.platform, arch=self.arch,
-            notes=self.notes, ruleset=self.ruleset, schema=self.schema, leaves=self.leaves, owned=True,
+            values=values,
+            user=self.user,
+            explicit=self.explicit,
+            declarations=(*self.declarations, decl),
+            platform=self.platform,
+            arch=self.arch,
+            notes=self.notes,
+            ruleset=self.ruleset,
+            schema=self.schema,
+            leaves=self.leaves,
+            owned=True,
         )
 
     def _mark_published(self) -> None:
@@ -285,7 +308,9 @@ class Resolution(Mapping):
         """Rebuild a resolution saved with ``to_dict``; malformed data is a ``DeclarationError``."""
         if not isinstance(data, Mapping) or data.get("format") != FORMAT_VERSION:
             found = data.get("format") if isinstance(data, Mapping) else type(data).__name__
-            raise DeclarationError(f"unsupported resolution data (format {found!r}); expected format {FORMAT_VERSION}")
+            raise DeclarationError(
+                f"unsupported resolution data (format {found!r}); expected format {FORMAT_VERSION}"
+            )
         try:
             return cls._from_dict(data, schema)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -141,7 +141,9 @@ class _Traced:
         def call(*args: Any, **kwargs: Any) -> Any:
             result = fn(*args, **kwargs)
             if isinstance(result, HFConfig):
-                return _Traced(result, f"{self._prefix}.{name}({args[0]!r})" if args else self._prefix, self._reads)
+                return _Traced(
+                    result, f"{self._prefix}.{name}({args[0]!r})" if args else self._prefix, self._reads
+                )
             shown = ", ".join(repr(a) for a in args[:1])
             self._reads.append((f"{self._prefix}.{name}({shown})", result))
             return result
@@ -177,7 +179,12 @@ class RuleContext:
     __slots__ = ("arch", "args", "env", "explicit", "hf", "platform")
 
     def __init__(
-        self, args: View, hf: Any, platform: Any, env: Mapping[str, str], arch: str | None,
+        self,
+        args: View,
+        hf: Any,
+        platform: Any,
+        env: Mapping[str, str],
+        arch: str | None,
         explicit: frozenset[str],
     ) -> None:
         self.args = args
@@ -296,7 +303,15 @@ def resolve(
             seq += 1
             declarations.append(
                 apply_declaration(
-                    values, explicit, schema, resolvable, out, rule.name, rule.location, stage_name, seq,
+                    values,
+                    explicit,
+                    schema,
+                    resolvable,
+                    out,
+                    rule.name,
+                    rule.location,
+                    stage_name,
+                    seq,
                     _dedupe(reads) if reads is not None else (),
                 )
             )
@@ -320,4 +335,6 @@ def _dedupe(reads: list[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
     for name, value in reads:
         if name not in seen:
             seen[name] = value
-    return tuple((n, v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)) for n, v in seen.items())
+    return tuple(
+        (n, v if isinstance(v, (str, int, float, bool, type(None))) else repr(v)) for n, v in seen.items()
+    )

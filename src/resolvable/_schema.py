@@ -27,7 +27,9 @@ __all__ = ["Arg", "FieldSpec", "Schema", "arg", "resolvable_fields", "schema_of"
 _METADATA_KEY = "resolvable.arg"
 
 
-class Arg(namedtuple("Arg", "resolvable leaf choices help cli check", defaults=(False, None, None, "", True, None))):
+class Arg(
+    namedtuple("Arg", "resolvable leaf choices help cli check", defaults=(False, None, None, "", True, None))
+):
     """Metadata of one argument (immutable): ``resolvable`` (may rules declare it), ``leaf`` (its
     dotted path in the published context), ``choices``, ``help``, ``cli`` (has a flag) and
     ``check`` (extra validation returning an error message or None)."""
@@ -53,9 +55,7 @@ def arg(
         help=help,
         cli=cli,
     )
-    return dataclasses.field(
-        default=default, default_factory=default_factory, metadata={_METADATA_KEY: meta}
-    )
+    return dataclasses.field(default=default, default_factory=default_factory, metadata={_METADATA_KEY: meta})
 
 
 class FieldSpec(namedtuple("FieldSpec", "name default arg type")):
@@ -90,7 +90,16 @@ _VIEW_METHODS = frozenset({"get", "keys", "items"})
 class Schema:
     """The fields of an argument dataclass, with their metadata (immutable)."""
 
-    __slots__ = ("__weakref__", "choices", "cls", "defaults", "fields", "json_defaults", "leaves", "resolvable")
+    __slots__ = (
+        "__weakref__",
+        "choices",
+        "cls",
+        "defaults",
+        "fields",
+        "json_defaults",
+        "leaves",
+        "resolvable",
+    )
 
     def __init__(self, cls: type) -> None:
         if not dataclasses.is_dataclass(cls):
@@ -122,9 +131,7 @@ class Schema:
         self.choices: Mapping[str, frozenset[Any]] = MappingProxyType(
             {n: frozenset(s.arg.choices) for n, s in specs.items() if s.arg.choices is not None}
         )
-        self.leaves: Mapping[str, str] = MappingProxyType(
-            {n: specs[n].leaf for n in sorted(self.resolvable)}
-        )
+        self.leaves: Mapping[str, str] = MappingProxyType({n: specs[n].leaf for n in sorted(self.resolvable)})
         _check_leaf_tree(cls.__name__, self.leaves)
 
     def spec(self, name: str) -> FieldSpec:
@@ -133,9 +140,7 @@ class Schema:
         except KeyError:
             hint = closest(name, self.fields)
             extra = f" (did you mean {hint!r}?)" if hint else ""
-            raise InvalidArgumentError(
-                f"unknown argument {name!r} for {self.cls.__name__}{extra}"
-            ) from None
+            raise InvalidArgumentError(f"unknown argument {name!r} for {self.cls.__name__}{extra}") from None
 
     def __repr__(self) -> str:
         return f"Schema({self.cls.__name__}, {len(self.fields)} fields, {len(self.resolvable)} resolvable)"
@@ -148,7 +153,9 @@ RESERVED_LEAVES = frozenset({"fingerprint", "resolution", "leaf", "to_dict"})
 def _check_leaf_tree(owner: str, leaves: Mapping[str, str]) -> None:
     for field, path in leaves.items():
         if not path or any(not part.isidentifier() or part.startswith("_") for part in path.split(".")):
-            raise RegistrationError(f"{owner}.{field}: leaf {path!r} must be dotted identifiers without leading '_'")
+            raise RegistrationError(
+                f"{owner}.{field}: leaf {path!r} must be dotted identifiers without leading '_'"
+            )
         if path.split(".")[0] in RESERVED_LEAVES or path.split(".")[-1] in ("to_dict", "leaf"):
             raise RegistrationError(
                 f"{owner}.{field}: leaf {path!r} collides with an attribute of the published context "

@@ -31,6 +31,7 @@ __all__ = [
 def closest(word: str, candidates: Iterable[str]) -> str | None:
     """The candidate most similar to ``word`` (for "did you mean ...?" hints), or None."""
     import difflib  # deferred: only error paths need it
+
     matches = difflib.get_close_matches(str(word), list(candidates), n=1, cutoff=0.5)
     return matches[0] if matches else None
 

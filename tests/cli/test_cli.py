@@ -38,8 +38,17 @@ def test_explain_shows_chain_with_rule_location_and_inputs(capsys):
 
 def test_explain_field_blocked_and_forced(capsys):
     # Qwen3.5 hybrid on B200 forces page 1 over the user's 16 (spec §8 #65)
-    code, out, _ = run(capsys, "explain", "qwen3.5-397b-a17b", "--platform", "b200", "--page-size", "16",
-                       "--field", "page_size")
+    code, out, _ = run(
+        capsys,
+        "explain",
+        "qwen3.5-397b-a17b",
+        "--platform",
+        "b200",
+        "--page-size",
+        "16",
+        "--field",
+        "page_size",
+    )
     assert code == 0
     assert "page_size = 1    (user set 16)" in out
     assert "FORCED over the user's value" in out
@@ -53,16 +62,24 @@ def test_explain_json_schema(capsys):
     assert data["arch"] == "LlamaForCausalLM"
     step = data["fields"]["attention_backend"]["steps"][0]
     assert step["rule"] == "attention_backend_default" and step["value"] == "fa3"
-    assert step["outcome"] == "applied" and step["location"].endswith(".py:" + step["location"].rsplit(":", 1)[1])
+    assert step["outcome"] == "applied" and step["location"].endswith(
+        ".py:" + step["location"].rsplit(":", 1)[1]
+    )
     assert len(data["fingerprint"]) == 16
 
 
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["gpt-oss-120b", "--platform", "h100", "--why-not", "flashinfer"], "refused by gpt_oss_backend_check"),
+        (
+            ["gpt-oss-120b", "--platform", "h100", "--why-not", "flashinfer"],
+            "refused by gpt_oss_backend_check",
+        ),
         (["llama-3.1-8b", "--platform", "b200", "--why-not", "fa4"], "would be accepted"),
-        (["qwen3.5-397b-a17b", "--platform", "b200", "--field", "page_size", "--why-not", "16"], "overridden"),
+        (
+            ["qwen3.5-397b-a17b", "--platform", "b200", "--field", "page_size", "--why-not", "16"],
+            "overridden",
+        ),
     ],
 )
 def test_why_not(capsys, argv, needle):
@@ -72,7 +89,9 @@ def test_why_not(capsys, argv, needle):
 
 
 def test_why_not_json_reports_refusal(capsys):
-    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100", "--why-not", "trtllm_mha", "--json")
+    code, out, _ = run(
+        capsys, "explain", "llama-3.1-8b", "--platform", "h100", "--why-not", "trtllm_mha", "--json"
+    )
     data = json.loads(out)
     assert (code, data["outcome"], data["rule"]) == (0, "refused", "trtllm_mha_platform_checks")
 
@@ -96,15 +115,25 @@ def test_resolve_text_lists_leaves(capsys):
 
 
 def test_diff_platforms_names_rules(capsys):
-    code, out, _ = run(capsys, "diff", "deepseek-v3", "--platform", "h100", "--vs-platform", "b200", "--tp-size", "8")
+    code, out, _ = run(
+        capsys, "diff", "deepseek-v3", "--platform", "h100", "--vs-platform", "b200", "--tp-size", "8"
+    )
     assert code == 0
     line = next(x for x in out.splitlines() if x.startswith("attention_backend"))
     assert "fa3" in line and "trtllm_mla" in line and "deepseek_family" in line
 
 
 def test_diff_vs_set_json(capsys):
-    code, out, _ = run(capsys, "diff", "llama-3.1-8b", "--platform", "b200", "--vs-set",
-                       "enable_deterministic_inference=true", "--json")
+    code, out, _ = run(
+        capsys,
+        "diff",
+        "llama-3.1-8b",
+        "--platform",
+        "b200",
+        "--vs-set",
+        "enable_deterministic_inference=true",
+        "--json",
+    )
     changes = {c["field"]: c for c in json.loads(out)["changes"]}
     assert code == 0
     assert changes["attention_backend"]["after"] == "flashinfer"
@@ -118,8 +147,16 @@ def test_diff_needs_a_right_side(capsys):
 
 @pytest.mark.parametrize("fmt", ["text", "md", "csv", "json", "html"])
 def test_matrix_formats(capsys, fmt):
-    code, out, _ = run(capsys, "matrix", "--models", "llama-3.1-8b,gpt-oss-120b", "--platforms", "h100,mi300x",
-                       "--format", fmt)
+    code, out, _ = run(
+        capsys,
+        "matrix",
+        "--models",
+        "llama-3.1-8b,gpt-oss-120b",
+        "--platforms",
+        "h100,mi300x",
+        "--format",
+        fmt,
+    )
     assert code == 0
     assert "llama-3.1-8b" in out
     if fmt == "json":
@@ -133,8 +170,20 @@ def test_matrix_formats(capsys, fmt):
 
 def test_matrix_writes_file_and_set_flag(capsys, tmp_path):
     target = tmp_path / "m.csv"
-    code, _, err = run(capsys, "matrix", "--models", "llama-3.1-8b", "--platforms", "b200",
-                       "--set", "enable_deterministic_inference=true", "--format", "csv", "-o", str(target))
+    code, _, err = run(
+        capsys,
+        "matrix",
+        "--models",
+        "llama-3.1-8b",
+        "--platforms",
+        "b200",
+        "--set",
+        "enable_deterministic_inference=true",
+        "--format",
+        "csv",
+        "-o",
+        str(target),
+    )
     assert code == 0 and "wrote" in err
     assert "llama-3.1-8b,b200,flashinfer,1" in target.read_text()
 
@@ -193,10 +242,19 @@ def test_docs_check_command(capsys, tmp_path):
     [
         (["explain", "no-such-model", "--platform", "h100"], "unknown model 'no-such-model'"),
         (["explain", "llama-3.1-8b", "--platform", "h10"], "Did you mean 'h100'"),
-        (["explain", "llama-3.1-8b", "--platform", "h100", "--attention-backend", "fa5"], "invalid choice: 'fa5'"),
-        (["explain", "llama-3.1-8b", "--platform", "h100", "--attention-backnd", "fa3"], "did you mean --attention-backend"),
+        (
+            ["explain", "llama-3.1-8b", "--platform", "h100", "--attention-backend", "fa5"],
+            "invalid choice: 'fa5'",
+        ),
+        (
+            ["explain", "llama-3.1-8b", "--platform", "h100", "--attention-backnd", "fa3"],
+            "did you mean --attention-backend",
+        ),
         (["explain", "llama-3.1-8b", "--platform", "h100", "--tp-size", "two"], "invalid int value"),
-        (["explain", "llama-3.1-8b", "--platform", "h100", "--field", "attention_backnd"], "did you mean 'attention_backend'"),
+        (
+            ["explain", "llama-3.1-8b", "--platform", "h100", "--field", "attention_backnd"],
+            "did you mean 'attention_backend'",
+        ),
         (["explain", "llama-3.1-8b", "--platform", "h100", "--attention-backend", "trtllm_mha"], "refused"),
         (["explain", "llama-3.1-8b", "--platform", "h100", "--why-not", "fa5"], "not a valid choice"),
         (["matrix", "--platforms", "h100,zz9"], "unknown platform preset 'zz9'"),
@@ -226,10 +284,26 @@ def test_bad_config_files_are_clear(capsys, tmp_path):
 
 
 def test_model_directory_and_ignored_flags(capsys, tmp_path):
-    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3",
-                                                       "num_attention_heads": 32, "num_key_value_heads": 8}))
-    code, out, err = run(capsys, "explain", str(tmp_path), "--platform", "a100", "--trust-remote-code",
-                         "--max-total-tokens", "4096")
+    (tmp_path / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["Qwen3ForCausalLM"],
+                "model_type": "qwen3",
+                "num_attention_heads": 32,
+                "num_key_value_heads": 8,
+            }
+        )
+    )
+    code, out, err = run(
+        capsys,
+        "explain",
+        str(tmp_path),
+        "--platform",
+        "a100",
+        "--trust-remote-code",
+        "--max-total-tokens",
+        "4096",
+    )
     assert code == 0
     assert "attention_backend = 'flashinfer'" in out
     assert "ignored (not modelled by resolvable): --trust-remote-code --max-total-tokens 4096" in err
@@ -237,9 +311,15 @@ def test_model_directory_and_ignored_flags(capsys, tmp_path):
 
 def test_console_script_end_to_end():
     exe = shutil.which("resolvable") or os.path.join(os.path.dirname(sys.executable), "resolvable")
-    proc = subprocess.run([exe, "explain", "gpt-oss-20b", "--platform", "b200", "--field", "attention_backend"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [exe, "explain", "gpt-oss-20b", "--platform", "b200", "--field", "attention_backend"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "attention_backend = 'trtllm_mha'" in proc.stdout
-    proc = subprocess.run([exe, "explain", "nope", "--platform", "b200"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [exe, "explain", "nope", "--platform", "b200"], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

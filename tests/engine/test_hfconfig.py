@@ -87,10 +87,12 @@ def test_lists_become_tuples_and_nested_dicts_are_wrapped():
 
 
 def test_text_config_of_a_multimodal_wrapper():
-    hf = HFConfig({
-        "architectures": ["LlavaForConditionalGeneration"],
-        "text_config": {"model_type": "llama", "num_hidden_layers": 4},
-    })
+    hf = HFConfig(
+        {
+            "architectures": ["LlavaForConditionalGeneration"],
+            "text_config": {"model_type": "llama", "num_hidden_layers": 4},
+        }
+    )
     assert isinstance(hf.text_config, HFConfig)
     assert hf.text_config.model_type == "llama"
     assert hf.text_config.num_hidden_layers == 4

@@ -15,16 +15,24 @@ print(repr(sorted(set(sys.modules) - before)))
 
 
 def _loaded_by(module: str) -> list[str]:
-    out = subprocess.run([sys.executable, "-c", _PROBE.format(module=module)], capture_output=True, text=True,
-                         check=True, timeout=60).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(module=module)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     return ast.literal_eval(out)
 
 
 def test_import_resolvable_loads_only_the_standard_library():
     for module in ("resolvable", "resolvable.sglang"):
         loaded = _loaded_by(module)
-        third_party = [m for m in loaded if m.split(".")[0] not in sys.stdlib_module_names
-                       and m.split(".")[0] != "resolvable"]
+        third_party = [
+            m
+            for m in loaded
+            if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != "resolvable"
+        ]
         assert third_party == [], f"import {module} loads {third_party}"
 
 

@@ -24,7 +24,8 @@ def _registry() -> Registry:
 def _attempts(registry, archs=("XForCausalLM",), users=({},)):
     return [
         (f"{a}:{u}", lambda a=a, u=u: resolve(registry, u, {"architectures": [a]}, H100))
-        for a in archs for u in users
+        for a in archs
+        for u in users
     ]
 
 
@@ -51,7 +52,9 @@ def test_invalid_declaration_is_reported_with_rule():
         return {"backend": "zzz"}
 
     findings, _ = lint(reg, _attempts(reg), ["XForCausalLM"])
-    assert [(f.check, f.rule) for f in findings] == [("invalid-declaration", "test_invalid_declaration_is_reported_with_rule.<locals>.bad_value")]
+    assert [(f.check, f.rule) for f in findings] == [
+        ("invalid-declaration", "test_invalid_declaration_is_reported_with_rule.<locals>.bad_value")
+    ]
     assert findings[0].location.endswith(".py:" + findings[0].location.rsplit(":", 1)[1])
 
 

@@ -302,8 +302,9 @@ def test_detect_parses_nvidia_smi(monkeypatch):
 
 
 def test_detect_uses_the_first_probe_that_answers(monkeypatch):
-    found = Platform(vendor="cuda", name="detected", capability=(10, 0), cuda_version=(12, 8),
-                     detected_by="torch (CUDA)")
+    found = Platform(
+        vendor="cuda", name="detected", capability=(10, 0), cuda_version=(12, 8), detected_by="torch (CUDA)"
+    )
     monkeypatch.setattr(_detect, "_from_torch", lambda: found)
     monkeypatch.setattr(_detect, "_from_nvidia_smi", _boom)
     p = Platform.detect(env={})

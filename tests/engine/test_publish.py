@@ -196,9 +196,7 @@ def test_a_leaf_named_like_a_context_attribute_is_refused_or_published_faithfull
     # A leaf called "fingerprint" (or "leaf", "to_dict", "resolution") would be shadowed by the
     # context's own attributes. Either the schema refuses it up front, or publishing works and
     # the leaf reads back the resolved value; a spurious ParityError is neither.
-    cls = dataclasses.make_dataclass(
-        "Shadowing", [("value", int, arg(0, resolvable=True, leaf=name))]
-    )
+    cls = dataclasses.make_dataclass("Shadowing", [("value", int, arg(0, resolvable=True, leaf=name))])
     try:
         reg = Registry(cls, ["passes"])
     except RegistrationError:

@@ -256,7 +256,9 @@ def test_fingerprint_ignores_detected_by(rules, hf, h100):
 
 def test_fingerprint_differs_with_the_ruleset_version(rules, new_registry, hf, h100):
     other = new_registry(version="2")
-    assert resolve(other, {}, None, h100).fingerprint() != resolve(new_registry(), {}, None, h100).fingerprint()
+    assert (
+        resolve(other, {}, None, h100).fingerprint() != resolve(new_registry(), {}, None, h100).fingerprint()
+    )
 
 
 FINGERPRINT_SCRIPT = textwrap.dedent(
@@ -287,8 +289,14 @@ def test_fingerprint_is_identical_across_processes_and_hash_seeds():
     results = set()
     for seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        out = subprocess.run([sys.executable, "-c", FINGERPRINT_SCRIPT], capture_output=True, text=True,
-                             env=env, check=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", FINGERPRINT_SCRIPT],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            timeout=120,
+        )
         results.add(out.stdout.strip())
     assert len(results) == 1
     (fingerprint,) = results
@@ -330,11 +338,16 @@ def test_round_trip_of_adjusted_resolution(res):
 
 
 def test_declaration_round_trip():
-    decl = Declaration.from_dict({
-        "seq": 1, "rule": "r", "location": "f.py:1", "stage": "model",
-        "writes": [{"field": "a", "value": 1, "previous": None, "outcome": "forced", "reason": "why"}],
-        "inputs": [["platform.is_sm90", True]],
-    })
+    decl = Declaration.from_dict(
+        {
+            "seq": 1,
+            "rule": "r",
+            "location": "f.py:1",
+            "stage": "model",
+            "writes": [{"field": "a", "value": 1, "previous": None, "outcome": "forced", "reason": "why"}],
+            "inputs": [["platform.is_sm90", True]],
+        }
+    )
     assert decl.writes[0].outcome is Outcome.FORCED
     assert decl.inputs == (("platform.is_sm90", True),)
     assert Declaration.from_dict(decl.to_dict()) == decl

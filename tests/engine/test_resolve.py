@@ -83,9 +83,16 @@ def test_rule_context_carries_the_inputs(registry, h100, hf, arch):
 
     @registry.rule("passes")
     def look(ctx):
-        seen.update(ctx=ctx, arch=ctx.arch, hf=ctx.hf, platform=ctx.platform, env=ctx.env,
-                    plain=ctx.args.plain, user_set=ctx.user_set("plain"),
-                    user_set_other=ctx.user_set("also_resolved"))
+        seen.update(
+            ctx=ctx,
+            arch=ctx.arch,
+            hf=ctx.hf,
+            platform=ctx.platform,
+            env=ctx.env,
+            plain=ctx.args.plain,
+            user_set=ctx.user_set("plain"),
+            user_set_other=ctx.user_set("also_resolved"),
+        )
         return {}
 
     resolve(registry, {"plain": 3}, hf, h100, env={"SGLANG_X": "1"})
@@ -223,16 +230,28 @@ def test_declaration_is_all_or_nothing(fake_args):
     before = dict(values)
     with pytest.raises(DeclarationError):
         apply_declaration(
-            values=values, explicit=frozenset(), schema=schema, resolvable=schema.resolvable,
+            values=values,
+            explicit=frozenset(),
+            schema=schema,
+            resolvable=schema.resolvable,
             declared={"resolved_by_model": "fa3", "also_resolved": 2, "plain": 3},
-            rule="r", location="here:1", stage="passes", seq=1,
+            rule="r",
+            location="here:1",
+            stage="passes",
+            seq=1,
         )
     assert values == before  # the valid fields before the bad one were not applied
     with pytest.raises(DeclarationError):
         apply_declaration(
-            values=values, explicit=frozenset(), schema=schema, resolvable=schema.resolvable,
+            values=values,
+            explicit=frozenset(),
+            schema=schema,
+            resolvable=schema.resolvable,
             declared={"also_resolved": 2, "resolved_by_model": "not-a-backend"},
-            rule="r", location="here:1", stage="passes", seq=1,
+            rule="r",
+            location="here:1",
+            stage="passes",
+            seq=1,
         )
     assert values == before
 
@@ -379,8 +398,11 @@ def test_rule_sees_user_value_and_explicit_flag(registry, h100):
 def test_conflict_error_gets_rule_and_location(registry, h100):
     @registry.rule("passes")
     def refuses(ctx):
-        raise ConflictError("fake models do not support triton", fields=("resolved_by_model",),
-                            fix="pass --resolved-by-model fa3")
+        raise ConflictError(
+            "fake models do not support triton",
+            fields=("resolved_by_model",),
+            fix="pass --resolved-by-model fa3",
+        )
 
     with pytest.raises(ConflictError) as info:
         resolve(registry, {"resolved_by_model": "triton"}, None, h100)
@@ -407,7 +429,9 @@ def test_conflict_error_keeps_a_rule_set_by_a_helper(registry, h100):
     assert (info.value.rule, info.value.location) == ("helper", "helper.py:1")
 
 
-@pytest.mark.parametrize("error", [KeyError("hidden_size"), TypeError("bad"), ValueError("v"), AssertionError()])
+@pytest.mark.parametrize(
+    "error", [KeyError("hidden_size"), TypeError("bad"), ValueError("v"), AssertionError()]
+)
 def test_other_exceptions_become_rule_failure(registry, h100, error):
     @registry.rule("passes")
     def crashes(ctx):

@@ -200,7 +200,9 @@ def test_custom_check_is_applied():
     class Checked:
         n: int = dataclasses.field(
             default=1,
-            metadata={_METADATA_KEY: Arg(resolvable=True, check=lambda v: None if v > 0 else "must be positive")},
+            metadata={
+                _METADATA_KEY: Arg(resolvable=True, check=lambda v: None if v > 0 else "must be positive")
+            },
         )
 
     spec = Schema(Checked).spec("n")

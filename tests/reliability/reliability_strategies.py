@@ -27,7 +27,6 @@ KNOWN_ARCHS = sorted(registry.architectures())
 PRESETS = sorted(Platform.presets())
 
 
-
 def tiny_config(arch: str) -> HFConfig:
     """A small Llama-shaped config.json under another architecture name."""
     return HFConfig(

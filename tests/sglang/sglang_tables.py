@@ -83,23 +83,36 @@ def platform(name: str) -> Platform:
     return _VARIANTS[name] if name in _VARIANTS else Platform.preset(name)
 
 
-def make_hf(archs: str | Sequence[str], extra: Mapping[str, Any] | None = None,
-            drop: Sequence[str] = ()) -> dict[str, Any]:
+def make_hf(
+    archs: str | Sequence[str], extra: Mapping[str, Any] | None = None, drop: Sequence[str] = ()
+) -> dict[str, Any]:
     hf = {k: v for k, v in BASE_HF.items() if k not in drop}
     hf["architectures"] = [archs] if isinstance(archs, str) else list(archs)
     hf.update(extra or {})
     return hf
 
 
-def resolve(archs: str | Sequence[str], plat: str = "h100", *, hf: Mapping[str, Any] | None = None,
-            env: Mapping[str, str] | None = None, drop: Sequence[str] = (), load_time: bool = True,
-            **args: Any):
-    return resolve_server_args(make_hf(archs, hf, drop), platform(plat), env=dict(env or {}),
-                               load_time=load_time, **args)
+def resolve(
+    archs: str | Sequence[str],
+    plat: str = "h100",
+    *,
+    hf: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    drop: Sequence[str] = (),
+    load_time: bool = True,
+    **args: Any,
+):
+    return resolve_server_args(
+        make_hf(archs, hf, drop), platform(plat), env=dict(env or {}), load_time=load_time, **args
+    )
 
 
-_ALIASES = {"A": "attention_backend", "P": "prefill_attention_backend", "D": "decode_attention_backend",
-            "p": "page_size"}
+_ALIASES = {
+    "A": "attention_backend",
+    "P": "prefill_attention_backend",
+    "D": "decode_attention_backend",
+    "p": "page_size",
+}
 
 
 def E(**fields: Any) -> dict[str, Any]:
@@ -126,9 +139,17 @@ class Row:
     drop: tuple[str, ...] = ()
 
 
-def row(id: str, arch: str | Sequence[str], plat: str, expect: Mapping[str, Any] | Err, *,
-        hf: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None,
-        drop: Sequence[str] = (), **args: Any) -> Any:
+def row(
+    id: str,
+    arch: str | Sequence[str],
+    plat: str,
+    expect: Mapping[str, Any] | Err,
+    *,
+    hf: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    drop: Sequence[str] = (),
+    **args: Any,
+) -> Any:
     archs = arch if isinstance(arch, str) else tuple(arch)
     return pytest.param(Row(archs, plat, expect, dict(hf or {}), dict(env or {}), args, tuple(drop)), id=id)
 

@@ -34,9 +34,17 @@ def test_hrm_text_model_runner_adjustment_needs_refresh():
         setattr(sa, field, value)  # the procedural ModelRunner adjustment
     with pytest.raises(ParityError, match="attention_backend: resolved='fa3' live='triton'"):
         publish_args(sa)
-    res = refresh_declared_fields(sa, ("attention_backend", "chunked_prefill_size", "disable_radix_cache",
-                                       "disable_cuda_graph", "cuda_graph_backend_prefill",
-                                       "cuda_graph_backend_decode"))
+    res = refresh_declared_fields(
+        sa,
+        (
+            "attention_backend",
+            "chunked_prefill_size",
+            "disable_radix_cache",
+            "disable_cuda_graph",
+            "cuda_graph_backend_prefill",
+            "cuda_graph_backend_decode",
+        ),
+    )
     assert res.declarations[-1].rule.startswith("runtime_adjustment[")
     assert "runtime_adjustment[attention_backend]" in {d.rule for d in res.declarations}
     ctx = publish_args(sa)

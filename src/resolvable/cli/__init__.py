@@ -26,17 +26,25 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
     from ..sglang.cli_args import add_cli_args
 
     p.add_argument("model", help="bundled sample name, config.json, model directory, or cached hub repo id")
-    p.add_argument("--platform", default=platform_default,
-                   help=f"platform preset to simulate, or 'detect' (default: {platform_default})")
-    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules")
+    p.add_argument(
+        "--platform",
+        default=platform_default,
+        help=f"platform preset to simulate, or 'detect' (default: {platform_default})",
+    )
+    p.add_argument(
+        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
     add_cli_args(p, skip=("model_path",))
 
 
 def build_parser() -> argparse.ArgumentParser:
     default_platform = "detect"
-    parser = _Parser(prog="resolvable", description=__doc__.split("\n\n")[0],
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(
+        prog="resolvable",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"resolvable {__version__}")
@@ -45,8 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="why each resolved field has its value (and why not another)")
     _add_model_inputs(p, platform_default=default_platform)
-    p.add_argument("--field", help="explain only this field (default: every field that differs from its default)")
-    p.add_argument("--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?")
+    p.add_argument(
+        "--field", help="explain only this field (default: every field that differs from its default)"
+    )
+    p.add_argument(
+        "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
+    )
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_explain)
 
@@ -55,10 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_resolve)
 
-    p = sub.add_parser("diff", help="what changes between two platforms or flag sets, and which rule changes it")
+    p = sub.add_parser(
+        "diff", help="what changes between two platforms or flag sets, and which rule changes it"
+    )
     _add_model_inputs(p, platform_default=default_platform)
     p.add_argument("--vs-platform", help="the platform preset to compare with")
-    p.add_argument("--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra flag on the right side")
+    p.add_argument(
+        "--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra flag on the right side"
+    )
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_diff)
 
@@ -67,7 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--platforms", help="comma-separated presets (default: every preset)")
     p.add_argument("--fields", help="comma-separated fields per cell (default: attention_backend,page_size)")
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help="SGLang flag applied to every cell")
-    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules")
+    p.add_argument(
+        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
+    )
     p.add_argument("--format", choices=("text", "md", "csv", "json", "html"), default="text")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     p.set_defaults(func=cmd_matrix)
@@ -121,8 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: say so without a wall of traceback unless asked
         if os.environ.get("RESOLVABLE_DEBUG"):
             raise
-        print(f"internal error: {type(exc).__name__}: {exc} (set RESOLVABLE_DEBUG=1 for a traceback; "
-              "please report it)", file=sys.stderr)
+        print(
+            f"internal error: {type(exc).__name__}: {exc} (set RESOLVABLE_DEBUG=1 for a traceback; "
+            "please report it)",
+            file=sys.stderr,
+        )
         return 70
 
 

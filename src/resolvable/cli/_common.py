@@ -103,12 +103,15 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
     return ignored
 
 
-def _resolve(args: argparse.Namespace, platform_name: str, user: dict[str, Any], *, trace: bool = False) -> Any:
+def _resolve(
+    args: argparse.Namespace, platform_name: str, user: dict[str, Any], *, trace: bool = False
+) -> Any:
     from ..sglang import load_model, resolve_server_args
 
     hf = load_model(args.model)
-    return resolve_server_args(hf, _platform(platform_name), _env(args.env), model_path=args.model,
-                               trace=trace, **user)
+    return resolve_server_args(
+        hf, _platform(platform_name), _env(args.env), model_path=args.model, trace=trace, **user
+    )
 
 
 def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -124,8 +127,13 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
     from ..sglang import SGLANG_VERSION
 
     platform = res.platform
-    flags = " ".join(f"--{k.replace('_', '-')} {v}" if v is not True else f"--{k.replace('_', '-')}"
-                     for k, v in user.items()) or "(none)"
+    flags = (
+        " ".join(
+            f"--{k.replace('_', '-')} {v}" if v is not True else f"--{k.replace('_', '-')}"
+            for k, v in user.items()
+        )
+        or "(none)"
+    )
     lines = [
         f"model     {args.model}  [{res.arch}]",
         f"platform  {platform.name}: {platform.describe()}"

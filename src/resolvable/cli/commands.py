@@ -22,17 +22,30 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
-        print(json.dumps({
-            "schema": "resolvable.resolve/1", "model": args.model, "arch": res.arch,
-            "platform": data["platform"], "user_args": data["user"], "values": data["values"],
-            "context": ctx.to_dict(), "fingerprint": res.fingerprint(), "notes": data["notes"],
-            "declarations": data["declarations"],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "schema": "resolvable.resolve/1",
+                    "model": args.model,
+                    "arch": res.arch,
+                    "platform": data["platform"],
+                    "user_args": data["user"],
+                    "values": data["values"],
+                    "context": ctx.to_dict(),
+                    "fingerprint": res.fingerprint(),
+                    "notes": data["notes"],
+                    "declarations": data["declarations"],
+                },
+                indent=2,
+            )
+        )
         return 0
     print("\n".join(_header(res, args, user)))
     print()
-    rows = [[path, short(ctx.leaf(path), 40), res.decided_by(field)[0]] for field, path in sorted(
-        res.leaves.items(), key=lambda kv: kv[1])]
+    rows = [
+        [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
+        for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
+    ]
     print(table(["published leaf", "value", "decided by"], rows))
     return 0
 
@@ -45,17 +58,30 @@ def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
     left = _resolve(args, args.platform, user)
     right = _resolve(args, args.vs_platform or args.platform, other_user)
     changes = [c for c in left.diff(right) if c.field != "device" or args.vs_platform]
-    labels = (f"{args.platform}", f"{args.vs_platform or args.platform}"
-              + (" + " + " ".join(args.vs_set) if args.vs_set else ""))
+    labels = (
+        f"{args.platform}",
+        f"{args.vs_platform or args.platform}" + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
+    )
     if args.json:
-        print(json.dumps({"schema": "resolvable.diff/1", "left": labels[0], "right": labels[1],
-                          "changes": [c.to_dict() for c in changes]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "schema": "resolvable.diff/1",
+                    "left": labels[0],
+                    "right": labels[1],
+                    "changes": [c.to_dict() for c in changes],
+                },
+                indent=2,
+            )
+        )
         return 0
     print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
     if not changes:
         print("no resolved field differs")
         return 0
-    rows = [[c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes]
+    rows = [
+        [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes
+    ]
     print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
     return 0
 
@@ -89,8 +115,13 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
 
 def _facts(p: Platform) -> dict[str, Any]:
     return {
-        "sm90": p.is_sm90, "sm100": p.is_sm100, "sm120": p.is_sm120, "blackwell": p.is_blackwell,
-        "amx": p.has_amx, "xmx": p.has_xmx, "device": p.device,
+        "sm90": p.is_sm90,
+        "sm100": p.is_sm100,
+        "sm120": p.is_sm120,
+        "blackwell": p.is_blackwell,
+        "amx": p.has_amx,
+        "xmx": p.has_xmx,
+        "device": p.device,
     }
 
 
@@ -98,8 +129,17 @@ def cmd_platforms(args: argparse.Namespace, ignored: list[str]) -> int:
     if args.detect:
         p = Platform.detect()
         if args.json:
-            print(json.dumps({"schema": "resolvable.platform/1", "platform": p.to_dict(), "facts": _facts(p),
-                              "detected_by": p.detected_by}, indent=2))
+            print(
+                json.dumps(
+                    {
+                        "schema": "resolvable.platform/1",
+                        "platform": p.to_dict(),
+                        "facts": _facts(p),
+                        "detected_by": p.detected_by,
+                    },
+                    indent=2,
+                )
+            )
             return 0
         print(f"this machine: {p.describe()}")
         print(f"detected by:  {p.detected_by}")
@@ -108,8 +148,15 @@ def cmd_platforms(args: argparse.Namespace, ignored: list[str]) -> int:
         return 0
     presets = Platform.presets()
     if args.json:
-        print(json.dumps({"schema": "resolvable.platforms/1", "presets": {
-            n: {**p.to_dict(), "facts": _facts(p)} for n, p in presets.items()}}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "schema": "resolvable.platforms/1",
+                    "presets": {n: {**p.to_dict(), "facts": _facts(p)} for n, p in presets.items()},
+                },
+                indent=2,
+            )
+        )
         return 0
     rows = []
     for name, p in presets.items():
@@ -124,8 +171,17 @@ def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
 
     entries = catalog()
     if args.json:
-        print(json.dumps({"schema": "resolvable.models/1", "models": {
-            n: {**e, "architecture": load_model(n).architecture} for n, e in entries.items()}}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "schema": "resolvable.models/1",
+                    "models": {
+                        n: {**e, "architecture": load_model(n).architecture} for n, e in entries.items()
+                    },
+                },
+                indent=2,
+            )
+        )
         return 0
     rows = [[n, load_model(n).architecture, e["family"], e["repo_id"]] for n, e in entries.items()]
     print(table(["model", "architecture", "family", "hub repo"], rows))
@@ -152,14 +208,22 @@ def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
         for user in sglang_grid.explicit_variants(base):
             label = f"{m}@{p}:" + ",".join(f"{k}={v}" for k, v in user.items() if k != "model_path")
             attempts.append((label, lambda hf=hf, pl=pl, user=user: resolve_server_args(hf, pl, **user)))
-    known = sorted({a for m in sglang_grid.models() for a in bundled(m).architectures} | registry.architectures())
+    known = sorted(
+        {a for m in sglang_grid.models() for a in bundled(m).architectures} | registry.architectures()
+    )
     findings, stats = lint(registry, attempts, known)
     if args.json:
-        print(json.dumps({"schema": "resolvable.lint/1", "stats": stats,
-                          "findings": [f.__dict__ for f in findings]}, indent=2))
+        print(
+            json.dumps(
+                {"schema": "resolvable.lint/1", "stats": stats, "findings": [f.__dict__ for f in findings]},
+                indent=2,
+            )
+        )
     else:
-        print(f"linted {len(registry.rules)} rules over {stats['resolutions'] + stats['refusals']} configurations "
-              f"({stats['refusals']} refused by design)")
+        print(
+            f"linted {len(registry.rules)} rules over {stats['resolutions'] + stats['refusals']} configurations "
+            f"({stats['refusals']} refused by design)"
+        )
         for f in findings:
             print(f"  {f}")
         print("no findings" if not findings else f"{len(findings)} finding(s)")

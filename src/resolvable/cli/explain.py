@@ -29,8 +29,12 @@ def _explain_lines(exp: Any) -> list[str]:
         lines.append("    no rule declared it")
     for i, s in enumerate(exp.steps, 1):
         mark = {"applied": "✓", "forced": "!", "blocked": "✗", "shadowed": "~"}[s.outcome]
-        label = {"applied": "applied", "forced": "FORCED over the user's value", "blocked": "blocked by the user's value",
-                 "shadowed": "shadowed by a later rule"}[s.outcome]
+        label = {
+            "applied": "applied",
+            "forced": "FORCED over the user's value",
+            "blocked": "blocked by the user's value",
+            "shadowed": "shadowed by a later rule",
+        }[s.outcome]
         lines.append(f"  {mark} {i}. [{s.stage}] {s.rule}  {s.location}")
         lines.append(f"       -> {s.value!r}  {label}" + (f" ({s.reason})" if s.reason else ""))
         if s.inputs:
@@ -48,11 +52,22 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         if f not in res:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
     if args.json:
-        print(json.dumps({
-            "schema": "resolvable.explain/1", "model": args.model, "arch": res.arch,
-            "platform": res.platform.to_dict(), "user_args": res.user, "notes": list(res.notes),
-            "fingerprint": res.fingerprint(), "fields": {f: res.explain(f).to_dict() for f in fields},
-        }, indent=2, default=repr))
+        print(
+            json.dumps(
+                {
+                    "schema": "resolvable.explain/1",
+                    "model": args.model,
+                    "arch": res.arch,
+                    "platform": res.platform.to_dict(),
+                    "user_args": res.user,
+                    "notes": list(res.notes),
+                    "fingerprint": res.fingerprint(),
+                    "fields": {f: res.explain(f).to_dict() for f in fields},
+                },
+                indent=2,
+                default=repr,
+            )
+        )
         return 0
     print("\n".join(_header(res, args, user)))
     explained = [res.explain(f) for f in fields if f != "model_path"]
@@ -90,27 +105,38 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
     try:
         res = _resolve(args, args.platform, trial_user, trace=True)
     except ConflictError as exc:
-        verdict.update(outcome="refused", rule=exc.rule, location=exc.location, reason=exc.message, fix=exc.fix)
-        text = (f"{field}={value!r} is refused by {exc.rule} ({exc.location}):\n  {exc.message}"
-                + (f"\n  fix: {exc.fix}" if exc.fix else ""))
+        verdict.update(
+            outcome="refused", rule=exc.rule, location=exc.location, reason=exc.message, fix=exc.fix
+        )
+        text = f"{field}={value!r} is refused by {exc.rule} ({exc.location}):\n  {exc.message}" + (
+            f"\n  fix: {exc.fix}" if exc.fix else ""
+        )
     else:
         if res[field] != value:
             exp = res.explain(field)
             last = next((s for s in reversed(exp.steps) if s.outcome in ("forced", "applied")), None)
             if last is None:  # no rule wrote it: the value was normalised on input
                 raise InvalidArgumentError(f"--why-not {args.why_not!r}: {field} cannot hold this value")
-            verdict.update(outcome="overridden", final=res[field], rule=last.rule, location=last.location,
-                           reason=last.reason)
-            text = (f"{field}={value!r} is accepted as input but overridden: {last.rule} ({last.location}) "
-                    f"forces {res[field]!r}" + (f" because {last.reason}" if last.reason else ""))
+            verdict.update(
+                outcome="overridden",
+                final=res[field],
+                rule=last.rule,
+                location=last.location,
+                reason=last.reason,
+            )
+            text = (
+                f"{field}={value!r} is accepted as input but overridden: {last.rule} ({last.location}) "
+                f"forces {res[field]!r}" + (f" because {last.reason}" if last.reason else "")
+            )
         else:
             changes = [c for c in (baseline.diff(res) if baseline is not None else ()) if c.field != field]
             verdict.update(outcome="accepted", also_changes={c.field: [c.before, c.after] for c in changes})
             chosen = baseline[field] if baseline is not None else None
             text = f"{field}={value!r} would be accepted (without it: {chosen!r})."
             if changes:
-                text += "\n  it would also change: " + ", ".join(f"{c.field} {c.before!r} -> {c.after!r}"
-                                                              for c in changes)
+                text += "\n  it would also change: " + ", ".join(
+                    f"{c.field} {c.before!r} -> {c.after!r}" for c in changes
+                )
     print(json.dumps(verdict, indent=2, default=repr) if args.json else text)
     return 0
 

@@ -15,30 +15,55 @@ RULESET_VERSION = "1"
 
 # A stage guard only skips work: every rule in a guarded stage also checks its own condition.
 STAGES = (
-    Stage("device", doc="§2.2 steps 3-6: device string, CUDA-graph defaults, device handlers, quantization registry"),
-    Stage("model", isolated=True, doc="§3 step 10c: constants and per-architecture providers (read the pristine input)"),
+    Stage(
+        "device",
+        doc="§2.2 steps 3-6: device string, CUDA-graph defaults, device handlers, quantization registry",
+    ),
+    Stage(
+        "model",
+        isolated=True,
+        doc="§3 step 10c: constants and per-architecture providers (read the pristine input)",
+    ),
     Stage("model_checks", doc="§3 step 10f: per-architecture assertions and passes (read the view)"),
     Stage("model_tail", doc="§3.11 step 10h-10i: mamba radix cache, sparse-head overlap"),
     Stage("sampling", doc="§2.2 step 11: sampling backend default"),
-    Stage("deterministic", doc="§4.3 step 12: deterministic inference (only when enabled)",
-          when=lambda a: a.enable_deterministic_inference or a.rl_on_policy_target is not None),
+    Stage(
+        "deterministic",
+        doc="§4.3 step 12: deterministic inference (only when enabled)",
+        when=lambda a: a.enable_deterministic_inference or a.rl_on_policy_target is not None,
+    ),
     Stage("attention", doc="§4.1 step 13: default attention backend"),
     Stage("attention_compat", doc="§4.2 C1-C3, C15, C17-C19, C22-C23: compatibility fallbacks"),
     Stage("attention_pages", doc="§4.2 C4-C9, C16, C21: page-size constraints of the chosen kernels"),
     Stage("attention_checks", doc="§4.2 C10-C14, C20: kernel/platform checks"),
     Stage("attention_late", doc="§4.2 C24 step 14: DeepSeek trtllm_mla prefill graph"),
-    Stage("kv4", doc="§4.6 step 16: FP4 KV cache checks (only with fp4_e2m1)",
-          when=lambda a: a.kv_cache_dtype == "fp4_e2m1"),
+    Stage(
+        "kv4",
+        doc="§4.6 step 16: FP4 KV cache checks (only with fp4_e2m1)",
+        when=lambda a: a.kv_cache_dtype == "fp4_e2m1",
+    ),
     Stage("page_size", doc="§4.5 step 17: page-size default"),
-    Stage("features", doc="§4.7 steps 19-20: multi-item scoring, prefill-only (only when enabled)",
-          when=lambda a: a.enable_mis or a.prefill_only_disable_kv_cache),
+    Stage(
+        "features",
+        doc="§4.7 steps 19-20: multi-item scoring, prefill-only (only when enabled)",
+        when=lambda a: a.enable_mis or a.prefill_only_disable_kv_cache,
+    ),
     Stage("parallelism", doc="§2.2 step 21: data-parallel defaults"),
-    Stage("speculative", doc="§4.7 step 22: speculative-decoding checks, DFLASH draft backend (only with speculation)",
-          when=lambda a: a.speculative_algorithm is not None),
-    Stage("memory_layout", doc="§4.7 step 23: page-major KV layout (only with unified memory)",
-          when=lambda a: a.enable_unified_memory),
-    Stage("dllm", doc="§4.4 step 24: diffusion LLM constraints (only with --dllm-algorithm)",
-          when=lambda a: a.dllm_algorithm is not None),
+    Stage(
+        "speculative",
+        doc="§4.7 step 22: speculative-decoding checks, DFLASH draft backend (only with speculation)",
+        when=lambda a: a.speculative_algorithm is not None,
+    ),
+    Stage(
+        "memory_layout",
+        doc="§4.7 step 23: page-major KV layout (only with unified memory)",
+        when=lambda a: a.enable_unified_memory,
+    ),
+    Stage(
+        "dllm",
+        doc="§4.4 step 24: diffusion LLM constraints (only with --dllm-algorithm)",
+        when=lambda a: a.dllm_algorithm is not None,
+    ),
     Stage("post_init", doc="§2.2 post: check_server_args"),
 )
 

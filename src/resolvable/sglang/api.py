@@ -26,10 +26,18 @@ if TYPE_CHECKING:
 
 #: Environment variables the rules read (spec §1); the CLI forwards these from os.environ.
 ENV_VARS = (
-    "SGLANG_USE_AITER", "SGLANG_USE_AITER_UNIFIED_ATTN", "SGLANG_AITER_KV_CACHE_LAYOUT",
-    "SGLANG_EMBEDDINGS_SPARSE_HEAD", "SGLANG_IS_FLASHINFER_AVAILABLE", "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE",
-    "SGLANG_NSA_HIP_DISABLE_PRESHUFFLE", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "SGLANG_DEEPEP_BF16_DISPATCH",
-    "SGLANG_ENABLE_UNIFIED_RADIX_TREE", "SGLANG_USE_MLX", "SGLANG_USE_CPU_ENGINE",
+    "SGLANG_USE_AITER",
+    "SGLANG_USE_AITER_UNIFIED_ATTN",
+    "SGLANG_AITER_KV_CACHE_LAYOUT",
+    "SGLANG_EMBEDDINGS_SPARSE_HEAD",
+    "SGLANG_IS_FLASHINFER_AVAILABLE",
+    "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE",
+    "SGLANG_NSA_HIP_DISABLE_PRESHUFFLE",
+    "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE",
+    "SGLANG_DEEPEP_BF16_DISPATCH",
+    "SGLANG_ENABLE_UNIFIED_RADIX_TREE",
+    "SGLANG_USE_MLX",
+    "SGLANG_USE_CPU_ENGINE",
 )
 
 
@@ -72,7 +80,10 @@ def env_from_os() -> dict[str, str]:
 
 
 def resolve_server_args_object(
-    obj: Any, hf_config: Any, platform: Platform | None, env: Mapping[str, str] | None,
+    obj: Any,
+    hf_config: Any,
+    platform: Platform | None,
+    env: Mapping[str, str] | None,
     user_set: Iterable[str] | None,
 ) -> None:
     """``ServerArgs.__post_init__``: resolve and materialize onto ``obj`` (dummy models skip)."""

@@ -28,43 +28,68 @@ class ServerArgs:
     # -- model and platform -------------------------------------------------------------
     model_path: str | None = arg(None, help="Model: bundled sample name, config.json, model dir, or hub id.")
     device: str | None = arg(
-        None, resolvable=True, leaf="platform.device", choices=C.DEVICES,
+        None,
+        resolvable=True,
+        leaf="platform.device",
+        choices=C.DEVICES,
         help="Device type; auto-detected from the platform when unset.",
     )
-    dtype: str = arg("auto", resolvable=True, leaf="model.dtype", choices=C.DTYPES, help="Model weight dtype.")
+    dtype: str = arg(
+        "auto", resolvable=True, leaf="model.dtype", choices=C.DTYPES, help="Model weight dtype."
+    )
     quantization: str | None = arg(
         None, resolvable=True, leaf="model.quantization", choices=C.QUANTIZATIONS, help="Quantization method."
     )
-    enable_tf32_matmul: bool = arg(False, resolvable=True, leaf="model.enable_tf32_matmul", help="Allow TF32 matmuls.")
+    enable_tf32_matmul: bool = arg(
+        False, resolvable=True, leaf="model.enable_tf32_matmul", help="Allow TF32 matmuls."
+    )
     is_embedding: bool = arg(False, help="Serve a CausalLM as an embedding model.")
 
     # -- attention --------------------------------------------------------------------------
     attention_backend: str | None = arg(
-        None, resolvable=True, leaf="attn.backend", choices=C.ATTENTION_BACKENDS, help="Attention kernel backend."
+        None,
+        resolvable=True,
+        leaf="attn.backend",
+        choices=C.ATTENTION_BACKENDS,
+        help="Attention kernel backend.",
     )
     prefill_attention_backend: str | None = arg(
-        None, resolvable=True, leaf="attn.prefill_backend", choices=C.ATTENTION_BACKENDS,
+        None,
+        resolvable=True,
+        leaf="attn.prefill_backend",
+        choices=C.ATTENTION_BACKENDS,
         help="Attention backend for prefill (overrides --attention-backend for prefill).",
     )
     decode_attention_backend: str | None = arg(
-        None, resolvable=True, leaf="attn.decode_backend", choices=C.ATTENTION_BACKENDS,
+        None,
+        resolvable=True,
+        leaf="attn.decode_backend",
+        choices=C.ATTENTION_BACKENDS,
         help="Attention backend for decode (overrides --attention-backend for decode).",
     )
     speculative_draft_attention_backend: str | None = arg(
         None, resolvable=True, leaf="attn.draft_backend", help="Attention backend of the draft model."
     )
     dsa_prefill_backend: str | None = arg(
-        None, resolvable=True, leaf="attn.dsa_prefill_backend", choices=C.DSA_BACKENDS,
+        None,
+        resolvable=True,
+        leaf="attn.dsa_prefill_backend",
+        choices=C.DSA_BACKENDS,
         help="DeepSeek sparse attention prefill kernel.",
     )
     dsa_decode_backend: str | None = arg(
-        None, resolvable=True, leaf="attn.dsa_decode_backend", choices=C.DSA_BACKENDS,
+        None,
+        resolvable=True,
+        leaf="attn.dsa_decode_backend",
+        choices=C.DSA_BACKENDS,
         help="DeepSeek sparse attention decode kernel.",
     )
     linear_attn_backend: str = arg("triton", help="Linear-attention kernel backend.")
 
     # -- KV cache ---------------------------------------------------------------------------
-    page_size: int | None = arg(None, resolvable=True, leaf="cache.page_size", help="Tokens per KV-cache page.")
+    page_size: int | None = arg(
+        None, resolvable=True, leaf="cache.page_size", help="Tokens per KV-cache page."
+    )
     kv_cache_dtype: str = arg(
         "auto", resolvable=True, leaf="cache.kv_dtype", choices=C.KV_CACHE_DTYPES, help="KV-cache dtype."
     )
@@ -76,17 +101,25 @@ class ServerArgs:
     )
     enable_lmcache: bool = arg(False, resolvable=True, leaf="cache.lmcache", help="Enable LMCache.")
     mamba_radix_cache_strategy: str = arg(
-        "auto", resolvable=True, leaf="cache.mamba_strategy", choices=C.MAMBA_STRATEGIES,
+        "auto",
+        resolvable=True,
+        leaf="cache.mamba_strategy",
+        choices=C.MAMBA_STRATEGIES,
         help="Mamba radix-cache buffering strategy.",
     )
     uses_mamba_radix_cache: bool = arg(False, resolvable=True, leaf="cache.uses_mamba_radix", cli=False)
     mamba_track_interval: int = arg(256, help="Mamba state tracking interval (tokens).")
     swa_full_tokens_ratio: float = arg(
-        0.8, resolvable=True, leaf="cache.swa_full_tokens_ratio",
+        0.8,
+        resolvable=True,
+        leaf="cache.swa_full_tokens_ratio",
         help="Ratio of full-attention to sliding-window KV tokens.",
     )
     disable_hybrid_swa_memory: bool = arg(
-        False, resolvable=True, leaf="cache.disable_hybrid_swa_memory", help="Disable the hybrid SWA memory pool."
+        False,
+        resolvable=True,
+        leaf="cache.disable_hybrid_swa_memory",
+        help="Disable the hybrid SWA memory pool.",
     )
 
     # -- scheduling -----------------------------------------------------------------------------
@@ -94,7 +127,9 @@ class ServerArgs:
         None, resolvable=True, leaf="sched.chunked_prefill_size", help="Chunked prefill size (-1 disables)."
     )
     mem_fraction_static: float | None = arg(
-        None, resolvable=True, leaf="sched.mem_fraction_static",
+        None,
+        resolvable=True,
+        leaf="sched.mem_fraction_static",
         help="Fraction of GPU memory for weights and KV cache (unset: profiled at startup).",
     )
     max_running_requests: int | None = arg(
@@ -107,7 +142,10 @@ class ServerArgs:
         False, resolvable=True, leaf="sched.enable_mixed_chunk", help="Mix prefill and decode in a batch."
     )
     disaggregation_mode: str = arg(
-        "null", resolvable=True, leaf="sched.disaggregation_mode", choices=C.DISAGGREGATION_MODES,
+        "null",
+        resolvable=True,
+        leaf="sched.disaggregation_mode",
+        choices=C.DISAGGREGATION_MODES,
         help="PD disaggregation role.",
     )
     enable_lora: bool = arg(False, resolvable=True, leaf="sched.enable_lora", help="Enable LoRA adapters.")
@@ -120,11 +158,17 @@ class ServerArgs:
         False, resolvable=True, leaf="graph.disable_all", help="Disable CUDA graphs in both phases."
     )
     cuda_graph_backend_prefill: str | None = arg(
-        None, resolvable=True, leaf="graph.prefill_backend", choices=C.CUDA_GRAPH_BACKENDS,
+        None,
+        resolvable=True,
+        leaf="graph.prefill_backend",
+        choices=C.CUDA_GRAPH_BACKENDS,
         help="CUDA-graph backend of the prefill phase.",
     )
     cuda_graph_backend_decode: str | None = arg(
-        None, resolvable=True, leaf="graph.decode_backend", choices=C.CUDA_GRAPH_BACKENDS,
+        None,
+        resolvable=True,
+        leaf="graph.decode_backend",
+        choices=C.CUDA_GRAPH_BACKENDS,
         help="CUDA-graph backend of the decode phase.",
     )
 
@@ -134,11 +178,15 @@ class ServerArgs:
     pp_size: int = arg(1, resolvable=True, leaf="parallel.pp_size", help="Pipeline parallel size.")
     nnodes: int = arg(1, help="Number of nodes.")
     dcp_size: int = arg(1, help="Decode context parallel size.")
-    attn_cp_size: int = arg(1, resolvable=True, leaf="parallel.attn_cp_size", help="Attention context parallel size.")
+    attn_cp_size: int = arg(
+        1, resolvable=True, leaf="parallel.attn_cp_size", help="Attention context parallel size."
+    )
     enable_dp_attention: bool = arg(
         False, resolvable=True, leaf="parallel.enable_dp_attention", help="Data-parallel attention."
     )
-    enable_dp_lm_head: bool = arg(False, resolvable=True, leaf="parallel.enable_dp_lm_head", help="DP LM head.")
+    enable_dp_lm_head: bool = arg(
+        False, resolvable=True, leaf="parallel.enable_dp_lm_head", help="DP LM head."
+    )
     enable_prefill_cp: bool = arg(False, help="Context parallelism for prefill.")
     cp_strategy: str | None = arg(None, choices=C.CP_STRATEGIES, help="Prefill CP strategy.")
     enable_dsa_prefill_context_parallel: bool = arg(
@@ -155,22 +203,34 @@ class ServerArgs:
         "auto", resolvable=True, leaf="moe.runner_backend", choices=C.MOE_RUNNER_BACKENDS, help="MoE runner."
     )
     moe_a2a_backend: str = arg(
-        "none", resolvable=True, leaf="moe.a2a_backend", choices=C.MOE_A2A_BACKENDS, help="MoE all-to-all backend."
+        "none",
+        resolvable=True,
+        leaf="moe.a2a_backend",
+        choices=C.MOE_A2A_BACKENDS,
+        help="MoE all-to-all backend.",
     )
     moe_dense_tp_size: int | None = arg(
         None, resolvable=True, leaf="moe.dense_tp_size", help="TP size of the dense MLP layers."
     )
     speculative_moe_runner_backend: str | None = arg(
-        None, resolvable=True, leaf="moe.speculative_runner_backend", choices=C.MOE_RUNNER_BACKENDS,
+        None,
+        resolvable=True,
+        leaf="moe.speculative_runner_backend",
+        choices=C.MOE_RUNNER_BACKENDS,
         help="MoE runner of the draft model.",
     )
     speculative_moe_a2a_backend: str | None = arg(
-        None, resolvable=True, leaf="moe.speculative_a2a_backend", choices=C.MOE_A2A_BACKENDS,
+        None,
+        resolvable=True,
+        leaf="moe.speculative_a2a_backend",
+        choices=C.MOE_A2A_BACKENDS,
         help="MoE all-to-all backend of the draft model.",
     )
 
     # -- speculative decoding -------------------------------------------------------------------
-    speculative_algorithm: str | None = arg(None, choices=C.SPECULATIVE_ALGORITHMS, help="Speculative algorithm.")
+    speculative_algorithm: str | None = arg(
+        None, choices=C.SPECULATIVE_ALGORITHMS, help="Speculative algorithm."
+    )
     speculative_eagle_topk: int | None = arg(None, help="Draft tokens sampled per EAGLE step.")
     speculative_num_draft_tokens: int | None = arg(None, help="Draft tokens per verification.")
     enable_multi_layer_eagle: bool = arg(
@@ -190,17 +250,25 @@ class ServerArgs:
 
     # -- communication -------------------------------------------------------------------------
     flashinfer_allreduce_fusion_backend: str | None = arg(
-        None, resolvable=True, leaf="comm.flashinfer_allreduce_fusion_backend", help="FlashInfer all-reduce fusion."
+        None,
+        resolvable=True,
+        leaf="comm.flashinfer_allreduce_fusion_backend",
+        help="FlashInfer all-reduce fusion.",
     )
     enforce_disable_flashinfer_allreduce_fusion: bool = arg(
-        False, resolvable=True, leaf="comm.enforce_disable_flashinfer_allreduce_fusion",
+        False,
+        resolvable=True,
+        leaf="comm.enforce_disable_flashinfer_allreduce_fusion",
         help="Never use FlashInfer all-reduce fusion.",
     )
     enable_aiter_allreduce_fusion: bool = arg(
         False, resolvable=True, leaf="comm.enable_aiter_allreduce_fusion", help="AITER all-reduce fusion."
     )
     disable_custom_all_reduce: bool = arg(
-        False, resolvable=True, leaf="comm.disable_custom_all_reduce", help="Disable custom all-reduce kernels."
+        False,
+        resolvable=True,
+        leaf="comm.disable_custom_all_reduce",
+        help="Disable custom all-reduce kernels.",
     )
 
     # -- resolution from __post_init__ (init-only; not fields of the schema) --------------------

@@ -52,10 +52,16 @@ def add_cli_args(parser: argparse.ArgumentParser, *, skip: tuple[str, ...] = ())
         kind = _scalar_type(spec.type)
         help_text = f"{spec.arg.help} (default: {spec.default!r})"
         if kind is bool:
-            group.add_argument(*names, dest=spec.name, action="store_true", default=argparse.SUPPRESS, help=help_text)
+            group.add_argument(
+                *names, dest=spec.name, action="store_true", default=argparse.SUPPRESS, help=help_text
+            )
         else:
             group.add_argument(
-                *names, dest=spec.name, type=kind, default=argparse.SUPPRESS, help=help_text,
+                *names,
+                dest=spec.name,
+                type=kind,
+                default=argparse.SUPPRESS,
+                help=help_text,
                 choices=list(spec.arg.choices) if spec.arg.choices else None,
                 metavar=spec.name.upper() if not spec.arg.choices else None,
             )

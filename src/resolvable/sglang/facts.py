@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 
 def backends_not_set(args: Any) -> bool:
     """SGLang's ``is_attention_backend_not_set``: A, P and D are all unset (spec §5)."""
-    return args.attention_backend is None and args.prefill_attention_backend is None and (
-        args.decode_attention_backend is None
+    return (
+        args.attention_backend is None
+        and args.prefill_attention_backend is None
+        and (args.decode_attention_backend is None)
     )
 
 
@@ -85,18 +87,35 @@ def quant_method(hf: Any) -> str | None:
     return method
 
 
-_MLA_ARCHS = frozenset({
-    "DeepseekV2ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV3ForCausalLMNextN",
-    "Glm4MoeLiteForCausalLM", "Glm4MoeLiteForCausalLMNextN", "GlmMoeDsaForCausalLM", "LongcatFlashForCausalLM",
-    "LongcatFlashForCausalLMNextN", "DotsVLMForCausalLM", "MistralLarge3ForCausalLMEagle",
-    "KimiK25ForConditionalGeneration", "Eagle3DeepseekV2ForCausalLM",
-})
+_MLA_ARCHS = frozenset(
+    {
+        "DeepseekV2ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "DeepseekV3ForCausalLMNextN",
+        "Glm4MoeLiteForCausalLM",
+        "Glm4MoeLiteForCausalLMNextN",
+        "GlmMoeDsaForCausalLM",
+        "LongcatFlashForCausalLM",
+        "LongcatFlashForCausalLMNextN",
+        "DotsVLMForCausalLM",
+        "MistralLarge3ForCausalLMEagle",
+        "KimiK25ForConditionalGeneration",
+        "Eagle3DeepseekV2ForCausalLM",
+    }
+)
 _MLA_IF_KV_LORA = frozenset({"MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"})
 _MHA_FORCED = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "Glm4MoeForCausalLMNextN"})
-_MLA_LATE = frozenset({
-    "MiniCPM3ForCausalLM", "KimiVLForConditionalGeneration", "KimiLinearForCausalLM",
-    "BailingMoeV2_5ForCausalLM", "BailingMoeForCausalLMNextN", "SarvamMLAForCausalLM",
-})
+_MLA_LATE = frozenset(
+    {
+        "MiniCPM3ForCausalLM",
+        "KimiVLForConditionalGeneration",
+        "KimiLinearForCausalLM",
+        "BailingMoeV2_5ForCausalLM",
+        "BailingMoeForCausalLMNextN",
+        "SarvamMLAForCausalLM",
+    }
+)
 
 
 def is_mla(hf: Any) -> bool:
@@ -126,10 +145,16 @@ def has_attention_sinks(hf: Any) -> bool:
     return False
 
 
-_DSA_ARCHS = frozenset({
-    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN",
-    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
-})
+_DSA_ARCHS = frozenset(
+    {
+        "DeepseekV3ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "DeepseekV3ForCausalLMNextN",
+        "MistralLarge3ForCausalLM",
+        "PixtralForConditionalGeneration",
+        "GlmMoeDsaForCausalLM",
+    }
+)
 
 
 def is_deepseek_dsa(hf: Any) -> bool:
@@ -137,7 +162,13 @@ def is_deepseek_dsa(hf: Any) -> bool:
     return hf.architecture in _DSA_ARCHS and hf.text_config.get("index_topk") is not None
 
 
-_KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups")
+_KV_HEAD_KEYS = (
+    "n_head_kv",
+    "num_kv_heads",
+    "num_key_value_heads",
+    "multi_query_group_num",
+    "num_attention_groups",
+)
 
 
 def num_kv_heads_per_rank(hf: Any, tp_size: int) -> int:

@@ -78,9 +78,7 @@ def compute(
                 cells.append(Cell(model, pname, None, _short_reason(exc)))
                 continue
             values = {f: res[f] for f in fields}
-            chain = tuple(
-                f"{f}: {res.decided_by(f)[0]} -> {_show(res[f])}" for f in fields
-            )
+            chain = tuple(f"{f}: {res.decided_by(f)[0]} -> {_show(res[f])}" for f in fields)
             cells.append(Cell(model, pname, values, chain=chain))
     return cells
 
@@ -113,8 +111,15 @@ def _text(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     models, platforms, by_key = _grid(cells)
     rows = []
     for m in models:
-        rows.append([m] + [_cell_text(by_key[(m, p)]) if len(_cell_text(by_key[(m, p)])) < 40
-                           else _cell_text(by_key[(m, p)])[:37] + "..." for p in platforms])
+        rows.append(
+            [m]
+            + [
+                _cell_text(by_key[(m, p)])
+                if len(_cell_text(by_key[(m, p)])) < 40
+                else _cell_text(by_key[(m, p)])[:37] + "..."
+                for p in platforms
+            ]
+        )
     head = f"{title}\ncells: {' / '.join(fields)}\n\n" if title else f"cells: {' / '.join(fields)}\n\n"
     return head + table(["model", *platforms], rows) + "\n"
 
@@ -149,9 +154,14 @@ def _json(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
         "sglang": SGLANG_VERSION,
         "fields": list(fields),
         "cells": [
-            {"model": c.model, "platform": c.platform,
-             "values": dict(c.values) if c.values is not None else None,
-             "refused": c.refusal, "refused_by": c.refused_by, "chain": list(c.chain)}
+            {
+                "model": c.model,
+                "platform": c.platform,
+                "values": dict(c.values) if c.values is not None else None,
+                "refused": c.refusal,
+                "refused_by": c.refused_by,
+                "chain": list(c.chain),
+            }
             for c in cells
         ],
     }
@@ -201,7 +211,7 @@ def _html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     )
     head = "<tr><th>model</th>" + "".join(f"<th>{esc(p)}</th>" for p in platforms) + "</tr>"
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{esc(title or 'resolvable support matrix')}</title><style>{_CSS}</style></head><body>"
         f"<h1>{esc(title or 'resolvable support matrix')}</h1>"
         f"<p>Cells show <code>{esc(' / '.join(fields))}</code> as sglang {SGLANG_VERSION} resolves them; "

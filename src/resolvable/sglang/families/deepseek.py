@@ -24,8 +24,12 @@ from ..facts import (
 )
 
 ARCHS = (
-    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "KimiK25ForConditionalGeneration",
-    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
+    "DeepseekV3ForCausalLM",
+    "DeepseekV32ForCausalLM",
+    "KimiK25ForConditionalGeneration",
+    "MistralLarge3ForCausalLM",
+    "PixtralForConditionalGeneration",
+    "GlmMoeDsaForCausalLM",
 )
 
 for _arch in ("MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"):
@@ -37,7 +41,10 @@ def _aiter_preshuffle(ctx) -> bool:
     """``aiter_can_use_preshuffle_paged_mqa`` (spec §1); the triton version is taken as >= 3.5."""
     if not ctx.platform.is_hip or not env_flag(ctx, "SGLANG_USE_AITER"):
         return False
-    return not (env_flag(ctx, "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE") or env_flag(ctx, "SGLANG_NSA_HIP_DISABLE_PRESHUFFLE"))
+    return not (
+        env_flag(ctx, "SGLANG_DSA_HIP_DISABLE_PRESHUFFLE")
+        or env_flag(ctx, "SGLANG_NSA_HIP_DISABLE_PRESHUFFLE")
+    )
 
 
 def _prefill_cp(args, *, dsa: bool) -> dict:
@@ -46,7 +53,9 @@ def _prefill_cp(args, *, dsa: bool) -> dict:
         "enable_dp_attention": True,
         "moe_dense_tp_size": 1,
         "attn_cp_size": args.tp_size // args.dp_size,
-        "cuda_graph_backend_prefill": Force("disabled", "prefill context parallelism runs without prefill graphs"),
+        "cuda_graph_backend_prefill": Force(
+            "disabled", "prefill context parallelism runs without prefill graphs"
+        ),
     }
     if not dsa or args.cp_strategy == "zigzag":
         reason = "prefill context parallelism dispatches experts with deepep over all TP ranks"
@@ -54,8 +63,10 @@ def _prefill_cp(args, *, dsa: bool) -> dict:
         return out
     if args.dp_size != 1:
         raise ConflictError(
-            "interleave DSA CP does not support DP attention.", fields=("enable_prefill_cp", "dp_size"),
-            fix="pass --dp-size 1 or --cp-strategy zigzag", upstream="AssertionError",
+            "interleave DSA CP does not support DP attention.",
+            fields=("enable_prefill_cp", "dp_size"),
+            fix="pass --dp-size 1 or --cp-strategy zigzag",
+            upstream="AssertionError",
         )
     return out
 
@@ -74,20 +85,24 @@ def deepseek_family(ctx):
             if (text.get_typed("index_topk_freq", int) or 1) > 1 or (pattern is not None and "S" in pattern):
                 raise ConflictError(
                     "--enable-two-batch-overlap is not supported with DSA index-topk sharing",
-                    fields=("enable_two_batch_overlap",), fix="drop --enable-two-batch-overlap",
+                    fields=("enable_two_batch_overlap",),
+                    fix="drop --enable-two-batch-overlap",
                 )
         if args.enable_prefill_cp and args.disaggregation_mode == "decode":
             raise ConflictError(
                 "CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp.",
-                fields=("enable_prefill_cp", "disaggregation_mode"), fix="drop --enable-prefill-cp",
+                fields=("enable_prefill_cp", "disaggregation_mode"),
+                fix="drop --enable-prefill-cp",
                 upstream="AssertionError",
             )
         if not (platform.is_npu or platform.is_xpu):
             if args.enable_prefill_cp:
                 if args.tp_size > 8:
                     raise ConflictError(
-                        "DSA prefill context parallelism supports --tp-size <= 8", fields=("tp_size",),
-                        fix="use --tp-size 8 or less", upstream="AssertionError",
+                        "DSA prefill context parallelism supports --tp-size <= 8",
+                        fields=("tp_size",),
+                        fix="use --tp-size 8 or less",
+                        upstream="AssertionError",
                     )
                 out.update(_prefill_cp(args, dsa=True))
             if platform.is_hip and not _aiter_preshuffle(ctx):
@@ -116,7 +131,9 @@ def dsa_kv_cache_dtype(ctx):
     if kv not in ("bfloat16", "fp8_e4m3"):
         raise ConflictError(
             "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype",
-            fields=("kv_cache_dtype",), fix="pass --kv-cache-dtype fp8_e4m3 or bf16", upstream="AssertionError",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype fp8_e4m3 or bf16",
+            upstream="AssertionError",
         )
     return {}
 
@@ -173,7 +190,13 @@ def deepseek_moe_quant(ctx):
         quantization = quant_method(hf)
         if quantization is not None:
             out["quantization"] = quantization
-    fits = quantization in (None, "fp8", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed") or _is_int4_thinking(hf)
+    fits = quantization in (
+        None,
+        "fp8",
+        "modelopt_fp8",
+        "modelopt_fp4",
+        "modelopt_mixed",
+    ) or _is_int4_thinking(hf)
     if args.moe_a2a_backend == "none" and args.moe_runner_backend == "auto" and fits:
         out["moe_runner_backend"] = "flashinfer_trtllm"
     return out
@@ -195,7 +218,8 @@ def deepseek_spec_moe(ctx):
         if args.ep_size == 1:
             raise ConflictError(
                 "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE needs expert parallelism (deepep) for the draft MoE",
-                fields=("ep_size",), fix="pass --ep-size > 1",
+                fields=("ep_size",),
+                fix="pass --ep-size > 1",
             )
         return {"speculative_moe_runner_backend": "deep_gemm", "speculative_moe_a2a_backend": "deepep"}
     return {"speculative_moe_runner_backend": "triton", "speculative_moe_a2a_backend": "none"}

@@ -38,12 +38,14 @@ def deepseek_v4_defaults(ctx):
         if args.speculative_algorithm != "EAGLE":
             raise _refuse(
                 "Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
-                "speculative_algorithm", fix="pass --speculative-algorithm EAGLE (NEXTN is not accepted here)",
+                "speculative_algorithm",
+                fix="pass --speculative-algorithm EAGLE (NEXTN is not accepted here)",
             )
         if args.speculative_eagle_topk != 1:
             raise _refuse(
                 "DeepseekV4ForCausalLM speculative decoding only supports EAGLE with topk == 1",
-                "speculative_eagle_topk", fix="pass --speculative-eagle-topk 1",
+                "speculative_eagle_topk",
+                fix="pass --speculative-eagle-topk 1",
             )
     if args.swa_full_tokens_ratio == 0.8:
         out["swa_full_tokens_ratio"] = 0.1
@@ -53,12 +55,16 @@ def deepseek_v4_defaults(ctx):
         if args.cp_strategy != "interleave":
             raise _refuse(
                 "DeepseekV4ForCausalLM prefill context parallelism requires --cp-strategy interleave",
-                "cp_strategy", fix="pass --cp-strategy interleave", upstream="ValueError",
+                "cp_strategy",
+                fix="pass --cp-strategy interleave",
+                upstream="ValueError",
             )
         if args.dp_size != 1 or args.tp_size > 8:
             raise _refuse(
                 "DeepseekV4ForCausalLM prefill context parallelism needs --dp-size 1 and --tp-size <= 8",
-                "dp_size", "tp_size", fix="pass --dp-size 1 and at most --tp-size 8",
+                "dp_size",
+                "tp_size",
+                fix="pass --dp-size 1 and at most --tp-size 8",
             )
         out.update(
             enable_dsa_prefill_context_parallel=True,
@@ -81,8 +87,11 @@ def deepseek_v4_kv_cache_dtype(ctx):
         kv = "bfloat16"
         out["kv_cache_dtype"] = Force(kv, "DeepSeek-V4 on Ascend keeps a bfloat16 KV cache")
     if kv not in ("fp8_e4m3", "bfloat16"):
-        raise _refuse(f"{kv} is not supported for DeepseekV4ForCausalLM", "kv_cache_dtype",
-                      fix="pass --kv-cache-dtype fp8_e4m3 or bfloat16")
+        raise _refuse(
+            f"{kv} is not supported for DeepseekV4ForCausalLM",
+            "kv_cache_dtype",
+            fix="pass --kv-cache-dtype fp8_e4m3 or bfloat16",
+        )
     return out
 
 

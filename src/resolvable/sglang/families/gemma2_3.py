@@ -9,8 +9,11 @@ from __future__ import annotations
 from .._base import registry
 
 ARCHS = (
-    "Gemma2ForCausalLM", "Gemma3ForCausalLM", "Gemma3ForConditionalGeneration",
-    "Gemma3nForCausalLM", "Gemma3nForConditionalGeneration",
+    "Gemma2ForCausalLM",
+    "Gemma3ForCausalLM",
+    "Gemma3ForConditionalGeneration",
+    "Gemma3nForCausalLM",
+    "Gemma3nForConditionalGeneration",
 )
 
 

@@ -36,6 +36,7 @@ def gemma4_backend_check(ctx):
             f"Gemma4 only supports trtllm_mha, triton, or intel_xpu attention backend, got prefill={prefill}, "
             f"decode={decode}",
             fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
-            fix="pass --attention-backend triton (or trtllm_mha on SM100)", upstream="AssertionError",
+            fix="pass --attention-backend triton (or trtllm_mha on SM100)",
+            upstream="AssertionError",
         )
     return {}

@@ -21,8 +21,10 @@ def glm4_moe_defaults(ctx):
             method = quant_method(ctx.hf)
             if method is not None:
                 quantization = out["quantization"] = method
-        if quantization in ("modelopt_fp4", None) and args.moe_a2a_backend == "none" and (
-            args.moe_runner_backend == "auto"
+        if (
+            quantization in ("modelopt_fp4", None)
+            and args.moe_a2a_backend == "none"
+            and (args.moe_runner_backend == "auto")
         ):
             out["moe_runner_backend"] = "flashinfer_trtllm"
     return out

@@ -43,7 +43,9 @@ def gpt_oss_defaults(ctx):
     if platform.is_xpu and args.dtype not in ("auto", "bfloat16"):
         raise ConflictError(
             f"GptOssForCausalLM on Intel XPU only supports bfloat16 dtype, but got '{args.dtype}'.",
-            fields=("dtype",), fix="pass --dtype bfloat16 (or leave it auto)", upstream="NotImplementedError",
+            fields=("dtype",),
+            fix="pass --dtype bfloat16 (or leave it auto)",
+            upstream="NotImplementedError",
         )
     if quant_method(ctx.hf) == "mxfp4":
         out["dtype"] = Force("bfloat16", "mxfp4 GPT-OSS kernels (triton) run in bfloat16")
@@ -95,7 +97,9 @@ def gpt_oss_moe_runner(ctx):
             out["moe_runner_backend"] = runner = choice
     if runner == "triton_kernel" and args.ep_size != 1:
         raise ConflictError(
-            "the triton_kernel MoE runner requires --ep-size 1", fields=("moe_runner_backend", "ep_size"),
-            fix="pass --ep-size 1 or another --moe-runner-backend", upstream="AssertionError",
+            "the triton_kernel MoE runner requires --ep-size 1",
+            fields=("moe_runner_backend", "ep_size"),
+            fix="pass --ep-size 1 or another --moe-runner-backend",
+            upstream="AssertionError",
         )
     return out

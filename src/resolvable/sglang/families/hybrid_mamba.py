@@ -14,8 +14,12 @@ from ...errors import ConflictError
 from .._base import registry
 from ..facts import quantization_config
 
-TRITON_ON_SM100 = ("MiniCPMV4_6ForConditionalGeneration", "FalconH1ForCausalLM", "JetNemotronForCausalLM",
-                   "JetVLMForConditionalGeneration")
+TRITON_ON_SM100 = (
+    "MiniCPMV4_6ForConditionalGeneration",
+    "FalconH1ForCausalLM",
+    "JetNemotronForCausalLM",
+    "JetVLMForConditionalGeneration",
+)
 NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
 NO_TRITON = ("Lfm2ForCausalLM", *NEMOTRON_H)
 
@@ -57,7 +61,8 @@ def no_triton_check(ctx):
         raise ConflictError(
             f"{ctx.arch} does not support triton attention backend, as the first layer might not be an "
             "attention layer",
-            fields=("attention_backend",), fix="pass another --attention-backend (e.g. flashinfer or fa3)",
+            fields=("attention_backend",),
+            fix="pass another --attention-backend (e.g. flashinfer or fa3)",
             upstream="AssertionError",
         )
     return {}
@@ -78,7 +83,9 @@ def nemotron_h_quant_moe(ctx):
         if hf.text_config.get("mlp_hidden_act") != "relu2":
             raise ConflictError(
                 f"{ctx.arch} ModelOpt checkpoints require mlp_hidden_act == 'relu2'",
-                fields=("quantization",), fix="check the checkpoint's config.json", upstream="AssertionError",
+                fields=("quantization",),
+                fix="check the checkpoint's config.json",
+                upstream="AssertionError",
             )
         algo = str((qc or {}).get("quant_algo") or "").upper()
         if algo == "MIXED_PRECISION":
@@ -93,7 +100,11 @@ def nemotron_h_quant_moe(ctx):
         cap = platform.capability or (0, 0)
         if platform.is_sm100 and args.moe_a2a_backend == "none":
             out["moe_runner_backend"] = "flashinfer_trtllm"
-        elif method in ("modelopt_fp4", "modelopt_mixed") and platform.is_cuda and (8, 0) <= tuple(cap) < (10, 0):
+        elif (
+            method in ("modelopt_fp4", "modelopt_mixed")
+            and platform.is_cuda
+            and (8, 0) <= tuple(cap) < (10, 0)
+        ):
             out["moe_runner_backend"] = "marlin"
         else:
             out["moe_runner_backend"] = "flashinfer_cutlass"

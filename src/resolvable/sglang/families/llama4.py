@@ -31,7 +31,11 @@ def llama4_defaults(ctx):
             out["attention_backend"] = "intel_xpu"
         else:
             out["attention_backend"] = "triton"
-    if platform.is_sm100 and args.moe_runner_backend == "auto" and args.quantization in ("fp8", "modelopt_fp8"):
+    if (
+        platform.is_sm100
+        and args.moe_runner_backend == "auto"
+        and args.quantization in ("fp8", "modelopt_fp8")
+    ):
         out["moe_runner_backend"] = "flashinfer_trtllm"
     return out
 
@@ -43,7 +47,8 @@ def llama4_backend_check(ctx):
     if ctx.args.device != "cpu" and backend not in SUPPORTED:
         raise ConflictError(
             f"fa3, aiter, triton, ascend, trtllm_mha or intel_xpu is required for Llama4 model but got {backend}",
-            fields=("attention_backend",), fix=f"pass --attention-backend with one of {list(SUPPORTED)}",
+            fields=("attention_backend",),
+            fix=f"pass --attention-backend with one of {list(SUPPORTED)}",
             upstream="AssertionError",
         )
     return {}

@@ -13,20 +13,37 @@ from .._base import registry
 from .hybrid_mamba import granite_has_mamba
 
 MAMBA_ARCHS = (
-    "MiniCPMV4_6ForConditionalGeneration", "FalconH1ForCausalLM", "JetNemotronForCausalLM",
-    "JetVLMForConditionalGeneration", "GraniteMoeHybridForCausalLM", "Lfm2ForCausalLM",
-    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "KimiLinearForCausalLM",
-    "BailingMoeV2_5ForCausalLM", "ZayaForCausalLM",
+    "MiniCPMV4_6ForConditionalGeneration",
+    "FalconH1ForCausalLM",
+    "JetNemotronForCausalLM",
+    "JetVLMForConditionalGeneration",
+    "GraniteMoeHybridForCausalLM",
+    "Lfm2ForCausalLM",
+    "NemotronHForCausalLM",
+    "NemotronHPuzzleForCausalLM",
+    "KimiLinearForCausalLM",
+    "BailingMoeV2_5ForCausalLM",
+    "ZayaForCausalLM",
     # Qwen3.5 hybrid (spec §3.12)
-    "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+    "Qwen3NextForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration",
     "Qwen3_5ForConditionalGeneration",
 )
-EXTRA_BUFFER_ARCHS = frozenset({
-    "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "Qwen3NextForCausalLM",
-    "InternS2PreviewForConditionalGeneration", "MiniCPMV4_6ForConditionalGeneration",
-    "BailingMoeV2_5ForCausalLM", "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
-    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM",
-})
+EXTRA_BUFFER_ARCHS = frozenset(
+    {
+        "Qwen3_5ForConditionalGeneration",
+        "Qwen3_5MoeForConditionalGeneration",
+        "Qwen3NextForCausalLM",
+        "InternS2PreviewForConditionalGeneration",
+        "MiniCPMV4_6ForConditionalGeneration",
+        "BailingMoeV2_5ForCausalLM",
+        "FalconH1ForCausalLM",
+        "GraniteMoeHybridForCausalLM",
+        "NemotronHForCausalLM",
+        "NemotronHPuzzleForCausalLM",
+    }
+)
 
 
 def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
@@ -43,7 +60,11 @@ def mamba_radix_cache(ctx):
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
     supported = ctx.arch in EXTRA_BUFFER_ARCHS and args.linear_attn_backend == "triton"
-    strategy, overlap_off, page = args.mamba_radix_cache_strategy, args.disable_overlap_schedule, args.page_size
+    strategy, overlap_off, page = (
+        args.mamba_radix_cache_strategy,
+        args.disable_overlap_schedule,
+        args.page_size,
+    )
     if strategy == "auto":
         if (not overlap_off or (page is not None and page > 1)) and supported:
             strategy = out["mamba_radix_cache_strategy"] = "extra_buffer"
@@ -53,37 +74,60 @@ def mamba_radix_cache(ctx):
                 out["disable_overlap_schedule"] = overlap_off = True
     if strategy in ("extra_buffer", "extra_buffer_lazy"):
         if not supported:
-            raise _refuse(f"extra_buffer is not supported for {ctx.arch}; use no_buffer. (linear attention "
-                          f"backend {args.linear_attn_backend})", "mamba_radix_cache_strategy",
-                          fix="pass --mamba-radix-cache-strategy no_buffer")
+            raise _refuse(
+                f"extra_buffer is not supported for {ctx.arch}; use no_buffer. (linear attention "
+                f"backend {args.linear_attn_backend})",
+                "mamba_radix_cache_strategy",
+                fix="pass --mamba-radix-cache-strategy no_buffer",
+            )
         if not (platform.is_cuda or platform.is_musa or platform.is_npu):
-            raise _refuse(f"{strategy}: extra_buffer needs CUDA/MUSA/NPU (FLA).", "mamba_radix_cache_strategy",
-                          fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)")
+            raise _refuse(
+                f"{strategy}: extra_buffer needs CUDA/MUSA/NPU (FLA).",
+                "mamba_radix_cache_strategy",
+                fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
+            )
         drafts = args.speculative_num_draft_tokens
         if drafts is not None:
             if strategy == "extra_buffer_lazy":
-                raise _refuse("extra_buffer_lazy unsupported with spec.", "mamba_radix_cache_strategy",
-                              fix="pass --mamba-radix-cache-strategy extra_buffer")
+                raise _refuse(
+                    "extra_buffer_lazy unsupported with spec.",
+                    "mamba_radix_cache_strategy",
+                    fix="pass --mamba-radix-cache-strategy extra_buffer",
+                )
             if args.mamba_track_interval < drafts:
-                raise _refuse(f"mamba_track_interval ({args.mamba_track_interval}) must be at least "
-                              f"speculative_num_draft_tokens ({drafts})", "mamba_track_interval",
-                              fix=f"pass --mamba-track-interval {drafts} or more")
+                raise _refuse(
+                    f"mamba_track_interval ({args.mamba_track_interval}) must be at least "
+                    f"speculative_num_draft_tokens ({drafts})",
+                    "mamba_track_interval",
+                    fix=f"pass --mamba-track-interval {drafts} or more",
+                )
         if page is not None and page > 0:
             chunk = hf.text_config.get("mamba_chunk_size") or 64
             if args.mamba_track_interval % page or max(chunk, page) % min(chunk, page):
                 raise _refuse(
                     f"page_size {page} must divide mamba_track_interval ({args.mamba_track_interval}) and be "
-                    f"commensurate with the mamba chunk size ({chunk})", "page_size",
+                    f"commensurate with the mamba chunk size ({chunk})",
+                    "page_size",
                     fix="pick a page size that divides both",
                 )
     elif strategy == "no_buffer":
         if page not in (1, None):
-            raise _refuse("no_buffer only supports page_size=1.", "page_size", "mamba_radix_cache_strategy",
-                          fix="drop --page-size (or pass --page-size 1)")
+            raise _refuse(
+                "no_buffer only supports page_size=1.",
+                "page_size",
+                "mamba_radix_cache_strategy",
+                fix="drop --page-size (or pass --page-size 1)",
+            )
         if not overlap_off:
-            raise _refuse("no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.",
-                          "disable_overlap_schedule", fix="pass --disable-overlap-schedule")
+            raise _refuse(
+                "no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.",
+                "disable_overlap_schedule",
+                fix="pass --disable-overlap-schedule",
+            )
         if args.attention_backend == "trtllm_mha":
-            raise _refuse("no_buffer do not support trtllm_mha attention backend.", "attention_backend",
-                          fix="pass another --attention-backend")
+            raise _refuse(
+                "no_buffer do not support trtllm_mha attention backend.",
+                "attention_backend",
+                fix="pass another --attention-backend",
+            )
     return out

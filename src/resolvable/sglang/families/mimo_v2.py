@@ -34,12 +34,14 @@ def mimo_v2_defaults(ctx):
         elif layout is not None:
             raise ConflictError(
                 f"MiMoV2ForCausalLM: unsupported attention_projection_layout {layout!r}",
-                fields=(), fix="use a config with attention_projection_layout null or 'fused_qkv'",
+                fields=(),
+                fix="use a config with attention_projection_layout null or 'fused_qkv'",
             )
     if args.enable_hierarchical_cache and not env_flag(ctx, "SGLANG_ENABLE_UNIFIED_RADIX_TREE"):
         raise ConflictError(
             f"{ctx.arch} with --enable-hierarchical-cache requires SGLANG_ENABLE_UNIFIED_RADIX_TREE=1",
-            fields=("enable_hierarchical_cache",), fix="set SGLANG_ENABLE_UNIFIED_RADIX_TREE=1",
+            fields=("enable_hierarchical_cache",),
+            fix="set SGLANG_ENABLE_UNIFIED_RADIX_TREE=1",
         )
     if args.speculative_algorithm == "EAGLE":
         return {"enable_multi_layer_eagle": True}

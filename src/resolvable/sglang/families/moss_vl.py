@@ -29,6 +29,7 @@ def moss_vl_prefill_check(ctx):
             "MossVLForConditionalGeneration requires flashinfer prefill attention backend for cross-attention "
             "custom mask support.",
             fields=("attention_backend", "prefill_attention_backend"),
-            fix="pass --prefill-attention-backend flashinfer", upstream="AssertionError",
+            fix="pass --prefill-attention-backend flashinfer",
+            upstream="AssertionError",
         )
     return {}

@@ -33,7 +33,8 @@ def olmo2_backend_check(ctx):
     if ctx.args.attention_backend == "flashinfer":
         raise ConflictError(
             "FlashInfer backend can significantly degrade the performance of Olmo3 models.",
-            fields=("attention_backend",), fix="pass --attention-backend fa3 or triton",
+            fields=("attention_backend",),
+            fix="pass --attention-backend fa3 or triton",
             upstream="AssertionError",
         )
     return {}

@@ -13,7 +13,9 @@ from .._base import registry
 from ..passes.default_backend import default_attention_backend
 
 ARCHS = (
-    "Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+    "Qwen3NextForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration",
+    "InternS2PreviewForConditionalGeneration",
     "Qwen3_5ForConditionalGeneration",
 )
 
@@ -25,10 +27,16 @@ def qwen3_5_hybrid_attention(ctx):
     if not ctx.platform.is_sm100 or args.attention_backend is not None:
         return {}
     extra_buffer = not args.disable_radix_cache and args.mamba_radix_cache_strategy in (
-        "extra_buffer", "extra_buffer_lazy")
+        "extra_buffer",
+        "extra_buffer_lazy",
+    )
     wants_paged = extra_buffer or args.disable_radix_cache or args.speculative_algorithm is not None
     if default_attention_backend(ctx) == "trtllm_mha" and wants_paged:
-        return {"attention_backend": "trtllm_mha",
-                "page_size": Force(64, "Qwen3.5 hybrid with trtllm_mha uses 64-token pages")}
-    return {"attention_backend": "triton",
-            "page_size": Force(1, "Qwen3.5 hybrid with triton uses 1-token pages")}
+        return {
+            "attention_backend": "trtllm_mha",
+            "page_size": Force(64, "Qwen3.5 hybrid with trtllm_mha uses 64-token pages"),
+        }
+    return {
+        "attention_backend": "triton",
+        "page_size": Force(1, "Qwen3.5 hybrid with triton uses 1-token pages"),
+    }

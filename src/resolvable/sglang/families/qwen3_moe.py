@@ -25,8 +25,10 @@ def qwen3_moe_runner(ctx):
         method = quant_method(ctx.hf)
         if method is not None:
             quantization = out["quantization"] = method
-    if quantization in ("fp8", "modelopt_fp4", None) and args.moe_a2a_backend == "none" and (
-        args.moe_runner_backend == "auto"
+    if (
+        quantization in ("fp8", "modelopt_fp4", None)
+        and args.moe_a2a_backend == "none"
+        and (args.moe_runner_backend == "auto")
     ):
         out["moe_runner_backend"] = "flashinfer_trtllm"
     return out

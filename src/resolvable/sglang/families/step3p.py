@@ -30,7 +30,9 @@ def step3p_defaults(ctx):
         out["enable_multi_layer_eagle"] = True
     if args.enable_hierarchical_cache:
         out.update(
-            swa_full_tokens_ratio=Force(1.0, "Step-3.5 with the hierarchical cache needs a full-size SWA pool"),
+            swa_full_tokens_ratio=Force(
+                1.0, "Step-3.5 with the hierarchical cache needs a full-size SWA pool"
+            ),
             disable_hybrid_swa_memory=True,
         )
     return out

@@ -20,7 +20,8 @@ def trtllm_mla_checks(ctx):
     if not ctx.platform.is_blackwell:
         raise ConflictError(
             "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x). Please use a different backend.",
-            fields=("attention_backend",), fix="choose another --attention-backend (e.g. fa3 or flashinfer)",
+            fields=("attention_backend",),
+            fix="choose another --attention-backend (e.g. fa3 or flashinfer)",
         )
     if args.kv_cache_dtype not in ("fp8_e4m3", "fp4_e2m1", "bf16", "auto"):
         raise ConflictError(
@@ -40,12 +41,14 @@ def tokenspeed_mla_checks(ctx):
     if not ctx.platform.is_blackwell:
         raise ConflictError(
             "tokenspeed_mla backend is only supported on Blackwell GPUs (SM100/SM12x).",
-            fields=("attention_backend",), fix="choose another --attention-backend",
+            fields=("attention_backend",),
+            fix="choose another --attention-backend",
         )
     if args.kv_cache_dtype != "fp8_e4m3":
         raise ConflictError(
             f"tokenspeed_mla backend requires kv-cache-dtype=fp8_e4m3, got {args.kv_cache_dtype}.",
-            fields=("kv_cache_dtype",), fix="pass --kv-cache-dtype fp8_e4m3",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype fp8_e4m3",
         )
     return {}
 
@@ -54,23 +57,30 @@ def tokenspeed_mla_checks(ctx):
 def cutedsl_mla_checks(ctx):
     """C12: cutedsl_mla is decode-only, SM100-only, with a compatible KV dtype; prefill defaults to trtllm_mla."""
     args = ctx.args
-    if "cutedsl_mla" not in (args.attention_backend, args.decode_attention_backend, args.prefill_attention_backend):
+    if "cutedsl_mla" not in (
+        args.attention_backend,
+        args.decode_attention_backend,
+        args.prefill_attention_backend,
+    ):
         return {}
     if args.prefill_attention_backend == "cutedsl_mla":
         raise ConflictError(
             "CuteDSL MLA only supports decoding for now",
-            fields=("prefill_attention_backend",), fix="use cutedsl_mla with --decode-attention-backend only",
+            fields=("prefill_attention_backend",),
+            fix="use cutedsl_mla with --decode-attention-backend only",
             upstream="AssertionError",
         )
     if not ctx.platform.is_sm100:
         raise ConflictError(
             "CuteDSL MLA backend is only supported on Blackwell GPUs (SM100). Please use a different backend.",
-            fields=("decode_attention_backend",), fix="choose another --decode-attention-backend",
+            fields=("decode_attention_backend",),
+            fix="choose another --decode-attention-backend",
         )
     if args.kv_cache_dtype not in ("fp8_e4m3", "bf16", "bfloat16", "auto"):
         raise ConflictError(
             f"CuteDSL MLA backend does not support kv-cache-dtype {args.kv_cache_dtype}.",
-            fields=("kv_cache_dtype",), fix="pass --kv-cache-dtype fp8_e4m3, bf16 or auto",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype fp8_e4m3, bf16 or auto",
         )
     if args.prefill_attention_backend is None:
         return {"prefill_attention_backend": "trtllm_mla"}

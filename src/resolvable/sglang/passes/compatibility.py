@@ -63,9 +63,17 @@ def aiter_long_context_memory(ctx):
     sglang scales the profiled fraction; here it scales ``--mem-fraction-static`` when given
     (the profiled default depends on the GPU's free memory, which is not modelled)."""
     args = ctx.args
-    if args.attention_backend == "aiter" and args.mem_fraction_static is not None and context_length(ctx.hf) > 8192:
-        return {"mem_fraction_static": Force(round(args.mem_fraction_static * 0.85, 6),
-                                             "aiter with contexts over 8192 tokens uses 85% of the memory fraction")}
+    if (
+        args.attention_backend == "aiter"
+        and args.mem_fraction_static is not None
+        and context_length(ctx.hf) > 8192
+    ):
+        return {
+            "mem_fraction_static": Force(
+                round(args.mem_fraction_static * 0.85, 6),
+                "aiter with contexts over 8192 tokens uses 85% of the memory fraction",
+            )
+        }
     return {}
 
 

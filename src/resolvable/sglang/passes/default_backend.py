@@ -57,7 +57,9 @@ def attention_backend_default(ctx):
     if prefill is not None and prefill == args.decode_attention_backend:
         if args.attention_backend == prefill:
             return {}
-        return {"attention_backend": Force(prefill, "--prefill/--decode-attention-backend name the same backend")}
+        return {
+            "attention_backend": Force(prefill, "--prefill/--decode-attention-backend name the same backend")
+        }
     if args.attention_backend is None:
         return {"attention_backend": default_attention_backend(ctx)}
     return {}

@@ -13,10 +13,16 @@ from .. import choices as C
 from .._base import registry
 
 #: "DeepSeek model" for this check (KimiK25 is not included), spec §4.3.
-DEEPSEEK_ARCHS = frozenset({
-    "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
-    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
-})
+DEEPSEEK_ARCHS = frozenset(
+    {
+        "DeepseekV2ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "MistralLarge3ForCausalLM",
+        "PixtralForConditionalGeneration",
+        "GlmMoeDsaForCausalLM",
+    }
+)
 
 
 @registry.rule("deterministic")

@@ -12,7 +12,9 @@ from ...errors import ConflictError
 from .._base import registry
 
 _ALIAS_FIELDS = (
-    "attention_backend", "prefill_attention_backend", "decode_attention_backend",
+    "attention_backend",
+    "prefill_attention_backend",
+    "decode_attention_backend",
     "speculative_draft_attention_backend",
 )
 
@@ -21,8 +23,12 @@ _ALIAS_FIELDS = (
 def deprecated_backend_aliases(ctx):
     """§2.2 step 2: ``compressed`` is the deprecated name of ``dsv4`` (``nsa`` stays as given)."""
     args = ctx.args
-    if "compressed" not in (args.attention_backend, args.prefill_attention_backend,
-                            args.decode_attention_backend, args.speculative_draft_attention_backend):
+    if "compressed" not in (
+        args.attention_backend,
+        args.prefill_attention_backend,
+        args.decode_attention_backend,
+        args.speculative_draft_attention_backend,
+    ):
         return {}
     return {
         field: Force("dsv4", f"--{field.replace('_', '-')}=compressed is deprecated; use 'dsv4' instead")
@@ -65,7 +71,8 @@ def cuda_graph_defaults(ctx):
     elif args.cuda_graph_backend_prefill == "full":
         raise ConflictError(
             "--cuda-graph-backend-prefill=full is not allowed: full is decode-only",
-            fields=("cuda_graph_backend_prefill",), fix="use breakable, tc_piecewise or disabled",
+            fields=("cuda_graph_backend_prefill",),
+            fix="use breakable, tc_piecewise or disabled",
         )
     return out
 
@@ -104,8 +111,12 @@ def device_handlers(ctx):
         out = {}
         decode = args.cuda_graph_backend_decode
         if decode != "disabled" and not (ctx.user_set("cuda_graph_backend_decode") and decode == "full"):
-            out["cuda_graph_backend_decode"] = Force("disabled", "XPU decode graphs are disabled unless locked to full")
+            out["cuda_graph_backend_decode"] = Force(
+                "disabled", "XPU decode graphs are disabled unless locked to full"
+            )
         if args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
-            out["cuda_graph_backend_prefill"] = Force("disabled", "XPU prefill graphs support only tc_piecewise")
+            out["cuda_graph_backend_prefill"] = Force(
+                "disabled", "XPU prefill graphs support only tc_piecewise"
+            )
         return out
     return {}

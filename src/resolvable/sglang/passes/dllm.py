@@ -28,14 +28,18 @@ def dllm_attention_backend(ctx):
     if platform.is_hip:
         for phase in ("prefill", "decode"):
             if args[f"cuda_graph_backend_{phase}"] != "disabled":
-                out[f"cuda_graph_backend_{phase}"] = Force("disabled", "diffusion LLMs on ROCm run without CUDA graphs")
+                out[f"cuda_graph_backend_{phase}"] = Force(
+                    "disabled", "diffusion LLMs on ROCm run without CUDA graphs"
+                )
         if backend not in ("triton", "aiter"):
             out["attention_backend"] = Force("triton", "diffusion LLMs on ROCm use triton or aiter")
     elif platform.is_npu:
         if backend != "ascend":
             out["attention_backend"] = Force("ascend", "diffusion LLMs on Ascend use ascend")
     elif args.cuda_graph_backend_decode != "disabled" and backend != "flashinfer":
-        out["attention_backend"] = Force("flashinfer", "diffusion LLMs with decode CUDA graphs need flashinfer")
+        out["attention_backend"] = Force(
+            "flashinfer", "diffusion LLMs with decode CUDA graphs need flashinfer"
+        )
     return out
 
 
@@ -56,8 +60,10 @@ def dllm_page_size(ctx):
     block = BLOCK_SIZES.get(ctx.arch or "")
     if block is None:
         raise ConflictError(
-            f"Unknown diffusion LLM: {ctx.arch}", fields=("dllm_algorithm",),
-            fix=f"--dllm-algorithm supports {sorted(BLOCK_SIZES)}", upstream="RuntimeError",
+            f"Unknown diffusion LLM: {ctx.arch}",
+            fields=("dllm_algorithm",),
+            fix=f"--dllm-algorithm supports {sorted(BLOCK_SIZES)}",
+            upstream="RuntimeError",
         )
     page = args.page_size
     if page is None:

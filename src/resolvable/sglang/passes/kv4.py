@@ -18,8 +18,10 @@ _MHA_KV4 = ("triton", "torch_native", "flex_attention", "trtllm_mha")
 
 def _refuse(message: str) -> ConflictError:
     return ConflictError(
-        message, fields=("kv_cache_dtype", "attention_backend"),
-        fix="choose a backend with FP4 KV kernels or another --kv-cache-dtype", upstream="AssertionError",
+        message,
+        fields=("kv_cache_dtype", "attention_backend"),
+        fix="choose a backend with FP4 KV kernels or another --kv-cache-dtype",
+        upstream="AssertionError",
     )
 
 
@@ -31,15 +33,19 @@ def fp4_kv_cache_checks(ctx):
         return {}
     if not ctx.platform.is_cuda:
         raise ConflictError(
-            "KV4 is not tested on non-CUDA platforms.", fields=("kv_cache_dtype",),
-            fix="use another --kv-cache-dtype on this platform", upstream="RuntimeError",
+            "KV4 is not tested on non-CUDA platforms.",
+            fields=("kv_cache_dtype",),
+            fix="use another --kv-cache-dtype on this platform",
+            upstream="RuntimeError",
         )
     prefill, decode = effective_backends(args)
     mla = is_mla(ctx.hf)
     if prefill == "fa4":
         allowed = _MLA_FA4_DECODE if mla else _MHA_FA4_DECODE
         if decode not in allowed:
-            raise _refuse(f"FP4 KV cache with fa4 prefill needs a decode backend in {list(allowed)}, got {decode}")
+            raise _refuse(
+                f"FP4 KV cache with fa4 prefill needs a decode backend in {list(allowed)}, got {decode}"
+            )
     elif prefill == decode:
         allowed = _MLA_KV4 if mla else _MHA_KV4
         if args.attention_backend not in allowed:

@@ -51,7 +51,11 @@ def mla_and_trtllm_page_sizes(ctx):
 def fa4_page_size(ctx):
     """C16 (0.5.15): FA4 on SM100 for MHA uses 128-token pages, unless EAGLE topk > 1."""
     args = ctx.args
-    uses_fa4 = "fa4" in (args.attention_backend, args.decode_attention_backend, args.prefill_attention_backend)
+    uses_fa4 = "fa4" in (
+        args.attention_backend,
+        args.decode_attention_backend,
+        args.prefill_attention_backend,
+    )
     if (
         uses_fa4
         and not is_mla(ctx.hf)

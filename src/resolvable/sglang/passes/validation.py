@@ -24,7 +24,8 @@ def multi_item_scoring(ctx):
     if effective_backends(args) != ("flashinfer", "flashinfer"):
         raise ConflictError(
             "Multi-item scoring requires the flashinfer attention backend for prefill and decode.",
-            fields=("enable_mis", "attention_backend"), fix="pass --attention-backend flashinfer",
+            fields=("enable_mis", "attention_backend"),
+            fix="pass --attention-backend flashinfer",
             upstream="AssertionError",
         )
     reason = "multi-item scoring runs without CUDA graphs"
@@ -130,7 +131,8 @@ def page_major_kv_layout(ctx):
         raise ConflictError(
             f"--enable-unified-memory (page-major KV layout) supports only the triton attention backend, "
             f"got {sorted(used)}.",
-            fields=("enable_unified_memory", "attention_backend"), fix="pass --attention-backend triton",
+            fields=("enable_unified_memory", "attention_backend"),
+            fix="pass --attention-backend triton",
         )
     return {}
 
