@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
-from ._declaration import apply_declaration, check_value
+from ._declaration import Outcome, apply_declaration, check_value
 from ._hfconfig import HFConfig
 from ._platform import Platform
 from ._registry import Registry
@@ -285,6 +285,7 @@ def resolve(
             except ConflictError as exc:
                 if exc.rule is None:
                     exc.rule, exc.location = rule.name, rule.location
+                    exc.origins = _origins(exc.fields, values, user, declarations)
                 raise
             except ResolvableError:
                 raise
@@ -328,6 +329,23 @@ def resolve(
         leaves=schema.leaves,
         owned=True,
     )
+
+
+def _origins(
+    fields: tuple[str, ...], values: dict[str, Any], user: dict[str, Any], declarations: list[Any]
+) -> dict[str, tuple[Any, str, str | None]]:
+    """Who set each field a refusal names: the last effective declaration, the user, or the default."""
+    out = {}
+    for field in fields:
+        if field not in values:
+            continue
+        origin: tuple[str, str | None] = ("user", None) if field in user else ("default", None)
+        for decl in reversed(declarations):
+            if any(w.field == field and w.outcome is not Outcome.BLOCKED for w in decl.writes):
+                origin = (decl.rule, decl.location)
+                break
+        out[field] = (values[field], *origin)
+    return out
 
 
 def _dedupe(reads: list[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:

@@ -82,6 +82,9 @@ class ConflictError(ResolvableError):
         self.upstream = upstream
         self.rule: str | None = None
         self.location: str | None = None
+        #: For each field named in ``fields``: (current value, who set it, file:line or None), where
+        #: "who" is a rule name, "user" or "default". Filled in by the resolver.
+        self.origins: dict[str, tuple[object, str, str | None]] = {}
 
     def __str__(self) -> str:
         text = self.message

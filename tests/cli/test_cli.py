@@ -323,3 +323,24 @@ def test_console_script_end_to_end():
         [exe, "explain", "nope", "--platform", "b200"], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_explain_refusal_names_where_the_conflicting_value_came_from(capsys):
+    """sglang says "you explicitly specified 'trtllm_mla'"; explain shows a model rule chose it."""
+    code, out, err = run(
+        capsys,
+        "explain",
+        "deepseek-v3",
+        "--platform",
+        "b200",
+        "--tp-size",
+        "8",
+        "--enable-deterministic-inference",
+    )
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "refused by deterministic_attention_backend" in out
+    assert "enable_deterministic_inference = True    (your flag)" in out
+    assert (
+        "attention_backend = 'trtllm_mla'    (declared by deepseek_family  resolvable/sglang/families/deepseek.py:"
+        in out
+    )

@@ -596,3 +596,25 @@ def test_resolve_does_not_mutate_its_inputs(registry, h100, hf, arch):
     resolve(registry, user, hf, h100, env=env)
     assert user == {"plain": 2}
     assert env == {"X": "1"}
+
+
+def test_conflict_records_where_the_involved_values_came_from(registry, h100):
+    from resolvable.errors import ConflictError
+
+    @registry.rule("passes")
+    def chooses(ctx):
+        return {"resolved_by_model": "flashinfer"}
+
+    @registry.rule("passes")
+    def refuses(ctx):
+        raise ConflictError("no", fields=("resolved_by_model", "also_resolved", "plain"))
+
+    with pytest.raises(ConflictError) as excinfo:
+        resolve(registry, {"plain": 3}, None, h100)
+    origins = excinfo.value.origins
+    assert origins["resolved_by_model"][0:2] == ("flashinfer", chooses.__qualname__)
+    assert origins["resolved_by_model"][2].endswith(
+        ".py:" + origins["resolved_by_model"][2].rsplit(":", 1)[1]
+    )
+    assert origins["also_resolved"] == (None, "default", None)
+    assert origins["plain"] == (3, "user", None)

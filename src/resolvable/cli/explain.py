@@ -42,11 +42,28 @@ def _explain_lines(exp: Any) -> list[str]:
     return lines
 
 
+def _refusal_lines(exc: ConflictError) -> list[str]:
+    lines = [f"refused by {exc.rule}  {exc.location}", f"    {exc.message}"]
+    if exc.fix:
+        lines.append(f"    fix: {exc.fix}")
+    if exc.origins:
+        lines.append("the values involved:")
+        for field, (value, who, where) in exc.origins.items():
+            source = {"user": "your flag", "default": "the default"}.get(who, f"declared by {who}  {where}")
+            lines.append(f"    {field} = {value!r}    ({source})")
+    return lines
+
+
 def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     user = _user_flags(args)
     if args.why_not is not None:
         return _why_not(args, user)
-    res = _resolve(args, args.platform, user, trace=True)
+    try:
+        res = _resolve(args, args.platform, user, trace=True)
+    except ConflictError as exc:
+        if not args.json:  # the reason and where the conflicting values came from; stderr gets the error
+            print("\n".join(_refusal_lines(exc)))
+        raise
     fields = [args.field] if args.field else list(res.changed())
     for f in fields:
         if f not in res:

@@ -24,7 +24,7 @@ def mxfp4_platform_support(ctx):
         raise ConflictError(
             "Unknown quantization method: mxfp4. Must be one of the methods registered on this platform "
             f"(sglang registers mxfp4 only on CUDA, the CPU engine and gfx95 ROCm; this is {ctx.platform.name}).",
-            fields=("quantization",),
+            fields=("quantization",) if ctx.args.quantization else (),  # else: the checkpoint says so
             fix="use a bf16 checkpoint of this model here, or run it on CUDA or gfx95 (MI350/MI355)",
             upstream="ValueError",
         )
