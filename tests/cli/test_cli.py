@@ -344,3 +344,18 @@ def test_explain_refusal_names_where_the_conflicting_value_came_from(capsys):
         "attention_backend = 'trtllm_mla'    (declared by deepseek_family  resolvable/sglang/families/deepseek.py:"
         in out
     )
+
+
+def test_refusal_as_json_for_scripts(capsys):
+    code, out, err = run(
+        capsys, "resolve", "deepseek-v3", "--platform", "b200", "--enable-deterministic-inference", "--json"
+    )
+    data = json.loads(out)
+    assert code == 2 and err.startswith("error: refused:")
+    assert data["schema"] == "resolvable.refusal/1" and data["rule"] == "deterministic_attention_backend"
+    assert data["origins"]["attention_backend"] == {
+        "value": "trtllm_mla",
+        "set_by": "deepseek_family",
+        "location": data["origins"]["attention_backend"]["location"],
+    }
+    assert data["upstream"] == "ValueError"

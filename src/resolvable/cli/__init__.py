@@ -9,6 +9,7 @@ platform is simulated from a preset unless ``--platform detect``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -113,9 +114,26 @@ def build_parser() -> argparse.ArgumentParser:
 _TAKES_SGLANG_FLAGS = ("explain", "resolve", "diff")
 
 
+def refusal_json(exc: ConflictError) -> dict[str, object]:
+    """A refused configuration as the ``resolvable.refusal/1`` JSON document."""
+    return {
+        "schema": "resolvable.refusal/1",
+        "rule": exc.rule,
+        "location": exc.location,
+        "message": exc.message,
+        "fix": exc.fix,
+        "upstream": exc.upstream,
+        "fields": list(exc.fields),
+        "origins": {
+            f: {"value": v, "set_by": who, "location": loc} for f, (v, who, loc) in exc.origins.items()
+        },
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    wants_json = "--json" in argv
     try:
         args, extra = parser.parse_known_args(argv)
         if extra and args.command not in _TAKES_SGLANG_FLAGS:
@@ -125,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report_ignored(ignored)
         return int(args.func(args, ignored) or 0)
     except ConflictError as exc:
+        if wants_json:  # scripts get the refusal as JSON too
+            print(json.dumps(refusal_json(exc), indent=2, default=repr))
         print(f"error: refused: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ResolvableError as exc:
