@@ -70,41 +70,43 @@ class Platform:
             if value is not None and not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
 
+    # Predicates are cached per value (a Platform never changes): rules read them on every resolution.
+
     # -- vendor predicates ------------------------------------------------------------
-    @property
+    @functools.cached_property
     def is_cuda(self) -> bool:
         return self.vendor == "cuda"
 
-    @property
+    @functools.cached_property
     def is_hip(self) -> bool:
         return self.vendor == "hip"
 
-    @property
+    @functools.cached_property
     def is_xpu(self) -> bool:
         return self.vendor == "xpu"
 
-    @property
+    @functools.cached_property
     def is_npu(self) -> bool:
         return self.vendor == "npu"
 
-    @property
+    @functools.cached_property
     def is_musa(self) -> bool:
         return self.vendor == "musa"
 
-    @property
+    @functools.cached_property
     def is_mps(self) -> bool:
         return self.vendor == "mps"
 
-    @property
+    @functools.cached_property
     def is_hpu(self) -> bool:
         return self.vendor == "hpu"
 
-    @property
+    @functools.cached_property
     def is_cpu(self) -> bool:
         """The CPU engine (SGLANG_USE_CPU_ENGINE=1 on an x86 or arm64 host)."""
         return self.vendor == "cpu"
 
-    @property
+    @functools.cached_property
     def is_arm64_host(self) -> bool:
         return self.cpu_arch in ("aarch64", "arm64")
 
@@ -143,30 +145,30 @@ class Platform:
         return self._cuda_major_in((10, 11, 12), (12, 8))
 
     # -- other facts ----------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def has_amx(self) -> bool:
         return self.vendor == "cpu" and self.cpu_amx
 
-    @property
+    @functools.cached_property
     def has_xmx(self) -> bool:
         return self.vendor == "xpu" and self.xpu_xmx
 
-    @property
+    @functools.cached_property
     def is_gfx95(self) -> bool:
         return self.vendor == "hip" and "gfx95" in (self.gcn_arch or "")
 
-    @property
+    @functools.cached_property
     def is_gfx942(self) -> bool:
         return self.vendor == "hip" and "gfx942" in (self.gcn_arch or "")
 
-    @property
+    @functools.cached_property
     def device_sm(self) -> int:
         """major*10+minor on CUDA/ROCm/MUSA (not gated on CUDA: 94 on MI300X), else 0."""
         if self.vendor in ("cuda", "hip", "musa") and self.capability is not None:
             return self.capability[0] * 10 + self.capability[1]
         return 0
 
-    @property
+    @functools.cached_property
     def device(self) -> str:
         """SGLang's auto-detected ``--device`` string (ROCm reports "cuda")."""
         return {"hip": "cuda"}.get(self.vendor, self.vendor)
