@@ -19,40 +19,22 @@ from typing import Any
 
 import pytest
 
-from resolvable import ConflictError, Platform
-from resolvable.sglang import resolve_server_args
-
 # ---------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------
+from sglang_tables import (  # shared with the decision tables
+    BASE_HF,
+    CPU_ENGINE,
+    DET,
+    DLLM,
+    DSA,
+    EAGLE,
+    GRAPHS_OFF,
+    MLA,
+)
 
-#: Tiny Llama-shaped config.json every case starts from.
-BASE_HF: dict[str, Any] = {
-    "hidden_size": 64,
-    "intermediate_size": 128,
-    "num_attention_heads": 4,
-    "num_hidden_layers": 2,
-    "num_key_value_heads": 2,
-    "vocab_size": 512,
-    "max_position_embeddings": 128,
-    "rms_norm_eps": 1e-5,
-    "torch_dtype": "bfloat16",
-}
-
-#: DeepSeek-V3-shaped MLA keys: 128 attention / KV heads (so tp 8 -> 16 KV heads per
-#: rank -> aiter on MI300X, spec §4.1 MLA-c), plus the MLA head dimensions (§3.21).
-MLA: dict[str, Any] = {
-    "num_attention_heads": 128,
-    "num_key_value_heads": 128,
-    "q_lora_rank": 1536,
-    "kv_lora_rank": 512,
-    "qk_nope_head_dim": 128,
-    "qk_rope_head_dim": 64,
-    "v_head_dim": 128,
-}
-
-#: DeepSeek sparse attention (DSA) marker, spec §3.1 `is_deepseek_dsa`.
-DSA: dict[str, Any] = {**MLA, "index_topk": 2048}
+from resolvable import ConflictError, Platform
+from resolvable.sglang import resolve_server_args
 
 MXFP4: dict[str, Any] = {"quantization_config": {"quant_method": "mxfp4"}}
 
@@ -63,10 +45,6 @@ ALIASES = {
     "D": "decode_attention_backend",
     "p": "page_size",
 }
-
-GRAPHS_OFF = {"cuda_graph_backend_prefill": "disabled", "cuda_graph_backend_decode": "disabled"}
-
-CPU_ENGINE = {"SGLANG_USE_CPU_ENGINE": "1"}
 
 
 @dataclass(frozen=True)
@@ -180,10 +158,7 @@ DUAL_CHUNK = {
     }
 }
 
-EAGLE = {"speculative_algorithm": "EAGLE"}
-DET = {"enable_deterministic_inference": True}
 TP8 = {"tp_size": 8}
-DLLM = {"dllm_algorithm": "LowConfidence"}
 
 VALUE, ASSERT, NOT_IMPL = "ValueError", "AssertionError", "NotImplementedError"
 
