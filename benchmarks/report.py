@@ -1,0 +1,315 @@
+"""The benchmark report: the console table and docs/benchmarks.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import _common  # noqa: F401  (first: puts benchmarks/ on sys.path)
+import baseline
+
+from resolvable import Platform
+from resolvable.sglang import grid
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+def build_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    res, ratio, imp, mat, sc, cli, mem = (
+        r[k] for k in ("resolution", "ratio", "import", "matrix", "scaling", "cli", "memory")
+    )
+    return [
+        (
+            "1. resolution, median (pack, grid)",
+            f"{res['median_us']:.1f} µs",
+            "well under 100 µs",
+            verdict(res["median_us"] < 100),
+        ),
+        (
+            "1. resolution, p95 (pack, grid)",
+            f"{res['p95_us']:.1f} µs",
+            "well under 100 µs",
+            verdict(res["p95_us"] < 100),
+        ),
+        (
+            "1. pack / procedural baseline",
+            f"{ratio['ratio']:.2f}× ({ratio['pack_us']:.1f} vs {ratio['baseline_us']:.1f} µs)",
+            "≤ 3×",
+            verdict(ratio["ratio"] <= 3),
+        ),
+        (
+            "1. baseline parity",
+            parity_text(r["parity"]),
+            "all identical",
+            verdict(not r["parity"]["mismatches"] and not r["parity"]["known_cases"]),
+        ),
+        ("2. cold import resolvable", f"{imp['resolvable_ms']:.1f} ms", "-", "-"),
+        (
+            "2. cold import resolvable.sglang",
+            f"{imp['sglang_ms']:.1f} ms",
+            "< 50 ms",
+            verdict(imp["sglang_ms"] < 50),
+        ),
+        (
+            "3. full matrix throughput",
+            f"{mat['per_second']:,.0f} res/s ({mat['resolutions']} in {mat['seconds']:.2f} s)",
+            "-",
+            "-",
+        ),
+        ("3. generate_docs()", f"{mat['docs_s'] * 1000:.0f} ms", "< 1 s", verdict(mat["docs_s"] < 1)),
+        ("4. 10 → 10,000 archs", f"{sc['flatness']:.2f}× max/min", "flat", verdict(sc["flat"])),
+        (
+            "4. 10 → 1,000 passes",
+            f"{sc['linearity']:.2f}× marginal-cost spread",
+            "linear",
+            verdict(sc["linear"]),
+        ),
+        ("5. CLI explain, end to end", f"{cli['ms']:.0f} ms", "< 200 ms", verdict(cli["ms"] < 200)),
+        ("6. peak RSS, full matrix", f"{mem['peak_mib']:.1f} MiB", "-", "-"),
+    ]
+
+
+def parity_text(par: dict[str, Any]) -> str:
+    same = par["compared"] - par["known_cases"] - len(par["mismatches"])
+    text = f"{same}/{par['compared']} cases identical"
+    if par["known_cases"]:
+        text += f", {par['known_cases']} differ on a known spec divergence"
+    return text
+
+
+def print_report(r: dict[str, Any]) -> None:
+    env = r["environment"]
+    print(f"\nresolvable benchmarks ({r['settings'].mode} mode)")
+    for key in ("python", "cpu", "cores", "os", "load average at start"):
+        print(f"  {key:<22} {env[key]}")
+    rows = build_rows(r)
+    widths = [
+        max(len(row[i]) for row in [*rows, ("benchmark", "measured", "target", "verdict")]) for i in range(4)
+    ]
+    header = ("benchmark", "measured", "target", "verdict")
+    print()
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+    sc = r["scaling"]
+    print("\nscaling, architectures (3 passes):")
+    for p in sc["archs"]:
+        print(
+            f"  {p['archs']:>6} archs  {p['us']:7.2f} µs/resolution   first resolution {p['first_us']:8.1f} µs"
+            f"   registration {p['register_s']:.3f} s"
+        )
+    print("scaling, passes (10 archs):")
+    for p in sc["passes"]:
+        print(f"  {p['passes']:>6} passes {p['us']:9.2f} µs/resolution   {p['us_per_pass']:.3f} µs/pass")
+    print("  marginal cost: " + ", ".join(f"{m:.3f}" for m in sc["marginal_us_per_pass"]) + " µs/pass")
+    print(
+        f"\nimport: bare interpreter {r['import']['bare_ms']:.1f} ms; the {r['import']['stdlib_count']} stdlib modules "
+        f"resolvable.sglang loads cost {r['import']['stdlib_ms']:.1f} ms alone; largest self times under -X importtime:"
+    )
+    for name, us in r["import"]["top_modules"]:
+        print(f"  {us / 1000:6.2f} ms  {name}")
+    ratio = r["ratio"]
+    print(
+        f"\nratio cases: pack {ratio['pack_us']:.1f} µs, baseline {ratio['baseline_us']:.1f} µs, engine fixed cost "
+        f"(registry without rules) {ratio['engine_fixed_us']:.1f} µs per resolution"
+    )
+    par = r["parity"]
+    print(
+        f"\nparity: {par['compared']} cases compared ({par['refused']} refused by both), "
+        f"{par['fields']} fields each, models {', '.join(par['models'])}"
+    )
+    for diff, where in par["known"].items():
+        print(
+            f"  known divergence on {len(where)} cases ({', '.join(sorted({w.split()[0] for w in where}))}): {diff}"
+        )
+        for field in {f.split(":")[0] for f in diff.split("; ")}:
+            print(f"    the baseline follows {baseline.KNOWN_DIVERGENCES[field]}")
+    for field in par["stale"]:
+        print(
+            f"  note: known divergence {field!r} no longer occurs; remove it from baseline.KNOWN_DIVERGENCES"
+        )
+
+
+def _known_markdown(par: dict[str, Any]) -> list[str]:
+    if not par["known"]:
+        return []
+    out = [
+        "Known divergences (the baseline follows the specification; the pack does not yet):",
+        "",
+        "| difference | cases | specification |",
+        "|---|---|---|",
+    ]
+    for diff, where in par["known"].items():
+        fields = sorted({f.split(":")[0] for f in diff.split("; ")})
+        presets = ", ".join(sorted({w.split()[0] for w in where}))
+        spec = "; ".join(baseline.KNOWN_DIVERGENCES[f] for f in fields)
+        out.append(f"| `{diff}` | {len(where)} (presets: {presets}) | {spec} |")
+    return [*out, ""]
+
+
+def markdown(r: dict[str, Any]) -> str:
+    s, env = r["settings"], r["environment"]
+    res, ratio, imp, mat, sc, cli, mem, par = (
+        r[k] for k in ("resolution", "ratio", "import", "matrix", "scaling", "cli", "memory", "parity")
+    )
+    out = [
+        "# Benchmarks",
+        "",
+        "Generated by `python benchmarks/run.py"
+        + (" --quick" if s.mode == "quick" else "")
+        + "`. Do not edit by hand; rerun it instead.",
+        "",
+        "## Machine",
+        "",
+        "| | |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in env.items()],
+        f"| mode | {s.mode} |",
+        "",
+        "Timings are wall-clock medians over repeated runs on a shared machine; ratios compare two timings",
+        "taken in the same process, interleaved, on the same cases.",
+        "",
+        "## Summary",
+        "",
+        "| benchmark | measured | target | verdict |",
+        "|---|---|---|---|",
+        *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in build_rows(r)],
+        "",
+        "## 1. Cost of one resolution",
+        "",
+        "`resolve_server_args(hf, platform, **flags)` (trace off, load-time adjustments on) over the grid of",
+        f"`resolvable.sglang.grid.cases()`: {res['cases']} cases (bundled models × presets × "
+        f"{len(grid.VARIANTS)} flag variants), of which {res['refused']} are refused (a refusal is timed like "
+        f"any resolution). Each case is timed {s.case_calls}× per pass, {s.case_rounds} passes; the case's cost is",
+        "the median of its passes; the table gives the distribution over cases.",
+        "",
+        "| | µs per resolution |",
+        "|---|---|",
+        f"| median over cases | {res['median_us']:.1f} |",
+        f"| median over accepted cases | {res['accepted_median_us']:.1f} |",
+        f"| p95 over cases | {res['p95_us']:.1f} |",
+        f"| slowest case | {res['max_us']:.1f} |",
+        "",
+        "### Against a procedural baseline",
+        "",
+        "`benchmarks/baseline.py` is a hand-written sglang-0.5.14-style function: plain `if`/`else` over a",
+        "plain dict of arguments, written from the specification for `GptOssForCausalLM`, `LlamaForCausalLM`",
+        "and `DeepseekV3ForCausalLM` (non-DSA) on every preset. It records no provenance.",
+        "",
+        f"**Parity** (asserted on every run): {par['compared']} cases ({', '.join(par['models'])} × "
+        f"{len(Platform.presets())} presets × {len(grid.VARIANTS)} variants), all {par['fields']} argument fields "
+        f"compared; {par['refused']} cases refused by both, "
+        f"{par['compared'] - par['refused'] - par['known_cases']} resolved identically, "
+        f"{par['known_cases']} differ only on a known divergence, {len(par['mismatches'])} other disagreements.",
+        "",
+        *_known_markdown(par),
+        f"**Cost** on the {ratio['cases']} cases of {', '.join(ratio['models'])} ({s.ratio_rounds} interleaved "
+        "rounds):",
+        "",
+        "| | µs per resolution |",
+        "|---|---|",
+        f"| rule pack | {ratio['pack_us']:.1f} |",
+        f"| procedural baseline | {ratio['baseline_us']:.1f} |",
+        f"| ratio | {ratio['ratio']:.2f}× (median of per-round ratios {ratio['ratio_of_rounds']:.2f}×) |",
+        f"| of which the engine's fixed cost (same inputs, registry without rules) | "
+        f"{ratio['engine_fixed_us']:.1f} |",
+        "",
+        "The difference is what the engine adds: the read-only views, one declaration record per rule that",
+        "wrote something (with the value it replaced and its outcome), the immutable `Resolution`.",
+        "",
+        "Why the ratio stays above the 3× target: the baseline is one function that computes each fact",
+        "once and records nothing. The pack runs about 36 small rules per resolution (each a Python call",
+        "that re-derives the facts it needs: effective backends, MLA, flashinfer availability); their bodies",
+        "cost about 13 µs, the dispatch loop and the declaration records about 10 µs, and the engine's fixed",
+        "cost (argument validation, the `Resolution`) the figure above. Stage guards already skip the",
+        "deterministic, dLLM, KV4, speculative and feature stages when they cannot apply. Going further",
+        "would mean merging rules or dropping per-rule provenance, which is what the pack is for.",
+        "",
+        "## 2. Cold import",
+        "",
+        f'Fresh interpreter per run (`python -c "import …"`), {imp["runs"]} runs after 2 warm-up runs, minus',
+        f"the median of `python -c pass` ({imp['bare_ms']:.1f} ms). Bytecode is cached (as after `pip install`),",
+        "in a private `PYTHONPYCACHEPREFIX`.",
+        "",
+        "| module | ms |",
+        "|---|---|",
+        f"| `resolvable` | {imp['resolvable_ms']:.1f} |",
+        f"| `resolvable.sglang` (engine + every rule module) | {imp['sglang_ms']:.1f} |",
+        f"| of which the standard-library modules it loads ({imp['stdlib_count']}, imported alone) | "
+        f"{imp['stdlib_ms']:.1f} |",
+        "",
+        "Largest self import times (`-X importtime`, median of 5). The rule modules are loaded with",
+        "`importlib.import_module`, which `-X importtime` does not report separately: their cost (module",
+        "execution and rule registration) is counted in `resolvable.sglang`'s own time.",
+        "",
+        "| module | ms |",
+        "|---|---|",
+        *[f"| `{name}` | {us / 1000:.2f} |" for name, us in imp["top_modules"]],
+        "",
+        "## 3. Full matrix",
+        "",
+        f"All {mat['resolutions']} grid cases in one process: {mat['seconds']:.2f} s, "
+        f"**{mat['per_second']:,.0f} resolutions/s** (median of {s.matrix_rounds}).",
+        f"`resolvable.cli.generate_docs()` (support matrix md + html, rule reference): "
+        f"**{mat['docs_s'] * 1000:.0f} ms** (median of {s.docs_rounds}).",
+        "",
+        "## 4. Scaling of the engine",
+        "",
+        "Synthetic `Registry` over a 4-field dataclass: one exact-architecture rule per architecture plus 3",
+        "global passes; one known architecture is resolved repeatedly (its plan is cached).",
+        "",
+        "| architectures | µs per resolution | first resolution of a new arch (µs) | registration (s) |",
+        "|---|---|---|---|",
+        *[
+            f"| {p['archs']:,} | {p['us']:.2f} | {p['first_us']:.1f} | {p['register_s']:.3f} |"
+            for p in sc["archs"]
+        ],
+        "",
+        f"Flat: max/min = {sc['flatness']:.2f}× ({'flat' if sc['flat'] else 'NOT flat'}, threshold 1.25×).",
+        "",
+        "10 architectures, N global passes (one pass in ten declares a value):",
+        "",
+        "| passes | µs per resolution | µs per pass |",
+        "|---|---|---|",
+        *[f"| {p['passes']:,} | {p['us']:.2f} | {p['us_per_pass']:.3f} |" for p in sc["passes"]],
+        "",
+        "Marginal cost between points: "
+        + ", ".join(f"{m:.3f}" for m in sc["marginal_us_per_pass"])
+        + f" µs/pass; spread {sc['linearity']:.2f}× ({'linear' if sc['linear'] else 'NOT linear'}, "
+        "threshold 1.5×).",
+        "",
+        "## 5. CLI latency",
+        "",
+        f"`{cli['command']}`, process start to exit, {cli['runs']} runs: median **{cli['ms']:.0f} ms**, "
+        f"p90 {cli['p90_ms']:.0f} ms (bare interpreter: {cli['bare_ms']:.0f} ms).",
+        "",
+        "## 6. Memory",
+        "",
+        "Peak RSS (`ru_maxrss`) of a fresh interpreter, started through `sh -c '…; true'` so that it does",
+        "not inherit the benchmark process's peak (Linux carries `ru_maxrss` across `exec`):",
+        "",
+        "| | MiB |",
+        "|---|---|",
+        f"| bare interpreter | {mem['bare_mib']:.1f} |",
+        f"| after `import resolvable.sglang` | {mem['import_mib']:.1f} |",
+        f"| full matrix ({mem['resolutions']} resolutions, results dropped) | {mem['peak_mib']:.1f} |",
+        *(
+            [f"| same, kernel's `VmHWM` (cross-check) | {mem['peak_hwm_mib']:.1f} |"]
+            if mem["peak_hwm_mib"]
+            else []
+        ),
+        f"| full matrix, every result kept | {mem['peak_kept_mib']:.1f} |",
+        "",
+        "## Reproduce",
+        "",
+        "```bash",
+        "pip install -e .",
+        "python benchmarks/run.py            # full run, rewrites this file",
+        "python benchmarks/run.py --quick    # fewer repeats",
+        "python benchmarks/run.py --profile  # cProfile of the full matrix (prints only)",
+        "```",
+        "",
+    ]
+    return "\n".join(out)
