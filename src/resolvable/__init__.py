@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._declaration import Declaration, Force, Outcome
 from ._facade import RecordingArgs, procedural, publish_args, refresh_declared_fields, resolve_into
 from ._hfconfig import HFConfig, load_hf_config
+from ._parity import ParityReport, check_parity
 from ._platform import Platform
 from ._publish import ContextSlot, RuntimeContext, publish
 from ._registry import Registry, Stage
@@ -30,6 +31,7 @@ __all__ = [
     "Force",
     "HFConfig",
     "Outcome",
+    "ParityReport",
     "Platform",
     "RecordingArgs",
     "Registry",
@@ -39,6 +41,7 @@ __all__ = [
     "RuntimeContext",
     "Stage",
     "arg",
+    "check_parity",
     "load_hf_config",
     "procedural",
     "publish",

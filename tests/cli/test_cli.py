@@ -359,3 +359,50 @@ def test_refusal_as_json_for_scripts(capsys):
         "location": data["origins"]["attention_backend"]["location"],
     }
     assert data["upstream"] == "ValueError"
+
+
+LEGACY_MODULE = '''
+def legacy_defaults(args, hf, platform, env):
+    """A team's procedural original: the generic default and page size for MHA models."""
+    if args.attention_backend is None:
+        if platform.is_sm90:
+            args.attention_backend = "fa3"
+        elif platform.is_cuda and "flashinfer" in platform.kernels:
+            args.attention_backend = "flashinfer"
+        else:
+            args.attention_backend = "triton"
+    if args.page_size is None:
+        args.page_size = {BUG}
+    if args.enable_deterministic_inference and args.attention_backend not in ("fa3", "flashinfer", "triton"):
+        raise AssertionError("deterministic inference needs fa3, flashinfer or triton")
+'''
+
+
+@pytest.mark.parametrize(("bug", "code"), [("1", 0), ("16", 1)])
+def test_parity_command_compares_legacy_code_with_the_rules(capsys, tmp_path, monkeypatch, bug, code):
+    module = f"team_legacy_{bug}"  # one module per case: imports are cached per process
+    (tmp_path / f"{module}.py").write_text(LEGACY_MODULE.replace("{BUG}", bug))
+    monkeypatch.chdir(tmp_path)
+    rc, out, _ = run(
+        capsys,
+        "parity",
+        f"{module}:legacy_defaults",
+        "--models",
+        "llama-3.1-8b,qwen3-8b",
+        "--platforms",
+        "h100,a100,l40s",
+        "--fields",
+        "attention_backend,page_size",
+        "--set",
+        "tp_size=2",
+    )
+    assert rc == code, out
+    assert out.startswith("6 cases compared")
+    if code:
+        assert "page_size: legacy=16 declarative=1 (declared by page_size_default)" in out
+        assert "by field: page_size 6" in out
+
+
+def test_parity_command_bad_target(capsys):
+    rc, _, err = run(capsys, "parity", "no_such_module_xyz:fn")
+    assert rc == 2 and "cannot import 'no_such_module_xyz'" in err

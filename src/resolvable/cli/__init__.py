@@ -19,6 +19,7 @@ from ._common import EXIT_USAGE, UsageError, _check_extras, _Parser, _report_ign
 from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
 from .explain import cmd_explain
+from .parity import cmd_parity
 
 __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 
@@ -103,6 +104,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("lint", help="check the rule registry over bundled models × presets × flag variants")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_lint)
+
+    p = sub.add_parser(
+        "parity", help="compare your procedural config function with the SGLang rules over the grid"
+    )
+    p.add_argument(
+        "target", metavar="MODULE:FUNCTION", help="fn(args, hf, platform, env) that mutates args in place"
+    )
+    p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
+    p.add_argument("--platforms", help="comma-separated presets (default: every preset)")
+    p.add_argument("--fields", help="compare only these fields (default: every resolvable field)")
+    p.add_argument(
+        "--set", action="append", metavar="FLAG=VALUE", help="one flag set instead of the grid's variants"
+    )
+    p.add_argument(
+        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by both sides"
+    )
+    p.add_argument("--limit", type=int, default=20, help="divergences to print (default: 20)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_parity)
 
     p = sub.add_parser("docs", help="regenerate docs/support-matrix.{md,html} (--check: fail if stale)")
     p.add_argument("--check", action="store_true")
