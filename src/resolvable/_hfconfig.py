@@ -305,19 +305,17 @@ def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None
 
             return Path(found)
     repo_dir = _hub_cache_dir(hub_cache) / ("models--" + repo_id.replace("/", "--"))
-    try:
+    try:  # the revision refs/main points at, when the cache has one
         ref = (repo_dir / "refs" / "main").read_text().strip()
         candidate = repo_dir / "snapshots" / ref / "config.json"
         if candidate.is_file():
             return candidate
+    except (OSError, ValueError):
+        pass
+    try:  # otherwise the newest snapshot that has a config.json
         snapshots = sorted((repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
     except (OSError, ValueError):
-        try:
-            snapshots = sorted(
-                (repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True
-            )
-        except (OSError, ValueError):
-            return None
+        return None
     for snap in snapshots:
         if (snap / "config.json").is_file():
             return snap / "config.json"

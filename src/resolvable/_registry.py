@@ -285,13 +285,14 @@ class Registry:
         """A rule must be callable with exactly one positional argument (the context)."""
         if not callable(fn):
             raise RegistrationError(f"{fn!r} is not callable")
-        code = getattr(_unwrap(fn), "__code__", None)
-        if code is None or getattr(fn, "__wrapped__", None) is not None:
+        original = _unwrap(fn)
+        code = getattr(original, "__code__", None)
+        if code is None or original is not fn:
             return  # builtins and wrappers: trust them (a wrapper's own signature is (ctx))
         positional = code.co_argcount
-        defaults = len(getattr(_unwrap(fn), "__defaults__", None) or ())
+        defaults = len(getattr(fn, "__defaults__", None) or ())
         required = positional - defaults
-        kwonly_required = code.co_kwonlyargcount - len(getattr(_unwrap(fn), "__kwdefaults__", None) or {})
+        kwonly_required = code.co_kwonlyargcount - len(getattr(fn, "__kwdefaults__", None) or {})
         varargs = bool(code.co_flags & 0x04)
         if kwonly_required or required > 1 or (positional == 0 and not varargs):
             raise RegistrationError(
