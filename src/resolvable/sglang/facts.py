@@ -196,3 +196,145 @@ def capability_major(platform: Any) -> int:
     """Raw ``torch.cuda.get_device_capability()[0]`` (9 on MI300X), 0 when unknown."""
     cap = platform.capability
     return cap[0] if cap else 0
+
+
+# -- quantization as the model config sees it (configs/model_config.py) ----------------------
+
+#: Key under which a loader may place the raw ``hf_quant_config.json`` of a ModelOpt checkpoint
+#: (read by ``ModelConfig._parse_quant_hf_config`` only when config.json has no quantization).
+HF_QUANT_CONFIG_KEY = "hf_quant_config"
+
+
+def checkpoint_quant_config(hf: Any) -> Any:
+    """The checkpoint's quantization config as sglang's ``hf_config.quantization_config`` holds it.
+
+    ``KimiK25Config`` (configs/kimi_k25.py ``__init__``) hoists ``text_config.quantization_config``
+    to the top level when the top level has none, so Kimi-K2.5 checkpoints are read there."""
+    qc = quantization_config(hf)
+    if qc is None and hf.get("model_type") == "kimi_k25" and hf.text_config is not hf:
+        qc = quantization_config(hf.text_config)
+    return qc
+
+
+def _modelopt_from_algo(section: Any) -> dict | None:
+    """``ModelConfig._parse_modelopt_quant_config``: the concrete ModelOpt method of a
+    ``{"quant_algo": ...}`` section (MIXED_PRECISION → modelopt_mixed when some layer is NVFP4,
+    else w4afp8; *FP4* → modelopt_fp4; *FP8* → modelopt_fp8), or None."""
+    algo = section.get("quant_algo")
+    if algo == "MIXED_PRECISION":
+        layers = section.get("quantized_layers") or {}
+        values = layers.values() if hasattr(layers, "values") else ()
+        nvfp4 = any(
+            hasattr(v, "get") and str(v.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4")
+            for v in values
+        )
+        return {"quant_method": "modelopt_mixed" if nvfp4 else "w4afp8", "quant_algo": algo}
+    if isinstance(algo, str) and ("FP4" in algo or "NVFP4" in algo):
+        return {"quant_method": "modelopt_fp4", "quant_algo": algo}
+    if isinstance(algo, str) and "FP8" in algo:
+        return {"quant_method": "modelopt_fp8", "quant_algo": algo}
+    return None
+
+
+def parsed_quant_config(hf: Any) -> dict | None:
+    """``ModelConfig._parse_quant_hf_config``: config.json's quantization_config (a ModelOpt one
+    refined by its quant_algo), else ``compression_config``, else ``hf_quant_config.json``."""
+    qc = checkpoint_quant_config(hf)
+    if qc is not None:
+        cfg = dict(qc.items())
+        if cfg.get("quant_method") is not None and not isinstance(cfg["quant_method"], str):
+            raise ConfigError(
+                f"{hf.source}: quantization_config.quant_method must be a string, got {cfg['quant_method']!r}"
+            )
+        if "quant_method" not in cfg or cfg["quant_method"] == "modelopt":
+            cfg.update(_modelopt_from_algo(cfg) or {})
+        return cfg
+    compression = hf.get("compression_config")
+    if hasattr(compression, "get"):
+        return dict(compression.items())
+    raw = hf.get(HF_QUANT_CONFIG_KEY)
+    if hasattr(raw, "get") and hasattr(raw.get("quantization"), "get"):
+        return _modelopt_from_algo(raw.get("quantization"))
+    return None
+
+
+_MARLIN_GROUP_SIZES = (-1, 32, 64, 128)  # layers/quantization/marlin_utils.py
+
+
+def _capability(platform: Any) -> int:
+    cap = platform.capability
+    return cap[0] * 10 + cap[1] if cap and platform.vendor in ("cuda", "hip", "musa") else -1
+
+
+def _override_quantization(cfg: dict, user: str | None, platform: Any) -> str | None:
+    """The first ``override_quantization_method`` of sglang's registry (in registry order:
+    ModelOpt, ModelOpt mixed, AWQ-Marlin, GPTQ-Marlin, MoE-WNA16, Petit, MLX) that claims
+    the checkpoint, or None. Marlin conversions need compute capability >= 8.0."""
+    method = str(cfg.get("quant_method") or "")
+    algo = str(cfg.get("quant_algo") or "").upper()
+    if user == "modelopt":  # base_config.py:_modelopt_override_quantization_method
+        if "FP8" in algo:
+            return "modelopt_fp8"
+        if "NVFP4" in algo or "FP4" in algo:
+            return "modelopt_fp4"
+    if method in ("modelopt_fp8", "modelopt_fp4"):
+        return method
+    if method == "modelopt_mixed":  # ModelOptMixedPrecisionConfig
+        return "modelopt_mixed"
+    cap = _capability(platform)
+    bits, group = cfg.get("bits"), cfg.get("group_size")
+    if (  # awq/awq.py:AWQMarlinConfig.is_awq_marlin_compatible (CUDA, uint4 with zero point)
+        user in (None, "marlin", "awq_marlin")
+        and platform.is_cuda
+        and method.lower() == "awq"
+        and bits == 4
+        and cfg.get("zero_point") is True
+        and group in _MARLIN_GROUP_SIZES
+        and cap >= 80
+    ):
+        return "awq_marlin"
+    marlin_format = cfg.get("checkpoint_format") == "marlin" or bool(cfg.get("is_marlin_format", False))
+    if (  # gptq/gptq.py:GPTQMarlinConfig.is_gptq_marlin_compatible (symmetric 4/8 bit)
+        user in (None, "marlin", "gptq_marlin")
+        and not marlin_format
+        and method.lower() == "gptq"
+        and bits in (4, 8)
+        and cfg.get("sym") is True
+        and cfg.get("desc_act") is not None
+        and group in _MARLIN_GROUP_SIZES
+        and cap >= 80
+    ):
+        return "gptq_marlin"
+    if user == "moe_wna16" and (  # moe_wna16.py:MoeWNA16Config.is_moe_wna16_compatible
+        (method.lower() == "gptq" and not cfg.get("desc_act") and bits in (4, 8))
+        or (method.lower() == "awq" and bits == 4 and cap >= 75)
+    ):
+        return "moe_wna16"
+    if platform.is_hip and method.lower() == "modelopt":  # petit.py:PetitNvFp4Config
+        return "petit_nvfp4"
+    if (  # mlx.py:MlxQuantizationConfig (registered on Apple MPS only)
+        platform.is_mps
+        and user is None
+        and "quant_method" not in cfg
+        and isinstance(bits, int)
+        and isinstance(group, int)
+        and bits in (4, 8)
+    ):
+        return f"mlx_q{bits}"
+    return None
+
+
+def model_quantization(user: str | None, hf: Any, platform: Any) -> tuple[str | None, str | None]:
+    """``ModelConfig._verify_quantization`` before its checks: (the model config's quantization,
+    the checkpoint's method after overrides). The first is what model rules such as Nemotron-H
+    read as ``model_config.quantization``; ``ServerArgs.quantization`` itself is not changed."""
+    quantization = user.lower() if user is not None else None
+    cfg = parsed_quant_config(hf)
+    if cfg is None:
+        return quantization, None
+    raw = cfg.get("quant_method", "" if not quantization else quantization)
+    method = str(raw if raw is not None else "").lower()
+    override = _override_quantization(cfg, quantization, platform)
+    if override:
+        method = quantization = override
+    return (method if quantization is None else quantization), method

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import quantization_config
+from ..facts import checkpoint_quant_config, model_quantization
 
 TRITON_ON_SM100 = (
     "MiniCPMV4_6ForConditionalGeneration",
@@ -73,13 +73,20 @@ _MODELOPT = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")
 
 @registry.for_arch(*NEMOTRON_H)
 def nemotron_h_quant_moe(ctx):
-    """§3.11 Nemotron-H: ModelOpt checkpoints need relu2 MLPs and pick the concrete ModelOpt
-    method; the MoE runner is flashinfer_trtllm on SM100, marlin for FP4 on SM80-SM9x, else cutlass."""
+    """§3.11 Nemotron-H (0.5.15 overrides.py:_nemotron_h_overrides): when the *model config's*
+    quantization (``ModelConfig._verify_quantization``, see ``facts.model_quantization``) is a
+    ModelOpt one, the MLP must be relu2 and ``quantization`` := that method (the generic
+    ``modelopt`` refined by ``quant_algo``); with a ModelOpt or no quantization the MoE runner is
+    flashinfer_trtllm on SM100, marlin for FP4 on SM80-SM9x, else flashinfer_cutlass.
+
+    A ModelOpt MIXED_PRECISION checkpoint without NVFP4 layers is ``w4afp8`` to the model
+    config, so neither field is declared (0.5.14 answered modelopt_mixed)."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
-    qc = quantization_config(hf)
-    method = args.quantization or (qc.get("quant_method") if qc is not None else None)
+    model_q, _ = model_quantization(args.quantization, hf, platform)
     out = {}
-    if method in _MODELOPT:
+    quantization = args.quantization
+    is_modelopt = model_q in _MODELOPT
+    if is_modelopt:
         if hf.text_config.get("mlp_hidden_act") != "relu2":
             raise ConflictError(
                 f"{ctx.arch} ModelOpt checkpoints require mlp_hidden_act == 'relu2'",
@@ -87,21 +94,22 @@ def nemotron_h_quant_moe(ctx):
                 fix="check the checkpoint's config.json",
                 upstream="AssertionError",
             )
-        algo = str((qc or {}).get("quant_algo") or "").upper()
-        if algo == "MIXED_PRECISION":
-            method = "modelopt_mixed"
-        elif algo == "NVFP4":
-            method = "modelopt_fp4"
-        elif method == "modelopt":
-            method = "modelopt_fp8"
-        if args.quantization != method:
-            out["quantization"] = Force(method, f"the checkpoint's ModelOpt algorithm is {method}")
-    if (method in _MODELOPT or method is None) and args.moe_runner_backend == "auto":
+        if model_q == "modelopt":
+            algo = (checkpoint_quant_config(hf) or {}).get("quant_algo")
+            if algo == "MIXED_PRECISION":
+                quantization = "modelopt_mixed"
+            else:
+                quantization = "modelopt_fp4" if algo == "NVFP4" else "modelopt_fp8"
+        else:
+            quantization = model_q
+        if args.quantization != quantization:
+            out["quantization"] = Force(quantization, f"the checkpoint's ModelOpt method is {quantization}")
+    if (is_modelopt or model_q is None) and args.moe_runner_backend == "auto":
         cap = platform.capability or (0, 0)
         if platform.is_sm100 and args.moe_a2a_backend == "none":
             out["moe_runner_backend"] = "flashinfer_trtllm"
         elif (
-            method in ("modelopt_fp4", "modelopt_mixed")
+            (model_q in ("modelopt_fp4", "modelopt_mixed") or quantization == "modelopt_fp4")
             and platform.is_cuda
             and (8, 0) <= tuple(cap) < (10, 0)
         ):
