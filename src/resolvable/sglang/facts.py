@@ -332,7 +332,7 @@ def model_quantization(user: str | None, hf: Any, platform: Any) -> tuple[str | 
     cfg = parsed_quant_config(hf)
     if cfg is None:
         return quantization, None
-    raw = cfg.get("quant_method", "" if not quantization else quantization)
+    raw = cfg.get("quant_method", quantization or "")
     method = str(raw if raw is not None else "").lower()
     override = _override_quantization(cfg, quantization, platform)
     if override:

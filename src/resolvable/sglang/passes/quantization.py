@@ -105,14 +105,18 @@ def verify_quantization(ctx):
     user = args.quantization
     quantization, method = model_quantization(user, ctx.hf, platform)
     user_norm = user.lower() if user is not None else None
-    if user_norm is not None and method is not None and quantization != method:
-        if method not in COMPATIBLE.get(quantization, ()):
-            raise ConflictError(
-                f"Quantization method specified in the model config ({method}) does not match the "
-                f"quantization method specified in the `quantization` argument ({quantization}).",
-                fields=("quantization",),
-                fix=f"drop --quantization (the checkpoint is {method}) or pass --quantization {method}",
-            )
+    if (
+        user_norm is not None
+        and method is not None
+        and quantization != method
+        and method not in COMPATIBLE.get(quantization, ())
+    ):
+        raise ConflictError(
+            f"Quantization method specified in the model config ({method}) does not match the "
+            f"quantization method specified in the `quantization` argument ({quantization}).",
+            fields=("quantization",),
+            fix=f"drop --quantization (the checkpoint is {method}) or pass --quantization {method}",
+        )
     if quantization is None:
         return {}
     supported = registered_methods(platform)
