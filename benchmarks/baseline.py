@@ -506,8 +506,31 @@ def resolve(
     if a["dp_size"] == 1:
         a["enable_dp_attention"] = False
         a["enable_dp_lm_head"] = False
+    # _moe_runner_fusion_disable: the TRT-LLM / CuteDSL MoE runners disable shared-experts fusion.
+    if a["moe_runner_backend"] in (
+        "flashinfer_cutedsl",
+        "flashinfer_trtllm",
+        "experimental_sgl_trtllm",
+        "flashinfer_trtllm_routed",
+    ):
+        a["disable_shared_experts_fusion"] = True
     algo, topk = a["speculative_algorithm"], a["speculative_eagle_topk"]
     if algo is not None:
+        # speculative_hook.py: draft MoE runner default, EAGLE-family parameters and writes.
+        if a["speculative_moe_runner_backend"] is None:
+            a["speculative_moe_runner_backend"] = a["moe_runner_backend"]
+        if algo in _EAGLE_FAMILY:
+            if a["max_running_requests"] is None:
+                a["max_running_requests"] = 48
+            a["enable_mixed_chunk"] = False
+            if a["speculative_num_steps"] is None:
+                if topk is not None or a["speculative_num_draft_tokens"] is not None:
+                    raise ValueError("--speculative-eagle-topk needs --speculative-num-steps")
+                steps_topk_draft = (5, 4, 8) if arch == "LlamaForCausalLM" else (3, 1, 4)
+                a["speculative_num_steps"], topk, a["speculative_num_draft_tokens"] = steps_topk_draft
+                a["speculative_eagle_topk"] = topk
+            if topk == 1:
+                a["speculative_num_draft_tokens"] = a["speculative_num_steps"] + 1
         topk_many = topk is not None and topk > 1
         if topk_many and "trtllm_mha" in (eff_prefill, eff_decode):
             raise ValueError("trtllm_mha backend only supports topk = 1 for speculative decoding.")

@@ -8,6 +8,11 @@ after the family rules) and §5 ("not set" semantics). Upstream behaviours from
 The rows complement ``test_worked_examples.py`` (spec §8): they take the other branches of each
 family's table. Every row is one parametrized case with the expected fields after the full
 0.5.15 resolution, or the expected refusal (sglang's exception type + a message regex).
+
+Rows that set ``speculative_eagle_topk`` also pass ``speculative_num_steps=3``: sglang 0.5.15
+(arg_groups/speculative_hook.py ``_handle_eagle_family``) asserts that topk and draft tokens are
+unset when it chooses the speculative parameters itself (num_steps unset); DFLASH rows pass a
+``speculative_draft_model_path``, which ``_handle_dflash`` requires.
 """
 
 from __future__ import annotations
@@ -644,10 +649,27 @@ DSV4_ROWS = [
         Err(ASSERT, r"Only EAGLE speculative algorithm is supported"),
         speculative_algorithm="NEXTN",
         speculative_eagle_topk=1,
+        speculative_num_steps=3,
     ),
     row("eagle-topk-unset-refused", DSV4, "b200", Err(ASSERT, r"topk == 1"), **EAGLE),
-    row("eagle-topk-2-refused", DSV4, "b200", Err(ASSERT, r"topk == 1"), speculative_eagle_topk=2, **EAGLE),
-    row("eagle-topk-1-ok", DSV4, "b200", E(A="dsv4", p=256), speculative_eagle_topk=1, **EAGLE),
+    row(
+        "eagle-topk-2-refused",
+        DSV4,
+        "b200",
+        Err(ASSERT, r"topk == 1"),
+        speculative_eagle_topk=2,
+        speculative_num_steps=3,
+        **EAGLE,
+    ),
+    row(
+        "eagle-topk-1-ok",
+        DSV4,
+        "b200",
+        E(A="dsv4", p=256),
+        speculative_eagle_topk=1,
+        speculative_num_steps=3,
+        **EAGLE,
+    ),
     row(
         "nvfp4-moe-meta",
         DSV4,
@@ -1731,6 +1753,7 @@ QWEN3_5_ROWS = [
         E(A="trtllm_mha", p=64),
         speculative_algorithm="NEXTN",
         speculative_eagle_topk=1,
+        speculative_num_steps=3,
     ),
     # The default is evaluated on the pristine page size: topk 1 with page 16 -> flashinfer -> triton/1.
     row(
@@ -1739,10 +1762,19 @@ QWEN3_5_ROWS = [
         "b200",
         E(A="triton", p=1),
         speculative_eagle_topk=1,
+        speculative_num_steps=3,
         page_size=16,
         **EAGLE,
     ),
-    row("eagle-topk-4", QWEN3_5, "b200", E(A="triton", p=1), speculative_eagle_topk=4, **EAGLE),
+    row(
+        "eagle-topk-4",
+        QWEN3_5,
+        "b200",
+        E(A="triton", p=1),
+        speculative_eagle_topk=4,
+        speculative_num_steps=3,
+        **EAGLE,
+    ),
     row(
         "user-backend-no-rule",
         QWEN3_5,

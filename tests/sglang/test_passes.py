@@ -10,6 +10,11 @@ C1-C24, §4.3 deterministic D0-D8, §4.4 diffusion LLMs, §4.5 page size, §4.6 
 Generic passes are exercised with architectures that have no family rule (Llama for MHA,
 DeepSeek-V2 for MLA, spec §3.20), so the passes alone decide. Every decision-table row is a
 parametrized case with the expected fields or the expected refusal.
+
+Rows that set ``speculative_eagle_topk`` also pass ``speculative_num_steps=3``: sglang 0.5.15
+(arg_groups/speculative_hook.py ``_handle_eagle_family``) asserts that topk and draft tokens are
+unset when it chooses the speculative parameters itself (num_steps unset); DFLASH rows pass a
+``speculative_draft_model_path``, which ``_handle_dflash`` requires.
 """
 
 from __future__ import annotations
@@ -287,13 +292,22 @@ DEFAULT_ROWS = [
     # MHA-a: Hopper (CC 9.x, CUDA >= 12.3) and no spec / topk 1 with page 1|None.
     row("MHA-a-h200", LLAMA, "h200", E(A="fa3")),
     row("MHA-a-h20", LLAMA, "h20", E(A="fa3")),
-    row("MHA-a-eagle-topk1", LLAMA, "h100", E(A="fa3", p=1), speculative_eagle_topk=1, **EAGLE),
+    row(
+        "MHA-a-eagle-topk1",
+        LLAMA,
+        "h100",
+        E(A="fa3", p=1),
+        speculative_eagle_topk=1,
+        speculative_num_steps=3,
+        **EAGLE,
+    ),
     row(
         "MHA-a-eagle-topk1-page1",
         LLAMA,
         "h100",
         E(A="fa3", p=1),
         speculative_eagle_topk=1,
+        speculative_num_steps=3,
         page_size=1,
         **EAGLE,
     ),
@@ -301,7 +315,15 @@ DEFAULT_ROWS = [
     row("MHA-a-eagle-topk-unset-fa3", LLAMA, "h100", E(A="fa3"), **EAGLE),
     # MHA-b: SM100, topk one, and (no spec or explicit topk).
     row("MHA-b-b300", LLAMA, "b300", E(A="trtllm_mha", p=64)),
-    row("MHA-b-eagle-topk2", LLAMA, "b200", E(A="flashinfer", p=1), speculative_eagle_topk=2, **EAGLE),
+    row(
+        "MHA-b-eagle-topk2",
+        LLAMA,
+        "b200",
+        E(A="flashinfer", p=1),
+        speculative_eagle_topk=2,
+        speculative_num_steps=3,
+        **EAGLE,
+    ),
     row("MHA-b-not-sm100-cuda124", LLAMA, "b200-cu124", E(A="flashinfer", p=1)),
     row("MHA-b-thor-not-sm100", LLAMA, "thor", E(A="flashinfer", p=1)),
     # MHA-c: HIP.
@@ -337,7 +359,16 @@ DEFAULT_ROWS = [
     row("MHA-f-musa", LLAMA, "musa", E(A="triton", p=64)),
     # MLA-a: Hopper with CUDA >= 12.3.
     row("MLA-a-h200", DSV2, "h200", E(A="fa3"), hf=MLA),
-    row("MLA-a-eagle-topk4-still-fa3", DSV2, "h100", E(A="fa3"), hf=MLA, speculative_eagle_topk=4, **EAGLE),
+    row(
+        "MLA-a-eagle-topk4-still-fa3",
+        DSV2,
+        "h100",
+        E(A="fa3"),
+        hf=MLA,
+        speculative_eagle_topk=4,
+        speculative_num_steps=3,
+        **EAGLE,
+    ),
     row("MLA-a-not-hopper-cuda122", DSV2, "h100-cu122", E(A="triton"), hf=MLA),
     # MLA-b: SM100.
     row("MLA-b-b300", DSV2, "b300", E(A="flashinfer", p=1), hf=MLA),
@@ -809,7 +840,14 @@ COMPAT_ROWS = [
     row("C16-b300", LLAMA, "b300", E(A="fa4", p=128), attention_backend="fa4"),
     row("C16-user-page-overridden", LLAMA, "b200", E(p=128), attention_backend="fa4", page_size=64),
     row(
-        "C16-eagle-topk1", LLAMA, "b200", E(p=128), attention_backend="fa4", speculative_eagle_topk=1, **EAGLE
+        "C16-eagle-topk1",
+        LLAMA,
+        "b200",
+        E(p=128),
+        attention_backend="fa4",
+        speculative_eagle_topk=1,
+        speculative_num_steps=3,
+        **EAGLE,
     ),
     row(
         "C16-eagle-topk2-skipped",
@@ -818,6 +856,7 @@ COMPAT_ROWS = [
         E(p=1),
         attention_backend="fa4",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         **EAGLE,
     ),
     row("C16-mla-skipped", DSV2, "b200", E(A="fa4", p=1), hf=MLA, attention_backend="fa4"),
@@ -1350,10 +1389,14 @@ DLLM_ROWS = [
         **DLLM,
     ),
     row(
-        "radix-off-hicache-kept",
+        # 0.5.15 server_args.py:_handle_cache_compatibility (step 23, before dLLM at step 24)
+        # refuses the pair, so the dLLM stage never sees it.
+        "radix-off-hicache-refused-before-dllm",
         LLADA2,
         "h100",
-        E(enable_hierarchical_cache=True),
+        Err(
+            VALUE, r"^The arguments enable-hierarchical-cache and disable-radix-cache are mutually exclusive"
+        ),
         disable_radix_cache=True,
         enable_hierarchical_cache=True,
         **DLLM,
@@ -1642,6 +1685,7 @@ VALIDATION_ROWS = [
         Err(VALUE, r"trtllm_mha backend only supports topk = 1 for speculative decoding\."),
         attention_backend="trtllm_mha",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         **EAGLE,
     ),
     row(
@@ -1652,6 +1696,7 @@ VALIDATION_ROWS = [
         attention_backend="triton",
         decode_attention_backend="trtllm_mha",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         **EAGLE,
     ),
     row(
@@ -1661,6 +1706,7 @@ VALIDATION_ROWS = [
         Err(VALUE, r"torch_native"),
         attention_backend="torch_native",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         page_size=16,
         **EAGLE,
     ),
@@ -1672,6 +1718,7 @@ VALIDATION_ROWS = [
         attention_backend="torch_native",
         speculative_algorithm="EAGLE3",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         page_size=16,
     ),
     row(
@@ -1681,6 +1728,7 @@ VALIDATION_ROWS = [
         E(A="fa3", p=16),
         attention_backend="fa3",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         page_size=16,
         **EAGLE,
     ),
@@ -1691,6 +1739,7 @@ VALIDATION_ROWS = [
         E(A="torch_native", p=1),
         attention_backend="torch_native",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         **EAGLE,
     ),
     row(
@@ -1701,6 +1750,7 @@ VALIDATION_ROWS = [
         attention_backend="triton",
         speculative_algorithm="NGRAM",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         page_size=16,
     ),
     row(
@@ -1711,6 +1761,7 @@ VALIDATION_ROWS = [
         attention_backend="flashinfer",
         speculative_algorithm="NGRAM",
         speculative_eagle_topk=2,
+        speculative_num_steps=3,
         page_size=16,
     ),
     # [15] DFLASH draft backend: user value, else effective prefill; unsupported -> fallback.
@@ -1720,6 +1771,7 @@ VALIDATION_ROWS = [
         "h100",
         E(speculative_draft_attention_backend="fa3"),
         speculative_algorithm="DFLASH",
+        speculative_draft_model_path="draft",
     ),
     # DFLASH without topk is not "topk one" for MHA-b (§4.1), so B200 defaults to flashinfer.
     row(
@@ -1728,6 +1780,7 @@ VALIDATION_ROWS = [
         "b200",
         E(A="flashinfer", speculative_draft_attention_backend="flashinfer"),
         speculative_algorithm="DFLASH",
+        speculative_draft_model_path="draft",
     ),
     row(
         "dflash-trtllm-prefill-falls-back",
@@ -1735,6 +1788,7 @@ VALIDATION_ROWS = [
         "b200",
         E(A="trtllm_mha", speculative_draft_attention_backend="flashinfer"),
         speculative_algorithm="DFLASH",
+        speculative_draft_model_path="draft",
         attention_backend="trtllm_mha",
     ),
     row(
@@ -1743,6 +1797,7 @@ VALIDATION_ROWS = [
         "mi300x",
         E(speculative_draft_attention_backend="triton"),
         speculative_algorithm="DFLASH",
+        speculative_draft_model_path="draft",
     ),
     row(
         "dflash-user-triton-kept",
@@ -1750,6 +1805,7 @@ VALIDATION_ROWS = [
         "b200",
         E(speculative_draft_attention_backend="triton"),
         speculative_algorithm="DFLASH",
+        speculative_draft_model_path="draft",
         speculative_draft_attention_backend="triton",
     ),
     row(
@@ -1758,6 +1814,7 @@ VALIDATION_ROWS = [
         "b200",
         E(speculative_draft_attention_backend="flashinfer"),
         speculative_algorithm="DFLASH",
+        speculative_draft_model_path="draft",
         speculative_draft_attention_backend="trtllm_mha",
     ),
     row(
@@ -1766,6 +1823,7 @@ VALIDATION_ROWS = [
         "b200",
         E(speculative_draft_attention_backend="fa4"),
         speculative_algorithm="DFLASH",
+        speculative_draft_model_path="draft",
         prefill_attention_backend="fa4",
     ),
     row(
@@ -1774,6 +1832,7 @@ VALIDATION_ROWS = [
         "a100-nofi",
         E(speculative_draft_attention_backend="triton"),
         speculative_algorithm="DFLASH",
+        speculative_draft_model_path="draft",
     ),
     # [15] unified memory -> page-major KV layout: effective backends within {triton}.
     row(

@@ -9,6 +9,11 @@ is ignored). A row that is refused carries the name of the exception sglang rais
 
 Inputs follow the §8 legend: tp_size 1, no speculative decoding, radix cache, overlap
 scheduler and cuda graphs on, device auto-detected, ``architectures=[arch]``.
+
+Rows that set ``speculative_eagle_topk`` also pass ``speculative_num_steps=3``: sglang 0.5.15
+(arg_groups/speculative_hook.py ``_handle_eagle_family``) asserts that topk and draft tokens are
+unset when it chooses the speculative parameters itself (num_steps unset); DFLASH rows pass a
+``speculative_draft_model_path``, which ``_handle_dflash`` requires.
 """
 
 from __future__ import annotations
@@ -173,14 +178,26 @@ CASES: list[Case] = [
     C(4, *LLAMA, "a100-nofi", expect=E(A="triton", p=1)),
     C(5, *LLAMA, "mi300x", expect=E(A="aiter", p=1)),
     C(6, *LLAMA, "mi300x", env={"SGLANG_AITER_KV_CACHE_LAYOUT": "vectorized_5d"}, expect=E(A="aiter", p=64)),
-    C(7, *LLAMA, "h100", args={**EAGLE, "speculative_eagle_topk": 4}, expect=E(A="flashinfer", p=1)),
+    C(
+        7,
+        *LLAMA,
+        "h100",
+        args={**EAGLE, "speculative_eagle_topk": 4, "speculative_num_steps": 3},
+        expect=E(A="flashinfer", p=1),
+    ),
     C(8, *LLAMA, "b200", args=EAGLE, expect=E(A="flashinfer", p=1)),
-    C(9, *LLAMA, "b200", args={**EAGLE, "speculative_eagle_topk": 1}, expect=E(A="trtllm_mha", p=64)),
+    C(
+        9,
+        *LLAMA,
+        "b200",
+        args={**EAGLE, "speculative_eagle_topk": 1, "speculative_num_steps": 3},
+        expect=E(A="trtllm_mha", p=64),
+    ),
     C(
         10,
         *LLAMA,
         "h100",
-        args={**EAGLE, "speculative_eagle_topk": 1, "page_size": 16},
+        args={**EAGLE, "speculative_eagle_topk": 1, "speculative_num_steps": 3, "page_size": 16},
         expect=E(A="flashinfer", p=16),
     ),
     C(11, *LLAMA, "h100", args={"kv_cache_dtype": "fp8_e5m2"}, expect=E(A="triton", p=1)),
@@ -196,7 +213,7 @@ CASES: list[Case] = [
         14,
         *LLAMA,
         "b200",
-        args={"attention_backend": "fa4", **EAGLE, "speculative_eagle_topk": 4},
+        args={"attention_backend": "fa4", **EAGLE, "speculative_eagle_topk": 4, "speculative_num_steps": 3},
         expect=E(A="fa4", p=1),
     ),
     C(
@@ -374,7 +391,7 @@ CASES: list[Case] = [
         62,
         *QWEN3_5,
         "b200",
-        args={**EAGLE, "speculative_eagle_topk": 1},
+        args={**EAGLE, "speculative_eagle_topk": 1, "speculative_num_steps": 3},
         expect=E(A="trtllm_mha", p=64, mamba_radix_cache_strategy="extra_buffer"),
     ),
     C(63, *QWEN3_5, "b200", args=EAGLE, expect=E(A="triton", p=1)),

@@ -45,6 +45,10 @@ RULE_MODULES = (
     "passes.kv4",
     "passes.page_size",
     "passes.validation",
+    "passes.parallelism",
+    "passes.moe_kernels",
+    "passes.speculative",
+    "passes.cache_checks",
     "passes.dllm",
 )
 for _module in RULE_MODULES:

@@ -48,12 +48,15 @@ STAGES = (
         doc="§4.7 steps 19-20: multi-item scoring, prefill-only (only when enabled)",
         when=lambda a: a.enable_mis or a.prefill_only_disable_kv_cache,
     ),
-    Stage("parallelism", doc="§2.2 step 21: data-parallel defaults"),
+    Stage(
+        "parallelism", doc="§2.2 step 21: data parallelism, MoE runner and A2A checks, pipeline parallelism"
+    ),
     Stage(
         "speculative",
         doc="§4.7 step 22: speculative-decoding checks, DFLASH draft backend (only with speculation)",
         when=lambda a: a.speculative_algorithm is not None,
     ),
+    Stage("cache_compat", doc="§2.2 step 23: cache compatibility (hierarchical cache, SWA ratio)"),
     Stage(
         "memory_layout",
         doc="§4.7 step 23: page-major KV layout (only with unified memory)",

@@ -231,8 +231,15 @@ class ServerArgs:
     speculative_algorithm: str | None = arg(
         None, choices=C.SPECULATIVE_ALGORITHMS, help="Speculative algorithm."
     )
-    speculative_eagle_topk: int | None = arg(None, help="Draft tokens sampled per EAGLE step.")
-    speculative_num_draft_tokens: int | None = arg(None, help="Draft tokens per verification.")
+    # Resolvable: sglang's speculative hook (arg_groups/speculative_hook.py) chooses or overrides
+    # them (EAGLE auto parameters, NGRAM topk := max BFS breadth, DFLASH topk := 1); rules before
+    # step 22 read the raw value, as sglang's do (spec §10 #15).
+    speculative_eagle_topk: int | None = arg(
+        None, resolvable=True, leaf="spec.eagle_topk", help="Draft tokens sampled per EAGLE step."
+    )
+    speculative_num_draft_tokens: int | None = arg(
+        None, resolvable=True, leaf="spec.num_draft_tokens", help="Draft tokens per verification."
+    )
     enable_multi_layer_eagle: bool = arg(
         False, resolvable=True, leaf="spec.enable_multi_layer_eagle", help="Multi-layer EAGLE drafting."
     )
@@ -270,6 +277,28 @@ class ServerArgs:
         leaf="comm.disable_custom_all_reduce",
         help="Disable custom all-reduce kernels.",
     )
+
+    # -- server-args checks (issue 9 item 3): inputs and fields of the step-21/22 handlers -------
+    # Written by the speculative hook (see speculative_eagle_topk above).
+    speculative_num_steps: int | None = arg(
+        None, resolvable=True, leaf="spec.num_steps", help="Draft steps per speculative round."
+    )
+    speculative_draft_model_path: str | None = arg(None, help="Draft model weights (path or hub id).")
+    speculative_ngram_max_bfs_breadth: int = arg(
+        10, help="Maximum BFS breadth of NGRAM speculative decoding (its EAGLE topk)."
+    )
+    # Whitelisted resolvable field of 0.5.15 (spec §6.2): the MoE/A2A passes write it.
+    disable_shared_experts_fusion: bool = arg(
+        False,
+        resolvable=True,
+        leaf="moe.disable_shared_experts_fusion",
+        help="Disable the shared-experts fusion (DeepSeek V3/R1).",
+    )
+    enable_deepep_waterfill: bool = arg(
+        False,
+        help="DeepEP Waterfill: dispatch the shared expert through DeepEP (implies --moe-a2a-backend deepep).",
+    )
+    deepep_mode: str = arg("auto", choices=C.DEEPEP_MODES, help="DeepEP / MoRI EP mode.")
 
     # -- resolution from __post_init__ (init-only; not fields of the schema) --------------------
     hf_config: dataclasses.InitVar[Mapping[str, Any] | None] = None

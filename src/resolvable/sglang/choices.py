@@ -52,6 +52,7 @@ SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DF
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN")
 DISAGGREGATION_MODES = ("null", "prefill", "decode")
 CP_STRATEGIES = ("zigzag", "interleave")
+DEEPEP_MODES = ("auto", "normal", "low_latency")
 
 QUANTIZATIONS = (
     "awq",

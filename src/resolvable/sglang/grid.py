@@ -20,8 +20,18 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
     "tp8": {"tp_size": 8},
     "deterministic": {"enable_deterministic_inference": True},
-    "eagle-topk1": {"speculative_algorithm": "EAGLE", "speculative_eagle_topk": 1},
-    "eagle-topk4": {"speculative_algorithm": "EAGLE", "speculative_eagle_topk": 4},
+    # With a topk, sglang 0.5.15 also needs --speculative-num-steps (speculative_hook.py
+    # _handle_eagle_family asserts topk unset when it chooses the parameters itself).
+    "eagle-topk1": {
+        "speculative_algorithm": "EAGLE",
+        "speculative_eagle_topk": 1,
+        "speculative_num_steps": 3,
+    },
+    "eagle-topk4": {
+        "speculative_algorithm": "EAGLE",
+        "speculative_eagle_topk": 4,
+        "speculative_num_steps": 3,
+    },
     "kv-fp8": {"kv_cache_dtype": "fp8_e4m3"},
     "page16": {"page_size": 16},
     "triton": {"attention_backend": "triton"},

@@ -1,7 +1,7 @@
 """Downstream readers of the attention backend (spec §4.7, steps 19-23 and ``check_server_args``).
 
 Invariant: these rules validate the resolved configuration and apply the few switches the
-features imply (multi-item scoring, DFLASH draft backend, DP defaults); they never choose
+features imply (multi-item scoring, DP defaults); they never choose
 the main attention backend.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from ..._declaration import Force
 from ...errors import ConflictError
-from .. import choices as C
 from .._base import registry
 from ..facts import effective_backends
 
@@ -66,58 +65,6 @@ def data_parallelism_defaults(ctx):
     if args.enable_dp_lm_head:
         out["enable_dp_lm_head"] = Force(False, reason)
     return out
-
-
-@registry.rule("speculative")
-def speculative_backend_checks(ctx):
-    """Step 22: trtllm_mha needs topk 1; EAGLE topk > 1 with pages > 1 needs flashinfer/fa3/triton;
-    NGRAM likewise needs flashinfer."""
-    args = ctx.args
-    algo, topk, page = args.speculative_algorithm, args.speculative_eagle_topk, args.page_size
-    if algo is None:
-        return {}
-    topk_many = topk is not None and topk > 1
-    if topk_many and "trtllm_mha" in effective_backends(args):
-        raise ConflictError(
-            "trtllm_mha backend only supports topk = 1 for speculative decoding.",
-            fields=("speculative_eagle_topk", "attention_backend"),
-            fix="pass --speculative-eagle-topk 1 or another --attention-backend",
-        )
-    if topk_many and page is not None and page > 1:
-        if algo in C.EAGLE_FAMILY and args.attention_backend not in ("flashinfer", "fa3", "triton"):
-            raise ConflictError(
-                f"speculative decoding with topk > 1 and page_size > 1 supports only the flashinfer, fa3 and "
-                f"triton attention backends, got {args.attention_backend}.",
-                fields=("speculative_eagle_topk", "page_size", "attention_backend"),
-                fix="pass --speculative-eagle-topk 1, --page-size 1, or one of those backends",
-            )
-        if algo == "NGRAM" and args.attention_backend != "flashinfer":
-            raise ConflictError(
-                "NGRAM speculative decoding with topk > 1 and page_size > 1 supports only flashinfer, "
-                f"got {args.attention_backend}.",
-                fields=("speculative_algorithm", "page_size", "attention_backend"),
-                fix="pass --attention-backend flashinfer or --page-size 1",
-            )
-    return {}
-
-
-_DFLASH_DRAFT_OK = ("flashinfer", "fa3", "fa4", "triton", "ascend")
-
-
-@registry.rule("speculative")
-def dflash_draft_backend(ctx):
-    """Step 22 (0.5.15): the DFLASH draft backend is the user's, else the effective prefill;
-    unsupported ones fall back to flashinfer (triton on ROCm)."""
-    args = ctx.args
-    if args.speculative_algorithm != "DFLASH":
-        return {}
-    chosen = args.speculative_draft_attention_backend or effective_backends(args)[0]
-    fallback = "triton" if ctx.platform.is_hip else "flashinfer"
-    if chosen is None or chosen == "trtllm_mha" or chosen not in _DFLASH_DRAFT_OK:
-        chosen = Force(fallback, f"DFLASH drafts support only {list(_DFLASH_DRAFT_OK)} (not trtllm_mha)")
-    if chosen == args.speculative_draft_attention_backend:
-        return {}
-    return {"speculative_draft_attention_backend": chosen}
 
 
 @registry.rule("memory_layout")

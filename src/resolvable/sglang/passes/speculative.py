@@ -1,0 +1,206 @@
+"""The speculative-decoding hook of ``ServerArgs`` (sglang 0.5.15 step 22, spec §2.2, §4.7).
+
+Source: arg_groups/speculative_hook.py ``handle_speculative_decoding`` and the per-algorithm
+handlers ``_handle_eagle_family`` (EAGLE, EAGLE3, NEXTN, STANDALONE), ``_handle_ngram`` and
+``_handle_dflash`` (with ``_resolve_dflash_draft_attention_backend``), plus overrides.py
+``_speculative_moe_runner_default``. Invariants: rules before this stage read the raw topk
+(spec §10 #15); here the hook fills or overrides topk / steps / draft tokens first and the
+backend checks read the result, so e.g. Llama's EAGLE default topk 4 counts; each handler's
+refusals come in sglang's order.
+"""
+
+from __future__ import annotations
+
+from ..._declaration import Force
+from ...errors import ConflictError
+from .. import choices as C
+from .._base import registry
+from ..facts import effective_backends
+
+#: ``_auto_choose_speculative_params``: (num_steps, eagle_topk, num_draft_tokens) per arch.
+_TOPK4_ARCHS = frozenset({"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"})
+_PAGE_TREE_SPEC_BACKENDS = ("flashinfer", "fa3", "triton")
+_DFLASH_DRAFT_OK = ("flashinfer", "fa3", "fa4", "triton", "ascend")
+
+
+def _common_writes(args, algo: str) -> dict:
+    """max_running_requests := 48 when unset; no mixed chunked prefill (every handler)."""
+    out = {}
+    if args.max_running_requests is None:
+        out["max_running_requests"] = 48
+    if args.enable_mixed_chunk:
+        out["enable_mixed_chunk"] = Force(False, f"{algo} speculative decoding runs without mixed chunks")
+    return out
+
+
+def _set(args, out: dict, field: str, value, reason: str) -> None:
+    if args[field] != value:
+        out[field] = Force(value, reason) if args[field] is not None else value
+
+
+@registry.rule("speculative")
+def speculative_moe_runner_default(ctx):
+    """``_speculative_moe_runner_default``: the draft MoE runner defaults to the resolved one."""
+    args = ctx.args
+    if args.speculative_moe_runner_backend is None:
+        return {"speculative_moe_runner_backend": args.moe_runner_backend}
+    return {}
+
+
+@registry.rule("speculative")
+def eagle_family(ctx):
+    """``_handle_eagle_family``: STANDALONE refuses DP attention; parameters are chosen per arch
+    when ``--speculative-num-steps`` is unset (then topk and draft tokens must be unset too);
+    trtllm_mha needs topk 1; topk 1 means ``num_draft_tokens = num_steps + 1``; topk > 1 with
+    pages > 1 needs flashinfer, fa3 or triton."""
+    args = ctx.args
+    algo = args.speculative_algorithm
+    if algo not in (*C.EAGLE_FAMILY, "STANDALONE"):
+        return {}
+    if algo == "STANDALONE" and args.enable_dp_attention:
+        raise ConflictError(
+            "Currently standalone speculative decoding does not support dp attention.",
+            fields=("speculative_algorithm", "enable_dp_attention"),
+            fix="drop --enable-dp-attention or use another --speculative-algorithm",
+        )
+    out = _common_writes(args, "EAGLE")
+    steps, topk, draft = (
+        args.speculative_num_steps,
+        args.speculative_eagle_topk,
+        args.speculative_num_draft_tokens,
+    )
+    if steps is None:
+        if topk is not None or draft is not None:
+            raise ConflictError(  # sglang: a bare assert before _auto_choose_speculative_params
+                "--speculative-eagle-topk / --speculative-num-draft-tokens need --speculative-num-steps: "
+                "without it sglang chooses all three and asserts that none was given.",
+                fields=("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"),
+                fix="pass --speculative-num-steps too, or drop --speculative-eagle-topk/--speculative-num-draft-tokens",
+                upstream="AssertionError",
+            )
+        if algo != "STANDALONE" and ctx.arch in _TOPK4_ARCHS:
+            steps, topk, draft = 5, 4, 8
+        else:
+            steps, topk, draft = 3, 1, 4
+        out.update(
+            speculative_num_steps=steps, speculative_eagle_topk=topk, speculative_num_draft_tokens=draft
+        )
+    if topk is None:
+        raise ConflictError(  # sglang compares None > 1 and crashes
+            "--speculative-num-steps without --speculative-eagle-topk: sglang compares the unset topk "
+            "with 1 and fails ('>' not supported between 'NoneType' and 'int').",
+            fields=("speculative_num_steps", "speculative_eagle_topk"),
+            fix="pass --speculative-eagle-topk too (e.g. 1), or drop --speculative-num-steps",
+            upstream="TypeError",
+        )
+    if topk > 1 and "trtllm_mha" in effective_backends(args):
+        raise ConflictError(
+            "trtllm_mha backend only supports topk = 1 for speculative decoding.",
+            fields=("speculative_eagle_topk", "attention_backend"),
+            fix="pass --speculative-eagle-topk 1 or another --attention-backend",
+        )
+    if topk == 1 and draft != steps + 1:
+        _set(args, out, "speculative_num_draft_tokens", steps + 1, "topk 1 drafts num_steps + 1 tokens")
+    if topk > 1 and args.page_size > 1 and args.attention_backend not in _PAGE_TREE_SPEC_BACKENDS:
+        raise ConflictError(
+            f"speculative_eagle_topk > 1 with page_size > 1 is only supported on {_PAGE_TREE_SPEC_BACKENDS}; "
+            f"got attention_backend={args.attention_backend!r}. Use page_size == 1 or one of those backends.",
+            fields=("speculative_eagle_topk", "page_size", "attention_backend"),
+            fix="pass --speculative-eagle-topk 1 (with --speculative-num-steps), --page-size 1, "
+            "or --attention-backend flashinfer/fa3/triton",
+        )
+    return out
+
+
+@registry.rule("speculative")
+def ngram_speculative(ctx):
+    """``_handle_ngram``: CUDA only; topk := ``--speculative-ngram-max-bfs-breadth`` (default 10),
+    12 draft tokens by default; topk > 1 with pages > 1 needs flashinfer; no DP attention."""
+    args = ctx.args
+    if args.speculative_algorithm != "NGRAM":
+        return {}
+    if not str(args.device or "").startswith("cuda"):
+        raise ConflictError(
+            "Ngram speculative decoding only supports CUDA device.",
+            fields=("speculative_algorithm", "device"),
+            fix="use another --speculative-algorithm on this device",
+        )
+    out = _common_writes(args, "ngram")
+    topk = args.speculative_ngram_max_bfs_breadth
+    _set(
+        args,
+        out,
+        "speculative_eagle_topk",
+        topk,
+        "NGRAM drafts --speculative-ngram-max-bfs-breadth tokens per step",
+    )
+    draft = args.speculative_num_draft_tokens
+    if draft is None:
+        draft = out["speculative_num_draft_tokens"] = 12
+    if args.speculative_num_steps is None:
+        out["speculative_num_steps"] = draft // topk
+    page = args.page_size
+    if topk > 1 and page > 1 and args.attention_backend != "flashinfer":
+        raise ConflictError(
+            f"speculative_eagle_topk({topk}) > 1 with page_size({page}) > 1 is unstable and produces incorrect "
+            "results for paged attention backends. This combination is only supported for the 'flashinfer' backend.",
+            fields=("speculative_ngram_max_bfs_breadth", "page_size", "attention_backend"),
+            fix="pass --attention-backend flashinfer, --page-size 1 or --speculative-ngram-max-bfs-breadth 1",
+        )
+    if args.enable_dp_attention:
+        raise ConflictError(
+            "Currently ngram speculative decoding does not support dp attention.",
+            fields=("speculative_algorithm", "enable_dp_attention"),
+            fix="drop --enable-dp-attention",
+        )
+    return out
+
+
+@registry.rule("speculative")
+def dflash_speculative(ctx):
+    """``_handle_dflash``: no DP attention, ``pp_size == 1``, a draft model path; steps and topk
+    are 1; draft tokens default to 16 (sglang first tries the draft config's block size, which
+    is not read here)."""
+    args = ctx.args
+    if args.speculative_algorithm != "DFLASH":
+        return {}
+    if args.enable_dp_attention:
+        raise ConflictError(
+            "Currently DFLASH speculative decoding does not support dp attention.",
+            fields=("speculative_algorithm", "enable_dp_attention"),
+            fix="drop --enable-dp-attention",
+        )
+    if args.pp_size != 1:
+        raise ConflictError(
+            "Currently DFLASH speculative decoding only supports pp_size == 1.",
+            fields=("speculative_algorithm", "pp_size"),
+            fix="pass --pp-size 1",
+        )
+    if args.speculative_draft_model_path is None:
+        raise ConflictError(
+            "DFLASH speculative decoding requires setting --speculative-draft-model-path.",
+            fields=("speculative_algorithm", "speculative_draft_model_path"),
+            fix="pass --speculative-draft-model-path with the DFLASH draft model",
+        )
+    out = _common_writes(args, "dflash")
+    _set(args, out, "speculative_num_steps", 1, "DFLASH only supports speculative_num_steps == 1")
+    _set(args, out, "speculative_eagle_topk", 1, "DFLASH only supports speculative_eagle_topk == 1")
+    if args.speculative_num_draft_tokens is None:
+        out["speculative_num_draft_tokens"] = 16
+    return out
+
+
+@registry.rule("speculative")
+def dflash_draft_backend(ctx):
+    """Step 22 (0.5.15): the DFLASH draft backend is the user's, else the effective prefill;
+    unsupported ones fall back to flashinfer (triton on ROCm)."""
+    args = ctx.args
+    if args.speculative_algorithm != "DFLASH":
+        return {}
+    chosen = args.speculative_draft_attention_backend or effective_backends(args)[0]
+    fallback = "triton" if ctx.platform.is_hip else "flashinfer"
+    if chosen is None or chosen == "trtllm_mha" or chosen not in _DFLASH_DRAFT_OK:
+        chosen = Force(fallback, f"DFLASH drafts support only {list(_DFLASH_DRAFT_OK)} (not trtllm_mha)")
+    if chosen == args.speculative_draft_attention_backend:
+        return {}
+    return {"speculative_draft_attention_backend": chosen}
