@@ -139,14 +139,9 @@ def moe_runner_fusion_disable(ctx):
     """``_moe_runner_fusion_disable``: the CuteDSL and TRT-LLM MoE runners disable the
     shared-experts fusion (read before SGLANG_CUTLASS_MOE, as in sglang)."""
     runner = ctx.args.moe_runner_backend
-    if runner in (
-        "flashinfer_cutedsl",
-        "flashinfer_trtllm",
-        "experimental_sgl_trtllm",
-        "flashinfer_trtllm_routed",
-    ):
-        if not ctx.args.disable_shared_experts_fusion:
-            return {"disable_shared_experts_fusion": True}
+    fused = ("flashinfer_cutedsl", "flashinfer_trtllm", "experimental_sgl_trtllm", "flashinfer_trtllm_routed")
+    if runner in fused and not ctx.args.disable_shared_experts_fusion:
+        return {"disable_shared_experts_fusion": True}
     return {}
 
 
