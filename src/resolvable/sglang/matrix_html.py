@@ -174,9 +174,13 @@ _SCRIPT = """
   });
   q.addEventListener('input', apply);
   ro.addEventListener('change', apply);
-  var m = /[#&]q=([^&]*)/.exec(location.hash);
-  if (m) q.value = decodeURIComponent(m[1].replace(/\\+/g, ' '));
-  apply();
+  function fromHash() {  /* support-matrix.html#q=h100%20fa3 opens filtered */
+    var m = /[#&]q=([^&]*)/.exec(location.hash);
+    if (m) q.value = decodeURIComponent(m[1].replace(/\\+/g, ' '));
+    apply();
+  }
+  window.addEventListener('hashchange', fromHash);
+  fromHash();
 })();
 """
 
