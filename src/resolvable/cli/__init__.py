@@ -1,4 +1,4 @@
-"""The ``resolvable`` command: explain, resolve, matrix, diff, platforms, models, lint, docs.
+"""The ``resolvable`` command: explain, resolve, matrix, backends, diff, platforms, models, lint, docs.
 
 Invariants: every user error (unknown model, unreadable config, unknown preset, bad flag
 value, refused configuration) prints one ``error:`` line with the fix and exits 2 — never a
@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ConflictError, ResolvableError
+from . import backends as _backends
 from ._common import EXIT_USAGE, UsageError, _check_extras, _Parser, _report_ignored
 from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
@@ -91,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "md", "csv", "json", "html"), default="text")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     p.set_defaults(func=cmd_matrix)
+
+    _backends.add_parser(sub)
 
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")

@@ -1,4 +1,5 @@
-"""`resolvable docs`: the generated support matrix (md, html), rule reference, README examples.
+"""`resolvable docs`: the generated support matrix (md, html), backend capability table (md, html),
+rule reference, README examples and README excerpts.
 
 Invariant: generation is deterministic, so `docs --check` (and a test) can detect stale files.
 """
@@ -28,11 +29,28 @@ def generate_docs(root: str | None = None) -> dict[str, str]:
         path: render(cells, fmt, fields=["attention_backend", "page_size"], title=title) for path, fmt in DOCS
     }
     docs["docs/rules.md"] = rules_reference(registry)
+    from ..sglang.capabilities import README_BACKENDS, backend_table
+
+    backends = backend_table()
+    docs["docs/backends.md"] = backends.render("md")
+    docs["docs/backends.html"] = backends.render("html")
     readme = os.path.join(root, "README.md") if root is not None else None
     if readme is not None and os.path.isfile(readme):
         with open(readme, encoding="utf-8") as fh:
-            docs["README.md"] = refresh_examples(fh.read())
+            text = refresh_examples(fh.read())
+        excerpt = backends.select(README_BACKENDS).render("md", notes=False)
+        docs["README.md"] = refresh_section(text, "backends", excerpt)
     return docs
+
+
+def refresh_section(markdown: str, name: str, content: str) -> str:
+    """Replace what lies between ``<!-- NAME:begin -->`` and ``<!-- NAME:end -->`` (if present)."""
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    start = markdown.find(begin)
+    stop = markdown.find(end, start + len(begin)) if start >= 0 else -1
+    if start < 0 or stop < 0:
+        return markdown
+    return markdown[: start + len(begin)] + "\n" + content + markdown[stop:]
 
 
 def refresh_examples(markdown: str) -> str:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import hashlib
-import html
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -36,6 +34,12 @@ class Cell:
     refusal: str | None = None
     refused_by: str | None = None
     chain: tuple[str, ...] = ()  # "field: rule -> value" lines, for hover text
+    #: The whole refusal (``refusal`` is its first sentence), what to change, where the rule is.
+    message: str | None = None
+    fix: str | None = None
+    refused_at: str | None = None
+    #: The rule that decided each field, in ``values`` order (shown beside the value in HTML).
+    deciders: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -72,14 +76,26 @@ def compute(
             try:
                 res = resolve_server_args(hf, platform, env, **dict(flags or {}))
             except ConflictError as exc:
-                cells.append(Cell(model, pname, None, _short_reason(exc), exc.rule))
+                cells.append(
+                    Cell(
+                        model,
+                        pname,
+                        None,
+                        _short_reason(exc),
+                        exc.rule,
+                        message=exc.message,
+                        fix=exc.fix,
+                        refused_at=exc.location,
+                    )
+                )
                 continue
             except ResolvableError as exc:
-                cells.append(Cell(model, pname, None, _short_reason(exc)))
+                cells.append(Cell(model, pname, None, _short_reason(exc), message=str(exc)))
                 continue
             values = {f: res[f] for f in fields}
-            chain = tuple(f"{f}: {res.decided_by(f)[0]} -> {_show(res[f])}" for f in fields)
-            cells.append(Cell(model, pname, values, chain=chain))
+            deciders = tuple(res.decided_by(f)[0] for f in fields)
+            chain = tuple(f"{f}: {who} -> {_show(res[f])}" for f, who in zip(fields, deciders))
+            cells.append(Cell(model, pname, values, chain=chain, deciders=deciders))
     return cells
 
 
@@ -168,54 +184,7 @@ def _json(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 
-def _color(text: str) -> str:
-    digest = hashlib.sha256(text.encode()).digest()
-    return f"hsl({digest[0] * 360 // 256}, 65%, 86%)"
-
-
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d1d1f}
-h1{font-size:20px} p{color:#555;max-width:70em}
-table{border-collapse:collapse;font-size:12.5px}
-th,td{border:1px solid #d0d0d7;padding:4px 6px;text-align:center;white-space:nowrap}
-th{background:#f4f4f8;position:sticky;top:0}
-td.model{text-align:left;font-weight:600;background:#fafafa}
-td.refused{background:#fde2e2;color:#8a1c1c;white-space:normal;max-width:14em;font-size:11px}
-td[title]{cursor:help}
-.legend span{display:inline-block;margin:2px 4px;padding:2px 6px;border-radius:3px}
-"""
-
-
 def _html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
-    models, platforms, by_key = _grid(cells)
-    esc = html.escape
-    rows = []
-    seen_values: dict[str, str] = {}
-    for m in models:
-        tds = [f'<td class="model">{esc(m)}</td>']
-        for p in platforms:
-            c = by_key[(m, p)]
-            if c.values is None:
-                tip = f"refused by {c.refused_by}: {c.refusal}" if c.refused_by else str(c.refusal)
-                tds.append(f'<td class="refused" title="{esc(tip)}">✗ {esc(c.refusal or "")}</td>')
-            else:
-                first = _show(next(iter(c.values.values())))
-                seen_values.setdefault(first, _color(first))
-                tds.append(
-                    f'<td style="background:{seen_values[first]}" title="{esc(chr(10).join(c.chain))}">'
-                    f"{esc(c.text)}</td>"
-                )
-        rows.append("<tr>" + "".join(tds) + "</tr>")
-    legend = "".join(
-        f'<span style="background:{color}">{esc(v)}</span>' for v, color in sorted(seen_values.items())
-    )
-    head = "<tr><th>model</th>" + "".join(f"<th>{esc(p)}</th>" for p in platforms) + "</tr>"
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{esc(title or 'resolvable support matrix')}</title><style>{_CSS}</style></head><body>"
-        f"<h1>{esc(title or 'resolvable support matrix')}</h1>"
-        f"<p>Cells show <code>{esc(' / '.join(fields))}</code> as sglang {SGLANG_VERSION} resolves them; "
-        "colour = first field's value; hover a cell for the rule that decided each field; red = refused.</p>"
-        f'<p class="legend">{legend}</p>'
-        f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></body></html>\n"
-    )
+    from .matrix_html import render_html  # its own module: the page's CSS/JS are long
+
+    return render_html(cells, fields, title)

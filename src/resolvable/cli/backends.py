@@ -1,0 +1,54 @@
+"""`resolvable backends`: the attention-backend capability table, generated from the rules.
+
+Invariant: the table is computed by resolving probe inputs (``resolvable.sglang.capabilities``),
+never written by hand; ``--format json`` keeps every probe with its rule, message and fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._common import UsageError, _csv_list
+
+FORMATS = ("text", "md", "html", "json")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "backends",
+        help="attention-backend capability table (platforms, page size, KV dtypes, ...) from the rules",
+    )
+    p.add_argument("--backends", help="comma-separated backends (default: every --attention-backend choice)")
+    p.add_argument("--platforms", help="comma-separated presets to probe (default: every preset)")
+    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("-o", "--output", help="write to FILE instead of stdout")
+    p.set_defaults(func=cmd_backends)
+
+
+def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
+    from .._platform import Platform
+    from ..errors import closest
+    from ..sglang.capabilities import backend_table
+    from ..sglang.choices import ATTENTION_BACKENDS
+
+    backends = _csv_list(args.backends)
+    for b in backends or ():
+        if b not in ATTENTION_BACKENDS:
+            hint = closest(b, ATTENTION_BACKENDS)
+            raise UsageError(
+                f"unknown attention backend {b!r}"
+                + (f"; did you mean {hint!r}?" if hint else "")
+                + f" (choose from {', '.join(ATTENTION_BACKENDS)})"
+            )
+    platforms = _csv_list(args.platforms)
+    for p in platforms or ():
+        Platform.preset(p)  # unknown preset: UnknownPresetError with a suggestion
+    text = backend_table(backends, platforms).render(args.format)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
