@@ -143,7 +143,11 @@ def release_findings(registry: Registry) -> list[Finding]:
     for rule in registry.rules:
         series[(rule.stage, rule.series)].append(rule)
         for bound in (rule.releases.since, rule.releases.until):
-            if bound is not None and bound not in releases and release_key(bound) <= release_key(releases[-1]):
+            if (
+                bound is not None
+                and bound not in releases
+                and release_key(bound) <= release_key(releases[-1])
+            ):
                 out.append(
                     Finding(
                         "release-bound",

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["Plan", "Registry", "Rule", "Stage"]
 
 _PLAN_CACHE_LIMIT = 4096
+_ALL_RELEASES = ReleaseRange()  # immutable, so one shared default is safe
 
 
 class Stage(
@@ -71,7 +72,7 @@ class Rule:
     seq: int = 0
     doc: str = ""
     #: Releases the rule applies to (half-open); unbounded for a registry without releases.
-    releases: ReleaseRange = ReleaseRange()
+    releases: ReleaseRange = _ALL_RELEASES
     #: Rules that replace each other across releases share a series (default: the rule name).
     series: str = ""
 

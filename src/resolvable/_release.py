@@ -87,12 +87,8 @@ class ReleaseRange(namedtuple("ReleaseRange", "since until", defaults=(None, Non
         return not (self.until is not None and key >= release_key(self.until))
 
     def overlaps(self, other: ReleaseRange) -> bool:
-        lo = max(
-            (release_key(b) for b in (self.since, other.since) if b is not None), default=None
-        )
-        hi = min(
-            (release_key(b) for b in (self.until, other.until) if b is not None), default=None
-        )
+        lo = max((release_key(b) for b in (self.since, other.since) if b is not None), default=None)
+        hi = min((release_key(b) for b in (self.until, other.until) if b is not None), default=None)
         return lo is None or hi is None or lo < hi
 
     def describe(self, releases: Iterable[str] = ()) -> str:

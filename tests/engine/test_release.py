@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 from hypothesis import given
@@ -122,8 +123,7 @@ def _versioned_registry() -> Registry:
 def test_each_release_gets_its_own_plan():
     reg = _versioned_registry()
     names = {
-        r: [_short(rule.name) for _, rules in reg.plan("XForCausalLM", r) for rule in rules]
-        for r in RELEASES
+        r: [_short(rule.name) for _, rules in reg.plan("XForCausalLM", r) for rule in rules] for r in RELEASES
     }
     assert names["0.5.14"] == names["0.5.15"] == ["backend_old"]
     assert names["0.5.16"] == ["backend_new"]
@@ -264,7 +264,7 @@ def test_lint_reports_release_findings():
 @given(st.lists(st.sampled_from(RELEASES[1:]), unique=True).map(sorted))
 def test_adjacent_ranges_cover_each_release_exactly_once(cuts):
     bounds = [None, *cuts, None]
-    ranges = [ReleaseRange(lo, hi) for lo, hi in zip(bounds, bounds[1:], strict=False)]
+    ranges = [ReleaseRange(lo, hi) for lo, hi in itertools.pairwise(bounds)]
     for release in RELEASES:
         assert sum(r.contains(release) for r in ranges) == 1
     reg = _registry(releases=RELEASES)
