@@ -68,21 +68,42 @@ def data_parallelism_defaults(ctx):
     return out
 
 
-@registry.rule("speculative")
-def speculative_backend_checks(ctx):
-    """Step 22: trtllm_mha needs topk 1; EAGLE topk > 1 with pages > 1 needs flashinfer/fa3/triton;
-    NGRAM likewise needs flashinfer."""
-    args = ctx.args
-    algo, topk, page = args.speculative_algorithm, args.speculative_eagle_topk, args.page_size
-    if algo is None:
-        return {}
-    topk_many = topk is not None and topk > 1
-    if topk_many and "trtllm_mha" in effective_backends(args):
+def _trtllm_mha_topk_check(args, backends: tuple) -> dict:
+    topk = args.speculative_eagle_topk
+    if args.speculative_algorithm is not None and topk is not None and topk > 1 and "trtllm_mha" in backends:
         raise ConflictError(
             "trtllm_mha backend only supports topk = 1 for speculative decoding.",
             fields=("speculative_eagle_topk", "attention_backend"),
             fix="pass --speculative-eagle-topk 1 or another --attention-backend",
         )
+    return {}
+
+
+@registry.rule("speculative", until="0.5.15", series="speculative_trtllm_mha_topk")
+def speculative_trtllm_mha_topk_0_5_14(ctx):
+    """Step 22 (0.5.14, spec §9 #13): trtllm_mha as A, D or P needs EAGLE topk 1."""
+    args = ctx.args
+    return _trtllm_mha_topk_check(
+        args, (args.attention_backend, args.decode_attention_backend, args.prefill_attention_backend)
+    )
+
+
+@registry.rule("speculative", since="0.5.15", series="speculative_trtllm_mha_topk")
+def speculative_trtllm_mha_topk(ctx):
+    """Step 22 (0.5.15, spec §9 #13): trtllm_mha as the effective prefill or decode backend needs
+    EAGLE topk 1."""
+    return _trtllm_mha_topk_check(ctx.args, effective_backends(ctx.args))
+
+
+@registry.rule("speculative")
+def speculative_backend_checks(ctx):
+    """Step 22: EAGLE topk > 1 with pages > 1 needs flashinfer/fa3/triton; NGRAM likewise needs
+    flashinfer (the trtllm_mha topk check runs just before, in its own rule)."""
+    args = ctx.args
+    algo, topk, page = args.speculative_algorithm, args.speculative_eagle_topk, args.page_size
+    if algo is None:
+        return {}
+    topk_many = topk is not None and topk > 1
     if topk_many and page is not None and page > 1:
         if algo in C.EAGLE_FAMILY and args.attention_backend not in ("flashinfer", "fa3", "triton"):
             raise ConflictError(
