@@ -378,7 +378,7 @@ class Registry:
             return self.default_release
         if not self.releases:
             raise RegistrationError(f"registry {self.name!r} is not release-aware; do not pass a release")
-        return check_release(release, self.releases, f"registry {self.name!r}")
+        return check_release(release, self.releases, f"the {self.name!r} rule set")
 
     def compiled(self, arch: str | None, release: str | None = None) -> Plan:
         """The execution plan for ``arch`` in ``release`` (a supported release, or None for the

@@ -57,7 +57,7 @@ def test_auto_uses_installed_version_or_newest(monkeypatch):
     monkeypatch.setattr(api, "installed_sglang_version", lambda: "0.5.14.post2")
     assert sglang_release("auto") == "0.5.14"
     monkeypatch.setattr(api, "installed_sglang_version", lambda: "0.4.0")
-    with pytest.raises(InvalidArgumentError, match="0.4.0"):
+    with pytest.raises(InvalidArgumentError, match=r"0\.4\.0"):
         sglang_release("auto")
 
 
