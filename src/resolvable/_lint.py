@@ -9,7 +9,12 @@ Checks (each finding names the rule and its ``file:line``):
 * ``silent-override`` — a rule declared over a user's explicit value without ``Force``
   (the engine blocked it; the rule should check the input or force with a reason);
 * ``duplicate-family`` — two modules declare the same field for the same architecture in
-  the same stage (one family should own it).
+  the same stage (one family should own it);
+* ``release-overlap`` — two rules of one series (a rule and the rules that replace it in other
+  releases) both apply to some release;
+* ``release-gap`` — a series applies before and after a supported release but not in it;
+* ``release-bound`` — a release range names a release the registry does not support, or
+  contains none of them (the rule never runs).
 
 Invariant: lint only reads the registry and resolves; it changes nothing.
 """
@@ -21,7 +26,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from ._declaration import Outcome
-from ._registry import Registry
+from ._registry import Registry, Rule
+from ._release import release_key
 from ._resolution import Resolution
 from .errors import ConflictError, DeclarationError, RuleFailure
 
@@ -121,5 +127,70 @@ def lint(
                 stage,
                 f"{field} of {arch} is declared by several modules in stage {stage!r}: {sorted(modules)}",
             )
+    for finding in release_findings(registry):
+        add(finding.check, finding.rule, finding.location, finding.message)
     ordered = sorted(findings.values(), key=lambda f: (f.check, f.rule))
     return ordered, stats
+
+
+def release_findings(registry: Registry) -> list[Finding]:
+    """The release-range checks, from the registry alone (no resolution needed)."""
+    releases = registry.releases
+    if not releases:
+        return []
+    out = []
+    series: dict[tuple[str, str], list[Rule]] = defaultdict(list)
+    for rule in registry.rules:
+        series[(rule.stage, rule.series)].append(rule)
+        for bound in (rule.releases.since, rule.releases.until):
+            if (
+                bound is not None
+                and bound not in releases
+                and release_key(bound) <= release_key(releases[-1])
+            ):
+                out.append(
+                    Finding(
+                        "release-bound",
+                        rule.name,
+                        rule.location,
+                        f"range bound {bound!r} is not a supported release ({', '.join(releases)})",
+                    )
+                )
+        if not any(rule.releases.contains(r) for r in releases):
+            out.append(
+                Finding(
+                    "release-bound",
+                    rule.name,
+                    rule.location,
+                    f"its range ({rule.releases.describe(releases)}) contains no supported release",
+                )
+            )
+    for (stage, name), rules in series.items():
+        for i, a in enumerate(rules):
+            for b in rules[i + 1 :]:
+                if a.selector() == b.selector() and a.releases.overlaps(b.releases):
+                    out.append(
+                        Finding(
+                            "release-overlap",
+                            b.name,
+                            b.location,
+                            f"series {name!r} in stage {stage!r}: {a.name} ({a.releases.describe(releases)}) "
+                            f"and {b.name} ({b.releases.describe(releases)}) both apply to one release",
+                        )
+                    )
+        covered = [r for r in releases if any(rule.releases.contains(r) for rule in rules)]
+        if covered:
+            inside = releases[releases.index(covered[0]) : releases.index(covered[-1]) + 1]
+            missing = [r for r in inside if r not in covered]
+            if missing:
+                rule = rules[-1]
+                out.append(
+                    Finding(
+                        "release-gap",
+                        rule.name,
+                        rule.location,
+                        f"series {name!r} in stage {stage!r} applies in {covered[0]} and {covered[-1]} "
+                        f"but not in {', '.join(missing)}",
+                    )
+                )
+    return out

@@ -13,7 +13,11 @@ Invariants:
   architecture is computed once and cached, so neither registering nor resolving grows with the
   number of registered architectures;
 * a stage may carry a guard (``Stage(..., when=...)``): when it is false on the arguments, the
-  whole stage is skipped with one check.
+  whole stage is skipped with one check;
+* a release-aware registry (``releases=(...)``) builds one plan per (architecture, release): a
+  rule or stage with a release range (``since=``/``until=``, half-open, see ``_release``) is in
+  the plan of exactly the releases its range contains; rules that replace each other across
+  releases share a ``series`` name (lint checks a series for overlaps and gaps).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import sys
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
 
+from ._release import ReleaseRange, check_release, release_key
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
 
@@ -37,13 +42,17 @@ if TYPE_CHECKING:
 __all__ = ["Plan", "Registry", "Rule", "Stage"]
 
 _PLAN_CACHE_LIMIT = 4096
+_ALL_RELEASES = ReleaseRange()  # immutable, so one shared default is safe
 
 
-class Stage(namedtuple("Stage", "name isolated doc when", defaults=(False, "", None))):
+class Stage(
+    namedtuple("Stage", "name isolated doc when since until", defaults=(False, "", None, None, None))
+):
     """A named step of resolution (immutable). ``isolated``: every rule of the stage reads the
     state as it was when the stage began (rules never see each other's declarations), like
     SGLang's model providers. ``when``: an optional guard on the arguments (a read-only view);
-    the stage runs only when it is true."""
+    the stage runs only when it is true. ``since``/``until``: the releases the stage exists in
+    (half-open range; a release-aware registry leaves it out of other releases' plans)."""
 
     __slots__ = ()
 
@@ -62,6 +71,10 @@ class Rule:
     constant: Mapping[str, Any] | None = dataclasses.field(default=None, compare=False)
     seq: int = 0
     doc: str = ""
+    #: Releases the rule applies to (half-open); unbounded for a registry without releases.
+    releases: ReleaseRange = _ALL_RELEASES
+    #: Rules that replace each other across releases share a series (default: the rule name).
+    series: str = ""
 
     @property
     def kind(self) -> str:
@@ -146,6 +159,8 @@ class Registry:
         model_stage: str | None = None,
         name: str = "registry",
         version: str = "0",
+        releases: Iterable[str] = (),
+        default_release: str | None = None,
     ) -> None:
         self.schema = schema if isinstance(schema, Schema) else schema_of(schema)
         self.stages: tuple[Stage, ...] = tuple(s if isinstance(s, Stage) else Stage(s) for s in stages)
@@ -157,6 +172,15 @@ class Registry:
         self._check_stage(self.model_stage, "model_stage")
         self.name = name
         self.version = version
+        #: Supported releases of the modelled engine, oldest first (empty: not release-aware).
+        self.releases: tuple[str, ...] = tuple(sorted(set(releases), key=release_key))
+        if default_release is not None and default_release not in self.releases:
+            raise RegistrationError(
+                f"default_release {default_release!r} is not one of the releases {list(self.releases)}"
+            )
+        self.default_release = default_release or (self.releases[-1] if self.releases else None)
+        for stage in self.stages:
+            ReleaseRange.of(stage.since, stage.until, f"stage {stage.name!r}")
         # Registration state, guarded by _lock: every rule in order, exact-arch rules and constants
         # indexed by architecture, predicate rules, rules for every architecture, duplicate keys.
         self._all: list[Rule] = []
@@ -165,15 +189,24 @@ class Registry:
         self._global_rules: list[Rule] = []
         self._keys: set[tuple[Any, ...]] = set()
         self._lock = _thread.RLock()
-        self._plans: dict[str | None, Plan] = {}
+        self._plans: dict[tuple[str | None, str | None], Plan] = {}
         self._frozen = False
         self._seq = 0
 
     # -- registration ------------------------------------------------------------------
-    def constant(self, arch: str, values: Mapping[str, Any], *, stage: str | None = None) -> None:
+    def constant(
+        self,
+        arch: str,
+        values: Mapping[str, Any],
+        *,
+        stage: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> None:
         """Declare fixed values for one architecture (data, not code)."""
         stage = stage or self.model_stage
         self._check_stage(stage, "constant")
+        releases = ReleaseRange.of(since, until, f"constant for {arch!r}")
         values = dict(values)
         for field in values:
             self._check_field(field, f"constant for {arch!r}")
@@ -185,6 +218,8 @@ class Registry:
             archs=(arch,),
             constant=values,
             doc="declares " + ", ".join(_describe_value(k, v) for k, v in values.items()),
+            releases=releases,
+            series=f"constant[{arch}]",
         )
         self._add(rule)
 
@@ -195,9 +230,14 @@ class Registry:
         archs: Iterable[str] = (),
         when: Callable[[str], bool] | None = None,
         label: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        series: str | None = None,
     ) -> Callable[[RuleFn], RuleFn]:
         """Register ``fn(ctx) -> dict`` in ``stage``: for the exact ``archs``, for architectures
-        accepted by ``when``, or (neither) for every architecture."""
+        accepted by ``when``, or (neither) for every architecture. ``since``/``until`` limit it
+        to a release range (``since`` inclusive, ``until`` exclusive); ``series`` names the rule
+        it replaces in other releases (default: its own name)."""
         archs = tuple(archs)
         if archs and when is not None:
             raise RegistrationError(
@@ -210,8 +250,9 @@ class Registry:
         def decorate(fn: RuleFn) -> RuleFn:
             self._check_signature(fn)
             original = _unwrap(fn)
+            name = getattr(original, "__qualname__", repr(fn))
             rule = Rule(
-                name=getattr(original, "__qualname__", repr(fn)),
+                name=name,
                 location=location_of(fn),
                 stage=stage,
                 fn=fn,
@@ -219,6 +260,8 @@ class Registry:
                 predicate=when,
                 predicate_label=label or getattr(when, "__doc__", None) or getattr(when, "__name__", None),
                 doc=_first_paragraph(getattr(original, "__doc__", None)),
+                releases=ReleaseRange.of(since, until, f"rule {name} ({location_of(fn)})"),
+                series=series or name,
             )
             self._add(rule)
             return fn
@@ -241,7 +284,7 @@ class Registry:
 
     def _add(self, rule: Rule) -> None:
         if rule.constant is not None:
-            key: tuple[Any, ...] = ("constant", rule.archs[0], rule.stage)
+            key: tuple[Any, ...] = ("constant", rule.archs[0], rule.stage, rule.releases)
             duplicate = f"constant for {rule.archs[0]!r} is already registered in stage {rule.stage!r}"
         else:
             key = ("rule", id(rule.fn), rule.stage)
@@ -321,32 +364,59 @@ class Registry:
         with self._lock:
             return frozenset(self._by_arch)
 
-    def plan(self, arch: str | None) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
-        """The rules that run for ``arch``, grouped by stage, in execution order."""
-        return self.compiled(arch).plan
+    def plan(
+        self, arch: str | None, release: str | None = None
+    ) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
+        """The rules that run for ``arch`` (in ``release``), grouped by stage, in execution order."""
+        return self.compiled(arch, release).plan
 
-    def compiled(self, arch: str | None) -> Plan:
-        """The execution plan for ``arch`` (cached per architecture; rebuilt after registration)."""
-        plan = self._plans.get(arch)
+    def release(self, release: str | None) -> str | None:
+        """The supported release ``release`` names (``None``: the default release). A registry
+        without releases only accepts ``None``; an unknown release is an ``InvalidArgumentError``
+        listing the supported ones."""
+        if release is None:
+            return self.default_release
+        if not self.releases:
+            raise RegistrationError(f"registry {self.name!r} is not release-aware; do not pass a release")
+        return check_release(release, self.releases, f"the {self.name!r} rule set")
+
+    def compiled(self, arch: str | None, release: str | None = None) -> Plan:
+        """The execution plan for ``arch`` in ``release`` (a supported release, or None for the
+        default; cached per (architecture, release); rebuilt after registration)."""
+        key = (arch, release)
+        plan = self._plans.get(key)
         if plan is not None:
             return plan
+        if release is not None and release not in self.releases:
+            release = self.release(release)
+            key = (arch, release)
+        elif release is None:
+            release = self.default_release
         with self._lock:
-            plan = Plan(self._build_plan(arch))
+            plan = Plan(self._build_plan(arch, release))
             if len(self._plans) >= _PLAN_CACHE_LIMIT:
                 self._plans = {}
-            self._plans[arch] = plan
+            self._plans[key] = plan
         return plan
 
-    def _build_plan(self, arch: str | None) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
-        picked = list(self._global_rules)
+    def _build_plan(
+        self, arch: str | None, release: str | None
+    ) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
+        picked = [r for r in self._global_rules if r.releases.contains(release)]
         if arch is not None:
-            picked += self._by_arch.get(arch, ())
-            picked += [r for r in self._predicate_rules if _safe_predicate(r, arch)]
+            picked += [r for r in self._by_arch.get(arch, ()) if r.releases.contains(release)]
+            picked += [
+                r for r in self._predicate_rules if r.releases.contains(release) and _safe_predicate(r, arch)
+            ]
         picked.sort(key=self._order_key)
         by_stage: dict[str, list[Rule]] = {}
         for rule in picked:
             by_stage.setdefault(rule.stage, []).append(rule)
-        return tuple((stage, tuple(by_stage[stage.name])) for stage in self.stages if stage.name in by_stage)
+        return tuple(
+            (stage, tuple(by_stage[stage.name]))
+            for stage in self.stages
+            if stage.name in by_stage and ReleaseRange(stage.since, stage.until).contains(release)
+        )
 
     def __repr__(self) -> str:
         return f"Registry({self.name!r}, {len(self._all)} rules, stages={[s.name for s in self.stages]})"

@@ -99,6 +99,7 @@ class Resolution(Mapping):
         "leaves",
         "notes",
         "platform",
+        "release",
         "ruleset",
         "schema",
         "user",
@@ -118,6 +119,7 @@ class Resolution(Mapping):
         schema: Schema | None,
         leaves: Mapping[str, str],
         owned: bool = False,
+        release: str | None = None,
     ) -> None:
         # Copies protect callers' dicts; a resolver hands over dicts it owns (``owned=True``).
         set_ = object.__setattr__
@@ -129,6 +131,8 @@ class Resolution(Mapping):
         set_(self, "arch", arch)
         set_(self, "notes", tuple(notes))
         set_(self, "ruleset", ruleset)
+        #: The modelled engine release (``"0.5.15"``); None for a registry without releases.
+        set_(self, "release", release)
         set_(self, "schema", schema)
         set_(
             self, "leaves", leaves if isinstance(leaves, MappingProxyType) else MappingProxyType(dict(leaves))
@@ -263,6 +267,7 @@ class Resolution(Mapping):
             schema=self.schema,
             leaves=self.leaves,
             owned=True,
+            release=self.release,
         )
 
     def _mark_published(self) -> None:
@@ -281,6 +286,8 @@ class Resolution(Mapping):
             "platform": self.platform.to_dict() if self.platform else None,
             "ruleset": self.ruleset,
         }
+        if self.release is not None:  # registries without releases keep their fingerprints
+            payload["release"] = self.release
         import json  # deferred with hashlib: keeps `import resolvable` light
 
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=repr)
@@ -292,6 +299,7 @@ class Resolution(Mapping):
         return {
             "format": FORMAT_VERSION,
             "ruleset": self.ruleset,
+            "release": self.release,
             "arch": self.arch,
             "platform": self.platform.to_dict() if self.platform else None,
             "values": {k: canonical(v) for k, v in self._values.items()},
@@ -331,6 +339,7 @@ class Resolution(Mapping):
             ruleset=data["ruleset"],
             schema=schema,
             leaves=data["leaves"],
+            release=data.get("release"),
         )
         expected = data.get("fingerprint")
         if expected is not None and expected != res.fingerprint():

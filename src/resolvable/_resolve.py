@@ -231,12 +231,15 @@ def resolve(
     env: Mapping[str, str] | None = None,
     *,
     trace: bool = False,
+    release: str | None = None,
 ) -> Resolution:
     """Resolve the registry's fields for these inputs.
 
     ``args`` holds only what the user chose (a missing field takes its schema default);
-    ``trace=True`` also records, for every declaration, the inputs its rule read.
+    ``trace=True`` also records, for every declaration, the inputs its rule read; ``release``
+    picks the modelled engine release of a release-aware registry (default: its newest).
     """
+    release = registry.release(release)
     schema = registry.schema
     user = _user_args(registry, args)
     defaults = schema.json_defaults
@@ -250,7 +253,7 @@ def resolve(
     env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))
     arch = hf.architecture if hf is not None else None
 
-    compiled = registry.compiled(arch)
+    compiled = registry.compiled(arch, release)
     notes: list[str] = []
     if arch is not None and not compiled.specific:
         notes.append(f"no architecture-specific rule matches {arch!r}; only the generic rules applied")
@@ -328,6 +331,7 @@ def resolve(
         schema=schema,
         leaves=schema.leaves,
         owned=True,
+        release=release,
     )
 
 

@@ -1,4 +1,5 @@
-"""The ``resolvable`` command: explain, resolve, matrix, backends, diff, platforms, models, lint, docs.
+"""The ``resolvable`` command: explain, resolve, diff, upgrade, matrix, backends, platforms, models, lint,
+docs.
 
 Invariants: every user error (unknown model, unreadable config, unknown preset, bad flag
 value, refused configuration) prints one ``error:`` line with the fix and exits 2 — never a
@@ -13,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from ..errors import ConflictError, ResolvableError
 from . import backends as _backends
@@ -21,6 +23,7 @@ from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms,
 from .docs import cmd_docs, generate_docs, rules_reference
 from .explain import cmd_explain
 from .parity import cmd_parity
+from .upgrade import cmd_upgrade
 
 __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 
@@ -38,7 +41,21 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
         "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
+    _add_sglang_version(p)
     add_cli_args(p, skip=("model_path",))
+
+
+def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-version", **kw: Any) -> None:
+    from ..sglang import SGLANG_RELEASES, SGLANG_VERSION
+
+    p.add_argument(
+        flag,
+        metavar="VERSION",
+        help=kw.pop("help", None)
+        or f"sglang release to model: {', '.join(SGLANG_RELEASES)}, or 'auto' for the installed one "
+        f"(default: {SGLANG_VERSION}, the newest supported)",
+        **kw,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,11 +92,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_model_inputs(p, platform_default=default_platform)
     p.add_argument("--vs-platform", help="the platform preset to compare with")
+    _add_sglang_version(p, "--vs-sglang-version", help="the sglang release to compare with (upgrade impact)")
     p.add_argument(
         "--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra flag on the right side"
     )
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser(
+        "upgrade", help="what an sglang upgrade changes for one launch: fields, deciding rules, outcome"
+    )
+    _add_model_inputs(p, platform_default=default_platform)
+    _add_sglang_version(
+        p,
+        "--from",
+        dest="from_version",
+        help="the release you run now (default: auto, else the oldest supported)",
+    )
+    _add_sglang_version(
+        p, "--to", dest="to_version", help="the release to upgrade to (default: the newest supported)"
+    )
+    p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_upgrade)
 
     p = sub.add_parser("matrix", help="models × platforms support table (text, md, csv, json, html)")
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
@@ -134,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_TAKES_SGLANG_FLAGS = ("explain", "resolve", "diff")
+_TAKES_SGLANG_FLAGS = ("explain", "resolve", "diff", "upgrade")
 
 
 def refusal_json(exc: ConflictError) -> dict[str, object]:

@@ -104,14 +104,37 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
 
 
 def _resolve(
-    args: argparse.Namespace, platform_name: str, user: dict[str, Any], *, trace: bool = False
+    args: argparse.Namespace,
+    platform_name: str,
+    user: dict[str, Any],
+    *,
+    trace: bool = False,
+    version: str | None = None,
 ) -> Any:
+    """Resolve the command's model on a platform for ``version`` (default: ``--sglang-version``)."""
     from ..sglang import load_model, resolve_server_args
 
     hf = load_model(args.model)
     return resolve_server_args(
-        hf, _platform(platform_name), _env(args.env), model_path=args.model, trace=trace, **user
+        hf,
+        _platform(platform_name),
+        _env(args.env),
+        model_path=args.model,
+        trace=trace,
+        sglang_version=version or getattr(args, "sglang_version", None),
+        **user,
     )
+
+
+def release_of_rule(rule: str, location: str) -> str | None:
+    """The release range of the pack's rule ``rule`` at ``location`` in words (``since 0.5.15``),
+    or None when the rule applies to every release (or is not a registered rule)."""
+    from ..sglang import registry
+
+    for r in registry.rules:
+        if r.name == rule and r.location == location:
+            return None if r.releases.unbounded else r.releases.describe(registry.releases)
+    return None
 
 
 def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -124,8 +147,6 @@ def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[str]:
-    from ..sglang import SGLANG_VERSION
-
     platform = res.platform
     flags = (
         " ".join(
@@ -139,7 +160,7 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         f"platform  {platform.name}: {platform.describe()}"
         + (f"  (detected by {platform.detected_by})" if platform.name == "detected" else ""),
         f"flags     {flags}",
-        f"rules     sglang {SGLANG_VERSION} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
+        f"rules     sglang {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
     ]
     lines += [f"note      {n}" for n in res.notes]
     return lines

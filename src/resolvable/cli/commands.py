@@ -28,6 +28,7 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
                     "schema": "resolvable.resolve/1",
                     "model": args.model,
                     "arch": res.arch,
+                    "sglang_version": res.release,
                     "platform": data["platform"],
                     "user_args": data["user"],
                     "values": data["values"],
@@ -53,14 +54,19 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
 def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
     user = _user_flags(args)
     other_user = {**user, **_parse_set(args.vs_set)}
-    if args.vs_platform is None and not args.vs_set:
-        raise UsageError("diff needs --vs-platform PRESET and/or --vs-set FLAG=VALUE")
+    if args.vs_platform is None and not args.vs_set and args.vs_sglang_version is None:
+        raise UsageError(
+            "diff needs --vs-platform PRESET, --vs-sglang-version VERSION and/or --vs-set FLAG=VALUE"
+        )
     left = _resolve(args, args.platform, user)
-    right = _resolve(args, args.vs_platform or args.platform, other_user)
+    right = _resolve(args, args.vs_platform or args.platform, other_user, version=args.vs_sglang_version)
     changes = [c for c in left.diff(right) if c.field != "device" or args.vs_platform]
+    versions = left.release != right.release
     labels = (
-        f"{args.platform}",
-        f"{args.vs_platform or args.platform}" + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
+        f"{args.platform}" + (f" @ sglang {left.release}" if versions else ""),
+        f"{args.vs_platform or args.platform}"
+        + (f" @ sglang {right.release}" if versions else "")
+        + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
     )
     if args.json:
         print(
@@ -69,6 +75,7 @@ def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
                     "schema": "resolvable.diff/1",
                     "left": labels[0],
                     "right": labels[1],
+                    "sglang_version": [left.release, right.release],
                     "changes": [c.to_dict() for c in changes],
                 },
                 indent=2,
@@ -194,20 +201,32 @@ def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
     from ..sglang import registry, resolve_server_args
     from ..sglang.models import bundled
 
-    attempts = [
-        (f"{m}@{p}:{v}", (lambda hf=hf, pl=pl, fl=fl: resolve_server_args(hf, pl, **fl)))
-        for m, p, v, hf, pl, fl in sglang_grid.cases()
-    ]
-    # Explicit-choice sweep: every field a rule declared in a default cell, set by the user to
-    # another valid value. A rule that declares over it without Force is a silent override.
-    for m, p, _, hf, pl, _ in sglang_grid.cases(variants={"default": {}}):
-        try:
-            base = resolve_server_args(hf, pl, load_time=False)
-        except ConflictError:
-            continue
-        for user in sglang_grid.explicit_variants(base):
-            label = f"{m}@{p}:" + ",".join(f"{k}={v}" for k, v in user.items() if k != "model_path")
-            attempts.append((label, lambda hf=hf, pl=pl, user=user: resolve_server_args(hf, pl, **user)))
+    attempts = []
+    for release in registry.releases:  # every modelled release: its own plan, its own findings
+        attempts += [
+            (
+                f"{m}@{p}:{v}@{release}",
+                (lambda hf=hf, pl=pl, fl=fl, r=release: resolve_server_args(hf, pl, sglang_version=r, **fl)),
+            )
+            for m, p, v, hf, pl, fl in sglang_grid.cases()
+        ]
+        # Explicit-choice sweep: every field a rule declared in a default cell, set by the user to
+        # another valid value. A rule that declares over it without Force is a silent override.
+        for m, p, _, hf, pl, _ in sglang_grid.cases(variants={"default": {}}):
+            try:
+                base = resolve_server_args(hf, pl, load_time=False, sglang_version=release)
+            except ConflictError:
+                continue
+            for user in sglang_grid.explicit_variants(base):
+                label = f"{m}@{p}:" + ",".join(f"{k}={v}" for k, v in user.items() if k != "model_path")
+                attempts.append(
+                    (
+                        f"{label}@{release}",
+                        lambda hf=hf, pl=pl, user=user, r=release: resolve_server_args(
+                            hf, pl, sglang_version=r, **user
+                        ),
+                    )
+                )
     known = sorted(
         {a for m in sglang_grid.models() for a in bundled(m).architectures} | registry.architectures()
     )
@@ -222,7 +241,7 @@ def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
     else:
         print(
             f"linted {len(registry.rules)} rules over {stats['resolutions'] + stats['refusals']} configurations "
-            f"({stats['refusals']} refused by design)"
+            f"in {len(registry.releases)} sglang releases ({stats['refusals']} refused by design)"
         )
         for f in findings:
             print(f"  {f}")

@@ -95,6 +95,13 @@ def rules_reference(registry: Any) -> str:
         "The last writer wins.",
         "",
     ]
+    if registry.releases:
+        out += [
+            f"Releases modelled: {', '.join(registry.releases)} (default {registry.default_release}). "
+            "A rule listed for some releases only replaces, or is replaced by, the rule of the same "
+            "series in the others.",
+            "",
+        ]
     rules = registry.rules
     for stage in registry.stages:
         mine = [r for r in rules if r.stage == stage.name]
@@ -106,13 +113,14 @@ def rules_reference(registry: Any) -> str:
             "",
             stage.doc,
             "",
-            "| rule | applies to | location | what it does |",
-            "|---|---|---|---|",
+            "| rule | applies to | releases | location | what it does |",
+            "|---|---|---|---|---|",
         ]
         for r in mine:
             applies = r.selector().replace("|", "\\|")
             doc = (r.doc or "").replace("|", "\\|")
-            out.append(f"| `{r.name}` | {applies} | `{r.location}` | {doc} |")
+            releases = r.releases.describe(registry.releases)
+            out.append(f"| `{r.name}` | {applies} | {releases} | `{r.location}` | {doc} |")
         out.append("")
     return "\n".join(out)
 

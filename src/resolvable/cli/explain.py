@@ -13,7 +13,7 @@ from typing import Any
 
 from .._text import short
 from ..errors import ConflictError, InvalidArgumentError
-from ._common import _header, _resolve, _user_flags
+from ._common import _header, _resolve, _user_flags, release_of_rule
 
 
 def _why(inputs: Sequence[Sequence[Any]], limit: int = 6) -> str:
@@ -35,7 +35,11 @@ def _explain_lines(exp: Any) -> list[str]:
             "blocked": "blocked by the user's value",
             "shadowed": "shadowed by a later rule",
         }[s.outcome]
-        lines.append(f"  {mark} {i}. [{s.stage}] {s.rule}  {s.location}")
+        releases = release_of_rule(s.rule, s.location)
+        lines.append(
+            f"  {mark} {i}. [{s.stage}] {s.rule}  {s.location}"
+            + (f"  (sglang {releases})" if releases else "")
+        )
         lines.append(f"       -> {s.value!r}  {label}" + (f" ({s.reason})" if s.reason else ""))
         if s.inputs:
             lines.append(f"       because {_why(s.inputs)}")
@@ -75,6 +79,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
                     "schema": "resolvable.explain/1",
                     "model": args.model,
                     "arch": res.arch,
+                    "sglang_version": res.release,
                     "platform": res.platform.to_dict(),
                     "user_args": res.user,
                     "notes": list(res.notes),

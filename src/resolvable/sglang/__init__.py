@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from ._base import SGLANG_VERSION, registry
+from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 
 #: Rule modules in registration order. Stages order the passes; inside a stage, rules for the
 #: same architecture run in this order (e.g. Qwen3.5: hybrid provider, then the MoE family).
@@ -69,6 +69,7 @@ def __getattr__(name: str):  # argparse integration is loaded on first use (impo
 
 
 __all__ = [
+    "SGLANG_RELEASES",
     "SGLANG_VERSION",
     "ServerArgs",
     "add_cli_args",

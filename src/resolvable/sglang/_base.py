@@ -9,9 +9,13 @@ from __future__ import annotations
 from .._registry import Registry, Stage
 from .args import ServerArgs
 
-#: sglang release whose behaviour this pack reproduces.
-SGLANG_VERSION = "0.5.15"
-RULESET_VERSION = "1"
+#: sglang releases whose behaviour this pack reproduces, oldest first. A release is listed only
+#: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
+#: changed in a release is two rules with adjacent ranges (``since=``/``until=``).
+SGLANG_RELEASES = ("0.5.14", "0.5.15")
+#: The release resolved when none is named: the newest supported one.
+SGLANG_VERSION = SGLANG_RELEASES[-1]
+RULESET_VERSION = "2"
 
 # A stage guard only skips work: every rule in a guarded stage also checks its own condition.
 STAGES = (
@@ -71,5 +75,10 @@ STAGES = (
 )
 
 registry = Registry(
-    ServerArgs, STAGES, model_stage="model", name=f"sglang-{SGLANG_VERSION}", version=RULESET_VERSION
+    ServerArgs,
+    STAGES,
+    model_stage="model",
+    name="sglang",
+    version=RULESET_VERSION,
+    releases=SGLANG_RELEASES,
 )

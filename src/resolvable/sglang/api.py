@@ -59,19 +59,47 @@ def resolve_server_args(
     *,
     load_time: bool = True,
     trace: bool = False,
+    sglang_version: str | None = None,
     **server_args: Any,
 ) -> Resolution:
     """Resolve SGLang's server arguments for a model config on a platform.
 
     ``server_args`` are what the user passed (SGLang field names). ``load_time=False`` stops
     after ``ServerArgs.__post_init__`` (no ModelRunner adjustment). ``trace=True`` records
-    what every rule read, for ``explain``.
+    what every rule read, for ``explain``. ``sglang_version`` is the sglang release to model
+    (``"0.5.14"``, ``"0.5.15.post1"`` …; default: the newest supported, ``SGLANG_VERSION``;
+    ``"auto"``: the installed sglang's, see ``installed_sglang_version``).
     """
     hf = as_hf_config(hf_config)
     if model_path is not None:
         server_args["model_path"] = model_path
-    res = resolve(registry, server_args, hf, platform, env, trace=trace)
+    release = sglang_release(sglang_version)
+    res = resolve(registry, server_args, hf, platform, env, trace=trace, release=release)
     return apply_load_time_adjustments(res, hf) if load_time else res
+
+
+def installed_sglang_version() -> str | None:
+    """The version of the sglang distribution installed here, read from its metadata (sglang is
+    never imported), or None when none is installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("sglang")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def sglang_release(version: str | None) -> str:
+    """The supported release a version names: None → the newest supported; ``"auto"`` → the
+    installed sglang's, or the newest supported when none is installed. A release the pack does
+    not model (installed or named) is an ``InvalidArgumentError`` listing the supported ones:
+    answering for another release would be a wrong answer."""
+    if version is None:
+        return registry.default_release
+    if version == "auto":
+        installed = installed_sglang_version()
+        return registry.default_release if installed is None else registry.release(installed)
+    return registry.release(version)
 
 
 def env_from_os() -> dict[str, str]:

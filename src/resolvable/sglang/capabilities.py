@@ -54,7 +54,7 @@ MODELS: dict[str, tuple[str, str, tuple[str, ...], str]] = {
     ),
 }
 
-_EAGLE = {"speculative_algorithm": "EAGLE"}
+_EAGLE = {"speculative_algorithm": "EAGLE", "speculative_num_steps": 3}  # topk needs steps (0.5.15)
 
 #: Columns probed with flags: key → (title, model keys, extra flags, what it asks).
 FEATURES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], str]] = {
@@ -66,13 +66,13 @@ FEATURES: dict[str, tuple[str, tuple[str, ...], dict[str, Any], str]] = {
         "spec topk 1",
         ("mha", "mla"),
         {**_EAGLE, "speculative_eagle_topk": 1},
-        "--speculative-algorithm EAGLE --speculative-eagle-topk 1",
+        "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1",
     ),
     "spec_topk4": (
         "spec topk >1",
         ("mha", "mla"),
         {**_EAGLE, "speculative_eagle_topk": 4},
-        "--speculative-algorithm EAGLE --speculative-eagle-topk 4",
+        "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 4",
     ),
     "sliding_window": ("sliding window", ("swa", "swa2"), {}, "the sliding-window models with no other flag"),
     "sinks": ("sinks", ("sinks",), {}, "the attention-sinks model with no other flag"),

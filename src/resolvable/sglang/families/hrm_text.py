@@ -1,4 +1,4 @@
-"""HRM-Text load-time adjustment (spec §3.19, §6.10; 0.5.15 only).
+"""HRM-Text load-time adjustment (spec §3.19, §6.10; since 0.5.15, §9 #12).
 
 Invariant: not a rule — sglang's ModelRunner applies it after ``__post_init__``. Here it is
 an ``adjust`` of the resolution (recorded like any declaration), so the published
@@ -7,6 +7,7 @@ an ``adjust`` of the resolution (recorded like any declaration), so the publishe
 
 from __future__ import annotations
 
+from ..._release import ReleaseRange
 from ..._resolution import Resolution
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 SOURCE = "ModelRunner.model_specific_adjustment"
+#: The releases whose ModelRunner makes the adjustment (0.5.14 has no HRM-Text rule, §9 #12).
+RELEASES = ReleaseRange(since="0.5.15")
 
 
 def is_prefix_lm_hrm_text(hf: Any) -> bool:
@@ -37,6 +40,8 @@ def hrm_text_adjustments(hf: Any) -> dict[str, Any]:
 
 
 def apply_load_time_adjustments(res: Resolution, hf: Any) -> Resolution:
-    """§3.19: force triton etc. for prefix-LM HRM-Text (target worker)."""
+    """§3.19: force triton etc. for prefix-LM HRM-Text (target worker), in ``RELEASES``."""
+    if not RELEASES.contains(res.release):
+        return res
     fields = {k: v for k, v in hrm_text_adjustments(hf).items() if res[k] != v}
     return res.adjust(SOURCE, **fields) if fields else res

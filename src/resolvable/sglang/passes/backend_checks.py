@@ -122,9 +122,9 @@ def intel_xpu_mla_prefill(ctx):
     return {}
 
 
-@registry.rule("attention_late")
+@registry.rule("attention_late", since="0.5.15")
 def deepseek_trtllm_mla_prefill_graph(ctx):
-    """C24 (0.5.15 only): DeepSeek-V3 with trtllm_mla prefill runs prefill without CUDA graphs,
+    """C24 (since 0.5.15, spec §9 #3): DeepSeek-V3 with trtllm_mla prefill runs prefill without CUDA graphs,
     unless the user locked the prefill graph backend."""
     args = ctx.args
     if (

@@ -48,11 +48,9 @@ def device_default(ctx):
     return out
 
 
-@registry.rule("device")
-def cuda_graph_defaults(ctx):
-    """§2.2 step 5: decode graph ``full``; prefill ``breakable`` on CUDA, ``tc_piecewise`` elsewhere;
-    ``--disable-cuda-graph`` disables both phases."""
-    args = ctx.args
+def _cuda_graph_defaults(args, prefill_default: str) -> dict:
+    """Step 5 shared by every release: ``--disable-cuda-graph`` disables both phases (and refuses
+    a per-phase backend beside it); decode defaults to ``full``; prefill to ``prefill_default``."""
     if args.disable_cuda_graph:
         for phase in ("prefill", "decode"):
             chosen = args[f"cuda_graph_backend_{phase}"]
@@ -67,7 +65,7 @@ def cuda_graph_defaults(ctx):
     if args.cuda_graph_backend_decode is None:
         out["cuda_graph_backend_decode"] = "full"
     if args.cuda_graph_backend_prefill is None:
-        out["cuda_graph_backend_prefill"] = "breakable" if ctx.platform.is_cuda else "tc_piecewise"
+        out["cuda_graph_backend_prefill"] = prefill_default
     elif args.cuda_graph_backend_prefill == "full":
         raise ConflictError(
             "--cuda-graph-backend-prefill=full is not allowed: full is decode-only",
@@ -77,9 +75,24 @@ def cuda_graph_defaults(ctx):
     return out
 
 
+@registry.rule("device", until="0.5.15", series="cuda_graph_defaults")
+def cuda_graph_defaults_0_5_14(ctx):
+    """§2.2 step 5 (0.5.14, spec §9 #4): decode graph ``full``; prefill ``tc_piecewise`` everywhere;
+    ``--disable-cuda-graph`` disables both phases."""
+    return _cuda_graph_defaults(ctx.args, "tc_piecewise")
+
+
+@registry.rule("device", since="0.5.15", series="cuda_graph_defaults")
+def cuda_graph_defaults(ctx):
+    """§2.2 step 5 (0.5.15, spec §9 #4): decode graph ``full``; prefill ``breakable`` on CUDA,
+    ``tc_piecewise`` elsewhere; ``--disable-cuda-graph`` disables both phases."""
+    return _cuda_graph_defaults(ctx.args, "breakable" if ctx.platform.is_cuda else "tc_piecewise")
+
+
 @registry.rule("device")
 def device_handlers(ctx):
-    """§2.2 step 6: per-device writes (HPU, CPU, NPU, MPS, XPU) that later rules see as input."""
+    """§2.2 step 6: per-device writes (HPU, CPU, NPU, MPS) that later rules see as input; the XPU
+    handler, which changed in 0.5.15, is its own rule (``xpu_cuda_graphs``)."""
     args, device = ctx.args, ctx.args.device
     if device == "hpu":
         return {
@@ -107,16 +120,31 @@ def device_handlers(ctx):
         if str(ctx.env.get("SGLANG_USE_MLX", "")).lower() not in ("1", "true", "yes", "y"):
             return {"disable_overlap_schedule": True}
         return {}
-    if device == "xpu":
-        out = {}
-        decode = args.cuda_graph_backend_decode
-        if decode != "disabled" and not (ctx.user_set("cuda_graph_backend_decode") and decode == "full"):
-            out["cuda_graph_backend_decode"] = Force(
-                "disabled", "XPU decode graphs are disabled unless locked to full"
-            )
-        if args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
-            out["cuda_graph_backend_prefill"] = Force(
-                "disabled", "XPU prefill graphs support only tc_piecewise"
-            )
-        return out
     return {}
+
+
+@registry.rule("device", until="0.5.15", series="xpu_cuda_graphs")
+def xpu_cuda_graphs_0_5_14(ctx):
+    """§2.2 step 6, XPU (0.5.14 ``_handle_xpu_backends``, spec §9 #5): prefill graphs are always
+    disabled; decode graphs stay as they are (``full`` by default)."""
+    if ctx.args.device == "xpu" and ctx.args.cuda_graph_backend_prefill != "disabled":
+        return {"cuda_graph_backend_prefill": Force("disabled", "XPU does not support prefill CUDA graphs")}
+    return {}
+
+
+@registry.rule("device", since="0.5.15", series="xpu_cuda_graphs")
+def xpu_cuda_graphs(ctx):
+    """§2.2 step 6, XPU (0.5.15, spec §9 #5): decode graphs are disabled unless the user locked
+    them to ``full``; prefill graphs keep only ``tc_piecewise``."""
+    args = ctx.args
+    if args.device != "xpu":
+        return {}
+    out = {}
+    decode = args.cuda_graph_backend_decode
+    if decode != "disabled" and not (ctx.user_set("cuda_graph_backend_decode") and decode == "full"):
+        out["cuda_graph_backend_decode"] = Force(
+            "disabled", "XPU decode graphs are disabled unless locked to full"
+        )
+    if args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
+        out["cuda_graph_backend_prefill"] = Force("disabled", "XPU prefill graphs support only tc_piecewise")
+    return out

@@ -1,4 +1,4 @@
-"""Diffusion LLMs (spec §4.4, step 24, 0.5.15 behaviour).
+"""Diffusion LLMs (spec §4.4, step 24; 0.5.14 differences in §9 #5-#7).
 
 Invariant: with ``--dllm-algorithm`` set, the platform decides the attention backend (HIP:
 triton/aiter without CUDA graphs; NPU: ascend; decode CUDA graph on: flashinfer), pages are
@@ -51,12 +51,7 @@ def dllm_overlap_disable(ctx):
     return {}
 
 
-@registry.rule("dllm")
-def dllm_page_size(ctx):
-    """Pages align to the block size with the radix cache on, and never exceed it (0.5.15)."""
-    args = ctx.args
-    if args.dllm_algorithm is None:
-        return {}
+def _block_size(ctx) -> int:
     block = BLOCK_SIZES.get(ctx.arch or "")
     if block is None:
         raise ConflictError(
@@ -65,6 +60,31 @@ def dllm_page_size(ctx):
             fix=f"--dllm-algorithm supports {sorted(BLOCK_SIZES)}",
             upstream="RuntimeError",
         )
+    return block
+
+
+@registry.rule("dllm", until="0.5.15", series="dllm_page_size")
+def dllm_page_size_0_5_14(ctx):
+    """§4.4 (0.5.14, spec §9 #6): with the radix cache on, pages align to the block size; the cap at
+    the block size happens later in the scheduler and is not written back; the block size is only
+    looked up (unknown dLLMs refused) when the radix cache is on."""
+    args = ctx.args
+    if args.dllm_algorithm is None or args.disable_radix_cache:
+        return {}
+    block = _block_size(ctx)
+    if args.page_size is not None and args.page_size % block:
+        return {"page_size": Force(block, f"pages align to the diffusion block size ({block})")}
+    return {}
+
+
+@registry.rule("dllm", since="0.5.15", series="dllm_page_size")
+def dllm_page_size(ctx):
+    """§4.4 (0.5.15, spec §9 #6): pages align to the block size with the radix cache on, and never
+    exceed it; unknown dLLMs are refused even with the radix cache off."""
+    args = ctx.args
+    if args.dllm_algorithm is None:
+        return {}
+    block = _block_size(ctx)
     page = args.page_size
     if page is None:
         return {}
@@ -75,15 +95,26 @@ def dllm_page_size(ctx):
     return {}
 
 
-@registry.rule("dllm")
-def dllm_feature_limits(ctx):
-    """Radix on: no hierarchical cache or LMCache; no PP, LoRA, PD disaggregation or mixed chunks."""
-    args = ctx.args
+def _dllm_feature_limits(args, *, pp_size_one: bool) -> dict:
     if args.dllm_algorithm is None:
         return {}
     wanted = {"enable_lora": False, "disaggregation_mode": "null", "enable_mixed_chunk": False}
     if not args.disable_radix_cache:
         wanted.update(enable_hierarchical_cache=False, enable_lmcache=False)
-    if args.pp_size > 1:
+    if pp_size_one and args.pp_size > 1:
         wanted["pp_size"] = 1
     return {k: Force(v, _WHY) for k, v in wanted.items() if args[k] != v}
+
+
+@registry.rule("dllm", until="0.5.15", series="dllm_feature_limits")
+def dllm_feature_limits_0_5_14(ctx):
+    """§4.4 (0.5.14, spec §9 #7): radix on: no hierarchical cache or LMCache; no LoRA, PD
+    disaggregation or mixed chunks (the pipeline-parallel condition is inverted: PP is kept)."""
+    return _dllm_feature_limits(ctx.args, pp_size_one=False)
+
+
+@registry.rule("dllm", since="0.5.15", series="dllm_feature_limits")
+def dllm_feature_limits(ctx):
+    """§4.4 (0.5.15, spec §9 #7): radix on: no hierarchical cache or LMCache; no PP, LoRA, PD
+    disaggregation or mixed chunks."""
+    return _dllm_feature_limits(ctx.args, pp_size_one=True)

@@ -47,9 +47,25 @@ def mla_and_trtllm_page_sizes(ctx):
     return {}
 
 
-@registry.rule("attention_pages")
+@registry.rule("attention_pages", until="0.5.15", series="fa4_page_size")
+def fa4_page_size_0_5_14(ctx):
+    """C16 (0.5.14, spec §9 #1-#2): only an FA4 *prefill* backend on SM100 for MHA forces
+    128-token pages (Step-3.5, whose rule sets ``attention_backend``, keeps page 1)."""
+    args = ctx.args
+    if (
+        args.prefill_attention_backend == "fa4"
+        and not is_mla(ctx.hf)
+        and ctx.platform.is_sm100
+        and args.page_size != 128
+    ):
+        return {"page_size": Force(128, "FA4 prefill on SM100 uses 128-token pages")}
+    return {}
+
+
+@registry.rule("attention_pages", since="0.5.15", series="fa4_page_size")
 def fa4_page_size(ctx):
-    """C16 (0.5.15): FA4 on SM100 for MHA uses 128-token pages, unless EAGLE topk > 1."""
+    """C16 (0.5.15, spec §9 #1): FA4 as A, D or P on SM100 for MHA uses 128-token pages, unless
+    EAGLE topk > 1."""
     args = ctx.args
     uses_fa4 = "fa4" in (
         args.attention_backend,

@@ -47,12 +47,27 @@ def speculative_moe_runner_default(ctx):
     return {}
 
 
-@registry.rule("speculative")
+@registry.rule("speculative", until="0.5.15", series="eagle_family")
+def eagle_family_0_5_14(ctx):
+    """``_handle_eagle_family`` (0.5.14, spec §9 #13): as in 0.5.15, except that the trtllm_mha
+    topk check reads the attention, prefill and decode backend fields as given."""
+    args = ctx.args
+    return _eagle_family(
+        ctx, (args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend)
+    )
+
+
+@registry.rule("speculative", since="0.5.15", series="eagle_family")
 def eagle_family(ctx):
-    """``_handle_eagle_family``: STANDALONE refuses DP attention; parameters are chosen per arch
-    when ``--speculative-num-steps`` is unset (then topk and draft tokens must be unset too);
-    trtllm_mha needs topk 1; topk 1 means ``num_draft_tokens = num_steps + 1``; topk > 1 with
-    pages > 1 needs flashinfer, fa3 or triton."""
+    """``_handle_eagle_family`` (0.5.15): STANDALONE refuses DP attention; parameters are chosen per
+    arch when ``--speculative-num-steps`` is unset (then topk and draft tokens must be unset too);
+    trtllm_mha as the effective prefill or decode backend needs topk 1 (spec §9 #13); topk 1 means
+    ``num_draft_tokens = num_steps + 1``; topk > 1 with pages > 1 needs flashinfer, fa3 or triton."""
+    return _eagle_family(ctx, effective_backends(ctx.args))
+
+
+def _eagle_family(ctx, trtllm_checked: tuple) -> dict:
+    """The handler's body; ``trtllm_checked`` are the backends the trtllm_mha topk check reads."""
     args = ctx.args
     algo = args.speculative_algorithm
     if algo not in (*C.EAGLE_FAMILY, "STANDALONE"):
@@ -93,7 +108,7 @@ def eagle_family(ctx):
             fix="pass --speculative-eagle-topk too (e.g. 1), or drop --speculative-num-steps",
             upstream="TypeError",
         )
-    if topk > 1 and "trtllm_mha" in effective_backends(args):
+    if topk > 1 and "trtllm_mha" in trtllm_checked:
         raise ConflictError(
             "trtllm_mha backend only supports topk = 1 for speculative decoding.",
             fields=("speculative_eagle_topk", "attention_backend"),

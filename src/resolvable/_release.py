@@ -1,0 +1,120 @@
+"""Releases of the target engine, and the release ranges rules, stages and choices declare.
+
+A release-aware registry resolves for exactly one release of the engine it models (sglang
+0.5.15, 0.5.23 …). Anything that changed in a release says so with a range instead of an
+``if version >= …`` in a rule body: ``@registry.rule("attention", since="0.5.19")``.
+
+Invariants:
+
+* a release is a dotted version of integers (``"0.5.15"``); a ``.postN``/``rcN``/local suffix
+  maps to its base release (behaviour that differs in a post release is a release of its own);
+* a range is half-open: ``since <= release < until``; a missing bound is unbounded, so a rule
+  that changed in 0.5.19 is two rules, ``until="0.5.19"`` and ``since="0.5.19"``, that never
+  overlap and leave no gap;
+* comparisons are numeric (``0.5.9 < 0.5.15``), never textual.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Iterable
+
+from .errors import InvalidArgumentError, RegistrationError, closest
+
+__all__ = ["ReleaseRange", "base_release", "release_key"]
+
+
+def release_key(text: str) -> tuple[int, ...]:
+    """``"0.5.15"`` → ``(0, 5, 15)``; the sort key of a release. Suffixes are ignored."""
+    base = base_release(text)
+    return tuple(int(part) for part in base.split("."))
+
+
+def base_release(text: str) -> str:
+    """The base release of a version string: ``0.5.15.post1`` → ``0.5.15``, ``0.5.16rc0`` → ``0.5.16``.
+
+    Raises ``InvalidArgumentError`` for anything that does not start with dotted integers."""
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"a release is a version string such as '0.5.15', got {text!r}")
+    parts = []
+    for piece in text.strip().lstrip("vV").split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(str(int(digits)))
+        if len(digits) != len(piece):  # '16rc0', '15+local': the suffix ends the base
+            break
+    if len(parts) < 2:
+        raise InvalidArgumentError(f"{text!r} is not a release version (expected e.g. '0.5.15')")
+    return ".".join(parts)
+
+
+class ReleaseRange(namedtuple("ReleaseRange", "since until", defaults=(None, None))):
+    """``since <= release < until`` (either bound may be None: unbounded). Immutable."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, since: str | None, until: str | None, what: str) -> ReleaseRange:
+        """Validate the bounds a registration gives; ``what`` names the culprit in errors."""
+        try:
+            lo = base_release(since) if since is not None else None
+            hi = base_release(until) if until is not None else None
+        except InvalidArgumentError as exc:
+            raise RegistrationError(f"{what}: {exc}") from None
+        if lo is not None and hi is not None and release_key(lo) >= release_key(hi):
+            raise RegistrationError(
+                f"{what}: empty release range since={lo!r} until={hi!r} (until is exclusive and must "
+                "be a later release)"
+            )
+        return cls(lo, hi)
+
+    @property
+    def unbounded(self) -> bool:
+        return self.since is None and self.until is None
+
+    def contains(self, release: str | None) -> bool:
+        """Whether ``release`` is in the range; ``None`` (a registry without releases) is in every range."""
+        if release is None or self.unbounded:
+            return True
+        key = release_key(release)
+        if self.since is not None and key < release_key(self.since):
+            return False
+        return not (self.until is not None and key >= release_key(self.until))
+
+    def overlaps(self, other: ReleaseRange) -> bool:
+        lo = max((release_key(b) for b in (self.since, other.since) if b is not None), default=None)
+        hi = min((release_key(b) for b in (self.until, other.until) if b is not None), default=None)
+        return lo is None or hi is None or lo < hi
+
+    def describe(self, releases: Iterable[str] = ()) -> str:
+        """Human form: ``all releases``, ``since 0.5.19``, ``until 0.5.18`` (inclusive, when the
+        supported releases tell which one precedes the exclusive bound), ``0.5.15 to 0.5.18``."""
+        if self.unbounded:
+            return "all releases"
+        last = None
+        if self.until is not None:
+            before = [r for r in releases if release_key(r) < release_key(self.until)]
+            last = max(before, key=release_key) if before else None
+        upper = f"{last}" if last is not None else f"before {self.until}"
+        if self.since is None:
+            return f"up to {upper}" if last is not None else upper
+        if self.until is None:
+            return f"since {self.since}"
+        return f"{self.since} to {upper}"
+
+
+def check_release(release: str, releases: tuple[str, ...], owner: str) -> str:
+    """The supported release ``release`` names (its base), or a clear error with the closest one."""
+    base = base_release(release)
+    if base in releases:
+        return base
+    hint = closest(base, releases)
+    extra = f" (did you mean {hint!r}?)" if hint else ""
+    raise InvalidArgumentError(
+        f"{owner} does not model release {release!r}{extra}; supported releases: {', '.join(releases)}"
+    )
