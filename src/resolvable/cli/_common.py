@@ -177,17 +177,6 @@ def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
     return parsed.user
 
 
-def _resolve(
-    args: argparse.Namespace, platform_name: str, user: dict[str, Any], *, trace: bool = False
-) -> Any:
-    from ..sglang import load_model, resolve_server_args
-
-    hf = load_model(args.model)
-    return resolve_server_args(
-        hf, _platform(platform_name), _env(args.env), model_path=args.model, trace=trace, **user
-    )
-
-
 def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[str]:
     from ..sglang import SGLANG_VERSION
 

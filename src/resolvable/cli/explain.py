@@ -84,7 +84,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
                     "model": args.model,
                     "arch": res.arch,
                     "platform": res.platform.to_dict(),
-                    "user_args": res.user,
+                    "user_args": dict(res.user),
                     "not_modelled": _not_modelled_json(args),
                     "input_notes": list(getattr(args, "input_notes", ())),
                     "notes": list(res.notes),
