@@ -306,7 +306,10 @@ def test_model_directory_and_ignored_flags(capsys, tmp_path):
     )
     assert code == 0
     assert "attention_backend = 'flashinfer'" in out
-    assert "ignored (not modelled by resolvable): --trust-remote-code --max-total-tokens 4096" in err
+    # Issue 9: every sglang 0.5.15 flag is accepted; the ones the pack does not read are listed in
+    # the explain header (they used to be reported as ignored on stderr).
+    assert "not modelled  --trust-remote-code, --max-total-tokens 4096: accepted" in out
+    assert err == ""
 
 
 def test_console_script_end_to_end():

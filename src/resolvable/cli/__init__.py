@@ -31,7 +31,12 @@ __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> None:
     from ..sglang.cli_args import add_cli_args
 
-    p.add_argument("model", help="bundled sample name, config.json, model directory, or cached hub repo id")
+    p.add_argument(
+        "model",
+        nargs="?",
+        help="bundled sample name, config.json, model directory, or hub repo id; or paste the whole "
+        "launch command after `--`: -- python -m sglang.launch_server --model-path X ...",
+    )
     p.add_argument(
         "--platform",
         default=platform_default,
@@ -171,6 +176,57 @@ def build_parser() -> argparse.ArgumentParser:
 _TAKES_SGLANG_FLAGS = ("explain", "resolve", "diff", "upgrade")
 
 
+def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """``resolvable explain [options] -- <launch command>``: (resolvable's argv, the command)."""
+    if "--" not in argv:
+        return argv, None
+    i = argv.index("--")
+    head, tail = argv[:i], argv[i + 1 :]
+    # resolvable's own options may follow the pasted command too (sglang has no flag of these names)
+    rest: list[str] = []
+    j = 0
+    while j < len(tail):
+        name = tail[j].split("=", 1)[0]
+        if name in _OWN_SWITCHES:
+            head.append(tail[j])
+        elif name in _OWN_OPTIONS:
+            head.append(tail[j])
+            if "=" not in tail[j] and j + 1 < len(tail):
+                j += 1
+                head.append(tail[j])
+        else:
+            rest.append(tail[j])
+        j += 1
+    return head, rest
+
+
+_OWN_SWITCHES = ("--json",)
+_OWN_OPTIONS = ("--platform", "--env", "--field", "--why-not", "--vs-platform", "--vs-set", "--set")
+
+
+def _take_model(args: argparse.Namespace, pasted: list[str] | None) -> None:
+    """The model comes from the positional MODEL, or from the pasted command's --model-path."""
+    if not hasattr(args, "model"):
+        return
+    args.launch = None
+    if pasted is not None:
+        from ._common import parse_pasted
+
+        args.launch = parse_pasted(pasted)
+        model = args.launch.model
+        if args.model is not None and model is not None and args.model != model:
+            raise UsageError(
+                f"two models: {args.model!r} before `--` and {model!r} in the pasted command; give one"
+            )
+        args.model = args.model or model
+    if args.model is None:
+        where = " (the pasted command has no --model-path or --model)" if pasted is not None else ""
+        raise UsageError(
+            f"no model{where}: pass MODEL, or paste the launch command after `--` "
+            "(resolvable explain -- python -m sglang.launch_server --model-path MODEL ...)"
+        )
+
+
 def refusal_json(exc: ConflictError) -> dict[str, object]:
     """A refused configuration as the ``resolvable.refusal/1`` JSON document."""
     return {
@@ -192,7 +248,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     wants_json = "--json" in argv
     try:
+        argv, pasted = _split_pasted(argv)
         args, extra = parser.parse_known_args(argv)
+        if pasted is not None and args.command not in _TAKES_SGLANG_FLAGS:
+            raise UsageError(f"`--` (a pasted launch command) is for {', '.join(_TAKES_SGLANG_FLAGS)}")
+        _take_model(args, pasted)
         if extra and args.command not in _TAKES_SGLANG_FLAGS:
             raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
         sub = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr]

@@ -41,10 +41,13 @@ def _platform(name: str) -> Platform:
     return Platform.preset(name)
 
 
-def _env(pairs: Sequence[str]) -> dict[str, str]:
+def _env(pairs: Sequence[str], pasted: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment the rules see: this shell's SGLang variables, then the pasted command's
+    ``KEY=VALUE`` assignments (as sglang would see them), then ``--env`` (it has the last word)."""
     from ..sglang.api import env_from_os
 
     env = env_from_os()
+    env.update(pasted or {})
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
         if not sep or not key:
@@ -53,16 +56,14 @@ def _env(pairs: Sequence[str]) -> dict[str, str]:
     return env
 
 
-def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
-    """``--set FLAG=VALUE`` (SGLang flag or field name) → typed user arguments."""
+def _set_namespace(pairs: Sequence[str]) -> argparse.Namespace:
+    """``--set FLAG=VALUE`` (SGLang flag or field name) → the parsed sglang namespace."""
     from ..sglang.cli_args import add_cli_args
 
-    if not pairs:
-        return {}
     parser = _Parser(prog="--set", add_help=False)
     add_cli_args(parser, skip=("model_path",))
     argv: list[str] = []
-    for pair in pairs:
+    for pair in pairs or ():
         key, sep, value = pair.partition("=")
         flag = "--" + key.lstrip("-").replace("_", "-")
         if not sep:
@@ -74,7 +75,22 @@ def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
             argv += [flag, value]
     namespace, extra = parser.parse_known_args(argv)
     _check_extras(parser, extra, strict=True)
-    return vars(namespace)
+    return namespace
+
+
+def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
+    """``--set FLAG=VALUE`` → the modelled user arguments (not-modelled flags get a note)."""
+    from ..sglang.cli_args import parse_namespace
+
+    if not pairs:
+        return {}
+    parsed = parse_namespace(_set_namespace(pairs))
+    if parsed.shown:
+        print(
+            f"note: not modelled (accepted, no effect on the resolved fields): {' '.join(parsed.shown)}",
+            file=sys.stderr,
+        )
+    return parsed.user
 
 
 def _is_switch(parser: argparse.ArgumentParser, flag: str) -> bool:
@@ -85,22 +101,42 @@ def _is_switch(parser: argparse.ArgumentParser, flag: str) -> bool:
 
 
 def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: bool = False) -> list[str]:
-    """Unknown flags: a near-miss of a known flag is an error; others are reported as ignored."""
+    """Unknown flags are errors (the flag table holds every flag sglang accepts); a near-miss of
+    a known flag names it."""
+    from ..sglang import SGLANG_VERSION
+
     known = [s for a in parser._actions for s in a.option_strings]
-    ignored = []
     for token in extra:
         if not token.startswith("-"):
-            if strict:
-                raise UsageError(f"unexpected value {token!r}")
-            ignored.append(token)
-            continue
+            raise UsageError(
+                f"unexpected value {token!r} (sglang would reject it as an unrecognized argument)"
+            )
         name = token.split("=", 1)[0]
         hint = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
-        if hint or strict:
-            extra_hint = f"; did you mean {hint[0]}?" if hint else ""
-            raise UsageError(f"unknown flag {name}{extra_hint}")
-        ignored.append(token)
-    return ignored
+        extra_hint = f"; did you mean {hint[0]}?" if hint else f" (sglang {SGLANG_VERSION} has no such flag)"
+        raise UsageError(f"unknown flag {name}{extra_hint}")
+    return []
+
+
+class Pasted:
+    """A pasted launch command: its environment, model and parsed sglang flags."""
+
+    def __init__(self, launcher: str, env: dict[str, str], model: str | None, namespace: argparse.Namespace):
+        self.launcher, self.env, self.model, self.namespace = launcher, env, model, namespace
+
+
+def parse_pasted(tokens: Sequence[str]) -> Pasted:
+    """Parse the words after ``--`` as sglang's own parser would (``prog`` ``sglang serve``)."""
+    from ..sglang.cli_args import add_cli_args
+    from ..sglang.launch import parse_launch
+
+    launch = parse_launch(tokens)
+    parser = _Parser(prog="sglang serve", add_help=False)
+    add_cli_args(parser)
+    namespace, extra = parser.parse_known_args(launch.argv)
+    _check_extras(parser, extra, strict=True)
+    model = vars(namespace).pop("model_path", None)
+    return Pasted(launch.launcher, launch.env, model, namespace)
 
 
 def _resolve(
@@ -115,10 +151,12 @@ def _resolve(
     from ..sglang import load_model, resolve_server_args
 
     hf = load_model(args.model)
+    launch = getattr(args, "launch", None)
+    env = _env(args.env, launch.env if launch is not None else None)
     return resolve_server_args(
         hf,
         _platform(platform_name),
-        _env(args.env),
+        env,
         model_path=args.model,
         trace=trace,
         sglang_version=version or getattr(args, "sglang_version", None),
@@ -138,12 +176,30 @@ def release_of_rule(rule: str, location: str) -> str | None:
 
 
 def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
-    from ..sglang.cli_args import user_args_from_namespace
+    """The modelled flags (pasted command, then flags given to resolvable, then ``--set``), after
+    sglang's input normalisation. Sets ``args.not_modelled`` (as typed) and ``args.input_notes``."""
+    from ..sglang.cli_args import PASSED, parse_namespace
+    from ..sglang.flags import load_table, modelled_dests
 
-    user = user_args_from_namespace(args)
-    user.pop("model_path", None)
-    user.update(_parse_set(getattr(args, "set", None)))
-    return user
+    dests = load_table().dests | modelled_dests()
+    merged = argparse.Namespace()
+    passed: list[Any] = []
+    sources = [getattr(args, "launch", None) and args.launch.namespace, args]
+    if getattr(args, "set", None):
+        sources.append(_set_namespace(args.set))
+    for ns in sources:
+        if ns is None:
+            continue
+        for key, value in vars(ns).items():
+            if key in dests and key != "model_path":
+                setattr(merged, key, value)
+        passed += getattr(ns, PASSED, [])
+    setattr(merged, PASSED, passed)
+    parsed = parse_namespace(merged)
+    args.not_modelled = parsed.shown
+    args.not_modelled_values = parsed.not_modelled
+    args.input_notes = parsed.notes
+    return parsed.user
 
 
 def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[str]:
@@ -162,13 +218,22 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         f"flags     {flags}",
         f"rules     sglang {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
     ]
+    launch = getattr(args, "launch", None)
+    if launch is not None:
+        lines.insert(0, f"command   {launch.launcher}" + "".join(f"  {k}={v}" for k, v in launch.env.items()))
+    shown = getattr(args, "not_modelled", None)
+    if shown:
+        lines.append(
+            f"not modelled  {', '.join(shown)}: accepted, does not affect the resolved fields in this pack"
+        )
+    lines += [f"note      {n}" for n in getattr(args, "input_notes", ())]
     lines += [f"note      {n}" for n in res.notes]
     return lines
 
 
 def _report_ignored(ignored: list[str]) -> None:
     if ignored:
-        print(f"note: ignored (not modelled by resolvable): {' '.join(ignored)}", file=sys.stderr)
+        print(f"note: ignored: {' '.join(ignored)}", file=sys.stderr)
 
 
 def _csv_list(text: str | None) -> list[str] | None:

@@ -14,6 +14,7 @@ from .._platform import PLATFORM_ENV_VAR, Platform
 from .._text import short, table
 from ..errors import ConflictError
 from ._common import EXIT_FINDINGS, UsageError, _csv_list, _env, _header, _parse_set, _resolve, _user_flags
+from .explain import _not_modelled_json
 
 
 def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
@@ -31,6 +32,8 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
                     "sglang_version": res.release,
                     "platform": data["platform"],
                     "user_args": data["user"],
+                    "not_modelled": _not_modelled_json(args),
+                    "input_notes": list(getattr(args, "input_notes", ())),
                     "values": data["values"],
                     "context": ctx.to_dict(),
                     "fingerprint": res.fingerprint(),

@@ -46,6 +46,14 @@ def _explain_lines(exp: Any) -> list[str]:
     return lines
 
 
+def _not_modelled_json(args: argparse.Namespace) -> dict[str, Any]:
+    """The accepted flags this pack does not model: as typed, and dest → value."""
+    return {
+        "flags": list(getattr(args, "not_modelled", ())),
+        "values": dict(getattr(args, "not_modelled_values", {})),
+    }
+
+
 def _refusal_lines(exc: ConflictError) -> list[str]:
     lines = [f"refused by {exc.rule}  {exc.location}", f"    {exc.message}"]
     if exc.fix:
@@ -81,7 +89,9 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
                     "arch": res.arch,
                     "sglang_version": res.release,
                     "platform": res.platform.to_dict(),
-                    "user_args": res.user,
+                    "user_args": dict(res.user),
+                    "not_modelled": _not_modelled_json(args),
+                    "input_notes": list(getattr(args, "input_notes", ())),
                     "notes": list(res.notes),
                     "fingerprint": res.fingerprint(),
                     "fields": {f: res.explain(f).to_dict() for f in fields},

@@ -1,7 +1,8 @@
 """Bundled ``config.json`` samples of popular checkpoints, and model lookup by name or path.
 
 Invariant: ``load_model(spec)`` accepts a bundled sample name, a path to a config.json or a
-model directory, or a hub repo id present in the local Hugging Face cache — and raises
+model directory, or a hub repo id present in the local Hugging Face cache (else the bundled
+sample whose catalog entry names that repo id) — and raises
 ``ConfigError`` naming the input and the closest bundled names otherwise.
 """
 
@@ -62,5 +63,14 @@ def load_model(spec: str) -> HFConfig:
         return load_hf_config(key)
     except ConfigError as exc:
         if "no such file or directory" in str(exc) and find_in_hub_cache(key) is None:
+            sample = bundled_for_repo(key)
+            if sample is not None:  # a hub id not in the local cache, but bundled as a sample
+                return bundled(sample)
             raise ConfigError(_unknown_message(key)) from None
         raise
+
+
+def bundled_for_repo(repo_id: str) -> str | None:
+    """The bundled sample whose catalog entry names hub repo ``repo_id`` (case-insensitive)."""
+    wanted = repo_id.strip().lower()
+    return next((n for n, e in catalog().items() if str(e.get("repo_id", "")).lower() == wanted), None)

@@ -1,0 +1,137 @@
+"""The flag tables of sglang releases: every command-line flag, as data.
+
+One generated file per release, ``sglang-<version>.json`` in this directory, written by
+``tools/extract_sglang_flags.py`` from that release's wheel (facts only: option strings,
+dest, type, choices, default, nargs, action, deprecation). Invariants:
+
+* the table is the only list of sglang's flags; argparse integration, the CLI and the pasted
+  command parser all read it;
+* a flag is *modelled* when its dest is a CLI field of ``ServerArgs`` — derived from the schema
+  on every call, never kept by hand, so a field added to ``ServerArgs`` becomes modelled at once;
+* loading is lazy (json is imported on first use, not by ``import resolvable.sglang``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
+
+_DIR = os.path.dirname(os.path.abspath(__file__))
+
+#: A default the release does not store (argparse.SUPPRESS, or a required flag).
+NO_DEFAULT = object()
+
+
+class Flag(
+    namedtuple(
+        "Flag",
+        "dest options action type choices default nargs const deprecated required origin",
+    )
+):
+    """One argparse action of sglang's parser. ``action`` is ``store``, ``store_true``,
+    ``store_const``, ``boolean_optional``, ``lora_paths`` or ``ignore`` (a deprecated no-op);
+    ``type`` names sglang's converter (``str``, ``int``, ``float``, ``json``, ``json_list``,
+    ``human_readable_int``, ``nullable_str``, ``cuda_graph_config``); ``deprecated`` is the
+    replacement sglang names (or True)."""
+
+    __slots__ = ()
+
+    @property
+    def flag(self) -> str:
+        return self.options[0]
+
+    @property
+    def takes_value(self) -> bool:
+        return self.action in ("store", "lora_paths")
+
+
+class FlagTable:
+    """The flags of one sglang release, looked up by option string or dest."""
+
+    def __init__(self, release: str, flags: tuple[Flag, ...]) -> None:
+        self.release = release
+        self.flags = flags
+        self.by_option = {o: f for f in flags for o in f.options}
+        self.dests = frozenset(f.dest for f in flags)
+
+    def __len__(self) -> int:
+        return len(self.flags)
+
+    def __iter__(self):
+        return iter(self.flags)
+
+    def options(self) -> list[str]:
+        return sorted(self.by_option)
+
+    def for_dest(self, dest: str) -> list[Flag]:
+        return [f for f in self.flags if f.dest == dest]
+
+    def default(self, dest: str) -> Any:
+        """sglang's default of ``dest`` (from its primary flag), or ``NO_DEFAULT``."""
+        for f in self.for_dest(dest):
+            if f.origin == "field" or f.default is not NO_DEFAULT:
+                return f.default
+        return NO_DEFAULT
+
+    def display_flag(self, dest: str) -> str:
+        """The flag sglang documents for ``dest`` (its field's own flag where there is one)."""
+        own = [f for f in self.for_dest(dest) if not f.deprecated]
+        return (own or self.for_dest(dest) or [None])[0].flag if self.for_dest(dest) else dest
+
+
+def releases() -> list[str]:
+    """The sglang releases that have a table, oldest first."""
+    names = [n[len("sglang-") : -len(".json")] for n in os.listdir(_DIR) if n.startswith("sglang-")]
+    return sorted(names, key=lambda v: tuple(int(p) if p.isdigit() else p for p in v.split(".")))
+
+
+@functools.cache
+def load_table(release: str | None = None) -> FlagTable:
+    """The flag table of ``release`` (default: the release this pack reproduces)."""
+    if release is None:
+        from .._base import SGLANG_VERSION
+
+        release = SGLANG_VERSION
+    path = os.path.join(_DIR, f"sglang-{release}.json")
+    if not os.path.isfile(path):
+        from ...errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"no flag table for sglang {release}; tables exist for {releases()}")
+    import json
+
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    flags = tuple(
+        Flag(
+            dest=f["dest"],
+            options=tuple(f["options"]),
+            action=f.get("action", "store"),
+            type=f.get("type"),
+            choices=tuple(f["choices"]) if "choices" in f else None,
+            default=f.get("default", NO_DEFAULT),
+            nargs=f.get("nargs"),
+            const=f.get("const"),
+            deprecated=f.get("deprecated"),
+            required=bool(f.get("required", False)),
+            origin=f.get("origin", "field"),
+        )
+        for f in data["flags"]
+    )
+    return FlagTable(data["sglang"], flags)
+
+
+def modelled_dests() -> frozenset[str]:
+    """Dests this pack reads: the CLI-visible fields of ``ServerArgs`` (derived from the schema)."""
+    from ..._schema import schema_of
+    from ..args import ServerArgs
+
+    return frozenset(n for n, spec in schema_of(ServerArgs).fields.items() if spec.arg.cli)
+
+
+def is_modelled(dest: str) -> bool:
+    return dest in modelled_dests()
