@@ -13,7 +13,9 @@ Invariants:
   architecture is computed once and cached, so neither registering nor resolving grows with the
   number of registered architectures;
 * a stage may carry a guard (``Stage(..., when=...)``): when it is false on the arguments, the
-  whole stage is skipped with one check.
+  whole stage is skipped with one check;
+* a stage may belong to a named *check phase* (``Stage(..., phase="startup")``): ``resolve`` never
+  runs it; ``check`` runs it afterwards over the final values, and its rules may only refuse.
 """
 
 from __future__ import annotations
@@ -39,11 +41,13 @@ __all__ = ["Plan", "Registry", "Rule", "Stage"]
 _PLAN_CACHE_LIMIT = 4096
 
 
-class Stage(namedtuple("Stage", "name isolated doc when", defaults=(False, "", None))):
+class Stage(namedtuple("Stage", "name isolated doc when phase", defaults=(False, "", None, None))):
     """A named step of resolution (immutable). ``isolated``: every rule of the stage reads the
     state as it was when the stage began (rules never see each other's declarations), like
     SGLang's model providers. ``when``: an optional guard on the arguments (a read-only view);
-    the stage runs only when it is true."""
+    the stage runs only when it is true. ``phase``: None for a resolution stage; a name (e.g.
+    ``"startup"``) makes it a check stage of that phase, run by ``check`` after resolution, whose
+    rules only refuse (a refusal carries the phase)."""
 
     __slots__ = ()
 
@@ -125,12 +129,20 @@ def caller_location(depth: int = 2) -> str:
 class Plan:
     """The rules that run for one architecture: per stage, in order (immutable)."""
 
-    __slots__ = ("groups", "plan", "specific")
+    __slots__ = ("checks", "groups", "plan", "specific")
 
     def __init__(self, plan: tuple[tuple[Stage, tuple[Rule, ...]], ...]) -> None:
         self.plan = plan
-        #: (stage name, isolated, guard, rules) — what the resolver iterates.
-        self.groups = tuple((stage.name, stage.isolated, stage.when, rules) for stage, rules in plan)
+        #: (stage name, isolated, guard, rules) of the resolution stages — what the resolver iterates.
+        self.groups = tuple(
+            (stage.name, stage.isolated, stage.when, rules) for stage, rules in plan if stage.phase is None
+        )
+        #: The same for each check phase: {phase: groups}, in stage order.
+        checks: dict[str, list[tuple[Any, ...]]] = {}
+        for stage, rules in plan:
+            if stage.phase is not None:
+                checks.setdefault(stage.phase, []).append((stage.name, stage.isolated, stage.when, rules))
+        self.checks = {phase: tuple(groups) for phase, groups in checks.items()}
         #: Whether any architecture-specific rule (exact or predicate) is in the plan.
         self.specific = any(r.archs or r.predicate for _, rules in plan for r in rules)
 
@@ -153,8 +165,22 @@ class Registry:
         if len(set(names)) != len(names) or not names:
             raise RegistrationError(f"stage names must be unique and non-empty, got {names}")
         self._stage_index = {s.name: i for i, s in enumerate(self.stages)}
+        seen_check = False
+        for stage in self.stages:
+            if stage.phase is not None and not isinstance(stage.phase, str):
+                raise RegistrationError(f"stage {stage.name!r}: phase must be a string, got {stage.phase!r}")
+            if stage.phase is None and seen_check:
+                raise RegistrationError(
+                    f"stage {stage.name!r} resolves but comes after a check stage; check stages "
+                    "(phase=...) run after resolution, so declare them last"
+                )
+            seen_check = seen_check or stage.phase is not None
+        #: Check phases in stage order (e.g. ``("startup",)``).
+        self.phases: tuple[str, ...] = tuple(dict.fromkeys(s.phase for s in self.stages if s.phase))
         self.model_stage = model_stage or names[0]
         self._check_stage(self.model_stage, "model_stage")
+        if self.stages[self._stage_index[self.model_stage]].phase is not None:
+            raise RegistrationError(f"model_stage {self.model_stage!r} is a check stage; it must resolve")
         self.name = name
         self.version = version
         # Registration state, guarded by _lock: every rule in order, exact-arch rules and constants
@@ -174,6 +200,10 @@ class Registry:
         """Declare fixed values for one architecture (data, not code)."""
         stage = stage or self.model_stage
         self._check_stage(stage, "constant")
+        if self.stages[self._stage_index[stage]].phase is not None:
+            raise RegistrationError(
+                f"constant for {arch!r}: stage {stage!r} is a check stage (its rules only refuse)"
+            )
         values = dict(values)
         for field in values:
             self._check_field(field, f"constant for {arch!r}")

@@ -15,7 +15,15 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ConflictError, ResolvableError
-from ._common import EXIT_USAGE, UsageError, _check_extras, _Parser, _report_ignored
+from ._common import (
+    EXIT_USAGE,
+    UsageError,
+    _check_extras,
+    _Parser,
+    _report_ignored,
+    refusal_json,
+    refusal_prefix,
+)
 from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
 from .explain import cmd_explain
@@ -134,22 +142,6 @@ def build_parser() -> argparse.ArgumentParser:
 _TAKES_SGLANG_FLAGS = ("explain", "resolve", "diff")
 
 
-def refusal_json(exc: ConflictError) -> dict[str, object]:
-    """A refused configuration as the ``resolvable.refusal/1`` JSON document."""
-    return {
-        "schema": "resolvable.refusal/1",
-        "rule": exc.rule,
-        "location": exc.location,
-        "message": exc.message,
-        "fix": exc.fix,
-        "upstream": exc.upstream,
-        "fields": list(exc.fields),
-        "origins": {
-            f: {"value": v, "set_by": who, "location": loc} for f, (v, who, loc) in exc.origins.items()
-        },
-    }
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -165,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConflictError as exc:
         if wants_json:  # scripts get the refusal as JSON too
             print(json.dumps(refusal_json(exc), indent=2, default=repr))
-        print(f"error: refused: {exc}", file=sys.stderr)
+        print(f"error: {refusal_prefix(exc)}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ResolvableError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,6 +1,8 @@
 """`resolvable explain`: the chain of declarations behind each field, and `--why-not`.
 
-Invariant: explain resolves with tracing on, so every step shows what its rule read.
+Invariants: explain resolves with tracing on, so every step shows what its rule read; it then
+runs the start-up checks (after ServerArgs) and always says which of the two answers holds:
+"accepted, and would start" or "accepted by ServerArgs, refused at start-up: …" (exit code 2).
 """
 
 from __future__ import annotations
@@ -8,12 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from .._text import short
 from ..errors import ConflictError, InvalidArgumentError
-from ._common import _header, _resolve, _user_flags
+from ._common import EXIT_USAGE, _header, _resolve, _startup, _user_flags, refusal_json, refusal_prefix
 
 
 def _why(inputs: Sequence[Sequence[Any]], limit: int = 6) -> str:
@@ -54,6 +57,27 @@ def _refusal_lines(exc: ConflictError) -> list[str]:
     return lines
 
 
+def _startup_lines(passed: Sequence[Any], refusal: ConflictError | None) -> list[str]:
+    from ..sglang._base import STARTUP_LABEL
+
+    if refusal is None:
+        return [f"{STARTUP_LABEL}: accepted, and would start ({len(passed)} checks passed)"]
+    lines = [f"{STARTUP_LABEL}: accepted by ServerArgs, refused at start-up: {refusal.message}"]
+    return lines + ["    " + line for line in _refusal_lines(refusal)[:1] + _refusal_lines(refusal)[2:]]
+
+
+def _startup_json(passed: Sequence[Any], refusal: ConflictError | None) -> dict[str, Any]:
+    from ..sglang._base import STARTUP_LABEL, STARTUP_PHASE
+
+    return {
+        "phase": STARTUP_PHASE,
+        "label": STARTUP_LABEL,
+        "outcome": "accepted" if refusal is None else "refused",
+        "checks": [r.name for r in passed],
+        "refusal": refusal_json(refusal) if refusal is not None else None,
+    }
+
+
 def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     user = _user_flags(args)
     if args.why_not is not None:
@@ -68,6 +92,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     for f in fields:
         if f not in res:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
+    passed, refusal = _startup(args, res)
     if args.json:
         print(
             json.dumps(
@@ -80,13 +105,15 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
                     "notes": list(res.notes),
                     "fingerprint": res.fingerprint(),
                     "fields": {f: res.explain(f).to_dict() for f in fields},
+                    "startup": _startup_json(passed, refusal),
                 },
                 indent=2,
                 default=repr,
             )
         )
-        return 0
+        return _startup_exit(refusal)
     print("\n".join(_header(res, args, user)))
+    print("\n".join(_startup_lines(passed, refusal)))
     explained = [res.explain(f) for f in fields if f != "model_path"]
     for exp in explained:
         if exp.steps or args.field:
@@ -96,7 +123,16 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
     print("\nlegend: ✓ applied  ! forced over your flag  ✗ blocked by your flag  ~ shadowed by a later rule")
-    return 0
+    return _startup_exit(refusal)
+
+
+def _startup_exit(refusal: ConflictError | None) -> int:
+    """0 when it would start; else the one-line error on stderr (stdout has the whole answer), 2."""
+    if refusal is None:
+        return 0
+    sys.stdout.flush()
+    print(f"error: {refusal_prefix(refusal)}: {refusal}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
