@@ -6,6 +6,7 @@ Invariant: each command only reads; JSON output carries a versioned ``schema`` k
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import Any
@@ -190,12 +191,19 @@ def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
 
 def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._lint import lint
+    from ..sglang import check_startup, registry, resolve_server_args
     from ..sglang import grid as sglang_grid
-    from ..sglang import registry, resolve_server_args
     from ..sglang.models import bundled
 
+    def with_startup(res: Any, hf: Any) -> Any:
+        # The start-up checks run too, so a check that crashes is a finding; a start-up refusal
+        # is not (the ServerArgs resolution is what lint inspects, and it was accepted).
+        with contextlib.suppress(ConflictError):
+            check_startup(res, hf)
+        return res
+
     attempts = [
-        (f"{m}@{p}:{v}", (lambda hf=hf, pl=pl, fl=fl: resolve_server_args(hf, pl, **fl)))
+        (f"{m}@{p}:{v}", (lambda hf=hf, pl=pl, fl=fl: with_startup(resolve_server_args(hf, pl, **fl), hf)))
         for m, p, v, hf, pl, fl in sglang_grid.cases()
     ]
     # Explicit-choice sweep: every field a rule declared in a default cell, set by the user to

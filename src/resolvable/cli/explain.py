@@ -183,9 +183,20 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
             )
         else:
             changes = [c for c in (baseline.diff(res) if baseline is not None else ()) if c.field != field]
-            verdict.update(outcome="accepted", also_changes={c.field: [c.before, c.after] for c in changes})
+            passed, refusal = _startup(args, res)
+            verdict.update(
+                outcome="accepted",
+                also_changes={c.field: [c.before, c.after] for c in changes},
+                startup=_startup_json(passed, refusal),
+            )
             chosen = baseline[field] if baseline is not None else None
             text = f"{field}={value!r} would be accepted (without it: {chosen!r})."
+            if refusal is not None:
+                text = (
+                    f"{field}={value!r} would be accepted by ServerArgs (without it: {chosen!r}), "
+                    f"but refused at start-up by {refusal.rule} ({refusal.location}):\n  {refusal.message}"
+                    + (f"\n  fix: {refusal.fix}" if refusal.fix else "")
+                )
             if changes:
                 text += "\n  it would also change: " + ", ".join(
                     f"{c.field} {c.before!r} -> {c.after!r}" for c in changes

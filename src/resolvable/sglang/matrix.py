@@ -1,7 +1,9 @@
 """Support matrices: models × platforms, one cell per resolution, in five formats.
 
 Invariants: a cell holds the resolved values of the chosen fields or the refusal (rule and
-short reason); rendering is deterministic (same rules → same bytes), so the generated docs
+short reason); a cell ServerArgs accepts also says whether sglang would start (the start-up
+check, after ServerArgs: "accepted, refused at start-up" keeps the values); rendering is
+deterministic (same rules → same bytes), so the generated docs
 can be checked for staleness; the HTML page is self-contained (no network assets).
 """
 
@@ -18,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from .._platform import Platform
 from ..errors import ConflictError, ResolvableError
 from ._base import SGLANG_VERSION
-from .api import resolve_server_args
+from .api import check_startup, resolve_server_args
 from .models import bundled, catalog
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -36,12 +38,19 @@ class Cell:
     refusal: str | None = None
     refused_by: str | None = None
     chain: tuple[str, ...] = ()  # "field: rule -> value" lines, for hover text
+    #: Accepted by ServerArgs but refused at start-up: sglang's whole message, the rule, the fix.
+    startup_refusal: str | None = None
+    startup_refused_by: str | None = None
+    startup_fix: str | None = None
 
     @property
     def text(self) -> str:
         if self.values is None:
             return f"refused: {self.refusal}"
-        return " / ".join(_show(v) for v in self.values.values())
+        shown = " / ".join(_show(v) for v in self.values.values())
+        if self.startup_refusal is not None:
+            return f"{shown} ✗ start-up: {_short_reason(self.startup_refusal)}"
+        return shown
 
 
 def _show(value: Any) -> str:
@@ -62,8 +71,10 @@ def compute(
     env: Mapping[str, str] | None = None,
     *,
     hf_loader: Any = bundled,
+    startup: bool = True,
 ) -> list[Cell]:
-    """Resolve every (model, platform) pair with the same flags."""
+    """Resolve every (model, platform) pair with the same flags; ``startup`` also runs the
+    start-up checks (after ServerArgs) of each accepted cell."""
     cells = []
     plats = [(name, Platform.preset(name)) for name in platforms]
     for model in models:
@@ -79,7 +90,17 @@ def compute(
                 continue
             values = {f: res[f] for f in fields}
             chain = tuple(f"{f}: {res.decided_by(f)[0]} -> {_show(res[f])}" for f in fields)
-            cells.append(Cell(model, pname, values, chain=chain))
+            late: dict[str, Any] = {}
+            if startup:
+                try:
+                    check_startup(res, hf, env)
+                except ConflictError as exc:
+                    late = {
+                        "startup_refusal": exc.message,
+                        "startup_refused_by": exc.rule,
+                        "startup_fix": exc.fix,
+                    }
+            cells.append(Cell(model, pname, values, chain=chain, **late))
     return cells
 
 
@@ -127,7 +148,12 @@ def _text(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
 def _markdown(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     models, platforms, by_key = _grid(cells)
     out = [f"# {title}", ""] if title else []
-    out += [f"Cells: `{' / '.join(fields)}`; ✗ = sglang refuses the configuration (reason in short).", ""]
+    out += [
+        f"Cells: `{' / '.join(fields)}`; ✗ = sglang refuses the configuration (reason in short); "
+        "`values ✗ start-up: …` = accepted by ServerArgs, refused at start-up (the start-up check, "
+        "after ServerArgs).",
+        "",
+    ]
     out.append("| model | architecture | " + " | ".join(platforms) + " |")
     out.append("|---|---|" + "---|" * len(platforms))
     cat = catalog()
@@ -141,10 +167,22 @@ def _markdown(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
 def _csv(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["model", "platform", *fields, "refused", "refused_by"])
+    writer.writerow(
+        ["model", "platform", *fields, "refused", "refused_by", "startup_refused", "startup_refused_by"]
+    )
     for c in cells:
         values = [_show(c.values[f]) for f in fields] if c.values is not None else [""] * len(fields)
-        writer.writerow([c.model, c.platform, *values, c.refusal or "", c.refused_by or ""])
+        writer.writerow(
+            [
+                c.model,
+                c.platform,
+                *values,
+                c.refusal or "",
+                c.refused_by or "",
+                c.startup_refusal or "",
+                c.startup_refused_by or "",
+            ]
+        )
     return buf.getvalue()
 
 
@@ -161,6 +199,9 @@ def _json(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
                 "refused": c.refusal,
                 "refused_by": c.refused_by,
                 "chain": list(c.chain),
+                "startup_refused": c.startup_refusal,
+                "startup_refused_by": c.startup_refused_by,
+                "startup_fix": c.startup_fix,
             }
             for c in cells
         ],
@@ -181,6 +222,7 @@ th,td{border:1px solid #d0d0d7;padding:4px 6px;text-align:center;white-space:now
 th{background:#f4f4f8;position:sticky;top:0}
 td.model{text-align:left;font-weight:600;background:#fafafa}
 td.refused{background:#fde2e2;color:#8a1c1c;white-space:normal;max-width:14em;font-size:11px}
+td.startup{background:#fff1d6;color:#7a4b00;white-space:normal;max-width:14em;font-size:11px}
 td[title]{cursor:help}
 .legend span{display:inline-block;margin:2px 4px;padding:2px 6px;border-radius:3px}
 """
@@ -198,6 +240,9 @@ def _html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
             if c.values is None:
                 tip = f"refused by {c.refused_by}: {c.refusal}" if c.refused_by else str(c.refusal)
                 tds.append(f'<td class="refused" title="{esc(tip)}">✗ {esc(c.refusal or "")}</td>')
+            elif c.startup_refusal is not None:
+                tip = f"accepted by ServerArgs, refused at start-up by {c.startup_refused_by}: {c.startup_refusal}"
+                tds.append(f'<td class="startup" title="{esc(tip)}">{esc(c.text)}</td>')
             else:
                 first = _show(next(iter(c.values.values())))
                 seen_values.setdefault(first, _color(first))
@@ -215,7 +260,8 @@ def _html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
         f"<title>{esc(title or 'resolvable support matrix')}</title><style>{_CSS}</style></head><body>"
         f"<h1>{esc(title or 'resolvable support matrix')}</h1>"
         f"<p>Cells show <code>{esc(' / '.join(fields))}</code> as sglang {SGLANG_VERSION} resolves them; "
-        "colour = first field's value; hover a cell for the rule that decided each field; red = refused.</p>"
+        "colour = first field's value; hover a cell for the rule that decided each field; red = refused; "
+        "amber = accepted by ServerArgs, refused at start-up.</p>"
         f'<p class="legend">{legend}</p>'
         f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></body></html>\n"
     )

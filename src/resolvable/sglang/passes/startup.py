@@ -237,7 +237,7 @@ def fa3_capability(ctx):
         raise _refuse(
             "FlashAttention v3 Backend requires SM>=80 and SM<=90. "
             f"Please use `--attention-backend flashinfer`. (this platform: {shown}{mla})",
-            "pass --attention-backend flashinfer (or triton)",
+            "pass --attention-backend triton (or flashinfer)",
             "AssertionError",
             fields,
         )
@@ -342,7 +342,13 @@ def dsv4_backend_model(ctx):
         return {}  # on NPU sglang builds the Ascend DSV4 backend, not modelled (docs/fidelity.md)
     fields = _backend_fields(args, "dsv4")
     archs = set(ctx.hf.architectures)
+    # model_config.py: for DeepSeek-V4, head_dim = the config's head_dim; a config without one
+    # gets the DeepseekV4Config defaults (qk_nope_head_dim 448 + qk_rope_head_dim 64).
     head_dim = _text_int(ctx.hf, "head_dim")
+    if head_dim is None:
+        head_dim = (_text_int(ctx.hf, "qk_nope_head_dim") or 448) + (
+            _text_int(ctx.hf, "qk_rope_head_dim") or 64
+        )
     if not archs & _DSV4_ARCHS or head_dim != 512:
         raise _refuse(
             "the dsv4 backend only runs DeepSeek-V4 models: DSV4 MQA head_dim = qk_nope_head_dim(448) + "
