@@ -131,3 +131,26 @@ def test_matrix_cell_accepted_refused_at_startup(capsys):
     assert rows["h100"]["startup_refused"] == ""
     code, out, _ = run(capsys, *argv, "--format", "html")
     assert 'class="startup"' in out and "refused at start-up by fa3_capability" in out
+
+
+def test_resolve_reports_the_startup_answer(capsys):
+    code, out, err = run(capsys, "resolve", "olmo-2-7b", "--platform", "rtx5090")
+    assert code == 2 and f"{LABEL}: accepted by ServerArgs, refused at start-up" in out
+    assert "attn.backend" in out and err.startswith("error: refused at start-up")
+    code, out, _ = run(capsys, "resolve", "olmo-2-7b", "--platform", "h100", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["schema"] == "resolvable.resolve/1" and data["startup"]["outcome"] == "accepted"
+
+
+def test_no_startup_check_answers_only_serverargs(capsys):
+    """sglang's Olmo2 rule picks fa3 on SM120 (spec §3.8); only the start-up check refuses it."""
+    code, out, err = run(capsys, "explain", "olmo-2-7b", "--platform", "rtx5090", "--no-startup-check")
+    assert code == 0 and err == "" and f"{LABEL}: not run (--no-startup-check)" in out
+    code, out, _ = run(
+        capsys, "explain", "olmo-2-7b", "--platform", "rtx5090", "--no-startup-check", "--json"
+    )
+    assert code == 0 and json.loads(out)["startup"]["outcome"] == "skipped"
+    code, out, _ = run(
+        capsys, "matrix", "--models", "olmo-2-7b", "--platforms", "rtx5090", "--no-startup-check"
+    )
+    assert code == 0 and "start-up" not in out and "fa3 / 1" in out

@@ -70,11 +70,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
     )
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--no-startup-check",
+        dest="startup_check",
+        action="store_false",
+        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
+    )
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
     _add_model_inputs(p, platform_default=default_platform)
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--no-startup-check",
+        dest="startup_check",
+        action="store_false",
+        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
+    )
     p.set_defaults(func=cmd_resolve)
 
     p = sub.add_parser(
@@ -98,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--format", choices=("text", "md", "csv", "json", "html"), default="text")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
+    p.add_argument(
+        "--no-startup-check",
+        dest="startup_check",
+        action="store_false",
+        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
+    )
     p.set_defaults(func=cmd_matrix)
 
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")

@@ -115,8 +115,12 @@ def _resolve(
 
 
 def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], ConflictError | None]:
-    """The start-up checks (after ServerArgs) of ``res``: (checks passed, None) or ((), refusal)."""
+    """The start-up checks (after ServerArgs) of ``res``: (checks passed, None) or ((), refusal);
+    ((), None) with ``--no-startup-check``."""
     from ..sglang import check_startup, load_model
+
+    if not getattr(args, "startup_check", True):
+        return (), None
 
     try:
         return check_startup(res, load_model(args.model), _env(args.env)), None

@@ -14,12 +14,26 @@ from typing import Any
 from .._platform import PLATFORM_ENV_VAR, Platform
 from .._text import short, table
 from ..errors import ConflictError
-from ._common import EXIT_FINDINGS, UsageError, _csv_list, _env, _header, _parse_set, _resolve, _user_flags
+from ._common import (
+    EXIT_FINDINGS,
+    UsageError,
+    _csv_list,
+    _env,
+    _header,
+    _parse_set,
+    _resolve,
+    _startup,
+    _user_flags,
+)
 
 
 def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
+    from .explain import _startup_exit, _startup_json, _startup_lines
+
     user = _user_flags(args)
     res = _resolve(args, args.platform, user)
+    passed, refusal = _startup(args, res)
+    skipped = not args.startup_check
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -36,19 +50,22 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
                     "fingerprint": res.fingerprint(),
                     "notes": data["notes"],
                     "declarations": data["declarations"],
+                    "startup": _startup_json(passed, refusal, skipped=skipped),
                 },
                 indent=2,
+                default=repr,
             )
         )
-        return 0
+        return _startup_exit(refusal)
     print("\n".join(_header(res, args, user)))
+    print("\n".join(_startup_lines(passed, refusal, skipped=skipped)))
     print()
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
         for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
     ]
     print(table(["published leaf", "value", "decided by"], rows))
-    return 0
+    return _startup_exit(refusal)
 
 
 def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
@@ -102,7 +119,9 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     for f in fields:
         schema.spec(f)
     flags = _parse_set(args.set)
-    cells = compute(models, platforms, fields, flags, _env(args.env), hf_loader=load_model)
+    cells = compute(
+        models, platforms, fields, flags, _env(args.env), hf_loader=load_model, startup=args.startup_check
+    )
     title = "SGLang support matrix" + (f" ({' '.join(args.set)})" if args.set else "")
     text = render(cells, args.format, fields=fields, title=title)
     if args.output:

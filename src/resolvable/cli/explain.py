@@ -57,22 +57,28 @@ def _refusal_lines(exc: ConflictError) -> list[str]:
     return lines
 
 
-def _startup_lines(passed: Sequence[Any], refusal: ConflictError | None) -> list[str]:
+def _startup_lines(
+    passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
+) -> list[str]:
     from ..sglang._base import STARTUP_LABEL
 
+    if skipped:
+        return [f"{STARTUP_LABEL}: not run (--no-startup-check); ServerArgs accepts it"]
     if refusal is None:
         return [f"{STARTUP_LABEL}: accepted, and would start ({len(passed)} checks passed)"]
     lines = [f"{STARTUP_LABEL}: accepted by ServerArgs, refused at start-up: {refusal.message}"]
     return lines + ["    " + line for line in _refusal_lines(refusal)[:1] + _refusal_lines(refusal)[2:]]
 
 
-def _startup_json(passed: Sequence[Any], refusal: ConflictError | None) -> dict[str, Any]:
+def _startup_json(
+    passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
+) -> dict[str, Any]:
     from ..sglang._base import STARTUP_LABEL, STARTUP_PHASE
 
     return {
         "phase": STARTUP_PHASE,
         "label": STARTUP_LABEL,
-        "outcome": "accepted" if refusal is None else "refused",
+        "outcome": "skipped" if skipped else "accepted" if refusal is None else "refused",
         "checks": [r.name for r in passed],
         "refusal": refusal_json(refusal) if refusal is not None else None,
     }
@@ -105,7 +111,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
                     "notes": list(res.notes),
                     "fingerprint": res.fingerprint(),
                     "fields": {f: res.explain(f).to_dict() for f in fields},
-                    "startup": _startup_json(passed, refusal),
+                    "startup": _startup_json(passed, refusal, skipped=not args.startup_check),
                 },
                 indent=2,
                 default=repr,
@@ -113,7 +119,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         )
         return _startup_exit(refusal)
     print("\n".join(_header(res, args, user)))
-    print("\n".join(_startup_lines(passed, refusal)))
+    print("\n".join(_startup_lines(passed, refusal, skipped=not args.startup_check)))
     explained = [res.explain(f) for f in fields if f != "model_path"]
     for exp in explained:
         if exp.steps or args.field:
@@ -187,7 +193,7 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
             verdict.update(
                 outcome="accepted",
                 also_changes={c.field: [c.before, c.after] for c in changes},
-                startup=_startup_json(passed, refusal),
+                startup=_startup_json(passed, refusal, skipped=not args.startup_check),
             )
             chosen = baseline[field] if baseline is not None else None
             text = f"{field}={value!r} would be accepted (without it: {chosen!r})."
