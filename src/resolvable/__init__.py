@@ -17,7 +17,7 @@ from ._platform import Platform
 from ._publish import ContextSlot, RuntimeContext, publish
 from ._registry import Registry, Stage
 from ._resolution import Resolution
-from ._resolve import RuleContext, resolve
+from ._resolve import RuleContext, check, resolve
 from ._schema import Arg, arg, resolvable_fields
 from .errors import ConflictError, ResolvableError
 
@@ -41,6 +41,7 @@ __all__ = [
     "RuntimeContext",
     "Stage",
     "arg",
+    "check",
     "check_parity",
     "load_hf_config",
     "procedural",

@@ -17,7 +17,9 @@ Invariants:
 * a release-aware registry (``releases=(...)``) builds one plan per (architecture, release): a
   rule or stage with a release range (``since=``/``until=``, half-open, see ``_release``) is in
   the plan of exactly the releases its range contains; rules that replace each other across
-  releases share a ``series`` name (lint checks a series for overlaps and gaps).
+  releases share a ``series`` name (lint checks a series for overlaps and gaps);
+* a stage may belong to a named *check phase* (``Stage(..., phase="startup")``): ``resolve`` never
+  runs it; ``check`` runs it afterwards over the final values, and its rules may only refuse.
 """
 
 from __future__ import annotations
@@ -46,13 +48,18 @@ _ALL_RELEASES = ReleaseRange()  # immutable, so one shared default is safe
 
 
 class Stage(
-    namedtuple("Stage", "name isolated doc when since until", defaults=(False, "", None, None, None))
+    namedtuple(
+        "Stage", "name isolated doc when since until phase", defaults=(False, "", None, None, None, None)
+    )
 ):
     """A named step of resolution (immutable). ``isolated``: every rule of the stage reads the
     state as it was when the stage began (rules never see each other's declarations), like
     SGLang's model providers. ``when``: an optional guard on the arguments (a read-only view);
     the stage runs only when it is true. ``since``/``until``: the releases the stage exists in
-    (half-open range; a release-aware registry leaves it out of other releases' plans)."""
+    (half-open range; a release-aware registry leaves it out of other releases' plans).
+    ``phase``: None for a resolution stage; a name (e.g. ``"startup"``) makes it a check stage of
+    that phase, run by ``check`` after resolution, whose rules only refuse (a refusal carries the
+    phase)."""
 
     __slots__ = ()
 
@@ -138,12 +145,20 @@ def caller_location(depth: int = 2) -> str:
 class Plan:
     """The rules that run for one architecture: per stage, in order (immutable)."""
 
-    __slots__ = ("groups", "plan", "specific")
+    __slots__ = ("checks", "groups", "plan", "specific")
 
     def __init__(self, plan: tuple[tuple[Stage, tuple[Rule, ...]], ...]) -> None:
         self.plan = plan
-        #: (stage name, isolated, guard, rules) — what the resolver iterates.
-        self.groups = tuple((stage.name, stage.isolated, stage.when, rules) for stage, rules in plan)
+        #: (stage name, isolated, guard, rules) of the resolution stages — what the resolver iterates.
+        self.groups = tuple(
+            (stage.name, stage.isolated, stage.when, rules) for stage, rules in plan if stage.phase is None
+        )
+        #: The same for each check phase: {phase: groups}, in stage order.
+        checks: dict[str, list[tuple[Any, ...]]] = {}
+        for stage, rules in plan:
+            if stage.phase is not None:
+                checks.setdefault(stage.phase, []).append((stage.name, stage.isolated, stage.when, rules))
+        self.checks = {phase: tuple(groups) for phase, groups in checks.items()}
         #: Whether any architecture-specific rule (exact or predicate) is in the plan.
         self.specific = any(r.archs or r.predicate for _, rules in plan for r in rules)
 
@@ -168,8 +183,22 @@ class Registry:
         if len(set(names)) != len(names) or not names:
             raise RegistrationError(f"stage names must be unique and non-empty, got {names}")
         self._stage_index = {s.name: i for i, s in enumerate(self.stages)}
+        seen_check = False
+        for stage in self.stages:
+            if stage.phase is not None and not isinstance(stage.phase, str):
+                raise RegistrationError(f"stage {stage.name!r}: phase must be a string, got {stage.phase!r}")
+            if stage.phase is None and seen_check:
+                raise RegistrationError(
+                    f"stage {stage.name!r} resolves but comes after a check stage; check stages "
+                    "(phase=...) run after resolution, so declare them last"
+                )
+            seen_check = seen_check or stage.phase is not None
+        #: Check phases in stage order (e.g. ``("startup",)``).
+        self.phases: tuple[str, ...] = tuple(dict.fromkeys(s.phase for s in self.stages if s.phase))
         self.model_stage = model_stage or names[0]
         self._check_stage(self.model_stage, "model_stage")
+        if self.stages[self._stage_index[self.model_stage]].phase is not None:
+            raise RegistrationError(f"model_stage {self.model_stage!r} is a check stage; it must resolve")
         self.name = name
         self.version = version
         #: Supported releases of the modelled engine, oldest first (empty: not release-aware).
@@ -206,6 +235,10 @@ class Registry:
         """Declare fixed values for one architecture (data, not code)."""
         stage = stage or self.model_stage
         self._check_stage(stage, "constant")
+        if self.stages[self._stage_index[stage]].phase is not None:
+            raise RegistrationError(
+                f"constant for {arch!r}: stage {stage!r} is a check stage (its rules only refuse)"
+            )
         releases = ReleaseRange.of(since, until, f"constant for {arch!r}")
         values = dict(values)
         for field in values:

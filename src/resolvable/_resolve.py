@@ -7,8 +7,11 @@ Invariants:
   any process;
 * a rule reads a read-only ``View`` (user input overlaid with declarations so far; in an
   isolated stage, the state at the start of the stage) and *returns* a dict; it never writes;
-* a refused configuration surfaces as ``ConflictError`` naming the rule; any other exception
-  from a rule becomes ``RuleFailure`` (a ``ValueError``) naming the rule and the cause.
+* a refused configuration surfaces as ``ConflictError`` naming the rule and its stage; any other
+  exception from a rule becomes ``RuleFailure`` (a ``ValueError``) naming the rule and the cause;
+* ``resolve`` runs the resolution stages only; ``check`` runs the stages of one check phase over
+  a finished resolution: its rules read the final values and may only refuse, so a check never
+  changes a value or the fingerprint, and its refusal carries the phase and the resolution.
 """
 
 from __future__ import annotations
@@ -21,13 +24,20 @@ from ._hfconfig import HFConfig
 from ._platform import Platform
 from ._registry import Registry
 from ._resolution import Resolution
-from .errors import ConflictError, FrozenContextError, InvalidArgumentError, ResolvableError, RuleFailure
+from .errors import (
+    ConflictError,
+    DeclarationError,
+    FrozenContextError,
+    InvalidArgumentError,
+    ResolvableError,
+    RuleFailure,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["RuleContext", "View", "resolve"]
+__all__ = ["RuleContext", "View", "check", "resolve"]
 
 
 class View:
@@ -287,7 +297,7 @@ def resolve(
                 out = rule.fn(ctx)
             except ConflictError as exc:
                 if exc.rule is None:
-                    exc.rule, exc.location = rule.name, rule.location
+                    exc.rule, exc.location, exc.stage = rule.name, rule.location, stage_name
                     exc.origins = _origins(exc.fields, values, user, declarations)
                 raise
             except ResolvableError:
@@ -333,6 +343,60 @@ def resolve(
         owned=True,
         release=release,
     )
+
+
+def check(
+    registry: Registry,
+    res: Resolution,
+    hf: HFConfig | Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    phase: str,
+) -> tuple[Any, ...]:
+    """Run the rules of the check phase ``phase`` over the final values of ``res``.
+
+    Returns the rules that ran (all passed). A refusal is a ``ConflictError`` whose ``phase`` is
+    ``phase``, ``stage`` its stage and ``resolution`` is ``res``. A check rule that returns a
+    non-empty dict is a ``DeclarationError``: checks refuse, they never declare.
+    """
+    if phase not in registry.phases:
+        raise InvalidArgumentError(
+            f"unknown check phase {phase!r}; registry {registry.name!r} has {list(registry.phases)}"
+        )
+    if hf is not None and not isinstance(hf, HFConfig):
+        hf = HFConfig(hf)
+    env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))
+    values = dict(res)
+    ctx = RuleContext(View(values), hf, res.platform, env_map, res.arch, res.explicit)
+    passed = []
+    for stage_name, _isolated, guard, rules in registry.compiled(res.arch, res.release).checks.get(phase, ()):
+        if guard is not None and not guard(ctx.args):
+            continue
+        for rule in rules:
+            try:
+                out = rule.fn(ctx)
+            except ConflictError as exc:
+                if exc.rule is None:
+                    exc.rule, exc.location, exc.stage = rule.name, rule.location, stage_name
+                    exc.origins = _origins(exc.fields, values, dict(res.user), list(res.declarations))
+                exc.phase, exc.resolution = phase, res
+                raise
+            except ResolvableError:
+                raise
+            except Exception as exc:
+                raise RuleFailure(
+                    f"rule {rule.name} ({rule.location}) failed on this input: "
+                    f"{type(exc).__name__}: {exc}. Check the model config keys it reads."
+                ) from exc
+            if out:
+                err = DeclarationError(
+                    f"rule {rule.name} ({rule.location}) is a {phase} check (stage {stage_name!r}) and "
+                    f"declared {sorted(out)}; a check only refuses (raise ConflictError) or returns {{}}"
+                )
+                err.rule, err.location = rule.name, rule.location
+                raise err
+            passed.append(rule)
+    return tuple(passed)
 
 
 def _origins(

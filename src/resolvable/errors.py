@@ -64,7 +64,10 @@ class ConflictError(ResolvableError):
 
     ``fields`` names the arguments involved, ``fix`` says what to change, ``upstream`` is the
     exception type the original engine raises in this situation (for fidelity checks), and
-    ``rule``/``location`` are filled in by the resolver with the rule that refused.
+    ``rule``/``location``/``stage`` are filled in by the resolver with the rule that refused.
+    ``phase`` is None for a refusal while resolving, or the check phase (e.g. ``"startup"``) of a
+    refusal raised by ``check`` after the resolution succeeded; then ``resolution`` holds that
+    accepted resolution.
     """
 
     def __init__(
@@ -82,6 +85,9 @@ class ConflictError(ResolvableError):
         self.upstream = upstream
         self.rule: str | None = None
         self.location: str | None = None
+        self.stage: str | None = None
+        self.phase: str | None = None
+        self.resolution: object | None = None
         #: For each field named in ``fields``: (current value, who set it, file:line or None), where
         #: "who" is a rule name, "user" or "default". Filled in by the resolver.
         self.origins: dict[str, tuple[object, str, str | None]] = {}
@@ -91,7 +97,8 @@ class ConflictError(ResolvableError):
         if self.fix:
             text += f" Fix: {self.fix}"
         if self.rule:
-            text += f" [refused by {self.rule} at {self.location}]"
+            phase = f", {self.phase} check" if self.phase else ""
+            text += f" [refused by {self.rule} at {self.location}{phase}]"
         return text
 
 

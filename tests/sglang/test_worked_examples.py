@@ -663,3 +663,38 @@ def test_worked_example(case: Case) -> None:
             res = _resolve(case, platform, load_time=load_time)
             bad = _mismatches(res, expected)
             assert not bad, f"{case.id} on {platform} (load_time={load_time}): " + "; ".join(bad)
+
+
+# The rows describe what ServerArgs decides; the start-up check (after ServerArgs) is a separate
+# phase and never changes them. Asserted separately: which accepted rows would also start, and
+# that a refused row is refused by ServerArgs itself (no phase), not at start-up.
+#: (case id, platform) of accepted rows that sglang would refuse at start-up (none so far).
+REFUSED_AT_STARTUP: dict[tuple[str, str], str] = {}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_worked_example_startup_phase(case: Case) -> None:
+    from resolvable.sglang import check_startup
+
+    for platform in case.platforms:
+        if case.error is not None:
+            with pytest.raises(ConflictError) as excinfo:
+                resolve_server_args(
+                    make_hf(case),
+                    make_platform(platform),
+                    env=dict(case.env) or None,
+                    startup=True,
+                    **case.args,
+                )
+            assert excinfo.value.phase is None, (
+                f"{case.id} on {platform}: refused at start-up, not by ServerArgs"
+            )
+            continue
+        res = _resolve(case, platform)
+        expected = REFUSED_AT_STARTUP.get((case.id, platform))
+        try:
+            check_startup(res, make_hf(case), dict(case.env) or None)
+        except ConflictError as exc:
+            assert exc.rule == expected, f"{case.id} on {platform}: refused at start-up by {exc.rule}: {exc}"
+        else:
+            assert expected is None, f"{case.id} on {platform}: expected {expected} to refuse at start-up"

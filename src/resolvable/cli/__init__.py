@@ -18,7 +18,15 @@ from typing import Any
 
 from ..errors import ConflictError, ResolvableError
 from . import backends as _backends
-from ._common import EXIT_USAGE, UsageError, _check_extras, _Parser, _report_ignored
+from ._common import (
+    EXIT_USAGE,
+    UsageError,
+    _check_extras,
+    _Parser,
+    _report_ignored,
+    refusal_json,
+    refusal_prefix,
+)
 from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
 from .explain import cmd_explain
@@ -85,11 +93,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
     )
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--no-startup-check",
+        dest="startup_check",
+        action="store_false",
+        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
+    )
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
     _add_model_inputs(p, platform_default=default_platform)
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--no-startup-check",
+        dest="startup_check",
+        action="store_false",
+        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
+    )
     p.set_defaults(func=cmd_resolve)
 
     p = sub.add_parser(
@@ -130,6 +150,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--format", choices=("text", "md", "csv", "json", "html"), default="text")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
+    p.add_argument(
+        "--no-startup-check",
+        dest="startup_check",
+        action="store_false",
+        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
+    )
     p.set_defaults(func=cmd_matrix)
 
     _backends.add_parser(sub)
@@ -227,22 +253,6 @@ def _take_model(args: argparse.Namespace, pasted: list[str] | None) -> None:
         )
 
 
-def refusal_json(exc: ConflictError) -> dict[str, object]:
-    """A refused configuration as the ``resolvable.refusal/1`` JSON document."""
-    return {
-        "schema": "resolvable.refusal/1",
-        "rule": exc.rule,
-        "location": exc.location,
-        "message": exc.message,
-        "fix": exc.fix,
-        "upstream": exc.upstream,
-        "fields": list(exc.fields),
-        "origins": {
-            f: {"value": v, "set_by": who, "location": loc} for f, (v, who, loc) in exc.origins.items()
-        },
-    }
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -262,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConflictError as exc:
         if wants_json:  # scripts get the refusal as JSON too
             print(json.dumps(refusal_json(exc), indent=2, default=repr))
-        print(f"error: refused: {exc}", file=sys.stderr)
+        print(f"error: {refusal_prefix(exc)}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ResolvableError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._platform import Platform
-from ..errors import ResolvableError, closest
+from ..errors import ConflictError, ResolvableError, closest
 
 EXIT_USAGE = 2
 
@@ -175,6 +175,20 @@ def release_of_rule(rule: str, location: str) -> str | None:
     return None
 
 
+def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], ConflictError | None]:
+    """The start-up checks (after ServerArgs) of ``res``: (checks passed, None) or ((), refusal);
+    ((), None) with ``--no-startup-check``."""
+    from ..sglang import check_startup, load_model
+
+    if not getattr(args, "startup_check", True):
+        return (), None
+
+    try:
+        return check_startup(res, load_model(args.model), _env(args.env)), None
+    except ConflictError as exc:
+        return (), exc
+
+
 def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
     """The modelled flags (pasted command, then flags given to resolvable, then ``--set``), after
     sglang's input normalisation. Sets ``args.not_modelled`` (as typed) and ``args.input_notes``."""
@@ -240,3 +254,31 @@ def _csv_list(text: str | None) -> list[str] | None:
     if text is None:
         return None
     return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def refusal_phase(exc: ConflictError) -> str:
+    """``"server_args"`` for a refusal while resolving, else the check phase (``"startup"``)."""
+    return exc.phase or "server_args"
+
+
+def refusal_prefix(exc: ConflictError) -> str:
+    """How the one-line error names a refusal: ``refused`` or ``refused at start-up (after ServerArgs)``."""
+    return "refused at start-up (after ServerArgs)" if exc.phase == "startup" else "refused"
+
+
+def refusal_json(exc: ConflictError) -> dict[str, object]:
+    """A refused configuration as the ``resolvable.refusal/1`` JSON document."""
+    return {
+        "schema": "resolvable.refusal/1",
+        "rule": exc.rule,
+        "location": exc.location,
+        "message": exc.message,
+        "fix": exc.fix,
+        "upstream": exc.upstream,
+        "fields": list(exc.fields),
+        "origins": {
+            f: {"value": v, "set_by": who, "location": loc} for f, (v, who, loc) in exc.origins.items()
+        },
+        "phase": refusal_phase(exc),
+        "stage": exc.stage,
+    }

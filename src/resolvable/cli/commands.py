@@ -6,6 +6,7 @@ Invariant: each command only reads; JSON output carries a versioned ``schema`` k
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import Any
@@ -13,13 +14,27 @@ from typing import Any
 from .._platform import PLATFORM_ENV_VAR, Platform
 from .._text import short, table
 from ..errors import ConflictError
-from ._common import EXIT_FINDINGS, UsageError, _csv_list, _env, _header, _parse_set, _resolve, _user_flags
+from ._common import (
+    EXIT_FINDINGS,
+    UsageError,
+    _csv_list,
+    _env,
+    _header,
+    _parse_set,
+    _resolve,
+    _startup,
+    _user_flags,
+)
 from .explain import _not_modelled_json
 
 
 def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
+    from .explain import _startup_exit, _startup_json, _startup_lines
+
     user = _user_flags(args)
     res = _resolve(args, args.platform, user)
+    passed, refusal = _startup(args, res)
+    skipped = not args.startup_check
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -39,19 +54,22 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
                     "fingerprint": res.fingerprint(),
                     "notes": data["notes"],
                     "declarations": data["declarations"],
+                    "startup": _startup_json(passed, refusal, skipped=skipped),
                 },
                 indent=2,
+                default=repr,
             )
         )
-        return 0
+        return _startup_exit(refusal)
     print("\n".join(_header(res, args, user)))
+    print("\n".join(_startup_lines(passed, refusal, skipped=skipped)))
     print()
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
         for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
     ]
     print(table(["published leaf", "value", "decided by"], rows))
-    return 0
+    return _startup_exit(refusal)
 
 
 def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
@@ -111,7 +129,9 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     for f in fields:
         schema.spec(f)
     flags = _parse_set(args.set)
-    cells = compute(models, platforms, fields, flags, _env(args.env), hf_loader=load_model)
+    cells = compute(
+        models, platforms, fields, flags, _env(args.env), hf_loader=load_model, startup=args.startup_check
+    )
     title = "SGLang support matrix" + (f" ({' '.join(args.set)})" if args.set else "")
     text = render(cells, args.format, fields=fields, title=title)
     if args.output:
@@ -200,16 +220,27 @@ def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
 
 def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._lint import lint
+    from ..sglang import check_startup, registry, resolve_server_args
     from ..sglang import grid as sglang_grid
-    from ..sglang import registry, resolve_server_args
     from ..sglang.models import bundled
+
+    def with_startup(res: Any, hf: Any) -> Any:
+        # The start-up checks run too, so a check that crashes is a finding; a start-up refusal
+        # is not (the ServerArgs resolution is what lint inspects, and it was accepted).
+        with contextlib.suppress(ConflictError):
+            check_startup(res, hf)
+        return res
 
     attempts = []
     for release in registry.releases:  # every modelled release: its own plan, its own findings
         attempts += [
             (
                 f"{m}@{p}:{v}@{release}",
-                (lambda hf=hf, pl=pl, fl=fl, r=release: resolve_server_args(hf, pl, sglang_version=r, **fl)),
+                (
+                    lambda hf=hf, pl=pl, fl=fl, r=release: with_startup(
+                        resolve_server_args(hf, pl, sglang_version=r, **fl), hf
+                    )
+                ),
             )
             for m, p, v, hf, pl, fl in sglang_grid.cases()
         ]

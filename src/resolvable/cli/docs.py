@@ -108,6 +108,11 @@ def rules_reference(registry: Any) -> str:
         if not mine:
             continue
         isolated = " (isolated: rules read the state at the start of the stage)" if stage.isolated else ""
+        if stage.phase is not None:
+            isolated = (
+                f" (check phase `{stage.phase}`: runs after the resolution, on the final values; "
+                "its rules only refuse)"
+            )
         out += [
             f"## `{stage.name}`{isolated}",
             "",

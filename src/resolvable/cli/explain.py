@@ -1,6 +1,8 @@
 """`resolvable explain`: the chain of declarations behind each field, and `--why-not`.
 
-Invariant: explain resolves with tracing on, so every step shows what its rule read.
+Invariants: explain resolves with tracing on, so every step shows what its rule read; it then
+runs the start-up checks (after ServerArgs) and always says which of the two answers holds:
+"accepted, and would start" or "accepted by ServerArgs, refused at start-up: …" (exit code 2).
 """
 
 from __future__ import annotations
@@ -8,12 +10,22 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from .._text import short
 from ..errors import ConflictError, InvalidArgumentError
-from ._common import _header, _resolve, _user_flags, release_of_rule
+from ._common import (
+    EXIT_USAGE,
+    _header,
+    _resolve,
+    _startup,
+    _user_flags,
+    refusal_json,
+    refusal_prefix,
+    release_of_rule,
+)
 
 
 def _why(inputs: Sequence[Sequence[Any]], limit: int = 6) -> str:
@@ -66,6 +78,33 @@ def _refusal_lines(exc: ConflictError) -> list[str]:
     return lines
 
 
+def _startup_lines(
+    passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
+) -> list[str]:
+    from ..sglang._base import STARTUP_LABEL
+
+    if skipped:
+        return [f"{STARTUP_LABEL}: not run (--no-startup-check); ServerArgs accepts it"]
+    if refusal is None:
+        return [f"{STARTUP_LABEL}: accepted, and would start ({len(passed)} checks passed)"]
+    lines = [f"{STARTUP_LABEL}: accepted by ServerArgs, refused at start-up: {refusal.message}"]
+    return lines + ["    " + line for line in _refusal_lines(refusal)[:1] + _refusal_lines(refusal)[2:]]
+
+
+def _startup_json(
+    passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
+) -> dict[str, Any]:
+    from ..sglang._base import STARTUP_LABEL, STARTUP_PHASE
+
+    return {
+        "phase": STARTUP_PHASE,
+        "label": STARTUP_LABEL,
+        "outcome": "skipped" if skipped else "accepted" if refusal is None else "refused",
+        "checks": [r.name for r in passed],
+        "refusal": refusal_json(refusal) if refusal is not None else None,
+    }
+
+
 def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     user = _user_flags(args)
     if args.why_not is not None:
@@ -80,6 +119,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     for f in fields:
         if f not in res:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
+    passed, refusal = _startup(args, res)
     if args.json:
         print(
             json.dumps(
@@ -95,13 +135,15 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
                     "notes": list(res.notes),
                     "fingerprint": res.fingerprint(),
                     "fields": {f: res.explain(f).to_dict() for f in fields},
+                    "startup": _startup_json(passed, refusal, skipped=not args.startup_check),
                 },
                 indent=2,
                 default=repr,
             )
         )
-        return 0
+        return _startup_exit(refusal)
     print("\n".join(_header(res, args, user)))
+    print("\n".join(_startup_lines(passed, refusal, skipped=not args.startup_check)))
     explained = [res.explain(f) for f in fields if f != "model_path"]
     for exp in explained:
         if exp.steps or args.field:
@@ -111,7 +153,16 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
     print("\nlegend: ✓ applied  ! forced over your flag  ✗ blocked by your flag  ~ shadowed by a later rule")
-    return 0
+    return _startup_exit(refusal)
+
+
+def _startup_exit(refusal: ConflictError | None) -> int:
+    """0 when it would start; else the one-line error on stderr (stdout has the whole answer), 2."""
+    if refusal is None:
+        return 0
+    sys.stdout.flush()
+    print(f"error: {refusal_prefix(refusal)}: {refusal}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
@@ -162,9 +213,20 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
             )
         else:
             changes = [c for c in (baseline.diff(res) if baseline is not None else ()) if c.field != field]
-            verdict.update(outcome="accepted", also_changes={c.field: [c.before, c.after] for c in changes})
+            passed, refusal = _startup(args, res)
+            verdict.update(
+                outcome="accepted",
+                also_changes={c.field: [c.before, c.after] for c in changes},
+                startup=_startup_json(passed, refusal, skipped=not args.startup_check),
+            )
             chosen = baseline[field] if baseline is not None else None
             text = f"{field}={value!r} would be accepted (without it: {chosen!r})."
+            if refusal is not None:
+                text = (
+                    f"{field}={value!r} would be accepted by ServerArgs (without it: {chosen!r}), "
+                    f"but refused at start-up by {refusal.rule} ({refusal.location}):\n  {refusal.message}"
+                    + (f"\n  fix: {refusal.fix}" if refusal.fix else "")
+                )
             if changes:
                 text += "\n  it would also change: " + ", ".join(
                     f"{c.field} {c.before!r} -> {c.after!r}" for c in changes

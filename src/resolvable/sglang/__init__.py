@@ -50,11 +50,12 @@ RULE_MODULES = (
     "passes.speculative",
     "passes.cache_checks",
     "passes.dllm",
+    "passes.startup",  # the start-up check phase, after every ServerArgs stage
 )
 for _module in RULE_MODULES:
     importlib.import_module(f"{__name__}.{_module}")
 
-from .api import resolve_server_args  # noqa: E402
+from .api import check_startup, resolve_server_args  # noqa: E402
 from .args import ServerArgs  # noqa: E402
 from .families.hrm_text import apply_load_time_adjustments  # noqa: E402
 from .models import catalog, load_model  # noqa: E402
@@ -75,6 +76,7 @@ __all__ = [
     "add_cli_args",
     "apply_load_time_adjustments",
     "catalog",
+    "check_startup",
     "from_cli_args",
     "load_model",
     "registry",

@@ -1,7 +1,8 @@
 """The SGLang registry object and its stages (spec §2.2), with nothing else.
 
 Invariant: this module depends on no rule module, so every family and pass can import it;
-``resolvable.sglang`` imports the rule modules in registration order after it.
+``resolvable.sglang`` imports the rule modules in registration order after it. The last stage,
+``startup``, is a check phase: it is not part of what ServerArgs does (see passes/startup.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ SGLANG_RELEASES = ("0.5.14", "0.5.15")
 #: The release resolved when none is named: the newest supported one.
 SGLANG_VERSION = SGLANG_RELEASES[-1]
 RULESET_VERSION = "2"
+#: The check phase of sglang's start-up (``ModelRunner`` building the attention backends).
+STARTUP_PHASE = "startup"
+#: How explain and the matrix name that phase.
+STARTUP_LABEL = "start-up check (after ServerArgs)"
 
 # A stage guard only skips work: every rule in a guarded stage also checks its own condition.
 STAGES = (
@@ -72,6 +77,14 @@ STAGES = (
         when=lambda a: a.dllm_algorithm is not None,
     ),
     Stage("post_init", doc="§2.2 post: check_server_args"),
+    # Not ServerArgs: ModelRunner builds the attention backends after __post_init__ and the
+    # load-time adjustments; these checks only refuse (check phase, run by resolvable.check).
+    Stage(
+        "startup",
+        doc="start-up check (after ServerArgs): ModelRunner.init_attention_backend, the attention "
+        "registry's creators, the backends' constructors and attn_backend_wrapper; refusals only",
+        phase="startup",
+    ),
 )
 
 registry = Registry(

@@ -3,6 +3,9 @@
 Invariants: ``resolve_server_args`` is pure (platform and env are inputs); a refused
 configuration raises ``ConflictError`` carrying sglang's meaning; load-time adjustments
 (HRM-Text) are applied through ``Resolution.adjust`` so the published context matches.
+By default it answers what ServerArgs (and the load-time adjustments) decide; ``startup=True``
+or ``check_startup`` also runs the start-up checks (a ``ConflictError`` with ``phase="startup"``),
+which never change a value.
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ from .._facade import resolve_into
 from .._hfconfig import HFConfig
 from .._platform import Platform
 from .._resolution import Resolution
-from .._resolve import resolve
+from .._resolve import check, resolve
 from ..errors import ConfigError
-from ._base import registry
+from ._base import STARTUP_PHASE, registry
 from .families.hrm_text import apply_load_time_adjustments
 from .models import load_model
 
@@ -58,6 +61,7 @@ def resolve_server_args(
     model_path: str | None = None,
     *,
     load_time: bool = True,
+    startup: bool = False,
     trace: bool = False,
     sglang_version: str | None = None,
     **server_args: Any,
@@ -65,17 +69,38 @@ def resolve_server_args(
     """Resolve SGLang's server arguments for a model config on a platform.
 
     ``server_args`` are what the user passed (SGLang field names). ``load_time=False`` stops
-    after ``ServerArgs.__post_init__`` (no ModelRunner adjustment). ``trace=True`` records
-    what every rule read, for ``explain``. ``sglang_version`` is the sglang release to model
-    (``"0.5.14"``, ``"0.5.15.post1"`` …; default: the newest supported, ``SGLANG_VERSION``;
-    ``"auto"``: the installed sglang's, see ``installed_sglang_version``).
+    after ``ServerArgs.__post_init__`` (no ModelRunner adjustment). ``startup=True`` also runs
+    the start-up checks (after ServerArgs, see ``check_startup``): a configuration ServerArgs
+    accepts but sglang refuses while building its attention backends raises ``ConflictError``
+    with ``phase == "startup"`` and the accepted resolution in ``.resolution``. The default
+    (False) answers exactly what ServerArgs decides. ``trace=True`` records what every rule read.
+    ``sglang_version`` is the sglang release to model (``"0.5.14"``, ``"0.5.15.post1"`` …;
+    default: the newest supported, ``SGLANG_VERSION``; ``"auto"``: the installed sglang's, see
+    ``installed_sglang_version``).
     """
     hf = as_hf_config(hf_config)
     if model_path is not None:
         server_args["model_path"] = model_path
     release = sglang_release(sglang_version)
     res = resolve(registry, server_args, hf, platform, env, trace=trace, release=release)
-    return apply_load_time_adjustments(res, hf) if load_time else res
+    if load_time:
+        res = apply_load_time_adjustments(res, hf)
+    if startup:
+        check_startup(res, hf, env)
+    return res
+
+
+def check_startup(
+    res: Resolution, hf_config: HFConfig | Mapping[str, Any], env: Mapping[str, str] | None = None
+) -> tuple[Any, ...]:
+    """The start-up checks (after ServerArgs) of a resolution: what sglang's ModelRunner refuses
+    when it builds the attention backends (``passes/startup.py``).
+
+    Returns the check rules that passed ("accepted, and would start"); raises ``ConflictError``
+    with ``phase == "startup"``, ``stage == "startup"`` and ``resolution is res`` when one refuses
+    ("accepted by ServerArgs, refused at start-up"). Values and the fingerprint never change.
+    """
+    return check(registry, res, as_hf_config(hf_config), env, phase=STARTUP_PHASE)
 
 
 def installed_sglang_version() -> str | None:

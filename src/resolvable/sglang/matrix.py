@@ -1,7 +1,9 @@
 """Support matrices: models × platforms, one cell per resolution, in five formats.
 
 Invariants: a cell holds the resolved values of the chosen fields or the refusal (rule and
-short reason); rendering is deterministic (same rules → same bytes), so the generated docs
+short reason); a cell ServerArgs accepts also says whether sglang would start (the start-up
+check, after ServerArgs: "accepted, refused at start-up" keeps the values); rendering is
+deterministic (same rules → same bytes), so the generated docs
 can be checked for staleness; the HTML page is self-contained (no network assets).
 """
 
@@ -16,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from .._platform import Platform
 from ..errors import ConflictError, ResolvableError
 from ._base import SGLANG_VERSION
-from .api import resolve_server_args
+from .api import check_startup, resolve_server_args
 from .models import bundled, catalog
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -40,12 +42,19 @@ class Cell:
     refused_at: str | None = None
     #: The rule that decided each field, in ``values`` order (shown beside the value in HTML).
     deciders: tuple[str, ...] = ()
+    #: Accepted by ServerArgs but refused at start-up: sglang's whole message, the rule, the fix.
+    startup_refusal: str | None = None
+    startup_refused_by: str | None = None
+    startup_fix: str | None = None
 
     @property
     def text(self) -> str:
         if self.values is None:
             return f"refused: {self.refusal}"
-        return " / ".join(_show(v) for v in self.values.values())
+        shown = " / ".join(_show(v) for v in self.values.values())
+        if self.startup_refusal is not None:
+            return f"{shown} ✗ start-up: {_short_reason(self.startup_refusal)}"
+        return shown
 
 
 def _show(value: Any) -> str:
@@ -66,8 +75,10 @@ def compute(
     env: Mapping[str, str] | None = None,
     *,
     hf_loader: Any = bundled,
+    startup: bool = True,
 ) -> list[Cell]:
-    """Resolve every (model, platform) pair with the same flags."""
+    """Resolve every (model, platform) pair with the same flags; ``startup`` also runs the
+    start-up checks (after ServerArgs) of each accepted cell."""
     cells = []
     plats = [(name, Platform.preset(name)) for name in platforms]
     for model in models:
@@ -95,7 +106,17 @@ def compute(
             values = {f: res[f] for f in fields}
             deciders = tuple(res.decided_by(f)[0] for f in fields)
             chain = tuple(f"{f}: {who} -> {_show(res[f])}" for f, who in zip(fields, deciders))
-            cells.append(Cell(model, pname, values, chain=chain, deciders=deciders))
+            late: dict[str, Any] = {}
+            if startup:
+                try:
+                    check_startup(res, hf, env)
+                except ConflictError as exc:
+                    late = {
+                        "startup_refusal": exc.message,
+                        "startup_refused_by": exc.rule,
+                        "startup_fix": exc.fix,
+                    }
+            cells.append(Cell(model, pname, values, chain=chain, deciders=deciders, **late))
     return cells
 
 
@@ -143,7 +164,12 @@ def _text(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
 def _markdown(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     models, platforms, by_key = _grid(cells)
     out = [f"# {title}", ""] if title else []
-    out += [f"Cells: `{' / '.join(fields)}`; ✗ = sglang refuses the configuration (reason in short).", ""]
+    out += [
+        f"Cells: `{' / '.join(fields)}`; ✗ = sglang refuses the configuration (reason in short); "
+        "`values ✗ start-up: …` = accepted by ServerArgs, refused at start-up (the start-up check, "
+        "after ServerArgs).",
+        "",
+    ]
     out.append("| model | architecture | " + " | ".join(platforms) + " |")
     out.append("|---|---|" + "---|" * len(platforms))
     cat = catalog()
@@ -157,10 +183,22 @@ def _markdown(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
 def _csv(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["model", "platform", *fields, "refused", "refused_by"])
+    writer.writerow(
+        ["model", "platform", *fields, "refused", "refused_by", "startup_refused", "startup_refused_by"]
+    )
     for c in cells:
         values = [_show(c.values[f]) for f in fields] if c.values is not None else [""] * len(fields)
-        writer.writerow([c.model, c.platform, *values, c.refusal or "", c.refused_by or ""])
+        writer.writerow(
+            [
+                c.model,
+                c.platform,
+                *values,
+                c.refusal or "",
+                c.refused_by or "",
+                c.startup_refusal or "",
+                c.startup_refused_by or "",
+            ]
+        )
     return buf.getvalue()
 
 
@@ -177,6 +215,9 @@ def _json(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
                 "refused": c.refusal,
                 "refused_by": c.refused_by,
                 "chain": list(c.chain),
+                "startup_refused": c.startup_refusal,
+                "startup_refused_by": c.startup_refused_by,
+                "startup_fix": c.startup_fix,
             }
             for c in cells
         ],

@@ -110,6 +110,9 @@ td.no{background-color:#fff;background-image:%REFUSED%;color:#7a1414;min-width:7
 td.no summary{cursor:pointer;font-weight:600;list-style-position:inside}
 td.no .why{text-align:left;white-space:normal;width:22em;font-size:11px;color:#2b0a0a}
 td.no .why p{margin:4px 0}
+details.startup{margin-top:2px;background:#fff1d6;color:#7a4b00;border:1px dashed #b07a00}
+details.startup summary{cursor:pointer;font-weight:600}
+details.startup .why{text-align:left;white-space:normal;width:22em;font-size:11px}
 td.hit{outline:2px solid #1a56db;outline-offset:-2px}
 .hide{display:none}
 tr.none td{color:#555;text-align:left;font-style:italic}
@@ -218,6 +221,7 @@ def render_html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str
                 f'<td class="ok v{index[first]}" data-p="{esc(p)}" data-v="{esc(first)}" '
                 f'title="{esc(chr(10).join(c.chain))}"><span class=val>{esc(value)}</span>'
                 + (f"<span class=by>{deciders}</span>" if deciders else "")
+                + _startup_details(c)
                 + "</td>"
             )
         rows.append("<tr>" + "".join(tds) + "</tr>")
@@ -253,7 +257,8 @@ def render_html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str
         "resolves them for that model on that platform, with the rule that decided each value in small type "
         f"below it. Colour and pattern follow the first field (<code>{esc(fields[0])}</code>); the legend names "
         "them. A refused configuration shows <b>✗ refused</b> and the refusing rule: click it for sglang's "
-        "message and the fix.</p>"
+        "message and the fix. <b>✗ start-up</b> under a value: accepted by ServerArgs, refused when sglang "
+        "builds the attention backends (start-up check).</p>"
         '<div class="controls" role="search"><label for="q">Filter</label>'
         '<input id="q" type="search" autocomplete="off" '
         'placeholder="model, platform or value, e.g. qwen3 h100 fa3" aria-describedby="count">'
@@ -264,6 +269,19 @@ def render_html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str
         f'<ul class="legend" aria-label="legend: {esc(fields[0])}">{"".join(legend)}</ul>'
         f'<div class="wrap"><table id="matrix"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
         f"<script>{_SCRIPT}</script></body></html>\n"
+    )
+
+
+def _startup_details(c: Cell) -> str:
+    """Accepted by ServerArgs but refused at start-up: the values stay, with the refusal on click."""
+    if c.startup_refusal is None:
+        return ""
+    esc = html.escape
+    fix = f"<p><b>fix:</b> {esc(c.startup_fix)}</p>" if c.startup_fix else ""
+    return (
+        '<details class="startup"><summary>✗ start-up</summary><div class=why>'
+        f"<p>accepted by ServerArgs, refused at start-up by {esc(c.startup_refused_by or '?')}: "
+        f"{esc(c.startup_refusal)}</p>{fix}</div></details>"
     )
 
 

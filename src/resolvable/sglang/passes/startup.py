@@ -1,0 +1,460 @@
+"""Start-up checks (after ServerArgs): what sglang 0.5.15 refuses when the model runner builds
+its attention backends, although ``ServerArgs`` accepted the arguments.
+
+sglang resolves the arguments in ``ServerArgs.__post_init__``; the attention backend objects are
+built later, in ``ModelRunner.init_attention_backend`` → ``_get_attention_backend`` →
+``_get_attention_backend_from_str`` → the creator registered in
+``layers/attention/attention_registry.py`` → the backend's constructor → ``attn_backend_wrapper``.
+Those raise (``ValueError``, ``AssertionError``, ``NotImplementedError``) on inputs ServerArgs let
+through; each rule here re-implements one of them (file and function in its docstring).
+
+Invariants: these rules run in the ``startup`` check phase, after the ServerArgs stages and the
+load-time adjustments; they read the final values and only refuse (they never declare); they
+use only facts the pack knows (platform capability, the model config, the arguments). What
+sglang's backends check that the pack cannot know is listed in ``docs/fidelity.md``.
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError
+from .._base import registry
+from ..facts import effective_backends, is_deepseek_dsa, is_mla
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
+
+STAGE = "startup"
+
+#: ``ATTENTION_BACKENDS`` of sglang 0.5.15 (``attention_registry.py``, ``@register_attention_backend``).
+REGISTERED_BACKENDS = frozenset(
+    {
+        "flashinfer",
+        "trtllm_mla",
+        "tokenspeed_mla",
+        "cutedsl_mla",
+        "aiter",
+        "wave",
+        "ascend",
+        "dsa",
+        "nsa",
+        "dsv4",
+        "triton",
+        "torch_native",
+        "flex_attention",
+        "flashmla",
+        "fa3",
+        "fa4",
+        "cutlass_mla",
+        "trtllm_mha",
+        "intel_amx",
+        "dual_chunk_flash_attn",
+        "intel_xpu",
+    }
+)
+#: ``configs/model_config.py:is_encoder_decoder_model``.
+ENCODER_DECODER_ARCHS = frozenset(
+    {"WhisperForConditionalGeneration", "MllamaForConditionalGeneration", "MossVLForConditionalGeneration"}
+)
+#: Models whose text config is one of the classes of ``ModelRunner.hybrid_gdn_config``
+#: (Qwen3Next, Qwen3.5, Qwen3.5-MoE, InternS2Preview, JetNemotron, JetVLM), by architecture.
+HYBRID_GDN_ARCHS = frozenset(
+    {
+        "Qwen3NextForCausalLM",
+        "Qwen3_5ForConditionalGeneration",
+        "Qwen3_5MoeForConditionalGeneration",
+        "InternS2PreviewForConditionalGeneration",
+        "JetNemotronForCausalLM",
+        "JetVLMForConditionalGeneration",
+    }
+)
+#: Backends ``attn_backend_wrapper`` accepts for hybrid GDN models on Blackwell.
+HYBRID_GDN_BLACKWELL_BACKENDS = ("triton", "trtllm_mha", "fa4", "flashinfer")
+#: Short-conv hybrids of ``attn_backend_wrapper`` (ZAYA1, LFM2, LFM2-MoE, LFM2-VL), by architecture.
+SHORT_CONV_ARCHS = frozenset(
+    {"ZayaForCausalLM", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "Lfm2VlForConditionalGeneration"}
+)
+#: ``speculative/draft_utils.py:DraftBackendFactory.create_draft_extend_backend`` backend map.
+EAGLE_DRAFT_EXTEND_BACKENDS = frozenset(
+    {
+        "flashinfer",
+        "triton",
+        "aiter",
+        "fa3",
+        "flashmla",
+        "trtllm_mha",
+        "trtllm_mla",
+        "cutedsl_mla",
+        "tokenspeed_mla",
+        "dsa",
+        "nsa",
+        "ascend",
+        "fa4",
+        "dsv4",
+    }
+)
+_EAGLE = ("EAGLE", "EAGLE3", "NEXTN")  # NEXTN becomes EAGLE in ServerArgs (step 22)
+_DSV4_ARCHS = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN"})
+
+
+def constructed_backends(args: Any) -> tuple[str | None, ...]:
+    """The backend names ``ModelRunner._get_attention_backend`` builds, in build order.
+
+    Different effective prefill/decode backends give a ``HybridAttnBackend``, whose decode
+    backend is built first; otherwise one backend is built from ``attention_backend`` itself
+    (not from the effective name: ``P == D`` with another ``A`` builds ``A``).
+    """
+    prefill, decode = effective_backends(args)
+    if prefill != decode:
+        return (decode, prefill)
+    return (args.attention_backend,)
+
+
+def _refuse(message: str, fix: str, upstream: str, fields: tuple[str, ...] = ("attention_backend",)):
+    return ConflictError(message, fields=fields, fix=fix, upstream=upstream)
+
+
+def _backend_fields(args: Any, name: str) -> tuple[str, ...]:
+    """The flags that chose backend ``name`` (for "the values involved")."""
+    fields = [
+        f
+        for f in ("attention_backend", "prefill_attention_backend", "decode_attention_backend")
+        if args[f] == name
+    ]
+    return tuple(fields) or ("attention_backend",)
+
+
+def _text_int(hf: Any, key: str) -> int | None:
+    return hf.text_config.get_typed(key, int)
+
+
+def _attn_tp_size(args: Any) -> int:
+    """``compute_dp_attention_world_info``: tp // (dp with DP attention, else 1) // attn_cp."""
+    dp = args.dp_size if args.enable_dp_attention else 1
+    return max(1, args.tp_size // max(1, dp or 1) // max(1, args.attn_cp_size or 1))
+
+
+@registry.rule(STAGE)
+def cuda_min_capability(ctx):
+    """model_runner.py ``ModelRunner.load_model``: on CUDA, compute capability below 8 with minor
+    below 5 is refused ("SGLang only supports sm75 and above")."""
+    cap = ctx.platform.capability
+    if ctx.args.device == "cuda" and ctx.platform.is_cuda and cap and cap[0] < 8 and cap[1] < 5:
+        raise _refuse(
+            f"SGLang only supports sm75 and above (this GPU is sm{cap[0]}{cap[1]}).",
+            "use a GPU with compute capability 7.5 or newer",
+            "RuntimeError",
+            ("device",),
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def backend_is_registered(ctx):
+    """model_runner.py ``_get_attention_backend_from_str``: the name must be one of the
+    ``ATTENTION_BACKENDS`` registered in attention_registry.py ("Invalid attention backend")."""
+    for name in constructed_backends(ctx.args):
+        if name not in REGISTERED_BACKENDS:
+            raise _refuse(
+                f"Invalid attention backend: {name}",
+                "pass --attention-backend too (with --prefill-attention-backend and "
+                "--decode-attention-backend equal, sglang builds the --attention-backend one)"
+                if name is None
+                else "choose a backend registered in sglang's attention registry",
+                "ValueError",
+            )
+    return {}
+
+
+@registry.rule(STAGE)
+def mla_only_backends(ctx):
+    """attention_registry.py ``create_trtllm_mla_backend``, ``create_tokenspeed_mla_backend``,
+    ``create_cutedsl_mla_backend``: these backends can only be used with MLA models."""
+    if is_mla(ctx.hf):
+        return {}
+    for name in constructed_backends(ctx.args):
+        if name in ("trtllm_mla", "tokenspeed_mla", "cutedsl_mla"):
+            raise _refuse(
+                f"{name} backend can only be used with MLA models.",
+                "choose an MHA backend (e.g. --attention-backend flashinfer, or trtllm_mha on Blackwell)",
+                "ValueError",
+                _backend_fields(ctx.args, name),
+            )
+    return {}
+
+
+@registry.rule(STAGE)
+def trtllm_mha_needs_mha(ctx):
+    """attention_registry.py ``create_trtllm_mha_backend``: trtllm_mha can only be used with
+    non-MLA models."""
+    if is_mla(ctx.hf) and "trtllm_mha" in constructed_backends(ctx.args):
+        raise _refuse(
+            "trtllm_mha backend can only be used with non-MLA models.",
+            "choose an MLA backend (e.g. --attention-backend trtllm_mla or flashinfer)",
+            "ValueError",
+            _backend_fields(ctx.args, "trtllm_mha"),
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def triton_no_cross_attention(ctx):
+    """attention_registry.py ``create_triton_backend``: no cross attention (encoder-decoder
+    models, ``is_encoder_decoder_model``) with triton."""
+    if set(ctx.hf.architectures) & ENCODER_DECODER_ARCHS and "triton" in constructed_backends(ctx.args):
+        raise _refuse(
+            "Cross attention is not supported in the triton attention backend. "
+            "Please use `--attention-backend flashinfer`.",
+            "pass --attention-backend flashinfer",
+            "AssertionError",
+            _backend_fields(ctx.args, "triton"),
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def fa3_capability(ctx):
+    """attention_registry.py ``create_flashattention_v3_backend``: FlashAttention 3 needs compute
+    capability major 9, or major 8 for non-MLA models (``get_device_capability``; no capability
+    on XPU/NPU/CPU); on MUSA it needs MP 3.1 or newer."""
+    if "fa3" not in constructed_backends(ctx.args):
+        return {}
+    platform = ctx.platform
+    major, minor = platform.capability or (None, None)
+    fields = _backend_fields(ctx.args, "fa3")
+    if platform.vendor == "musa":
+        if not (major == 3 and (minor or 0) >= 1):
+            raise _refuse(
+                "FlashAttention v3 Backend requires MP>=31. Please use `--attention-backend triton`.",
+                "pass --attention-backend triton",
+                "AssertionError",
+                fields,
+            )
+        return {}
+    if not ((major == 8 and not is_mla(ctx.hf)) or major == 9):
+        shown = f"sm{major}{minor}" if major is not None else "no CUDA compute capability"
+        mla = " (SM80 only for non-MLA models)" if major == 8 else ""
+        raise _refuse(
+            "FlashAttention v3 Backend requires SM>=80 and SM<=90. "
+            f"Please use `--attention-backend flashinfer`. (this platform: {shown}{mla})",
+            "pass --attention-backend triton (or flashinfer)",
+            "AssertionError",
+            fields,
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def tokenspeed_mla_page_size(ctx):
+    """tokenspeed_mla_backend.py ``TokenspeedMLABackend.__init__``: page size 32 or 64 (ServerArgs
+    only snaps it when tokenspeed_mla is the attention or decode backend, not prefill-only)."""
+    args = ctx.args
+    if "tokenspeed_mla" in constructed_backends(args) and args.page_size not in (32, 64):
+        raise _refuse(
+            f"tokenspeed_mla backend requires page_size in {{32, 64}}, got page_size={args.page_size}.",
+            "pass --page-size 64",
+            "ValueError",
+            ("page_size", *_backend_fields(args, "tokenspeed_mla")),
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def aiter_mla_head_count(ctx):
+    """aiter_backend.py ``AiterAttnBackend.__init__``: for MLA the attention heads per
+    attention-TP rank must be 4, 8 or a multiple of 16 in [16, 128]."""
+    args = ctx.args
+    if "aiter" not in constructed_backends(args) or not is_mla(ctx.hf):
+        return {}
+    heads = _text_int(ctx.hf, "num_attention_heads")
+    if heads is None:
+        return {}
+    per_rank = heads // _attn_tp_size(args)
+    if not (per_rank in (4, 8) or (per_rank % 16 == 0 and 16 <= per_rank <= 128)):
+        raise _refuse(
+            f"Aiter MLA supports num_head of 4, 8, or multiples of 16 in [16, 128]. Provided {per_rank} "
+            f"number of heads ({heads} heads / attention TP {_attn_tp_size(args)}). "
+            "Try adjusting tensor_parallel_size value.",
+            "choose --tp-size so that the heads per rank are 4, 8 or a multiple of 16 up to 128",
+            "AssertionError",
+            ("tp_size", *_backend_fields(args, "aiter")),
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def intel_xpu_head_split(ctx):
+    """xpu_backend.py ``XPUAttentionBackend.__init__``: the attention heads must divide evenly
+    over ``tp_size``."""
+    args = ctx.args
+    if "intel_xpu" not in constructed_backends(args):
+        return {}
+    heads = _text_int(ctx.hf, "num_attention_heads")
+    if heads is not None and heads % max(1, args.tp_size) != 0:
+        raise _refuse(
+            f"intel_xpu backend: num_attention_heads ({heads}) is not divisible by tp_size ({args.tp_size}).",
+            "choose a --tp-size that divides the number of attention heads",
+            "AssertionError",
+            ("tp_size", *_backend_fields(args, "intel_xpu")),
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def dual_chunk_model(ctx):
+    """dual_chunk_flashattention_backend.py ``DualChunkFlashAttentionBackend.__init__``: the
+    model config needs ``dual_chunk_attention_config``, and heads per rank must be a multiple
+    of the KV heads per rank."""
+    args = ctx.args
+    if "dual_chunk_flash_attn" not in constructed_backends(args):
+        return {}
+    fields = _backend_fields(args, "dual_chunk_flash_attn")
+    if ctx.hf.get("dual_chunk_attention_config") is None:
+        raise _refuse(
+            "dual_chunk_flash_attn needs a model with dual_chunk_attention_config in its config "
+            "(e.g. Qwen2.5-1M); this model has none.",
+            "choose another --attention-backend",
+            "AssertionError",
+            fields,
+        )
+    tp = max(1, args.tp_size)
+    heads = _text_int(ctx.hf, "num_attention_heads")
+    kv = _text_int(ctx.hf, "num_key_value_heads") or heads
+    if heads is not None and kv:
+        per_rank, kv_per_rank = max(1, heads // tp), max(1, kv // tp)
+        if per_rank % kv_per_rank != 0:
+            raise _refuse(
+                f"dual_chunk_flash_attn: {per_rank} attention heads per rank are not a multiple of "
+                f"{kv_per_rank} KV heads per rank (tp_size {tp}).",
+                "choose another --tp-size",
+                "AssertionError",
+                ("tp_size", *fields),
+            )
+    return {}
+
+
+@registry.rule(STAGE)
+def dsv4_backend_model(ctx):
+    """deepseek_v4_backend.py / deepseek_v4_backend_hip_radix.py ``__init__`` (CUDA and HIP): dsv4
+    needs a DeepSeek-V4 model (MQA head_dim 512, its KV pool), page size 256 and EAGLE topk 0/1."""
+    args = ctx.args
+    if "dsv4" not in constructed_backends(args) or ctx.platform.is_npu:
+        return {}  # on NPU sglang builds the Ascend DSV4 backend, not modelled (docs/fidelity.md)
+    fields = _backend_fields(args, "dsv4")
+    archs = set(ctx.hf.architectures)
+    # model_config.py: for DeepSeek-V4, head_dim = the config's head_dim; a config without one
+    # gets the DeepseekV4Config defaults (qk_nope_head_dim 448 + qk_rope_head_dim 64).
+    head_dim = _text_int(ctx.hf, "head_dim")
+    if head_dim is None:
+        head_dim = (_text_int(ctx.hf, "qk_nope_head_dim") or 448) + (
+            _text_int(ctx.hf, "qk_rope_head_dim") or 64
+        )
+    if not archs & _DSV4_ARCHS or head_dim != 512:
+        raise _refuse(
+            "the dsv4 backend only runs DeepSeek-V4 models: DSV4 MQA head_dim = qk_nope_head_dim(448) + "
+            "qk_rope_head_dim(64) = 512, and a DeepSeek-V4 KV pool.",
+            "choose another --attention-backend",
+            "AssertionError",
+            fields,
+        )
+    if args.page_size != 256:
+        raise _refuse(
+            f"dsv4 backend: the system hardcodes page_size=256 (got {args.page_size}).",
+            "pass --page-size 256 (or leave it unset)",
+            "AssertionError",
+            ("page_size", *fields),
+        )
+    if (args.speculative_eagle_topk or 0) not in (0, 1):
+        raise _refuse(
+            "MTP Topk > 1 not supported for DeepSeek V4",
+            "pass --speculative-eagle-topk 1",
+            "AssertionError",
+            ("speculative_eagle_topk",),
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def dsa_backend_model(ctx):
+    """dsa_backend.py ``DeepseekSparseAttnBackend.__init__``: dsa (and its alias nsa) only
+    supports DeepSeek DSA models (``is_deepseek_dsa``: a DSA architecture with ``index_topk``)."""
+    args = ctx.args
+    for name in ("dsa", "nsa"):
+        if name in constructed_backends(args) and not is_deepseek_dsa(ctx.hf):
+            raise _refuse(
+                "DSA backend only supports DeepSeek DSA",
+                "choose another --attention-backend",
+                "AssertionError",
+                _backend_fields(args, name),
+            )
+    return {}
+
+
+@registry.rule(STAGE)
+def hybrid_gdn_backend(ctx):
+    """attention_registry.py ``attn_backend_wrapper``: hybrid GDN models (Qwen3-Next, Qwen3.5, ...)
+    on Blackwell need ``--attention-backend`` triton, trtllm_mha, fa4 or flashinfer, and on NPU
+    ascend (it reads ``attention_backend`` itself, not the prefill/decode backends)."""
+    if not set(ctx.hf.architectures) & HYBRID_GDN_ARCHS:
+        return {}
+    backend = ctx.args.attention_backend
+    platform = ctx.platform
+    if platform.is_blackwell and backend not in HYBRID_GDN_BLACKWELL_BACKENDS:
+        raise _refuse(
+            "triton, trtllm_mha, fa4, or flashinfer backend are the only supported backends on Blackwell "
+            "GPUs for hybrid GDN models, use --attention-backend to specify the backend.",
+            "pass --attention-backend triton (or trtllm_mha, fa4, flashinfer)",
+            "AssertionError",
+        )
+    if platform.is_npu and backend != "ascend":
+        raise _refuse(
+            "ascend backend is the only supported backend on NPU for hybrid GDN models, use "
+            "--attention-backend ascend to specify the backend.",
+            "pass --attention-backend ascend",
+            "AssertionError",
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def short_conv_hybrid_on_npu(ctx):
+    """attention_registry.py ``attn_backend_wrapper``: short-conv hybrids (ZAYA1, LFM2, LFM2-MoE,
+    LFM2-VL) are not supported on NPU (no Ascend conv-state backend)."""
+    if ctx.platform.is_npu and set(ctx.hf.architectures) & SHORT_CONV_ARCHS:
+        raise _refuse(
+            "Short-conv hybrid models (ZAYA1 CCA, LFM2 / LFM2-MoE) are not yet supported on NPU: the "
+            "conv-state sidecar has no Ascend implementation.",
+            "run this model on another platform",
+            "NotImplementedError",
+            ("device",),
+        )
+    return {}
+
+
+@registry.rule(STAGE)
+def eagle_draft_extend_backend(ctx):
+    """speculative/draft_utils.py ``DraftBackendFactory.create_draft_extend_backend`` (EAGLE worker
+    start-up): the draft-extend backend (``--speculative-draft-attention-backend``, else the
+    prefill backend, else ``--attention-backend``) must be one EAGLE supports."""
+    args = ctx.args
+    if args.speculative_algorithm not in _EAGLE:
+        return {}
+    backend = args.speculative_draft_attention_backend or args.prefill_attention_backend
+    if backend is None:
+        backend = args.attention_backend
+    if backend not in EAGLE_DRAFT_EXTEND_BACKENDS:
+        field = (
+            "speculative_draft_attention_backend"
+            if args.speculative_draft_attention_backend
+            else "prefill_attention_backend"
+            if args.prefill_attention_backend
+            else "attention_backend"
+        )
+        raise _refuse(
+            f"EAGLE is not supported in attention backend {backend}",
+            "choose an EAGLE-capable backend (flashinfer, triton, fa3, fa4, trtllm_mha, ...) or "
+            "--speculative-draft-attention-backend",
+            "ValueError",
+            (field, "speculative_algorithm"),
+        )
+    return {}
