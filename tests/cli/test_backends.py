@@ -59,8 +59,10 @@ def test_platforms_and_native_page_sizes(table_json):
     assert _row(table_json, "fa3")["default"]["text"] == "SM90 (MHA, MLA)"
     assert _row(table_json, "aiter")["default"]["text"] == "ROCm (MHA, MLA)"
     assert _row(table_json, "trtllm_mla")["default"]["text"] == "MLA: SM10x"
-    # an alias that sglang rewrites is shown as replaced, not as accepted
-    assert _row(table_json, "compressed")["platforms"]["text"].startswith("→ dsv4")
+    # an alias that sglang rewrites (compressed → dsv4) is never shown as accepted: the dsv4 backend
+    # it becomes refuses every model but DeepSeek-V4 at start-up
+    compressed = _row(table_json, "compressed")["platforms"]
+    assert compressed["text"] == "none" and "dsv4_backend_model" in " ".join(compressed["detail"])
 
 
 def test_features_follow_the_checks(table_json):
@@ -107,7 +109,8 @@ def test_text_md_html_and_output_file(capsys, tmp_path):
     lines = out.splitlines()
     assert lines[0] == "SGLang 0.5.15 attention backends: what the rules accept"
     # probing only h100 and b200: presets are written by name, not as their family (SM90, SM10x)
-    assert re.match(r"fa3\s+h100 \(MHA, MLA\)\s+all\s+1\s+✓", lines[4])
+    # fa3 refuses SM100 at start-up (FlashAttention 3 needs SM80-SM90)
+    assert re.match(r"fa3\s+h100 \(MHA, MLA\)\s+h100\s+1\s+✓", lines[4])
     assert re.match(r"trtllm_mha\s+MHA: b200\s+b200\s+64", lines[5])
     code, out, _ = run(capsys, "backends", "--format", "md", "--backends", "flashmla")
     assert "| `flashmla` | – | all but NPU | 64 |" in out and "## Columns" in out
@@ -135,23 +138,17 @@ def test_bad_input_is_one_error_line(capsys, argv, message):
 
 
 def test_table_comes_from_resolutions(monkeypatch):
-    """A check the rules gain later (e.g. a start-up stage) reaches the table without editing it:
-    here a stand-in refuses fa3 on SM100, as FlashAttention 3's start-up assertion does."""
+    """The table is derived from resolutions, start-up checks included: fa3 is refused on SM100+
+    by the start-up check ``fa3_capability`` (FlashAttention 3 needs SM80-SM90); resolving without
+    the start-up checks, the same generator reports it accepted there."""
     real = capabilities.resolve_server_args
-
-    def with_startup_check(hf, platform, env, **flags):
-        res = real(hf, platform, env, **flags)
-        if res["attention_backend"] == "fa3" and platform.is_sm100:
-            exc = ConflictError(
-                "FlashAttention v3 Backend requires SM>=80 and SM<=90.", fix="use another backend"
-            )
-            exc.rule = "fa3_startup_check"
-            raise exc
-        return res
-
-    before = capabilities.backend_table(["fa3"]).rows[0].entries["platforms"].text
-    monkeypatch.setattr(capabilities, "resolve_server_args", with_startup_check)
     after = capabilities.backend_table(["fa3"]).rows[0].entries
+    assert after["platforms"].text == "SM80, SM89, SM90, ROCm"
+    assert any("fa3_capability" in line for line in after["platforms"].detail)
+
+    def server_args_only(hf, platform, env, startup=False, **flags):
+        return real(hf, platform, env, **flags)
+
+    monkeypatch.setattr(capabilities, "resolve_server_args", server_args_only)
+    before = capabilities.backend_table(["fa3"]).rows[0].entries["platforms"].text
     assert before == "all but NPU"
-    assert after["platforms"].text == "all but SM10x, NPU"
-    assert any("fa3_startup_check" in line for line in after["platforms"].detail)

@@ -162,12 +162,14 @@ def _flags_text(flags: dict[str, Any]) -> str:
 
 
 def _attempt(hf: HFConfig, sample: str, pname: str, platform: Platform, flags: dict[str, Any]) -> Probe:
-    """Resolve like a user would; the one place the table touches the rules."""
+    """Resolve like a user would, start-up checks included (a backend that ServerArgs accepts but
+    that refuses to start is not supported); the one place the table touches the rules."""
     inputs = f"{sample} {_flags_text(flags)}".strip()
     try:
-        res = resolve_server_args(hf, platform, {}, **flags)
+        res = resolve_server_args(hf, platform, {}, startup=True, **flags)
     except ConflictError as exc:
-        return Probe(pname, inputs, "no", "refused", exc.rule, exc.message, exc.fix)
+        outcome = "refused at start-up" if exc.phase == "startup" else "refused"
+        return Probe(pname, inputs, "no", outcome, exc.rule, exc.message, exc.fix)
     except ResolvableError as exc:
         return Probe(pname, inputs, "no", "refused", None, str(exc))
     wanted = flags.get("attention_backend")
