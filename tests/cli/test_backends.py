@@ -12,7 +12,6 @@ import re
 import pytest
 
 from resolvable.cli import main
-from resolvable.errors import ConflictError
 from resolvable.sglang import capabilities
 from resolvable.sglang.choices import ATTENTION_BACKENDS
 
