@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ConflictError, ResolvableError
-from ._common import EXIT_USAGE, UsageError, _check_extras, _Parser, _report_ignored
+from ._common import EXIT_USAGE, UsageError, _check_extras, _Parser, _report_ignored, use_ascii_where_needed
 from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
 from .explain import cmd_explain
@@ -25,13 +25,16 @@ __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 
 
 def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> None:
+    from .._platform import Platform
     from ..sglang.cli_args import add_cli_args
 
     p.add_argument("model", help="bundled sample name, config.json, model directory, or cached hub repo id")
     p.add_argument(
         "--platform",
         default=platform_default,
-        help=f"platform preset to simulate, or 'detect' (default: {platform_default})",
+        metavar="PRESET",
+        help=f"platform preset to simulate: {', '.join(Platform.presets())}; or 'detect' for this machine "
+        f"(default: {platform_default})",
     )
     p.add_argument(
         "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
@@ -82,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("matrix", help="models × platforms support table (text, md, csv, json, html)")
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
-    p.add_argument("--platforms", help="comma-separated presets (default: every preset)")
+    p.add_argument(
+        "--platforms", help="comma-separated presets (default: every preset; see `resolvable platforms`)"
+    )
     p.add_argument("--fields", help="comma-separated fields per cell (default: attention_backend,page_size)")
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help="SGLang flag applied to every cell")
     p.add_argument(
@@ -126,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("docs", help="regenerate docs/support-matrix.{md,html} (--check: fail if stale)")
     p.add_argument("--check", action="store_true")
-    p.add_argument("--root", default=".", help="project root (default: current directory)")
+    p.add_argument(
+        "--root", default=".", help="the resolvable checkout to write docs/ into (default: current directory)"
+    )
     p.set_defaults(func=cmd_docs)
     return parser
 
@@ -142,6 +149,7 @@ def refusal_json(exc: ConflictError) -> dict[str, object]:
         "location": exc.location,
         "message": exc.message,
         "fix": exc.fix,
+        "fix_check": exc.fix_check.to_dict() if exc.fix_check is not None else None,  # type: ignore[attr-defined]
         "upstream": exc.upstream,
         "fields": list(exc.fields),
         "origins": {
@@ -152,6 +160,7 @@ def refusal_json(exc: ConflictError) -> dict[str, object]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    use_ascii_where_needed(sys.stdout, sys.stderr)
     parser = build_parser()
     wants_json = "--json" in argv
     try:

@@ -26,19 +26,74 @@ class UsageError(ResolvableError):
 
 
 class _Parser(argparse.ArgumentParser):
+    #: Where to read about the flags, in the error line (a command that exists; default: this one's help).
+    see: str | None = None
+
     def error(self, message: str) -> Any:  # argparse's own usage errors: one line, exit 2
         match = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if match:
             choices = re.findall(r"'([^']*)'", match.group(2))
             hint = closest(match.group(1), choices)
             message += f"; did you mean '{hint}'?" if hint else ""
-        self.exit(EXIT_USAGE, f"error: {message} (see `{self.prog} --help`)\n")
+        self.exit(EXIT_USAGE, f"error: {message} (see {self.see or f'`{self.prog} --help`'})\n")
+
+
+#: Symbols of the text output and their ASCII stand-ins, for consoles that cannot show them.
+ASCII_SYMBOLS = {"✓": "+", "✗": "x", "→": "->", "…": "...", "×": "x", "—": "-", "–": "-", "§": "S"}
+
+
+def _ascii_stand_in(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    text = err.object[err.start : err.end]
+    return "".join(ASCII_SYMBOLS.get(ch, "?") for ch in text), err.end
+
+
+def use_ascii_where_needed(*streams: Any) -> None:
+    """A console that cannot encode the symbols (cp1252, the Windows default) gets ASCII
+    stand-ins for them instead of a UnicodeEncodeError."""
+    import codecs
+
+    codecs.register_error("resolvable.ascii", _ascii_stand_in)
+    for stream in streams:
+        encoding = getattr(stream, "encoding", None)
+        if not encoding:
+            continue  # an in-memory stream holds any text
+        try:
+            "".join(ASCII_SYMBOLS).encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors="resolvable.ascii")
 
 
 def _platform(name: str) -> Platform:
     if name == "detect":
+        check_platform_env()
         return Platform.detect()
     return Platform.preset(name)
+
+
+def check_platform_env() -> None:
+    """``RESOLVABLE_PLATFORM`` names a preset, or the command stops (detection would ignore it)."""
+    import os
+
+    from .._platform import PLATFORM_ENV_VAR
+    from ..errors import UnknownPresetError
+
+    name = os.environ.get(PLATFORM_ENV_VAR)
+    if not name:
+        return
+    try:
+        Platform.preset(name)
+    except UnknownPresetError:
+        presets = list(Platform.presets())
+        hint = closest(name.strip().lower(), presets)
+        extra = f" Did you mean --platform {hint} (or {PLATFORM_ENV_VAR}={hint})?" if hint else ""
+        raise UnknownPresetError(
+            f"{PLATFORM_ENV_VAR}={name!r} is not a platform preset.{extra} "
+            f"Valid presets: {', '.join(presets)}; unset {PLATFORM_ENV_VAR} to detect this machine"
+        ) from None
 
 
 def _env(pairs: Sequence[str]) -> dict[str, str]:
@@ -60,6 +115,7 @@ def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
     if not pairs:
         return {}
     parser = _Parser(prog="--set", add_help=False)
+    parser.see = "`resolvable explain --help` for the SGLang flags"
     add_cli_args(parser, skip=("model_path",))
     argv: list[str] = []
     for pair in pairs:
@@ -106,12 +162,17 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
 def _resolve(
     args: argparse.Namespace, platform_name: str, user: dict[str, Any], *, trace: bool = False
 ) -> Any:
+    from ..errors import ConflictError
     from ..sglang import load_model, resolve_server_args
 
     hf = load_model(args.model)
-    return resolve_server_args(
-        hf, _platform(platform_name), _env(args.env), model_path=args.model, trace=trace, **user
-    )
+    platform, env = _platform(platform_name), _env(args.env)
+    try:
+        return resolve_server_args(hf, platform, env, model_path=args.model, trace=trace, **user)
+    except ConflictError as exc:  # show a fix only after resolving again with it
+        from ..sglang.fixes import with_checked_fix
+
+        raise with_checked_fix(exc, hf, platform, env, {**user, "model_path": args.model}) from None
 
 
 def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -141,6 +202,11 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         f"flags     {flags}",
         f"rules     sglang {SGLANG_VERSION} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
     ]
+    if platform.vendor == "cpu" and str(platform.detected_by or "").startswith("fallback to CPU"):
+        lines.append(
+            "note      no GPU detected: resolving for this machine's CPU; "
+            "simulate a GPU with --platform PRESET (e.g. --platform h100; `resolvable platforms` lists them)"
+        )
     lines += [f"note      {n}" for n in res.notes]
     return lines
 

@@ -14,19 +14,7 @@ import typing
 from typing import Any
 
 from .._schema import schema_of
-from .args import ServerArgs
-
-#: Short spellings SGLang accepts besides ``--<field-name>``.
-ALIASES = {
-    "tp_size": ("--tp", "--tensor-parallel-size"),
-    "dp_size": ("--dp", "--data-parallel-size"),
-    "pp_size": ("--pp", "--pipeline-parallel-size"),
-    "ep_size": ("--ep", "--expert-parallel-size"),
-    "mamba_radix_cache_strategy": ("--mamba-scheduler-strategy",),
-    "dsa_prefill_backend": ("--nsa-prefill-backend",),
-    "dsa_decode_backend": ("--nsa-decode-backend",),
-    "model_path": ("--model",),
-}
+from .args import ALIASES, ServerArgs
 
 
 def _scalar_type(annotation: Any) -> type:

@@ -1,7 +1,9 @@
 """Support matrices: models × platforms, one cell per resolution, in five formats.
 
-Invariants: a cell holds the resolved values of the chosen fields or the refusal (rule and
-short reason); rendering is deterministic (same rules → same bytes), so the generated docs
+Invariants: a cell holds the resolved values of the chosen fields or the refusal: the rule
+and its ``file:line``, the whole message, a short form of it, and the fix checked by resolving
+again (``resolvable._fixes``). The JSON and CSV carry the whole message and fix; only the
+text, Markdown and HTML tables show the short form. Rendering is deterministic (same rules → same bytes), so the generated docs
 can be checked for staleness; the HTML page is self-contained (no network assets).
 """
 
@@ -19,6 +21,7 @@ from .._platform import Platform
 from ..errors import ConflictError, ResolvableError
 from ._base import SGLANG_VERSION
 from .api import resolve_server_args
+from .fixes import check_refusal
 from .models import bundled, catalog
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -36,6 +39,10 @@ class Cell:
     refusal: str | None = None
     refused_by: str | None = None
     chain: tuple[str, ...] = ()  # "field: rule -> value" lines, for hover text
+    message: str | None = None  # the whole refusal message (``refusal`` is its short form)
+    fix: str | None = None  # the fix, checked by resolving again
+    location: str | None = None  # file:line of the refusing rule
+    fix_check: Mapping[str, Any] | None = None  # FixCheck.to_dict(): status, accepted changes …
 
     @property
     def text(self) -> str:
@@ -72,10 +79,23 @@ def compute(
             try:
                 res = resolve_server_args(hf, platform, env, **dict(flags or {}))
             except ConflictError as exc:
-                cells.append(Cell(model, pname, None, _short_reason(exc), exc.rule))
+                check = check_refusal(exc, hf, platform, env, flags)
+                cells.append(
+                    Cell(
+                        model,
+                        pname,
+                        None,
+                        _short_reason(exc),
+                        exc.rule,
+                        message=exc.message,
+                        fix=check.text,
+                        location=exc.location,
+                        fix_check=check.to_dict(),
+                    )
+                )
                 continue
             except ResolvableError as exc:
-                cells.append(Cell(model, pname, None, _short_reason(exc)))
+                cells.append(Cell(model, pname, None, _short_reason(exc), message=str(exc)))
                 continue
             values = {f: res[f] for f in fields}
             chain = tuple(f"{f}: {res.decided_by(f)[0]} -> {_show(res[f])}" for f in fields)
@@ -141,10 +161,24 @@ def _markdown(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
 def _csv(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["model", "platform", *fields, "refused", "refused_by"])
+    writer.writerow(
+        ["model", "platform", *fields, "refused", "refused_by", "refused_at", "fix", "fix_status"]
+    )
     for c in cells:
         values = [_show(c.values[f]) for f in fields] if c.values is not None else [""] * len(fields)
-        writer.writerow([c.model, c.platform, *values, c.refusal or "", c.refused_by or ""])
+        status = (c.fix_check or {}).get("status", "")
+        writer.writerow(
+            [
+                c.model,
+                c.platform,
+                *values,
+                c.message or "",
+                c.refused_by or "",
+                c.location or "",
+                c.fix or "",
+                status,
+            ]
+        )
     return buf.getvalue()
 
 
@@ -158,8 +192,12 @@ def _json(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
                 "model": c.model,
                 "platform": c.platform,
                 "values": dict(c.values) if c.values is not None else None,
-                "refused": c.refusal,
+                "refused": c.message,
+                "refused_short": c.refusal,
                 "refused_by": c.refused_by,
+                "refused_at": c.location,
+                "fix": c.fix,
+                "fix_check": dict(c.fix_check) if c.fix_check is not None else None,
                 "chain": list(c.chain),
             }
             for c in cells
