@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from ._schema import Schema
 
-__all__ = ["BUDGET", "MAX_EXTRA", "Change", "FixCheck", "check_fix", "parse_fix"]
+__all__ = ["BUDGET", "MAX_EXTRA", "UNSET", "Change", "FixCheck", "apply", "check_fix", "parse_fix", "render"]
 
 #: Extra changes the search may add to one alternative of the fix (so at most 1 + MAX_EXTRA flags).
 MAX_EXTRA = 2
