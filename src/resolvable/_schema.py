@@ -46,14 +46,18 @@ def arg(
     help: str = "",
     cli: bool = True,
     default_factory: Any = dataclasses.MISSING,
+    check: Any = None,
 ) -> Any:
-    """A dataclass field carrying an ``Arg``: ``page_size: int | None = arg(None, resolvable=True)``."""
+    """A dataclass field carrying an ``Arg``: ``page_size: int | None = arg(None, resolvable=True)``.
+
+    ``check(value)`` returns an error message for a value the field must refuse, or None."""
     meta = Arg(
         resolvable=resolvable,
         leaf=leaf,
         choices=tuple(choices) if choices is not None else None,
         help=help,
         cli=cli,
+        check=check,
     )
     return dataclasses.field(default=default, default_factory=default_factory, metadata={_METADATA_KEY: meta})
 

@@ -91,6 +91,9 @@ class ConflictError(ResolvableError):
         #: For each field named in ``fields``: (current value, who set it, file:line or None), where
         #: "who" is a rule name, "user" or "default". Filled in by the resolver.
         self.origins: dict[str, tuple[object, str, str | None]] = {}
+        #: The outcome of resolving again with what ``fix`` names (a ``resolvable._fixes.FixCheck``),
+        #: once a caller has checked it; ``fix`` then holds the checked text.
+        self.fix_check: object | None = None
 
     def __str__(self) -> str:
         text = self.message

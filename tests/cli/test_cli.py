@@ -227,6 +227,8 @@ def test_docs_support_matrix_is_fresh():
 
 
 def test_docs_check_command(capsys, tmp_path):
+    # `docs` writes only into a resolvable checkout (issue 11): make tmp_path look like one
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "resolvable"\n', encoding="utf-8")
     code, _, err = run(capsys, "docs", "--check", "--root", str(tmp_path))
     assert code == 1 and "stale" in err
     code, _, _ = run(capsys, "docs", "--root", str(tmp_path))

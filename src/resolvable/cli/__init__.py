@@ -26,6 +26,7 @@ from ._common import (
     _report_ignored,
     refusal_json,
     refusal_prefix,
+    use_ascii_where_needed,
 )
 from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
@@ -37,6 +38,7 @@ __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 
 
 def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> None:
+    from .._platform import Platform
     from ..sglang.cli_args import add_cli_args
 
     p.add_argument(
@@ -48,7 +50,9 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
     p.add_argument(
         "--platform",
         default=platform_default,
-        help=f"platform preset to simulate, or 'detect' (default: {platform_default})",
+        metavar="PRESET",
+        help=f"platform preset to simulate: {', '.join(Platform.presets())}; or 'detect' for this machine "
+        f"(default: {platform_default})",
     )
     p.add_argument(
         "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
@@ -142,7 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("matrix", help="models × platforms support table (text, md, csv, json, html)")
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
-    p.add_argument("--platforms", help="comma-separated presets (default: every preset)")
+    p.add_argument(
+        "--platforms", help="comma-separated presets (default: every preset; see `resolvable platforms`)"
+    )
     p.add_argument("--fields", help="comma-separated fields per cell (default: attention_backend,page_size)")
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help="SGLang flag applied to every cell")
     p.add_argument(
@@ -194,7 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("docs", help="regenerate docs/support-matrix.{md,html} (--check: fail if stale)")
     p.add_argument("--check", action="store_true")
-    p.add_argument("--root", default=".", help="project root (default: current directory)")
+    p.add_argument(
+        "--root", default=".", help="the resolvable checkout to write docs/ into (default: current directory)"
+    )
     p.set_defaults(func=cmd_docs)
     return parser
 
@@ -255,6 +263,7 @@ def _take_model(args: argparse.Namespace, pasted: list[str] | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    use_ascii_where_needed(sys.stdout, sys.stderr)
     parser = build_parser()
     wants_json = "--json" in argv
     try:

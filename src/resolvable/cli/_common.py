@@ -26,19 +26,74 @@ class UsageError(ResolvableError):
 
 
 class _Parser(argparse.ArgumentParser):
+    #: Where to read about the flags, in the error line (a command that exists; default: this one's help).
+    see: str | None = None
+
     def error(self, message: str) -> Any:  # argparse's own usage errors: one line, exit 2
         match = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if match:
             choices = re.findall(r"'([^']*)'", match.group(2))
             hint = closest(match.group(1), choices)
             message += f"; did you mean '{hint}'?" if hint else ""
-        self.exit(EXIT_USAGE, f"error: {message} (see `{self.prog} --help`)\n")
+        self.exit(EXIT_USAGE, f"error: {message} (see {self.see or f'`{self.prog} --help`'})\n")
+
+
+#: Symbols of the text output and their ASCII stand-ins, for consoles that cannot show them.
+ASCII_SYMBOLS = {"✓": "+", "✗": "x", "→": "->", "…": "...", "×": "x", "—": "-", "–": "-", "§": "S"}
+
+
+def _ascii_stand_in(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    text = err.object[err.start : err.end]
+    return "".join(ASCII_SYMBOLS.get(ch, "?") for ch in text), err.end
+
+
+def use_ascii_where_needed(*streams: Any) -> None:
+    """A console that cannot encode the symbols (cp1252, the Windows default) gets ASCII
+    stand-ins for them instead of a UnicodeEncodeError."""
+    import codecs
+
+    codecs.register_error("resolvable.ascii", _ascii_stand_in)
+    for stream in streams:
+        encoding = getattr(stream, "encoding", None)
+        if not encoding:
+            continue  # an in-memory stream holds any text
+        try:
+            "".join(ASCII_SYMBOLS).encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors="resolvable.ascii")
 
 
 def _platform(name: str) -> Platform:
     if name == "detect":
+        check_platform_env()
         return Platform.detect()
     return Platform.preset(name)
+
+
+def check_platform_env() -> None:
+    """``RESOLVABLE_PLATFORM`` names a preset, or the command stops (detection would ignore it)."""
+    import os
+
+    from .._platform import PLATFORM_ENV_VAR
+    from ..errors import UnknownPresetError
+
+    name = os.environ.get(PLATFORM_ENV_VAR)
+    if not name:
+        return
+    try:
+        Platform.preset(name)
+    except UnknownPresetError:
+        presets = list(Platform.presets())
+        hint = closest(name.strip().lower(), presets)
+        extra = f" Did you mean --platform {hint} (or {PLATFORM_ENV_VAR}={hint})?" if hint else ""
+        raise UnknownPresetError(
+            f"{PLATFORM_ENV_VAR}={name!r} is not a platform preset.{extra} "
+            f"Valid presets: {', '.join(presets)}; unset {PLATFORM_ENV_VAR} to detect this machine"
+        ) from None
 
 
 def _env(pairs: Sequence[str], pasted: dict[str, str] | None = None) -> dict[str, str]:
@@ -61,6 +116,7 @@ def _set_namespace(pairs: Sequence[str]) -> argparse.Namespace:
     from ..sglang.cli_args import add_cli_args
 
     parser = _Parser(prog="--set", add_help=False)
+    parser.see = "`resolvable explain --help` for the SGLang flags"
     add_cli_args(parser, skip=("model_path",))
     argv: list[str] = []
     for pair in pairs or ():
@@ -147,21 +203,26 @@ def _resolve(
     trace: bool = False,
     version: str | None = None,
 ) -> Any:
-    """Resolve the command's model on a platform for ``version`` (default: ``--sglang-version``)."""
+    """Resolve the command's model on a platform for ``version`` (default: ``--sglang-version``);
+    a refusal's fix is checked by resolving again with it before it is shown."""
+    from ..errors import ConflictError
     from ..sglang import load_model, resolve_server_args
 
     hf = load_model(args.model)
     launch = getattr(args, "launch", None)
+    platform = _platform(platform_name)
     env = _env(args.env, launch.env if launch is not None else None)
-    return resolve_server_args(
-        hf,
-        _platform(platform_name),
-        env,
-        model_path=args.model,
-        trace=trace,
-        sglang_version=version or getattr(args, "sglang_version", None),
-        **user,
-    )
+    sglang_version = version or getattr(args, "sglang_version", None)
+    try:
+        return resolve_server_args(
+            hf, platform, env, model_path=args.model, trace=trace, sglang_version=sglang_version, **user
+        )
+    except ConflictError as exc:  # show a fix only after resolving again with it
+        from ..sglang.fixes import with_checked_fix
+
+        raise with_checked_fix(
+            exc, hf, platform, env, {**user, "model_path": args.model}, sglang_version=sglang_version
+        ) from None
 
 
 def release_of_rule(rule: str, location: str) -> str | None:
@@ -241,6 +302,11 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
             f"not modelled  {', '.join(shown)}: accepted, does not affect the resolved fields in this pack"
         )
     lines += [f"note      {n}" for n in getattr(args, "input_notes", ())]
+    if platform.vendor == "cpu" and str(platform.detected_by or "").startswith("fallback to CPU"):
+        lines.append(
+            "note      no GPU detected: resolving for this machine's CPU; "
+            "simulate a GPU with --platform PRESET (e.g. --platform h100; `resolvable platforms` lists them)"
+        )
     lines += [f"note      {n}" for n in res.notes]
     return lines
 
@@ -274,6 +340,7 @@ def refusal_json(exc: ConflictError) -> dict[str, object]:
         "location": exc.location,
         "message": exc.message,
         "fix": exc.fix,
+        "fix_check": exc.fix_check.to_dict() if exc.fix_check is not None else None,  # type: ignore[attr-defined]
         "upstream": exc.upstream,
         "fields": list(exc.fields),
         "origins": {

@@ -157,6 +157,9 @@ def _facts(p: Platform) -> dict[str, Any]:
 
 def cmd_platforms(args: argparse.Namespace, ignored: list[str]) -> int:
     if args.detect:
+        from ._common import check_platform_env
+
+        check_platform_env()
         p = Platform.detect()
         if args.json:
             print(

@@ -130,7 +130,27 @@ def rules_reference(registry: Any) -> str:
     return "\n".join(out)
 
 
+def is_checkout(root: str) -> bool:
+    """Whether ``root`` is a resolvable source checkout (its pyproject.toml names the project)."""
+    import re
+
+    try:
+        with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError:
+        return False
+    return re.search(r'(?m)^name\s*=\s*"resolvable"\s*$', text) is not None
+
+
 def cmd_docs(args: argparse.Namespace, ignored: list[str]) -> int:
+    if not is_checkout(args.root):
+        from ..errors import ResolvableError
+
+        raise ResolvableError(
+            f"{os.path.abspath(args.root)} is not a resolvable checkout (no pyproject.toml naming the "
+            "'resolvable' project), so there is no docs/ to regenerate; nothing was written. Run "
+            "`resolvable docs` from the repository root, or pass --root PATH"
+        )
     stale = []
     for rel, content in generate_docs(args.root).items():
         path = os.path.join(args.root, rel)

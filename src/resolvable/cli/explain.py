@@ -66,6 +66,33 @@ def _not_modelled_json(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _default_fields(res: Any) -> list[str]:
+    """Every field that differs from its default, or that the user set (a rule may have forced
+    a user's flag back to the default: that must show without ``--field``)."""
+    changed, user = res.changed(), res.user
+    return [f for f in res if f in changed or f in user]
+
+
+def _overrides_of_user_flags(res: Any) -> list[str]:
+    """One line per user flag a rule forced over, or tried to and was blocked by (always shown)."""
+    lines = []
+    for field in res.user:
+        if field == "model_path" or field not in res:
+            continue
+        for step in res.explain(field).steps:
+            flag = "--" + field.replace("_", "-")
+            why = f" ({step.reason})" if step.reason else ""
+            if step.outcome == "forced":
+                lines.append(
+                    f"forced    your {flag} {res.user[field]!r} -> {step.value!r} by {step.rule}  {step.location}{why}"
+                )
+            elif step.outcome == "blocked":
+                lines.append(
+                    f"kept      your {flag} {res.user[field]!r}; {step.rule} wanted {step.value!r}{why}"
+                )
+    return lines
+
+
 def _refusal_lines(exc: ConflictError) -> list[str]:
     lines = [f"refused by {exc.rule}  {exc.location}", f"    {exc.message}"]
     if exc.fix:
@@ -115,7 +142,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         if not args.json:  # the reason and where the conflicting values came from; stderr gets the error
             print("\n".join(_refusal_lines(exc)))
         raise
-    fields = [args.field] if args.field else list(res.changed())
+    fields = [args.field] if args.field else _default_fields(res)
     for f in fields:
         if f not in res:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
@@ -144,6 +171,8 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         return _startup_exit(refusal)
     print("\n".join(_header(res, args, user)))
     print("\n".join(_startup_lines(passed, refusal, skipped=not args.startup_check)))
+    for line in _overrides_of_user_flags(res):
+        print(line)
     explained = [res.explain(f) for f in fields if f != "model_path"]
     for exp in explained:
         if exp.steps or args.field:
@@ -188,8 +217,14 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
     try:
         res = _resolve(args, args.platform, trial_user, trace=True)
     except ConflictError as exc:
+        check = exc.fix_check.to_dict() if exc.fix_check is not None else None  # type: ignore[attr-defined]
         verdict.update(
-            outcome="refused", rule=exc.rule, location=exc.location, reason=exc.message, fix=exc.fix
+            outcome="refused",
+            rule=exc.rule,
+            location=exc.location,
+            reason=exc.message,
+            fix=exc.fix,
+            fix_check=check,
         )
         text = f"{field}={value!r} is refused by {exc.rule} ({exc.location}):\n  {exc.message}" + (
             f"\n  fix: {exc.fix}" if exc.fix else ""

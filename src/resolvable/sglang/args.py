@@ -22,6 +22,36 @@ TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
+#: Short spellings SGLang accepts besides ``--<field-name>``.
+
+
+def _page_size_check(value: Any) -> str | None:
+    """sglang 0.5.15 has no range check for ``page_size``, but fails on a non-positive one:
+    0 in ``ServerArgs.check_server_args`` (``chunked_prefill_size % page_size``: ZeroDivisionError),
+    a negative one at start-up (``model_runner_kv_cache_mixin.py`` asserts ``page_size >= 1``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value < 1:
+        where = (
+            "check_server_args divides chunked_prefill_size by it (ZeroDivisionError)"
+            if value == 0
+            else "its KV-cache pools assert 'page_size must be >= 1' at start-up"
+        )
+        return (
+            f"page_size must be >= 1, got {value} (sglang 0.5.15: {where}); "
+            "pass --page-size 1 or more, or leave it unset"
+        )
+    return None
+
+
+def _tp_size_check(value: Any) -> str | None:
+    """sglang 0.5.15's ``ServerArgs`` lets ``tp_size < 1`` through, but the launcher then starts
+    no scheduler (``entrypoints/engine.py: _calculate_rank_ranges`` gives an empty TP range)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value < 1:
+        return (
+            f"tp_size must be >= 1, got {value} (sglang 0.5.15 accepts it in ServerArgs but then launches "
+            "no scheduler process: entrypoints/engine.py _calculate_rank_ranges); pass --tp-size 1 or more"
+        )
+    return None
+
 
 @dataclasses.dataclass
 class ServerArgs:
@@ -88,7 +118,11 @@ class ServerArgs:
 
     # -- KV cache ---------------------------------------------------------------------------
     page_size: int | None = arg(
-        None, resolvable=True, leaf="cache.page_size", help="Tokens per KV-cache page."
+        None,
+        resolvable=True,
+        leaf="cache.page_size",
+        help="Tokens per KV-cache page.",
+        check=_page_size_check,
     )
     kv_cache_dtype: str = arg(
         "auto", resolvable=True, leaf="cache.kv_dtype", choices=C.KV_CACHE_DTYPES, help="KV-cache dtype."
@@ -173,7 +207,7 @@ class ServerArgs:
     )
 
     # -- parallelism ----------------------------------------------------------------------------
-    tp_size: int = arg(1, help="Tensor parallel size.")
+    tp_size: int = arg(1, help="Tensor parallel size.", check=_tp_size_check)
     dp_size: int = arg(1, help="Data parallel size.")
     pp_size: int = arg(1, resolvable=True, leaf="parallel.pp_size", help="Pipeline parallel size.")
     nnodes: int = arg(1, help="Number of nodes.")

@@ -1,9 +1,11 @@
 """Support matrices: models × platforms, one cell per resolution, in five formats.
 
-Invariants: a cell holds the resolved values of the chosen fields or the refusal (rule and
-short reason); a cell ServerArgs accepts also says whether sglang would start (the start-up
-check, after ServerArgs: "accepted, refused at start-up" keeps the values); rendering is
-deterministic (same rules → same bytes), so the generated docs
+Invariants: a cell holds the resolved values of the chosen fields or the refusal: the rule
+and its ``file:line``, the whole message, a short form of it, and the fix checked by resolving
+again (``resolvable._fixes``); a cell ServerArgs accepts also says whether sglang would start
+(the start-up check, after ServerArgs: "accepted, refused at start-up" keeps the values). The
+JSON and CSV carry the whole message and fix; only the text, Markdown and HTML tables show the
+short form. Rendering is deterministic (same rules → same bytes), so the generated docs
 can be checked for staleness; the HTML page is self-contained (no network assets).
 """
 
@@ -19,6 +21,7 @@ from .._platform import Platform
 from ..errors import ConflictError, ResolvableError
 from ._base import SGLANG_VERSION
 from .api import check_startup, resolve_server_args
+from .fixes import check_refusal
 from .models import bundled, catalog
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -36,10 +39,12 @@ class Cell:
     refusal: str | None = None
     refused_by: str | None = None
     chain: tuple[str, ...] = ()  # "field: rule -> value" lines, for hover text
-    #: The whole refusal (``refusal`` is its first sentence), what to change, where the rule is.
+    #: The whole refusal (``refusal`` is its short form), the fix (checked by resolving again),
+    #: where the refusing rule is, and the fix check (``FixCheck.to_dict()``: status, accepted changes …).
     message: str | None = None
     fix: str | None = None
     refused_at: str | None = None
+    fix_check: Mapping[str, Any] | None = None
     #: The rule that decided each field, in ``values`` order (shown beside the value in HTML).
     deciders: tuple[str, ...] = ()
     #: Accepted by ServerArgs but refused at start-up: sglang's whole message, the rule, the fix.
@@ -87,6 +92,7 @@ def compute(
             try:
                 res = resolve_server_args(hf, platform, env, **dict(flags or {}))
             except ConflictError as exc:
+                check = check_refusal(exc, hf, platform, env, flags)
                 cells.append(
                     Cell(
                         model,
@@ -95,8 +101,9 @@ def compute(
                         _short_reason(exc),
                         exc.rule,
                         message=exc.message,
-                        fix=exc.fix,
+                        fix=check.text,
                         refused_at=exc.location,
+                        fix_check=check.to_dict(),
                     )
                 )
                 continue
@@ -184,17 +191,32 @@ def _csv(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(
-        ["model", "platform", *fields, "refused", "refused_by", "startup_refused", "startup_refused_by"]
+        [
+            "model",
+            "platform",
+            *fields,
+            "refused",
+            "refused_by",
+            "refused_at",
+            "fix",
+            "fix_status",
+            "startup_refused",
+            "startup_refused_by",
+        ]
     )
     for c in cells:
         values = [_show(c.values[f]) for f in fields] if c.values is not None else [""] * len(fields)
+        status = (c.fix_check or {}).get("status", "")
         writer.writerow(
             [
                 c.model,
                 c.platform,
                 *values,
-                c.refusal or "",
+                c.message or "",
                 c.refused_by or "",
+                c.refused_at or "",
+                c.fix or "",
+                status,
                 c.startup_refusal or "",
                 c.startup_refused_by or "",
             ]
@@ -212,8 +234,12 @@ def _json(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
                 "model": c.model,
                 "platform": c.platform,
                 "values": dict(c.values) if c.values is not None else None,
-                "refused": c.refusal,
+                "refused": c.message,
+                "refused_short": c.refusal,
                 "refused_by": c.refused_by,
+                "refused_at": c.refused_at,
+                "fix": c.fix,
+                "fix_check": dict(c.fix_check) if c.fix_check is not None else None,
                 "chain": list(c.chain),
                 "startup_refused": c.startup_refusal,
                 "startup_refused_by": c.startup_refused_by,

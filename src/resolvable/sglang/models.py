@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 
-from .._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
+from .._hfconfig import HFConfig, _hub_cache_dir, _looks_like_repo_id, find_in_hub_cache, load_hf_config
 from ..errors import ConfigError, closest
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -46,10 +46,16 @@ def bundled(name: str) -> HFConfig:
 def _unknown_message(spec: str) -> str:
     hint = closest(spec.lower(), catalog())
     extra = f" Did you mean {hint!r}?" if hint else ""
-    return (
+    message = (
         f"unknown model {spec!r}: not a bundled sample, a config.json, a model directory, or a hub id in the "
         f"local Hugging Face cache.{extra} Run `resolvable models` for the bundled names."
     )
+    if _looks_like_repo_id(spec):
+        message += (
+            f" For the hub model, fetch only its config (no weights): `huggingface-cli download {spec} "
+            f"config.json`; it goes to the cache at $HF_HUB_CACHE, else $HF_HOME/hub (now {_hub_cache_dir(None)})."
+        )
+    return message
 
 
 def load_model(spec: str) -> HFConfig:
