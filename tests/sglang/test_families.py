@@ -1579,12 +1579,28 @@ NEMOTRON_QUANT_ROWS = [
         E(quantization="modelopt_fp4", moe_runner_backend="marlin"),
         hf={**NEMOTRON_Q_HF, **quant("modelopt", quant_algo="NVFP4")},
     ),
+    # 0.5.15's ModelConfig._parse_quant_hf_config refines quant_method "modelopt" in place:
+    # MIXED_PRECISION without NVFP4 layers becomes "w4afp8" (configs/model_config.py:1148), which
+    # is not a ModelOpt method, so _nemotron_h_overrides leaves quantization and the MoE runner
+    # alone (issue 9: "0.5.15 leaves quantization=None, moe_runner_backend=auto").
     row(
-        "modelopt-mixed-ampere-marlin",
+        "modelopt-mixed-without-nvfp4-layers-is-w4afp8",
+        NEMOTRON_H,
+        "a100",
+        E(quantization=None, moe_runner_backend="auto"),
+        hf={**NEMOTRON_Q_HF, **quant("modelopt", quant_algo="MIXED_PRECISION")},
+    ),
+    row(
+        "modelopt-mixed-nvfp4-layers-ampere-marlin",
         NEMOTRON_H,
         "a100",
         E(quantization="modelopt_mixed", moe_runner_backend="marlin"),
-        hf={**NEMOTRON_Q_HF, **quant("modelopt", quant_algo="MIXED_PRECISION")},
+        hf={
+            **NEMOTRON_Q_HF,
+            **quant(
+                "modelopt", quant_algo="MIXED_PRECISION", quantized_layers={"l0": {"quant_algo": "NVFP4"}}
+            ),
+        },
     ),
     row(
         "modelopt-nvfp4-b200",
