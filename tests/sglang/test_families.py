@@ -2140,9 +2140,10 @@ class TestHrmText:
 
     def test_prefix_lm_false_untouched(self) -> None:
         res = resolve(HRM, "h100", hf={"model_type": "hrm_text", "prefix_lm": False})
+        # 8192: the H100's memory default (server_args._handle_gpu_memory_settings), not HRM's -1.
         assert (res["attention_backend"], res["chunked_prefill_size"], res["disable_radix_cache"]) == (
             "fa3",
-            None,
+            8192,
             False,
         )
 

@@ -108,7 +108,8 @@ def _resolve(
 ) -> Any:
     from ..sglang import load_model, resolve_server_args
 
-    hf = load_model(args.model)
+    hf = load_model(args.model, model_config_parser=user.get("model_config_parser") or "auto")
+    args.loaded_config = hf  # for the header: which values came from config-class defaults
     return resolve_server_args(
         hf, _platform(platform_name), _env(args.env), model_path=args.model, trace=trace, **user
     )
@@ -142,7 +143,26 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         f"rules     sglang {SGLANG_VERSION} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
     ]
     lines += [f"note      {n}" for n in res.notes]
+    lines += config_origin_lines(getattr(args, "loaded_config", None))
     return lines
+
+
+def config_origin_lines(hf: Any) -> list[str]:
+    """One line per config value that is not in config.json as written (a config-class default,
+    a derived value, sglang's reading of params.json / hf_quant_config.json)."""
+    if hf is None:
+        return []
+    lines = [
+        f"config    {key}={hf_value(hf, key)!r} from {origin}" for key, origin in sorted(hf.origins.items())
+    ]
+    lines += [f"config    also read {side.source}" for side in hf.sidecars.values()]
+    return lines
+
+
+def hf_value(hf: Any, dotted: str) -> Any:
+    outer, dot, inner = dotted.partition(".")
+    value = hf.get(outer)
+    return value.get(inner) if dot and hasattr(value, "get") else value
 
 
 def _report_ignored(ignored: list[str]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._text import short
 from ..errors import ConflictError, InvalidArgumentError
-from ._common import _header, _resolve, _user_flags
+from ._common import _header, _resolve, _user_flags, config_origin_lines
 
 
 def _why(inputs: Sequence[Sequence[Any]], limit: int = 6) -> str:
@@ -62,7 +62,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         res = _resolve(args, args.platform, user, trace=True)
     except ConflictError as exc:
         if not args.json:  # the reason and where the conflicting values came from; stderr gets the error
-            print("\n".join(_refusal_lines(exc)))
+            print("\n".join(_refusal_lines(exc) + config_origin_lines(getattr(args, "loaded_config", None))))
         raise
     fields = [args.field] if args.field else list(res.changed())
     for f in fields:

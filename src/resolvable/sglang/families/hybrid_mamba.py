@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import quantization_config
+from ..checkpoint import checkpoint_quant_config
 
 TRITON_ON_SM100 = (
     "MiniCPMV4_6ForConditionalGeneration",
@@ -76,7 +76,7 @@ def nemotron_h_quant_moe(ctx):
     """§3.11 Nemotron-H: ModelOpt checkpoints need relu2 MLPs and pick the concrete ModelOpt
     method; the MoE runner is flashinfer_trtllm on SM100, marlin for FP4 on SM80-SM9x, else cutlass."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
-    qc = quantization_config(hf)
+    qc = checkpoint_quant_config(hf)  # model_config's view: hf_quant_config.json counts
     method = args.quantization or (qc.get("quant_method") if qc is not None else None)
     out = {}
     if method in _MODELOPT:
