@@ -7,7 +7,12 @@ Invariants:
 * loading never lets a raw exception through for bad input: a missing file, a directory
   without ``config.json``, invalid JSON, NaN/Infinity, non-UTF-8 bytes, a non-object top level,
   absurd nesting or size, a malformed ``architectures`` entry all raise ``ConfigError`` that
-  names the file and the fix.
+  names the file and the fix;
+* the same guarantees hold for the files read beside ``config.json`` (``sidecars``, and the
+  files a ``parser`` hook reads): each is bounded, must be a regular file, and a malformed one
+  is a ``ConfigError`` naming that file;
+* values that did not come from the file (a rule pack's config-class defaults) are recorded in
+  ``origins`` with where they came from; ``raw`` is the config as read, before any overlay.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ if TYPE_CHECKING:
 
 _INF = float("inf")
 
-__all__ = ["HFConfig", "MAX_CONFIG_BYTES", "find_in_hub_cache", "load_hf_config"]
+__all__ = ["HFConfig", "MAX_CONFIG_BYTES", "find_in_hub_cache", "load_hf_config", "read_json_object"]
 
 #: config.json files are a few KB; refuse anything absurd before reading it all.
 MAX_CONFIG_BYTES = 16 * 2**20
@@ -61,22 +66,57 @@ def _freeze(value: Any, depth: int, where: str) -> Any:
 
 
 class HFConfig(Mapping):
-    """Read-only config: ``hf["model_type"]``, ``hf.model_type``, ``hf.get("index_topk")``."""
+    """Read-only config: ``hf["model_type"]``, ``hf.model_type``, ``hf.get("index_topk")``.
 
-    __slots__ = ("_data", "_source", "architecture", "architectures", "text_config")
+    ``origins`` maps a key (dotted for nested objects: ``"text_config.sliding_window"``) to where
+    its value came from when that is not ``source`` (e.g. a config-class default); ``sidecars``
+    holds other JSON files of the model directory by file name (``hf_quant_config.json``).
+    """
 
-    def __init__(self, data: Mapping[str, Any], *, source: str = "<dict>", _depth: int = 0) -> None:
+    __slots__ = (
+        "_data",
+        "_origins",
+        "_raw",
+        "_sidecars",
+        "_source",
+        "architecture",
+        "architectures",
+        "text_config",
+    )
+
+    def __init__(
+        self,
+        data: Mapping[str, Any],
+        *,
+        source: str = "<dict>",
+        origins: Mapping[str, str] | None = None,
+        sidecars: Mapping[str, HFConfig] | None = None,
+        raw: HFConfig | None = None,
+        _depth: int = 0,
+    ) -> None:
         if isinstance(data, HFConfig):
+            origins = {**data._origins, **(origins or {})}
+            sidecars = {**data._sidecars, **(sidecars or {})}
+            raw = raw if raw is not None else data._raw
             data = data._data
         if not isinstance(data, Mapping):
             raise ConfigError(f"{source}: a model config must be a JSON object, got {type(data).__name__}")
+        origins = dict(origins or {})
         frozen = {}
         for key, value in data.items():
             if not isinstance(key, str) or not _utf8_clean(key):
                 raise ConfigError(f"{source}: config keys must be valid Unicode strings, got {key!r}")
             frozen[key] = _freeze(value, _depth, source)
+            if isinstance(frozen[key], HFConfig):  # a nested object carries its own origins
+                prefix = key + "."
+                inner = {k[len(prefix) :]: v for k, v in origins.items() if k.startswith(prefix)}
+                if inner:
+                    frozen[key] = HFConfig(frozen[key], source=source, origins=inner, _depth=_depth + 1)
         object.__setattr__(self, "_data", MappingProxyType(frozen))
         object.__setattr__(self, "_source", source)
+        object.__setattr__(self, "_origins", MappingProxyType(origins))
+        object.__setattr__(self, "_sidecars", MappingProxyType(dict(sidecars or {})))
+        object.__setattr__(self, "_raw", raw)
         if _depth == 0:
             self._check_architectures()
         # Derived once: rules read these on every resolution.
@@ -127,12 +167,57 @@ class HFConfig(Mapping):
     __hash__ = None  # type: ignore[assignment]
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickling / deepcopy: rebuild from plain data
-        return (_rebuild, (self.to_dict(), self._source))
+        return (_rebuild, (self.to_dict(), self._source, dict(self.origins), dict(self._sidecars), self._raw))
 
     # -- accessors -------------------------------------------------------------------
     @property
     def source(self) -> str:
         return self._source
+
+    @property
+    def origins(self) -> Mapping[str, str]:
+        """Key → where its value came from, for values not read from ``source`` (nested keys dotted)."""
+        found = dict(self._origins)
+        for key, value in self._data.items():
+            if isinstance(value, HFConfig):
+                found.update({f"{key}.{k}": v for k, v in value.origins.items()})
+        return found
+
+    def origin(self, key: str) -> str | None:
+        """Where the value of ``key`` came from when not from ``source`` (None: from the file)."""
+        return self._origins.get(key)
+
+    @property
+    def raw(self) -> HFConfig:
+        """The config as read from ``source``, before any overlay (itself when none was applied)."""
+        return self._raw if self._raw is not None else self
+
+    @property
+    def sidecars(self) -> Mapping[str, HFConfig]:
+        """Other JSON files of the model directory, by file name (only those that exist)."""
+        return self._sidecars
+
+    def sidecar(self, name: str) -> HFConfig | None:
+        return self._sidecars.get(name)
+
+    def overlay(self, values: Mapping[str, Any], origins: Mapping[str, str]) -> HFConfig:
+        """A copy with ``values`` set (dotted keys reach one nested object: ``"text_config.x"``),
+        each recorded in ``origins`` as coming from ``origins[key]``; ``raw`` keeps the original."""
+        data = self.to_dict()
+        for key, value in values.items():
+            outer, dot, inner = key.partition(".")
+            if dot:
+                nested = data.get(outer)
+                if not isinstance(nested, dict):
+                    raise ConfigError(f"{self._source}: cannot set {key!r}: {outer!r} is not an object")
+                nested[inner] = value
+            else:
+                data[key] = value
+        merged = {**self.origins, **{k: origins[k] for k in values}}
+        return HFConfig(data, source=self._source, origins=merged, sidecars=self._sidecars, raw=self.raw)
+
+    def with_sidecars(self, sidecars: Mapping[str, HFConfig]) -> HFConfig:
+        return HFConfig(self, source=self._source, sidecars=sidecars)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._data.get(key, default)
@@ -165,8 +250,14 @@ class HFConfig(Mapping):
         return {k: thaw(v) for k, v in self._data.items()}
 
 
-def _rebuild(data: dict[str, Any], source: str) -> HFConfig:
-    return HFConfig(data, source=source)
+def _rebuild(
+    data: dict[str, Any],
+    source: str,
+    origins: dict[str, str] | None = None,
+    sidecars: dict[str, HFConfig] | None = None,
+    raw: HFConfig | None = None,
+) -> HFConfig:
+    return HFConfig(data, source=source, origins=origins, sidecars=sidecars, raw=raw)
 
 
 def _short(value: Any) -> str:
@@ -195,8 +286,29 @@ def _stat(path: str) -> os.stat_result | None:
         raise ConfigError(f"{path!r}: not a valid path ({exc})") from None
 
 
-def load_hf_config(location: str | os.PathLike[str], *, hub_cache: str | None = None) -> HFConfig:
-    """Load a config from a ``config.json`` path, a model directory, or a hub id in the local cache."""
+#: A pack's hook that builds the config from other files of the model: called with the model
+#: name as given and a reader of that model's files (``read("params.json")`` → HFConfig or None
+#: when absent); returns the config, or None to read ``config.json`` as usual.
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    Reader = Callable[[str], "HFConfig | None"]
+    Parser = Callable[[str, Reader], "HFConfig | None"]
+
+
+def load_hf_config(
+    location: str | os.PathLike[str],
+    *,
+    hub_cache: str | None = None,
+    sidecars: Sequence[str] = (),
+    parser: Parser | None = None,
+) -> HFConfig:
+    """Load a config from a ``config.json`` path, a model directory, or a hub id in the local cache.
+
+    ``sidecars`` are file names read from the same directory (or hub snapshot) when present and
+    attached as ``hf.sidecars``; ``parser`` may build the config from other files of a model
+    directory or hub id instead of ``config.json`` (see ``Parser``).
+    """
     text = os.fspath(location)
     if "\x00" in text:
         raise ConfigError(f"{text!r}: not a valid path (it contains a NUL byte)")
@@ -206,37 +318,81 @@ def load_hf_config(location: str | os.PathLike[str], *, hub_cache: str | None = 
         raise ConfigError(f"{text}: cannot expand '~' ({exc})") from None
     st = _stat(path)
     if st is not None and stat.S_ISDIR(st.st_mode):
-        path = os.path.join(path, "config.json")
-        st = _stat(path)
-        if st is None:
-            raise ConfigError(
-                f"{text}: directory has no config.json; point at a model directory or a config.json file"
-            )
-    elif st is None:
-        cached = find_in_hub_cache(text, hub_cache) if _looks_like_repo_id(text) else None
-        if cached is None:
-            hint = (
-                (
-                    " (not found in the local Hugging Face cache either; download it with "
-                    f"`huggingface-cli download {text} config.json`)"
+        directory = path
+        hf = parser(text, _dir_reader(directory)) if parser is not None else None
+        if hf is None:
+            path = os.path.join(directory, "config.json")
+            st = _stat(path)
+            if st is None:
+                raise ConfigError(
+                    f"{text}: directory has no config.json; point at a model directory or a config.json file"
                 )
-                if _looks_like_repo_id(text)
-                else ""
-            )
-            raise ConfigError(f"{text}: no such file or directory{hint}")
-        path = str(cached)
+            hf = _read_config_file(path, st)
+        return _attach(hf, _dir_reader(directory), sidecars)
+    if st is None:
+        if not _looks_like_repo_id(text):
+            raise ConfigError(f"{text}: no such file or directory")
+        reader = _hub_reader(text, hub_cache)
+        hf = parser(text, reader) if parser is not None else None
+        if hf is None:
+            cached = find_in_hub_cache(text, hub_cache)
+            if cached is None:
+                raise ConfigError(
+                    f"{text}: no such file or directory (not found in the local Hugging Face cache either; "
+                    f"download it with `huggingface-cli download {text} config.json`)"
+                )
+            path = str(cached)
+            st = _stat(path)
+            if st is None:
+                raise ConfigError(f"{text}: the cached config.json at {path} is missing")
+            hf = _read_config_file(path, st)
+        return _attach(hf, reader, sidecars)
+    hf = _read_config_file(path, st)
+    return _attach(hf, _dir_reader(os.path.dirname(path) or "."), sidecars) if sidecars else hf
+
+
+def _attach(hf: HFConfig, read: Reader, names: Sequence[str]) -> HFConfig:
+    found = {name: doc for name in names if (doc := read(name)) is not None}
+    return hf.with_sidecars(found) if found else hf
+
+
+def _dir_reader(directory: str) -> Reader:
+    def read(name: str) -> HFConfig | None:
+        path = os.path.join(directory, name)
         st = _stat(path)
-        if st is None:
-            raise ConfigError(f"{text}: the cached config.json at {path} is missing")
-    return _read_config_file(path, st)
+        return None if st is None else read_json_object(path, st, what=name)
+
+    return read
+
+
+def _hub_reader(repo_id: str, hub_cache: str | None) -> Reader:
+    def read(name: str) -> HFConfig | None:
+        cached = find_in_hub_cache(repo_id, hub_cache, filename=name)
+        if cached is None:
+            return None
+        st = _stat(str(cached))
+        return None if st is None else read_json_object(str(cached), st, what=name)
+
+    return read
 
 
 def _read_config_file(path: str, st: os.stat_result) -> HFConfig:
+    return read_json_object(path, st)
+
+
+def read_json_object(path: str, st: os.stat_result | None = None, *, what: str = "config.json") -> HFConfig:
+    """Read one model JSON file (config.json, or the file ``what`` beside it) safely: a regular
+    file, at most ``MAX_CONFIG_BYTES``, UTF-8, a JSON object; anything else is a ``ConfigError``
+    naming ``path``. Only a config.json must have a valid ``architectures`` entry."""
+    if st is None:
+        st = _stat(path)
+        if st is None:
+            raise ConfigError(f"{path}: no such file or directory")
     if not stat.S_ISREG(st.st_mode):
-        raise ConfigError(f"{path}: not a regular file (a FIFO, device or similar); pass a config.json file")
+        raise ConfigError(f"{path}: not a regular file (a FIFO, device or similar); pass a {what} file")
     if st.st_size > MAX_CONFIG_BYTES:
         raise ConfigError(
-            f"{path}: {st.st_size / 2**20:.1f} MiB is too large for a config.json "
+            f"{path}: {st.st_size / 2**20:.1f} MiB is too large for a {what} "
             f"(limit {MAX_CONFIG_BYTES // 2**20} MiB); is this the right file?"
         )
     try:
@@ -251,11 +407,12 @@ def _read_config_file(path: str, st: os.stat_result) -> HFConfig:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte {exc.start}); config.json must be UTF-8 JSON"
-        ) from None
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); {what} must be UTF-8 JSON") from None
     if not text.strip():
-        raise ConfigError(f"{path}: file is empty; expected a JSON object with 'architectures'")
+        raise ConfigError(
+            f"{path}: file is empty; expected a JSON object"
+            + (" with 'architectures'" if what == "config.json" else "")
+        )
     import json  # deferred: keeps `import resolvable` light
 
     try:
@@ -264,7 +421,7 @@ def _read_config_file(path: str, st: os.stat_result) -> HFConfig:
         raise ConfigError(f"{path}: JSON nested too deeply; this is not a model config") from None
     except ValueError as exc:
         raise ConfigError(f"{path}: invalid JSON ({exc})") from None
-    return HFConfig(data, source=str(path))
+    return HFConfig(data, source=str(path), _depth=0 if what == "config.json" else 1)
 
 
 def _looks_like_repo_id(text: str) -> bool:
@@ -283,8 +440,10 @@ def _hub_cache_dir(explicit: str | None) -> Path:
     return Path(home) / "hub"
 
 
-def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None:
-    """The cached ``config.json`` of ``repo_id`` (offline), or None.
+def find_in_hub_cache(
+    repo_id: str, hub_cache: str | None = None, filename: str = "config.json"
+) -> Path | None:
+    """The cached ``filename`` (default ``config.json``) of ``repo_id`` (offline), or None.
 
     Uses ``huggingface_hub`` when installed; otherwise reads the cache layout directly
     (``models--org--name/refs/main`` → ``snapshots/<rev>/config.json``).
@@ -297,7 +456,7 @@ def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None
         pass
     else:
         try:
-            found = try_to_load_from_cache(repo_id, "config.json", cache_dir=hub_cache)
+            found = try_to_load_from_cache(repo_id, filename, cache_dir=hub_cache)
         except Exception:  # an odd repo id or cache: fall back to the plain layout
             found = None
         if isinstance(found, str):
@@ -307,7 +466,7 @@ def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None
     repo_dir = _hub_cache_dir(hub_cache) / ("models--" + repo_id.replace("/", "--"))
     try:  # the revision refs/main points at, when the cache has one
         ref = (repo_dir / "refs" / "main").read_text().strip()
-        candidate = repo_dir / "snapshots" / ref / "config.json"
+        candidate = repo_dir / "snapshots" / ref / filename
         if candidate.is_file():
             return candidate
     except (OSError, ValueError):
@@ -317,6 +476,6 @@ def find_in_hub_cache(repo_id: str, hub_cache: str | None = None) -> Path | None
     except (OSError, ValueError):
         return None
     for snap in snapshots:
-        if (snap / "config.json").is_file():
-            return snap / "config.json"
+        if (snap / filename).is_file():
+            return snap / filename
     return None

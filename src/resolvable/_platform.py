@@ -264,7 +264,15 @@ def _nvidia(name: str, device: str, cc: tuple[int, int], mem: float, driver: tup
 
 
 _PRESETS: dict[str, Platform] = {
+    # memory_gib is what nvidia-smi's memory.total reports, in GiB: sglang derives its memory
+    # defaults (chunked prefill size, CUDA-graph batch sizes) from it.
     "a100": _nvidia("a100", "NVIDIA A100-SXM4-80GB", (8, 0), 80, (575, 57)),
+    "a100-40g": _nvidia("a100-40g", "NVIDIA A100-SXM4-40GB", (8, 0), 40, (575, 57)),
+    "a10g": _nvidia("a10g", "NVIDIA A10G", (8, 6), 22.5, (575, 57)),
+    "l4": _nvidia("l4", "NVIDIA L4", (8, 9), 22.5, (575, 57)),
+    "t4": _nvidia("t4", "Tesla T4", (7, 5), 15, (575, 57)),
+    "rtx4090": _nvidia("rtx4090", "NVIDIA GeForce RTX 4090", (8, 9), 24, (575, 57)),
+    "h100-pcie": _nvidia("h100-pcie", "NVIDIA H100 PCIe", (9, 0), 80, (575, 57)),
     "l40s": _nvidia("l40s", "NVIDIA L40S", (8, 9), 48, (575, 57)),
     "h100": _nvidia("h100", "NVIDIA H100 80GB HBM3", (9, 0), 80, (575, 57)),
     "h200": _nvidia("h200", "NVIDIA H200", (9, 0), 141, (575, 57)),

@@ -144,8 +144,14 @@ class _Traced:
             return self._wrap_call(name, value)
         if isinstance(value, HFConfig):
             return _Traced(value, f"{self._prefix}.{name}", self._reads)
-        self._reads.append((f"{self._prefix}.{name}", value))
+        self._reads.append((f"{self._prefix}.{name}{self._origin(name)}", value))
         return value
+
+    def _origin(self, key: Any) -> str:
+        """`` [origin]`` for a config value that did not come from the file (config-class default)."""
+        target = self._target
+        origin = target.origin(key) if isinstance(target, HFConfig) and isinstance(key, str) else None
+        return f" [{origin}]" if origin else ""
 
     def _wrap_call(self, name: str, fn: Any) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -155,7 +161,8 @@ class _Traced:
                     result, f"{self._prefix}.{name}({args[0]!r})" if args else self._prefix, self._reads
                 )
             shown = ", ".join(repr(a) for a in args[:1])
-            self._reads.append((f"{self._prefix}.{name}({shown})", result))
+            where = self._origin(args[0]) if args and name in ("get", "get_typed") else ""
+            self._reads.append((f"{self._prefix}.{name}({shown}){where}", result))
             return result
 
         return call
@@ -164,7 +171,7 @@ class _Traced:
         value = self._target[key]
         if isinstance(value, HFConfig):
             return _Traced(value, f"{self._prefix}[{key!r}]", self._reads)
-        self._reads.append((f"{self._prefix}[{key!r}]", value))
+        self._reads.append((f"{self._prefix}[{key!r}]{self._origin(key)}", value))
         return value
 
     def __contains__(self, key: object) -> bool:

@@ -142,7 +142,7 @@ def test_table_comes_from_resolutions(monkeypatch):
     the start-up checks, the same generator reports it accepted there."""
     real = capabilities.resolve_server_args
     after = capabilities.backend_table(["fa3"]).rows[0].entries
-    assert after["platforms"].text == "SM80, SM89, SM90, ROCm"
+    assert after["platforms"].text == "SM80, SM86, SM89, SM90, ROCm"
     assert any("fa3_capability" in line for line in after["platforms"].detail)
 
     def server_args_only(hf, platform, env, startup=False, **flags):

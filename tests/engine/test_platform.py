@@ -15,6 +15,12 @@ PRED = ("is_sm80", "is_sm90", "is_sm100", "is_sm120", "is_blackwell")
 # preset -> (vendor, device string, device_sm, {predicate: expected}) for every preset.
 EXPECTED = {
     "a100": ("cuda", "cuda", 80, {"is_sm80"}),
+    "a100-40g": ("cuda", "cuda", 80, {"is_sm80"}),
+    "a10g": ("cuda", "cuda", 86, {"is_sm80"}),
+    "l4": ("cuda", "cuda", 89, {"is_sm80"}),
+    "rtx4090": ("cuda", "cuda", 89, {"is_sm80"}),
+    "t4": ("cuda", "cuda", 75, set()),
+    "h100-pcie": ("cuda", "cuda", 90, {"is_sm90"}),
     "l40s": ("cuda", "cuda", 89, {"is_sm80"}),
     "h100": ("cuda", "cuda", 90, {"is_sm90"}),
     "h200": ("cuda", "cuda", 90, {"is_sm90"}),

@@ -1604,19 +1604,19 @@ NEMOTRON_QUANT_ROWS = [
         E(quantization="modelopt_fp4", moe_runner_backend="marlin"),
         hf={**NEMOTRON_Q_HF, **quant("modelopt", quant_algo="NVFP4")},
     ),
-    # 0.5.15 configs/model_config.py:_parse_modelopt_quant_config: MIXED_PRECISION is
-    # modelopt_mixed only when some quantized layer is NVFP4, else w4afp8; overrides.py:
-    # _nemotron_h_overrides reads model_config.quantization, so a w4afp8 checkpoint keeps
-    # quantization None and the runner auto (0.5.14 answered modelopt_mixed / marlin).
+    # 0.5.15's ModelConfig._parse_quant_hf_config refines quant_method "modelopt" in place:
+    # MIXED_PRECISION without NVFP4 layers becomes "w4afp8" (configs/model_config.py:1148), which
+    # is not a ModelOpt method, so _nemotron_h_overrides leaves quantization and the MoE runner
+    # alone (issue 9: "0.5.15 leaves quantization=None, moe_runner_backend=auto").
     row(
-        "modelopt-mixed-no-nvfp4-layers-untouched",
+        "modelopt-mixed-without-nvfp4-layers-is-w4afp8",
         NEMOTRON_H,
         "a100",
         E(quantization=None, moe_runner_backend="auto"),
         hf={**NEMOTRON_Q_HF, **quant("modelopt", quant_algo="MIXED_PRECISION")},
     ),
     row(
-        "modelopt-mixed-ampere-marlin",
+        "modelopt-mixed-nvfp4-layers-ampere-marlin",
         NEMOTRON_H,
         "a100",
         E(quantization="modelopt_mixed", moe_runner_backend="marlin"),
@@ -2177,9 +2177,10 @@ class TestHrmText:
 
     def test_prefix_lm_false_untouched(self) -> None:
         res = resolve(HRM, "h100", hf={"model_type": "hrm_text", "prefix_lm": False})
+        # 8192: the H100's memory default (server_args._handle_gpu_memory_settings), not HRM's -1.
         assert (res["attention_backend"], res["chunked_prefill_size"], res["disable_radix_cache"]) == (
             "fa3",
-            None,
+            8192,
             False,
         )
 

@@ -368,7 +368,15 @@ CASES: list[Case] = [
         args={"attention_backend": "fa3"},
         expect=E(A="fa3", p=1, disable_hybrid_swa_memory=True),
     ),
-    C(57, *EXAONE4, "h100", hf={"sliding_window_pattern": None}, expect=E(A="fa3", p=1)),
+    # transformers' Exaone4Config derives layer_types as (i + 1) % sliding_window_pattern when
+    # layer_types is absent, which fails for a null pattern: the example ships layer_types.
+    C(
+        57,
+        *EXAONE4,
+        "h100",
+        hf={"sliding_window_pattern": None, "layer_types": ["full_attention", "full_attention"]},
+        expect=E(A="fa3", p=1),
+    ),
     # --- MossVL (§3.10) ---------------------------------------------------------------
     C(58, *MOSS_VL, "h100", expect=E(A="fa3", P="flashinfer", D=None, p=1)),
     C(

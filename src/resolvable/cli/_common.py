@@ -25,7 +25,20 @@ class UsageError(ResolvableError):
     """A command-line mistake."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a wrapped line never breaks inside a name such as ``xpu-noxmx``."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     #: Where to read about the flags, in the error line (a command that exists; default: this one's help).
     see: str | None = None
 
@@ -208,7 +221,11 @@ def _resolve(
     from ..errors import ConflictError
     from ..sglang import load_model, resolve_server_args
 
-    hf = load_model(args.model)
+    parser = getattr(args, "not_modelled_values", {}).get("model_config_parser") or user.get(
+        "model_config_parser"
+    )
+    hf = load_model(args.model, model_config_parser=parser or "auto")
+    args.loaded_config = hf  # for the header: which values came from config-class defaults
     launch = getattr(args, "launch", None)
     platform = _platform(platform_name)
     env = _env(args.env, launch.env if launch is not None else None)
@@ -308,7 +325,26 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
             "simulate a GPU with --platform PRESET (e.g. --platform h100; `resolvable platforms` lists them)"
         )
     lines += [f"note      {n}" for n in res.notes]
+    lines += config_origin_lines(getattr(args, "loaded_config", None))
     return lines
+
+
+def config_origin_lines(hf: Any) -> list[str]:
+    """One line per config value that is not in config.json as written (a config-class default,
+    a derived value, sglang's reading of params.json / hf_quant_config.json)."""
+    if hf is None:
+        return []
+    lines = [
+        f"config    {key}={hf_value(hf, key)!r} from {origin}" for key, origin in sorted(hf.origins.items())
+    ]
+    lines += [f"config    also read {side.source}" for side in hf.sidecars.values()]
+    return lines
+
+
+def hf_value(hf: Any, dotted: str) -> Any:
+    outer, dot, inner = dotted.partition(".")
+    value = hf.get(outer)
+    return value.get(inner) if dot and hasattr(value, "get") else value
 
 
 def _report_ignored(ignored: list[str]) -> None:

@@ -194,8 +194,9 @@ def cmd_platforms(args: argparse.Namespace, ignored: list[str]) -> int:
     rows = []
     for name, p in presets.items():
         flags = [k for k in ("sm90", "sm100", "sm120", "blackwell", "amx", "xmx") if _facts(p)[k]]
-        rows.append([name, p.device_name or "", p.describe(with_device_name=False), " ".join(flags)])
-    print(table(["preset", "device", "facts", "predicates"], rows))
+        memory = f"{p.memory_gib:g} GiB" if p.memory_gib is not None else "-"
+        rows.append([name, p.device_name or "", memory, p.describe(with_device_name=False), " ".join(flags)])
+    print(table(["preset", "device", "memory", "facts", "predicates"], rows))
     return 0
 
 

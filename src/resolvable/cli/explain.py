@@ -22,6 +22,7 @@ from ._common import (
     _resolve,
     _startup,
     _user_flags,
+    config_origin_lines,
     refusal_json,
     refusal_prefix,
     release_of_rule,
@@ -140,7 +141,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         res = _resolve(args, args.platform, user, trace=True)
     except ConflictError as exc:
         if not args.json:  # the reason and where the conflicting values came from; stderr gets the error
-            print("\n".join(_refusal_lines(exc)))
+            print("\n".join(_refusal_lines(exc) + config_origin_lines(getattr(args, "loaded_config", None))))
         raise
     fields = [args.field] if args.field else _default_fields(res)
     for f in fields:

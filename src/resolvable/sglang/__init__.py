@@ -17,6 +17,7 @@ from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 RULE_MODULES = (
     "passes.device",
     "passes.quantization",
+    "passes.memory",
     "families.deepseek",
     "families.mimo_v2",
     "families.minimax_m2",

@@ -29,6 +29,10 @@ STAGES = (
         doc="§2.2 steps 3-6: device string, CUDA-graph defaults, device handlers, quantization registry",
     ),
     Stage(
+        "memory",
+        doc="§2.2 after the device handlers: server_args._handle_gpu_memory_settings (GPU memory defaults)",
+    ),
+    Stage(
         "model",
         isolated=True,
         doc="§3 step 10c: constants and per-architecture providers (read the pristine input)",

@@ -20,6 +20,7 @@ from .._resolution import Resolution
 from .._resolve import check, resolve
 from ..errors import ConfigError
 from ._base import STARTUP_PHASE, registry
+from .checkpoint import prepare
 from .families.hrm_text import apply_load_time_adjustments
 from .models import load_model
 
@@ -51,7 +52,7 @@ def as_hf_config(hf_config: HFConfig | Mapping[str, Any]) -> HFConfig:
             f"{hf.source}: no 'architectures' entry; sglang dispatches on architectures[0]. "
             'Add e.g. "architectures": ["LlamaForCausalLM"]'
         )
-    return hf
+    return prepare(hf)  # config-class defaults (no-op when load_model already applied them)
 
 
 def resolve_server_args(

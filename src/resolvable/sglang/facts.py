@@ -202,62 +202,6 @@ def capability_major(platform: Any) -> int:
 
 #: Key under which a loader may place the raw ``hf_quant_config.json`` of a ModelOpt checkpoint
 #: (read by ``ModelConfig._parse_quant_hf_config`` only when config.json has no quantization).
-HF_QUANT_CONFIG_KEY = "hf_quant_config"
-
-
-def checkpoint_quant_config(hf: Any) -> Any:
-    """The checkpoint's quantization config as sglang's ``hf_config.quantization_config`` holds it.
-
-    ``KimiK25Config`` (configs/kimi_k25.py ``__init__``) hoists ``text_config.quantization_config``
-    to the top level when the top level has none, so Kimi-K2.5 checkpoints are read there."""
-    qc = quantization_config(hf)
-    if qc is None and hf.get("model_type") == "kimi_k25" and hf.text_config is not hf:
-        qc = quantization_config(hf.text_config)
-    return qc
-
-
-def _modelopt_from_algo(section: Any) -> dict | None:
-    """``ModelConfig._parse_modelopt_quant_config``: the concrete ModelOpt method of a
-    ``{"quant_algo": ...}`` section (MIXED_PRECISION → modelopt_mixed when some layer is NVFP4,
-    else w4afp8; *FP4* → modelopt_fp4; *FP8* → modelopt_fp8), or None."""
-    algo = section.get("quant_algo")
-    if algo == "MIXED_PRECISION":
-        layers = section.get("quantized_layers") or {}
-        values = layers.values() if hasattr(layers, "values") else ()
-        nvfp4 = any(
-            hasattr(v, "get") and str(v.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4")
-            for v in values
-        )
-        return {"quant_method": "modelopt_mixed" if nvfp4 else "w4afp8", "quant_algo": algo}
-    if isinstance(algo, str) and ("FP4" in algo or "NVFP4" in algo):
-        return {"quant_method": "modelopt_fp4", "quant_algo": algo}
-    if isinstance(algo, str) and "FP8" in algo:
-        return {"quant_method": "modelopt_fp8", "quant_algo": algo}
-    return None
-
-
-def parsed_quant_config(hf: Any) -> dict | None:
-    """``ModelConfig._parse_quant_hf_config``: config.json's quantization_config (a ModelOpt one
-    refined by its quant_algo), else ``compression_config``, else ``hf_quant_config.json``."""
-    qc = checkpoint_quant_config(hf)
-    if qc is not None:
-        cfg = dict(qc.items())
-        if cfg.get("quant_method") is not None and not isinstance(cfg["quant_method"], str):
-            raise ConfigError(
-                f"{hf.source}: quantization_config.quant_method must be a string, got {cfg['quant_method']!r}"
-            )
-        if "quant_method" not in cfg or cfg["quant_method"] == "modelopt":
-            cfg.update(_modelopt_from_algo(cfg) or {})
-        return cfg
-    compression = hf.get("compression_config")
-    if hasattr(compression, "get"):
-        return dict(compression.items())
-    raw = hf.get(HF_QUANT_CONFIG_KEY)
-    if hasattr(raw, "get") and hasattr(raw.get("quantization"), "get"):
-        return _modelopt_from_algo(raw.get("quantization"))
-    return None
-
-
 _MARLIN_GROUP_SIZES = (-1, 32, 64, 128)  # layers/quantization/marlin_utils.py
 
 
@@ -328,8 +272,10 @@ def model_quantization(user: str | None, hf: Any, platform: Any) -> tuple[str | 
     """``ModelConfig._verify_quantization`` before its checks: (the model config's quantization,
     the checkpoint's method after overrides). The first is what model rules such as Nemotron-H
     read as ``model_config.quantization``; ``ServerArgs.quantization`` itself is not changed."""
+    from .checkpoint import checkpoint_quant_config  # the checkpoint module reads sidecar files
+
     quantization = user.lower() if user is not None else None
-    cfg = parsed_quant_config(hf)
+    cfg = checkpoint_quant_config(hf)
     if cfg is None:
         return quantization, None
     raw = cfg.get("quant_method", quantization or "")

@@ -3,7 +3,9 @@
 Invariant: ``load_model(spec)`` accepts a bundled sample name, a path to a config.json or a
 model directory, or a hub repo id present in the local Hugging Face cache (else the bundled
 sample whose catalog entry names that repo id) — and raises
-``ConfigError`` naming the input and the closest bundled names otherwise.
+``ConfigError`` naming the input and the closest bundled names otherwise. A directory or hub
+id is read as sglang reads it (``checkpoint``: ``hf_quant_config.json``, Mistral-native
+``params.json``), and every config gets its config-class defaults (``config_defaults``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 
 from .._hfconfig import HFConfig, _hub_cache_dir, _looks_like_repo_id, find_in_hub_cache, load_hf_config
 from ..errors import ConfigError, closest
+from .checkpoint import SIDECARS, make_parser, prepare
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -40,7 +43,7 @@ def bundled(name: str) -> HFConfig:
         text = fh.read()
     import json
 
-    return HFConfig(json.loads(text), source=f"bundled:{name}")
+    return prepare(HFConfig(json.loads(text), source=f"bundled:{name}"))
 
 
 def _unknown_message(spec: str) -> str:
@@ -58,15 +61,21 @@ def _unknown_message(spec: str) -> str:
     return message
 
 
-def load_model(spec: str) -> HFConfig:
-    """Resolve a MODEL argument: bundled name, config.json path, model directory, or cached hub id."""
+def load_model(spec: str, *, model_config_parser: str = "auto") -> HFConfig:
+    """Resolve a MODEL argument: bundled name, config.json path, model directory, or cached hub id.
+
+    ``model_config_parser`` is sglang's ``--model-config-parser``: "auto" reads params.json for
+    the Mistral-native names (``checkpoint.is_mistral_model``), "hf" always config.json,
+    "mistral" always params.json."""
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("the model must be a non-empty name or path")
     key = spec.strip()
     if key.lower() in catalog():
         return bundled(key.lower())
+    if model_config_parser not in ("auto", "hf", "mistral"):
+        raise ConfigError(f"unknown model config parser {model_config_parser!r}; choose auto, hf or mistral")
     try:
-        return load_hf_config(key)
+        return prepare(load_hf_config(key, sidecars=SIDECARS, parser=make_parser(model_config_parser)))
     except ConfigError as exc:
         if "no such file or directory" in str(exc) and find_in_hub_cache(key) is None:
             sample = bundled_for_repo(key)

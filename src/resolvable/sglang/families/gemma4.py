@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import effective_backends, quant_method
+from ..checkpoint import checkpoint_quant_method
+from ..facts import effective_backends
 
 ARCHS = ("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration")
 SUPPORTED = ("trtllm_mha", "triton", "ascend", "intel_xpu")
@@ -21,7 +22,8 @@ def gemma4_defaults(ctx):
     out = {}
     if args.attention_backend is None:
         out["attention_backend"] = "trtllm_mha" if platform.is_sm100 else "triton"
-    quantization = args.quantization or quant_method(ctx.hf)
+    # sglang reads model_config.quantization: hf_quant_config.json counts (checkpoint.py).
+    quantization = args.quantization or checkpoint_quant_method(ctx.hf)
     if platform.is_sm100 and args.moe_runner_backend == "auto" and quantization == "modelopt_fp4":
         out.update(quantization="modelopt_fp4", moe_runner_backend="flashinfer_trtllm")
     return out

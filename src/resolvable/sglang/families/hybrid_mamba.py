@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import checkpoint_quant_config, model_quantization
+from ..checkpoint import hf_quantization_config
+from ..facts import model_quantization
 
 TRITON_ON_SM100 = (
     "MiniCPMV4_6ForConditionalGeneration",
@@ -95,7 +96,7 @@ def nemotron_h_quant_moe(ctx):
                 upstream="AssertionError",
             )
         if model_q == "modelopt":
-            algo = (checkpoint_quant_config(hf) or {}).get("quant_algo")
+            algo = (hf_quantization_config(hf) or {}).get("quant_algo")
             if algo == "MIXED_PRECISION":
                 quantization = "modelopt_mixed"
             else:

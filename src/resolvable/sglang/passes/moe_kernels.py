@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import checkpoint_quant_config, env_flag
+from ..checkpoint import hf_quantization_config
+from ..facts import env_flag
 
 _CUTLASS_QUANT = ("modelopt_fp4", "modelopt_fp8", "modelopt_mixed", None)
 _TRTLLM_QUANT = (
@@ -38,7 +39,7 @@ def _assert(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
 
 def has_nvfp4_moe_meta(hf) -> bool:
     """``ModelConfig.nvfp4_moe_meta`` is set: a MIXED_PRECISION checkpoint with NVFP4 MoE and a group size."""
-    qc = checkpoint_quant_config(hf) or {}
+    qc = hf_quantization_config(hf) or {}
     return (
         str(qc.get("quant_algo", "")).upper() == "MIXED_PRECISION"
         and str(qc.get("moe_quant_algo", "")).upper() == "NVFP4"
