@@ -17,8 +17,9 @@ from .._resolution import Resolution
 from .._resolve import resolve
 from ..errors import ConfigError
 from ._base import registry
-from .families.hrm_text import apply_load_time_adjustments
+from .families.hrm_text import apply_load_time_adjustments, apply_post_init_adjustments
 from .models import load_model
+from .passes.kv4 import load_time_refusal
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def resolve_server_args(
     """Resolve SGLang's server arguments for a model config on a platform.
 
     ``server_args`` are what the user passed (SGLang field names). ``load_time=False`` stops
-    after ``ServerArgs.__post_init__`` (no ModelRunner adjustment). ``trace=True`` records
+    after ``ServerArgs.__post_init__`` (no ModelRunner adjustment or start-up refusal). ``trace=True`` records
     what every rule read, for ``explain``. ``sglang_version`` is the sglang release to model
     (``"0.5.14"``, ``"0.5.15.post1"`` …; default: the newest supported, ``SGLANG_VERSION``;
     ``"auto"``: the installed sglang's, see ``installed_sglang_version``).
@@ -75,7 +76,12 @@ def resolve_server_args(
         server_args["model_path"] = model_path
     release = sglang_release(sglang_version)
     res = resolve(registry, server_args, hf, platform, env, trace=trace, release=release)
-    return apply_load_time_adjustments(res, hf) if load_time else res
+    if not load_time:
+        return apply_post_init_adjustments(res, hf)
+    refusal = load_time_refusal(res.release, res)
+    if refusal is not None:
+        raise refusal
+    return apply_load_time_adjustments(res, hf)
 
 
 def installed_sglang_version() -> str | None:
