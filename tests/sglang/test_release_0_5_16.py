@@ -402,3 +402,11 @@ def test_grid_differences_0_5_15_to_0_5_16():
         "HRM-Text post-init": 134,
         "deterministic fa4": 4,
     }
+
+
+def test_a_one_release_range_reads_as_that_release():
+    """``cuda_graph_defaults`` now covers 0.5.15 alone; ranges describe it as such."""
+    from resolvable._release import ReleaseRange
+
+    assert ReleaseRange("0.5.15", "0.5.16").describe(registry.releases) == "0.5.15 only"
+    assert ReleaseRange("0.5.14", "0.5.16").describe(registry.releases) == "0.5.14 to 0.5.15"
