@@ -105,6 +105,8 @@ class ReleaseRange(namedtuple("ReleaseRange", "since until", defaults=(None, Non
             return f"up to {upper}" if last is not None else upper
         if self.until is None:
             return f"since {self.since}"
+        if last == self.since:
+            return f"{self.since} only"
         return f"{self.since} to {upper}"
 
 

@@ -15,18 +15,21 @@ from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 #: Rule modules in registration order. Stages order the passes; inside a stage, rules for the
 #: same architecture run in this order (e.g. Qwen3.5: hybrid provider, then the MoE family).
 RULE_MODULES = (
+    "passes.release_choices",
     "passes.device",
     "passes.quantization",
     "passes.memory",
     "families.deepseek",
     "families.mimo_v2",
     "families.minimax_m2",
+    "families.minimax_m3",
     "families.gemma2_3",
     "families.exaone",
     "families.gpt_oss",
     "families.llama4",
     "families.gemma4",
     "families.moss_vl",
+    "families.inkling",
     "families.hybrid_mamba",
     "families.deepseek_v4",
     "families.qwen3_5",

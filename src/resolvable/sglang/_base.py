@@ -13,9 +13,11 @@ from .args import ServerArgs
 #: sglang releases whose behaviour this pack reproduces, oldest first. A release is listed only
 #: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
 #: changed in a release is two rules with adjacent ranges (``since=``/``until=``).
-SGLANG_RELEASES = ("0.5.14", "0.5.15")
-#: The release resolved when none is named: the newest supported one.
-SGLANG_VERSION = SGLANG_RELEASES[-1]
+SGLANG_RELEASES = ("0.5.14", "0.5.15", "0.5.16")
+#: The release resolved when none is named. Pinned to 0.5.15 while the later releases are
+#: being modelled in parallel (moving it changes the default output; the integrator moves it
+#: to the newest supported release once every branch is merged).
+SGLANG_VERSION = "0.5.15"
 RULESET_VERSION = "2"
 #: The check phase of sglang's start-up (``ModelRunner`` building the attention backends).
 STARTUP_PHASE = "startup"
@@ -52,8 +54,8 @@ STAGES = (
     Stage("attention_late", doc="§4.2 C24 step 14: DeepSeek trtllm_mla prefill graph"),
     Stage(
         "kv4",
-        doc="§4.6 step 16: FP4 KV cache checks (only with fp4_e2m1)",
-        when=lambda a: a.kv_cache_dtype == "fp4_e2m1",
+        doc="§4.6 step 16: FP4 KV cache checks (fp4_e2m1; since 0.5.16 nvfp4, fp4_mx_block16), MXFP8 KV check",
+        when=lambda a: a.kv_cache_dtype in ("fp4_e2m1", "nvfp4", "fp4_mx_block16", "mxfp8"),
     ),
     Stage("page_size", doc="§4.5 step 17: page-size default"),
     Stage(
@@ -98,4 +100,5 @@ registry = Registry(
     name="sglang",
     version=RULESET_VERSION,
     releases=SGLANG_RELEASES,
+    default_release=SGLANG_VERSION,
 )

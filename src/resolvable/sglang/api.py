@@ -21,7 +21,7 @@ from .._resolve import check, resolve
 from ..errors import ConfigError
 from ._base import STARTUP_PHASE, registry
 from .checkpoint import prepare
-from .families.hrm_text import apply_load_time_adjustments
+from .families.hrm_text import apply_load_time_adjustments, apply_post_init_adjustments
 from .models import load_model
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -84,8 +84,9 @@ def resolve_server_args(
         server_args["model_path"] = model_path
     release = sglang_release(sglang_version)
     res = resolve(registry, server_args, hf, platform, env, trace=trace, release=release)
-    if load_time:
-        res = apply_load_time_adjustments(res, hf)
+    if not load_time:
+        return apply_post_init_adjustments(res, hf)
+    res = apply_load_time_adjustments(res, hf)
     if startup:
         check_startup(res, hf, env)
     return res

@@ -1,7 +1,9 @@
-"""Names accepted by sglang 0.5.15 for the fields this pack models (spec §2.1, §7).
+"""Names accepted by sglang for the fields this pack models (spec §2.1, §7).
 
 Invariant: these tuples are data only; every rule and the argparse integration read them
-from here, so a backend name is spelled in exactly one place.
+from here, so a backend name is spelled in exactly one place. A tuple is the union over the
+supported releases; the names a release added or removed are listed in ``ADDED_IN`` /
+``REMOVED_IN`` (``passes/release_choices.py`` refuses them for the other releases).
 """
 
 from __future__ import annotations
@@ -38,17 +40,42 @@ ATTENTION_BACKENDS = (
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
 #: The deterministic backends that keep the radix cache on.
 RADIX_DETERMINISTIC_BACKENDS = ("fa3", "triton", "ascend")
+#: 0.5.16 (``DETERMINISTIC_ATTENTION_BACKEND_CHOICES``, sorted, with fa4) and its radix list.
+DETERMINISTIC_BACKENDS_0_5_16 = ("ascend", "fa3", "fa4", "flashinfer", "triton")
+RADIX_DETERMINISTIC_BACKENDS_0_5_16 = ("ascend", "fa3", "fa4", "triton")
 #: Hard-coded list for DeepSeek models under deterministic inference.
 DEEPSEEK_DETERMINISTIC_BACKENDS = ("fa3", "triton")
 
-DSA_BACKENDS = ("flashmla_sparse", "flashmla_kv", "flashmla_auto", "fa3", "tilelang", "aiter", "trtllm")
+DSA_BACKENDS = (
+    "flashmla_sparse",
+    "flashmla_kv",
+    "flashmla_auto",
+    "fa3",
+    "tilelang",
+    "aiter",
+    "trtllm",
+    "flashmla_sparse_q8",  # since 0.5.16
+)
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
-KV_CACHE_DTYPES = ("auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1")
+#: ``mxfp8``, ``nvfp4`` and ``fp4_mx_block16`` since 0.5.16 (``fp4_e2m1`` is then deprecated).
+KV_CACHE_DTYPES = (
+    "auto",
+    "fp8_e5m2",
+    "fp8_e4m3",
+    "bf16",
+    "bfloat16",
+    "fp4_e2m1",
+    "mxfp8",  # since 0.5.16
+    "nvfp4",  # since 0.5.16
+    "fp4_mx_block16",  # since 0.5.16
+)
+#: The FP4 KV-cache recipes the KV4 checks guard (0.5.15: fp4_e2m1; 0.5.16: the two new ones).
+FP4_KV_CACHE_DTYPES = ("fp4_e2m1", "nvfp4", "fp4_mx_block16")
 MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 SAMPLING_BACKENDS = ("flashinfer", "pytorch", "ascend")
 CUDA_GRAPH_BACKENDS = ("full", "breakable", "tc_piecewise", "disabled")
 DEVICES = ("cuda", "xpu", "hpu", "npu", "cpu", "musa", "mps")
-SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH")
+SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK")
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN")
 DISAGGREGATION_MODES = ("null", "prefill", "decode")
 CP_STRATEGIES = ("zigzag", "interleave")
@@ -73,7 +100,7 @@ QUANTIZATIONS = (
     "w8a8_int8",
     "w8a8_fp8",
     "moe_wna16",
-    "qoq",
+    "qoq",  # until 0.5.15
     "w4afp8",
     "mxfp4",
     "auto-round",
@@ -87,6 +114,7 @@ QUANTIZATIONS = (
     "mlx_q4",
     "mlx_q8",
     "unquant",
+    "humming",  # since 0.5.16
 )
 MOE_RUNNER_BACKENDS = (
     "auto",
@@ -102,5 +130,36 @@ MOE_RUNNER_BACKENDS = (
     "cutlass",
     "aiter",
     "marlin",
+    "humming",  # since 0.5.16
+    "experimental_sgl_marlin",  # since 0.5.16
 )
-MOE_A2A_BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flashinfer", "megamoe")
+MOE_A2A_BACKENDS = (
+    "none",
+    "deepep",
+    "mooncake",
+    "nixl",
+    "mori",
+    "ascend_fuseep",
+    "flashinfer",
+    "megamoe",
+    "ascend_tp",  # since 0.5.16
+)
+
+#: Choices a release added, per field: refused (as argparse would) by the releases before it.
+ADDED_IN = {
+    "0.5.16": {
+        "kv_cache_dtype": ("mxfp8", "nvfp4", "fp4_mx_block16"),
+        "dsa_prefill_backend": ("flashmla_sparse_q8",),
+        "dsa_decode_backend": ("flashmla_sparse_q8",),
+        "quantization": ("humming",),
+        "moe_runner_backend": ("humming", "experimental_sgl_marlin"),
+        "speculative_moe_runner_backend": ("humming", "experimental_sgl_marlin"),
+        "moe_a2a_backend": ("ascend_tp",),
+        "speculative_moe_a2a_backend": ("ascend_tp",),
+        "speculative_algorithm": ("DSPARK",),
+    },
+}
+#: Choices a release removed, per field: refused by that release and the later ones.
+REMOVED_IN = {
+    "0.5.16": {"quantization": ("qoq",)},
+}

@@ -1,6 +1,8 @@
 """DeepSeek family: MLA and DSA models (spec §3.1).
 
-Archs: DeepSeek-V3/V3.2, Kimi-K2.5, Mistral-Large-3, Pixtral, GLM-5 (GlmMoeDsa).
+Archs: DeepSeek-V3/V3.2, Kimi-K2.5, Mistral-Large-3, Pixtral, GLM-5 (GlmMoeDsa); since 0.5.16
+also LongCat-Flash (``LONGCAT_ARCHS``: the same rules, registered ``since="0.5.16"``; DSA when
+its config sets ``index_topk``).
 Invariants: DSA models (``index_topk`` set) get the ``dsa`` backend when nothing was chosen,
 64-token pages (1 on ROCm without the AITER preshuffle), a bf16/fp8_e4m3 KV cache and split
 DSA kernels per side; non-DSA models get ``trtllm_mla`` on SM100 when nothing was chosen.
@@ -31,6 +33,16 @@ ARCHS = (
     "PixtralForConditionalGeneration",
     "GlmMoeDsaForCausalLM",
 )
+#: sglang 0.5.16 adds LongCat-Flash to the DeepSeek branch of ``_handle_model_specific_adjustments``,
+#: to ``overrides._deepseek_family_overrides`` / ``_DEEPSEEK_FAMILY_ARCHS`` and to
+#: ``model_config.is_deepseek_dsa``. (The NextN draft arch only matters for draft workers.)
+LONGCAT_ARCHS = ("LongcatFlashForCausalLM",)
+
+
+def _longcat_dsa(hf) -> bool:
+    """``is_deepseek_dsa`` for LongCat-Flash (0.5.16): its config sets ``index_topk``."""
+    return hf.text_config.get("index_topk") is not None
+
 
 for _arch in ("MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"):
     # §3.1: the checkpoint runs only in bfloat16, whatever --dtype says.
@@ -71,12 +83,10 @@ def _prefill_cp(args, *, dsa: bool) -> dict:
     return out
 
 
-@registry.for_arch(*ARCHS)
-def deepseek_family(ctx):
-    """§3.1 (a)/(b): DSA fill, TBO check, prefill CP, DSA page size; non-DSA trtllm_mla on SM100."""
+def _family(ctx, dsa: bool) -> dict:
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     out = {}
-    if is_deepseek_dsa(hf):
+    if dsa:
         text = hf.text_config
         if backends_not_set(args):
             out["attention_backend"] = "dsa"
@@ -117,10 +127,20 @@ def deepseek_family(ctx):
     return out
 
 
-@registry.for_arch(*ARCHS, stage="model_checks")
-def dsa_kv_cache_dtype(ctx):
-    """§3.1 (a): DSA KV cache — auto → fp8_e4m3 on capability >= 10 else bfloat16; bf16 → bfloat16."""
-    if not is_deepseek_dsa(ctx.hf) or ctx.platform.is_npu or ctx.platform.is_xpu:
+@registry.for_arch(*ARCHS)
+def deepseek_family(ctx):
+    """§3.1 (a)/(b): DSA fill, TBO check, prefill CP, DSA page size; non-DSA trtllm_mla on SM100."""
+    return _family(ctx, is_deepseek_dsa(ctx.hf))
+
+
+@registry.rule("model", archs=LONGCAT_ARCHS, since="0.5.16")
+def longcat_family(ctx):
+    """§3.1 (a)/(b) for LongCat-Flash (since 0.5.16, ``overrides._deepseek_family_overrides``)."""
+    return _family(ctx, _longcat_dsa(ctx.hf))
+
+
+def _dsa_kv_cache_dtype(ctx, dsa: bool) -> dict:
+    if not dsa or ctx.platform.is_npu or ctx.platform.is_xpu:
         return {}
     kv = ctx.args.kv_cache_dtype
     if kv == "auto":
@@ -139,10 +159,20 @@ def dsa_kv_cache_dtype(ctx):
 
 
 @registry.for_arch(*ARCHS, stage="model_checks")
-def dsa_split_backends(ctx):
-    """§3.1 DSA split backends: fill the prefill/decode DSA kernels the user did not set."""
+def dsa_kv_cache_dtype(ctx):
+    """§3.1 (a): DSA KV cache — auto → fp8_e4m3 on capability >= 10 else bfloat16; bf16 → bfloat16."""
+    return _dsa_kv_cache_dtype(ctx, is_deepseek_dsa(ctx.hf))
+
+
+@registry.rule("model_checks", archs=LONGCAT_ARCHS, since="0.5.16")
+def longcat_dsa_kv_cache_dtype(ctx):
+    """§3.1 (a) for LongCat-Flash with ``index_topk`` (since 0.5.16, ``_set_default_dsa_kv_cache_dtype``)."""
+    return _dsa_kv_cache_dtype(ctx, _longcat_dsa(ctx.hf))
+
+
+def _dsa_split_backends(ctx, dsa: bool) -> dict:
     args, platform = ctx.args, ctx.platform
-    if not is_deepseek_dsa(ctx.hf) or platform.is_npu or platform.is_xpu:
+    if not dsa or platform.is_npu or platform.is_xpu:
         return {}
     user_p, user_d = args.dsa_prefill_backend, args.dsa_decode_backend
     kv, major = args.kv_cache_dtype, capability_major(platform)
@@ -163,6 +193,18 @@ def dsa_split_backends(ctx):
     return out
 
 
+@registry.for_arch(*ARCHS, stage="model_checks")
+def dsa_split_backends(ctx):
+    """§3.1 DSA split backends: fill the prefill/decode DSA kernels the user did not set."""
+    return _dsa_split_backends(ctx, is_deepseek_dsa(ctx.hf))
+
+
+@registry.rule("model_checks", archs=LONGCAT_ARCHS, since="0.5.16")
+def longcat_dsa_split_backends(ctx):
+    """§3.1 DSA split backends for LongCat-Flash with ``index_topk`` (since 0.5.16)."""
+    return _dsa_split_backends(ctx, _longcat_dsa(ctx.hf))
+
+
 _INT4_THINKING = {"num_bits": 4, "group_size": 32, "strategy": "group", "type": "int"}
 
 
@@ -175,12 +217,7 @@ def _is_int4_thinking(hf) -> bool:
     return bool(weights) and all(weights.get(k) == v for k, v in _INT4_THINKING.items())
 
 
-@registry.for_arch(*ARCHS, stage="model_checks")
-def deepseek_moe_quant(ctx):
-    """§3.1 (c), SM100: take the checkpoint's quantization; flashinfer_trtllm MoE when it fits.
-
-    Checkpoint weights are not inspected, so the "FP8 experts in an unquantized DeepSeek-V3"
-    case of sglang is treated as "no FP8 found" (see docs/fidelity.md)."""
+def _moe_quant(ctx) -> dict:
     args, hf = ctx.args, ctx.hf
     if not ctx.platform.is_sm100:
         return {}
@@ -203,8 +240,22 @@ def deepseek_moe_quant(ctx):
 
 
 @registry.for_arch(*ARCHS, stage="model_checks")
-def deepseek_spec_moe(ctx):
-    """§3.1 (c), ROCm: NVFP4 checkpoints with EAGLE pick the draft MoE runner and A2A backend."""
+def deepseek_moe_quant(ctx):
+    """§3.1 (c), SM100: take the checkpoint's quantization; flashinfer_trtllm MoE when it fits.
+
+    Checkpoint weights are not inspected, so the "FP8 experts in an unquantized DeepSeek-V3"
+    case of sglang is treated as "no FP8 found" (see docs/fidelity.md)."""
+    return _moe_quant(ctx)
+
+
+@registry.rule("model_checks", archs=LONGCAT_ARCHS, since="0.5.16")
+def longcat_moe_quant(ctx):
+    """§3.1 (c) for LongCat-Flash (since 0.5.16, ``overrides._deepseek_moe_quant_resolution``);
+    its FP8 GEMM backend default (``fp8_gemm_runner_backend``) is not a field of this pack."""
+    return _moe_quant(ctx)
+
+
+def _spec_moe(ctx) -> dict:
     args = ctx.args
     if not (
         ctx.platform.is_hip
@@ -223,3 +274,15 @@ def deepseek_spec_moe(ctx):
             )
         return {"speculative_moe_runner_backend": "deep_gemm", "speculative_moe_a2a_backend": "deepep"}
     return {"speculative_moe_runner_backend": "triton", "speculative_moe_a2a_backend": "none"}
+
+
+@registry.for_arch(*ARCHS, stage="model_checks")
+def deepseek_spec_moe(ctx):
+    """§3.1 (c), ROCm: NVFP4 checkpoints with EAGLE pick the draft MoE runner and A2A backend."""
+    return _spec_moe(ctx)
+
+
+@registry.rule("model_checks", archs=LONGCAT_ARCHS, since="0.5.16")
+def longcat_spec_moe(ctx):
+    """§3.1 (c), ROCm, for LongCat-Flash (since 0.5.16, ``overrides._deepseek_spec_moe_resolution``)."""
+    return _spec_moe(ctx)

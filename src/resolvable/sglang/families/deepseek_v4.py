@@ -95,9 +95,20 @@ def deepseek_v4_kv_cache_dtype(ctx):
     return out
 
 
-@registry.for_arch(ARCH, stage="model_checks")
-def deepseek_v4_sm120_moe(ctx):
-    """§3.2: on SM120 the MoE runner defaults to marlin."""
+def _sm120_moe(ctx, runner: str) -> dict:
     if ctx.platform.is_sm120 and ctx.args.moe_runner_backend == "auto":
-        return {"moe_runner_backend": "marlin"}
+        return {"moe_runner_backend": runner}
     return {}
+
+
+@registry.rule("model_checks", archs=(ARCH,), until="0.5.16")
+def deepseek_v4_sm120_moe(ctx):
+    """§3.2 (up to 0.5.15): on SM120 the MoE runner defaults to marlin."""
+    return _sm120_moe(ctx, "marlin")
+
+
+@registry.rule("model_checks", archs=(ARCH,), since="0.5.16", series="deepseek_v4_sm120_moe")
+def deepseek_v4_sm120_moe_0_5_16(ctx):
+    """§3.2 (since 0.5.16, ``overrides._deepseek_v4_sm120_moe``): on SM120 the MXFP4 experts
+    default to the flashinfer_mxfp4 MoE runner."""
+    return _sm120_moe(ctx, "flashinfer_mxfp4")

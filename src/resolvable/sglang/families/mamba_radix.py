@@ -44,22 +44,24 @@ EXTRA_BUFFER_ARCHS = frozenset(
         "NemotronHPuzzleForCausalLM",
     }
 )
+#: 0.5.16 adds Kimi-Linear (``overrides._MAMBA_EXTRA_BUFFER_ARCHS``).
+EXTRA_BUFFER_ARCHS_0_5_16 = EXTRA_BUFFER_ARCHS | {"KimiLinearForCausalLM"}
 
 
 def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
-@registry.for_arch(*MAMBA_ARCHS, stage="model_tail")
-def mamba_radix_cache(ctx):
-    """§3.11: resolve and validate ``mamba_radix_cache_strategy``."""
+def _mamba_radix_cache(ctx, extra_buffer_archs: frozenset[str], rocm: bool) -> dict:
+    """§3.11 shared by every release: ``extra_buffer_archs`` are the models with the
+    extra_buffer strategy; ``rocm`` whether its FLA kernels run on ROCm."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     if ctx.arch == "GraniteMoeHybridForCausalLM" and not granite_has_mamba(hf):
         return {}  # attention-only Granite is a plain model
     if args.disable_radix_cache:
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
-    supported = ctx.arch in EXTRA_BUFFER_ARCHS and args.linear_attn_backend == "triton"
+    supported = ctx.arch in extra_buffer_archs and args.linear_attn_backend == "triton"
     strategy, overlap_off, page = (
         args.mamba_radix_cache_strategy,
         args.disable_overlap_schedule,
@@ -80,9 +82,10 @@ def mamba_radix_cache(ctx):
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer",
             )
-        if not (platform.is_cuda or platform.is_musa or platform.is_npu):
+        if not (platform.is_cuda or platform.is_musa or platform.is_npu or (rocm and platform.is_hip)):
+            where = "CUDA/MUSA/NPU/ROCm" if rocm else "CUDA/MUSA/NPU"
             raise _refuse(
-                f"{strategy}: extra_buffer needs CUDA/MUSA/NPU (FLA).",
+                f"{strategy}: extra_buffer needs {where} (FLA).",
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
             )
@@ -131,3 +134,17 @@ def mamba_radix_cache(ctx):
                 fix="pass another --attention-backend",
             )
     return out
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS, until="0.5.16")
+def mamba_radix_cache(ctx):
+    """§3.11 (up to 0.5.15): resolve and validate ``mamba_radix_cache_strategy``."""
+    return _mamba_radix_cache(ctx, EXTRA_BUFFER_ARCHS, rocm=False)
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.16", series="mamba_radix_cache")
+def mamba_radix_cache_0_5_16(ctx):
+    """§3.11 (since 0.5.16, ``overrides._MAMBA_EXTRA_BUFFER_ARCHS``,
+    ``server_args._validate_mamba_extra_buffer``): Kimi-Linear supports extra_buffer, and
+    extra_buffer runs on ROCm too."""
+    return _mamba_radix_cache(ctx, EXTRA_BUFFER_ARCHS_0_5_16, rocm=True)

@@ -1,7 +1,7 @@
 """Deterministic inference (spec §4.3, step 12; runs before the default backend fill).
 
 Invariant: with deterministic inference on, the attention backend ends in
-{flashinfer, fa3, triton, ascend} or the configuration is refused — including a backend a
+{flashinfer, fa3, triton, ascend} (since 0.5.16 also fa4) or the configuration is refused — including a backend a
 model rule chose (sglang reports it as "explicitly specified"). Only ``A`` is examined.
 """
 
@@ -57,10 +57,12 @@ def deterministic_sampling_backend(ctx):
     return {}
 
 
-@registry.rule("deterministic")
-def deterministic_attention_backend(ctx):
-    """D3-D8: fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse incompatible
-    backends, disable the radix cache for flashinfer, pin NCCL tree all-reduce for TP."""
+def _deterministic_attention_backend(
+    ctx, allowed: tuple[str, ...], radix_ok: tuple[str, ...], deepseek_listed: tuple[str, ...]
+) -> dict:
+    """D3-D8 shared by every release; ``allowed``/``radix_ok`` are the release's
+    ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` / ``RADIX_SUPPORTED_…`` lists and
+    ``deepseek_listed`` the list the DeepSeek message names."""
     args, platform = ctx.args, ctx.platform
     if not args.enable_deterministic_inference:
         return {}
@@ -73,23 +75,47 @@ def deterministic_attention_backend(ctx):
         else:
             backend = "fa3"
         out["attention_backend"] = backend
-    elif backend not in C.DETERMINISTIC_BACKENDS:
+    elif backend not in allowed:
         raise ConflictError(
-            f"Currently only {list(C.DETERMINISTIC_BACKENDS)} attention backends are supported for "
+            f"Currently only {list(allowed)} attention backends are supported for "
             f"deterministic inference, but you explicitly specified '{backend}'.",
             fields=("enable_deterministic_inference", "attention_backend"),
-            fix=f"pass --attention-backend with one of {list(C.DETERMINISTIC_BACKENDS)}, "
+            fix=f"pass --attention-backend with one of {list(allowed)}, "
             "or drop --enable-deterministic-inference",
         )
     if deepseek and backend not in C.DEEPSEEK_DETERMINISTIC_BACKENDS:
         raise ConflictError(
-            "Currently only ['fa3', 'triton', 'ascend'] attention backends are supported for deterministic "
+            f"Currently only {list(deepseek_listed)} attention backends are supported for deterministic "
             f"inference with DeepSeek models. But you're using {backend}.",
             fields=("enable_deterministic_inference", "attention_backend"),
             fix="pass --attention-backend fa3 or triton",
         )
-    if backend not in C.RADIX_DETERMINISTIC_BACKENDS and not args.disable_radix_cache:
+    if backend not in radix_ok and not args.disable_radix_cache:
         out["disable_radix_cache"] = True
     if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True
     return out
+
+
+@registry.rule("deterministic", until="0.5.16")
+def deterministic_attention_backend(ctx):
+    """D3-D8 (up to 0.5.15): fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse
+    backends outside {flashinfer, fa3, triton, ascend}, disable the radix cache unless fa3/triton/
+    ascend, pin NCCL tree all-reduce for TP."""
+    return _deterministic_attention_backend(
+        ctx, C.DETERMINISTIC_BACKENDS, C.RADIX_DETERMINISTIC_BACKENDS, C.RADIX_DETERMINISTIC_BACKENDS
+    )
+
+
+@registry.rule("deterministic", since="0.5.16", series="deterministic_attention_backend")
+def deterministic_attention_backend_0_5_16(ctx):
+    """D3-D8 (since 0.5.16, ``server_args.DETERMINISTIC_ATTENTION_BACKEND_CHOICES``,
+    ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``, ``_handle_deterministic_inference``):
+    fa4 is accepted and keeps the radix cache; the lists are sorted; the DeepSeek message names
+    the list it checks (fa3, triton)."""
+    return _deterministic_attention_backend(
+        ctx,
+        C.DETERMINISTIC_BACKENDS_0_5_16,
+        C.RADIX_DETERMINISTIC_BACKENDS_0_5_16,
+        C.DEEPSEEK_DETERMINISTIC_BACKENDS,
+    )

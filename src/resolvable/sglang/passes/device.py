@@ -82,11 +82,35 @@ def cuda_graph_defaults_0_5_14(ctx):
     return _cuda_graph_defaults(ctx.args, "tc_piecewise")
 
 
-@registry.rule("device", since="0.5.15", series="cuda_graph_defaults")
+@registry.rule("device", since="0.5.15", until="0.5.16", series="cuda_graph_defaults")
 def cuda_graph_defaults(ctx):
     """§2.2 step 5 (0.5.15, spec §9 #4): decode graph ``full``; prefill ``breakable`` on CUDA,
     ``tc_piecewise`` elsewhere; ``--disable-cuda-graph`` disables both phases."""
     return _cuda_graph_defaults(ctx.args, "breakable" if ctx.platform.is_cuda else "tc_piecewise")
+
+
+_INKLING = ("InklingForConditionalGeneration", "InklingForConditionalGenerationMTP")
+
+
+@registry.rule("device", since="0.5.16", series="cuda_graph_defaults")
+def cuda_graph_defaults_0_5_16(ctx):
+    """§2.2 step 5 (since 0.5.16) as in 0.5.15, plus: Inkling's prefill graph is ``full`` unless
+    the prefill backend was given (``_apply_inkling_prefill_cuda_graph_default`` writes the
+    per-phase flag before the config is parsed, so it also wins over ``--disable-cuda-graph``);
+    a PD prefill server disables the decode graph and a decode server the prefill graph unless
+    that phase is locked (``_apply_cuda_graph_disaggregation_roles``)."""
+    args = ctx.args
+    out = _cuda_graph_defaults(args, "breakable" if ctx.platform.is_cuda else "tc_piecewise")
+    locked = {phase for phase in ("prefill", "decode") if args[f"cuda_graph_backend_{phase}"] is not None}
+    if args.disable_cuda_graph:
+        locked = {"prefill", "decode"}
+    if ctx.arch in _INKLING and args.cuda_graph_backend_prefill is None:
+        out["cuda_graph_backend_prefill"] = "full"
+        locked.add("prefill")
+    role = {"prefill": "decode", "decode": "prefill"}.get(args.disaggregation_mode)
+    if role is not None and role not in locked:
+        out[f"cuda_graph_backend_{role}"] = "disabled"
+    return out
 
 
 @registry.rule("device")

@@ -1,7 +1,10 @@
-"""FP4 KV cache checks (spec §4.6, step 16): assertions only.
+"""FP4 and MXFP8 KV cache checks (spec §4.6, step 16): assertions only.
 
-Invariant: with ``--kv-cache-dtype fp4_e2m1`` the platform must be CUDA and the effective
-backends must be among those with FP4 KV kernels; nothing is ever changed here.
+Invariant: with an FP4 KV cache (``fp4_e2m1`` up to 0.5.15; ``nvfp4`` / ``fp4_mx_block16``
+since 0.5.16) the platform must be CUDA and the effective backends must be among those with
+FP4 KV kernels; since 0.5.16 an MXFP8 KV cache needs Blackwell. Nothing is ever changed here.
+``fp4_e2m1`` is deprecated in 0.5.16: ServerArgs accepts it unchecked and the model runner
+refuses it when it starts (``LOAD_TIME_REFUSALS``, applied by ``api.resolve_server_args``).
 """
 
 from __future__ import annotations
@@ -10,9 +13,15 @@ from ...errors import ConflictError
 from .._base import registry
 from ..facts import effective_backends, is_mla
 
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    pass
+
 _MLA_FA4_DECODE = ("cutlass_mla", "flashinfer", "trtllm_mla")
 _MHA_FA4_DECODE = ("triton", "torch_native", "flex_attention")
 _MLA_KV4 = ("cutlass_mla", "flashinfer", "trtllm_mla", "flashmla")
+#: 0.5.16 dropped flashmla from the MLA list (non-FA4 prefill).
+_MLA_KV4_0_5_16 = ("cutlass_mla", "flashinfer", "trtllm_mla")
 _MHA_KV4 = ("triton", "torch_native", "flex_attention", "trtllm_mha")
 
 
@@ -25,19 +34,10 @@ def _refuse(message: str) -> ConflictError:
     )
 
 
-@registry.rule("kv4")
-def fp4_kv_cache_checks(ctx):
-    """§4.6: CUDA only; fa4 prefill pairs with specific decoders; otherwise a listed backend."""
+def _kv4_backend_checks(ctx, mla_kv4: tuple[str, ...]) -> dict:
+    """The backend lists shared by every release: fa4 prefill pairs with specific decoders;
+    matching prefill/decode must be a listed backend; mixed pairs are only warned about."""
     args = ctx.args
-    if args.kv_cache_dtype != "fp4_e2m1":
-        return {}
-    if not ctx.platform.is_cuda:
-        raise ConflictError(
-            "KV4 is not tested on non-CUDA platforms.",
-            fields=("kv_cache_dtype",),
-            fix="use another --kv-cache-dtype on this platform",
-            upstream="RuntimeError",
-        )
     prefill, decode = effective_backends(args)
     mla = is_mla(ctx.hf)
     if prefill == "fa4":
@@ -47,9 +47,64 @@ def fp4_kv_cache_checks(ctx):
                 f"FP4 KV cache with fa4 prefill needs a decode backend in {list(allowed)}, got {decode}"
             )
     elif prefill == decode:
-        allowed = _MLA_KV4 if mla else _MHA_KV4
+        allowed = mla_kv4 if mla else _MHA_KV4
         if args.attention_backend not in allowed:
             raise _refuse(
                 f"FP4 KV cache needs an attention backend in {list(allowed)}, got {args.attention_backend}"
             )
     return {}
+
+
+def _not_cuda() -> ConflictError:
+    return ConflictError(
+        "KV4 is not tested on non-CUDA platforms.",
+        fields=("kv_cache_dtype",),
+        fix="use another --kv-cache-dtype on this platform",
+        upstream="RuntimeError",
+    )
+
+
+@registry.rule("kv4", until="0.5.16")
+def fp4_kv_cache_checks(ctx):
+    """§4.6 (up to 0.5.15, ``_handle_kv4_compatibility``): for ``fp4_e2m1``, CUDA only; fa4
+    prefill pairs with specific decoders; otherwise a listed backend (flashmla included for MLA)."""
+    if ctx.args.kv_cache_dtype != "fp4_e2m1":
+        return {}
+    if not ctx.platform.is_cuda:
+        raise _not_cuda()
+    return _kv4_backend_checks(ctx, _MLA_KV4)
+
+
+@registry.rule("kv4", since="0.5.16", series="fp4_kv_cache_checks")
+def fp4_kv_cache_checks_0_5_16(ctx):
+    """§4.6 (since 0.5.16, ``server_args._handle_kv4_compatibility``): the checks guard
+    ``nvfp4`` and ``fp4_mx_block16`` (no longer ``fp4_e2m1``); CUDA only; ``nvfp4`` needs SM100
+    or SM120; the MLA list no longer has flashmla."""
+    args, platform = ctx.args, ctx.platform
+    if args.kv_cache_dtype not in ("nvfp4", "fp4_mx_block16"):
+        return {}
+    if not platform.is_cuda:
+        raise _not_cuda()
+    if args.kv_cache_dtype == "nvfp4" and not (platform.is_sm100 or platform.is_sm120):
+        raise ConflictError(
+            "--kv-cache-dtype=nvfp4 requires Blackwell SM100 or SM120. "
+            "Use --kv-cache-dtype=fp4_mx_block16 for the block-size-16 FP4 recipe.",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype fp4_mx_block16",
+            upstream="RuntimeError",
+        )
+    return _kv4_backend_checks(ctx, _MLA_KV4_0_5_16)
+
+
+@registry.rule("kv4", since="0.5.16")
+def mxfp8_kv_cache_check(ctx):
+    """Since 0.5.16 (``server_args._handle_mxfp8_kv_cache_compatibility``, after the KV4 check):
+    ``--kv-cache-dtype mxfp8`` needs a Blackwell GPU (``is_blackwell_supported``)."""
+    if ctx.args.kv_cache_dtype != "mxfp8" or ctx.platform.is_blackwell:
+        return {}
+    raise ConflictError(
+        "--kv-cache-dtype mxfp8 requires an SM100+ (Blackwell) GPU for the block-scaled operands "
+        "used by the FA4 MXFP8 attention path.",
+        fields=("kv_cache_dtype",),
+        fix="use --kv-cache-dtype fp8_e4m3 (or auto) on this GPU",
+    )

@@ -47,11 +47,7 @@ def has_nvfp4_moe_meta(hf) -> bool:
     )
 
 
-@registry.rule("parallelism")
-def moe_runner_backend_quant_constraints(ctx):
-    """``_moe_runner_backend_quant_constraints``: nvfp4_online needs SM100 and a TRT-LLM runner
-    (auto → flashinfer_trtllm); mxfp8 runs on cutlass or TRT-LLM (others overridden); modelopt_fp4
-    on SM120 uses flashinfer_cutlass."""
+def _quant_constraints(ctx, mxfp8_allowed: tuple[str, ...], mxfp8_default: str) -> dict:
     args, platform = ctx.args, ctx.platform
     runner, quant = args.moe_runner_backend, args.quantization
     chosen = runner
@@ -73,14 +69,35 @@ def moe_runner_backend_quant_constraints(ctx):
             )
     if quant == "mxfp8":
         if runner == "auto":
-            chosen = "flashinfer_trtllm"
-        elif runner not in ("cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed"):
-            chosen = Force(
-                "flashinfer_trtllm", "mxfp8 supports only cutlass or flashinfer TRT-LLM MoE runners"
-            )
+            chosen = mxfp8_default
+        elif runner not in mxfp8_allowed:
+            chosen = Force(mxfp8_default, f"mxfp8 supports only the {', '.join(mxfp8_allowed)} MoE runners")
     if chosen == "auto" and quant == "modelopt_fp4" and platform.is_sm120:
         chosen = "flashinfer_cutlass"
     return {} if chosen == runner else {"moe_runner_backend": chosen}
+
+
+_MXFP8_RUNNERS_0_5_15 = ("cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed")
+#: server_args.py ``MXFP8_MOE_RUNNER_BACKEND_CHOICES`` (0.5.16): deep_gemm joins.
+_MXFP8_RUNNERS_0_5_16 = ("cutlass", "deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_routed")
+
+
+@registry.rule("parallelism", until="0.5.16", series="moe_runner_backend_quant_constraints")
+def moe_runner_backend_quant_constraints(ctx):
+    """``_moe_runner_backend_quant_constraints`` (0.5.15): nvfp4_online needs SM100 and a TRT-LLM
+    runner (auto → flashinfer_trtllm); mxfp8 runs on cutlass or TRT-LLM (others overridden);
+    modelopt_fp4 on SM120 uses flashinfer_cutlass."""
+    return _quant_constraints(ctx, _MXFP8_RUNNERS_0_5_15, "flashinfer_trtllm")
+
+
+@registry.rule("parallelism", since="0.5.16", series="moe_runner_backend_quant_constraints")
+def moe_runner_backend_quant_constraints_0_5_16(ctx):
+    """``_moe_runner_backend_quant_constraints`` (0.5.16, arg_groups/overrides.py): as before, but
+    mxfp8 also accepts deep_gemm, and on ROCm gfx95 accepts triton, which is its default there."""
+    allowed, default = _MXFP8_RUNNERS_0_5_16, "flashinfer_trtllm"
+    if ctx.platform.is_hip and ctx.platform.is_gfx95:
+        allowed, default = (*allowed, "triton"), "triton"
+    return _quant_constraints(ctx, allowed, default)
 
 
 @registry.rule("parallelism")

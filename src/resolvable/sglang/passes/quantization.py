@@ -88,9 +88,18 @@ def mxfp4_registered(platform) -> bool:
     return platform.is_cuda or platform.is_cpu or platform.is_gfx95
 
 
-def registered_methods(platform) -> list[str]:
+#: 0.5.16 ``BASE_QUANTIZATION_METHODS``: qoq and fbgemm_fp8 removed, humming added (after moe_wna16).
+BASE_METHODS_0_5_16 = tuple(m for m in BASE_METHODS if m not in ("qoq", "fbgemm_fp8"))
+BASE_METHODS_0_5_16 = (
+    *BASE_METHODS_0_5_16[: BASE_METHODS_0_5_16.index("moe_wna16") + 1],
+    "humming",
+    *BASE_METHODS_0_5_16[BASE_METHODS_0_5_16.index("moe_wna16") + 1 :],
+)
+
+
+def registered_methods(platform, base: tuple[str, ...] = BASE_METHODS) -> list[str]:
     """The quantization registry sglang builds at import time on this platform."""
-    methods = list(BASE_METHODS)
+    methods = list(base)
     if mxfp4_registered(platform):
         methods.append("mxfp4")
     if platform.is_mps:
@@ -98,9 +107,21 @@ def registered_methods(platform) -> list[str]:
     return methods
 
 
-@registry.rule("device")
+@registry.rule("device", until="0.5.16", series="verify_quantization")
 def verify_quantization(ctx):
-    """``ModelConfig._verify_quantization``: checkpoint vs ``--quantization``, the registry, ROCm."""
+    """``ModelConfig._verify_quantization`` (0.5.15): checkpoint vs ``--quantization``, the
+    registry, ROCm."""
+    return _verify_quantization(ctx, BASE_METHODS)
+
+
+@registry.rule("device", since="0.5.16", series="verify_quantization")
+def verify_quantization_0_5_16(ctx):
+    """``ModelConfig._verify_quantization`` (0.5.16): as before, over 0.5.16's registry
+    (layers/quantization/__init__.py: qoq and fbgemm_fp8 gone, humming added)."""
+    return _verify_quantization(ctx, BASE_METHODS_0_5_16)
+
+
+def _verify_quantization(ctx, base: tuple[str, ...]) -> dict:
     args, platform = ctx.args, ctx.platform
     user = args.quantization
     quantization, method = model_quantization(user, ctx.hf, platform)
@@ -119,7 +140,7 @@ def verify_quantization(ctx):
         )
     if quantization is None:
         return {}
-    supported = registered_methods(platform)
+    supported = registered_methods(platform, base)
     if quantization not in supported:
         where = (
             f" (sglang registers mxfp4 only on CUDA, the CPU engine and gfx95 ROCm; this is {platform.name})"

@@ -171,6 +171,70 @@ def ngram_speculative(ctx):
     return out
 
 
+def _spec_refusal(message: str, *fields: str, fix: str) -> ConflictError:
+    return ConflictError(message, fields=fields, fix=fix)
+
+
+@registry.rule("speculative", since="0.5.16")
+def dspark_checks(ctx):
+    """Step 22 (since 0.5.16, ``speculative_hook._handle_dspark``): DSPARK runs on CUDA only,
+    with ``pp_size`` 1; with DP attention it needs the DP LM head, the built-in TP MoE and no
+    context parallelism. Not modelled: its linear draft chain (sglang sets
+    ``speculative_eagle_topk``/``speculative_num_steps`` to 1; not resolvable fields here), the
+    draft checkpoint, gamma and ``speculative_num_draft_tokens``."""
+    args = ctx.args
+    if args.speculative_algorithm != "DSPARK":
+        return {}
+    if not str(args.device).startswith("cuda"):
+        raise _spec_refusal(
+            "DSpark speculative decoding only supports CUDA device.",
+            "speculative_algorithm",
+            fix="run DSPARK on a CUDA or ROCm GPU, or pick another --speculative-algorithm",
+        )
+    if args.enable_dp_attention:
+        if not args.enable_dp_lm_head:
+            raise _spec_refusal(
+                "DSpark with dp attention requires --enable-dp-lm-head.",
+                "enable_dp_attention",
+                "enable_dp_lm_head",
+                fix="pass --enable-dp-lm-head",
+            )
+        if args.moe_a2a_backend != "none":
+            raise _spec_refusal(
+                "DSpark with dp attention only supports the built-in TP MoE "
+                f"(moe_a2a_backend='none'), got {args.moe_a2a_backend!r}.",
+                "moe_a2a_backend",
+                fix="drop --moe-a2a-backend",
+            )
+        if args.attn_cp_size > 1:
+            raise _spec_refusal(
+                f"DSpark with dp attention does not support context parallel (attn_cp_size={args.attn_cp_size}).",
+                "attn_cp_size",
+                fix="drop context parallelism",
+            )
+    if args.pp_size != 1:
+        raise _spec_refusal(
+            "Currently DSpark speculative decoding only supports pp_size == 1.",
+            "pp_size",
+            fix="pass --pp-size 1",
+        )
+    return {}
+
+
+@registry.rule("speculative", since="0.5.16")
+def dflash_cuda_only(ctx):
+    """Step 22 (since 0.5.16, ``speculative_hook._handle_dflash``): DFLASH needs a CUDA device
+    (checked before its other constraints)."""
+    args = ctx.args
+    if args.speculative_algorithm == "DFLASH" and not str(args.device).startswith("cuda"):
+        raise _spec_refusal(
+            "DFLASH speculative decoding only supports CUDA device.",
+            "speculative_algorithm",
+            fix="run DFLASH on a CUDA or ROCm GPU, or pick another --speculative-algorithm",
+        )
+    return {}
+
+
 @registry.rule("speculative")
 def dflash_speculative(ctx):
     """``_handle_dflash``: no DP attention, ``pp_size == 1``, a draft model path; steps and topk

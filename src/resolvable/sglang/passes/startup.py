@@ -149,6 +149,21 @@ def cuda_min_capability(ctx):
     return {}
 
 
+@registry.rule(STAGE, since="0.5.16")
+def kv_cache_dtype_deprecated(ctx):
+    """Since 0.5.16 (``mem_cache/kv_cache_dtype.py:configure_kv_cache_dtype``, run by the model
+    runner): ``--kv-cache-dtype fp4_e2m1`` is still accepted by ServerArgs but refused at start-up
+    as deprecated, in favour of ``fp4_mx_block16``."""
+    if ctx.args.kv_cache_dtype == "fp4_e2m1":
+        raise _refuse(
+            "--kv-cache-dtype=fp4_e2m1 is deprecated. Use --kv-cache-dtype=fp4_mx_block16.",
+            "pass --kv-cache-dtype fp4_mx_block16",
+            "ValueError",
+            fields=("kv_cache_dtype",),
+        )
+    return {}
+
+
 @registry.rule(STAGE)
 def backend_is_registered(ctx):
     """model_runner.py ``_get_attention_backend_from_str``: the name must be one of the
