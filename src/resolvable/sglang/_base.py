@@ -13,9 +13,11 @@ from .args import ServerArgs
 #: sglang releases whose behaviour this pack reproduces, oldest first. A release is listed only
 #: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
 #: changed in a release is two rules with adjacent ranges (``since=``/``until=``).
-SGLANG_RELEASES = ("0.5.14", "0.5.15")
-#: The release resolved when none is named: the newest supported one.
-SGLANG_VERSION = SGLANG_RELEASES[-1]
+SGLANG_RELEASES = ("0.5.14", "0.5.15", "0.5.18")
+#: The release resolved when none is named: the newest supported one once the releases between
+#: are modelled. 0.5.18 is modelled on its own here (0.5.16/0.5.17 come from other branches), so
+#: the default stays 0.5.15 until the chain 0.5.15 → 0.5.18 is complete (the integrator flips it).
+SGLANG_VERSION = "0.5.15"
 RULESET_VERSION = "2"
 #: The check phase of sglang's start-up (``ModelRunner`` building the attention backends).
 STARTUP_PHASE = "startup"
@@ -94,4 +96,5 @@ registry = Registry(
     name="sglang",
     version=RULESET_VERSION,
     releases=SGLANG_RELEASES,
+    default_release=SGLANG_VERSION,
 )

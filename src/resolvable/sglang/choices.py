@@ -102,5 +102,8 @@ MOE_RUNNER_BACKENDS = (
     "cutlass",
     "aiter",
     "marlin",
+    # 0.5.18 (an alias for --moe-a2a-backend megamoe; refused for earlier releases by
+    # passes/moe_kernels.py:moe_runner_choices_before_0_5_18)
+    "megamoe",
 )
 MOE_A2A_BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flashinfer", "megamoe")

@@ -50,16 +50,50 @@ def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
-@registry.for_arch(*MAMBA_ARCHS, stage="model_tail")
+#: 0.5.18 (``overrides._MAMBA_RADIX_CACHE_ARCHS``, ``supports_mamba_cache_extra_buffer``):
+#: Kimi-Linear supports extra_buffer since 0.5.16.
+EXTRA_BUFFER_ARCHS_0_5_18 = EXTRA_BUFFER_ARCHS | {"KimiLinearForCausalLM"}
+_RELEASE_0_5_15 = {
+    "extra_buffer_archs": EXTRA_BUFFER_ARCHS,
+    "platforms": ("cuda", "musa", "npu"),
+    "platform_text": "CUDA/MUSA/NPU",
+    "lazy_with_spec": False,
+    "lazy_with_pd": True,
+}
+#: 0.5.18 ``_validate_mamba_extra_buffer``: ROCm (0.5.16) and XPU (0.5.18) run FLA; lazy slots
+#: work with speculative verify but not under PD disaggregation.
+_RELEASE_0_5_18 = {
+    "extra_buffer_archs": EXTRA_BUFFER_ARCHS_0_5_18,
+    "platforms": ("cuda", "musa", "npu", "hip", "xpu"),
+    "platform_text": "CUDA/MUSA/NPU/ROCm/XPU",
+    "lazy_with_spec": True,
+    "lazy_with_pd": False,
+}
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS, until="0.5.18", series="mamba_radix_cache")
 def mamba_radix_cache(ctx):
-    """§3.11: resolve and validate ``mamba_radix_cache_strategy``."""
+    """§3.11 (0.5.15): resolve and validate ``mamba_radix_cache_strategy``."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_15)
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.18", series="mamba_radix_cache")
+def mamba_radix_cache_0_5_18(ctx):
+    """``server_args._handle_mamba_radix_cache`` / ``_validate_mamba_extra_buffer`` (0.5.18):
+    extra_buffer also on ROCm and XPU ("extra_buffer needs CUDA/MUSA/NPU/ROCm/XPU (FLA)."), for
+    Kimi-Linear too; extra_buffer_lazy works with speculative decoding but not under PD
+    disaggregation."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_18)
+
+
+def _mamba_radix_cache(ctx, release: dict):
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     if ctx.arch == "GraniteMoeHybridForCausalLM" and not granite_has_mamba(hf):
         return {}  # attention-only Granite is a plain model
     if args.disable_radix_cache:
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
-    supported = ctx.arch in EXTRA_BUFFER_ARCHS and args.linear_attn_backend == "triton"
+    supported = ctx.arch in release["extra_buffer_archs"] and args.linear_attn_backend == "triton"
     strategy, overlap_off, page = (
         args.mamba_radix_cache_strategy,
         args.disable_overlap_schedule,
@@ -80,15 +114,27 @@ def mamba_radix_cache(ctx):
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer",
             )
-        if not (platform.is_cuda or platform.is_musa or platform.is_npu):
+        if not any(getattr(platform, "is_" + name) for name in release["platforms"]):
             raise _refuse(
-                f"{strategy}: extra_buffer needs CUDA/MUSA/NPU (FLA).",
+                f"{strategy}: extra_buffer needs {release['platform_text']} (FLA).",
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
             )
+        if (
+            strategy == "extra_buffer_lazy"
+            and not release["lazy_with_pd"]
+            and args.disaggregation_mode != "null"
+        ):
+            raise _refuse(
+                "extra_buffer_lazy unsupported under PD disaggregation; use --mamba-radix-cache-strategy "
+                "extra_buffer.",
+                "mamba_radix_cache_strategy",
+                "disaggregation_mode",
+                fix="pass --mamba-radix-cache-strategy extra_buffer",
+            )
         drafts = args.speculative_num_draft_tokens
         if drafts is not None:
-            if strategy == "extra_buffer_lazy":
+            if strategy == "extra_buffer_lazy" and not release["lazy_with_spec"]:
                 raise _refuse(
                     "extra_buffer_lazy unsupported with spec.",
                     "mamba_radix_cache_strategy",
