@@ -325,12 +325,24 @@ def _field_flag(ev: Evaluator, stmt: ast.AnnAssign) -> dict[str, Any] | None:
     sub = _subscript(stmt.annotation)
     if not sub or sub[0] != "A":
         return None  # not annotated with Arg metadata: no CLI flag (add_cli_args_from_dataclass skips it)
-    raw_type, meta_node = sub[1][0], sub[1][1]
+    raw_type = sub[1][0]
+    # As arg_utils._unwrap_annotated: the first ``Arg(...)`` or help string among the
+    # metadata; a field annotated with only ``NS(...)`` (0.5.17+: reasoning_parser) has no
+    # generated flag and is registered by hand in add_cli_args.
+    meta_node = next(
+        (
+            m
+            for m in sub[1][1:]
+            if (isinstance(m, ast.Call) and ast.unparse(m.func) == "Arg")
+            or (isinstance(m, ast.Constant) and isinstance(m.value, str))
+        ),
+        None,
+    )
+    if meta_node is None:
+        return None
     meta: dict[str, ast.AST] = {}
     if isinstance(meta_node, ast.Call):
         meta = {kw.arg: kw.value for kw in meta_node.keywords if kw.arg}
-    elif not (isinstance(meta_node, ast.Constant) and isinstance(meta_node.value, str)):
-        return None
     if "no_cli" in meta and ev.eval(meta["no_cli"]) is True:
         return None
     name = stmt.target.id  # type: ignore[union-attr]

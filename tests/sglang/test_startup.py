@@ -350,3 +350,17 @@ def test_no_startup_check_crashes_on_the_grid():
             assert exc.phase == "startup"
             refused += 1
     assert refused > 0  # e.g. deterministic fa3 for MLA on A100, EAGLE on CPU backends
+
+
+def test_hybrid_gdn_backend_0_5_18():
+    """attention_registry.py attn_backend_wrapper (0.5.18): the effective prefill and decode
+    backends are both checked on Blackwell (more in tests/sglang/test_release_0_5_18.py)."""
+    from resolvable.sglang import resolve_server_args
+
+    hf = load_model("qwen3-next-80b-a3b")
+    res = resolve_server_args(
+        hf, Platform.preset("b200"), sglang_version="0.5.18", prefill_attention_backend="flashinfer"
+    )
+    with pytest.raises(ConflictError) as info:
+        check_startup(res, hf)
+    assert info.value.message.startswith("Only {'triton', 'trtllm_mha', 'fa4'} backends are supported")

@@ -132,6 +132,9 @@ MOE_RUNNER_BACKENDS = (
     "marlin",
     "humming",  # since 0.5.16
     "experimental_sgl_marlin",  # since 0.5.16
+    # 0.5.18 (an alias for --moe-a2a-backend megamoe; refused for earlier releases by
+    # passes/moe_kernels.py:moe_runner_choices_before_0_5_18)
+    "megamoe",
 )
 MOE_A2A_BACKENDS = (
     "none",

@@ -1,6 +1,7 @@
 """Gemma 4 (spec §3.5).
 
-Invariant: Gemma 4 runs trtllm_mha (SM100) or triton (elsewhere), or ascend/intel_xpu; an
+Invariant: Gemma 4 runs trtllm_mha (SM100) or triton (elsewhere), or ascend/intel_xpu (0.5.18: also
+intel_amx); an
 unset ``A`` is filled even when only one split flag was given, so the other side stays valid.
 """
 
@@ -29,16 +30,28 @@ def gemma4_defaults(ctx):
     return out
 
 
-@registry.for_arch(*ARCHS, stage="model_checks")
-def gemma4_backend_check(ctx):
-    """§3.5: both effective backends must be Gemma-4-capable."""
+def _backend_check(ctx, supported: tuple[str, ...], names: str):
     prefill, decode = effective_backends(ctx.args)
-    if prefill not in SUPPORTED or decode not in SUPPORTED:
+    if prefill not in supported or decode not in supported:
         raise ConflictError(
-            f"Gemma4 only supports trtllm_mha, triton, or intel_xpu attention backend, got prefill={prefill}, "
-            f"decode={decode}",
+            f"Gemma4 only supports {names} attention backend, got prefill={prefill}, decode={decode}",
             fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
             fix="pass --attention-backend triton (or trtllm_mha on SM100)",
             upstream="AssertionError",
         )
     return {}
+
+
+@registry.rule("model_checks", archs=ARCHS, until="0.5.18", series="gemma4_backend_check")
+def gemma4_backend_check(ctx):
+    """§3.5 (0.5.15): both effective backends must be Gemma-4-capable."""
+    return _backend_check(ctx, SUPPORTED, "trtllm_mha, triton, or intel_xpu")
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.18", series="gemma4_backend_check")
+def gemma4_backend_check_0_5_18(ctx):
+    """``server_args._handle_model_specific_adjustments`` Gemma4 branch (0.5.18): ``intel_amx``
+    is accepted too, and the message names all five backends."""
+    return _backend_check(
+        ctx, (*SUPPORTED, "intel_amx"), "trtllm_mha, triton, ascend, intel_xpu, or intel_amx"
+    )

@@ -44,24 +44,70 @@ EXTRA_BUFFER_ARCHS = frozenset(
         "NemotronHPuzzleForCausalLM",
     }
 )
-#: 0.5.16 adds Kimi-Linear (``overrides._MAMBA_EXTRA_BUFFER_ARCHS``).
-EXTRA_BUFFER_ARCHS_0_5_16 = EXTRA_BUFFER_ARCHS | {"KimiLinearForCausalLM"}
 
 
 def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
-def _mamba_radix_cache(ctx, extra_buffer_archs: frozenset[str], rocm: bool) -> dict:
-    """§3.11 shared by every release: ``extra_buffer_archs`` are the models with the
-    extra_buffer strategy; ``rocm`` whether its FLA kernels run on ROCm."""
+#: 0.5.16 adds Kimi-Linear (``overrides._MAMBA_EXTRA_BUFFER_ARCHS``; still so in 0.5.18's
+#: ``_MAMBA_RADIX_CACHE_ARCHS`` / ``supports_mamba_cache_extra_buffer``).
+EXTRA_BUFFER_ARCHS_0_5_16 = EXTRA_BUFFER_ARCHS | {"KimiLinearForCausalLM"}
+_RELEASE_0_5_15 = {
+    "extra_buffer_archs": EXTRA_BUFFER_ARCHS,
+    "platforms": ("cuda", "musa", "npu"),
+    "platform_text": "CUDA/MUSA/NPU",
+    "lazy_with_spec": False,
+    "lazy_with_pd": True,
+}
+#: 0.5.16: Kimi-Linear, and ROCm runs the FLA kernels.
+_RELEASE_0_5_16 = {
+    **_RELEASE_0_5_15,
+    "extra_buffer_archs": EXTRA_BUFFER_ARCHS_0_5_16,
+    "platforms": ("cuda", "musa", "npu", "hip"),
+    "platform_text": "CUDA/MUSA/NPU/ROCm",
+}
+#: 0.5.18 ``_validate_mamba_extra_buffer``: XPU runs FLA too; lazy slots work with speculative
+#: verify but not under PD disaggregation.
+_RELEASE_0_5_18 = {
+    "extra_buffer_archs": EXTRA_BUFFER_ARCHS_0_5_16,
+    "platforms": ("cuda", "musa", "npu", "hip", "xpu"),
+    "platform_text": "CUDA/MUSA/NPU/ROCm/XPU",
+    "lazy_with_spec": True,
+    "lazy_with_pd": False,
+}
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS, until="0.5.16", series="mamba_radix_cache")
+def mamba_radix_cache(ctx):
+    """§3.11 (0.5.15): resolve and validate ``mamba_radix_cache_strategy``."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_15)
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.16", until="0.5.18", series="mamba_radix_cache")
+def mamba_radix_cache_0_5_16(ctx):
+    """§3.11 (0.5.16, ``server_args._handle_mamba_radix_cache``): Kimi-Linear gets extra_buffer,
+    and extra_buffer runs on ROCm ("extra_buffer needs CUDA/MUSA/NPU/ROCm (FLA).")."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_16)
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.18", series="mamba_radix_cache")
+def mamba_radix_cache_0_5_18(ctx):
+    """``server_args._handle_mamba_radix_cache`` / ``_validate_mamba_extra_buffer`` (0.5.18):
+    extra_buffer also on ROCm and XPU ("extra_buffer needs CUDA/MUSA/NPU/ROCm/XPU (FLA)."), for
+    Kimi-Linear too; extra_buffer_lazy works with speculative decoding but not under PD
+    disaggregation."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_18)
+
+
+def _mamba_radix_cache(ctx, release: dict):
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     if ctx.arch == "GraniteMoeHybridForCausalLM" and not granite_has_mamba(hf):
         return {}  # attention-only Granite is a plain model
     if args.disable_radix_cache:
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
-    supported = ctx.arch in extra_buffer_archs and args.linear_attn_backend == "triton"
+    supported = ctx.arch in release["extra_buffer_archs"] and args.linear_attn_backend == "triton"
     strategy, overlap_off, page = (
         args.mamba_radix_cache_strategy,
         args.disable_overlap_schedule,
@@ -82,16 +128,27 @@ def _mamba_radix_cache(ctx, extra_buffer_archs: frozenset[str], rocm: bool) -> d
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer",
             )
-        if not (platform.is_cuda or platform.is_musa or platform.is_npu or (rocm and platform.is_hip)):
-            where = "CUDA/MUSA/NPU/ROCm" if rocm else "CUDA/MUSA/NPU"
+        if not any(getattr(platform, "is_" + name) for name in release["platforms"]):
             raise _refuse(
-                f"{strategy}: extra_buffer needs {where} (FLA).",
+                f"{strategy}: extra_buffer needs {release['platform_text']} (FLA).",
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
             )
+        if (
+            strategy == "extra_buffer_lazy"
+            and not release["lazy_with_pd"]
+            and args.disaggregation_mode != "null"
+        ):
+            raise _refuse(
+                "extra_buffer_lazy unsupported under PD disaggregation; use --mamba-radix-cache-strategy "
+                "extra_buffer.",
+                "mamba_radix_cache_strategy",
+                "disaggregation_mode",
+                fix="pass --mamba-radix-cache-strategy extra_buffer",
+            )
         drafts = args.speculative_num_draft_tokens
         if drafts is not None:
-            if strategy == "extra_buffer_lazy":
+            if strategy == "extra_buffer_lazy" and not release["lazy_with_spec"]:
                 raise _refuse(
                     "extra_buffer_lazy unsupported with spec.",
                     "mamba_radix_cache_strategy",
@@ -134,17 +191,3 @@ def _mamba_radix_cache(ctx, extra_buffer_archs: frozenset[str], rocm: bool) -> d
                 fix="pass another --attention-backend",
             )
     return out
-
-
-@registry.rule("model_tail", archs=MAMBA_ARCHS, until="0.5.16")
-def mamba_radix_cache(ctx):
-    """§3.11 (up to 0.5.15): resolve and validate ``mamba_radix_cache_strategy``."""
-    return _mamba_radix_cache(ctx, EXTRA_BUFFER_ARCHS, rocm=False)
-
-
-@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.16", series="mamba_radix_cache")
-def mamba_radix_cache_0_5_16(ctx):
-    """§3.11 (since 0.5.16, ``overrides._MAMBA_EXTRA_BUFFER_ARCHS``,
-    ``server_args._validate_mamba_extra_buffer``): Kimi-Linear supports extra_buffer, and
-    extra_buffer runs on ROCm too."""
-    return _mamba_radix_cache(ctx, EXTRA_BUFFER_ARCHS_0_5_16, rocm=True)

@@ -1,7 +1,7 @@
 """Deterministic inference (spec §4.3, step 12; runs before the default backend fill).
 
 Invariant: with deterministic inference on, the attention backend ends in
-{flashinfer, fa3, triton, ascend} (since 0.5.16 also fa4) or the configuration is refused — including a backend a
+{flashinfer, fa3, triton, ascend} (0.5.18: also fa4) or the configuration is refused — including a backend a
 model rule chose (sglang reports it as "explicitly specified"). Only ``A`` is examined.
 """
 
@@ -57,18 +57,72 @@ def deterministic_sampling_backend(ctx):
     return {}
 
 
-def _deterministic_attention_backend(
-    ctx, allowed: tuple[str, ...], radix_ok: tuple[str, ...], deepseek_listed: tuple[str, ...]
-) -> dict:
-    """D3-D8 shared by every release; ``allowed``/``radix_ok`` are the release's
-    ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` / ``RADIX_SUPPORTED_…`` lists and
-    ``deepseek_listed`` the list the DeepSeek message names."""
+#: 0.5.18 ``_handle_deterministic_inference`` / ``overrides._deterministic_is_deepseek_model``:
+#: the absorbed-MLA list adds GLM-4.7-Flash.
+ABSORBED_MLA_ARCHS_0_5_18 = DEEPSEEK_ARCHS | {"Glm4MoeLiteForCausalLM"}
+_RELEASE_0_5_15 = {
+    "deepseek_archs": DEEPSEEK_ARCHS,
+    "backends": C.DETERMINISTIC_BACKENDS,
+    "radix": C.RADIX_DETERMINISTIC_BACKENDS,
+    "deepseek_backends": C.DEEPSEEK_DETERMINISTIC_BACKENDS,
+    "deepseek_listed": ["fa3", "triton", "ascend"],
+    "deepseek_word": "DeepSeek models",
+    "fa4_needs_sm100_or_sm110": False,
+}
+#: 0.5.16 (``DETERMINISTIC_ATTENTION_BACKEND_CHOICES``, sorted, with fa4; its radix list): the
+#: DeepSeek message names the list it checks (fa3, triton).
+_RELEASE_0_5_16 = {
+    **_RELEASE_0_5_15,
+    "backends": C.DETERMINISTIC_BACKENDS_0_5_16,
+    "radix": C.RADIX_DETERMINISTIC_BACKENDS_0_5_16,
+    "deepseek_listed": list(C.DEEPSEEK_DETERMINISTIC_BACKENDS),
+}
+#: 0.5.18: the FA4 entries of the lists are 0.5.16's; the DeepSeek check against the radix list
+#: and its FA4 arch check are 0.5.17's; GLM-4.7-Flash and "absorbed-MLA" are 0.5.18's.
+_RELEASE_0_5_18 = {
+    "deepseek_archs": ABSORBED_MLA_ARCHS_0_5_18,
+    "backends": ("ascend", "fa3", "fa4", "flashinfer", "triton"),
+    "radix": ("ascend", "fa3", "fa4", "triton"),
+    "deepseek_backends": ("ascend", "fa3", "fa4", "triton"),
+    "deepseek_listed": ["ascend", "fa3", "fa4", "triton"],
+    "deepseek_word": "absorbed-MLA models",
+    "fa4_needs_sm100_or_sm110": True,
+}
+
+
+@registry.rule("deterministic", until="0.5.16", series="deterministic_attention_backend")
+def deterministic_attention_backend(ctx):
+    """D3-D8 (0.5.15): fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse
+    incompatible backends, disable the radix cache for flashinfer, pin NCCL tree all-reduce for TP."""
+    return _deterministic_attention_backend(ctx, _RELEASE_0_5_15)
+
+
+@registry.rule("deterministic", since="0.5.16", until="0.5.18", series="deterministic_attention_backend")
+def deterministic_attention_backend_0_5_16(ctx):
+    """D3-D8 (since 0.5.16, ``server_args.DETERMINISTIC_ATTENTION_BACKEND_CHOICES``,
+    ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``, ``_handle_deterministic_inference``):
+    fa4 is accepted and keeps the radix cache; the lists are sorted; the DeepSeek message names
+    the list it checks (fa3, triton)."""
+    return _deterministic_attention_backend(ctx, _RELEASE_0_5_16)
+
+
+@registry.rule("deterministic", since="0.5.18", series="deterministic_attention_backend")
+def deterministic_attention_backend_0_5_18(ctx):
+    """``server_args._handle_deterministic_inference`` and
+    ``overrides._deterministic_attention_backend`` (0.5.18): FA4 is a deterministic backend (keeps
+    the radix cache); absorbed-MLA models (the DeepSeek list plus ``Glm4MoeLiteForCausalLM``)
+    default to triton on SM100/SM120 and need ascend/fa3/fa4/triton, fa4 only on SM100/SM110."""
+    return _deterministic_attention_backend(ctx, _RELEASE_0_5_18)
+
+
+def _deterministic_attention_backend(ctx, release: dict):
     args, platform = ctx.args, ctx.platform
     if not args.enable_deterministic_inference:
         return {}
     out = {}
     backend = args.attention_backend
-    deepseek = ctx.arch in DEEPSEEK_ARCHS
+    deepseek = ctx.arch in release["deepseek_archs"]
+    allowed = list(release["backends"])
     if backend is None:
         if platform.is_sm100 or platform.is_sm120:
             backend = "triton" if deepseek else "flashinfer"
@@ -77,45 +131,30 @@ def _deterministic_attention_backend(
         out["attention_backend"] = backend
     elif backend not in allowed:
         raise ConflictError(
-            f"Currently only {list(allowed)} attention backends are supported for "
+            f"Currently only {allowed} attention backends are supported for "
             f"deterministic inference, but you explicitly specified '{backend}'.",
             fields=("enable_deterministic_inference", "attention_backend"),
-            fix=f"pass --attention-backend with one of {list(allowed)}, "
-            "or drop --enable-deterministic-inference",
+            fix=f"pass --attention-backend with one of {allowed}, or drop --enable-deterministic-inference",
         )
-    if deepseek and backend not in C.DEEPSEEK_DETERMINISTIC_BACKENDS:
+    if deepseek and backend not in release["deepseek_backends"]:
         raise ConflictError(
-            f"Currently only {list(deepseek_listed)} attention backends are supported for deterministic "
-            f"inference with DeepSeek models. But you're using {backend}.",
+            f"Currently only {release['deepseek_listed']} attention backends are supported for deterministic "
+            f"inference with {release['deepseek_word']}. But you're using {backend}.",
             fields=("enable_deterministic_inference", "attention_backend"),
             fix="pass --attention-backend fa3 or triton",
         )
-    if backend not in radix_ok and not args.disable_radix_cache:
+    # utils/common.py is_sm100_or_sm110_supported: CUDA capability major 10 or 11
+    sm100_or_sm110 = platform.is_cuda and (platform.capability or (0, 0))[0] in (10, 11)
+    if deepseek and backend == "fa4" and release["fa4_needs_sm100_or_sm110"] and not sm100_or_sm110:
+        raise ConflictError(
+            "Deterministic inference with absorbed-MLA models on the fa4 attention backend requires "
+            "SM100/SM110: it runs absorbed MLA, whose qv argument flash_attn.cute only implements on "
+            "those archs.",
+            fields=("enable_deterministic_inference", "attention_backend"),
+            fix="pass --attention-backend triton",
+        )
+    if backend not in release["radix"] and not args.disable_radix_cache:
         out["disable_radix_cache"] = True
     if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True
     return out
-
-
-@registry.rule("deterministic", until="0.5.16")
-def deterministic_attention_backend(ctx):
-    """D3-D8 (up to 0.5.15): fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse
-    backends outside {flashinfer, fa3, triton, ascend}, disable the radix cache unless fa3/triton/
-    ascend, pin NCCL tree all-reduce for TP."""
-    return _deterministic_attention_backend(
-        ctx, C.DETERMINISTIC_BACKENDS, C.RADIX_DETERMINISTIC_BACKENDS, C.RADIX_DETERMINISTIC_BACKENDS
-    )
-
-
-@registry.rule("deterministic", since="0.5.16", series="deterministic_attention_backend")
-def deterministic_attention_backend_0_5_16(ctx):
-    """D3-D8 (since 0.5.16, ``server_args.DETERMINISTIC_ATTENTION_BACKEND_CHOICES``,
-    ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``, ``_handle_deterministic_inference``):
-    fa4 is accepted and keeps the radix cache; the lists are sorted; the DeepSeek message names
-    the list it checks (fa3, triton)."""
-    return _deterministic_attention_backend(
-        ctx,
-        C.DETERMINISTIC_BACKENDS_0_5_16,
-        C.RADIX_DETERMINISTIC_BACKENDS_0_5_16,
-        C.DEEPSEEK_DETERMINISTIC_BACKENDS,
-    )

@@ -47,7 +47,18 @@ def has_nvfp4_moe_meta(hf) -> bool:
     )
 
 
-def _quant_constraints(ctx, mxfp8_allowed: tuple[str, ...], mxfp8_default: str) -> dict:
+def _quant_constraints(
+    ctx,
+    nvfp4_runners: tuple[str, ...],
+    nvfp4_message: str,
+    mxfp8_runners: tuple[str, ...],
+    *,
+    gfx95_triton: bool = False,
+    mxfp8_on_npu: bool = True,
+):
+    """``_moe_runner_backend_quant_constraints`` with one release's runner lists; since 0.5.16
+    gfx95 ROCm also runs (and defaults to) triton for mxfp8 (``gfx95_triton``); since 0.5.18 the
+    mxfp8 arm is skipped on NPU (``mxfp8_on_npu=False``)."""
     args, platform = ctx.args, ctx.platform
     runner, quant = args.moe_runner_backend, args.quantization
     chosen = runner
@@ -60,24 +71,27 @@ def _quant_constraints(ctx, mxfp8_allowed: tuple[str, ...], mxfp8_default: str) 
             )
         if runner == "auto":
             chosen = "flashinfer_trtllm"
-        elif runner not in ("flashinfer_trtllm", "flashinfer_trtllm_routed"):
+        elif runner not in nvfp4_runners:
             raise ConflictError(
-                "--quantization nvfp4_online supports only --moe-runner-backend flashinfer_trtllm or "
-                "flashinfer_trtllm_routed.",
+                nvfp4_message,
                 fields=("quantization", "moe_runner_backend"),
                 fix="pass --moe-runner-backend flashinfer_trtllm",
             )
-    if quant == "mxfp8":
+    if quant == "mxfp8" and (mxfp8_on_npu or not platform.is_npu):
+        gfx95 = gfx95_triton and platform.is_gfx95
+        allowed = mxfp8_runners + (("triton",) if gfx95 else ())
+        default = "triton" if gfx95 else "flashinfer_trtllm"
         if runner == "auto":
-            chosen = mxfp8_default
-        elif runner not in mxfp8_allowed:
-            chosen = Force(mxfp8_default, f"mxfp8 supports only the {', '.join(mxfp8_allowed)} MoE runners")
+            chosen = default
+        elif runner not in allowed:
+            chosen = Force(default, f"mxfp8 supports only {', '.join(allowed)} MoE runners")
     if chosen == "auto" and quant == "modelopt_fp4" and platform.is_sm120:
         chosen = "flashinfer_cutlass"
     return {} if chosen == runner else {"moe_runner_backend": chosen}
 
 
-_MXFP8_RUNNERS_0_5_15 = ("cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed")
+_NVFP4_RUNNERS = ("flashinfer_trtllm", "flashinfer_trtllm_routed")
+_NVFP4_MESSAGE = "--quantization nvfp4_online supports only --moe-runner-backend flashinfer_trtllm or flashinfer_trtllm_routed."
 #: server_args.py ``MXFP8_MOE_RUNNER_BACKEND_CHOICES`` (0.5.16): deep_gemm joins.
 _MXFP8_RUNNERS_0_5_16 = ("cutlass", "deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_routed")
 
@@ -87,23 +101,36 @@ def moe_runner_backend_quant_constraints(ctx):
     """``_moe_runner_backend_quant_constraints`` (0.5.15): nvfp4_online needs SM100 and a TRT-LLM
     runner (auto → flashinfer_trtllm); mxfp8 runs on cutlass or TRT-LLM (others overridden);
     modelopt_fp4 on SM120 uses flashinfer_cutlass."""
-    return _quant_constraints(ctx, _MXFP8_RUNNERS_0_5_15, "flashinfer_trtllm")
+    return _quant_constraints(
+        ctx, _NVFP4_RUNNERS, _NVFP4_MESSAGE, ("cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed")
+    )
 
 
-@registry.rule("parallelism", since="0.5.16", series="moe_runner_backend_quant_constraints")
+@registry.rule("parallelism", since="0.5.16", until="0.5.18", series="moe_runner_backend_quant_constraints")
 def moe_runner_backend_quant_constraints_0_5_16(ctx):
     """``_moe_runner_backend_quant_constraints`` (0.5.16, arg_groups/overrides.py): as before, but
     mxfp8 also accepts deep_gemm, and on ROCm gfx95 accepts triton, which is its default there."""
-    allowed, default = _MXFP8_RUNNERS_0_5_16, "flashinfer_trtllm"
-    if ctx.platform.is_hip and ctx.platform.is_gfx95:
-        allowed, default = (*allowed, "triton"), "triton"
-    return _quant_constraints(ctx, allowed, default)
+    return _quant_constraints(ctx, _NVFP4_RUNNERS, _NVFP4_MESSAGE, _MXFP8_RUNNERS_0_5_16, gfx95_triton=True)
 
 
-@registry.rule("parallelism")
-def moe_runner_backend_checks(ctx):
-    """``_handle_moe_kernel_config`` asserts: each FlashInfer MoE runner's quantizations, and
-    ``ep_size`` 1 or ``tp_size`` for the cutlass/cutedsl runners."""
+@registry.rule("parallelism", since="0.5.18", series="moe_runner_backend_quant_constraints")
+def moe_runner_backend_quant_constraints_0_5_18(ctx):
+    """``overrides._moe_runner_backend_quant_constraints`` (0.5.18): nvfp4_online also accepts
+    ``flashinfer_cutedsl``; mxfp8 (not on NPU) also ``deep_gemm`` and, on gfx95 ROCm, ``triton``
+    (its default there) — the mxfp8 lists are 0.5.16's (``MXFP8_MOE_RUNNER_BACKEND_CHOICES``)."""
+    return _quant_constraints(
+        ctx,
+        ("flashinfer_trtllm", "flashinfer_trtllm_routed", "flashinfer_cutedsl"),
+        "--quantization nvfp4_online supports only --moe-runner-backend flashinfer_trtllm or "
+        "flashinfer_trtllm_routed, or flashinfer_cutedsl.",
+        _MXFP8_RUNNERS_0_5_16,
+        gfx95_triton=True,
+        mxfp8_on_npu=False,
+    )
+
+
+def _runner_checks(ctx, release: dict):
+    """``_handle_moe_kernel_config`` asserts with one release's quantization lists (``release``)."""
     args = ctx.args
     runner, quant, ep, tp = args.moe_runner_backend, args.quantization, args.ep_size, args.tp_size
     fields = ("moe_runner_backend", "quantization")
@@ -119,10 +146,10 @@ def moe_runner_backend_checks(ctx):
         if ep not in (1, tp):
             raise _assert(ep_message, ("ep_size", "tp_size"), f"pass --ep-size 1 or {tp}")
     if runner == "flashinfer_cutedsl":
-        if quant != "modelopt_fp4" and not has_nvfp4_moe_meta(ctx.hf):
+        if quant not in release["cutedsl"] and not has_nvfp4_moe_meta(ctx.hf):
             raise _assert(
                 f"Invalid quantization '{quant}'. \nFlashInfer CuteDSL MOE currently supports only: "
-                "'modelopt_fp4' or hybrid NVFP4 models.",
+                + release["cutedsl_text"],
                 fields,
                 "use flashinfer_cutedsl with an NVFP4 (modelopt_fp4) checkpoint only",
             )
@@ -135,6 +162,13 @@ def moe_runner_backend_checks(ctx):
                 ("moe_a2a_backend", "moe_runner_backend"),
                 "pass --moe-a2a-backend none, deepep or flashinfer",
             )
+        if release["cutedsl_per_token"] and args.moe_a2a_backend == "deepep" and quant == "nvfp4_online":
+            raise ConflictError(
+                "flashinfer_cutedsl per-token NVFP4 activation requires moe_a2a_backend='none' or "
+                "'flashinfer'.",
+                fields=("moe_a2a_backend", "moe_runner_backend", "quantization"),
+                fix="pass --moe-a2a-backend none or flashinfer",
+            )
     if runner in ("flashinfer_trtllm", "experimental_sgl_trtllm") and quant not in _TRTLLM_QUANT:
         raise _assert(
             f"Invalid quantization '{quant}'. \nFlashInfer TRTLLM MOE supports only: 'modelopt_fp4', "
@@ -142,14 +176,47 @@ def moe_runner_backend_checks(ctx):
             fields,
             "choose another --moe-runner-backend for this quantization",
         )
-    if runner == "flashinfer_trtllm_routed" and quant not in _TRTLLM_ROUTED_QUANT:
+    if runner == "flashinfer_trtllm_routed" and quant not in release["routed"]:
         raise _assert(
-            f"Invalid quantization '{quant}'. \nFlashInfer TRTLLM routed MOE supports only: 'fp8', 'mxfp8', "
-            "'modelopt_fp4', 'nvfp4_online', or bfloat16 (None).",
+            f"Invalid quantization '{quant}'. \nFlashInfer TRTLLM routed MOE supports only: "
+            + release["routed_text"],
             fields,
             "choose another --moe-runner-backend for this quantization",
         )
     return {}
+
+
+_RUNNER_LISTS_0_5_15 = {
+    "cutedsl": ("modelopt_fp4",),
+    "cutedsl_text": "'modelopt_fp4' or hybrid NVFP4 models.",
+    "cutedsl_per_token": False,
+    "routed": _TRTLLM_ROUTED_QUANT,
+    "routed_text": "'fp8', 'mxfp8', 'modelopt_fp4', 'nvfp4_online', or bfloat16 (None).",
+}
+#: 0.5.18 (the modelopt_mixed entries are 0.5.16's, nvfp4_online for CuteDSL is 0.5.18's).
+_RUNNER_LISTS_0_5_18 = {
+    "cutedsl": ("modelopt_fp4", "modelopt_mixed", "nvfp4_online"),
+    "cutedsl_text": "'modelopt_fp4', 'modelopt_mixed' (with NVFP4 MoE layers), 'nvfp4_online', or hybrid "
+    "NVFP4 models.",
+    "cutedsl_per_token": True,
+    "routed": ("fp8", "mxfp8", "modelopt_fp4", "modelopt_mixed", "nvfp4_online", None),
+    "routed_text": "'fp8', 'mxfp8', 'modelopt_fp4', 'modelopt_mixed', 'nvfp4_online', or bfloat16 (None).",
+}
+
+
+@registry.rule("parallelism", until="0.5.18", series="moe_runner_backend_checks")
+def moe_runner_backend_checks(ctx):
+    """``_handle_moe_kernel_config`` asserts (0.5.15): each FlashInfer MoE runner's quantizations,
+    and ``ep_size`` 1 or ``tp_size`` for the cutlass/cutedsl runners."""
+    return _runner_checks(ctx, _RUNNER_LISTS_0_5_15)
+
+
+@registry.rule("parallelism", since="0.5.18", series="moe_runner_backend_checks")
+def moe_runner_backend_checks_0_5_18(ctx):
+    """``server_args._handle_moe_kernel_config`` asserts (0.5.18): CuteDSL also serves
+    ``modelopt_mixed`` and ``nvfp4_online`` and refuses ``deepep`` with nvfp4_online (per-token
+    NVFP4 activation); the TRT-LLM routed runner also ``modelopt_mixed``."""
+    return _runner_checks(ctx, _RUNNER_LISTS_0_5_18)
 
 
 @registry.rule("parallelism")
@@ -163,10 +230,10 @@ def moe_runner_fusion_disable(ctx):
     return {}
 
 
-@registry.rule("parallelism")
+@registry.rule("parallelism", until="0.5.18", series="cutlass_moe_env_override")
 def cutlass_moe_env_override(ctx):
-    """``_cutlass_moe_env_override`` (deprecated ``SGLANG_CUTLASS_MOE``): cutlass MoE, only for
-    fp8/mxfp8; then FP8/MXFP8 cutlass MoE needs ``ep_size == 1``."""
+    """``_cutlass_moe_env_override`` (deprecated ``SGLANG_CUTLASS_MOE``, 0.5.15): cutlass MoE,
+    only for fp8/mxfp8; then FP8/MXFP8 cutlass MoE needs ``ep_size == 1``."""
     args = ctx.args
     out = {}
     runner = args.moe_runner_backend
@@ -189,10 +256,24 @@ def cutlass_moe_env_override(ctx):
     return out
 
 
-@registry.rule("parallelism")
+@registry.rule("parallelism", since="0.5.18", series="cutlass_moe_env_override")
+def cutlass_moe_ep_size(ctx):
+    """``server_args._handle_moe_kernel_config`` (0.5.18; ``_cutlass_moe_env_override`` and its
+    ``SGLANG_CUTLASS_MOE`` are gone): FP8/MXFP8 cutlass MoE needs ``ep_size == 1``."""
+    args = ctx.args
+    if args.moe_runner_backend == "cutlass" and args.quantization in ("fp8", "mxfp8") and args.ep_size != 1:
+        raise _assert(
+            "FP8/MXFP8 Cutlass MoE is only supported with ep_size == 1",
+            ("ep_size", "moe_runner_backend"),
+            "pass --ep-size 1 or another --moe-runner-backend",
+        )
+    return {}
+
+
+@registry.rule("parallelism", until="0.5.18", series="a2a_backend_overrides")
 def a2a_backend_overrides(ctx):
-    """``_a2a_backend_overrides``: DeepEP Waterfill needs deepep; SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE
-    selects megamoe."""
+    """``_a2a_backend_overrides`` (0.5.15): DeepEP Waterfill needs deepep;
+    SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE selects megamoe."""
     args = ctx.args
     backend = args.moe_a2a_backend
     if args.enable_deepep_waterfill and backend != "deepep":
@@ -202,6 +283,17 @@ def a2a_backend_overrides(ctx):
     if backend == args.moe_a2a_backend:
         return {}
     return {"moe_a2a_backend": Force(backend, "DeepEP Waterfill / SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE")}
+
+
+@registry.rule("parallelism", since="0.5.18", series="a2a_backend_overrides")
+def a2a_backend_overrides_0_5_18(ctx):
+    """``overrides._a2a_backend_overrides`` (0.5.18): Waterfill (``--enable-waterfill``, 0.5.16's
+    name) needs deepep or megamoe, else deepep; ``SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE`` is no longer
+    read (``--moe-a2a-backend megamoe`` or the ``--moe-runner-backend megamoe`` alias instead)."""
+    args = ctx.args
+    if args.enable_deepep_waterfill and args.moe_a2a_backend not in ("deepep", "megamoe"):
+        return {"moe_a2a_backend": Force("deepep", "Waterfill requires the DeepEP or MegaMOE backend")}
+    return {}
 
 
 @registry.rule("parallelism")
@@ -263,4 +355,44 @@ def a2a_moe_checks(ctx):
                 ("chunked_prefill_size", "moe_a2a_backend"),
                 f"pass --chunked-prefill-size {budget} or raise SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
             )
+    return out
+
+
+# -- 0.5.18: the megamoe runner alias ---------------------------------------------------------
+#: Choices of ``--moe-runner-backend`` / ``--speculative-moe-runner-backend`` first accepted in 0.5.18.
+MOE_RUNNER_CHOICES_SINCE_0_5_18 = ("megamoe",)
+
+
+@registry.rule("device", until="0.5.18", series="moe_runner_backend_alias")
+def moe_runner_choices_before_0_5_18(ctx):
+    """argparse (before 0.5.18): ``megamoe`` is not a ``--moe-runner-backend`` choice
+    (``server_args.MOE_RUNNER_BACKEND_CHOICES`` gains it in 0.5.18)."""
+    from .. import choices as C
+
+    for field in ("moe_runner_backend", "speculative_moe_runner_backend"):
+        value = getattr(ctx.args, field)
+        if value in MOE_RUNNER_CHOICES_SINCE_0_5_18:
+            older = [c for c in C.MOE_RUNNER_BACKENDS if c not in MOE_RUNNER_CHOICES_SINCE_0_5_18]
+            flag = "--" + field.replace("_", "-")
+            raise ConflictError(
+                f"argument {flag}: invalid choice: {value!r} (choose from {', '.join(map(repr, older))})",
+                fields=(field,),
+                fix=f"use --moe-a2a-backend megamoe, or --sglang-version 0.5.18 or later for {flag} {value}",
+                upstream="argparse",
+            )
+    return {}
+
+
+@registry.rule("device", since="0.5.18", series="moe_runner_backend_alias")
+def moe_runner_backend_alias(ctx):
+    """``server_args._handle_moe_runner_backend_alias`` (0.5.18, the first step of
+    ``__post_init__``): ``--moe-runner-backend megamoe`` means ``--moe-a2a-backend megamoe`` with
+    the runner left to ``auto`` (another A2A backend is overridden, with a warning)."""
+    args = ctx.args
+    if args.moe_runner_backend != "megamoe":
+        return {}
+    reason = "--moe-runner-backend megamoe is an alias for --moe-a2a-backend megamoe"
+    out = {"moe_runner_backend": Force("auto", reason)}
+    if args.moe_a2a_backend != "megamoe":
+        out["moe_a2a_backend"] = Force("megamoe", reason)
     return out
