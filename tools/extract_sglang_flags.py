@@ -321,16 +321,27 @@ def _field_default(ev: Evaluator, value: ast.AST | None) -> tuple[bool, Any]:
     return True, ev.eval(value)
 
 
+def _is_arg_meta(node: ast.AST) -> bool:
+    """An ``Arg(...)`` call or a bare help string (the two forms ``_unwrap_annotated`` reads)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    return isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "Arg"
+
+
 def _field_flag(ev: Evaluator, stmt: ast.AnnAssign) -> dict[str, Any] | None:
     sub = _subscript(stmt.annotation)
     if not sub or sub[0] != "A":
         return None  # not annotated with Arg metadata: no CLI flag (add_cli_args_from_dataclass skips it)
-    raw_type, meta_node = sub[1][0], sub[1][1]
+    raw_type = sub[1][0]
+    # The CLI metadata is the first ``Arg(...)`` or help string after the type, as in
+    # ``arg_utils._unwrap_annotated``; other markers (0.5.18+: ``NS("serving")``, the field's
+    # namespace) are skipped, and a field with none is declared by hand in ``add_cli_args``.
+    meta_node = next((m for m in sub[1][1:] if _is_arg_meta(m)), None)
+    if meta_node is None:
+        return None
     meta: dict[str, ast.AST] = {}
     if isinstance(meta_node, ast.Call):
         meta = {kw.arg: kw.value for kw in meta_node.keywords if kw.arg}
-    elif not (isinstance(meta_node, ast.Constant) and isinstance(meta_node.value, str)):
-        return None
     if "no_cli" in meta and ev.eval(meta["no_cli"]) is True:
         return None
     name = stmt.target.id  # type: ignore[union-attr]
