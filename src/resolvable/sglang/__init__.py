@@ -15,6 +15,7 @@ from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 #: Rule modules in registration order. Stages order the passes; inside a stage, rules for the
 #: same architecture run in this order (e.g. Qwen3.5: hybrid provider, then the MoE family).
 RULE_MODULES = (
+    "passes.choices_0_5_19",  # argparse: names a release does not know, before any other rule
     "passes.device",
     "passes.quantization",
     "families.deepseek",
@@ -34,6 +35,9 @@ RULE_MODULES = (
     "families.glm4_moe",
     "families.olmo2",
     "families.step3p",
+    "families.cohere2_moe",
+    "families.minicpm",
+    "families.granite_swa",
     "families.mamba_radix",
     "passes.model_tail",
     "passes.sampling",

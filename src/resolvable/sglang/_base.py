@@ -13,9 +13,11 @@ from .args import ServerArgs
 #: sglang releases whose behaviour this pack reproduces, oldest first. A release is listed only
 #: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
 #: changed in a release is two rules with adjacent ranges (``since=``/``until=``).
-SGLANG_RELEASES = ("0.5.14", "0.5.15")
-#: The release resolved when none is named: the newest supported one.
-SGLANG_VERSION = SGLANG_RELEASES[-1]
+SGLANG_RELEASES = ("0.5.14", "0.5.15", "0.5.19")
+#: The release resolved when none is named. It stays 0.5.15 while the releases between 0.5.15
+#: and the newest modelled one are modelled in parallel (docs/releases/*.md); the integrator
+#: moves it to the newest release once the chain is complete.
+SGLANG_VERSION = "0.5.15"
 RULESET_VERSION = "2"
 #: The check phase of sglang's start-up (``ModelRunner`` building the attention backends).
 STARTUP_PHASE = "startup"
@@ -94,4 +96,5 @@ registry = Registry(
     name="sglang",
     version=RULESET_VERSION,
     releases=SGLANG_RELEASES,
+    default_release=SGLANG_VERSION,
 )

@@ -33,6 +33,9 @@ ATTENTION_BACKENDS = (
     "intel_amx",
     "ascend",
     "intel_xpu",
+    # MiniCPM sparse attention (since 0.5.19; last, so the 0.5.15 matrix colours stay put)
+    "minicpm_flashattn",
+    "minicpm_flashinfer",
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
@@ -102,5 +105,33 @@ MOE_RUNNER_BACKENDS = (
     "cutlass",
     "aiter",
     "marlin",
+    "intel_xpu",  # since 0.5.19
 )
-MOE_A2A_BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flashinfer", "megamoe")
+MOE_A2A_BACKENDS = (
+    "none",
+    "deepep",
+    "mooncake",
+    "nixl",
+    "mori",
+    "ascend_fuseep",
+    "flashinfer",
+    "megamoe",
+    "deepep_v2",  # since 0.5.19
+)
+
+#: Names sglang 0.5.19 added to the choice lists of fields this pack models (``server_args.py``
+#: ``ATTENTION_BACKEND_CHOICES``, ``MOE_RUNNER_BACKEND_CHOICES``, ``MOE_A2A_BACKEND_CHOICES``):
+#: field -> names. Earlier releases refuse them as argparse does (passes/choices_0_5_19.py).
+ADDED_IN_0_5_19 = {
+    "attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+    "prefill_attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+    "decode_attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+    "moe_runner_backend": ("intel_xpu",),
+    "speculative_moe_runner_backend": ("intel_xpu",),
+    "moe_a2a_backend": ("deepep_v2",),
+    "speculative_moe_a2a_backend": ("deepep_v2",),
+}
+#: ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` of 0.5.19 (adds intel_xpu to the 0.5.16 list).
+DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "flashinfer", "intel_xpu", "triton")
+#: ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` of 0.5.19 (also the absorbed-MLA list).
+RADIX_DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "triton")

@@ -1,7 +1,7 @@
 """Deterministic inference (spec §4.3, step 12; runs before the default backend fill).
 
-Invariant: with deterministic inference on, the attention backend ends in
-{flashinfer, fa3, triton, ascend} or the configuration is refused — including a backend a
+Invariant: with deterministic inference on, the attention backend ends in the release's
+deterministic list (0.5.15: {flashinfer, fa3, triton, ascend}) or the configuration is refused — including a backend a
 model rule chose (sglang reports it as "explicitly specified"). Only ``A`` is examined.
 """
 
@@ -57,9 +57,9 @@ def deterministic_sampling_backend(ctx):
     return {}
 
 
-@registry.rule("deterministic")
+@registry.rule("deterministic", until="0.5.19", series="deterministic_attention_backend")
 def deterministic_attention_backend(ctx):
-    """D3-D8: fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse incompatible
+    """D3-D8 (0.5.15; up to 0.5.18 in this branch, see docs/releases/0.5.19.md): fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse incompatible
     backends, disable the radix cache for flashinfer, pin NCCL tree all-reduce for TP."""
     args, platform = ctx.args, ctx.platform
     if not args.enable_deterministic_inference:
@@ -89,6 +89,60 @@ def deterministic_attention_backend(ctx):
             fix="pass --attention-backend fa3 or triton",
         )
     if backend not in C.RADIX_DETERMINISTIC_BACKENDS and not args.disable_radix_cache:
+        out["disable_radix_cache"] = True
+    if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
+        out["disable_custom_all_reduce"] = True
+    return out
+
+
+#: 0.5.19's "DeepSeek model" list of ``handle_deterministic_inference`` (adds GLM-4 MoE Lite).
+DEEPSEEK_ARCHS_0_5_19 = DEEPSEEK_ARCHS | {"Glm4MoeLiteForCausalLM"}
+
+
+@registry.rule("deterministic", since="0.5.19", series="deterministic_attention_backend")
+def deterministic_attention_backend_0_5_19(ctx):
+    """D3-D8 (since 0.5.19, ``overrides._deterministic_attention_backend`` and
+    ``arg_groups/attention_hook.py:handle_deterministic_inference``): the fill is as before; the
+    accepted backends are ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` (0.5.19 adds intel_xpu to
+    0.5.16's list); absorbed-MLA (DeepSeek) models need a radix-capable backend, fa4 only on
+    SM100/SM110; the radix cache stays on for ascend, fa3, fa4 and triton."""
+    args, platform = ctx.args, ctx.platform
+    if not args.enable_deterministic_inference:
+        return {}
+    out = {}
+    backend = args.attention_backend
+    deepseek = ctx.arch in DEEPSEEK_ARCHS_0_5_19
+    choices, radix = C.DETERMINISTIC_BACKENDS_0_5_19, C.RADIX_DETERMINISTIC_BACKENDS_0_5_19
+    if backend is None:
+        if platform.is_sm100 or platform.is_sm120:
+            backend = "triton" if deepseek else "flashinfer"
+        else:
+            backend = "fa3"
+        out["attention_backend"] = backend
+    elif backend not in choices:
+        raise ConflictError(
+            f"Currently only {list(choices)} attention backends are supported for deterministic "
+            f"inference, but you explicitly specified '{backend}'.",
+            fields=("enable_deterministic_inference", "attention_backend"),
+            fix=f"pass --attention-backend with one of {list(choices)}, or drop --enable-deterministic-inference",
+        )
+    if deepseek:
+        if backend not in radix:
+            raise ConflictError(
+                f"Currently only {list(radix)} attention backends are supported for deterministic inference "
+                f"with absorbed-MLA models. But you're using {backend}.",
+                fields=("enable_deterministic_inference", "attention_backend"),
+                fix="pass --attention-backend fa3 or triton",
+            )
+        if backend == "fa4" and not platform._cuda_major_in((10, 11), (12, 8)):  # is_sm100_or_sm110
+            raise ConflictError(
+                "Deterministic inference with absorbed-MLA models on the fa4 attention backend requires "
+                "SM100/SM110: it runs absorbed MLA, whose qv argument flash_attn.cute only implements on "
+                "those archs.",
+                fields=("enable_deterministic_inference", "attention_backend"),
+                fix="pass --attention-backend fa3 or triton",
+            )
+    if backend not in radix and not args.disable_radix_cache:
         out["disable_radix_cache"] = True
     if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True
