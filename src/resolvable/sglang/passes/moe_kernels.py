@@ -37,6 +37,10 @@ def _assert(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
+def _value_error(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
+    return ConflictError(message, fields=fields, fix=fix, upstream="ValueError")
+
+
 def has_nvfp4_moe_meta(hf) -> bool:
     """``ModelConfig.nvfp4_moe_meta`` is set: a MIXED_PRECISION checkpoint with NVFP4 MoE and a group size."""
     qc = checkpoint_quant_config(hf) or {}
@@ -229,17 +233,31 @@ def a2a_moe_checks(ctx):
 @registry.rule("parallelism", since="0.5.19", series="a2a_moe_checks")
 def a2a_moe_checks_0_5_19(ctx):
     """``arg_groups/moe_hook.py:handle_a2a_moe`` (since 0.5.19): as before, plus the new
-    ``deepep_v2`` backend (deterministic inference refused, runner ``auto`` → ``deep_gemm`` and
+    ``deepep_v2`` backend (validated architectures only, deterministic inference refused, runner ``auto`` → ``deep_gemm`` and
     any other runner refused, two-batch overlap refused, prefill CUDA graph disabled,
     shared-experts fusion off: ``_a2a_fusion_adjustments``); FlashInfer A2A also accepts the
     ``flashinfer_trtllm`` and ``deep_gemm`` runners (new message)."""
     return _a2a_moe_checks(ctx, _FI_A2A_RUNNERS, _FI_A2A_MESSAGE, deepep_v2=True)
 
 
-def _deepep_v2(args, out: dict) -> None:
+#: ``validate_deepep_v2_model_architecture``: the architectures DeepEP v2 is validated for.
+_DEEPEP_V2_ARCHS = ("DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM", "Qwen3MoeForCausalLM")
+
+
+def _deepep_v2(ctx, out: dict) -> None:
     """The ``deepep_v2`` block of 0.5.19's ``handle_a2a_moe`` (in its order)."""
+    args = ctx.args
+    if ctx.arch not in _DEEPEP_V2_ARCHS:
+        raise ConflictError(
+            f"DeepEP v2 MoE is not validated for {ctx.arch!r}; supported architectures are "
+            f"{sorted(_DEEPEP_V2_ARCHS)}. Other model workflows may require an all-reduce after A2A "
+            "combine. Use --moe-a2a-backend deepep.",
+            fields=("moe_a2a_backend",),
+            fix="use --moe-a2a-backend deepep",
+            upstream="ValueError",
+        )
     if args.enable_deterministic_inference:
-        raise _assert(
+        raise _value_error(
             "DeepEP v2 does not forward deterministic=True to ElasticBuffer, so deterministic sorting "
             "remains disabled. Disable --enable-deterministic-inference or use --moe-a2a-backend deepep.",
             ("moe_a2a_backend", "enable_deterministic_inference"),
@@ -248,7 +266,7 @@ def _deepep_v2(args, out: dict) -> None:
     if args.moe_runner_backend == "auto":
         out["moe_runner_backend"] = "deep_gemm"
     elif args.moe_runner_backend != "deep_gemm":
-        raise _assert(
+        raise _value_error(
             "DeepEP v2 MoE currently supports only --moe-runner-backend deep_gemm. Got "
             f"{args.moe_runner_backend!r}. Add a runner adapter before enabling DeepEP v2 with other "
             "MoE runners.",
@@ -256,7 +274,7 @@ def _deepep_v2(args, out: dict) -> None:
             "pass --moe-runner-backend deep_gemm (or auto)",
         )
     if args.enable_two_batch_overlap:
-        raise _assert(
+        raise _value_error(
             "DeepEP v2 MoE has not implemented the TBO/SBO overlap hooks yet. Disable "
             "--enable-two-batch-overlap and --enable-single-batch-overlap when using --moe-a2a-backend "
             "deepep_v2.",
@@ -288,7 +306,7 @@ def _a2a_moe_checks(ctx, fi_runners: tuple[str, ...], fi_message: str, *, deepep
                     "disabled", "DeepEP normal mode runs without CUDA graphs"
                 )
     if deepep_v2 and backend == "deepep_v2":
-        _deepep_v2(args, out)
+        _deepep_v2(ctx, out)
     if backend == "flashinfer":
         if not args.disable_shared_experts_fusion:
             out["disable_shared_experts_fusion"] = True
