@@ -235,7 +235,13 @@ def backend_table(
 ) -> CapabilityTable:
     """Probe the rules and build the capability table (every backend × every preset by default)."""
     presets = _Presets(platforms or list(Platform.presets()))
-    names = list(backends or ATTENTION_BACKENDS)
+    # The table describes the default release: names a later release added are not its choices.
+    from .._release import release_key
+    from .choices import ADDED_IN_0_5_19
+
+    newer = release_key(SGLANG_VERSION) >= release_key("0.5.19")
+    later = () if newer else ADDED_IN_0_5_19["attention_backend"]
+    names = list(backends or [b for b in ATTENTION_BACKENDS if b not in later])
     hfs = {k: _hf(k) for k in MODELS}
     defaults = {
         k: {
