@@ -321,23 +321,22 @@ def _field_default(ev: Evaluator, value: ast.AST | None) -> tuple[bool, Any]:
     return True, ev.eval(value)
 
 
+def _is_arg_meta(node: ast.AST) -> bool:
+    """An ``Arg(...)`` call or a bare help string (the two forms ``_unwrap_annotated`` reads)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    return isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "Arg"
+
+
 def _field_flag(ev: Evaluator, stmt: ast.AnnAssign) -> dict[str, Any] | None:
     sub = _subscript(stmt.annotation)
     if not sub or sub[0] != "A":
         return None  # not annotated with Arg metadata: no CLI flag (add_cli_args_from_dataclass skips it)
     raw_type = sub[1][0]
-    # As arg_utils._unwrap_annotated: the first ``Arg(...)`` or help string among the
-    # metadata; a field annotated with only ``NS(...)`` (0.5.17+: reasoning_parser) has no
-    # generated flag and is registered by hand in add_cli_args.
-    meta_node = next(
-        (
-            m
-            for m in sub[1][1:]
-            if (isinstance(m, ast.Call) and ast.unparse(m.func) == "Arg")
-            or (isinstance(m, ast.Constant) and isinstance(m.value, str))
-        ),
-        None,
-    )
+    # The CLI metadata is the first ``Arg(...)`` or help string after the type, as in
+    # ``arg_utils._unwrap_annotated``; other markers (0.5.18+: ``NS("serving")``, the field's
+    # namespace) are skipped, and a field with none is declared by hand in ``add_cli_args``.
+    meta_node = next((m for m in sub[1][1:] if _is_arg_meta(m)), None)
     if meta_node is None:
         return None
     meta: dict[str, ast.AST] = {}

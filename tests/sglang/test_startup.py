@@ -85,6 +85,32 @@ def test_backend_is_registered():
     assert refusal("llama-3.1-8b", "h100", attention_backend="flashinfer") is None
 
 
+def test_backend_is_registered_0_5_19():
+    """0.5.19 layers/attention/attention_registry.py registers minicpm_flashattn and
+    minicpm_flashinfer: a MiniCPM sparse model starts with the backend its override picked;
+    an unregistered name is still refused (same message, the 0.5.19 rule)."""
+    hf = {
+        "architectures": ["MiniCPMForCausalLM"],
+        "model_type": "minicpm",
+        "hidden_size": 2304,
+        "num_attention_heads": 36,
+        "num_key_value_heads": 36,
+        "num_hidden_layers": 4,
+        "vocab_size": 1000,
+        "has_minicpm_sparse_attention": True,
+    }
+    res = resolve_server_args(hf, _platform("h100"), sglang_version="0.5.19")
+    assert res["attention_backend"] == "minicpm_flashattn"
+    check_startup(res, hf)  # registered: starts
+    from resolvable import check
+    from resolvable.sglang import registry
+
+    late = res.adjust("test", attention_backend=None)
+    with pytest.raises(ConflictError, match="Invalid attention backend: None") as excinfo:
+        check(registry, late, hf, phase="startup")
+    assert excinfo.value.rule == "backend_is_registered_0_5_19"
+
+
 @pytest.mark.parametrize("backend", ["trtllm_mla", "tokenspeed_mla", "cutedsl_mla"])
 def test_mla_only_backends(backend):
     """attention_registry.py create_trtllm_mla_backend / create_tokenspeed_mla_backend /

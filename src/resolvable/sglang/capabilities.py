@@ -235,7 +235,10 @@ def backend_table(
 ) -> CapabilityTable:
     """Probe the rules and build the capability table (every backend × every preset by default)."""
     presets = _Presets(platforms or list(Platform.presets()))
-    names = list(backends or ATTENTION_BACKENDS)
+    # The table describes the default release: only the backends that release knows.
+    from .choices import choices_in
+
+    names = list(backends or choices_in(SGLANG_VERSION, "attention_backend", ATTENTION_BACKENDS))
     hfs = {k: _hf(k) for k in MODELS}
     defaults = {
         k: {

@@ -35,6 +35,9 @@ ATTENTION_BACKENDS = (
     "intel_amx",
     "ascend",
     "intel_xpu",
+    # MiniCPM sparse attention (since 0.5.19; last, so the 0.5.15 matrix colours stay put)
+    "minicpm_flashattn",
+    "minicpm_flashinfer",
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
@@ -135,6 +138,7 @@ MOE_RUNNER_BACKENDS = (
     # 0.5.18 (an alias for --moe-a2a-backend megamoe; refused for earlier releases by
     # passes/moe_kernels.py:moe_runner_choices_before_0_5_18)
     "megamoe",
+    "intel_xpu",  # since 0.5.19
 )
 MOE_A2A_BACKENDS = (
     "none",
@@ -146,6 +150,7 @@ MOE_A2A_BACKENDS = (
     "flashinfer",
     "megamoe",
     "ascend_tp",  # since 0.5.16
+    "deepep_v2",  # since 0.5.19
 )
 
 #: Choices a release added, per field: refused (as argparse would) by the releases before it.
@@ -161,8 +166,33 @@ ADDED_IN = {
         "speculative_moe_a2a_backend": ("ascend_tp",),
         "speculative_algorithm": ("DSPARK",),
     },
+    # server_args.py ATTENTION_BACKEND_CHOICES, MOE_RUNNER_BACKEND_CHOICES, MOE_A2A_BACKEND_CHOICES
+    "0.5.19": {
+        "attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+        "prefill_attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+        "decode_attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+        "moe_runner_backend": ("intel_xpu",),
+        "speculative_moe_runner_backend": ("intel_xpu",),
+        "moe_a2a_backend": ("deepep_v2",),
+        "speculative_moe_a2a_backend": ("deepep_v2",),
+    },
 }
 #: Choices a release removed, per field: refused by that release and the later ones.
 REMOVED_IN = {
     "0.5.16": {"quantization": ("qoq",)},
 }
+#: ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` of 0.5.19 (adds intel_xpu to the 0.5.16 list).
+DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "flashinfer", "intel_xpu", "triton")
+#: ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` of 0.5.19 (also the absorbed-MLA list).
+RADIX_DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "triton")
+
+
+def choices_in(release: str, field: str, values: tuple) -> tuple:
+    """``values`` (a union over releases) as ``release`` knows them for ``field``: without the
+    names a later release added or an earlier (or this) release removed."""
+    from .._release import release_key
+
+    key = release_key(release)
+    gone = {n for r, fields in ADDED_IN.items() if release_key(r) > key for n in fields.get(field, ())}
+    gone |= {n for r, fields in REMOVED_IN.items() if release_key(r) <= key for n in fields.get(field, ())}
+    return tuple(v for v in values if v not in gone)

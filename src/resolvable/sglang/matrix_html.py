@@ -63,6 +63,9 @@ _BACKEND_COLOURS = {
     "tokenspeed_mla": "#fee391",
     "dual_chunk_flash_attn": "#c2a5cf",
     "wave": "#99d8c9",
+    # since sglang 0.5.19
+    "minicpm_flashattn": "#e6f5d0",
+    "minicpm_flashinfer": "#fde0ef",
 }
 
 

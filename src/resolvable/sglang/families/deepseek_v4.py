@@ -10,6 +10,8 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
+from ..checkpoint import hf_quantization_config
+from ..facts import env_flag
 
 ARCH = "DeepseekV4ForCausalLM"
 _WHY = "DeepSeek-V4 runs only the dsv4 attention backend"
@@ -101,14 +103,46 @@ def _sm120_moe(ctx, runner: str) -> dict:
     return {}
 
 
-@registry.rule("model_checks", archs=(ARCH,), until="0.5.16")
+@registry.rule("model_checks", archs=(ARCH,), until="0.5.16", series="deepseek_v4_sm120_moe")
 def deepseek_v4_sm120_moe(ctx):
     """§3.2 (up to 0.5.15): on SM120 the MoE runner defaults to marlin."""
     return _sm120_moe(ctx, "marlin")
 
 
-@registry.rule("model_checks", archs=(ARCH,), since="0.5.16", series="deepseek_v4_sm120_moe")
+@registry.rule("model_checks", archs=(ARCH,), since="0.5.16", until="0.5.19", series="deepseek_v4_sm120_moe")
 def deepseek_v4_sm120_moe_0_5_16(ctx):
     """§3.2 (since 0.5.16, ``overrides._deepseek_v4_sm120_moe``): on SM120 the MXFP4 experts
     default to the flashinfer_mxfp4 MoE runner."""
     return _sm120_moe(ctx, "flashinfer_mxfp4")
+
+
+def fp4_experts(ctx) -> bool:
+    """``ModelConfig.is_fp4_experts`` (0.5.19, ``configs/model_config.py``): the checkpoint marks
+    MXFP4 routed experts with ``routed_experts_quant_method``; a DeepSeek-V4 checkpoint without
+    that key takes ``SGLANG_DSV4_FP4_EXPERTS`` (default on). sglang then probes the weights'
+    dtype, which a config alone does not show: the default stands."""
+    qc = hf_quantization_config(ctx.hf)
+    method = qc.get("routed_experts_quant_method") if hasattr(qc, "get") else None
+    if method is not None:
+        return method == "mxfp4"
+    return env_flag(ctx, "SGLANG_DSV4_FP4_EXPERTS", default=True)
+
+
+@registry.rule("model_checks", archs=(ARCH,), since="0.5.19", series="deepseek_v4_sm120_moe")
+def deepseek_v4_fp4_moe(ctx):
+    """§3.2 (since 0.5.19, ``model_overrides/deepseek_v4.py:_deepseek_v4_overrides``; the SM120
+    pass is gone): with the runner still ``auto`` (the NVFP4 routed default comes first) on a
+    CUDA device (not ROCm) with ``moe_a2a_backend none``, FP4 experts and SM90/SM100/SM120, the
+    MoE runner is flashinfer_mxfp4 (not with ``SGLANG_DSV4_FP4_DEQUANT``)."""
+    args, platform = ctx.args, ctx.platform
+    if (
+        args.moe_runner_backend == "auto"
+        and args.device == "cuda"
+        and not platform.is_hip
+        and args.moe_a2a_backend == "none"
+        and not env_flag(ctx, "SGLANG_DSV4_FP4_DEQUANT")
+        and fp4_experts(ctx)
+        and (platform.is_sm90 or platform.is_sm100 or platform.is_sm120)
+    ):
+        return {"moe_runner_backend": "flashinfer_mxfp4"}
+    return {}

@@ -47,17 +47,56 @@ def granite_hybrid_attention(ctx):
     return {}
 
 
-@registry.for_arch(*NO_TRITON)
+@registry.rule("model", archs=NO_TRITON, until="0.5.19", series="lfm2_nemotron_attention")
 def lfm2_nemotron_attention(ctx):
-    """§3.11: LFM2 and Nemotron-H use flashinfer on SM100 when ``A`` is unset."""
+    """§3.11 (up to 0.5.18): LFM2 and Nemotron-H use flashinfer on SM100 when ``A`` is unset."""
     if ctx.args.attention_backend is None and ctx.platform.is_sm100:
         return {"attention_backend": "flashinfer"}
     return {}
 
 
-@registry.for_arch(*NO_TRITON, stage="model_checks")
-def no_triton_check(ctx):
-    """§3.11: triton is refused (checked on ``A`` before the generic default)."""
+@registry.rule("model", archs=NO_TRITON, since="0.5.19", series="lfm2_nemotron_attention")
+def lfm2_nemotron_attention_0_5_19(ctx):
+    """§3.11 (since 0.5.19): LFM2 as before (``model_overrides/lfm2.py``); Nemotron-H
+    (``model_overrides/nemotron_h.py:_nemotron_h_overrides``) on Blackwell with A, P and D all
+    unset: without speculation trtllm_mha on SM100; with speculation trtllm_mha on SM100 when
+    the EAGLE topk is unset or 1 (page 64 when unset, draft backend trtllm_mha for
+    EAGLE/NEXTN/DSPARK), else triton (draft backend flashinfer for EAGLE/NEXTN/DFLASH/DSPARK).
+
+    Its ``mamba_radix_cache_strategy`` write is not declared: the mamba resolution has already
+    decided the strategy when the override reads it (docs/releases/0.5.19.md)."""
+    args, platform = ctx.args, ctx.platform
+    if ctx.arch not in NEMOTRON_H:
+        if args.attention_backend is None and platform.is_sm100:
+            return {"attention_backend": "flashinfer"}
+        return {}
+    unset = (args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend)
+    if not platform.is_blackwell or unset != (None, None, None):
+        return {}
+    algo = args.speculative_algorithm
+    if algo is None:
+        return {"attention_backend": "trtllm_mha"} if platform.is_sm100 else {}
+    algo = algo.upper()
+    out: dict = {}
+    if platform.is_sm100 and args.speculative_eagle_topk in (None, 1):
+        out["attention_backend"] = "trtllm_mha"
+        if args.page_size is None:
+            out["page_size"] = 64
+        if args.speculative_draft_attention_backend is None and algo in ("EAGLE", "NEXTN", "DSPARK"):
+            out["speculative_draft_attention_backend"] = "trtllm_mha"
+    else:
+        out["attention_backend"] = "triton"
+        if args.speculative_draft_attention_backend is None and algo in (
+            "EAGLE",
+            "NEXTN",
+            "DFLASH",
+            "DSPARK",
+        ):
+            out["speculative_draft_attention_backend"] = "flashinfer"
+    return out
+
+
+def _refuse_triton(ctx) -> dict:
     if ctx.args.attention_backend == "triton":
         raise ConflictError(
             f"{ctx.arch} does not support triton attention backend, as the first layer might not be an "
@@ -67,6 +106,22 @@ def no_triton_check(ctx):
             upstream="AssertionError",
         )
     return {}
+
+
+@registry.rule("model_checks", archs=NO_TRITON, until="0.5.19", series="no_triton_check")
+def no_triton_check(ctx):
+    """§3.11 (up to 0.5.18): LFM2 and Nemotron-H refuse triton (checked on ``A`` before the
+    generic default)."""
+    return _refuse_triton(ctx)
+
+
+@registry.rule("model_checks", archs=NO_TRITON, since="0.5.19", series="no_triton_check")
+def no_triton_check_0_5_19(ctx):
+    """§3.11 (since 0.5.19, ``arg_groups/model_hook.py:handle_model_specific_adjustments``): only
+    LFM2 refuses triton; the Nemotron-H assertion is gone (its own override may pick triton)."""
+    if ctx.arch in NEMOTRON_H:
+        return {}
+    return _refuse_triton(ctx)
 
 
 _MODELOPT = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")

@@ -42,6 +42,10 @@ EXTRA_BUFFER_ARCHS = frozenset(
         "GraniteMoeHybridForCausalLM",
         "NemotronHForCausalLM",
         "NemotronHPuzzleForCausalLM",
+        # since 0.5.19 (mamba_radix_cache_0_5_19_archs)
+        "Qwen3_5ForCausalLM",
+        "Qwen3_5MoeForCausalLM",
+        "BailingMoeV3ForCausalLM",
     }
 )
 
@@ -191,3 +195,15 @@ def _mamba_radix_cache(ctx, release: dict):
                 fix="pass another --attention-backend",
             )
     return out
+
+
+#: ``overrides._MAMBA_RADIX_CACHE_ARCHS`` / ``_MAMBA_EXTRA_BUFFER_ARCHS`` additions of 0.5.19.
+MAMBA_ARCHS_0_5_19 = ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "BailingMoeV3ForCausalLM")
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS_0_5_19, since="0.5.19")
+def mamba_radix_cache_0_5_19_archs(ctx):
+    """§3.11 (since 0.5.19, ``overrides._MAMBA_RADIX_CACHE_ARCHS``): the text-only Qwen3.5
+    architectures and Bailing-MoE-V3 get the mamba radix-cache resolution (extra_buffer
+    supported), the same body as ``mamba_radix_cache``."""
+    return mamba_radix_cache(ctx)

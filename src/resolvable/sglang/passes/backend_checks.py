@@ -87,9 +87,21 @@ def cutedsl_mla_checks(ctx):
     return {}
 
 
-@registry.rule("attention_checks")
+def _trtllm_mha_decode_check(platform, decode) -> None:
+    """C14 (every release): trtllm_mha decode needs SM90, SM100 or SM120."""
+    if decode == "trtllm_mha" and not (platform.is_sm90 or platform.is_sm100 or platform.is_sm120):
+        raise ConflictError(
+            "TRTLLM MHA backend for decode is only supported on Hopper (SM90), Blackwell (SM100) and (SM120) "
+            "GPUs. Please use a different decode backend.",
+            fields=("attention_backend", "decode_attention_backend"),
+            fix="choose another --attention-backend / --decode-attention-backend",
+        )
+
+
+@registry.rule("attention_checks", until="0.5.19", series="trtllm_mha_platform_checks")
 def trtllm_mha_platform_checks(ctx):
-    """C13/C14: trtllm_mha prefill needs SM100; decode needs SM90, SM100 or SM120."""
+    """C13/C14 (up to 0.5.18, ``_handle_attention_backend_compatibility``): trtllm_mha prefill
+    needs SM100; decode needs SM90, SM100 or SM120."""
     prefill, decode = effective_backends(ctx.args)
     platform = ctx.platform
     if prefill == "trtllm_mha" and not platform.is_sm100:
@@ -99,12 +111,40 @@ def trtllm_mha_platform_checks(ctx):
             fields=("attention_backend", "prefill_attention_backend"),
             fix="choose another --attention-backend / --prefill-attention-backend",
         )
-    if decode == "trtllm_mha" and not (platform.is_sm90 or platform.is_sm100 or platform.is_sm120):
+    _trtllm_mha_decode_check(platform, decode)
+    return {}
+
+
+@registry.rule("attention_checks", since="0.5.19", series="trtllm_mha_platform_checks")
+def trtllm_mha_platform_checks_0_5_19(ctx):
+    """C13/C14 (since 0.5.19, ``arg_groups/attention_hook.py:handle_attention_backend_compatibility``):
+    trtllm_mha prefill runs on SM90, SM100 or SM120 (FMHAv2 off SM100); on SM120 not with an
+    fp8_e4m3 KV cache; off SM100 not with prefill context parallelism (``attn_cp_size > 1``);
+    decode needs SM90, SM100 or SM120. The skip-softmax env threshold is not read."""
+    args = ctx.args
+    prefill, decode = effective_backends(args)
+    platform = ctx.platform
+    if prefill == "trtllm_mha":
+        if not (platform.is_sm90 or platform.is_sm100 or platform.is_sm120):
+            raise ConflictError(
+                "TRTLLM MHA backend for prefill requires Hopper (SM90), Blackwell (SM100), or SM120 GPUs. "
+                "Please use a different prefill backend.",
+                fields=("attention_backend", "prefill_attention_backend"),
+                fix="choose another --attention-backend / --prefill-attention-backend",
+            )
+        if platform.is_sm120 and args.kv_cache_dtype == "fp8_e4m3":
+            raise ConflictError(
+                "TRTLLM FMHAv2 prefill on SM120 does not support fp8_e4m3 KV cache or skip-softmax.",
+                fields=("attention_backend", "prefill_attention_backend", "kv_cache_dtype"),
+                fix="use another --kv-cache-dtype, or another prefill backend",
+            )
+    _trtllm_mha_decode_check(platform, decode)
+    if prefill == "trtllm_mha" and not platform.is_sm100 and args.attn_cp_size > 1:
         raise ConflictError(
-            "TRTLLM MHA backend for decode is only supported on Hopper (SM90), Blackwell (SM100) and (SM120) "
-            "GPUs. Please use a different decode backend.",
-            fields=("attention_backend", "decode_attention_backend"),
-            fix="choose another --attention-backend / --decode-attention-backend",
+            "Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 (trtllm-gen "
+            "context kernel): the SM90/SM120 fmha_v2 prefill path does not implement CP shard masking.",
+            fields=("attention_backend", "prefill_attention_backend", "attn_cp_size"),
+            fix="use another prefill backend, or drop prefill context parallelism",
         )
     return {}
 

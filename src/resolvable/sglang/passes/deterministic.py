@@ -1,7 +1,7 @@
 """Deterministic inference (spec §4.3, step 12; runs before the default backend fill).
 
 Invariant: with deterministic inference on, the attention backend ends in
-{flashinfer, fa3, triton, ascend} (0.5.18: also fa4) or the configuration is refused — including a backend a
+the release's deterministic list (0.5.15: {flashinfer, fa3, triton, ascend}; fa4 since 0.5.16, intel_xpu since 0.5.19) or the configuration is refused — including a backend a
 model rule chose (sglang reports it as "explicitly specified"). Only ``A`` is examined.
 """
 
@@ -106,13 +106,26 @@ def deterministic_attention_backend_0_5_16(ctx):
     return _deterministic_attention_backend(ctx, _RELEASE_0_5_16)
 
 
-@registry.rule("deterministic", since="0.5.18", series="deterministic_attention_backend")
+@registry.rule("deterministic", since="0.5.18", until="0.5.19", series="deterministic_attention_backend")
 def deterministic_attention_backend_0_5_18(ctx):
     """``server_args._handle_deterministic_inference`` and
     ``overrides._deterministic_attention_backend`` (0.5.18): FA4 is a deterministic backend (keeps
     the radix cache); absorbed-MLA models (the DeepSeek list plus ``Glm4MoeLiteForCausalLM``)
     default to triton on SM100/SM120 and need ascend/fa3/fa4/triton, fa4 only on SM100/SM110."""
     return _deterministic_attention_backend(ctx, _RELEASE_0_5_18)
+
+
+#: 0.5.19 (``arg_groups/attention_hook.py:handle_deterministic_inference``): the deterministic
+#: list adds intel_xpu; the rest is 0.5.18's.
+_RELEASE_0_5_19 = {**_RELEASE_0_5_18, "backends": C.DETERMINISTIC_BACKENDS_0_5_19}
+
+
+@registry.rule("deterministic", since="0.5.19", series="deterministic_attention_backend")
+def deterministic_attention_backend_0_5_19(ctx):
+    """D3-D8 (since 0.5.19, ``overrides._deterministic_attention_backend`` and
+    ``attention_hook.handle_deterministic_inference``): as 0.5.18, and intel_xpu is a
+    deterministic backend (``DETERMINISTIC_ATTENTION_BACKEND_CHOICES``)."""
+    return _deterministic_attention_backend(ctx, _RELEASE_0_5_19)
 
 
 def _deterministic_attention_backend(ctx, release: dict):

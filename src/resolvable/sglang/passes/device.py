@@ -113,6 +113,21 @@ def cuda_graph_defaults_0_5_16(ctx):
     return out
 
 
+@registry.rule("device", since="0.5.19")
+def pp_breakable_prefill_graph(ctx):
+    """§2.2 step 5 (since 0.5.19, ``arg_groups/cuda_graph_hook.py:apply_cuda_graph_compatibility``):
+    with pipeline parallelism the default breakable prefill graph is disabled (opt in with
+    ``--cuda-graph-backend-prefill breakable``)."""
+    args = ctx.args
+    if (
+        args.pp_size > 1
+        and args.cuda_graph_backend_prefill == "breakable"
+        and not ctx.user_set("cuda_graph_backend_prefill")
+    ):
+        return {"cuda_graph_backend_prefill": "disabled"}
+    return {}
+
+
 @registry.rule("device")
 def device_handlers(ctx):
     """§2.2 step 6: per-device writes (HPU, CPU, NPU, MPS) that later rules see as input; the XPU

@@ -30,11 +30,16 @@ _TRTLLM_QUANT = (
 )
 _TRTLLM_ROUTED_QUANT = ("fp8", "mxfp8", "modelopt_fp4", "nvfp4_online", None)
 #: overrides.py ``_A2A_EP_SPANNING_BACKENDS``: expert parallelism spans the TP group.
-_EP_SPANNING = ("megamoe", "deepep", "mooncake", "nixl", "ascend_fuseep", "flashinfer", "mori")
+#: ``deepep_v2`` exists since 0.5.19 (earlier releases refuse the name: passes/release_choices.py).
+_EP_SPANNING = ("megamoe", "deepep", "deepep_v2", "mooncake", "nixl", "ascend_fuseep", "flashinfer", "mori")
 
 
 def _assert(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
+
+
+def _value_error(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
+    return ConflictError(message, fields=fields, fix=fix, upstream="ValueError")
 
 
 def has_nvfp4_moe_meta(hf) -> bool:
@@ -307,11 +312,96 @@ def a2a_ep_size(ctx):
     return {}
 
 
-@registry.rule("parallelism")
+#: FlashInfer A2A: the MoE runners it accepts and sglang's message, per release.
+_FI_A2A_RUNNERS_0_5_18 = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm_routed")
+_FI_A2A_MESSAGE_0_5_18 = (
+    "Flashinfer MoE A2A is only supported with flashinfer_cutlass, flashinfer_cutedsl or "
+    "flashinfer_trtllm_routed moe runner backend"
+)
+_FI_A2A_RUNNERS = (
+    "flashinfer_cutlass",
+    "flashinfer_cutedsl",
+    "flashinfer_trtllm",
+    "flashinfer_trtllm_routed",
+    "deep_gemm",
+)
+_FI_A2A_MESSAGE = (
+    "FlashInfer MoE A2A is supported with flashinfer_cutlass, flashinfer_cutedsl, flashinfer_trtllm, "
+    "flashinfer_trtllm_routed, or deep_gemm."
+)
+
+
+@registry.rule("parallelism", until="0.5.19", series="a2a_moe_checks")
 def a2a_moe_checks(ctx):
-    """``_handle_a2a_moe``: Waterfill re-enables and FlashInfer A2A disables the shared-experts
-    fusion; DeepEP ``normal`` mode runs without CUDA graphs; FlashInfer A2A needs DP attention
-    with ``dp_size == tp_size`` and a FlashInfer MoE runner; MoRI caps the chunked prefill."""
+    """``_handle_a2a_moe`` (up to 0.5.18): Waterfill re-enables and FlashInfer A2A disables the
+    shared-experts fusion; DeepEP ``normal`` mode runs without CUDA graphs; FlashInfer A2A needs
+    DP attention with ``dp_size == tp_size`` and a FlashInfer MoE runner; MoRI caps the chunked
+    prefill."""
+    return _a2a_moe_checks(ctx, _FI_A2A_RUNNERS_0_5_18, _FI_A2A_MESSAGE_0_5_18, deepep_v2=False)
+
+
+@registry.rule("parallelism", since="0.5.19", series="a2a_moe_checks")
+def a2a_moe_checks_0_5_19(ctx):
+    """``arg_groups/moe_hook.py:handle_a2a_moe`` (since 0.5.19): as before, plus the new
+    ``deepep_v2`` backend (validated architectures only, deterministic inference refused, runner ``auto`` → ``deep_gemm`` and
+    any other runner refused, two-batch overlap refused, prefill CUDA graph disabled,
+    shared-experts fusion off: ``_a2a_fusion_adjustments``); FlashInfer A2A also accepts the
+    ``flashinfer_trtllm`` and ``deep_gemm`` runners (new message)."""
+    return _a2a_moe_checks(ctx, _FI_A2A_RUNNERS, _FI_A2A_MESSAGE, deepep_v2=True)
+
+
+#: ``validate_deepep_v2_model_architecture``: the architectures DeepEP v2 is validated for.
+_DEEPEP_V2_ARCHS = ("DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM", "Qwen3MoeForCausalLM")
+
+
+def _deepep_v2(ctx, out: dict) -> None:
+    """The ``deepep_v2`` block of 0.5.19's ``handle_a2a_moe`` (in its order)."""
+    args = ctx.args
+    if ctx.arch not in _DEEPEP_V2_ARCHS:
+        raise ConflictError(
+            f"DeepEP v2 MoE is not validated for {ctx.arch!r}; supported architectures are "
+            f"{sorted(_DEEPEP_V2_ARCHS)}. Other model workflows may require an all-reduce after A2A "
+            "combine. Use --moe-a2a-backend deepep.",
+            fields=("moe_a2a_backend",),
+            fix="use --moe-a2a-backend deepep",
+            upstream="ValueError",
+        )
+    if args.enable_deterministic_inference:
+        raise _value_error(
+            "DeepEP v2 does not forward deterministic=True to ElasticBuffer, so deterministic sorting "
+            "remains disabled. Disable --enable-deterministic-inference or use --moe-a2a-backend deepep.",
+            ("moe_a2a_backend", "enable_deterministic_inference"),
+            "use --moe-a2a-backend deepep, or drop --enable-deterministic-inference",
+        )
+    if args.moe_runner_backend == "auto":
+        out["moe_runner_backend"] = "deep_gemm"
+    elif args.moe_runner_backend != "deep_gemm":
+        raise _value_error(
+            "DeepEP v2 MoE currently supports only --moe-runner-backend deep_gemm. Got "
+            f"{args.moe_runner_backend!r}. Add a runner adapter before enabling DeepEP v2 with other "
+            "MoE runners.",
+            ("moe_a2a_backend", "moe_runner_backend"),
+            "pass --moe-runner-backend deep_gemm (or auto)",
+        )
+    if args.enable_two_batch_overlap:
+        raise _value_error(
+            "DeepEP v2 MoE has not implemented the TBO/SBO overlap hooks yet. Disable "
+            "--enable-two-batch-overlap and --enable-single-batch-overlap when using --moe-a2a-backend "
+            "deepep_v2.",
+            ("moe_a2a_backend", "enable_two_batch_overlap"),
+            "drop --enable-two-batch-overlap",
+        )
+    if args.cuda_graph_backend_prefill != "disabled":
+        out["cuda_graph_backend_prefill"] = Force(
+            "disabled", "DeepEP v2 MoE runs prefill without CUDA graphs"
+        )
+    if not args.disable_shared_experts_fusion:
+        out["disable_shared_experts_fusion"] = True
+
+
+def _a2a_moe_checks(ctx, fi_runners: tuple[str, ...], fi_message: str, *, deepep_v2: bool) -> dict:
+    """The body shared by the releases; ``fi_runners``/``fi_message``: FlashInfer A2A's runner
+    check; ``deepep_v2``: whether the release has that backend."""
     args = ctx.args
     backend = args.moe_a2a_backend
     out = {}
@@ -325,6 +415,8 @@ def a2a_moe_checks(ctx):
                 out[f"cuda_graph_backend_{phase}"] = Force(
                     "disabled", "DeepEP normal mode runs without CUDA graphs"
                 )
+    if deepep_v2 and backend == "deepep_v2":
+        _deepep_v2(ctx, out)
     if backend == "flashinfer":
         if not args.disable_shared_experts_fusion:
             out["disable_shared_experts_fusion"] = True
@@ -334,14 +426,9 @@ def a2a_moe_checks(ctx):
                 ("moe_a2a_backend", "dp_size", "enable_dp_attention"),
                 f"pass --enable-dp-attention --dp-size {args.tp_size}",
             )
-        if args.moe_runner_backend not in (
-            "flashinfer_cutlass",
-            "flashinfer_cutedsl",
-            "flashinfer_trtllm_routed",
-        ):
+        if args.moe_runner_backend not in fi_runners:
             raise _assert(
-                "Flashinfer MoE A2A is only supported with flashinfer_cutlass, flashinfer_cutedsl or "
-                "flashinfer_trtllm_routed moe runner backend",
+                fi_message,
                 ("moe_a2a_backend", "moe_runner_backend"),
                 "pass --moe-runner-backend flashinfer_cutlass",
             )

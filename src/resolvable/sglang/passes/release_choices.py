@@ -41,6 +41,9 @@ def _refuse_choices(ctx, names: dict[str, tuple[str, ...]], release_note: str) -
 
 #: The choices tuple of each field named in ADDED_IN / REMOVED_IN.
 _CHOICE_LISTS = {
+    "attention_backend": "ATTENTION_BACKENDS",
+    "prefill_attention_backend": "ATTENTION_BACKENDS",
+    "decode_attention_backend": "ATTENTION_BACKENDS",
     "kv_cache_dtype": "KV_CACHE_DTYPES",
     "dsa_prefill_backend": "DSA_BACKENDS",
     "dsa_decode_backend": "DSA_BACKENDS",
@@ -65,6 +68,14 @@ def choices_added_in_0_5_16(ctx):
 def choices_removed_in_0_5_16(ctx):
     """``server_args.QUANTIZATION_CHOICES`` (since 0.5.16): ``qoq`` is no longer a choice."""
     return _refuse_choices(ctx, C.REMOVED_IN["0.5.16"], "removed in sglang 0.5.16")
+
+
+@registry.rule("device", until="0.5.19")
+def choices_added_in_0_5_19(ctx):
+    """``server_args.py`` choice lists (releases before 0.5.19): ``minicpm_flashattn`` and
+    ``minicpm_flashinfer`` (attention), ``intel_xpu`` (MoE runner), ``deepep_v2`` (MoE A2A) are
+    unknown names."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.19"], "added in sglang 0.5.19")
 
 
 @registry.rule("parallelism", since="0.5.16")

@@ -23,12 +23,13 @@ _PAGE_TREE_SPEC_BACKENDS = ("flashinfer", "fa3", "triton")
 _DFLASH_DRAFT_OK = ("flashinfer", "fa3", "fa4", "triton", "ascend")
 
 
-def _common_writes(args, algo: str) -> dict:
-    """max_running_requests := 48 when unset; no mixed chunked prefill (every handler)."""
+def _common_writes(args, algo: str, *, keeps_mixed_chunk: bool = False) -> dict:
+    """max_running_requests := 48 when unset; no mixed chunked prefill (every handler up to
+    0.5.18; since 0.5.19 only where ``SpeculativeAlgorithm.supports_mixed_chunk`` is false)."""
     out = {}
     if args.max_running_requests is None:
         out["max_running_requests"] = 48
-    if args.enable_mixed_chunk:
+    if args.enable_mixed_chunk and not keeps_mixed_chunk:
         out["enable_mixed_chunk"] = Force(False, f"{algo} speculative decoding runs without mixed chunks")
     return out
 
@@ -57,7 +58,7 @@ def eagle_family_0_5_14(ctx):
     )
 
 
-@registry.rule("speculative", since="0.5.15", series="eagle_family")
+@registry.rule("speculative", since="0.5.15", until="0.5.19", series="eagle_family")
 def eagle_family(ctx):
     """``_handle_eagle_family`` (0.5.15): STANDALONE refuses DP attention; parameters are chosen per
     arch when ``--speculative-num-steps`` is unset (then topk and draft tokens must be unset too);
@@ -66,8 +67,18 @@ def eagle_family(ctx):
     return _eagle_family(ctx, effective_backends(ctx.args))
 
 
-def _eagle_family(ctx, trtllm_checked: tuple) -> dict:
-    """The handler's body; ``trtllm_checked`` are the backends the trtllm_mha topk check reads."""
+@registry.rule("speculative", since="0.5.19", series="eagle_family")
+def eagle_family_0_5_19(ctx):
+    """``arg_groups/speculative_hook.py:_handle_eagle_family`` (since 0.5.19): as in 0.5.15, except
+    that mixed chunked prefill stays on for EAGLE and EAGLE3 (NEXTN runs as EAGLE;
+    ``spec_info.supports_mixed_chunk``); STANDALONE still turns it off."""
+    algo = ctx.args.speculative_algorithm
+    return _eagle_family(ctx, effective_backends(ctx.args), keeps_mixed_chunk=algo != "STANDALONE")
+
+
+def _eagle_family(ctx, trtllm_checked: tuple, *, keeps_mixed_chunk: bool = False) -> dict:
+    """The handler's body; ``trtllm_checked`` are the backends the trtllm_mha topk check reads;
+    ``keeps_mixed_chunk``: whether the release leaves mixed chunked prefill on."""
     args = ctx.args
     algo = args.speculative_algorithm
     if algo not in (*C.EAGLE_FAMILY, "STANDALONE"):
@@ -78,7 +89,7 @@ def _eagle_family(ctx, trtllm_checked: tuple) -> dict:
             fields=("speculative_algorithm", "enable_dp_attention"),
             fix="drop --enable-dp-attention or use another --speculative-algorithm",
         )
-    out = _common_writes(args, "EAGLE")
+    out = _common_writes(args, "EAGLE", keeps_mixed_chunk=keeps_mixed_chunk)
     steps, topk, draft = (
         args.speculative_num_steps,
         args.speculative_eagle_topk,
@@ -235,11 +246,22 @@ def dflash_cuda_only(ctx):
     return {}
 
 
-@registry.rule("speculative")
+@registry.rule("speculative", until="0.5.19", series="dflash_speculative")
 def dflash_speculative(ctx):
     """``_handle_dflash``: no DP attention, ``pp_size == 1``, a draft model path; steps and topk
     are 1; draft tokens default to 16 (sglang first tries the draft config's block size, which
-    is not read here)."""
+    is not read here); mixed chunked prefill off."""
+    return _dflash(ctx, keeps_mixed_chunk=False)
+
+
+@registry.rule("speculative", since="0.5.19", series="dflash_speculative")
+def dflash_speculative_0_5_19(ctx):
+    """``arg_groups/speculative_hook.py:_handle_dflash`` (since 0.5.19): as before, but mixed
+    chunked prefill stays on (``spec_info.supports_mixed_chunk``)."""
+    return _dflash(ctx, keeps_mixed_chunk=True)
+
+
+def _dflash(ctx, *, keeps_mixed_chunk: bool) -> dict:
     args = ctx.args
     if args.speculative_algorithm != "DFLASH":
         return {}
@@ -261,7 +283,7 @@ def dflash_speculative(ctx):
             fields=("speculative_algorithm", "speculative_draft_model_path"),
             fix="pass --speculative-draft-model-path with the DFLASH draft model",
         )
-    out = _common_writes(args, "dflash")
+    out = _common_writes(args, "dflash", keeps_mixed_chunk=keeps_mixed_chunk)
     _set(args, out, "speculative_num_steps", 1, "DFLASH only supports speculative_num_steps == 1")
     _set(args, out, "speculative_eagle_topk", 1, "DFLASH only supports speculative_eagle_topk == 1")
     if args.speculative_num_draft_tokens is None:

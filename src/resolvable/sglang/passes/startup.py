@@ -52,6 +52,9 @@ REGISTERED_BACKENDS = frozenset(
         "intel_xpu",
     }
 )
+#: ``ATTENTION_BACKENDS`` of sglang 0.5.19: adds ``hpc_ops`` (0.5.16-0.5.18) and the MiniCPM
+#: sparse backends ``minicpm_flashattn`` / ``minicpm_flashinfer`` (0.5.19).
+REGISTERED_BACKENDS_0_5_19 = REGISTERED_BACKENDS | {"hpc_ops", "minicpm_flashattn", "minicpm_flashinfer"}
 #: ``configs/model_config.py:is_encoder_decoder_model``.
 ENCODER_DECODER_ARCHS = frozenset(
     {"WhisperForConditionalGeneration", "MllamaForConditionalGeneration", "MossVLForConditionalGeneration"}
@@ -164,12 +167,23 @@ def kv_cache_dtype_deprecated(ctx):
     return {}
 
 
-@registry.rule(STAGE)
+@registry.rule(STAGE, until="0.5.19", series="backend_is_registered")
 def backend_is_registered(ctx):
     """model_runner.py ``_get_attention_backend_from_str``: the name must be one of the
     ``ATTENTION_BACKENDS`` registered in attention_registry.py ("Invalid attention backend")."""
+    return _registered(ctx, REGISTERED_BACKENDS)
+
+
+@registry.rule(STAGE, since="0.5.19", series="backend_is_registered")
+def backend_is_registered_0_5_19(ctx):
+    """As ``backend_is_registered``, with 0.5.19's registry (``layers/attention/attention_registry.py``
+    registers ``minicpm_flashattn`` and ``minicpm_flashinfer``)."""
+    return _registered(ctx, REGISTERED_BACKENDS_0_5_19)
+
+
+def _registered(ctx, registered: frozenset[str]) -> dict:
     for name in constructed_backends(ctx.args):
-        if name not in REGISTERED_BACKENDS:
+        if name not in registered:
             raise _refuse(
                 f"Invalid attention backend: {name}",
                 "pass --attention-backend too (with --prefill-attention-backend and "
