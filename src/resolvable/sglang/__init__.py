@@ -15,6 +15,7 @@ from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 #: Rule modules in registration order. Stages order the passes; inside a stage, rules for the
 #: same architecture run in this order (e.g. Qwen3.5: hybrid provider, then the MoE family).
 RULE_MODULES = (
+    "passes.choices_0_5_20",
     "passes.device",
     "passes.quantization",
     "families.deepseek",

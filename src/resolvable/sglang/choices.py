@@ -16,7 +16,7 @@ ATTENTION_BACKENDS = (
     "dsv4",
     "compressed",
     # NVIDIA
-    "cutlass_mla",
+    "cutlass_mla",  # until 0.5.20
     "fa3",
     "fa4",
     "flashinfer",
@@ -25,7 +25,8 @@ ATTENTION_BACKENDS = (
     "cutedsl_mla",
     "tokenspeed_mla",
     "trtllm_mha",
-    "dual_chunk_flash_attn",
+    "dual_chunk_flash_attn",  # until 0.5.20
+    "qsa",  # since 0.5.20
     # AMD
     "aiter",
     "wave",
@@ -41,14 +42,32 @@ RADIX_DETERMINISTIC_BACKENDS = ("fa3", "triton", "ascend")
 #: Hard-coded list for DeepSeek models under deterministic inference.
 DEEPSEEK_DETERMINISTIC_BACKENDS = ("fa3", "triton")
 
-DSA_BACKENDS = ("flashmla_sparse", "flashmla_kv", "flashmla_auto", "fa3", "tilelang", "aiter", "trtllm")
+DSA_BACKENDS = (
+    "flashmla_sparse",
+    "flashmla_kv",
+    "flashmla_auto",
+    "fa3",
+    "tilelang",
+    "aiter",
+    "trtllm",
+    "triton",  # since 0.5.20 (ROCm only)
+    "intel_xpu",  # declared by sglang 0.5.20 on XPU; never a user choice (passes/choices_0_5_20.py)
+)
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 KV_CACHE_DTYPES = ("auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1")
 MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 SAMPLING_BACKENDS = ("flashinfer", "pytorch", "ascend")
 CUDA_GRAPH_BACKENDS = ("full", "breakable", "tc_piecewise", "disabled")
 DEVICES = ("cuda", "xpu", "hpu", "npu", "cpu", "musa", "mps")
-SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH")
+SPECULATIVE_ALGORITHMS = (
+    "EAGLE",
+    "EAGLE3",
+    "NEXTN",
+    "STANDALONE",
+    "NGRAM",
+    "DFLASH",
+    "UNO",
+)  # UNO: since 0.5.20
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN")
 DISAGGREGATION_MODES = ("null", "prefill", "decode")
 CP_STRATEGIES = ("zigzag", "interleave")
@@ -59,7 +78,7 @@ QUANTIZATIONS = (
     "fp8",
     "mxfp8",
     "gptq",
-    "marlin",
+    "marlin",  # until 0.5.20
     "gptq_marlin",
     "awq_marlin",
     "bitsandbytes",
@@ -102,5 +121,16 @@ MOE_RUNNER_BACKENDS = (
     "cutlass",
     "aiter",
     "marlin",
+    "flashinfer_megamoe",  # since 0.5.20
 )
-MOE_A2A_BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flashinfer", "megamoe")
+MOE_A2A_BACKENDS = (
+    "none",
+    "deepep",
+    "mooncake",
+    "nixl",
+    "mori",
+    "ascend_fuseep",
+    "flashinfer",
+    "megamoe",
+    "flashinfer_megamoe",
+)  # flashinfer_megamoe: since 0.5.20

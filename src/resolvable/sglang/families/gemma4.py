@@ -12,6 +12,8 @@ from ..facts import effective_backends, quant_method
 
 ARCHS = ("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration")
 SUPPORTED = ("trtllm_mha", "triton", "ascend", "intel_xpu")
+#: sglang 0.5.20's list (``model_hook``, Gemma4 arm): intel_amx (already in 0.5.19) and aiter.
+SUPPORTED_0_5_20 = ("trtllm_mha", "triton", "ascend", "intel_xpu", "intel_amx", "aiter")
 
 
 @registry.for_arch(*ARCHS)
@@ -27,16 +29,28 @@ def gemma4_defaults(ctx):
     return out
 
 
-@registry.for_arch(*ARCHS, stage="model_checks")
-def gemma4_backend_check(ctx):
-    """§3.5: both effective backends must be Gemma-4-capable."""
+def _check_backends(ctx, supported: tuple[str, ...], listed: str) -> dict:
     prefill, decode = effective_backends(ctx.args)
-    if prefill not in SUPPORTED or decode not in SUPPORTED:
+    if prefill not in supported or decode not in supported:
         raise ConflictError(
-            f"Gemma4 only supports trtllm_mha, triton, or intel_xpu attention backend, got prefill={prefill}, "
-            f"decode={decode}",
+            f"Gemma4 only supports {listed} attention backend, got prefill={prefill}, decode={decode}",
             fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
             fix="pass --attention-backend triton (or trtllm_mha on SM100)",
             upstream="AssertionError",
         )
     return {}
+
+
+@registry.rule("model_checks", archs=ARCHS, until="0.5.20", series="gemma4_backend_check")
+def gemma4_backend_check(ctx):
+    """§3.5 (until 0.5.20): both effective backends must be Gemma-4-capable."""
+    return _check_backends(ctx, SUPPORTED, "trtllm_mha, triton, or intel_xpu")
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.20", series="gemma4_backend_check")
+def gemma4_backend_check_0_5_20(ctx):
+    """§3.5 (since 0.5.20, ``arg_groups/model_hook.py`` Gemma4 arm): aiter (and intel_amx) are
+    accepted too."""
+    return _check_backends(
+        ctx, SUPPORTED_0_5_20, "trtllm_mha, triton, ascend, intel_xpu, intel_amx, or aiter"
+    )
