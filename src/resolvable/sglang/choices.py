@@ -26,7 +26,6 @@ ATTENTION_BACKENDS = (
     "tokenspeed_mla",
     "trtllm_mha",
     "dual_chunk_flash_attn",  # until 0.5.20
-    "qsa",  # since 0.5.20
     # AMD
     "aiter",
     "wave",
@@ -34,6 +33,7 @@ ATTENTION_BACKENDS = (
     "intel_amx",
     "ascend",
     "intel_xpu",
+    "qsa",  # since 0.5.20 (last, so the existing backends keep their places and colours)
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
