@@ -18,7 +18,7 @@ ATTENTION_BACKENDS = (
     "dsv4",
     "compressed",
     # NVIDIA
-    "cutlass_mla",
+    "cutlass_mla",  # until 0.5.20
     "fa3",
     "fa4",
     "flashinfer",
@@ -27,7 +27,7 @@ ATTENTION_BACKENDS = (
     "cutedsl_mla",
     "tokenspeed_mla",
     "trtllm_mha",
-    "dual_chunk_flash_attn",
+    "dual_chunk_flash_attn",  # until 0.5.20
     # AMD
     "aiter",
     "wave",
@@ -38,6 +38,7 @@ ATTENTION_BACKENDS = (
     # MiniCPM sparse attention (since 0.5.19; last, so the 0.5.15 matrix colours stay put)
     "minicpm_flashattn",
     "minicpm_flashinfer",
+    "qsa",  # since 0.5.20 (last, so the existing backends keep their places and colours)
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
@@ -58,6 +59,8 @@ DSA_BACKENDS = (
     "aiter",
     "trtllm",
     "flashmla_sparse_q8",  # since 0.5.16
+    "triton",  # since 0.5.20 (ROCm only)
+    "intel_xpu",  # declared by sglang 0.5.20 on XPU; never a user choice (choices.INTERNAL)
 )
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 #: ``mxfp8``, ``nvfp4`` and ``fp4_mx_block16`` since 0.5.16 (``fp4_e2m1`` is then deprecated).
@@ -78,7 +81,7 @@ MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
 SAMPLING_BACKENDS = ("flashinfer", "pytorch", "ascend")
 CUDA_GRAPH_BACKENDS = ("full", "breakable", "tc_piecewise", "disabled")
 DEVICES = ("cuda", "xpu", "hpu", "npu", "cpu", "musa", "mps")
-SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK")
+SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
 EAGLE_FAMILY = ("EAGLE", "EAGLE3", "NEXTN")
 DISAGGREGATION_MODES = ("null", "prefill", "decode")
 CP_STRATEGIES = ("zigzag", "interleave")
@@ -89,7 +92,7 @@ QUANTIZATIONS = (
     "fp8",
     "mxfp8",
     "gptq",
-    "marlin",
+    "marlin",  # until 0.5.20
     "gptq_marlin",
     "awq_marlin",
     "bitsandbytes",
@@ -139,6 +142,7 @@ MOE_RUNNER_BACKENDS = (
     # passes/moe_kernels.py:moe_runner_choices_before_0_5_18)
     "megamoe",
     "intel_xpu",  # since 0.5.19
+    "flashinfer_megamoe",  # since 0.5.20
 )
 MOE_A2A_BACKENDS = (
     "none",
@@ -151,6 +155,7 @@ MOE_A2A_BACKENDS = (
     "megamoe",
     "ascend_tp",  # since 0.5.16
     "deepep_v2",  # since 0.5.19
+    "flashinfer_megamoe",  # since 0.5.20
 )
 
 #: Choices a release added, per field: refused (as argparse would) by the releases before it.
@@ -176,11 +181,36 @@ ADDED_IN = {
         "moe_a2a_backend": ("deepep_v2",),
         "speculative_moe_a2a_backend": ("deepep_v2",),
     },
+    # arg_groups/choices.py: ATTENTION_BACKEND_CHOICES, the DSA kernels, MoE runners and A2A
+    # backends, SpeculativeAlgorithm
+    "0.5.20": {
+        "attention_backend": ("qsa",),
+        "prefill_attention_backend": ("qsa",),
+        "decode_attention_backend": ("qsa",),
+        "dsa_prefill_backend": ("triton",),
+        "dsa_decode_backend": ("triton",),
+        "moe_runner_backend": ("flashinfer_megamoe",),
+        "speculative_moe_runner_backend": ("flashinfer_megamoe",),
+        "moe_a2a_backend": ("flashinfer_megamoe",),
+        "speculative_moe_a2a_backend": ("flashinfer_megamoe",),
+        "speculative_algorithm": ("UNO",),
+    },
 }
 #: Choices a release removed, per field: refused by that release and the later ones.
 REMOVED_IN = {
     "0.5.16": {"quantization": ("qoq",)},
+    # the cutlass_mla and dual-chunk backends left attention_registry.py; marlin left
+    # QUANTIZATION_CHOICES
+    "0.5.20": {
+        "attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
+        "prefill_attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
+        "decode_attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
+        "quantization": ("marlin",),
+    },
 }
+#: Names a rule may declare but sglang's parser never accepts from the user (0.5.20 declares
+#: ``intel_xpu`` as the DSA kernel on XPU, ``overrides._dsa_split_backend_resolution``).
+INTERNAL = {"dsa_prefill_backend": ("intel_xpu",), "dsa_decode_backend": ("intel_xpu",)}
 #: ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` of 0.5.19 (adds intel_xpu to the 0.5.16 list).
 DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "flashinfer", "intel_xpu", "triton")
 #: ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` of 0.5.19 (also the absorbed-MLA list).

@@ -66,6 +66,7 @@ _BACKEND_COLOURS = {
     # since sglang 0.5.19
     "minicpm_flashattn": "#e6f5d0",
     "minicpm_flashinfer": "#fde0ef",
+    "qsa": "#d9f0a3",
 }
 
 

@@ -139,6 +139,43 @@ def longcat_family(ctx):
     return _family(ctx, _longcat_dsa(ctx.hf))
 
 
+def _dsa_kv_check(kv: str) -> dict:
+    """The DSA KV-cache choices once ``auto`` is resolved: bf16 is spelled bfloat16."""
+    if kv == "bf16":
+        return {"kv_cache_dtype": Force("bfloat16", "DSA spells the bf16 KV cache 'bfloat16'")}
+    if kv not in ("bfloat16", "fp8_e4m3"):
+        raise ConflictError(
+            "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype fp8_e4m3 or bf16",
+            upstream="AssertionError",
+        )
+    return {}
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.20")
+def dsa_xpu_page_size(ctx):
+    """§3.1 (since 0.5.20, ``model_overrides/deepseek_v2.py``): DSA models on XPU use 128-token
+    pages (before 0.5.20 the XPU arm left the page size to the generic default)."""
+    if not (ctx.platform.is_xpu and is_deepseek_dsa(ctx.hf)):
+        return {}
+    return {"page_size": Force(128, "DSA on XPU uses 128-token pages")}
+
+
+@registry.rule("model_checks", archs=("DeepseekV32ForCausalLM",), since="0.5.20")
+def deepseek_v32_prefill_cp_strategy(ctx):
+    """Since 0.5.20 (``parallel_hook.handle_context_parallelism``): DeepSeek-V3.2 prefill context
+    parallelism refuses the zigzag strategy."""
+    args = ctx.args
+    if args.enable_prefill_cp and args.cp_strategy == "zigzag":
+        raise ConflictError(
+            "DeepSeek V3.2 prefill CP does not support --cp-strategy zigzag; use interleave.",
+            fields=("enable_prefill_cp", "cp_strategy"),
+            fix="pass --cp-strategy interleave",
+        )
+    return {}
+
+
 def _dsa_kv_cache_dtype(ctx, dsa: bool) -> dict:
     if not dsa or ctx.platform.is_npu or ctx.platform.is_xpu:
         return {}
@@ -158,10 +195,34 @@ def _dsa_kv_cache_dtype(ctx, dsa: bool) -> dict:
     return {}
 
 
-@registry.for_arch(*ARCHS, stage="model_checks")
+@registry.rule("model_checks", archs=ARCHS, until="0.5.20", series="dsa_kv_cache_dtype")
 def dsa_kv_cache_dtype(ctx):
     """§3.1 (a): DSA KV cache — auto → fp8_e4m3 on capability >= 10 else bfloat16; bf16 → bfloat16."""
     return _dsa_kv_cache_dtype(ctx, is_deepseek_dsa(ctx.hf))
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.20", series="dsa_kv_cache_dtype")
+def dsa_kv_cache_dtype_0_5_20(ctx):
+    """§3.1 (a) (since 0.5.20, ``overrides._dsa_kv_cache_dtype_default``): on XPU ``auto`` →
+    bfloat16; a config with ``learnable_sink`` needs a bf16 KV cache (``auto`` → bfloat16 on
+    every capability); otherwise as before."""
+    if not is_deepseek_dsa(ctx.hf) or ctx.platform.is_npu:
+        return {}
+    kv = ctx.args.kv_cache_dtype
+    if ctx.platform.is_xpu:
+        return {"kv_cache_dtype": "bfloat16"} if kv == "auto" else {}
+    sinks = bool(ctx.hf.text_config.get("learnable_sink"))
+    if sinks and kv not in ("auto", "bf16", "bfloat16"):
+        raise ConflictError(
+            f"Learnable DSA attention sinks require a bfloat16 KV cache; got kv_cache_dtype={kv}.",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype bfloat16 (or leave it auto)",
+        )
+    if kv == "auto":
+        return {
+            "kv_cache_dtype": "fp8_e4m3" if capability_major(ctx.platform) >= 10 and not sinks else "bfloat16"
+        }
+    return _dsa_kv_check(kv)
 
 
 @registry.rule("model_checks", archs=LONGCAT_ARCHS, since="0.5.16")
@@ -193,10 +254,69 @@ def _dsa_split_backends(ctx, dsa: bool) -> dict:
     return out
 
 
-@registry.for_arch(*ARCHS, stage="model_checks")
+@registry.rule("model_checks", archs=ARCHS, until="0.5.20", series="dsa_split_backends")
 def dsa_split_backends(ctx):
     """§3.1 DSA split backends: fill the prefill/decode DSA kernels the user did not set."""
     return _dsa_split_backends(ctx, is_deepseek_dsa(ctx.hf))
+
+
+def _fill_dsa(args, prefill: str, decode: str) -> dict:
+    """Fill the DSA kernels the user left unset."""
+    out = {}
+    if args.dsa_prefill_backend is None:
+        out["dsa_prefill_backend"] = prefill
+    if args.dsa_decode_backend is None:
+        out["dsa_decode_backend"] = decode
+    return out
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.20", series="dsa_split_backends")
+def dsa_split_backends_0_5_20(ctx):
+    """§3.1 DSA split backends (since 0.5.20, ``overrides._dsa_split_backend_resolution`` and
+    ``_check_dsa_backend_constraints``): XPU fills ``intel_xpu``; ``learnable_sink`` configs run
+    ``flashmla_sparse`` on both sides (another explicit kernel is refused); ROCm fills ``triton``
+    per unset side (was ``tilelang``, only when both were unset); the ``triton`` DSA kernel is
+    refused off ROCm."""
+    args, platform = ctx.args, ctx.platform
+    if not is_deepseek_dsa(ctx.hf) or platform.is_npu:
+        return {}
+    if platform.is_xpu:
+        return _fill_dsa(args, "intel_xpu", "intel_xpu")
+    kv, major = args.kv_cache_dtype, capability_major(platform)
+    if ctx.hf.text_config.get("learnable_sink"):
+        for field in ("dsa_prefill_backend", "dsa_decode_backend"):
+            value = args[field]
+            if value is not None and value != "flashmla_sparse":
+                flag = "--" + field.replace("_", "-")
+                raise ConflictError(
+                    f"{ctx.hf.architecture} uses learnable attention sinks and requires {flag} "
+                    f"'flashmla_sparse'; got {value!r}",
+                    fields=(field,),
+                    fix=f"pass {flag} flashmla_sparse (or leave it unset)",
+                )
+        return _fill_dsa(args, "flashmla_sparse", "flashmla_sparse")
+    if args.enable_hisparse:
+        value = "tilelang" if platform.is_hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"
+        out = _fill_dsa(args, value, value)
+    elif platform.is_hip:
+        out = _fill_dsa(args, "triton", "triton")
+    elif kv == "fp8_e4m3":
+        value = "trtllm" if major >= 10 else "flashmla_kv"
+        out = _fill_dsa(args, value, value)
+    else:
+        out = _fill_dsa(args, "flashmla_sparse", "trtllm" if major >= 10 else "fa3")
+    chosen = {out.get(f, args[f]) for f in ("dsa_prefill_backend", "dsa_decode_backend")}
+    if not platform.is_hip and "triton" in chosen:
+        raise ConflictError(
+            "The triton DSA backend is only supported on ROCm/HIP. Pick an alternative DSA backend "
+            "for CUDA (flashmla_kv on Hopper, trtllm on Blackwell).",
+            fields=("dsa_prefill_backend", "dsa_decode_backend"),
+            fix="pass --dsa-prefill-backend/--dsa-decode-backend flashmla_kv (Hopper) or trtllm (Blackwell)",
+        )
+    return out
+
+
+_INT4_THINKING = {"num_bits": 4, "group_size": 32, "strategy": "group", "type": "int"}
 
 
 @registry.rule("model_checks", archs=LONGCAT_ARCHS, since="0.5.16")

@@ -48,10 +48,20 @@ def gemma4_backend_check(ctx):
     return _backend_check(ctx, SUPPORTED, "trtllm_mha, triton, or intel_xpu")
 
 
-@registry.rule("model_checks", archs=ARCHS, since="0.5.18", series="gemma4_backend_check")
+@registry.rule("model_checks", archs=ARCHS, since="0.5.18", until="0.5.20", series="gemma4_backend_check")
 def gemma4_backend_check_0_5_18(ctx):
     """``server_args._handle_model_specific_adjustments`` Gemma4 branch (0.5.18): ``intel_amx``
     is accepted too, and the message names all five backends."""
     return _backend_check(
         ctx, (*SUPPORTED, "intel_amx"), "trtllm_mha, triton, ascend, intel_xpu, or intel_amx"
     )
+
+
+#: sglang 0.5.20's list (``arg_groups/model_hook.py``, Gemma4 arm): aiter joins.
+SUPPORTED_0_5_20 = (*SUPPORTED, "intel_amx", "aiter")
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.20", series="gemma4_backend_check")
+def gemma4_backend_check_0_5_20(ctx):
+    """§3.5 (since 0.5.20, ``arg_groups/model_hook.py`` Gemma4 arm): aiter is accepted too."""
+    return _backend_check(ctx, SUPPORTED_0_5_20, "trtllm_mha, triton, ascend, intel_xpu, intel_amx, or aiter")

@@ -90,10 +90,13 @@ def platform_fallbacks(ctx):
     return {}
 
 
-@registry.rule("attention_compat")
+@registry.rule("attention_compat", until="0.5.20")
 def dual_chunk_attention(ctx):
-    """C22/C23: dual-chunk models need ``dual_chunk_flash_attn`` (explicitly: §4.1 already filled
-    ``A``), which runs without mixed chunks and without the radix cache."""
+    """C22/C23 (until 0.5.20): dual-chunk models need ``dual_chunk_flash_attn`` (explicitly: §4.1
+    already filled ``A``), which runs without mixed chunks and without the radix cache. sglang
+    0.5.20 deletes the backend and this pass (``overrides._attention_backend_dual_chunk``): a
+    dual-chunk model then gets the ordinary default, and the name is refused by argparse
+    (``passes/release_choices.py``), so nothing replaces this rule."""
     args = ctx.args
     if ctx.hf.text_config.get("dual_chunk_attention_config") is not None:
         if args.attention_backend is None:

@@ -83,11 +83,24 @@ def fa4_page_size(ctx):
     return {}
 
 
-@registry.rule("attention_pages")
-def intel_xpu_page_size(ctx):
-    """C21: intel_xpu decode needs pages of {64, 128} (MLA: {16, 32, 64, 128}); default 128."""
-    args = ctx.args
-    if effective_backends(args)[1] != "intel_xpu":
-        return {}
+def _intel_xpu_pages(ctx, side: str) -> dict:
     allowed = (16, 32, 64, 128) if is_mla(ctx.hf) else (64, 128)
-    return _snap(args.page_size, allowed, 128, f"intel_xpu decode supports pages of {allowed} tokens")
+    return _snap(ctx.args.page_size, allowed, 128, f"intel_xpu {side}supports pages of {allowed} tokens")
+
+
+@registry.rule("attention_pages", until="0.5.20", series="intel_xpu_page_size")
+def intel_xpu_page_size(ctx):
+    """C21 (until 0.5.20): intel_xpu decode needs pages of {64, 128} (MLA: {16, 32, 64, 128});
+    default 128. Only the decode backend is looked at."""
+    if effective_backends(ctx.args)[1] != "intel_xpu":
+        return {}
+    return _intel_xpu_pages(ctx, "decode ")
+
+
+@registry.rule("attention_pages", since="0.5.20", series="intel_xpu_page_size")
+def intel_xpu_page_size_0_5_20(ctx):
+    """C21 (since 0.5.20, ``overrides._intel_xpu_page_constraint``): the same page lists apply when
+    the prefill **or** the decode backend is intel_xpu."""
+    if "intel_xpu" not in effective_backends(ctx.args):
+        return {}
+    return _intel_xpu_pages(ctx, "")

@@ -78,6 +78,28 @@ def choices_added_in_0_5_19(ctx):
     return _refuse_choices(ctx, C.ADDED_IN["0.5.19"], "added in sglang 0.5.19")
 
 
+@registry.rule("device", until="0.5.20")
+def choices_added_in_0_5_20(ctx):
+    """Choice lists before 0.5.20: ``qsa``, the ``triton`` DSA kernel, ``flashinfer_megamoe``
+    (MoE runner and A2A) and the ``UNO`` speculative algorithm do not exist yet."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.20"], "added in sglang 0.5.20")
+
+
+@registry.rule("device", since="0.5.20")
+def choices_removed_in_0_5_20(ctx):
+    """Choice lists since 0.5.20 (``arg_groups/choices.py``): ``cutlass_mla`` and
+    ``dual_chunk_flash_attn`` are no attention backends any more; ``marlin`` is no
+    ``--quantization`` choice."""
+    return _refuse_choices(ctx, C.REMOVED_IN["0.5.20"], "removed in sglang 0.5.20")
+
+
+@registry.rule("device")
+def internal_choices(ctx):
+    """Every release: a DSA kernel name that only sglang itself declares (``choices.INTERNAL``)
+    is no ``--dsa-*-backend`` choice."""
+    return _refuse_choices(ctx, C.INTERNAL, "not a choice in any sglang release")
+
+
 @registry.rule("parallelism", since="0.5.16")
 def moe_a2a_ascend_tp(ctx):
     """``server_args._handle_a2a_moe`` (since 0.5.16): ``--moe-a2a-backend ascend_tp`` runs as

@@ -1,0 +1,187 @@
+"""sglang 0.5.19 → 0.5.20: golden cases from the 0.5.20 wheel (docs/releases/0.5.20.md).
+
+Each case resolves the same input with ``sglang_version="0.5.15"`` and ``"0.5.20"`` and checks
+both answers. 0.5.15 stands for the behaviour before 0.5.20 only where 0.5.16–0.5.19 did not
+change the rule (checked in their wheels; the case docstrings say so where it matters).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from resolvable import Platform
+from resolvable.errors import ConflictError, InvalidArgumentError
+from resolvable.sglang import registry, resolve_server_args
+from resolvable.sglang.models import load_model
+
+OLD, NEW = "0.5.15", "0.5.20"
+DSA_CONFIG = {
+    "architectures": ["DeepseekV32ForCausalLM"],
+    "model_type": "deepseek_v32",
+    "hidden_size": 7168,
+    "num_attention_heads": 128,
+    "num_key_value_heads": 128,
+    "kv_lora_rank": 512,
+    "qk_rope_head_dim": 64,
+    "index_topk": 2048,
+}
+
+
+def _resolve(model, preset: str, version: str, **flags):
+    hf = load_model(model) if isinstance(model, str) else model
+    return resolve_server_args(hf, Platform.preset(preset), sglang_version=version, **flags)
+
+
+def test_release_is_supported_and_default_unchanged():
+    assert "0.5.20" in registry.releases
+    assert resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("h100")).release == "0.5.15"
+
+
+# 1: attention backend choices (arg_groups/choices.py ATTENTION_BACKEND_CHOICES).
+@pytest.mark.parametrize("backend", ["cutlass_mla", "dual_chunk_flash_attn"])
+def test_removed_attention_backends_are_invalid_choices(backend):
+    """cutlass_mla and dual_chunk_flash_attn leave the choice list and attention_registry.py."""
+    model = "deepseek-v3" if backend == "cutlass_mla" else "qwen2.5-7b-instruct-1m"
+    old = _resolve(model, "b200", OLD, attention_backend=backend)
+    assert old["attention_backend"] == backend
+    if backend == "cutlass_mla":
+        assert old["page_size"] == 128  # the 128-token cutlass_mla page rule (#3)
+    with pytest.raises(
+        InvalidArgumentError, match=rf"invalid choice: '{backend}'.*removed in sglang 0\.5\.20"
+    ):
+        _resolve(model, "b200", NEW, attention_backend=backend)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("attention_backend", "qsa"),
+        ("dsa_decode_backend", "triton"),
+        ("moe_runner_backend", "flashinfer_megamoe"),
+        ("moe_a2a_backend", "flashinfer_megamoe"),
+    ],
+)
+def test_choices_added_in_0_5_20_are_refused_before(field, value):
+    """choices.py / fields/exec_.py of 0.5.20 add these names; 0.5.19's lists do not have them."""
+    with pytest.raises(InvalidArgumentError, match=rf"invalid choice: '{value}'.*added in sglang 0\.5\.20"):
+        _resolve("llama-3.1-8b", "h100", OLD, **{field: value})
+
+
+def test_uno_is_an_unknown_algorithm_before_0_5_20():
+    """SpeculativeAlgorithm.UNO is new in 0.5.20 (speculative/spec_info.py)."""
+    with pytest.raises(InvalidArgumentError, match="Unknown speculative algorithm name: UNO"):
+        _resolve("llama-3.1-8b", "h100", OLD, speculative_algorithm="UNO")
+
+
+def test_marlin_quantization_is_removed():
+    """QUANTIZATION_CHOICES of 0.5.20 drop ``marlin``."""
+    with pytest.raises(InvalidArgumentError, match=r"--quantization: invalid choice: 'marlin'"):
+        _resolve("llama-3.1-8b", "h100", NEW, quantization="marlin")
+
+
+def test_intel_xpu_is_never_a_user_dsa_choice():
+    for version in (OLD, NEW):
+        with pytest.raises(InvalidArgumentError, match="invalid choice: 'intel_xpu'"):
+            _resolve("deepseek-v3.2", "xpu", version, dsa_prefill_backend="intel_xpu")
+
+
+# 2: overrides._attention_backend_dual_chunk removed.
+def test_dual_chunk_model_gets_the_default_backend():
+    """0.5.15–0.5.19 refuse a dual-chunk model whose backend is the platform default (the pass
+    runs after the default fill); 0.5.20 has no dual-chunk pass."""
+    with pytest.raises(ConflictError, match="Dual chunk attention is enabled"):
+        _resolve("qwen2.5-7b-instruct-1m", "h100", OLD)
+    new = _resolve("qwen2.5-7b-instruct-1m", "h100", NEW)
+    assert new["attention_backend"] == "fa3"
+    assert new["disable_radix_cache"] is False
+
+
+# 4: handle_attention_backend_compatibility no longer refuses intel_xpu MLA prefill.
+def test_intel_xpu_mla_prefill_is_accepted():
+    with pytest.raises(ConflictError, match="intel_xpu backend is only supported on decode for MLA"):
+        _resolve("deepseek-v3", "xpu", OLD, attention_backend="intel_xpu")
+    new = _resolve("deepseek-v3", "xpu", NEW, attention_backend="intel_xpu")
+    assert new["attention_backend"] == "intel_xpu" and new["page_size"] == 128
+
+
+# 5: overrides._intel_xpu_page_constraint looks at both sides.
+def test_intel_xpu_prefill_constrains_the_page_size():
+    flags = {"prefill_attention_backend": "intel_xpu", "decode_attention_backend": "triton"}
+    assert _resolve("llama-3.1-8b", "xpu", OLD, **flags)["page_size"] == 1
+    assert _resolve("llama-3.1-8b", "xpu", NEW, **flags)["page_size"] == 128
+
+
+# 6: model_hook Gemma4 arm accepts aiter (0.5.15–0.5.19 do not list it).
+def test_gemma4_accepts_aiter():
+    with pytest.raises(ConflictError, match="Gemma4 only supports trtllm_mha, triton, or intel_xpu"):
+        _resolve("gemma-4-31b", "mi300x", OLD, attention_backend="aiter")
+    assert _resolve("gemma-4-31b", "mi300x", NEW, attention_backend="aiter")["attention_backend"] == "aiter"
+    with pytest.raises(ConflictError, match="intel_amx, or aiter attention backend, got prefill=fa3"):
+        _resolve("gemma-4-31b", "h100", NEW, attention_backend="fa3")
+
+
+# 7: _dsa_split_backend_resolution on ROCm (tilelang only when both are unset before 0.5.20).
+def test_dsa_rocm_defaults_to_triton_per_side():
+    old = _resolve("deepseek-v3.2", "mi300x", OLD)
+    new = _resolve("deepseek-v3.2", "mi300x", NEW)
+    assert (old["dsa_prefill_backend"], old["dsa_decode_backend"]) == ("tilelang", "tilelang")
+    assert (new["dsa_prefill_backend"], new["dsa_decode_backend"]) == ("triton", "triton")
+    old = _resolve("deepseek-v3.2", "mi300x", OLD, dsa_prefill_backend="aiter")
+    new = _resolve("deepseek-v3.2", "mi300x", NEW, dsa_prefill_backend="aiter")
+    # 0.5.15–0.5.19: the ROCm arm needs both unset, so the CUDA arms fill the other side
+    assert old["dsa_decode_backend"] == "fa3"
+    assert new["dsa_decode_backend"] == "triton"
+
+
+# 8: _check_dsa_backend_constraints refuses the ROCm-only triton kernel on CUDA.
+def test_dsa_triton_kernel_is_rocm_only():
+    with pytest.raises(ConflictError, match="The triton DSA backend is only supported on ROCm/HIP"):
+        _resolve("deepseek-v3.2", "h200", NEW, dsa_decode_backend="triton")
+
+
+# 9: DSA on XPU (KV dtype, split kernels, page size).
+def test_dsa_on_xpu():
+    old = _resolve("deepseek-v3.2", "xpu", OLD)
+    new = _resolve("deepseek-v3.2", "xpu", NEW)
+    assert (old["kv_cache_dtype"], old["page_size"], old["dsa_decode_backend"]) == ("auto", 1, None)
+    assert (new["kv_cache_dtype"], new["page_size"]) == ("bfloat16", 128)
+    assert (new["dsa_prefill_backend"], new["dsa_decode_backend"]) == ("intel_xpu", "intel_xpu")
+
+
+# 10: learnable attention sinks (_dsa_kv_cache_dtype_default, _dsa_split_backend_resolution).
+def test_dsa_learnable_sinks():
+    hf = {**DSA_CONFIG, "learnable_sink": True}
+    old = _resolve(hf, "b200", OLD)
+    new = _resolve(hf, "b200", NEW)
+    assert (old["kv_cache_dtype"], old["dsa_prefill_backend"], old["dsa_decode_backend"]) == (
+        "fp8_e4m3",
+        "trtllm",
+        "trtllm",
+    )
+    assert (new["kv_cache_dtype"], new["dsa_prefill_backend"], new["dsa_decode_backend"]) == (
+        "bfloat16",
+        "flashmla_sparse",
+        "flashmla_sparse",
+    )
+    with pytest.raises(ConflictError, match="Learnable DSA attention sinks require a bfloat16 KV cache"):
+        _resolve(hf, "b200", NEW, kv_cache_dtype="fp8_e4m3")
+    with pytest.raises(ConflictError, match="requires --dsa-decode-backend 'flashmla_sparse'; got 'fa3'"):
+        _resolve(hf, "h200", NEW, dsa_decode_backend="fa3")
+
+
+# 12: parallel_hook.handle_context_parallelism refuses zigzag CP for DeepSeek-V3.2.
+def test_deepseek_v32_zigzag_prefill_cp_is_refused():
+    flags = {"tp_size": 8, "enable_prefill_cp": True, "cp_strategy": "zigzag"}
+    assert _resolve("deepseek-v3.2", "h200", OLD, **flags)["attn_cp_size"] == 8
+    with pytest.raises(
+        ConflictError, match=r"DeepSeek V3\.2 prefill CP does not support --cp-strategy zigzag"
+    ):
+        _resolve("deepseek-v3.2", "h200", NEW, **flags)
+
+
+def test_unchanged_launch_is_identical():
+    """A launch none of the 0.5.20 changes touch resolves the same in both releases."""
+    old = _resolve("llama-3.1-8b", "h100", OLD)
+    new = _resolve("llama-3.1-8b", "h100", NEW)
+    six = ("attention_backend", "page_size", "dtype", "kv_cache_dtype")
+    assert [old[f] for f in six] == [new[f] for f in six]
