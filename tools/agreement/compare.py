@@ -51,28 +51,39 @@ _STOP = frozenset(
     {
         "the", "and", "for", "with", "but", "got", "are", "not", "must", "when", "set", "use",
         "using", "this", "that", "only", "than", "from", "into", "its", "please", "was", "were",
-        "has", "have", "been", "which", "also", "can", "cannot",
+        "has", "have", "been", "which", "also", "can", "cannot", "is", "be", "of", "to", "in", "on",
+        "or", "an", "it", "by", "as", "at", "if", "one", "those", "these", "may", "you", "your",
+        "currently", "should", "will",
     }
 )  # fmt: skip
 
 
 def _tokens(text: str) -> set[str]:
+    """Lower-cased word pieces (identifiers split at ``_ . -``), plural ``s`` dropped, stop words out."""
     text = re.sub(r"\[refused by .*?\]", " ", text or "").lower()
-    return {t.strip(".-") for t in re.findall(r"[a-z0-9_.\-]+", text) if len(t.strip(".-")) >= 3} - _STOP
+    words = (w[:-1] if len(w) > 4 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text))
+    return {w for w in words if len(w) >= 2} - _STOP
 
 
 def similarity(a: str, b: str) -> float:
-    """max(keyword overlap coefficient, difflib ratio of the lowered texts) in [0, 1]."""
+    """max(keyword overlap coefficient, difflib ratio of the lowered texts) in [0, 1]; the overlap
+    counts only when at least 3 keywords are shared (or the shorter text has fewer than 3); two
+    texts whose first 50 characters read >= 90% alike score 1 (one message template)."""
     ta, tb = _tokens(a), _tokens(b)
-    overlap = len(ta & tb) / min(len(ta), len(tb)) if ta and tb else 0.0
-    ratio = difflib.SequenceMatcher(None, (a or "").lower()[:400], (b or "").lower()[:400]).ratio()
-    return max(overlap, ratio)
+    shared = len(ta & tb)
+    small = min(len(ta), len(tb))
+    overlap = shared / small if small and (shared >= 3 or shared == small) else 0.0
+    la, lb = (a or "").lower(), (b or "").lower()
+    ratio = difflib.SequenceMatcher(None, la[:400], lb[:400]).ratio()
+    # The same message template (a shared opening clause) with different details after it.
+    head = difflib.SequenceMatcher(None, la[:50], lb[:50]).ratio() if min(len(la), len(lb)) >= 30 else 0.0
+    return max(overlap, ratio, 1.0 if head >= 0.9 else 0.0)
 
 
 def same_meaning(oracle_msg: str, pack_msg: str) -> bool:
-    """Two refusals mean the same thing when their messages share >= 60% of the keywords of the
-    shorter one (flag names, backends, values) or read >= 60% alike. The pack's ``Fix:`` and
-    ``[refused by ...]`` suffixes are not part of its message."""
+    """Two refusals mean the same thing when they share >= 60% of the keywords of the shorter one
+    (flag names, backends, values, split into word pieces) or read >= 60% alike. The pack's
+    ``Fix:`` and ``[refused by ...]`` suffixes are not part of its message."""
     return similarity(oracle_msg, pack_msg) >= 0.6
 
 
