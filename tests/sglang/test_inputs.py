@@ -354,6 +354,8 @@ ROWS = [
     ("mistral", {}, "num_key_value_heads", 8),
     ("llama", {}, "max_position_embeddings", 2048),
     ("mistral", {}, "max_position_embeddings", 131072),
+    # sglang's Olmo3Config serves Olmo3ForCausalLM as Olmo2ForCausalLM
+    ("olmo3", {"architectures": ["Olmo3ForCausalLM"]}, "architectures", ("Olmo2ForCausalLM",)),
 ]
 _DROP = ("num_attention_heads", "num_key_value_heads", "max_position_embeddings", "num_hidden_layers")
 

@@ -17,6 +17,7 @@ from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 RULE_MODULES = (
     "passes.release_choices",
     "passes.device",
+    "passes.model_config",
     "passes.quantization",
     "passes.memory",
     "families.deepseek",

@@ -333,6 +333,10 @@ class ServerArgs:
         help="DeepEP Waterfill: dispatch the shared expert through DeepEP (implies --moe-a2a-backend deepep).",
     )
     deepep_mode: str = arg("auto", choices=C.DEEPEP_MODES, help="DeepEP / MoRI EP mode.")
+    # ModelConfig._derive_context_length reads it (passes/model_config.py).
+    context_length: int | None = arg(
+        None, help="The model's maximum context length (default: from its config)."
+    )
 
     # -- resolution from __post_init__ (init-only; not fields of the schema) --------------------
     hf_config: dataclasses.InitVar[Mapping[str, Any] | None] = None

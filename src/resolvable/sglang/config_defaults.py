@@ -62,6 +62,17 @@ def _nemotron_chunk(cfg: dict[str, Any]) -> Any:
     return cfg.get("chunk_size") if cfg.get("chunk_size") is not None else 256
 
 
+def _olmo3_architectures(cfg: dict[str, Any]) -> Any:
+    # sglang's Olmo3Config.__init__: "This model uses Olmo3ForCausalLM in transformers but
+    # Olmo2ForCausalLM in sglang" -- the architecture is renamed, so Olmo2's rules apply.
+    archs = cfg.get("architectures")
+    if archs is None:
+        return ["Olmo2ForCausalLM"]
+    if isinstance(archs, (list, tuple)) and "Olmo3ForCausalLM" in archs:
+        return [a for a in archs if a != "Olmo3ForCausalLM"] + ["Olmo2ForCausalLM"]
+    return KEEP
+
+
 def _granite_layer_types(cfg: dict[str, Any]) -> Any:
     # GraniteMoeHybridConfig.__init__: no layer_types -> attention every 6th layer, mamba elsewhere.
     if cfg.get("layer_types") is not None:
@@ -175,6 +186,7 @@ TABLE: tuple[Row, ...] = (
     Row(
         ("mistral",), "max_position_embeddings", 131072, None, f"{_TF} MistralConfig.max_position_embeddings"
     ),
+    Row(("olmo3",), "architectures", NO_DEFAULT, _olmo3_architectures, f"{_SG} configs/olmo3.py Olmo3Config"),
 )
 
 _BY_TYPE: dict[str, list[Row]] = {}

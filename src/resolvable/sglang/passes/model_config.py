@@ -1,0 +1,86 @@
+"""What sglang refuses while it loads and builds the model config, before ``_verify_quantization``.
+
+Invariant: these rules only refuse (nothing is written), in sglang's order: the config class's
+own validation (the config does not load), then ``ModelConfig._derive_context_length``. They
+are rules, not load errors, so a bundled sample sglang cannot load still resolves to an
+explained refusal.
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError
+from .._base import registry
+from ..facts import env_flag
+
+#: ``utils/hf_transformers/common.py`` ``CONTEXT_LENGTH_KEYS``, in the order sglang tries them.
+CONTEXT_LENGTH_KEYS = (
+    "max_sequence_length",
+    "seq_length",
+    "max_seq_len",
+    "model_max_length",
+    "max_position_embeddings",
+)
+
+
+def derived_context_length(hf) -> int:
+    """``get_context_length(hf_text_config)``: the first length key, times the RoPE scaling factor
+    (1 with ``original_max_position_embeddings`` or llama3 scaling); 2048 when none is set."""
+    text = hf.text_config
+    rope = text.get("rope_scaling")
+    factor = 1
+    if rope and hasattr(rope, "get"):
+        factor = rope.get("factor", 1)
+        if "original_max_position_embeddings" in rope or rope.get("rope_type") == "llama3":
+            factor = 1
+    for key in CONTEXT_LENGTH_KEYS:
+        value = text.get(key)
+        if value is not None:
+            return int(factor * value)
+    return 2048
+
+
+@registry.rule("device")
+def granite_mamba_dims(ctx):
+    """sglang 0.5.15 ``configs/granitemoehybrid.py`` ``GraniteMoeHybridConfig.__init__`` (and
+    transformers 5.12.1's ``validate_architecture``): ``mamba_expand * hidden_size`` must be
+    divisible by ``mamba_n_heads`` and equal ``mamba_d_head * mamba_n_heads``, else the config does
+    not load -- even for an attention-only Granite (granite-4.0-micro's config fails it)."""
+    hf = ctx.hf
+    if hf.get("model_type") != "granitemoehybrid":
+        return {}
+    expand, hidden = hf.get("mamba_expand", 2), hf.get("hidden_size", 4096)
+    heads, head_dim = hf.get("mamba_n_heads", 64), hf.get("mamba_d_head", "auto")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (expand, hidden, heads)):
+        return {}
+    intermediate = expand * hidden
+    if intermediate % heads:
+        message = f"mamba_intermediate_size ({intermediate}) must be divisible by mamba_n_heads ({heads})"
+    elif isinstance(head_dim, int) and head_dim * heads != intermediate:
+        message = f"mamba_d_head ({head_dim}) * mamba_n_heads ({heads}) must equal mamba_intermediate_size ({intermediate})"
+    else:
+        return {}
+    raise ConflictError(
+        message,
+        fields=(),
+        fix="fix the checkpoint's config.json (mamba_n_heads, mamba_d_head, mamba_expand): sglang cannot load it",
+    )
+
+
+@registry.rule("device")
+def context_length_limit(ctx):
+    """``configs/model_config.py`` ``ModelConfig._derive_context_length``: a user context length
+    above the derived one is refused (``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN`` allows it)."""
+    wanted = ctx.args.context_length
+    if wanted is None:
+        return {}
+    derived = derived_context_length(ctx.hf)
+    if wanted > derived and not env_flag(ctx, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"):
+        raise ConflictError(
+            f"Warning: User-specified context_length ({wanted}) is greater than the derived context_length "
+            f"({derived}). This may lead to incorrect model outputs or CUDA errors. Note that the derived "
+            "context_length may differ from max_position_embeddings in the model's config. To allow "
+            "overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+            fields=("context_length",),
+            fix=f"pass --context-length {derived} or less, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+        )
+    return {}
