@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ConflictError, ResolvableError
+from . import vllm as _vllm
 from ._common import EXIT_USAGE, UsageError, _check_extras, _Parser, _report_ignored
 from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
@@ -24,10 +25,20 @@ from .parity import cmd_parity
 __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 
 
+def _add_engine(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--engine",
+        choices=("sglang", "vllm"),
+        default="sglang",
+        help="rule pack: sglang (default) or vllm (vLLM flag names; see `resolvable explain M --engine vllm -h`)",
+    )
+
+
 def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> None:
     from ..sglang.cli_args import add_cli_args
 
     p.add_argument("model", help="bundled sample name, config.json, model directory, or cached hub repo id")
+    _add_engine(p)
     p.add_argument(
         "--platform",
         default=platform_default,
@@ -90,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--format", choices=("text", "md", "csv", "json", "html"), default="text")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
+    _add_engine(p)
     p.set_defaults(func=cmd_matrix)
 
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
@@ -99,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("models", help="the bundled model configs")
     p.add_argument("--json", action="store_true")
+    _add_engine(p)
     p.set_defaults(func=cmd_models)
 
     p = sub.add_parser("lint", help="check the rule registry over bundled models × presets × flag variants")
@@ -155,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     wants_json = "--json" in argv
     try:
+        if _vllm.wants_vllm(argv) or argv[:1] == ["backends"]:  # the vLLM pack has its own flag names
+            return _vllm.main(argv)
         args, extra = parser.parse_known_args(argv)
         if extra and args.command not in _TAKES_SGLANG_FLAGS:
             raise UsageError(f"unrecognized arguments: {' '.join(extra)}")

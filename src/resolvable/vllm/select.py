@@ -17,7 +17,7 @@ from .._choose import Candidate, Check, Choice, choose, validate
 from ..errors import ConflictError
 from .backends import cuda as CUDA
 from .backends import rocm as ROCM
-from .backends._spec import Backend, M, backend
+from .backends._spec import Backend, M, backend, said
 from .choices import is_quantized_kv
 from .query import LayerQuery
 
@@ -196,9 +196,12 @@ def _xpu(q: LayerQuery, selected: str | None, label: str) -> Choice:
 CPU_ATTN = backend(
     "CPU_ATTN",
     dtypes=("float16", "bfloat16", "float32"),
-    kv_ok=lambda q, kv: (
-        kv in ("auto", "bfloat16", "float16")
-        or (kv in ("fp8", "fp8_e4m3", "fp8_e5m2") and (q.has("amx") or q.has("avx512")))
+    kv_ok=said(
+        "auto, bfloat16, float16; fp8 with AMX or AVX-512",
+        lambda q, kv: (
+            kv in ("auto", "bfloat16", "float16")
+            or (kv in ("fp8", "fp8_e4m3", "fp8_e5m2") and (q.has("amx") or q.has("avx512")))
+        ),
     ),
     head_sizes=(32, 64, 80, 96, 112, 128, 160, 192, 224, 256, 512),
     block_sizes=(M(32),),

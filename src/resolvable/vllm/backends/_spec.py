@@ -36,6 +36,12 @@ class M(namedtuple("M", "base")):
         return f"M{self.base}"
 
 
+def said(text: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a capability function its words for the capability table (``said(">= 32", fn)``)."""
+    fn.__doc__ = text
+    return fn
+
+
 def _value(x: Any, q: LayerQuery) -> Any:
     return x(q) if callable(x) and not isinstance(x, (tuple, frozenset, M)) else x
 

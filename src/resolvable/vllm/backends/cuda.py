@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import fa_version as FA
 from ..choices import is_quantized_kv
 from ..query import LayerQuery
-from ._spec import Backend, M, backend, combo
+from ._spec import Backend, M, backend, combo, said
 
 _FP8 = ("fp8", "fp8_e4m3")
 _BASE_KV = ("auto", "float16", "bfloat16")
@@ -251,7 +251,7 @@ TRITON_ATTN = backend(
     "TRITON_ATTN",
     dtypes=("float16", "bfloat16", "float32"),
     kv_dtypes=_TRITON_KV,
-    head_ok=lambda q, h: h >= 32,
+    head_ok=said(">= 32", lambda q, h: h >= 32),
     block_sizes=(M(16),),
     sink=True,
     mm_prefix=True,
@@ -281,8 +281,8 @@ FLEX_ATTENTION = backend(
 
 TURBOQUANT = backend(
     "TURBOQUANT",
-    kv_ok=lambda q, kv: kv.startswith("turboquant_"),
-    head_ok=lambda q, h: h > 0,
+    kv_ok=said("turboquant_* only", lambda q, kv: kv.startswith("turboquant_")),
+    head_ok=said("> 0", lambda q, h: h > 0),
     block_sizes=(16, 32, 64, 128),
     cg_support="UNIFORM_BATCH",
     doc="v1/attention/backends/turboquant_attn.py : TurboQuantAttentionBackend",
@@ -290,11 +290,11 @@ TURBOQUANT = backend(
 
 TRITON_FLASHINFER = backend(
     "TRITON_FLASHINFER",
-    kv_ok=lambda q, kv: fi_kv_ok(q, kv) and kv in _TRITON_KV,
+    kv_ok=said("FlashInfer and Triton both", lambda q, kv: fi_kv_ok(q, kv) and kv in _TRITON_KV),
     head_sizes=(256, 512),
     block_sizes=(64,),
     mm_prefix=True,
-    sink=lambda q: fi_sink(q),
+    sink=fi_sink,
     cc=lambda q: q.major == 10,
     cc_text="major 10",
     sliding_window=True,
@@ -305,7 +305,7 @@ TRITON_FLASHINFER = backend(
 
 TRITON_FLASH_ATTN = backend(
     "TRITON_FLASH_ATTN",
-    kv_ok=lambda q, kv: fa_kv_ok(q, kv),
+    kv_ok=fa_kv_ok,
     head_sizes=(256, 512),
     block_sizes=(M(16),),
     mm_prefix=True,
@@ -523,7 +523,10 @@ FLASHMLA_SPARSE = _mla(
     dtypes=("bfloat16",),
     kv_dtypes=("auto", "bfloat16", "fp8_ds_mla", "fp8", "nvfp4_ds_mla"),
     head_sizes=(576, 512),
-    block_sizes=lambda q: (64,) if is_quantized_kv(q.cache_dtype) and q.family(100) else (M(64),),
+    block_sizes=said(
+        "M64; 64 with a quantized cache on SM10x",
+        lambda q: (64,) if is_quantized_kv(q.cache_dtype) and q.family(100) else (M(64),),
+    ),
     cc=lambda q: q.major in (9, 10),
     cc_text="major 9 or 10",
     dcp=True,
@@ -608,7 +611,7 @@ FLASHINFER_MLA_SPARSE_SM90 = _mla(
 DEEPSEEK_V32_INDEXER = backend(
     "DEEPSEEK_V32_INDEXER",
     head_sizes=(32, 64, 128),
-    block_sizes=lambda q: (1, M(16)) if q.vendor == "hip" else (64,),
+    block_sizes=said("64; 1 or M16 on ROCm", lambda q: (1, M(16)) if q.vendor == "hip" else (64,)),
     cg_support="ALWAYS",
     doc="v1/attention/backends/mla/indexer.py : DeepseekV32IndexerBackend (fixed, not selected)",
 )

@@ -8,7 +8,7 @@ the ``VLLM_ROCM_USE_AITER*`` switches come through the query, never from the pro
 from __future__ import annotations
 
 from ..query import LayerQuery
-from ._spec import Backend, M, backend
+from ._spec import Backend, M, backend, said
 from .cuda import TRITON_ATTN, TRITON_MLA, TURBOQUANT
 
 _BASE_KV = ("auto", "float16", "bfloat16")
@@ -70,7 +70,7 @@ ROCM_AITER_FA = backend(
 ROCM_AITER_UNIFIED_ATTN = backend(
     "ROCM_AITER_UNIFIED_ATTN",
     kv_dtypes=(*_BASE_KV, *_FP8),
-    head_ok=lambda q, h: h >= 32,
+    head_ok=said(">= 32", lambda q, h: h >= 32),
     block_sizes=(M(16),),
     preferred=lambda q, default: 64,
     sink=True,
@@ -107,7 +107,7 @@ ROCM_AITER_MLA_SPARSE = backend(
     sparse=True,
     kv_dtypes=(*_BASE_KV, "fp8", "fp8_e4m3"),
     block_sizes=(1, M(16)),
-    sink=lambda q: cdna_version(q) in (3, 4),
+    sink=said("on MI3xx", lambda q: cdna_version(q) in (3, 4)),
     requires=(("aiter", "ImportError: No module named 'aiter'"),),
     cg_support="UNIFORM_BATCH",
     doc="v1/attention/backends/mla/rocm_aiter_mla_sparse.py : ROCMAiterMLASparseBackend",
@@ -116,7 +116,6 @@ ROCM_AITER_MLA_SPARSE = backend(
 ROCM_OCTAVE = backend(
     "ROCM_OCTAVE",
     kv_dtypes=("octave_k3v4", "octave_k3v3", "octave_k3v3_compact"),
-    kv_ok=lambda q, kv: kv.startswith("octave_"),
     block_sizes=(M(16),),
     cc=lambda q: q.vendor == "hip" and cdna_version(q) >= 3,
     cc_text="CDNA3+",
@@ -127,7 +126,7 @@ ROCM_OCTAVE = backend(
 ULTRAQUANT = backend(
     "ULTRAQUANT",
     dtypes=("bfloat16",),
-    kv_ok=lambda q, kv: kv == "ultraquant_4bit",
+    kv_dtypes=("ultraquant_4bit",),
     block_sizes=(64,),
     cg_support="UNIFORM_BATCH",
     doc="v1/attention/backends/ultraquant_attn.py : UltraQuantAttentionBackend",

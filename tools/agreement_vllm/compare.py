@@ -1,0 +1,264 @@
+"""Agreement of the vLLM pack with the real vLLM 0.33.0 selector (the oracle), on a case grid.
+
+Usage (repository venv; the oracle venv is separate)::
+
+    python tools/agreement_vllm/compare.py [--oracle /work/oracle/venv-vllm/bin/python] [--limit N] [--json OUT]
+
+For every case (bundled model × CUDA capability × flag variant × install variant), the pack
+resolves; the same layer arguments go to ``oracle.py`` (one process per platform, install and
+environment), which runs vLLM's own selector. Compared per case: the backend of every layer
+kind, the block size, the FlashAttention version of FLASH_ATTN layers and the MLA prefill
+backend; a refusal must be a refusal on both sides. Not collected by pytest (no ``test_``
+prefix); nothing here is imported by the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from resolvable import Platform
+from resolvable.errors import ConflictError
+from resolvable.vllm import KIND_FIELDS, load_model, resolve_vllm_args
+from resolvable.vllm.layers import layer_queries, use_mla
+
+HERE = Path(__file__).resolve().parent
+ORACLE = "/work/oracle/venv-vllm/bin/python"
+
+#: CUDA capabilities: SM75 … SM121 (presets where they exist, else a custom platform).
+CAPABILITIES = [(7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0), (12, 0), (12, 1)]
+
+MODELS = [
+    "llama-3.1-8b",
+    "qwen3-8b",
+    "gemma-2-9b",
+    "gemma-3-27b",
+    "gemma-4-31b",
+    "gpt-oss-120b",
+    "mimo-v2-flash",
+    "exaone-4.0-32b",
+    "olmo-3-7b",
+    "step-3.5-flash",
+    "deepseek-v3",
+    "deepseek-v2-lite",
+    "kimi-k2-instruct",
+    "deepseek-v3.2",
+    "glm-5",
+    "qwen3-next-80b-a3b",
+    "llama-4-scout",
+    "minimax-m2",
+]
+
+VARIANTS = [
+    {},
+    {"tensor_parallel_size": 8},
+    {"kv_cache_dtype": "fp8"},
+    {"block_size": 16},
+    {"block_size": 128},
+    {"tensor_parallel_size": 8, "block_size": 16},
+    {"tensor_parallel_size": 8, "kv_cache_dtype": "fp8"},
+    {"attention_backend": "FLASH_ATTN"},
+    {"attention_backend": "TRITON_ATTN"},
+    {"attention_backend": "FLASHINFER"},
+    {"attention_backend": "TRITON_MLA"},
+    {"dtype": "float16"},
+    {"kv_cache_dtype": "fp8_e5m2"},
+]
+
+ENVS = [{}, {"VLLM_BATCH_INVARIANT": "1"}]
+INSTALLS = [None, "flashinfer=0", "fa3=0,fa4=0", "cute_dsl=0,tokenspeed_mla=0"]
+
+
+def platform_for(cc: tuple[int, int]) -> Platform:
+    for p in Platform.presets().values():
+        if p.vendor == "cuda" and tuple(p.capability) == cc:
+            return p
+    return Platform.preset("h100").replace(name=f"sm{cc[0]}{cc[1]}", capability=cc)
+
+
+def oracle_case(case_id: str, hf, res, flags: dict) -> dict:
+    args = _View(res)
+    kernels = frozenset(res["installed_kernels"])
+    qs = layer_queries(hf, args, res.platform, {}, user_block_size=flags.get("block_size"), kernels=kernels)
+    t = hf.text_config
+    heads = int(t.get("num_attention_heads") or 1)
+    mla = bool(res["use_mla"])
+    keys = (
+        "qk_nope_head_dim",
+        "qk_rope_head_dim",
+        "v_head_dim",
+        "kv_lora_rank",
+        "index_topk",
+        "attn_logit_softcapping",
+    )
+    text = {k: t[k] for k in keys if t.get(k) is not None}
+    text["model_type"] = t.get("model_type")
+    layers = []
+    for q in qs:
+        if q.kind == "indexer":
+            continue  # a fixed backend, not selected
+        layers.append(
+            {
+                "kind": q.kind,
+                "head_size": q.head_size,
+                "dtype": q.dtype,
+                "kv_cache_dtype": q.kv_cache_dtype,
+                "use_mla": q.use_mla,
+                "has_sink": q.has_sink,
+                "use_sparse": q.use_sparse,
+                "use_mm_prefix": q.use_mm_prefix,
+                "attn_type": q.attn_type,
+                "num_heads": q.num_heads if q.use_mla else None,
+                "has_sliding_window": q.has_sliding_window,
+            }
+        )
+    return {
+        "id": case_id,
+        "tp": int(flags.get("tensor_parallel_size", 1)),
+        "kv_cache_dtype": res["kv_cache_dtype"] if layers else flags.get("kv_cache_dtype", "auto"),
+        "block_size": flags.get("block_size"),
+        "attention": {"backend": flags.get("attention_backend")},
+        "model": {
+            "hf_text": text,
+            "num_heads": heads,
+            "num_kv_heads": int(t.get("num_key_value_heads") or heads),
+            "head_size": qs[0].head_size if qs else 0,
+            "use_mla": mla,
+            "mm_prefix": any(q.use_mm_prefix for q in qs),
+            "dtype": res["dtype"],
+        },
+        "layers": layers,
+    }
+
+
+class _View(dict):
+    """The resolved values as the attribute view layer_queries expects."""
+
+    def __init__(self, res) -> None:
+        super().__init__(res)
+        self.__dict__ = self
+
+
+def build_cases(limit: int | None):
+    jobs: dict[tuple, list] = defaultdict(list)
+    expected: dict[str, dict] = {}
+    n = 0
+    for model, cc, flags, env, kernels in itertools.product(MODELS, CAPABILITIES, VARIANTS, ENVS, INSTALLS):
+        if env and kernels:
+            continue  # keep the grid small: one axis at a time besides the flags
+        hf = load_model(model)
+        if flags.get("attention_backend") == "TRITON_MLA" and not use_mla(hf, env):
+            continue
+        if flags.get("attention_backend") in ("FLASHINFER", "TRITON_ATTN") and use_mla(hf, env):
+            continue
+        case_id = f"{model}|sm{cc[0]}{cc[1]}|{json.dumps(flags, sort_keys=True)}|{json.dumps(env)}|{kernels}"
+        platform = platform_for(cc)
+        all_flags = dict(flags, **({"kernels": kernels} if kernels else {}))
+        try:
+            res = resolve_vllm_args(hf, platform, env, **all_flags)
+        except ConflictError as exc:
+            expected[case_id] = {"error": str(exc)[:200]}
+            # the oracle still needs the layer arguments: resolve without the failing check
+            try:
+                res = resolve_vllm_args(
+                    hf, platform, env, **{k: v for k, v in all_flags.items() if k != "attention_backend"}
+                )
+            except ConflictError:
+                continue
+            ocase = oracle_case(case_id, hf, res, flags)
+        else:
+            expected[case_id] = {
+                "backends": {
+                    q: res[f] for q, f in KIND_FIELDS.items() if res[f] is not None and q != "indexer"
+                },
+                "block_size": res["block_size"],
+                "flash_attn_version": res["flash_attn_version"],
+                "mla_prefill_backend": res["mla_prefill_backend"],
+            }
+            ocase = oracle_case(case_id, hf, res, flags)
+        key = (cc, tuple(sorted(res["installed_kernels"])), tuple(sorted(env.items())))
+        jobs[key].append(ocase)
+        n += 1
+        if limit and n >= limit:
+            return jobs, expected
+    return jobs, expected
+
+
+def run_oracle(python: str, jobs: dict) -> dict[str, dict]:
+    results = {}
+    for (cc, kernels, env), cases in jobs.items():
+        payload = {
+            "platform": {"vendor": "cuda", "cc": list(cc)},
+            "kernels": list(kernels),
+            "env": dict(env),
+            "cases": cases,
+        }
+        proc = subprocess.run(
+            [python, str(HERE / "oracle.py")],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=1800,
+        )
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stderr[-3000:])
+            raise SystemExit(f"oracle failed for sm{cc}: rc={proc.returncode}")
+        for line in proc.stdout.splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                results[row["id"]] = row
+    return results
+
+
+def compare(expected: dict, results: dict) -> list[dict]:
+    rows = []
+    for case_id, exp in expected.items():
+        got = results.get(case_id)
+        if got is None:
+            continue
+        diffs = []
+        if "error" in exp or "error" in got:
+            if ("error" in exp) != ("error" in got):
+                diffs.append(("refusal", exp.get("error", "accepted"), got.get("error", "accepted")))
+        else:
+            if exp["backends"] != got["backends"]:
+                diffs.append(("backends", exp["backends"], got["backends"]))
+            if exp["block_size"] != got.get("block_size"):
+                diffs.append(("block_size", exp["block_size"], got.get("block_size")))
+            if (
+                got.get("flash_attn_version") is not None
+                and exp["flash_attn_version"] != got["flash_attn_version"]
+            ):
+                diffs.append(("flash_attn_version", exp["flash_attn_version"], got["flash_attn_version"]))
+            if got.get("mla_prefill_backend") and exp["mla_prefill_backend"] != got["mla_prefill_backend"]:
+                diffs.append(("mla_prefill_backend", exp["mla_prefill_backend"], got["mla_prefill_backend"]))
+        rows.append({"id": case_id, "agree": not diffs, "diffs": diffs})
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--oracle", default=ORACLE)
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--json", help="write every row to this file")
+    parser.add_argument("--show", type=int, default=25, help="disagreements to print")
+    args = parser.parse_args()
+    jobs, expected = build_cases(args.limit)
+    results = run_oracle(args.oracle, jobs)
+    rows = compare(expected, results)
+    agree = sum(r["agree"] for r in rows)
+    print(f"cases compared: {len(rows)}  agree: {agree}  ({100.0 * agree / max(1, len(rows)):.2f}%)")
+    for r in [r for r in rows if not r["agree"]][: args.show]:
+        print(f"  {r['id']}: {r['diffs']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
