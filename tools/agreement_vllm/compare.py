@@ -189,29 +189,38 @@ def build_cases(limit: int | None):
     return jobs, expected
 
 
-def run_oracle(python: str, jobs: dict) -> dict[str, dict]:
+def _run_group(python: str, key: tuple, cases: list) -> list[dict]:
+    cc, kernels, env = key
+    payload = {
+        "platform": {"vendor": "cuda", "cc": list(cc)},
+        "kernels": list(kernels),
+        "env": dict(env),
+        "cases": cases,
+    }
+    proc = subprocess.run(
+        [python, str(HERE / "oracle.py")],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=3000,
+    )
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-3000:])
+        raise SystemExit(f"oracle failed for sm{cc}: rc={proc.returncode}")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def run_oracle(python: str, jobs: dict, workers: int = 12) -> dict[str, dict]:
+    """One oracle process per (capability, install, env) group, ``workers`` at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
     results = {}
-    for (cc, kernels, env), cases in jobs.items():
-        payload = {
-            "platform": {"vendor": "cuda", "cc": list(cc)},
-            "kernels": list(kernels),
-            "env": dict(env),
-            "cases": cases,
-        }
-        proc = subprocess.run(
-            [python, str(HERE / "oracle.py")],
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            timeout=1800,
-        )
-        if proc.returncode != 0:
-            sys.stderr.write(proc.stderr[-3000:])
-            raise SystemExit(f"oracle failed for sm{cc}: rc={proc.returncode}")
-        for line in proc.stdout.splitlines():
-            if line.startswith("{"):
-                row = json.loads(line)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_run_group, python, key, cases) for key, cases in jobs.items()]
+        for i, future in enumerate(futures, 1):
+            for row in future.result():
                 results[row["id"]] = row
+            print(f"  oracle groups done: {i}/{len(futures)}", file=sys.stderr, flush=True)
     return results
 
 

@@ -192,6 +192,24 @@ def _per_head_scales(hf: HFConfig) -> bool:
     return isinstance(scheme, HFConfig) and scheme.get("strategy") == "attn_head"
 
 
+#: The argument fields a query reads (the memo key, with the config, platform, env and kernels).
+_ARG_KEYS = (
+    "use_mla",
+    "tensor_parallel_size",
+    "dtype",
+    "kv_cache_dtype",
+    "disable_multimodal",
+    "use_non_causal",
+    "kv_connector",
+    "prefill_context_parallel_size",
+    "decode_context_parallel_size",
+    "flash_attn_version",
+    "use_trtllm_attention",
+)
+_MEMO: dict[tuple, tuple[HFConfig, tuple[LayerQuery, ...]]] = {}
+_MEMO_LIMIT = 4096
+
+
 def layer_queries(
     hf: HFConfig,
     args: Any,
@@ -201,7 +219,39 @@ def layer_queries(
     user_block_size: int | None,
     kernels: frozenset[str],
 ) -> list[LayerQuery]:
-    """One query per layer kind of the model (see the module docstring)."""
+    """One query per layer kind of the model (see the module docstring).
+
+    Memoised: several rules of one resolution (and repeated resolutions) ask for the same
+    queries; the key holds every input read, and the config object itself is checked by
+    identity (configs are immutable), so a hit is exactly the value a fresh build gives.
+    """
+    key = (
+        id(hf),
+        tuple(args[k] for k in _ARG_KEYS),
+        platform,
+        frozenset(env.items()) if env else frozenset(),
+        user_block_size,
+        kernels,
+    )
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is hf:
+        return list(hit[1])
+    out = _build(hf, args, platform, env, user_block_size=user_block_size, kernels=kernels)
+    if len(_MEMO) >= _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[key] = (hf, tuple(out))
+    return out
+
+
+def _build(
+    hf: HFConfig,
+    args: Any,
+    platform: Any,
+    env: Any,
+    *,
+    user_block_size: int | None,
+    kernels: frozenset[str],
+) -> list[LayerQuery]:
     t = hf.text_config
     mla = bool(args.use_mla)
     tp = max(1, int(args.tensor_parallel_size))

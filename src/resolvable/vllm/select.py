@@ -13,6 +13,8 @@ Invariant: pure; refusals are ``ConflictError`` carrying vLLM's exception type i
 
 from __future__ import annotations
 
+import functools
+
 from .._choose import Candidate, Check, Choice, choose, validate
 from ..errors import ConflictError
 from .backends import cuda as CUDA
@@ -83,8 +85,10 @@ def _auto(q: LayerQuery, names: list[str], table: dict[str, Backend], label: str
     return choice
 
 
+@functools.lru_cache(maxsize=4096)
 def select(q: LayerQuery, selected: str | None, label: str) -> Choice:
-    """The backend of one layer kind (see the module docstring)."""
+    """The backend of one layer kind (see the module docstring). Pure, so memoised on its
+    (hashable) inputs; a refusal raises every time (exceptions are not cached)."""
     if q.kind == "indexer":  # fixed per model (mla/indexer.py), validated like any layer
         return validate(CUDA.DEEPSEEK_V32_INDEXER.candidate, q, label=label)
     if q.vendor == "cuda":
