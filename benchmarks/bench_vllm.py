@@ -27,7 +27,22 @@ from resolvable.errors import ConflictError
 from resolvable.vllm import catalog, load_model, resolve_vllm_args
 from resolvable.vllm.platforms import platform
 
-PRESETS = ("t4", "a100", "l40s", "h100", "b200", "b300", "thor", "rtx5090", "dgx-spark", "mi300x", "mi355x", "xpu", "cpu", "cpu-amx")
+PRESETS = (
+    "t4",
+    "a100",
+    "l40s",
+    "h100",
+    "b200",
+    "b300",
+    "thor",
+    "rtx5090",
+    "dgx-spark",
+    "mi300x",
+    "mi355x",
+    "xpu",
+    "cpu",
+    "cpu-amx",
+)
 VARIANTS: tuple[dict[str, Any], ...] = (
     {},
     {"tensor_parallel_size": 8},
