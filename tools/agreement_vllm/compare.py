@@ -144,11 +144,13 @@ class _View(dict):
         self.__dict__ = self
 
 
-def build_cases(limit: int | None):
+def build_cases(limit: int | None, installs=None, envs=None):
     jobs: dict[tuple, list] = defaultdict(list)
     expected: dict[str, dict] = {}
     n = 0
-    for model, cc, flags, env, kernels in itertools.product(MODELS, CAPABILITIES, VARIANTS, ENVS, INSTALLS):
+    for model, cc, flags, env, kernels in itertools.product(
+        MODELS, CAPABILITIES, VARIANTS, envs or ENVS, installs or INSTALLS
+    ):
         if env and kernels:
             continue  # keep the grid small: one axis at a time besides the flags
         hf = load_model(model)
@@ -210,17 +212,20 @@ def _run_group(python: str, key: tuple, cases: list) -> list[dict]:
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
-def run_oracle(python: str, jobs: dict, workers: int = 12) -> dict[str, dict]:
-    """One oracle process per (capability, install, env) group, ``workers`` at a time."""
-    from concurrent.futures import ThreadPoolExecutor
+def run_oracle(python: str, jobs: dict, workers: int = 12, on_group=None) -> dict[str, dict]:
+    """One oracle process per (capability, install, env) group, ``workers`` at a time;
+    ``on_group(results_so_far)`` runs after each group (partial figures survive an interruption)."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
     results = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(_run_group, python, key, cases) for key, cases in jobs.items()]
-        for i, future in enumerate(futures, 1):
+        for i, future in enumerate(as_completed(futures), 1):
             for row in future.result():
                 results[row["id"]] = row
             print(f"  oracle groups done: {i}/{len(futures)}", file=sys.stderr, flush=True)
+            if on_group is not None:
+                on_group(results)
     return results
 
 
@@ -257,9 +262,19 @@ def main() -> int:
     parser.add_argument("--json", help="write every row to this file")
     parser.add_argument("--show", type=int, default=25, help="disagreements to print")
     parser.add_argument("--workers", type=int, default=12, help="oracle processes at a time")
+    parser.add_argument("--default-install-only", action="store_true", help="skip the install variants")
     args = parser.parse_args()
-    jobs, expected = build_cases(args.limit)
-    results = run_oracle(args.oracle, jobs, args.workers)
+    installs = [None] if args.default_install_only else None
+    jobs, expected = build_cases(args.limit, installs=installs)
+
+    def progress(results):
+        rows = compare(expected, results)
+        agree = sum(r["agree"] for r in rows)
+        print(f"  so far: {agree}/{len(rows)} agree", file=sys.stderr, flush=True)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+
+    results = run_oracle(args.oracle, jobs, args.workers, progress)
     rows = compare(expected, results)
     agree = sum(r["agree"] for r in rows)
     print(f"cases compared: {len(rows)}  agree: {agree}  ({100.0 * agree / max(1, len(rows)):.2f}%)")
