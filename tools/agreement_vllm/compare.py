@@ -122,7 +122,9 @@ def oracle_case(case_id: str, hf, res, flags: dict) -> dict:
         "tp": int(flags.get("tensor_parallel_size", 1)),
         "kv_cache_dtype": res["kv_cache_dtype"] if layers else flags.get("kv_cache_dtype", "auto"),
         "block_size": flags.get("block_size"),
-        "attention": {"backend": flags.get("attention_backend")},
+        # the pack's model overrides (verify_and_update_config) decide the selected backend;
+        # the oracle runs only the selector, so it gets the backend after those overrides
+        "attention": {"backend": res["attention_backend"] if layers else flags.get("attention_backend")},
         "model": {
             "hf_text": text,
             "num_heads": heads,

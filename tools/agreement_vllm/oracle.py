@@ -35,9 +35,11 @@ os.environ["VLLM_HAS_FLASHINFER_CUBIN"] = "1"
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
 
 
-def _stub(name: str) -> None:
+def _stub(name: str, permissive: bool = False) -> None:
     module = types.ModuleType(name)
     module.__file__ = f"<stub {name}>"
+    if permissive:  # `from stub import anything` works (the real module exposes kernels by name)
+        module.__getattr__ = lambda attr: lambda *a, **k: None
     sys.modules[name] = module
     parent, _, child = name.rpartition(".")
     if parent and parent in sys.modules:
@@ -68,9 +70,9 @@ def setup(platform: dict, kernels: set[str], env: dict[str, str]) -> None:
         _stub("vllm._flashmla_C")
         _stub("vllm._flashmla_extension_C")
     if "tokenspeed_mla" in kernels:
-        _stub("tokenspeed_mla")
+        _stub("tokenspeed_mla", permissive=True)
     if "cute_dsl" in kernels:
-        _stub("vllm.vllm_flash_attn.cute.interface")
+        _stub("vllm.vllm_flash_attn.cute.interface", permissive=True)
 
     import vllm.platforms as platforms
     from vllm.platforms.interface import DeviceCapability
@@ -217,6 +219,11 @@ def run_case(case: dict) -> dict:
             for _, cls in classes:
                 if cls not in distinct:
                     distinct.append(cls)
+            if case["model"]["hf_text"].get("index_topk") is not None and case["model"]["use_mla"]:
+                # the sparse-attention indexer layers have a KV cache too (mla/indexer.py)
+                from vllm.v1.attention.backends.mla.indexer import DeepseekV32IndexerBackend
+
+                distinct.append(DeepseekV32IndexerBackend)
             if case["block_size"] is None:
                 out["block_size"] = current_platform._preferred_block_size_for_backends(distinct, 16, cfg)
             else:
