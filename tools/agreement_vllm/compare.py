@@ -124,7 +124,10 @@ def oracle_case(case_id: str, hf, res, flags: dict) -> dict:
         "block_size": flags.get("block_size"),
         # the pack's model overrides (verify_and_update_config) decide the selected backend;
         # the oracle runs only the selector, so it gets the backend after those overrides
-        "attention": {"backend": res["attention_backend"] if layers else flags.get("attention_backend")},
+        "attention": {
+            "backend": res["attention_backend"] if layers else flags.get("attention_backend"),
+            "flash_attn_version": _override_fa_version(res),
+        },
         "model": {
             "hf_text": text,
             "num_heads": heads,
@@ -136,6 +139,14 @@ def oracle_case(case_id: str, hf, res, flags: dict) -> dict:
         },
         "layers": layers,
     }
+
+
+def _override_fa_version(res) -> int | None:
+    """The FA version a model override put into attention_config (Gemma4: FA4 for every layer)."""
+    for step in res.explain("flash_attn_version").steps:
+        if step.stage == "model_overrides" and step.outcome == "applied":
+            return step.value
+    return None
 
 
 class _View(dict):
@@ -265,8 +276,11 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=25, help="disagreements to print")
     parser.add_argument("--workers", type=int, default=12, help="oracle processes at a time")
     parser.add_argument("--default-install-only", action="store_true", help="skip the install variants")
+    parser.add_argument("--models", help="comma-separated subset of the models")
     args = parser.parse_args()
     installs = [None] if args.default_install_only else None
+    if args.models:
+        MODELS[:] = [m for m in args.models.split(",") if m]
     jobs, expected = build_cases(args.limit, installs=installs)
 
     def progress(results):
