@@ -81,7 +81,7 @@ def platform_for(cc: tuple[int, int]) -> Platform:
     return Platform.preset("h100").replace(name=f"sm{cc[0]}{cc[1]}", capability=cc)
 
 
-def oracle_case(case_id: str, hf, res, flags: dict) -> dict:
+def oracle_case(case_id: str, hf, res, flags: dict, *, refused: bool = False) -> dict:
     args = _View(res)
     kernels = frozenset(res["installed_kernels"])
     qs = layer_queries(hf, args, res.platform, {}, user_block_size=flags.get("block_size"), kernels=kernels)
@@ -125,7 +125,7 @@ def oracle_case(case_id: str, hf, res, flags: dict) -> dict:
         # the pack's model overrides (verify_and_update_config) decide the selected backend;
         # the oracle runs only the selector, so it gets the backend after those overrides
         "attention": {
-            "backend": res["attention_backend"] if layers else flags.get("attention_backend"),
+            "backend": flags.get("attention_backend") if refused or not layers else res["attention_backend"],
             "flash_attn_version": _override_fa_version(res),
         },
         "model": {
@@ -185,7 +185,7 @@ def build_cases(limit: int | None, installs=None, envs=None):
                 )
             except ConflictError:
                 continue
-            ocase = oracle_case(case_id, hf, res, flags)
+            ocase = oracle_case(case_id, hf, res, flags, refused=True)
         else:
             expected[case_id] = {
                 "backends": {
