@@ -16,6 +16,7 @@ import enum
 from collections import namedtuple
 from collections.abc import Mapping
 
+from ._choose import Chosen
 from ._schema import Schema
 from .errors import DeclarationError
 
@@ -52,9 +53,10 @@ class Force:
             raise DeclarationError("Force(value, reason) needs a non-empty reason")
 
 
-class Write(namedtuple("Write", "field value previous outcome reason", defaults=(None,))):
+class Write(namedtuple("Write", "field value previous outcome reason choice", defaults=(None, None))):
     """One field written by one declaration (an immutable record): ``field``, ``value``,
-    ``previous`` (the value it replaced), ``outcome`` and ``reason`` (of a forced write)."""
+    ``previous`` (the value it replaced), ``outcome``, ``reason`` (of a forced write) and
+    ``choice`` (the ``_choose.Choice`` behind a value declared as ``Chosen``, else None)."""
 
     __slots__ = ()
 
@@ -75,16 +77,7 @@ class Declaration(namedtuple("Declaration", "seq rule location stage writes inpu
             "rule": self.rule,
             "location": self.location,
             "stage": self.stage,
-            "writes": [
-                {
-                    "field": w.field,
-                    "value": w.value,
-                    "previous": w.previous,
-                    "outcome": w.outcome.value,
-                    "reason": w.reason,
-                }
-                for w in self.writes
-            ],
+            "writes": [_write_dict(w) for w in self.writes],
             "inputs": [[name, value] for name, value in self.inputs],
         }
 
@@ -96,11 +89,39 @@ class Declaration(namedtuple("Declaration", "seq rule location stage writes inpu
             location=data["location"],
             stage=data["stage"],
             writes=tuple(
-                Write(w["field"], w["value"], w["previous"], Outcome(w["outcome"]), w.get("reason"))
+                Write(
+                    w["field"],
+                    w["value"],
+                    w["previous"],
+                    Outcome(w["outcome"]),
+                    w.get("reason"),
+                    _choice_from(w.get("choice")),
+                )
                 for w in data["writes"]
             ),
             inputs=tuple((name, value) for name, value in data.get("inputs", ())),
         )
+
+
+def _write_dict(w: Write) -> dict[str, Any]:
+    data = {
+        "field": w.field,
+        "value": w.value,
+        "previous": w.previous,
+        "outcome": w.outcome.value,
+        "reason": w.reason,
+    }
+    if w.choice is not None:  # only selections by candidates carry one (output unchanged otherwise)
+        data["choice"] = w.choice.to_dict()
+    return data
+
+
+def _choice_from(data: Any) -> Any:
+    if data is None:
+        return None
+    from ._choose import Choice
+
+    return Choice.from_dict(data)
 
 
 def canonical(value: Any) -> Any:
@@ -137,31 +158,36 @@ def apply_declaration(
     Nothing is written unless every field is valid (a declaration is all-or-nothing).
     """
     choices = schema.choices if schema is not None else {}
-    staged: list[tuple[str, Any, str | None]] = []
+    staged: list[tuple[str, Any, str | None, Any]] = []
     for field, value in declared.items():
         reason = forced_by_default
+        choice = None
         if type(value) is Force:
             value, reason = value.value, value.reason
+        if type(value) is Chosen:  # a value picked from candidates: keep the record for explain
+            value, choice = value.value, value.choice
+            if type(value) is Force:
+                value, reason = value.value, value.reason
         if (
             field not in resolvable
             or type(value) not in _SCALAR_TYPES
             or (value is not None and field in choices and value not in choices[field])
         ):
             value = _check_declared(field, value, rule, location, schema, resolvable, choices)
-        staged.append((field, value, reason))
+        staged.append((field, value, reason, choice))
     writes = []
     applied = Outcome.APPLIED
-    for field, value, reason in staged:
+    for field, value, reason, choice in staged:
         previous = values[field]
         if field in explicit and value != previous:
             if reason is None:
-                writes.append(Write(field, value, previous, Outcome.BLOCKED))
+                writes.append(Write(field, value, previous, Outcome.BLOCKED, None, choice))
                 continue
             outcome = Outcome.FORCED
         else:
             outcome = applied
         values[field] = value
-        writes.append(Write(field, value, previous, outcome, reason))
+        writes.append(Write(field, value, previous, outcome, reason, choice))
     return Declaration(seq, rule, location, stage, tuple(writes), inputs)
 
 

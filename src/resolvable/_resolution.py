@@ -36,15 +36,22 @@ FORMAT_VERSION = 1
 # The records below are immutable named tuples: cheaper to define than dataclasses (import cost).
 
 
-class Step(namedtuple("Step", "rule location stage value previous outcome reason inputs")):
+class Step(
+    namedtuple("Step", "rule location stage value previous outcome reason inputs choice", defaults=(None,))
+):
     """One declaration touching the explained field. ``outcome`` is applied, blocked, forced or
-    shadowed; ``inputs`` are the (name, value) pairs its rule read."""
+    shadowed; ``inputs`` are the (name, value) pairs its rule read; ``choice`` is the selection
+    record (every candidate and why it was rejected) when the value was chosen from candidates."""
 
     __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
         data = self._asdict()
         data["inputs"] = [[n, v] for n, v in self.inputs]
+        if self.choice is None:
+            del data["choice"]  # only selections by candidates carry one (output unchanged otherwise)
+        else:
+            data["choice"] = self.choice.to_dict()
         return data
 
 
@@ -74,6 +81,8 @@ class Explanation(
             )
             if s.inputs:
                 lines.append("       read " + ", ".join(f"{n}={v!r}" for n, v in s.inputs))
+            if s.choice is not None:
+                lines += ["       " + line for line in s.choice.summary().splitlines()]
         return "\n".join(lines)
 
 
@@ -201,7 +210,9 @@ class Resolution(Mapping):
             outcome = w.outcome.value
             if w.outcome is not Outcome.BLOCKED and last is not None and i < last:
                 outcome = "shadowed"
-            steps.append(Step(d.rule, d.location, d.stage, w.value, w.previous, outcome, w.reason, d.inputs))
+            steps.append(
+                Step(d.rule, d.location, d.stage, w.value, w.previous, outcome, w.reason, d.inputs, w.choice)
+            )
         rule, location = self.decided_by(field)
         return Explanation(
             field=field,

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ConflictError, ResolvableError
 from . import backends as _backends
+from . import vllm as _vllm
 from ._common import (
     EXIT_USAGE,
     UsageError,
@@ -37,6 +38,15 @@ from .upgrade import cmd_upgrade
 __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 
 
+def _add_engine(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--engine",
+        choices=("sglang", "vllm"),
+        default="sglang",
+        help="rule pack: sglang (default) or vllm (vLLM flag names; see `resolvable explain M --engine vllm -h`)",
+    )
+
+
 def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> None:
     from .._platform import Platform
     from ..sglang.cli_args import add_cli_args
@@ -47,6 +57,7 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
         help="bundled sample name, config.json, model directory, or hub repo id; or paste the whole "
         "launch command after `--`: -- python -m sglang.launch_server --model-path X ...",
     )
+    _add_engine(p)
     p.add_argument(
         "--platform",
         default=platform_default,
@@ -162,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
     )
+    _add_engine(p)
     p.set_defaults(func=cmd_matrix)
 
     _backends.add_parser(sub)
@@ -173,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("models", help="the bundled model configs")
     p.add_argument("--json", action="store_true")
+    _add_engine(p)
     p.set_defaults(func=cmd_models)
 
     p = sub.add_parser("lint", help="check the rule registry over bundled models × presets × flag variants")
@@ -267,6 +280,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     wants_json = "--json" in argv
     try:
+        if _vllm.wants_vllm(argv):  # the vLLM pack has its own flag names
+            return _vllm.main(argv)
         argv, pasted = _split_pasted(argv)
         args, extra = parser.parse_known_args(argv)
         if pasted is not None and args.command not in _TAKES_SGLANG_FLAGS:

@@ -23,6 +23,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--platforms", help="comma-separated presets to probe (default: every preset)")
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
+    p.add_argument(
+        "--engine",
+        choices=("sglang", "vllm"),
+        default="sglang",
+        help="rule pack (--engine vllm: vLLM's table)",
+    )
     p.set_defaults(func=cmd_backends)
 
 

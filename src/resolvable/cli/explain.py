@@ -56,6 +56,9 @@ def _explain_lines(exp: Any) -> list[str]:
         lines.append(f"       -> {s.value!r}  {label}" + (f" ({s.reason})" if s.reason else ""))
         if s.inputs:
             lines.append(f"       because {_why(s.inputs)}")
+        if getattr(s, "choice", None) is not None:  # chosen from candidates: every candidate, and why not
+            lines.append(f"       candidates ({s.choice.label or 'in priority order'}):")
+            lines += ["         " + line for line in s.choice.summary().splitlines()]
     return lines
 
 

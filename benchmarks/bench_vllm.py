@@ -1,0 +1,124 @@
+"""Benchmark 7: per-resolution cost of the vLLM pack over its grid (bundled models × presets × flags).
+
+Usage (repository root, package installed)::
+
+    python benchmarks/bench_vllm.py [--quick]
+
+The grid: every bundled model × the CUDA/ROCm/XPU/CPU presets the vLLM pack knows × a few flag
+variants (default, TP 8, fp8 KV, --block-size 16, FLASH_ATTN selected). Every case is timed
+``case_calls`` times per round over ``case_rounds`` rounds after a warm-up; refusals (no valid
+backend, not modelled) are timed too, as they cost a full selection. Also timed: the same grid
+with ``trace=True`` (what ``explain`` pays) and the cold import of ``resolvable.vllm``.
+Standard library only (plus the package); nothing here runs in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import _common  # noqa: F401  (first: puts benchmarks/ on sys.path)
+from _common import FULL, QUICK, Settings, log, median, percentile, perf_ns
+
+from resolvable.errors import ConflictError
+from resolvable.vllm import catalog, load_model, resolve_vllm_args
+from resolvable.vllm.platforms import platform
+
+PRESETS = (
+    "t4",
+    "a100",
+    "l40s",
+    "h100",
+    "b200",
+    "b300",
+    "thor",
+    "rtx5090",
+    "dgx-spark",
+    "mi300x",
+    "mi355x",
+    "xpu",
+    "cpu",
+    "cpu-amx",
+)
+VARIANTS: tuple[dict[str, Any], ...] = (
+    {},
+    {"tensor_parallel_size": 8},
+    {"kv_cache_dtype": "fp8"},
+    {"block_size": 16},
+    {"attention_backend": "FLASH_ATTN"},
+)
+
+
+def grid() -> list[tuple[Any, Any, dict[str, Any]]]:
+    return [(load_model(m), platform(p), dict(v)) for m in catalog() for p in PRESETS for v in VARIANTS]
+
+
+def _once(hf: Any, plat: Any, flags: dict[str, Any], trace: bool) -> bool:
+    try:
+        resolve_vllm_args(hf, plat, trace=trace, **flags)
+    except ConflictError:
+        return False
+    return True
+
+
+def bench_vllm_resolution(s: Settings, *, trace: bool = False) -> dict[str, Any]:
+    work = grid()
+    accepted = [_once(hf, p, f, trace) for hf, p, f in work]  # warm-up (plan caches)
+    per_case: list[list[float]] = [[] for _ in work]
+    calls = range(s.case_calls)
+    for _ in range(s.case_rounds):
+        for i, (hf, plat, flags) in enumerate(work):
+            t0 = perf_ns()
+            for _ in calls:
+                _once(hf, plat, flags, trace)
+            per_case[i].append((perf_ns() - t0) / s.case_calls / 1000)
+    costs = [median(x) for x in per_case]
+    ok = [c for c, a in zip(costs, accepted) if a]
+    return {
+        "cases": len(work),
+        "refused": accepted.count(False),
+        "median_us": median(costs),
+        "p95_us": percentile(costs, 95),
+        "max_us": max(costs),
+        "accepted_median_us": median(ok) if ok else float("nan"),
+        "total_ms": sum(costs) / 1000,
+    }
+
+
+def bench_vllm_import(runs: int) -> dict[str, Any]:
+    """Cold import of resolvable.vllm in fresh interpreters, minus the bare interpreter start."""
+
+    def run(code: str) -> float:
+        t0 = perf_ns()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return (perf_ns() - t0) / 1e6
+
+    bare = median([run("pass") for _ in range(runs)])
+    pack = median([run("import resolvable.vllm") for _ in range(runs)])
+    return {"import_ms": pack - bare}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    args = parser.parse_args(argv)
+    s = QUICK if args.quick else FULL
+    log("7/7 vLLM pack: per-resolution cost …")
+    plain = bench_vllm_resolution(s)
+    traced = bench_vllm_resolution(s, trace=True)
+    imp = bench_vllm_import(max(5, s.import_runs // 2))
+    print(
+        f"vLLM pack, {plain['cases']} cases ({plain['refused']} refused): "
+        f"median {plain['median_us']:.0f} µs, p95 {plain['p95_us']:.0f} µs, max {plain['max_us']:.0f} µs, "
+        f"accepted median {plain['accepted_median_us']:.0f} µs; whole grid {plain['total_ms']:.0f} ms"
+    )
+    print(f"  with trace=True (explain): median {traced['median_us']:.0f} µs, p95 {traced['p95_us']:.0f} µs")
+    print(f"  cold import of resolvable.vllm: {imp['import_ms']:.0f} ms over the bare interpreter")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

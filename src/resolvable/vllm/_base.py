@@ -1,0 +1,30 @@
+"""The vLLM registry object and its stages, with nothing else.
+
+Invariant: this module depends on no rule module, so every rule module can import it;
+``resolvable.vllm`` imports the rule modules in order after it.
+"""
+
+from __future__ import annotations
+
+from .._registry import Registry, Stage
+from .args import VllmArgs
+
+#: vLLM release whose behaviour this pack reproduces.
+VLLM_VERSION = "0.33.0"
+RULESET_VERSION = "1"
+
+STAGES = (
+    Stage("platform", doc="spec §1.3: installed optional kernels (standard install, then --kernels)"),
+    Stage("model", doc="spec §1.1, §5: use_mla, model dtype, kv-cache dtype from the checkpoint"),
+    Stage("model_overrides", doc="spec §2: model_executor/models/config.py verify_and_update_config"),
+    Stage("attention", doc="spec §1, §3: per-layer-kind backend selection (candidates and their checks)"),
+    Stage("attention_late", doc="spec §5: sparse-MLA kv-cache dtype canonicalisation"),
+    Stage("block_size", doc="spec §4: block size from the chosen backends"),
+    Stage("flash_attn", doc="spec §3.1: FlashAttention version of the FLASH_ATTN layers"),
+    Stage("mla_prefill", doc="spec §6: MLA prefill backend (a second selection)"),
+    Stage("cudagraph", doc="spec §7: CUDA-graph mode from the chosen backends"),
+)
+
+registry = Registry(
+    VllmArgs, STAGES, model_stage="model", name=f"vllm-{VLLM_VERSION}", version=RULESET_VERSION
+)

@@ -1,0 +1,137 @@
+"""The vLLM pack's entry point: ``resolve_vllm_args(hf_config, platform, env=None, **flags)``.
+
+Invariants: pure (platform and env are inputs; ``env_from_os`` is the only reader of
+``os.environ``); ``attention_config`` (vLLM's ``--attention-config`` JSON, or a dict) is
+flattened into the schema's fields before resolution, and giving a backend both ways is refused
+like vLLM does (``engine/arg_utils.py : create_engine_config``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from .._hfconfig import HFConfig
+from .._platform import Platform
+from .._resolution import Resolution
+from .._resolve import resolve
+from ..errors import ConfigError, InvalidArgumentError, closest
+from ._base import registry
+from .choices import ATTENTION_BACKENDS, KINDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Environment variables the rules read (spec §1.3).
+ENV_VARS = (
+    "VLLM_BATCH_INVARIANT",
+    "VLLM_MLA_DISABLE",
+    "VLLM_ROCM_USE_AITER",
+    "VLLM_ROCM_USE_AITER_MLA",
+    "VLLM_ROCM_USE_AITER_MHA",
+    "VLLM_ROCM_USE_AITER_UNIFIED_ATTENTION",
+)
+
+_CONFIG_KEYS = (
+    "backend",
+    "backend_per_kind",
+    "flash_attn_version",
+    "mla_prefill_backend",
+    "use_trtllm_attention",
+    "use_non_causal",
+)
+
+
+def backend_name(value: Any, what: str) -> str | None:
+    """``AttentionConfig.validate_backend_before``: case-insensitive enum names; "auto" is None."""
+    if value is None:
+        return None
+    name = str(value).strip().upper()
+    if name == "AUTO":
+        return None
+    if name in ("CUTLASS_MSA", "TRITON_MSA"):  # aliases that only set the MiniMax-M3 decode backend
+        return None
+    if name not in ATTENTION_BACKENDS:
+        hint = closest(name, ATTENTION_BACKENDS)
+        extra = f" (did you mean {hint!r}?)" if hint else ""
+        raise InvalidArgumentError(f"{what}: unknown attention backend {value!r}{extra}")
+    return name
+
+
+def flatten_attention_config(config: Any, flags: dict[str, Any]) -> dict[str, Any]:
+    """``--attention-config`` (JSON text or mapping) → schema fields, merged into ``flags``."""
+    if config is None:
+        return flags
+    if isinstance(config, str):
+        import json
+
+        try:
+            config = json.loads(config)
+        except ValueError as exc:
+            raise InvalidArgumentError(f"--attention-config is not valid JSON: {exc}") from None
+    if not isinstance(config, Mapping):
+        raise InvalidArgumentError(
+            '--attention-config must be a JSON object, e.g. \'{"backend": "FLASH_ATTN"}\''
+        )
+    unknown = sorted(set(config) - set(_CONFIG_KEYS))
+    if unknown:
+        raise InvalidArgumentError(f"--attention-config: unknown keys {unknown}; known: {list(_CONFIG_KEYS)}")
+    out = dict(flags)
+    if "backend" in config:
+        if out.get("attention_backend") is not None:
+            raise InvalidArgumentError(
+                "--attention-backend and --attention-config.backend are mutually exclusive; give the backend once"
+            )
+        out["attention_backend"] = config["backend"]
+    per_kind = config.get("backend_per_kind") or {}
+    if not isinstance(per_kind, Mapping):
+        raise InvalidArgumentError("--attention-config backend_per_kind must map a kind to a backend")
+    entries = []
+    for kind, name in per_kind.items():
+        if kind not in KINDS:
+            raise InvalidArgumentError(
+                f"--attention-config backend_per_kind: {kind!r} is not one of {list(KINDS)}"
+            )
+        resolved = backend_name(name, f"backend_per_kind[{kind}]")
+        if resolved is not None:
+            entries.append(f"{kind}={resolved}")
+    if entries:
+        out["backend_per_kind"] = entries
+    for key in ("flash_attn_version", "mla_prefill_backend", "use_trtllm_attention", "use_non_causal"):
+        if config.get(key) is not None:
+            out[key] = config[key]
+    return out
+
+
+def resolve_vllm_args(
+    hf_config: HFConfig | Mapping[str, Any],
+    platform: Platform,
+    env: Mapping[str, str] | None = None,
+    *,
+    attention_config: Any = None,
+    trace: bool = False,
+    **flags: Any,
+) -> Resolution:
+    """Resolve vLLM 0.33.0's attention fields for a model config on a platform.
+
+    ``flags`` are vLLM engine-argument names (``attention_backend``, ``block_size``,
+    ``kv_cache_dtype``, ``dtype``, ``tensor_parallel_size``, ``kernels`` …).
+    """
+    hf = hf_config if isinstance(hf_config, HFConfig) else HFConfig(hf_config)
+    if hf.architecture is None:
+        raise ConfigError(
+            f'{hf.source}: no \'architectures\' entry; add e.g. "architectures": ["LlamaForCausalLM"]'
+        )
+    flags = flatten_attention_config(attention_config, flags)
+    if flags.get("attention_backend") is not None:
+        flags["attention_backend"] = backend_name(flags["attention_backend"], "--attention-backend")
+    if flags.get("mla_prefill_backend") is not None:
+        flags["mla_prefill_backend"] = str(flags["mla_prefill_backend"]).upper()
+    flags = {k: v for k, v in flags.items() if v is not None or k in ("block_size",)}
+    return resolve(registry, flags, hf, platform, env, trace=trace)
+
+
+def env_from_os() -> dict[str, str]:
+    """The vLLM environment variables of this process (the only place os.environ is read)."""
+    return {k: os.environ[k] for k in ENV_VARS if k in os.environ}

@@ -1,0 +1,87 @@
+"""Stage "mla_prefill": the MLA prefill backend, a second selection by candidates (spec §6).
+
+``v1/attention/backends/mla/prefill/selector.py : get_mla_prefill_backend`` and
+``platforms/interface.py : get_mla_prefill_backend_cls`` (CUDA), ``platforms/rocm.py`` (AITER FA,
+then FA), ``platforms/cpu.py`` (ZEN_CPU, then CPU). Checks follow ``prefill/base.py :
+validate_configuration`` (compute capability, dtype, dependencies, MLA dimensions).
+"""
+
+from __future__ import annotations
+
+from ..._choose import Candidate, Check, Chosen, choose, validate
+from ...errors import ConflictError
+from .._base import registry
+from ._inputs import queries
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_DIMS_FA = ((128, 64, 128), (192, 64, 256), (64, 64, 128), (256, 0, 256))
+_DIMS_TRTLLM = ((128, 64, 128), (192, 64, 256))
+
+
+def _dims(q: Any) -> tuple[int, int, int]:
+    return (q.qk_nope_head_dim, q.qk_rope_head_dim, q.v_head_dim)
+
+
+def _prefill(name: str, *, cc=None, needs=None, dims=None) -> Candidate:
+    checks = [
+        Check("compute capability not supported", lambda q: cc is None or cc(q)),
+        Check("dtype not supported", lambda q: q.dtype in ("float16", "bfloat16")),
+        Check("required dependencies not available", lambda q: needs is None or all(q.has(k) for k in needs)),
+        Check("Model does not have supported MLA dimensions", lambda q: dims is None or _dims(q) in dims),
+    ]
+    return Candidate(name, tuple(checks))
+
+
+_SM10 = lambda q: q.major == 10  # noqa: E731
+PREFILL = {
+    "FLASH_ATTN": _prefill("FLASH_ATTN", dims=_DIMS_FA),
+    "TRTLLM_RAGGED": _prefill("TRTLLM_RAGGED", cc=_SM10, needs=("flashinfer",), dims=_DIMS_TRTLLM),
+    "FLASHINFER": _prefill("FLASHINFER", cc=_SM10, needs=("flashinfer",)),
+    "TOKENSPEED_MLA": _prefill("TOKENSPEED_MLA", cc=_SM10, needs=("tokenspeed_mla",)),
+    "ROCM_AITER_FA": _prefill("ROCM_AITER_FA", needs=("aiter",)),
+    "ZEN_CPU": _prefill("ZEN_CPU", needs=("zentorch",)),
+    "CPU": _prefill("CPU"),
+}
+
+
+def priorities(q: Any) -> list[str]:
+    if q.vendor == "cpu":
+        return ["ZEN_CPU", "CPU"]
+    if q.vendor == "hip":
+        return ["ROCM_AITER_FA", "FLASH_ATTN"]
+    if q.major == 10:
+        if _dims(q) == (192, 64, 256):
+            return ["TRTLLM_RAGGED", "FLASH_ATTN", "FLASHINFER", "TOKENSPEED_MLA"]
+        return ["FLASH_ATTN", "TRTLLM_RAGGED", "FLASHINFER", "TOKENSPEED_MLA"]
+    return ["FLASH_ATTN"]
+
+
+@registry.rule("mla_prefill")
+def mla_prefill_selection(ctx: Any) -> dict[str, Any]:
+    """Spec §6: a user's ``mla_prefill_backend`` is validated (an invalid one is refused); otherwise
+    the first valid backend of the platform list."""
+    mla = [q for q in queries(ctx) if q.kind == "mla"]
+    if not mla:
+        return {}
+    q = mla[0]
+    selected = ctx.args.mla_prefill_backend if q.vendor != "cpu" else None
+    if selected is not None:
+        choice = validate(PREFILL[selected], q, label="MLA prefill")
+        if choice.chosen is None:
+            raise ConflictError(
+                f"Selected MLA prefill backend {selected} is not valid: {list(choice.verdicts[0].reasons)}",
+                fields=("mla_prefill_backend",),
+                fix="remove mla_prefill_backend from --attention-config",
+            )
+        return {"mla_prefill_backend": Chosen(selected, choice)}
+    choice = choose([PREFILL[n] for n in priorities(q)], q, label="MLA prefill")
+    if choice.chosen is None:
+        raise ConflictError(
+            "No valid MLA prefill backend found. Reasons: "
+            + "; ".join(f"{v.name}: {list(v.reasons)}" for v in choice.verdicts),
+            fields=("mla_prefill_backend",),
+        )
+    return {"mla_prefill_backend": Chosen(choice.chosen, choice)}
