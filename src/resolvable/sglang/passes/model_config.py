@@ -53,14 +53,19 @@ def granite_mamba_dims(ctx):
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (expand, hidden, heads)):
         return {}
     intermediate = expand * hidden
+    # transformers' validator runs first (at config parse), so its wording is what sglang reports
     if intermediate % heads:
-        message = f"mamba_intermediate_size ({intermediate}) must be divisible by mamba_n_heads ({heads})"
+        detail = "mamba_n_heads must divide mamba_expand * hidden_size"
+        numbers = f"mamba_intermediate_size ({intermediate}) must be divisible by mamba_n_heads ({heads})"
     elif isinstance(head_dim, int) and head_dim * heads != intermediate:
-        message = f"mamba_d_head ({head_dim}) * mamba_n_heads ({heads}) must equal mamba_intermediate_size ({intermediate})"
+        detail = "The dimensions for the Mamba head state do not match the model intermediate_size"
+        numbers = (
+            f"mamba_d_head ({head_dim}) * mamba_n_heads ({heads}) != mamba_intermediate_size ({intermediate})"
+        )
     else:
         return {}
     raise ConflictError(
-        message,
+        f"Class validation error for validator 'validate_architecture': {detail} ({numbers})",
         fields=(),
         fix="fix the checkpoint's config.json (mamba_n_heads, mamba_d_head, mamba_expand): sglang cannot load it",
     )
