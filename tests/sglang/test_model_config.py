@@ -58,9 +58,10 @@ def test_granite_mamba_dimensions_must_match():
     with pytest.raises(ConflictError) as info:
         resolve_server_args(load_model("granite-4.0-micro"), H100)
     assert info.value.rule == "granite_mamba_dims"
-    assert (
-        info.value.message
-        == "mamba_d_head (64) * mamba_n_heads (128) must equal mamba_intermediate_size (5120)"
+    assert info.value.message == (
+        "Class validation error for validator 'validate_architecture': The dimensions for the Mamba head "
+        "state do not match the model intermediate_size (mamba_d_head (64) * mamba_n_heads (128) != "
+        "mamba_intermediate_size (5120))"
     )
     resolve_server_args(load_model("granite-4.0-h-small"), H100)  # a consistent hybrid loads
 
