@@ -142,3 +142,27 @@ def test_lint_covers_every_release(capsys):
     assert code == 0, out
     # one per supported release (0.5.14, 0.5.15 and the releases modelled since)
     assert f"in {len(SGLANG_RELEASES)} sglang releases" in out and "no findings" in out
+
+
+def test_upgrade_takes_a_pasted_launch_command(capsys):
+    code, out, _ = run(
+        capsys,
+        "upgrade",
+        "--platform",
+        "b200",
+        "--from",
+        "0.5.14",
+        "--to",
+        "0.5.15",
+        "--",
+        "python",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        "deepseek-ai/DeepSeek-V3",
+        "--tp",
+        "8",
+    )
+    assert code == 0
+    assert "command   python -m sglang.launch_server" in out and "upgrade   sglang 0.5.14 → 0.5.15" in out
+    assert "cuda_graph_backend_prefill 'tc_piecewise' → 'disabled'" in out and "still accepted" in out

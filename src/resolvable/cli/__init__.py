@@ -248,7 +248,20 @@ def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 _OWN_SWITCHES = ("--json",)
-_OWN_OPTIONS = ("--platform", "--env", "--field", "--why-not", "--vs-platform", "--vs-set", "--set")
+_OWN_OPTIONS = (
+    "--platform",
+    "--env",
+    "--field",
+    "--why-not",
+    "--vs-platform",
+    "--vs-set",
+    "--set",
+    "--sglang-version",
+    "--vs-sglang-version",
+    "--from",
+    "--to",
+    "--engine",
+)
 
 
 def _take_model(args: argparse.Namespace, pasted: list[str] | None) -> None:
