@@ -139,4 +139,6 @@ def test_upgrade_default_from_is_the_installed_release(capsys, monkeypatch):
 def test_lint_covers_every_release(capsys):
     code, out, _ = run(capsys, "lint")
     assert code == 0, out
-    assert "in 2 sglang releases" in out and "no findings" in out
+    from resolvable.sglang import SGLANG_RELEASES
+
+    assert f"in {len(SGLANG_RELEASES)} sglang releases" in out and "no findings" in out

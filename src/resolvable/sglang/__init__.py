@@ -15,6 +15,7 @@ from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 #: Rule modules in registration order. Stages order the passes; inside a stage, rules for the
 #: same architecture run in this order (e.g. Qwen3.5: hybrid provider, then the MoE family).
 RULE_MODULES = (
+    "passes.release_choices",
     "passes.device",
     "passes.quantization",
     "families.deepseek",
@@ -27,6 +28,7 @@ RULE_MODULES = (
     "families.gemma4",
     "families.moss_vl",
     "families.hybrid_mamba",
+    "families.kimi_k3",
     "families.deepseek_v4",
     "families.qwen3_5",
     "families.qwen3_vl",

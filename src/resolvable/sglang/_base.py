@@ -13,9 +13,11 @@ from .args import ServerArgs
 #: sglang releases whose behaviour this pack reproduces, oldest first. A release is listed only
 #: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
 #: changed in a release is two rules with adjacent ranges (``since=``/``until=``).
-SGLANG_RELEASES = ("0.5.14", "0.5.15")
-#: The release resolved when none is named: the newest supported one.
-SGLANG_VERSION = SGLANG_RELEASES[-1]
+SGLANG_RELEASES = ("0.5.14", "0.5.15", "0.5.17")
+#: The release resolved when none is named. Pinned to 0.5.15 while the later releases are
+#: modelled in parallel (0.5.16 on its own branch; moving it changes the default output): the
+#: integrator moves it to the newest supported release once every branch is merged.
+SGLANG_VERSION = "0.5.15"
 RULESET_VERSION = "2"
 #: The check phase of sglang's start-up (``ModelRunner`` building the attention backends).
 STARTUP_PHASE = "startup"
@@ -94,4 +96,5 @@ registry = Registry(
     name="sglang",
     version=RULESET_VERSION,
     releases=SGLANG_RELEASES,
+    default_release=SGLANG_VERSION,
 )

@@ -1,7 +1,9 @@
-"""Names accepted by sglang 0.5.15 for the fields this pack models (spec §2.1, §7).
+"""Names accepted by sglang for the fields this pack models (spec §2.1, §7).
 
 Invariant: these tuples are data only; every rule and the argparse integration read them
-from here, so a backend name is spelled in exactly one place.
+from here, so a backend name is spelled in exactly one place. A tuple is the union over the
+supported releases; the names a release added are listed in ``ADDED_IN`` (the rules of
+``passes/release_choices.py`` refuse them for the earlier releases).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ ATTENTION_BACKENDS = (
     "intel_amx",
     "ascend",
     "intel_xpu",
+    "hpc_ops",  # since 0.5.17 (HPC-Ops, SM90 only)
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
@@ -41,7 +44,16 @@ RADIX_DETERMINISTIC_BACKENDS = ("fa3", "triton", "ascend")
 #: Hard-coded list for DeepSeek models under deterministic inference.
 DEEPSEEK_DETERMINISTIC_BACKENDS = ("fa3", "triton")
 
-DSA_BACKENDS = ("flashmla_sparse", "flashmla_kv", "flashmla_auto", "fa3", "tilelang", "aiter", "trtllm")
+DSA_BACKENDS = (
+    "flashmla_sparse",
+    "flashmla_kv",
+    "flashmla_auto",
+    "fa3",
+    "tilelang",
+    "aiter",
+    "trtllm",
+    "flashinfer_sparse_mla",  # since 0.5.17
+)
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 KV_CACHE_DTYPES = ("auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1")
 MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
@@ -102,5 +114,32 @@ MOE_RUNNER_BACKENDS = (
     "cutlass",
     "aiter",
     "marlin",
+    "hpc_ops",  # since 0.5.17 (FP8 MoE on SM90)
 )
-MOE_A2A_BACKENDS = ("none", "deepep", "mooncake", "nixl", "mori", "ascend_fuseep", "flashinfer", "megamoe")
+MOE_A2A_BACKENDS = (
+    "none",
+    "deepep",
+    "mooncake",
+    "nixl",
+    "mori",
+    "ascend_fuseep",
+    "flashinfer",
+    "megamoe",
+    "pplx",  # since 0.5.17
+)
+
+#: Names each release added to the choices above (field -> names), refused before it
+#: (``server_args.py`` choice lists of that release's wheel).
+ADDED_IN = {
+    "0.5.17": {
+        "attention_backend": ("hpc_ops",),
+        "prefill_attention_backend": ("hpc_ops",),
+        "decode_attention_backend": ("hpc_ops",),
+        "dsa_prefill_backend": ("flashinfer_sparse_mla",),
+        "dsa_decode_backend": ("flashinfer_sparse_mla",),
+        "moe_runner_backend": ("hpc_ops",),
+        "speculative_moe_runner_backend": ("hpc_ops",),
+        "moe_a2a_backend": ("pplx",),
+        "speculative_moe_a2a_backend": ("pplx",),
+    },
+}

@@ -63,6 +63,7 @@ _BACKEND_COLOURS = {
     "tokenspeed_mla": "#fee391",
     "dual_chunk_flash_attn": "#c2a5cf",
     "wave": "#99d8c9",
+    "hpc_ops": "#e0ecf4",
 }
 
 
