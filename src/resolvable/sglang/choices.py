@@ -41,6 +41,10 @@ ATTENTION_BACKENDS = (
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
 #: The deterministic backends that keep the radix cache on.
 RADIX_DETERMINISTIC_BACKENDS = ("fa3", "triton", "ascend")
+#: 0.5.17 ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` and ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``
+#: (fa4 since 0.5.16); the radix list is also the DeepSeek list in 0.5.17.
+DETERMINISTIC_BACKENDS_0_5_17 = ("ascend", "fa3", "fa4", "flashinfer", "triton")
+RADIX_DETERMINISTIC_BACKENDS_0_5_17 = ("ascend", "fa3", "fa4", "triton")
 #: Hard-coded list for DeepSeek models under deterministic inference.
 DEEPSEEK_DETERMINISTIC_BACKENDS = ("fa3", "triton")
 

@@ -138,29 +138,61 @@ def dsa_kv_cache_dtype(ctx):
     return {}
 
 
-@registry.for_arch(*ARCHS, stage="model_checks")
-def dsa_split_backends(ctx):
-    """§3.1 DSA split backends: fill the prefill/decode DSA kernels the user did not set."""
+def _dsa_split_backends(ctx, *, glm_sm120_fp8: bool, tilelang_fp8_check: bool) -> dict:
+    """§3.1 DSA split backends shared by every release. ``glm_sm120_fp8`` (0.5.17): GLM-5 with an
+    FP8 KV cache on SM120 runs ``flashinfer_sparse_mla``; ``tilelang_fp8_check`` (0.5.17): the
+    tilelang kernels refuse an FP8 KV cache off ROCm."""
     args, platform = ctx.args, ctx.platform
     if not is_deepseek_dsa(ctx.hf) or platform.is_npu or platform.is_xpu:
         return {}
     user_p, user_d = args.dsa_prefill_backend, args.dsa_decode_backend
     kv, major = args.kv_cache_dtype, capability_major(platform)
-    if args.enable_hisparse:
+    check_tilelang = False
+    if glm_sm120_fp8 and ctx.arch == "GlmMoeDsaForCausalLM" and major == 12 and kv == "fp8_e4m3" and not platform.is_hip:
+        prefill = decode = "flashinfer_sparse_mla"
+    elif args.enable_hisparse:
         value = "tilelang" if platform.is_hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"
         prefill = decode = value
-    elif platform.is_hip and user_p is None and user_d is None:
-        prefill = decode = "tilelang"
-    elif kv == "fp8_e4m3":
-        prefill = decode = "trtllm" if major >= 10 else "flashmla_kv"
     else:
-        prefill, decode = ("flashmla_sparse", "trtllm") if major >= 10 else ("flashmla_sparse", "fa3")
+        check_tilelang = tilelang_fp8_check
+        if platform.is_hip and user_p is None and user_d is None:
+            prefill = decode = "tilelang"
+        elif kv == "fp8_e4m3":
+            prefill = decode = "trtllm" if major >= 10 else "flashmla_kv"
+        else:
+            prefill, decode = ("flashmla_sparse", "trtllm") if major >= 10 else ("flashmla_sparse", "fa3")
     out = {}
     if user_p is None:
         out["dsa_prefill_backend"] = prefill
     if user_d is None:
         out["dsa_decode_backend"] = decode
+    if check_tilelang and not platform.is_hip and kv == "fp8_e4m3":
+        chosen = {out.get("dsa_prefill_backend", user_p), out.get("dsa_decode_backend", user_d)}
+        if "tilelang" in chosen:
+            raise ConflictError(
+                "The tilelang DSA prefill/decode kernels only support an fp8_e4m3 KV cache on ROCm/HIP; "
+                "on CUDA they require a bfloat16 KV cache. Use --kv-cache-dtype bfloat16 with the "
+                "tilelang backend, or keep --kv-cache-dtype fp8_e4m3 and pick an fp8-capable DSA backend "
+                "(flashmla_kv on Hopper, trtllm on Blackwell).",
+                fields=("dsa_prefill_backend", "dsa_decode_backend", "kv_cache_dtype"),
+                fix="pass --kv-cache-dtype bfloat16, or another --dsa-prefill/decode-backend",
+            )
     return out
+
+
+@registry.rule("model_checks", archs=ARCHS, until="0.5.17", series="dsa_split_backends")
+def dsa_split_backends(ctx):
+    """§3.1 DSA split backends: fill the prefill/decode DSA kernels the user did not set."""
+    return _dsa_split_backends(ctx, glm_sm120_fp8=False, tilelang_fp8_check=False)
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.17", series="dsa_split_backends")
+def dsa_split_backends_0_5_17(ctx):
+    """§3.1 DSA split backends (0.5.17 ``overrides._dsa_split_backend_resolution``): GLM-5 with an
+    FP8 KV cache on SM120/SM121 fills both with ``flashinfer_sparse_mla`` (before the HiSparse
+    branch); outside HiSparse, a tilelang kernel with an FP8 KV cache on CUDA is refused
+    (``_check_tilelang_dsa_fp8_kv``)."""
+    return _dsa_split_backends(ctx, glm_sm120_fp8=True, tilelang_fp8_check=True)
 
 
 _INT4_THINKING = {"num_bits": 4, "group_size": 32, "strategy": "group", "type": "int"}

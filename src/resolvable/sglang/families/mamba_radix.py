@@ -44,22 +44,27 @@ EXTRA_BUFFER_ARCHS = frozenset(
         "NemotronHPuzzleForCausalLM",
     }
 )
+#: 0.5.17 (``overrides._MAMBA_RADIX_CACHE_ARCHS``): LFM2-MoE and Kimi-K3 join.
+MAMBA_ARCHS_0_5_17 = (*MAMBA_ARCHS, "Lfm2MoeForCausalLM", "KimiK3ForConditionalGeneration")
+#: 0.5.17 (``overrides._MAMBA_EXTRA_BUFFER_ARCHS``): Kimi-Linear (since 0.5.16) and Kimi-K3.
+EXTRA_BUFFER_ARCHS_0_5_17 = EXTRA_BUFFER_ARCHS | {"KimiLinearForCausalLM", "KimiK3ForConditionalGeneration"}
 
 
 def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
-@registry.for_arch(*MAMBA_ARCHS, stage="model_tail")
-def mamba_radix_cache(ctx):
-    """§3.11: resolve and validate ``mamba_radix_cache_strategy``."""
+def _mamba_radix_cache(ctx, extra_buffer_archs: frozenset[str], *, rocm: bool, lazy_0_5_17: bool) -> dict:
+    """§3.11 shared by every release: ``extra_buffer_archs`` are the models with the extra_buffer
+    strategy; ``rocm`` whether its FLA kernels run on ROCm; ``lazy_0_5_17`` the 0.5.17 rules for
+    extra_buffer_lazy (refused under PD disaggregation and with DFLASH, not with every spec)."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     if ctx.arch == "GraniteMoeHybridForCausalLM" and not granite_has_mamba(hf):
         return {}  # attention-only Granite is a plain model
     if args.disable_radix_cache:
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
-    supported = ctx.arch in EXTRA_BUFFER_ARCHS and args.linear_attn_backend == "triton"
+    supported = ctx.arch in extra_buffer_archs and args.linear_attn_backend == "triton"
     strategy, overlap_off, page = (
         args.mamba_radix_cache_strategy,
         args.disable_overlap_schedule,
@@ -80,15 +85,33 @@ def mamba_radix_cache(ctx):
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer",
             )
-        if not (platform.is_cuda or platform.is_musa or platform.is_npu):
+        if not (platform.is_cuda or platform.is_musa or platform.is_npu or (rocm and platform.is_hip)):
+            where = "CUDA/MUSA/NPU/ROCm" if rocm else "CUDA/MUSA/NPU"
             raise _refuse(
-                f"{strategy}: extra_buffer needs CUDA/MUSA/NPU (FLA).",
+                f"{strategy}: extra_buffer needs {where} (FLA).",
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
             )
+        if lazy_0_5_17 and strategy == "extra_buffer_lazy":
+            if args.disaggregation_mode != "null":
+                raise _refuse(
+                    "extra_buffer_lazy unsupported under PD disaggregation; use "
+                    "--mamba-radix-cache-strategy extra_buffer.",
+                    "mamba_radix_cache_strategy",
+                    "disaggregation_mode",
+                    fix="pass --mamba-radix-cache-strategy extra_buffer",
+                )
+            if (args.speculative_algorithm or "").upper() == "DFLASH":
+                raise _refuse(
+                    f"extra_buffer_lazy unsupported with {args.speculative_algorithm}; use "
+                    "--mamba-radix-cache-strategy extra_buffer.",
+                    "mamba_radix_cache_strategy",
+                    "speculative_algorithm",
+                    fix="pass --mamba-radix-cache-strategy extra_buffer",
+                )
         drafts = args.speculative_num_draft_tokens
         if drafts is not None:
-            if strategy == "extra_buffer_lazy":
+            if strategy == "extra_buffer_lazy" and not lazy_0_5_17:
                 raise _refuse(
                     "extra_buffer_lazy unsupported with spec.",
                     "mamba_radix_cache_strategy",
@@ -131,3 +154,19 @@ def mamba_radix_cache(ctx):
                 fix="pass another --attention-backend",
             )
     return out
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS, until="0.5.17", series="mamba_radix_cache")
+def mamba_radix_cache(ctx):
+    """§3.11: resolve and validate ``mamba_radix_cache_strategy``."""
+    return _mamba_radix_cache(ctx, EXTRA_BUFFER_ARCHS, rocm=False, lazy_0_5_17=False)
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.17", series="mamba_radix_cache")
+def mamba_radix_cache_0_5_17(ctx):
+    """§3.11 (0.5.17 ``overrides._mamba_radix_cache_resolution``, ``_MAMBA_RADIX_CACHE_ARCHS``,
+    ``_MAMBA_EXTRA_BUFFER_ARCHS``, ``server_args._validate_mamba_extra_buffer``): LFM2-MoE and
+    Kimi-K3 use the mamba radix cache (Kimi-K3 and Kimi-Linear with extra_buffer); extra_buffer
+    runs on ROCm too (since 0.5.16); extra_buffer_lazy works with speculative decoding except
+    DFLASH, and is refused under PD disaggregation."""
+    return _mamba_radix_cache(ctx, EXTRA_BUFFER_ARCHS_0_5_17, rocm=True, lazy_0_5_17=True)

@@ -57,10 +57,18 @@ def deterministic_sampling_backend(ctx):
     return {}
 
 
-@registry.rule("deterministic")
-def deterministic_attention_backend(ctx):
-    """D3-D8: fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse incompatible
-    backends, disable the radix cache for flashinfer, pin NCCL tree all-reduce for TP."""
+def _deterministic_attention_backend(
+    ctx,
+    *,
+    backends: tuple[str, ...],
+    radix_backends: tuple[str, ...],
+    deepseek_backends: tuple[str, ...],
+    deepseek_message_list: list[str],
+    deepseek_fa4_needs_sm100_sm110: bool,
+) -> dict:
+    """D3-D8 shared by every release: fill ``A``, refuse a backend outside ``backends`` (DeepSeek:
+    outside ``deepseek_backends``), keep the radix cache only for ``radix_backends``, pin NCCL
+    tree all-reduce for TP."""
     args, platform = ctx.args, ctx.platform
     if not args.enable_deterministic_inference:
         return {}
@@ -73,23 +81,66 @@ def deterministic_attention_backend(ctx):
         else:
             backend = "fa3"
         out["attention_backend"] = backend
-    elif backend not in C.DETERMINISTIC_BACKENDS:
+    elif backend not in backends:
         raise ConflictError(
-            f"Currently only {list(C.DETERMINISTIC_BACKENDS)} attention backends are supported for "
+            f"Currently only {list(backends)} attention backends are supported for "
             f"deterministic inference, but you explicitly specified '{backend}'.",
             fields=("enable_deterministic_inference", "attention_backend"),
-            fix=f"pass --attention-backend with one of {list(C.DETERMINISTIC_BACKENDS)}, "
+            fix=f"pass --attention-backend with one of {list(backends)}, "
             "or drop --enable-deterministic-inference",
         )
-    if deepseek and backend not in C.DEEPSEEK_DETERMINISTIC_BACKENDS:
+    if deepseek and backend not in deepseek_backends:
         raise ConflictError(
-            "Currently only ['fa3', 'triton', 'ascend'] attention backends are supported for deterministic "
+            f"Currently only {deepseek_message_list} attention backends are supported for deterministic "
             f"inference with DeepSeek models. But you're using {backend}.",
             fields=("enable_deterministic_inference", "attention_backend"),
-            fix="pass --attention-backend fa3 or triton",
+            fix=f"pass --attention-backend {' or '.join(b for b in deepseek_backends if b != 'ascend')}",
         )
-    if backend not in C.RADIX_DETERMINISTIC_BACKENDS and not args.disable_radix_cache:
+    if (
+        deepseek
+        and deepseek_fa4_needs_sm100_sm110
+        and backend == "fa4"
+        and not platform.is_sm100_or_sm110
+    ):
+        raise ConflictError(
+            "Deterministic inference with DeepSeek models on the fa4 attention backend requires "
+            "SM100/SM110: it runs absorbed MLA, whose qv argument flash_attn.cute only implements "
+            "on those archs.",
+            fields=("enable_deterministic_inference", "attention_backend"),
+            fix="pass --attention-backend fa3 or triton (or run on SM100/SM110)",
+        )
+    if backend not in radix_backends and not args.disable_radix_cache:
         out["disable_radix_cache"] = True
     if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True
     return out
+
+
+@registry.rule("deterministic", until="0.5.17", series="deterministic_attention_backend")
+def deterministic_attention_backend(ctx):
+    """D3-D8: fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse incompatible
+    backends, disable the radix cache for flashinfer, pin NCCL tree all-reduce for TP."""
+    return _deterministic_attention_backend(
+        ctx,
+        backends=C.DETERMINISTIC_BACKENDS,
+        radix_backends=C.RADIX_DETERMINISTIC_BACKENDS,
+        deepseek_backends=C.DEEPSEEK_DETERMINISTIC_BACKENDS,
+        deepseek_message_list=["fa3", "triton", "ascend"],
+        deepseek_fa4_needs_sm100_sm110=False,
+    )
+
+
+@registry.rule("deterministic", since="0.5.17", series="deterministic_attention_backend")
+def deterministic_attention_backend_0_5_17(ctx):
+    """D3-D8 (0.5.17 ``server_args._handle_deterministic_inference``,
+    ``overrides._deterministic_attention_backend``): the accepted list includes fa4 (since
+    0.5.16); DeepSeek models accept the radix-capable list (ascend, fa3, fa4, triton), fa4 only
+    on SM100/SM110 (``is_sm100_or_sm110_supported``)."""
+    return _deterministic_attention_backend(
+        ctx,
+        backends=C.DETERMINISTIC_BACKENDS_0_5_17,
+        radix_backends=C.RADIX_DETERMINISTIC_BACKENDS_0_5_17,
+        deepseek_backends=C.RADIX_DETERMINISTIC_BACKENDS_0_5_17,
+        deepseek_message_list=list(C.RADIX_DETERMINISTIC_BACKENDS_0_5_17),
+        deepseek_fa4_needs_sm100_sm110=True,
+    )

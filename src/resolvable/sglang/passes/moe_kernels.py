@@ -29,7 +29,8 @@ _TRTLLM_QUANT = (
 )
 _TRTLLM_ROUTED_QUANT = ("fp8", "mxfp8", "modelopt_fp4", "nvfp4_online", None)
 #: overrides.py ``_A2A_EP_SPANNING_BACKENDS``: expert parallelism spans the TP group.
-_EP_SPANNING = ("megamoe", "deepep", "mooncake", "nixl", "ascend_fuseep", "flashinfer", "mori")
+#: ``pplx`` is a choice since 0.5.17 (refused before by ``release_choices``).
+_EP_SPANNING = ("megamoe", "deepep", "mooncake", "nixl", "ascend_fuseep", "flashinfer", "mori", "pplx")
 
 
 def _assert(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
@@ -197,14 +198,25 @@ def a2a_ep_size(ctx):
     return {}
 
 
-@registry.rule("parallelism")
-def a2a_moe_checks(ctx):
-    """``_handle_a2a_moe``: Waterfill re-enables and FlashInfer A2A disables the shared-experts
-    fusion; DeepEP ``normal`` mode runs without CUDA graphs; FlashInfer A2A needs DP attention
-    with ``dp_size == tp_size`` and a FlashInfer MoE runner; MoRI caps the chunked prefill."""
+def _a2a_moe_checks(ctx, *, since_0_5_17: bool) -> dict:
+    """``_handle_a2a_moe`` shared by every release; ``since_0_5_17`` adds DeepEP with the CuteDSL
+    FP4 runner (no ``normal`` mode) and the ``pplx`` backend's checks."""
     args = ctx.args
     backend = args.moe_a2a_backend
     out = {}
+    if (
+        since_0_5_17
+        and backend == "deepep"
+        and args.moe_runner_backend == "flashinfer_cutedsl"
+        and args.deepep_mode == "normal"
+    ):
+        raise ConflictError(
+            "flashinfer_cutedsl FP4 MoE only supports DeepEP low_latency dispatch (masked layout). "
+            "DeepEP normal (prefill) dispatch has no CuteDSL FP4 handler. Pass --deepep-mode "
+            "low_latency or auto.",
+            fields=("deepep_mode", "moe_runner_backend", "moe_a2a_backend"),
+            fix="pass --deepep-mode low_latency (or auto)",
+        )
     if backend == "deepep" and args.enable_deepep_waterfill and args.disable_shared_experts_fusion:
         out["disable_shared_experts_fusion"] = Force(
             False, "DeepEP Waterfill requires the shared-experts fusion"
@@ -245,4 +257,69 @@ def a2a_moe_checks(ctx):
                 ("chunked_prefill_size", "moe_a2a_backend"),
                 f"pass --chunked-prefill-size {budget} or raise SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
             )
+
+    if since_0_5_17 and backend == "pplx":
+        out.update(_pplx_checks(ctx))
     return out
+
+
+def _pplx_checks(ctx) -> dict:
+    """0.5.17 ``_handle_a2a_moe`` for ``pplx``: low-latency mode only, DP attention with at least
+    two DP groups, the deep_gemm runner (``auto`` → ``deep_gemm``), and a per-rank dispatch budget
+    (``SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK``, default 128) that covers the chunked
+    prefill. ``deepep_mode`` ``auto`` → ``low_latency`` is not a resolvable field here."""
+    args = ctx.args
+    if args.deepep_mode == "normal":
+        raise ConflictError(
+            "moe_a2a_backend='pplx' only supports low-latency mode; set --deepep-mode to "
+            "'low_latency' or 'auto'.",
+            fields=("deepep_mode", "moe_a2a_backend"),
+            fix="pass --deepep-mode low_latency (or auto)",
+        )
+    if not (args.enable_dp_attention and args.dp_size >= 2):
+        raise _assert(
+            "moe_a2a_backend='pplx' requires --enable-dp-attention with at least 2 DP groups (--dp-size >= 2).",
+            ("moe_a2a_backend", "enable_dp_attention", "dp_size"),
+            "pass --enable-dp-attention --dp-size 2 (or more)",
+        )
+    if args.moe_runner_backend not in ("deep_gemm", "auto"):
+        raise _assert(
+            "moe_a2a_backend='pplx' is only supported with --moe-runner-backend deep_gemm (or auto).",
+            ("moe_a2a_backend", "moe_runner_backend"),
+            "pass --moe-runner-backend deep_gemm (or auto)",
+        )
+    out = {}
+    if args.moe_runner_backend == "auto":
+        out["moe_runner_backend"] = "deep_gemm"
+    chunk = args.chunked_prefill_size
+    if chunk is None:
+        # sglang's memory-dependent default is at least 2048, divided by dp_size under DP
+        # attention: refuse only when even that lower bound exceeds the budget.
+        chunk = 2048 // max(1, args.dp_size)
+    budget = int(ctx.env.get("SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK", 128))
+    if chunk > 0 and args.disaggregation_mode != "decode" and chunk > budget:
+        raise _assert(
+            "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128) must be >= the per-rank pplx "
+            "dispatch tokens (chunked_prefill_size, or the decode cuda-graph batch size)",
+            ("chunked_prefill_size", "moe_a2a_backend"),
+            f"pass --chunked-prefill-size {budget * max(1, args.dp_size)} (split over the DP groups) "
+            "or raise SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+        )
+    return out
+
+
+@registry.rule("parallelism", until="0.5.17", series="a2a_moe_checks")
+def a2a_moe_checks(ctx):
+    """``_handle_a2a_moe``: Waterfill re-enables and FlashInfer A2A disables the shared-experts
+    fusion; DeepEP ``normal`` mode runs without CUDA graphs; FlashInfer A2A needs DP attention
+    with ``dp_size == tp_size`` and a FlashInfer MoE runner; MoRI caps the chunked prefill."""
+    return _a2a_moe_checks(ctx, since_0_5_17=False)
+
+
+@registry.rule("parallelism", since="0.5.17", series="a2a_moe_checks")
+def a2a_moe_checks_0_5_17(ctx):
+    """``_handle_a2a_moe`` (0.5.17): as before, plus DeepEP with the ``flashinfer_cutedsl`` FP4
+    runner refuses ``--deepep-mode normal`` (before the CUDA-graph write), and the new ``pplx``
+    backend's checks (low latency only, DP attention with two or more DP groups, deep_gemm
+    runner, dispatch-token budget)."""
+    return _a2a_moe_checks(ctx, since_0_5_17=True)

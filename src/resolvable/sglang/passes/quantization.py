@@ -98,9 +98,14 @@ def registered_methods(platform) -> list[str]:
     return methods
 
 
-@registry.rule("device")
-def verify_quantization(ctx):
-    """``ModelConfig._verify_quantization``: checkpoint vs ``--quantization``, the registry, ROCm."""
+#: ``model_config.REQUANTIZATION_METHODS`` (0.5.17): online methods that may requantize a
+#: checkpoint quantized with another method.
+REQUANTIZATION_METHODS = ("quark_mxfp4",)
+
+
+def _verify_quantization(ctx, *, requantize: tuple[str, ...]) -> dict:
+    """``ModelConfig._verify_quantization`` shared by every release; a ``--quantization`` in
+    ``requantize`` is accepted over a checkpoint of another method."""
     args, platform = ctx.args, ctx.platform
     user = args.quantization
     quantization, method = model_quantization(user, ctx.hf, platform)
@@ -110,6 +115,7 @@ def verify_quantization(ctx):
         and method is not None
         and quantization != method
         and method not in COMPATIBLE.get(quantization, ())
+        and quantization not in requantize
     ):
         raise ConflictError(
             f"Quantization method specified in the model config ({method}) does not match the "
@@ -143,3 +149,17 @@ def verify_quantization(ctx):
             fix=f"use a checkpoint/--quantization among {sorted(ROCM_METHODS)} on ROCm",
         )
     return {}
+
+
+@registry.rule("device", until="0.5.17", series="verify_quantization")
+def verify_quantization(ctx):
+    """``ModelConfig._verify_quantization``: checkpoint vs ``--quantization``, the registry, ROCm."""
+    return _verify_quantization(ctx, requantize=())
+
+
+@registry.rule("device", since="0.5.17", series="verify_quantization")
+def verify_quantization_0_5_17(ctx):
+    """``ModelConfig._verify_quantization`` (0.5.17): as before, except that a requested online
+    method of ``REQUANTIZATION_METHODS`` (``quark_mxfp4``) requantizes a checkpoint of another
+    method instead of being refused."""
+    return _verify_quantization(ctx, requantize=REQUANTIZATION_METHODS)
