@@ -371,13 +371,23 @@ def test_hpc_ops_backend():
     exc = refused_by("hpc_ops_backend", "llama-3.1-8b", "b200", attention_backend="hpc_ops", **V17)
     assert "SM90 (Hopper)" in exc.message and "sm100" in exc.message
     exc = refused_by(
-        "hpc_ops_backend", "llama-3.1-8b", "h100", attention_backend="hpc_ops", kv_cache_dtype="fp8_e5m2", **V17
+        "hpc_ops_backend",
+        "llama-3.1-8b",
+        "h100",
+        attention_backend="hpc_ops",
+        kv_cache_dtype="fp8_e5m2",
+        **V17,
     )
     assert "bf16 or fp8_e4m3" in exc.message
     # Llama-3.1-8B: 32 q / 8 kv heads; TP 4 gives (8, 2) per rank, which the fp8 path lacks.
     exc = refused_by(
-        "hpc_ops_backend", "llama-3.1-8b", "h100", attention_backend="hpc_ops", kv_cache_dtype="fp8_e4m3",
-        tp_size=4, **V17,
+        "hpc_ops_backend",
+        "llama-3.1-8b",
+        "h100",
+        attention_backend="hpc_ops",
+        kv_cache_dtype="fp8_e4m3",
+        tp_size=4,
+        **V17,
     )
     assert "(8, 2)" in exc.message
     # Qwen3-8B has head_dim 128 and 32/8 heads: accepted with bf16 KV.

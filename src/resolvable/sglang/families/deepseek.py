@@ -148,7 +148,13 @@ def _dsa_split_backends(ctx, *, glm_sm120_fp8: bool, tilelang_fp8_check: bool) -
     user_p, user_d = args.dsa_prefill_backend, args.dsa_decode_backend
     kv, major = args.kv_cache_dtype, capability_major(platform)
     check_tilelang = False
-    if glm_sm120_fp8 and ctx.arch == "GlmMoeDsaForCausalLM" and major == 12 and kv == "fp8_e4m3" and not platform.is_hip:
+    if (
+        glm_sm120_fp8
+        and ctx.arch == "GlmMoeDsaForCausalLM"
+        and major == 12
+        and kv == "fp8_e4m3"
+        and not platform.is_hip
+    ):
         prefill = decode = "flashinfer_sparse_mla"
     elif args.enable_hisparse:
         value = "tilelang" if platform.is_hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from ..._declaration import Force
 from .._base import registry
-from ..facts import flashinfer_available, has_asymmetric_kv, has_attention_sinks, is_mla, num_kv_heads_per_rank
+from ..facts import (
+    flashinfer_available,
+    has_asymmetric_kv,
+    has_attention_sinks,
+    is_mla,
+    num_kv_heads_per_rank,
+)
 
 
 def _no_spec_or_topk_one(args) -> bool:

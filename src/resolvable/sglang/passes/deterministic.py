@@ -96,12 +96,7 @@ def _deterministic_attention_backend(
             fields=("enable_deterministic_inference", "attention_backend"),
             fix=f"pass --attention-backend {' or '.join(b for b in deepseek_backends if b != 'ascend')}",
         )
-    if (
-        deepseek
-        and deepseek_fa4_needs_sm100_sm110
-        and backend == "fa4"
-        and not platform.is_sm100_or_sm110
-    ):
+    if deepseek and deepseek_fa4_needs_sm100_sm110 and backend == "fa4" and not platform.is_sm100_or_sm110:
         raise ConflictError(
             "Deterministic inference with DeepSeek models on the fa4 attention backend requires "
             "SM100/SM110: it runs absorbed MLA, whose qv argument flash_attn.cute only implements "

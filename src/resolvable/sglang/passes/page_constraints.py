@@ -18,7 +18,9 @@ def _snap(page, allowed: tuple[int, ...], target: int, why: str) -> dict:
     return {"page_size": Force(target, why)}
 
 
-def _mla_and_trtllm_pages(ctx, *, trtllm_mha_pages: tuple[int, ...], draft_trtllm_mha: bool, hpc_ops: bool) -> dict:
+def _mla_and_trtllm_pages(
+    ctx, *, trtllm_mha_pages: tuple[int, ...], draft_trtllm_mha: bool, hpc_ops: bool
+) -> dict:
     """``_mla_backend_page_constraints`` on a running page value: flashmla 64; cutlass_mla 128;
     trtllm_mla, tokenspeed_mla, cutedsl_mla {32, 64}; trtllm_mha ``trtllm_mha_pages`` (else 64);
     with ``hpc_ops`` an hpc_ops A/P/D needs 64."""

@@ -522,7 +522,12 @@ def hpc_ops_backend(ctx):
         return {}
     fields = _backend_fields(args, "hpc_ops")
     if is_mla(hf):
-        raise _refuse("hpc_ops backend can only be used with non-MLA models.", "choose an MLA backend", "ValueError", fields)
+        raise _refuse(
+            "hpc_ops backend can only be used with non-MLA models.",
+            "choose an MLA backend",
+            "ValueError",
+            fields,
+        )
     if set(hf.architectures) & ENCODER_DECODER_ARCHS:
         raise _refuse(
             "Cross attention is not supported in the hpc_ops attention backend.",

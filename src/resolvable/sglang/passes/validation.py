@@ -69,7 +69,9 @@ def data_parallelism_defaults(ctx):
 
 #: 0.5.17 ``_handle_page_major_kv_layout``: the paged MLA kernels that read the dense per-layer
 #: views of the unified-memory MLA pool.
-_UNIFIED_MLA_BACKENDS = frozenset({"triton", "fa3", "trtllm_mla", "flashinfer", "cutedsl_mla", "tokenspeed_mla"})
+_UNIFIED_MLA_BACKENDS = frozenset(
+    {"triton", "fa3", "trtllm_mla", "flashinfer", "cutedsl_mla", "tokenspeed_mla"}
+)
 
 
 @registry.rule("memory_layout", until="0.5.17", series="page_major_kv_layout")
