@@ -113,7 +113,9 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
             )
         name = token.split("=", 1)[0]
         hint = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
-        extra_hint = f"; did you mean {hint[0]}?" if hint else f" (sglang {load_table().release} has no such flag)"
+        extra_hint = (
+            f"; did you mean {hint[0]}?" if hint else f" (sglang {load_table().release} has no such flag)"
+        )
         raise UsageError(f"unknown flag {name}{extra_hint}")
     return []
 
