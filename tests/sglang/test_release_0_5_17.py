@@ -371,3 +371,53 @@ def test_cli_reads_the_flag_table_of_the_chosen_release(capsys):
     assert main([*base, "--sglang-version", "0.5.17"]) == 0
     assert "--weight-cache-mode client" in capsys.readouterr().out
     assert load_table().release == "0.5.15"  # restored after the command
+
+
+# grid ----------------------------------------------------------------------------------------
+SIX = (
+    "attention_backend",
+    "prefill_attention_backend",
+    "decode_attention_backend",
+    "page_size",
+    "dtype",
+    "kv_cache_dtype",
+)
+
+
+def _outcome(hf, platform, flags, release):
+    try:
+        res = resolve_server_args(hf, platform, sglang_version=release, load_time=False, **flags)
+    except (ConflictError, InvalidArgumentError) as exc:
+        return ("refused", str(getattr(exc, "message", exc)))
+    return ("ok", tuple(res[f] for f in SIX))
+
+
+def test_grid_differences_are_the_modelled_ones():
+    """The grid (``grid.cases()``, 7,480 cells): the six attention fields and the outcome differ
+    between P and 0.5.17 only where docs/releases/0.5.17.md says so — MiMo-V2-Flash on SM100
+    (asymmetric K/V → fa4, 128-token pages) and deterministic DeepSeek-family models on NPU
+    (ascend joins the DeepSeek list) — plus, while P is 0.5.15, the two 0.5.16 changes the 0.5.17
+    rules include (fa4 in the deterministic list; mamba extra_buffer on ROCm)."""
+    from resolvable.sglang.grid import cases
+
+    own = {"mimo": 0, "deepseek-npu": 0}
+    for model, preset, _variant, hf, platform, flags in cases():
+        old, new = _outcome(hf, platform, flags, P), _outcome(hf, platform, flags, V)
+        if old == new:
+            continue
+        both_text = str(old) + str(new)
+        if model == "mimo-v2-flash" and platform.is_sm100:
+            assert (old[1][0], new[1][0], new[1][3]) == ("trtllm_mha", "fa4", 128)
+            own["mimo"] += 1
+        elif preset == "npu" and "DeepSeek models" in old[1] and new[0] == "ok":
+            own["deepseek-npu"] += 1
+        else:
+            assert P == "0.5.15", (model, preset, flags, old, new)
+            assert "extra_buffer needs" in both_text or "deterministic inference, but" in both_text, (
+                model,
+                preset,
+                flags,
+                old,
+                new,
+            )
+    assert own == {"mimo": 14, "deepseek-npu": 7}
