@@ -421,3 +421,20 @@ def test_grid_differences_are_the_modelled_ones():
                 new,
             )
     assert own == {"mimo": 14, "deepseek-npu": 7}
+
+
+# 28 ------------------------------------------------------------------------------------------
+def test_deepseek_v4_mega_moe_token_budget():
+    """deepseek_v4_hook.py ``validate_deepseek_v4_mega_moe_token_budget``: MegaMoE needs chunked
+    prefill and a per-rank share within SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK
+    (1024): pure TP 8 exceeds it even at the smallest default chunk; DP attention 8 fits."""
+    mega = dict(moe_a2a_backend="megamoe", tp_size=8)
+    assert resolve("deepseek-v4-flash", "b200", P, **mega)["moe_a2a_backend"] == "megamoe"
+    assert "required_per_rank=2048" in str(refused("deepseek-v4-flash", "b200", V, **mega))
+    assert "chunked prefill to be enabled" in str(
+        refused("deepseek-v4-flash", "b200", V, chunked_prefill_size=-1, **mega)
+    )
+    assert resolve("deepseek-v4-flash", "b200", V, dp_size=8, enable_dp_attention=True, **mega)
+    env = {"SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK": "8192"}
+    assert resolve("deepseek-v4-flash", "b200", V, env=env, **mega)["ep_size"] == 8
+    assert resolve("deepseek-v4-flash", "b200", V, disaggregation_mode="decode", **mega)
