@@ -410,3 +410,12 @@ def test_trtllm_mla_dcp_speculative():
     assert "Select cutedsl_mla or tokenspeed_mla" in exc.message
     old = refusal("deepseek-v3", "b200", **flags)
     assert old is None or old.rule != "trtllm_mla_dcp_speculative"
+
+
+def test_trtllm_mha_page_128():
+    """0.5.17 trtllm_mha_backend.py ``TRTLLMHAAttnBackend.__init__``: 128-token pages (accepted
+    by ServerArgs since 0.5.17) need GQA with equal QK/V head dims on trtllm-gen (SM100)."""
+    exc = refused_by("trtllm_mha_page_128", "olmo-2-7b", "b200", page_size=128, **V17)  # 32 q / 32 kv heads
+    assert "got 32/32" in exc.message
+    assert refusal("llama-3.1-8b", "b200", page_size=128, **V17) is None  # GQA 32/8
+    assert refusal("olmo-2-7b", "b200", page_size=128) is None  # 0.5.15 snaps the page to 64

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import effective_backends, is_deepseek_dsa, is_mla, num_kv_heads_per_rank
+from ..facts import effective_backends, is_deepseek_dsa, is_mla, kv_head_dims, num_kv_heads_per_rank
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -590,5 +590,30 @@ def hpc_ops_backend(ctx):
             "choose another backend (or another --tp)",
             "ValueError",
             (*fields, "tp_size"),
+        )
+    return {}
+
+
+@registry.rule(STAGE, since="0.5.17")
+def trtllm_mha_page_128(ctx):
+    """0.5.17 trtllm_mha_backend.py ``TRTLLMHAAttnBackend.__init__``: off XQA (SM90/SM120), pages
+    of 128+ tokens use trtllm-gen's dynamic tokens-per-page kernels, which need GQA (more than one
+    q head per KV head on the attention-TP rank), equal QK/V head dims and a power-of-2 page."""
+    args, hf, platform = ctx.args, ctx.hf, ctx.platform
+    page = args.page_size or 1
+    if "trtllm_mha" not in constructed_backends(args) or page < 128 or platform.is_sm90 or platform.is_sm120:
+        return {}
+    attn_tp = _attn_tp_size(args)
+    q_heads = (_text_int(hf, "num_attention_heads") or 1) // attn_tp
+    kv_heads = num_kv_heads_per_rank(hf, attn_tp)
+    head, v_head, _, _ = kv_head_dims(hf)
+    if q_heads // kv_heads <= 1 or head != v_head or page & (page - 1):
+        raise _refuse(
+            f"trtllm_mha with page_size={page} requires trtllm-gen's dynamic tokens-per-page kernels, which "
+            f"only support GQA (q heads per kv head > 1, got {q_heads}/{kv_heads}) with equal QK/V head dims "
+            f"(got {head}/{v_head}) and a power-of-2 page size. Use --page-size 64 instead.",
+            "pass --page-size 64",
+            "ValueError",
+            ("page_size", *_backend_fields(args, "trtllm_mha")),
         )
     return {}
