@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 
 from resolvable import Platform
+from resolvable._release import release_key
 from resolvable.errors import ConflictError, InvalidArgumentError
 from resolvable.sglang import SGLANG_RELEASES, check_startup, resolve_server_args
 from resolvable.sglang.models import load_model
 
 V = "0.5.17"
-P = [r for r in SGLANG_RELEASES if r < V][-1]
+P = [r for r in SGLANG_RELEASES if release_key(r) < release_key(V)][-1]
 
 
 def _hf(model: str | dict[str, Any]) -> Any:
