@@ -31,6 +31,7 @@ RULE_MODULES = (
     "families.moss_vl",
     "families.inkling",
     "families.hybrid_mamba",
+    "families.kimi_k3",
     "families.deepseek_v4",
     "families.qwen3_5",
     "families.qwen3_vl",

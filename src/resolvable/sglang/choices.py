@@ -39,6 +39,7 @@ ATTENTION_BACKENDS = (
     "minicpm_flashattn",
     "minicpm_flashinfer",
     "qsa",  # since 0.5.20 (last, so the existing backends keep their places and colours)
+    "hpc_ops",  # since 0.5.17 (HPC-Ops, SM90 only)
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
@@ -47,6 +48,10 @@ RADIX_DETERMINISTIC_BACKENDS = ("fa3", "triton", "ascend")
 #: 0.5.16 (``DETERMINISTIC_ATTENTION_BACKEND_CHOICES``, sorted, with fa4) and its radix list.
 DETERMINISTIC_BACKENDS_0_5_16 = ("ascend", "fa3", "fa4", "flashinfer", "triton")
 RADIX_DETERMINISTIC_BACKENDS_0_5_16 = ("ascend", "fa3", "fa4", "triton")
+#: 0.5.17 ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` and ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``
+#: (fa4 since 0.5.16); the radix list is also the DeepSeek list in 0.5.17.
+DETERMINISTIC_BACKENDS_0_5_17 = ("ascend", "fa3", "fa4", "flashinfer", "triton")
+RADIX_DETERMINISTIC_BACKENDS_0_5_17 = ("ascend", "fa3", "fa4", "triton")
 #: Hard-coded list for DeepSeek models under deterministic inference.
 DEEPSEEK_DETERMINISTIC_BACKENDS = ("fa3", "triton")
 
@@ -61,6 +66,7 @@ DSA_BACKENDS = (
     "flashmla_sparse_q8",  # since 0.5.16
     "triton",  # since 0.5.20 (ROCm only)
     "intel_xpu",  # declared by sglang 0.5.20 on XPU; never a user choice (choices.INTERNAL)
+    "flashinfer_sparse_mla",  # since 0.5.17
 )
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 #: ``mxfp8``, ``nvfp4`` and ``fp4_mx_block16`` since 0.5.16 (``fp4_e2m1`` is then deprecated).
@@ -143,6 +149,7 @@ MOE_RUNNER_BACKENDS = (
     "megamoe",
     "intel_xpu",  # since 0.5.19
     "flashinfer_megamoe",  # since 0.5.20
+    "hpc_ops",  # since 0.5.17 (FP8 MoE on SM90)
 )
 MOE_A2A_BACKENDS = (
     "none",
@@ -154,6 +161,7 @@ MOE_A2A_BACKENDS = (
     "flashinfer",
     "megamoe",
     "ascend_tp",  # since 0.5.16
+    "pplx",  # since 0.5.17
     "deepep_v2",  # since 0.5.19
     "flashinfer_megamoe",  # since 0.5.20
 )
@@ -170,6 +178,19 @@ ADDED_IN = {
         "moe_a2a_backend": ("ascend_tp",),
         "speculative_moe_a2a_backend": ("ascend_tp",),
         "speculative_algorithm": ("DSPARK",),
+    },
+    # server_args.py ATTENTION_BACKEND_CHOICES, DSA_CHOICES, MOE_RUNNER_BACKEND_CHOICES,
+    # MOE_A2A_BACKEND_CHOICES
+    "0.5.17": {
+        "attention_backend": ("hpc_ops",),
+        "prefill_attention_backend": ("hpc_ops",),
+        "decode_attention_backend": ("hpc_ops",),
+        "dsa_prefill_backend": ("flashinfer_sparse_mla",),
+        "dsa_decode_backend": ("flashinfer_sparse_mla",),
+        "moe_runner_backend": ("hpc_ops",),
+        "speculative_moe_runner_backend": ("hpc_ops",),
+        "moe_a2a_backend": ("pplx",),
+        "speculative_moe_a2a_backend": ("pplx",),
     },
     # server_args.py ATTENTION_BACKEND_CHOICES, MOE_RUNNER_BACKEND_CHOICES, MOE_A2A_BACKEND_CHOICES
     "0.5.19": {

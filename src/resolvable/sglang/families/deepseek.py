@@ -231,33 +231,78 @@ def longcat_dsa_kv_cache_dtype(ctx):
     return _dsa_kv_cache_dtype(ctx, _longcat_dsa(ctx.hf))
 
 
-def _dsa_split_backends(ctx, dsa: bool) -> dict:
+def _dsa_split_backends(
+    ctx, dsa: bool, *, glm_sm120_fp8: bool = False, tilelang_fp8_check: bool = False
+) -> dict:
+    """§3.1 DSA split backends up to 0.5.20. ``glm_sm120_fp8`` (since 0.5.17): GLM-5 with an FP8
+    KV cache on SM120 runs ``flashinfer_sparse_mla``; ``tilelang_fp8_check`` (since 0.5.17): the
+    tilelang kernels refuse an FP8 KV cache off ROCm."""
     args, platform = ctx.args, ctx.platform
     if not dsa or platform.is_npu or platform.is_xpu:
         return {}
     user_p, user_d = args.dsa_prefill_backend, args.dsa_decode_backend
     kv, major = args.kv_cache_dtype, capability_major(platform)
-    if args.enable_hisparse:
+    check_tilelang = False
+    if (
+        glm_sm120_fp8
+        and ctx.arch == "GlmMoeDsaForCausalLM"
+        and major == 12
+        and kv == "fp8_e4m3"
+        and not platform.is_hip
+    ):
+        prefill = decode = "flashinfer_sparse_mla"
+    elif args.enable_hisparse:
         value = "tilelang" if platform.is_hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"
         prefill = decode = value
-    elif platform.is_hip and user_p is None and user_d is None:
-        prefill = decode = "tilelang"
-    elif kv == "fp8_e4m3":
-        prefill = decode = "trtllm" if major >= 10 else "flashmla_kv"
     else:
-        prefill, decode = ("flashmla_sparse", "trtllm") if major >= 10 else ("flashmla_sparse", "fa3")
+        check_tilelang = tilelang_fp8_check
+        if platform.is_hip and user_p is None and user_d is None:
+            prefill = decode = "tilelang"
+        elif kv == "fp8_e4m3":
+            prefill = decode = "trtllm" if major >= 10 else "flashmla_kv"
+        else:
+            prefill, decode = ("flashmla_sparse", "trtllm") if major >= 10 else ("flashmla_sparse", "fa3")
     out = {}
     if user_p is None:
         out["dsa_prefill_backend"] = prefill
     if user_d is None:
         out["dsa_decode_backend"] = decode
+    if check_tilelang:
+        _check_tilelang_fp8(ctx, out, " with the tilelang backend")
     return out
 
 
-@registry.rule("model_checks", archs=ARCHS, until="0.5.20", series="dsa_split_backends")
+def _check_tilelang_fp8(ctx, out: dict, wording: str) -> None:
+    """``overrides._check_tilelang_dsa_fp8_kv`` (since 0.5.17): on CUDA the tilelang DSA kernels
+    need a bf16 KV cache. ``wording`` is the release's phrase after "--kv-cache-dtype bfloat16"."""
+    args, platform = ctx.args, ctx.platform
+    if platform.is_hip or args.kv_cache_dtype != "fp8_e4m3":
+        return
+    chosen = {out.get(f, args[f]) for f in ("dsa_prefill_backend", "dsa_decode_backend")}
+    if "tilelang" in chosen:
+        raise ConflictError(
+            "The tilelang DSA prefill/decode kernels only support an fp8_e4m3 KV cache on ROCm/HIP; "
+            f"on CUDA they require a bfloat16 KV cache. Use --kv-cache-dtype bfloat16{wording}, or keep "
+            "--kv-cache-dtype fp8_e4m3 and pick an fp8-capable DSA backend "
+            "(flashmla_kv on Hopper, trtllm on Blackwell).",
+            fields=("dsa_prefill_backend", "dsa_decode_backend", "kv_cache_dtype"),
+            fix="pass --kv-cache-dtype bfloat16, or another --dsa-prefill/decode-backend",
+        )
+
+
+@registry.rule("model_checks", archs=ARCHS, until="0.5.17", series="dsa_split_backends")
 def dsa_split_backends(ctx):
     """§3.1 DSA split backends: fill the prefill/decode DSA kernels the user did not set."""
     return _dsa_split_backends(ctx, is_deepseek_dsa(ctx.hf))
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.17", until="0.5.20", series="dsa_split_backends")
+def dsa_split_backends_0_5_17(ctx):
+    """§3.1 DSA split backends (0.5.17 ``overrides._dsa_split_backend_resolution``): GLM-5 with an
+    FP8 KV cache on SM120/SM121 fills both with ``flashinfer_sparse_mla`` (before the HiSparse
+    branch); outside HiSparse, a tilelang kernel with an FP8 KV cache on CUDA is refused
+    (``_check_tilelang_dsa_fp8_kv``)."""
+    return _dsa_split_backends(ctx, is_deepseek_dsa(ctx.hf), glm_sm120_fp8=True, tilelang_fp8_check=True)
 
 
 def _fill_dsa(args, prefill: str, decode: str) -> dict:
@@ -295,6 +340,8 @@ def dsa_split_backends_0_5_20(ctx):
                     fix=f"pass {flag} flashmla_sparse (or leave it unset)",
                 )
         return _fill_dsa(args, "flashmla_sparse", "flashmla_sparse")
+    if ctx.arch == "GlmMoeDsaForCausalLM" and major == 12 and kv == "fp8_e4m3" and not platform.is_hip:
+        return _fill_dsa(args, "flashinfer_sparse_mla", "flashinfer_sparse_mla")
     if args.enable_hisparse:
         value = "tilelang" if platform.is_hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"
         out = _fill_dsa(args, value, value)
@@ -313,16 +360,26 @@ def dsa_split_backends_0_5_20(ctx):
             fields=("dsa_prefill_backend", "dsa_decode_backend"),
             fix="pass --dsa-prefill-backend/--dsa-decode-backend flashmla_kv (Hopper) or trtllm (Blackwell)",
         )
+    _check_tilelang_fp8(ctx, out, "")
     return out
 
 
 _INT4_THINKING = {"num_bits": 4, "group_size": 32, "strategy": "group", "type": "int"}
 
 
-@registry.rule("model_checks", archs=LONGCAT_ARCHS, since="0.5.16")
+@registry.rule(
+    "model_checks", archs=LONGCAT_ARCHS, since="0.5.16", until="0.5.17", series="longcat_dsa_split_backends"
+)
 def longcat_dsa_split_backends(ctx):
     """§3.1 DSA split backends for LongCat-Flash with ``index_topk`` (since 0.5.16)."""
     return _dsa_split_backends(ctx, _longcat_dsa(ctx.hf))
+
+
+@registry.rule("model_checks", archs=LONGCAT_ARCHS, since="0.5.17", series="longcat_dsa_split_backends")
+def longcat_dsa_split_backends_0_5_17(ctx):
+    """§3.1 DSA split backends for LongCat-Flash (since 0.5.17, ``overrides._check_tilelang_dsa_fp8_kv``
+    in ``_dsa_split_backend_resolution``): a tilelang kernel with an FP8 KV cache on CUDA is refused."""
+    return _dsa_split_backends(ctx, _longcat_dsa(ctx.hf), tilelang_fp8_check=True)
 
 
 _INT4_THINKING = {"num_bits": 4, "group_size": 32, "strategy": "group", "type": "int"}

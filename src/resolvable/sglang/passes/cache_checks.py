@@ -1,4 +1,5 @@
-"""Cache-setting checks of ``ServerArgs`` (sglang 0.5.15 step 23, ``_handle_cache_compatibility``).
+"""Cache-setting checks of ``ServerArgs`` (sglang 0.5.15 step 23, ``_handle_cache_compatibility``;
+since 0.5.17 also HiCache and PD decode with decode context parallelism).
 
 Invariant: refusals only. They read the values after the speculative hook and before dLLM
 (step 24), as sglang does, so e.g. deterministic flashinfer's radix-cache disable (step 12)
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
+from ..facts import is_mla
 
 
 @registry.rule("cache_compat")
@@ -29,4 +31,65 @@ def cache_compatibility(ctx):
             fields=("swa_full_tokens_ratio",),
             fix="pass --swa-full-tokens-ratio between 0 (exclusive) and 1",
         )
+    return {}
+
+
+@registry.rule("device", since="0.5.17")
+def pd_decode_dcp_cache(ctx):
+    """0.5.17 ``pd_disaggregation_hook.handle_pd_disaggregation``: a PD decode server with decode
+    context parallelism needs the chunk cache, so the hierarchical cache is refused. (Its other
+    two conditions, a mooncake/nixl transfer backend and no decode radix cache, hold at sglang's
+    defaults; those flags are not pack fields.)"""
+    args = ctx.args
+    if args.disaggregation_mode == "decode" and args.dcp_size > 1 and args.enable_hierarchical_cache:
+        raise ConflictError(
+            "PD decode DCP currently requires chunk cache; --enable-hierarchical-cache is not supported.",
+            fields=("disaggregation_mode", "dcp_size", "enable_hierarchical_cache"),
+            fix="drop --enable-hierarchical-cache (or --dcp-size) on the decode server",
+        )
+    return {}
+
+
+@registry.rule("parallelism", since="0.5.17")
+def hicache_dcp_compatibility(ctx):
+    """0.5.17 ``server_args._handle_hicache`` step 3 (``_resolve_hicache_dcp_compatibility``):
+    HiCache with ``dcp_size > 1`` is L1/L2 only, without speculative decoding, LMCache or
+    HiSparse, and for MLA models only (``NotImplementedError``). The L3 storage backend is not a
+    pack field. sglang runs it just before data parallelism; here it runs after the MoE checks."""
+    args = ctx.args
+    if args.dcp_size <= 1 or not args.enable_hierarchical_cache:
+        return {}
+    refusals = (
+        (
+            args.speculative_algorithm is not None,
+            "HiCache with --dcp-size > 1 does not support speculative decoding yet (the draft-model host "
+            "pool has no DCP index translation).",
+            "speculative_algorithm",
+        ),
+        (
+            args.enable_lmcache,
+            "--enable-lmcache with --dcp-size > 1 is not supported: LMCache has no DCP-aware index translation.",
+            "enable_lmcache",
+        ),
+        (
+            args.enable_hisparse,
+            "--enable-hisparse with --dcp-size > 1 is not supported: the HiSparse host pool is constructed "
+            "without DCP translation.",
+            "enable_hisparse",
+        ),
+        (
+            not is_mla(ctx.hf),
+            "HiCache with --dcp-size > 1 is only supported for MLA models: the index translation lives in "
+            "MLATokenToKVPoolHost, and the MHA host pool has none.",
+            "enable_hierarchical_cache",
+        ),
+    )
+    for refused, message, field in refusals:
+        if refused:
+            raise ConflictError(
+                message,
+                fields=("dcp_size", "enable_hierarchical_cache", field),
+                fix="drop --enable-hierarchical-cache or --dcp-size",
+                upstream="NotImplementedError",
+            )
     return {}

@@ -171,10 +171,9 @@ def xpu_cuda_graphs_0_5_14(ctx):
     return {}
 
 
-@registry.rule("device", since="0.5.15", series="xpu_cuda_graphs")
-def xpu_cuda_graphs(ctx):
-    """§2.2 step 6, XPU (0.5.15, spec §9 #5): decode graphs are disabled unless the user locked
-    them to ``full``; prefill graphs keep only ``tc_piecewise``."""
+def _xpu_cuda_graphs(ctx, *, prefill_only_tc_piecewise: bool) -> dict:
+    """XPU handler shared by 0.5.15+: decode graphs off unless locked to ``full``; with
+    ``prefill_only_tc_piecewise`` a prefill backend other than tc_piecewise is disabled."""
     args = ctx.args
     if args.device != "xpu":
         return {}
@@ -184,6 +183,20 @@ def xpu_cuda_graphs(ctx):
         out["cuda_graph_backend_decode"] = Force(
             "disabled", "XPU decode graphs are disabled unless locked to full"
         )
-    if args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
+    if prefill_only_tc_piecewise and args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
         out["cuda_graph_backend_prefill"] = Force("disabled", "XPU prefill graphs support only tc_piecewise")
     return out
+
+
+@registry.rule("device", since="0.5.15", until="0.5.17", series="xpu_cuda_graphs")
+def xpu_cuda_graphs(ctx):
+    """§2.2 step 6, XPU (0.5.15, spec §9 #5): decode graphs are disabled unless the user locked
+    them to ``full``; prefill graphs keep only ``tc_piecewise``."""
+    return _xpu_cuda_graphs(ctx, prefill_only_tc_piecewise=True)
+
+
+@registry.rule("device", since="0.5.17", series="xpu_cuda_graphs")
+def xpu_cuda_graphs_0_5_17(ctx):
+    """§2.2 step 6, XPU (0.5.17 ``server_args._handle_xpu_backends``): decode graphs as before;
+    the prefill restriction to ``tc_piecewise`` is gone."""
+    return _xpu_cuda_graphs(ctx, prefill_only_tc_piecewise=False)

@@ -70,6 +70,14 @@ def choices_removed_in_0_5_16(ctx):
     return _refuse_choices(ctx, C.REMOVED_IN["0.5.16"], "removed in sglang 0.5.16")
 
 
+@registry.rule("device", until="0.5.17")
+def choices_added_in_0_5_17(ctx):
+    """``server_args.py`` choice lists (releases before 0.5.17): the names 0.5.17 added
+    (attention backend ``hpc_ops``, DSA kernel ``flashinfer_sparse_mla``, MoE runner
+    ``hpc_ops``, MoE A2A ``pplx``) are unknown."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.17"], "added in sglang 0.5.17")
+
+
 @registry.rule("device", until="0.5.19")
 def choices_added_in_0_5_19(ctx):
     """``server_args.py`` choice lists (releases before 0.5.19): ``minicpm_flashattn`` and
