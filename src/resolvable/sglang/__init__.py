@@ -42,6 +42,7 @@ RULE_MODULES = (
     "passes.model_tail",
     "passes.sampling",
     "passes.deterministic",
+    "passes.nvfp4_prefill",  # 0.5.21: before the default attention backend
     "passes.default_backend",
     "passes.compatibility",
     "passes.page_constraints",

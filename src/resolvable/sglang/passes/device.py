@@ -172,3 +172,13 @@ def xpu_cuda_graphs(ctx):
     if args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
         out["cuda_graph_backend_prefill"] = Force("disabled", "XPU prefill graphs support only tc_piecewise")
     return out
+
+
+@registry.rule("device", since="0.5.21")
+def xpu_sampling_backend(ctx):
+    """Since 0.5.21 (``arg_groups/platform_hook.handle_xpu_backends``): on XPU an unset
+    ``--sampling-backend`` becomes ``intel_xpu`` (before the generic default, which only fills
+    an unset value)."""
+    if ctx.args.device == "xpu" and ctx.args.sampling_backend is None:
+        return {"sampling_backend": "intel_xpu"}
+    return {}
