@@ -38,6 +38,7 @@ RULE_MODULES = (
     "families.glm4_moe",
     "families.olmo2",
     "families.step3p",
+    "families.iquest_q1",  # since 0.5.21
     "families.mamba_radix",
     "passes.model_tail",
     "passes.sampling",

@@ -405,7 +405,7 @@ def dsa_backend_model(ctx):
     return {}
 
 
-@registry.rule(STAGE)
+@registry.rule(STAGE, until="0.5.21")
 def hybrid_gdn_backend(ctx):
     """attention_registry.py ``attn_backend_wrapper``: hybrid GDN models (Qwen3-Next, Qwen3.5, ...)
     on Blackwell need ``--attention-backend`` triton, trtllm_mha, fa4 or flashinfer, and on NPU
@@ -427,6 +427,42 @@ def hybrid_gdn_backend(ctx):
             "--attention-backend ascend to specify the backend.",
             "pass --attention-backend ascend",
             "AssertionError",
+        )
+    return {}
+
+
+@registry.rule(STAGE, since="0.5.21", series="hybrid_gdn_backend")
+def hybrid_gdn_backend_0_5_21(ctx):
+    """``attention_registry.attn_backend_wrapper`` (0.5.21): hybrid GDN models check the effective
+    prefill and decode backends: on Blackwell SM120 triton, trtllm_mha or flashinfer, on other
+    Blackwell triton, trtllm_mha, fa4 or (new in 0.5.21, the mixed NVFP4 recipe) flashinfer; on
+    NPU both must be ascend. (The P/D reading is 0.5.18's; chain after its rule.)"""
+    if not set(ctx.hf.architectures) & HYBRID_GDN_ARCHS:
+        return {}
+    prefill, decode = effective_backends(ctx.args)
+    platform = ctx.platform
+    if platform.is_blackwell:
+        allowed = (
+            ("triton", "trtllm_mha", "flashinfer")
+            if platform.is_sm120
+            else ("triton", "trtllm_mha", "fa4", "flashinfer")
+        )
+        if prefill not in allowed or decode not in allowed:
+            shown = "{" + ", ".join(repr(b) for b in allowed) + "}"
+            raise _refuse(
+                f"Only {shown} backends are supported on Blackwell GPUs for hybrid GDN models. "
+                f"Got prefill={prefill}, decode={decode}.",
+                f"pass --attention-backend {allowed[0]} (or {', '.join(allowed[1:])})",
+                "AssertionError",
+                ("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
+            )
+    if platform.is_npu and not (prefill == "ascend" and decode == "ascend"):
+        raise _refuse(
+            "ascend backend is the only supported backend on NPU for hybrid GDN models, use "
+            "--attention-backend ascend to specify the backend.",
+            "pass --attention-backend ascend",
+            "AssertionError",
+            ("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
         )
     return {}
 
