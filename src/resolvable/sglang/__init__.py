@@ -32,6 +32,9 @@ RULE_MODULES = (
     "families.inkling",
     "families.hybrid_mamba",
     "families.deepseek_v4",
+    # 0.5.21: its attention-stage rule runs before the default backend, which families.qwen3_5
+    # imports (and so registers); tests/sglang/test_release_0_5_21.py checks the order.
+    "passes.nvfp4_prefill",
     "families.qwen3_5",
     "families.qwen3_vl",
     "families.qwen3_moe",
@@ -43,7 +46,6 @@ RULE_MODULES = (
     "passes.model_tail",
     "passes.sampling",
     "passes.deterministic",
-    "passes.nvfp4_prefill",  # 0.5.21: before the default attention backend
     "passes.default_backend",
     "passes.compatibility",
     "passes.page_constraints",
