@@ -290,6 +290,26 @@ def test_hybrid_gdn_backend():
     assert refusal("qwen3-next-80b-a3b", "h100", attention_backend="aiter", disable_radix_cache=True) is None
 
 
+def test_hybrid_gdn_backend_0_5_21():
+    """attention_registry.py attn_backend_wrapper (0.5.21): both effective sides are checked; on
+    SM100 flashinfer joins triton, trtllm_mha and fa4; SM120 keeps triton, trtllm_mha, flashinfer."""
+    v = dict(sglang_version="0.5.21", disable_radix_cache=True)
+    exc = refused_by(
+        "hybrid_gdn_backend_0_5_21",
+        "qwen3-next-80b-a3b",
+        "b200",
+        prefill_attention_backend="flashinfer",
+        decode_attention_backend="torch_native",
+        **v,
+    )
+    assert "Got prefill=flashinfer, decode=torch_native." in exc.message
+    mixed = dict(prefill_attention_backend="flashinfer", decode_attention_backend="trtllm_mha", **v)
+    assert refusal("qwen3-next-80b-a3b", "b200", **mixed) is None
+    assert refused_by(
+        "hybrid_gdn_backend_0_5_21", "qwen3-next-80b-a3b", "rtx5090", attention_backend="fa4", **v
+    )
+
+
 def test_short_conv_hybrid_on_npu():
     """attention_registry.py attn_backend_wrapper: short-conv hybrids (LFM2, ZAYA1) raise
     NotImplementedError on NPU."""

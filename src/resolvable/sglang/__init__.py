@@ -33,6 +33,9 @@ RULE_MODULES = (
     "families.hybrid_mamba",
     "families.kimi_k3",
     "families.deepseek_v4",
+    # 0.5.21: its attention-stage rule runs before the default backend, which families.qwen3_5
+    # imports (and so registers); tests/sglang/test_release_0_5_21.py checks the order.
+    "passes.nvfp4_prefill",
     "families.qwen3_5",
     "families.qwen3_vl",
     "families.qwen3_moe",
@@ -42,6 +45,7 @@ RULE_MODULES = (
     "families.cohere2_moe",
     "families.minicpm",
     "families.granite_swa",
+    "families.iquest_q1",  # since 0.5.21
     "families.mamba_radix",
     "passes.model_tail",
     "passes.sampling",

@@ -69,14 +69,15 @@ DSA_BACKENDS = (
     "flashinfer_sparse_mla",  # since 0.5.17
 )
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
-#: ``mxfp8``, ``nvfp4`` and ``fp4_mx_block16`` since 0.5.16 (``fp4_e2m1`` is then deprecated).
+#: ``mxfp8``, ``nvfp4`` and ``fp4_mx_block16`` since 0.5.16 (``fp4_e2m1`` is then deprecated,
+#: and removed in 0.5.21).
 KV_CACHE_DTYPES = (
     "auto",
     "fp8_e5m2",
     "fp8_e4m3",
     "bf16",
     "bfloat16",
-    "fp4_e2m1",
+    "fp4_e2m1",  # until 0.5.21
     "mxfp8",  # since 0.5.16
     "nvfp4",  # since 0.5.16
     "fp4_mx_block16",  # since 0.5.16
@@ -84,7 +85,7 @@ KV_CACHE_DTYPES = (
 #: The FP4 KV-cache recipes the KV4 checks guard (0.5.15: fp4_e2m1; 0.5.16: the two new ones).
 FP4_KV_CACHE_DTYPES = ("fp4_e2m1", "nvfp4", "fp4_mx_block16")
 MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
-SAMPLING_BACKENDS = ("flashinfer", "pytorch", "ascend")
+SAMPLING_BACKENDS = ("flashinfer", "pytorch", "ascend", "intel_xpu")  # intel_xpu since 0.5.21
 CUDA_GRAPH_BACKENDS = ("full", "breakable", "tc_piecewise", "disabled")
 DEVICES = ("cuda", "xpu", "hpu", "npu", "cpu", "musa", "mps")
 SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
@@ -216,6 +217,7 @@ ADDED_IN = {
         "speculative_moe_a2a_backend": ("flashinfer_megamoe",),
         "speculative_algorithm": ("UNO",),
     },
+    "0.5.21": {"sampling_backend": ("intel_xpu",)},
 }
 #: Choices a release removed, per field: refused by that release and the later ones.
 REMOVED_IN = {
@@ -228,6 +230,7 @@ REMOVED_IN = {
         "decode_attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
         "quantization": ("marlin",),
     },
+    "0.5.21": {"kv_cache_dtype": ("fp4_e2m1",)},
 }
 #: Names a rule may declare but sglang's parser never accepts from the user (0.5.20 declares
 #: ``intel_xpu`` as the DSA kernel on XPU, ``overrides._dsa_split_backend_resolution``).

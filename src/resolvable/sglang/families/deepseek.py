@@ -463,3 +463,16 @@ def deepseek_spec_moe(ctx):
 def longcat_spec_moe(ctx):
     """§3.1 (c), ROCm, for LongCat-Flash (since 0.5.16, ``overrides._deepseek_spec_moe_resolution``)."""
     return _spec_moe(ctx)
+
+
+@registry.rule("model_checks", archs=("GlmMoeDsaForCausalLM",), since="0.5.21")
+def glm5_rocm_aiter_allreduce_fusion(ctx):
+    """Since 0.5.21 (``arg_groups/model_hook.handle_model_specific_adjustments``, the DeepSeek
+    branch's HIP arm): GLM-5 on ROCm without DP attention on one node turns AITER all-reduce
+    fusion on (decode only: ``--disable-aiter-allreduce-fusion-in-prefill``, not a pack field)."""
+    args = ctx.args
+    if not ctx.platform.is_hip or args.enable_dp_attention or args.nnodes != 1:
+        return {}
+    if args.enable_aiter_allreduce_fusion:
+        return {}
+    return {"enable_aiter_allreduce_fusion": True}

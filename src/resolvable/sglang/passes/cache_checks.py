@@ -34,12 +34,13 @@ def cache_compatibility(ctx):
     return {}
 
 
-@registry.rule("device", since="0.5.17")
+@registry.rule("device", since="0.5.17", until="0.5.21")
 def pd_decode_dcp_cache(ctx):
-    """0.5.17 ``pd_disaggregation_hook.handle_pd_disaggregation``: a PD decode server with decode
-    context parallelism needs the chunk cache, so the hierarchical cache is refused. (Its other
-    two conditions, a mooncake/nixl transfer backend and no decode radix cache, hold at sglang's
-    defaults; those flags are not pack fields.)"""
+    """0.5.17 to 0.5.20 ``pd_disaggregation_hook.handle_pd_disaggregation``: a PD decode server
+    with decode context parallelism needs the chunk cache, so the hierarchical cache is refused.
+    (Its other two conditions, a mooncake/nixl transfer backend and no decode radix cache, hold at
+    sglang's defaults; those flags are not pack fields.) 0.5.21 drops the refusal (its
+    docs/releases/0.5.21.md #19)."""
     args = ctx.args
     if args.disaggregation_mode == "decode" and args.dcp_size > 1 and args.enable_hierarchical_cache:
         raise ConflictError(
@@ -92,4 +93,64 @@ def hicache_dcp_compatibility(ctx):
                 fix="drop --enable-hierarchical-cache or --dcp-size",
                 upstream="NotImplementedError",
             )
+    return {}
+
+
+def _lmcache_refusal(message: str, fields: tuple[str, ...], fix: str, upstream: str) -> ConflictError:
+    return ConflictError(message, fields=("enable_lmcache", *fields), fix=fix, upstream=upstream)
+
+
+@registry.rule("cache_compat", since="0.5.21")
+def lmcache_compatibility(ctx):
+    """Since 0.5.21 (``arg_groups/kv_cache_hook.handle_cache_compatibility``, after the SWA
+    ratio check): ``--enable-lmcache`` excludes the hierarchical cache and needs the radix cache;
+    the LMCache radix cache does not support speculation, DP attention, DCP or PD disaggregation
+    (``NotImplementedError``). The external-linker, streaming-session and ``buffer_only`` checks
+    read flags the pack does not have."""
+    args = ctx.args
+    if not args.enable_lmcache:
+        return {}
+    if args.enable_hierarchical_cache:
+        raise _lmcache_refusal(
+            "--enable-lmcache and --enable-hierarchical-cache are mutually exclusive",
+            ("enable_hierarchical_cache",),
+            "drop --enable-lmcache or --enable-hierarchical-cache",
+            "ValueError",
+        )
+    if args.disable_radix_cache:
+        raise _lmcache_refusal(
+            "--enable-lmcache requires radix cache to be enabled",
+            ("disable_radix_cache",),
+            "drop --disable-radix-cache (or --enable-lmcache)",
+            "ValueError",
+        )
+    if args.speculative_algorithm is not None:
+        raise _lmcache_refusal(
+            "LMCacheUnifiedRadixCache does not yet support speculative decoding",
+            ("speculative_algorithm",),
+            "drop --enable-lmcache or --speculative-algorithm",
+            "NotImplementedError",
+        )
+    if args.enable_dp_attention:
+        raise _lmcache_refusal(
+            "LMCacheUnifiedRadixCache does not yet support DP attention",
+            ("enable_dp_attention",),
+            "drop --enable-lmcache or --enable-dp-attention",
+            "NotImplementedError",
+        )
+    if args.dcp_size > 1:
+        raise _lmcache_refusal(
+            "--enable-lmcache with --dcp-size > 1 is not supported: LMCache has no DCP-aware index "
+            "translation",
+            ("dcp_size",),
+            "pass --dcp-size 1 (or drop --enable-lmcache)",
+            "NotImplementedError",
+        )
+    if args.disaggregation_mode != "null":
+        raise _lmcache_refusal(
+            "LMCacheUnifiedRadixCache currently supports colocated prefill/decode scheduling only",
+            ("disaggregation_mode",),
+            "drop --enable-lmcache on PD-disaggregated servers",
+            "NotImplementedError",
+        )
     return {}

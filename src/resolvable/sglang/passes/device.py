@@ -200,3 +200,13 @@ def xpu_cuda_graphs_0_5_17(ctx):
     """§2.2 step 6, XPU (0.5.17 ``server_args._handle_xpu_backends``): decode graphs as before;
     the prefill restriction to ``tc_piecewise`` is gone."""
     return _xpu_cuda_graphs(ctx, prefill_only_tc_piecewise=False)
+
+
+@registry.rule("device", since="0.5.21")
+def xpu_sampling_backend(ctx):
+    """Since 0.5.21 (``arg_groups/platform_hook.handle_xpu_backends``): on XPU an unset
+    ``--sampling-backend`` becomes ``intel_xpu`` (before the generic default, which only fills
+    an unset value)."""
+    if ctx.args.device == "xpu" and ctx.args.sampling_backend is None:
+        return {"sampling_backend": "intel_xpu"}
+    return {}

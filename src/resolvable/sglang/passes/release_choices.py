@@ -53,6 +53,7 @@ _CHOICE_LISTS = {
     "moe_a2a_backend": "MOE_A2A_BACKENDS",
     "speculative_moe_a2a_backend": "MOE_A2A_BACKENDS",
     "speculative_algorithm": "SPECULATIVE_ALGORITHMS",
+    "sampling_backend": "SAMPLING_BACKENDS",
 }
 
 
@@ -106,6 +107,20 @@ def internal_choices(ctx):
     """Every release: a DSA kernel name that only sglang itself declares (``choices.INTERNAL``)
     is no ``--dsa-*-backend`` choice."""
     return _refuse_choices(ctx, C.INTERNAL, "not a choice in any sglang release")
+
+
+@registry.rule("device", until="0.5.21")
+def choices_added_in_0_5_21(ctx):
+    """``arg_groups/choices.SAMPLING_BACKEND_CHOICES`` (releases before 0.5.21): the
+    ``intel_xpu`` sampling backend 0.5.21 added is unknown."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.21"], "added in sglang 0.5.21")
+
+
+@registry.rule("device", since="0.5.21")
+def choices_removed_in_0_5_21(ctx):
+    """``arg_groups/fields/model.py`` ``kv_cache_dtype`` choices (since 0.5.21): the deprecated
+    ``fp4_e2m1`` is no longer a choice."""
+    return _refuse_choices(ctx, C.REMOVED_IN["0.5.21"], "removed in sglang 0.5.21")
 
 
 @registry.rule("parallelism", since="0.5.16")

@@ -453,20 +453,30 @@ def hybrid_gdn_backend(ctx):
     return {}
 
 
-@registry.rule(STAGE, since="0.5.18", series="hybrid_gdn_backend")
+@registry.rule(STAGE, since="0.5.18", until="0.5.21", series="hybrid_gdn_backend")
 def hybrid_gdn_backend_0_5_18(ctx):
     """``attention_registry.attn_backend_wrapper`` (0.5.18): hybrid GDN models check the
     effective prefill and decode backends (always both): on Blackwell SM120 triton, trtllm_mha or
     flashinfer, on other Blackwell triton, trtllm_mha or fa4 (the per-arch lists are 0.5.16's);
     on NPU both must be ascend."""
+    return _hybrid_gdn_pd(ctx, ("triton", "trtllm_mha", "fa4"))
+
+
+@registry.rule(STAGE, since="0.5.21", series="hybrid_gdn_backend")
+def hybrid_gdn_backend_0_5_21(ctx):
+    """``attention_registry.attn_backend_wrapper`` (0.5.21): as 0.5.18, and on non-SM120
+    Blackwell flashinfer is accepted too (the mixed NVFP4 recipe)."""
+    return _hybrid_gdn_pd(ctx, ("triton", "trtllm_mha", "fa4", "flashinfer"))
+
+
+def _hybrid_gdn_pd(ctx, blackwell: tuple[str, ...]) -> dict:
+    """The effective prefill/decode check of 0.5.18+; ``blackwell``: the non-SM120 list."""
     if not set(ctx.hf.architectures) & HYBRID_GDN_ARCHS:
         return {}
     prefill, decode = effective_backends(ctx.args)
     platform = ctx.platform
     if platform.is_blackwell:
-        allowed = (
-            ("triton", "trtllm_mha", "flashinfer") if platform.is_sm120 else ("triton", "trtllm_mha", "fa4")
-        )
+        allowed = ("triton", "trtllm_mha", "flashinfer") if platform.is_sm120 else blackwell
         if prefill not in allowed or decode not in allowed:
             shown = "{" + ", ".join(repr(b) for b in allowed) + "}"
             raise _refuse(

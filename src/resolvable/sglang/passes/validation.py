@@ -126,3 +126,17 @@ def chunked_prefill_page_alignment(ctx):
             upstream="AssertionError",
         )
     return {}
+
+
+@registry.rule("post_init", since="0.5.21")
+def device_sampling_backend(ctx):
+    """Since 0.5.21 (``arg_groups/validation_hook.validate_device_sampling_backend``, called by
+    ``check_server_args``): the ``intel_xpu`` sampling backend needs ``--device xpu``."""
+    args = ctx.args
+    if args.sampling_backend == "intel_xpu" and args.device != "xpu":
+        raise ConflictError(
+            f"--sampling-backend intel_xpu requires --device xpu, got --device {args.device}",
+            fields=("sampling_backend", "device"),
+            fix="drop --sampling-backend intel_xpu (or pass --sampling-backend pytorch)",
+        )
+    return {}
