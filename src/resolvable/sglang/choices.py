@@ -35,6 +35,8 @@ ATTENTION_BACKENDS = (
     "intel_amx",
     "ascend",
     "intel_xpu",
+    # since 0.5.22 (non-MLA, LLaDA2 CFG)
+    "llada2_cfg_flashinfer",
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
@@ -158,8 +160,17 @@ ADDED_IN = {
         "speculative_moe_a2a_backend": ("ascend_tp",),
         "speculative_algorithm": ("DSPARK",),
     },
+    "0.5.22": {
+        "attention_backend": ("llada2_cfg_flashinfer",),
+        "prefill_attention_backend": ("llada2_cfg_flashinfer",),
+        "decode_attention_backend": ("llada2_cfg_flashinfer",),
+    },
 }
 #: Choices a release removed, per field: refused by that release and the later ones.
 REMOVED_IN = {
     "0.5.16": {"quantization": ("qoq",)},
+    "0.5.22": {
+        "cuda_graph_backend_prefill": ("tc_piecewise",),
+        "cuda_graph_backend_decode": ("tc_piecewise",),
+    },
 }

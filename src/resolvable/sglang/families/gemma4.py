@@ -13,6 +13,9 @@ from ..facts import effective_backends
 
 ARCHS = ("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration")
 SUPPORTED = ("trtllm_mha", "triton", "ascend", "intel_xpu")
+#: 0.5.22 ``accepted_backends`` (``model_hook.handle_model_specific_adjustments``): adds fa4; the wheel's
+#: list also holds intel_amx (0.5.18) and aiter (0.5.20). The message lists them in this order.
+SUPPORTED_0_5_22 = ("trtllm_mha", "triton", "fa4", "ascend", "intel_xpu", "intel_amx", "aiter")
 
 
 @registry.for_arch(*ARCHS)
@@ -29,14 +32,25 @@ def gemma4_defaults(ctx):
     return out
 
 
-@registry.for_arch(*ARCHS, stage="model_checks")
+@registry.rule("model_checks", archs=ARCHS, until="0.5.22")
 def gemma4_backend_check(ctx):
     """§3.5: both effective backends must be Gemma-4-capable."""
+    return _backend_check(ctx, SUPPORTED, "trtllm_mha, triton, or intel_xpu")
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.22", series="gemma4_backend_check")
+def gemma4_backend_check_0_5_22(ctx):
+    """§3.5 (since 0.5.22, ``model_hook.handle_model_specific_adjustments`` Gemma4 arm): fa4 accepted."""
+    return _backend_check(
+        ctx, SUPPORTED_0_5_22, "trtllm_mha, triton, fa4, ascend, intel_xpu, intel_amx, or aiter"
+    )
+
+
+def _backend_check(ctx, supported: tuple[str, ...], listed: str) -> dict:
     prefill, decode = effective_backends(ctx.args)
-    if prefill not in SUPPORTED or decode not in SUPPORTED:
+    if prefill not in supported or decode not in supported:
         raise ConflictError(
-            f"Gemma4 only supports trtllm_mha, triton, or intel_xpu attention backend, got prefill={prefill}, "
-            f"decode={decode}",
+            f"Gemma4 only supports {listed} attention backend, got prefill={prefill}, decode={decode}",
             fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
             fix="pass --attention-backend triton (or trtllm_mha on SM100)",
             upstream="AssertionError",
