@@ -63,6 +63,7 @@ _BACKEND_COLOURS = {
     "tokenspeed_mla": "#fee391",
     "dual_chunk_flash_attn": "#c2a5cf",
     "wave": "#99d8c9",
+    "llada2_cfg_flashinfer": "#e7d4e8",  # since sglang 0.5.22
 }
 
 
