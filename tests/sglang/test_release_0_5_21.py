@@ -52,7 +52,7 @@ def _refusal(model, preset: str, version: str, exc=ConflictError, **flags) -> st
 
 
 def test_release_is_supported_and_default_unchanged():
-    assert V in SGLANG_RELEASES and SGLANG_RELEASES[-1] == V
+    assert V in SGLANG_RELEASES  # (integration: later releases follow it)
     assert SGLANG_VERSION == "0.5.15" and registry.release(None) == "0.5.15"
     assert _resolve("llama-3.1-8b", "h100", "0.5.21").release == V
 

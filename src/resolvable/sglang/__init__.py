@@ -28,6 +28,8 @@ RULE_MODULES = (
     "families.gpt_oss",
     "families.llama4",
     "families.gemma4",
+    "families.embedding_gemma2",
+    "families.ernie45_vl",
     "families.moss_vl",
     "families.inkling",
     "families.hybrid_mamba",
@@ -61,6 +63,7 @@ RULE_MODULES = (
     "passes.moe_kernels",
     "passes.speculative",
     "passes.cache_checks",
+    "passes.dcp",
     "passes.dllm",
     "passes.startup",  # the start-up check phase, after every ServerArgs stage
 )

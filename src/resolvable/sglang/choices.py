@@ -40,6 +40,8 @@ ATTENTION_BACKENDS = (
     "minicpm_flashinfer",
     "qsa",  # since 0.5.20 (last, so the existing backends keep their places and colours)
     "hpc_ops",  # since 0.5.17 (HPC-Ops, SM90 only)
+    # since 0.5.22 (non-MLA, LLaDA2 CFG)
+    "llada2_cfg_flashinfer",
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
@@ -218,6 +220,11 @@ ADDED_IN = {
         "speculative_algorithm": ("UNO",),
     },
     "0.5.21": {"sampling_backend": ("intel_xpu",)},
+    "0.5.22": {
+        "attention_backend": ("llada2_cfg_flashinfer",),
+        "prefill_attention_backend": ("llada2_cfg_flashinfer",),
+        "decode_attention_backend": ("llada2_cfg_flashinfer",),
+    },
 }
 #: Choices a release removed, per field: refused by that release and the later ones.
 REMOVED_IN = {
@@ -231,6 +238,10 @@ REMOVED_IN = {
         "quantization": ("marlin",),
     },
     "0.5.21": {"kv_cache_dtype": ("fp4_e2m1",)},
+    "0.5.22": {
+        "cuda_graph_backend_prefill": ("tc_piecewise",),
+        "cuda_graph_backend_decode": ("tc_piecewise",),
+    },
 }
 #: Names a rule may declare but sglang's parser never accepts from the user (0.5.20 declares
 #: ``intel_xpu`` as the DSA kernel on XPU, ``overrides._dsa_split_backend_resolution``).

@@ -119,7 +119,24 @@ def mamba_radix_cache_0_5_17(ctx):
     return _mamba_radix_cache(ctx, _RELEASE_0_5_17)
 
 
-@registry.rule("model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.18", series="mamba_radix_cache")
+#: 0.5.22 ``mamba_hook.validate_mamba_extra_buffer``: the same platforms (or an out-of-tree
+#: platform's ``support_mamba_cache_extra_buffer``), a new message.
+_RELEASE_0_5_22 = {
+    **_RELEASE_0_5_18,
+    "platform_message": "extra_buffer requires platform support for Mamba cache state snapshots.",
+}
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.22", series="mamba_radix_cache")
+def mamba_radix_cache_0_5_22(ctx):
+    """§3.11 (since 0.5.22, ``mamba_hook.validate_mamba_extra_buffer``): as 0.5.18, with the new
+    platform message ("extra_buffer requires platform support for Mamba cache state snapshots.")."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_22)
+
+
+@registry.rule(
+    "model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.18", until="0.5.22", series="mamba_radix_cache"
+)
 def mamba_radix_cache_0_5_18(ctx):
     """``server_args._handle_mamba_radix_cache`` / ``_validate_mamba_extra_buffer`` (0.5.18):
     extra_buffer also on ROCm and XPU ("extra_buffer needs CUDA/MUSA/NPU/ROCm/XPU (FLA)."), for
@@ -158,7 +175,8 @@ def _mamba_radix_cache(ctx, release: dict):
             )
         if not any(getattr(platform, "is_" + name) for name in release["platforms"]):
             raise _refuse(
-                f"{strategy}: extra_buffer needs {release['platform_text']} (FLA).",
+                f"{strategy}: "
+                + release.get("platform_message", f"extra_buffer needs {release['platform_text']} (FLA)."),
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
             )

@@ -54,6 +54,8 @@ _CHOICE_LISTS = {
     "speculative_moe_a2a_backend": "MOE_A2A_BACKENDS",
     "speculative_algorithm": "SPECULATIVE_ALGORITHMS",
     "sampling_backend": "SAMPLING_BACKENDS",
+    "cuda_graph_backend_prefill": "CUDA_GRAPH_BACKENDS",
+    "cuda_graph_backend_decode": "CUDA_GRAPH_BACKENDS",
 }
 
 
@@ -130,3 +132,24 @@ def moe_a2a_ascend_tp(ctx):
     if ctx.args.moe_a2a_backend != "ascend_tp":
         return {}
     return {"moe_a2a_backend": Force("none", "sglang 0.5.16 runs --moe-a2a-backend ascend_tp as 'none'")}
+
+
+@registry.rule("device", until="0.5.22")
+def choices_added_in_0_5_22(ctx):
+    """``arg_groups/choices.py`` ``ATTENTION_BACKEND_CHOICES`` (releases before 0.5.22): the
+    ``llada2_cfg_flashinfer`` backend 0.5.22 registered is unknown."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.22"], "added in sglang 0.5.22")
+
+
+@registry.rule("device", since="0.5.22")
+def choices_removed_in_0_5_22(ctx):
+    """``cuda_graph_config.parse_cuda_graph_backend_arg`` (since 0.5.22): the ``tc_piecewise``
+    CUDA-graph backend is gone; the flag's type parser rejects it before argparse's choices."""
+    for field, values in C.REMOVED_IN["0.5.22"].items():
+        value = ctx.args[field]
+        if value in values:
+            raise InvalidArgumentError(
+                f"argument {_flag(field)}: {value} was removed; select breakable, full, or disabled "
+                "(removed in sglang 0.5.22)"
+            )
+    return {}
