@@ -16,6 +16,7 @@ from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 #: same architecture run in this order (e.g. Qwen3.5: hybrid provider, then the MoE family).
 RULE_MODULES = (
     "passes.release_choices",
+    "passes.choices_0_5_23",
     "passes.device",
     "passes.quantization",
     "passes.memory",
@@ -38,6 +39,8 @@ RULE_MODULES = (
     "families.glm4_moe",
     "families.olmo2",
     "families.step3p",
+    "families.beam",
+    "families.muse_spark",
     "families.mamba_radix",
     "passes.model_tail",
     "passes.sampling",
@@ -51,6 +54,7 @@ RULE_MODULES = (
     "passes.validation",
     "passes.parallelism",
     "passes.moe_kernels",
+    "passes.lora_moe",
     "passes.speculative",
     "passes.cache_checks",
     "passes.dllm",

@@ -132,6 +132,9 @@ MOE_RUNNER_BACKENDS = (
     "marlin",
     "humming",  # since 0.5.16
     "experimental_sgl_marlin",  # since 0.5.16
+    "lora_cutedsl",  # since 0.5.23
+    "lora_triton",  # since 0.5.23
+    "lora_marlin",  # since 0.5.23
 )
 MOE_A2A_BACKENDS = (
     "none",

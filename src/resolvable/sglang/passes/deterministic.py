@@ -119,3 +119,26 @@ def deterministic_attention_backend_0_5_16(ctx):
         C.RADIX_DETERMINISTIC_BACKENDS_0_5_16,
         C.DEEPSEEK_DETERMINISTIC_BACKENDS,
     )
+
+
+@registry.rule("deterministic", since="0.5.23")
+def deterministic_rocm_rccl_check(ctx):
+    """D8 (since 0.5.23, ``overrides._deterministic_rocm_rccl_check``, run from the TP branch of
+    ``attention_hook``'s deterministic handler on ROCm): deterministic TP relies on the one-stage
+    custom all-reduce, so above two ranks ``--disable-custom-all-reduce`` (RCCL, not
+    batch-invariant) is refused."""
+    args = ctx.args
+    if not (
+        args.enable_deterministic_inference
+        and ctx.platform.is_hip
+        and args.tp_size > 2
+        and args.disable_custom_all_reduce
+    ):
+        return {}
+    raise ConflictError(
+        "--disable-custom-all-reduce cannot be combined with --enable-deterministic-inference on "
+        "ROCm when --tp-size is above 2: the all-reduce would run through RCCL, which is not "
+        "batch-invariant.",
+        fields=("disable_custom_all_reduce", "enable_deterministic_inference", "tp_size"),
+        fix="drop --disable-custom-all-reduce (or run with --tp-size 2 or less)",
+    )

@@ -1,0 +1,30 @@
+"""Choices that sglang 0.5.23 added (argparse, before ``ServerArgs``).
+
+Invariant: the field choices in ``choices.py`` are the union over the supported releases; a
+name 0.5.23 added is refused by the releases before it with argparse's wording, before any
+other rule runs (stage ``device``, first module). The names are data (``ADDED`` below, from
+``arg_groups/choices.py`` ``MOE_RUNNER_BACKEND_CHOICES`` of the 0.5.23 wheel against 0.5.22).
+0.5.23 removed no choice of a pack field (``tokenspeed_mla`` stays, as an alias:
+``passes/device.py``).
+"""
+
+from __future__ import annotations
+
+from .._base import registry
+from .release_choices import _refuse_choices
+
+#: The LoRA MoE runners (``lora_hook.check_lora_moe_runner_args``; passes/lora_moe.py).
+LORA_MOE_RUNNERS = ("lora_cutedsl", "lora_triton", "lora_marlin")
+
+#: Field -> names 0.5.23 added.
+ADDED = {
+    "moe_runner_backend": LORA_MOE_RUNNERS,
+    "speculative_moe_runner_backend": LORA_MOE_RUNNERS,
+}
+
+
+@registry.rule("device", until="0.5.23")
+def choices_added_in_0_5_23(ctx):
+    """``arg_groups/choices.py`` (releases before 0.5.23): the LoRA MoE runners
+    ``lora_cutedsl``, ``lora_triton``, ``lora_marlin`` are unknown choices."""
+    return _refuse_choices(ctx, ADDED, "added in sglang 0.5.23")
