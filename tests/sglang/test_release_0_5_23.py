@@ -210,3 +210,76 @@ def test_grid_differences_0_5_16_to_0_5_23():
         total += 1
         assert _outcome(hf, platform, flags, P) == _outcome(hf, platform, flags, V), (_model, _preset, flags)
     assert total >= 10120
+
+
+MINIMAX_M3 = {
+    "architectures": ["MiniMaxM3SparseForCausalLM"],
+    "model_type": "minimax_m3",
+    "hidden_size": 3072,
+    "num_attention_heads": 48,
+    "num_key_value_heads": 8,
+    "num_hidden_layers": 60,
+}
+M3_NVFP4 = dict(
+    MINIMAX_M3,
+    quantization_config={
+        "quant_method": "mxfp8",
+        "moe_quant_algo": "NVFP4",
+        "moe_quant_format": "nvfp4-pack-quantized",
+    },
+)
+
+
+def test_row_8_minimax_m3_nvfp4_off_blackwell():
+    """#8 ``model_overrides/minimax_m3.py`` (0.5.23): an mxfp8 checkpoint with NVFP4-packed
+    experts is ``minimax_m3_nvfp4``; off Blackwell: page 128, ``marlin`` MoE, ``fa3``
+    attention, KV dtype as given. 0.5.22 serves it as plain ``mxfp8``."""
+    old, new = _resolve(M3_NVFP4, "h100", P), _resolve(M3_NVFP4, "h100", V)
+    assert (old["quantization"], new["quantization"]) == ("mxfp8", "minimax_m3_nvfp4")
+    assert (new["attention_backend"], new["page_size"], new["kv_cache_dtype"]) == ("fa3", 128, "auto")
+    assert (old["moe_runner_backend"], new["moe_runner_backend"]) == ("flashinfer_trtllm", "marlin")
+
+
+def test_row_8_minimax_m3_nvfp4_on_blackwell():
+    """#8 (0.5.23, SM100): MegaMoE A2A, ``deep_gemm`` MoE, FP8 KV, ``trtllm_mha``. The page
+    (128 in sglang 0.5.23) is not asserted here: this branch still has 0.5.16's trtllm_mha page
+    rule ({16, 32, 64}); 0.5.17's rule (branch rel-0.5.17) accepts 128."""
+    new = _resolve(M3_NVFP4, "b200", V)
+    assert (new["attention_backend"], new["kv_cache_dtype"]) == ("trtllm_mha", "fp8_e4m3")
+    assert (new["moe_a2a_backend"], new["moe_runner_backend"]) == ("megamoe", "deep_gemm")
+    old = _resolve(M3_NVFP4, "b200", P)
+    assert (old["attention_backend"], old["page_size"], old["kv_cache_dtype"]) == ("fa4", 128, "auto")
+
+
+def test_row_8_minimax_m3_nvfp4_refusals():
+    """#8 (0.5.23): explicit pages other than 128, a non-FP8 KV cache on Blackwell, other A2A
+    backends and speculation other than DSPARK/DFLASH are refused."""
+    assert "M3.1 NVFP4 requires --page-size 128" in _refusal(M3_NVFP4, "h100", V, page_size=64)
+    assert _resolve(M3_NVFP4, "h100", P, page_size=64)["page_size"] == 64
+    assert "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3" in _refusal(M3_NVFP4, "b200", V, kv_cache_dtype="bf16")
+    assert "M3.1 NVFP4 requires --moe-a2a-backend megamoe" in _refusal(
+        M3_NVFP4, "b200", V, moe_a2a_backend="deepep", tp_size=8, ep_size=8
+    )
+    spec = {"speculative_algorithm": "EAGLE", "speculative_draft_model_path": "draft"}
+    assert "M3.1 NVFP4 only supports DSPARK or DFLASH speculation" in _refusal(M3_NVFP4, "h100", V, **spec)
+    assert "requires MiniMaxM3SparseForConditionalGeneration" in _refusal(
+        M3_NVFP4, "b200", V, speculative_algorithm="DSPARK", speculative_draft_model_path="draft"
+    )
+
+
+def test_row_8_other_minimax_m3_checkpoints_unchanged():
+    """#8: a plain mxfp8 or bf16 MiniMax-M3 checkpoint resolves as before on H100 and MI300X."""
+    plain = dict(MINIMAX_M3, quantization_config={"quant_method": "mxfp8"})
+    for hf in (plain, MINIMAX_M3):
+        for preset in ("h100", "mi300x"):
+            assert _six(_resolve(hf, preset, P)) == _six(_resolve(hf, preset, V))
+
+
+def test_minimax_m3_nvfp4_is_no_user_choice():
+    """``arg_groups/choices.py`` QUANTIZATION_CHOICES (0.5.23) does not list minimax_m3_nvfp4:
+    only the MiniMax-M3 override declares it."""
+    for version in ("0.5.15", P, V):
+        message = _refusal(
+            "llama-3.1-8b", "h100", version, InvalidArgumentError, quantization="minimax_m3_nvfp4"
+        )
+        assert "argument --quantization: invalid choice: 'minimax_m3_nvfp4'" in message

@@ -115,6 +115,7 @@ QUANTIZATIONS = (
     "mlx_q8",
     "unquant",
     "humming",  # since 0.5.16
+    "minimax_m3_nvfp4",  # declared by sglang 0.5.23 for MiniMax-M3.1 NVFP4; never a user choice
 )
 MOE_RUNNER_BACKENDS = (
     "auto",

@@ -5,7 +5,8 @@ name 0.5.23 added is refused by the releases before it with argparse's wording, 
 other rule runs (stage ``device``, first module). The names are data (``ADDED`` below, from
 ``arg_groups/choices.py`` ``MOE_RUNNER_BACKEND_CHOICES`` of the 0.5.23 wheel against 0.5.22).
 0.5.23 removed no choice of a pack field (``tokenspeed_mla`` stays, as an alias:
-``passes/device.py``).
+``passes/device.py``). ``minimax_m3_nvfp4`` is a quantization sglang declares itself (the
+MiniMax-M3 override), never a ``--quantization`` choice: refused as input in every release.
 """
 
 from __future__ import annotations
@@ -28,3 +29,14 @@ def choices_added_in_0_5_23(ctx):
     """``arg_groups/choices.py`` (releases before 0.5.23): the LoRA MoE runners
     ``lora_cutedsl``, ``lora_triton``, ``lora_marlin`` are unknown choices."""
     return _refuse_choices(ctx, ADDED, "added in sglang 0.5.23")
+
+
+#: Field -> names only sglang itself declares (``model_overrides/minimax_m3.py``).
+INTERNAL = {"quantization": ("minimax_m3_nvfp4",)}
+
+
+@registry.rule("device")
+def internal_quantization_choices(ctx):
+    """Every release: ``minimax_m3_nvfp4`` (resolved from a MiniMax-M3.1 checkpoint by
+    ``_resolve_quant_method`` since 0.5.23) is no ``--quantization`` choice."""
+    return _refuse_choices(ctx, INTERNAL, "not a choice in any sglang release")
