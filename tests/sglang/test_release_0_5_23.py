@@ -256,7 +256,9 @@ def test_row_8_minimax_m3_nvfp4_refusals():
     backends and speculation other than DSPARK/DFLASH are refused."""
     assert "M3.1 NVFP4 requires --page-size 128" in _refusal(M3_NVFP4, "h100", V, page_size=64)
     assert _resolve(M3_NVFP4, "h100", P, page_size=64)["page_size"] == 64
-    assert "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3" in _refusal(M3_NVFP4, "b200", V, kv_cache_dtype="bf16")
+    assert "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3" in _refusal(
+        M3_NVFP4, "b200", V, kv_cache_dtype="bf16"
+    )
     assert "M3.1 NVFP4 requires --moe-a2a-backend megamoe" in _refusal(
         M3_NVFP4, "b200", V, moe_a2a_backend="deepep", tp_size=8, ep_size=8
     )

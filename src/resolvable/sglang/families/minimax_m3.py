@@ -14,7 +14,13 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import backends_not_set, env_flag, quant_method, quantization_config, quantization_explicitly_unset
+from ..facts import (
+    backends_not_set,
+    env_flag,
+    quant_method,
+    quantization_config,
+    quantization_explicitly_unset,
+)
 
 ARCHS = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
 
@@ -77,7 +83,10 @@ def _checkpoint_method_0_5_23(hf) -> str | None:
     if method != "mxfp8":
         return method
     qc = quantization_config(hf) or {}
-    if str(qc.get("moe_quant_algo", "")).upper() != "NVFP4" or qc.get("moe_quant_format") != "nvfp4-pack-quantized":
+    if (
+        str(qc.get("moe_quant_algo", "")).upper() != "NVFP4"
+        or qc.get("moe_quant_format") != "nvfp4-pack-quantized"
+    ):
         return method
     return "minimax_m3_nvfp4"
 
@@ -124,7 +133,9 @@ def _m3_nvfp4(ctx, out: dict) -> dict:
         if algorithm == "DSPARK" and args.speculative_draft_attention_backend is None:
             out["speculative_draft_attention_backend"] = "trtllm_mha"
     if args.page_size not in (None, 128):
-        raise _refuse("M3.1 NVFP4 requires --page-size 128", ("page_size",), "pass --page-size 128 (or drop it)")
+        raise _refuse(
+            "M3.1 NVFP4 requires --page-size 128", ("page_size",), "pass --page-size 128 (or drop it)"
+        )
     out["page_size"] = 128
     if not platform.is_blackwell:
         # MegaMoE and the packed NVFP4 KV cache are SM100-only: the KV dtype stays as given.
@@ -143,7 +154,9 @@ def _m3_nvfp4(ctx, out: dict) -> dict:
     else:
         if args.moe_a2a_backend not in ("none", "megamoe"):
             raise _refuse(
-                "M3.1 NVFP4 requires --moe-a2a-backend megamoe", ("moe_a2a_backend",), "pass --moe-a2a-backend megamoe"
+                "M3.1 NVFP4 requires --moe-a2a-backend megamoe",
+                ("moe_a2a_backend",),
+                "pass --moe-a2a-backend megamoe",
             )
         if args.moe_a2a_backend != "megamoe":
             out["moe_a2a_backend"] = "megamoe"
@@ -153,7 +166,9 @@ def _m3_nvfp4(ctx, out: dict) -> dict:
         out["kv_cache_dtype"] = "fp8_e4m3"
     elif args.kv_cache_dtype != "fp8_e4m3":
         raise _refuse(
-            "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3", ("kv_cache_dtype",), "pass --kv-cache-dtype fp8_e4m3"
+            "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3",
+            ("kv_cache_dtype",),
+            "pass --kv-cache-dtype fp8_e4m3",
         )
     if backends_not_set(args):
         out["attention_backend"] = "trtllm_mha"
@@ -196,7 +211,9 @@ def minimax_m3_defaults_0_5_23(ctx):
             out["disable_custom_all_reduce"] = True
     elif platform.is_sm100:
         if backends_not_set(args):
-            fp8_gemm = args.kv_cache_dtype == "fp8_e4m3" and not env_flag(ctx, "SGLANG_DISABLE_M3_FP8_ATTN_GEMM")
+            fp8_gemm = args.kv_cache_dtype == "fp8_e4m3" and not env_flag(
+                ctx, "SGLANG_DISABLE_M3_FP8_ATTN_GEMM"
+            )
             backend = out["attention_backend"] = "trtllm_mha" if fp8_gemm else "fa4"
         if args.page_size is None and backend in ("fa4", "trtllm_mha"):
             out["page_size"] = 128
