@@ -48,6 +48,8 @@ RULE_MODULES = (
     "families.minicpm",
     "families.granite_swa",
     "families.iquest_q1",  # since 0.5.21
+    "families.beam",
+    "families.muse_spark",
     "families.mamba_radix",
     "passes.model_tail",
     "passes.sampling",
@@ -61,6 +63,7 @@ RULE_MODULES = (
     "passes.validation",
     "passes.parallelism",
     "passes.moe_kernels",
+    "passes.lora_moe",
     "passes.speculative",
     "passes.cache_checks",
     "passes.dcp",

@@ -130,6 +130,7 @@ QUANTIZATIONS = (
     "mlx_q8",
     "unquant",
     "humming",  # since 0.5.16
+    "minimax_m3_nvfp4",  # declared by sglang 0.5.23 for MiniMax-M3.1 NVFP4; never a user choice
 )
 MOE_RUNNER_BACKENDS = (
     "auto",
@@ -153,6 +154,9 @@ MOE_RUNNER_BACKENDS = (
     "intel_xpu",  # since 0.5.19
     "flashinfer_megamoe",  # since 0.5.20
     "hpc_ops",  # since 0.5.17 (FP8 MoE on SM90)
+    "lora_cutedsl",  # since 0.5.23
+    "lora_triton",  # since 0.5.23
+    "lora_marlin",  # since 0.5.23
 )
 MOE_A2A_BACKENDS = (
     "none",
@@ -225,6 +229,11 @@ ADDED_IN = {
         "prefill_attention_backend": ("llada2_cfg_flashinfer",),
         "decode_attention_backend": ("llada2_cfg_flashinfer",),
     },
+    # arg_groups/choices.py MOE_RUNNER_BACKEND_CHOICES (the LoRA MoE runners)
+    "0.5.23": {
+        "moe_runner_backend": ("lora_cutedsl", "lora_triton", "lora_marlin"),
+        "speculative_moe_runner_backend": ("lora_cutedsl", "lora_triton", "lora_marlin"),
+    },
 }
 #: Choices a release removed, per field: refused by that release and the later ones.
 REMOVED_IN = {
@@ -245,7 +254,14 @@ REMOVED_IN = {
 }
 #: Names a rule may declare but sglang's parser never accepts from the user (0.5.20 declares
 #: ``intel_xpu`` as the DSA kernel on XPU, ``overrides._dsa_split_backend_resolution``).
-INTERNAL = {"dsa_prefill_backend": ("intel_xpu",), "dsa_decode_backend": ("intel_xpu",)}
+#: 0.5.23 declares ``minimax_m3_nvfp4`` for a MiniMax-M3.1 checkpoint (``model_overrides/minimax_m3.py``).
+INTERNAL = {
+    "dsa_prefill_backend": ("intel_xpu",),
+    "dsa_decode_backend": ("intel_xpu",),
+    "quantization": ("minimax_m3_nvfp4",),
+}
+#: The LoRA MoE runners 0.5.23 added (``lora_hook.check_lora_moe_runner_args``; passes/lora_moe.py).
+LORA_MOE_RUNNERS = ("lora_cutedsl", "lora_triton", "lora_marlin")
 #: ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` of 0.5.19 (adds intel_xpu to the 0.5.16 list).
 DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "flashinfer", "intel_xpu", "triton")
 #: ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` of 0.5.19 (also the absorbed-MLA list).

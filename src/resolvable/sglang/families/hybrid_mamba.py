@@ -39,6 +39,13 @@ def hybrid_triton_on_sm100(ctx):
     return {}
 
 
+@registry.rule("model", archs=("MiniCPMV4_7ForConditionalGeneration",), since="0.5.23")
+def minicpm_v4_7_triton_on_sm100(ctx):
+    """Since 0.5.23 (``model_overrides/minicpmv.py``: MiniCPM-V 4.7 registered on the 4.6
+    override): triton on SM100 when ``A`` is unset, like ``hybrid_triton_on_sm100``."""
+    return hybrid_triton_on_sm100(ctx)
+
+
 @registry.for_arch("GraniteMoeHybridForCausalLM")
 def granite_hybrid_attention(ctx):
     """§3.11: Granite with mamba layers uses flashinfer on SM100 when ``A`` is unset."""

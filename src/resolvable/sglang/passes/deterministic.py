@@ -187,3 +187,26 @@ def _deterministic_attention_backend(ctx, release: dict):
     if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True
     return out
+
+
+@registry.rule("deterministic", since="0.5.23")
+def deterministic_rocm_rccl_check(ctx):
+    """D8 (since 0.5.23, ``overrides._deterministic_rocm_rccl_check``, run from the TP branch of
+    ``attention_hook``'s deterministic handler on ROCm): deterministic TP relies on the one-stage
+    custom all-reduce, so above two ranks ``--disable-custom-all-reduce`` (RCCL, not
+    batch-invariant) is refused."""
+    args = ctx.args
+    if not (
+        args.enable_deterministic_inference
+        and ctx.platform.is_hip
+        and args.tp_size > 2
+        and args.disable_custom_all_reduce
+    ):
+        return {}
+    raise ConflictError(
+        "--disable-custom-all-reduce cannot be combined with --enable-deterministic-inference on "
+        "ROCm when --tp-size is above 2: the all-reduce would run through RCCL, which is not "
+        "batch-invariant.",
+        fields=("disable_custom_all_reduce", "enable_deterministic_inference", "tp_size"),
+        fix="drop --disable-custom-all-reduce (or run with --tp-size 2 or less)",
+    )

@@ -106,8 +106,8 @@ def choices_removed_in_0_5_20(ctx):
 
 @registry.rule("device")
 def internal_choices(ctx):
-    """Every release: a DSA kernel name that only sglang itself declares (``choices.INTERNAL``)
-    is no ``--dsa-*-backend`` choice."""
+    """Every release: a name that only sglang itself declares (``choices.INTERNAL``: the XPU DSA
+    kernel, 0.5.23's ``minimax_m3_nvfp4`` quantization) is no user choice."""
     return _refuse_choices(ctx, C.INTERNAL, "not a choice in any sglang release")
 
 
@@ -123,6 +123,13 @@ def choices_removed_in_0_5_21(ctx):
     """``arg_groups/fields/model.py`` ``kv_cache_dtype`` choices (since 0.5.21): the deprecated
     ``fp4_e2m1`` is no longer a choice."""
     return _refuse_choices(ctx, C.REMOVED_IN["0.5.21"], "removed in sglang 0.5.21")
+
+
+@registry.rule("device", until="0.5.23")
+def choices_added_in_0_5_23(ctx):
+    """``arg_groups/choices.py`` (releases before 0.5.23): the LoRA MoE runners
+    ``lora_cutedsl``, ``lora_triton``, ``lora_marlin`` are unknown choices."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.23"], "added in sglang 0.5.23")
 
 
 @registry.rule("parallelism", since="0.5.16")
