@@ -327,3 +327,28 @@ def test_grid_differences_0_5_16_to_0_5_21():
         differ += outcome(hf, platform, flags, before) != outcome(hf, platform, flags, V)
     assert total >= 7480
     assert differ == 0
+
+
+def test_row_12_ngram_devices_chain():
+    """#12 ``speculative_hook._handle_ngram``: CUDA only in 0.5.15, CUDA or CPU in 0.5.16-0.5.20
+    (the 0.5.16 log, row 26), CUDA, CPU or XPU since 0.5.21 (chained at integration)."""
+    from resolvable.errors import ConflictError
+
+    def refusal(preset, version):
+        try:
+            resolve_server_args(
+                load_model("llama-3.1-8b"),
+                Platform.preset(preset),
+                sglang_version=version,
+                speculative_algorithm="NGRAM",
+            )
+        except ConflictError as exc:
+            return exc.message
+        return None
+
+    assert refusal("cpu", "0.5.15") == "Ngram speculative decoding only supports CUDA device."
+    assert refusal("cpu", "0.5.16") is None
+    assert refusal("xpu", "0.5.20") == "Ngram speculative decoding only supports CUDA or CPU devices."
+    assert refusal("xpu", V) is None
+    assert refusal("npu", V) == "Ngram speculative decoding only supports CUDA, CPU, or XPU devices."
+    assert refusal("h100", "0.5.15") is None
