@@ -135,6 +135,11 @@ class Platform:
         return self._cuda_major_in((10,), (12, 8))
 
     @functools.cached_property
+    def is_sm100_or_sm110(self) -> bool:
+        """Capability major 10 or 11 with CUDA >= 12.8 (sglang 0.5.17 ``is_sm100_or_sm110_supported``)."""
+        return self._cuda_major_in((10, 11), (12, 8))
+
+    @functools.cached_property
     def is_sm120(self) -> bool:
         """SM120/SM121 (RTX 50xx, RTX PRO 6000, GB10) with CUDA >= 12.8."""
         return self._cuda_major_in((12,), (12, 8))

@@ -290,6 +290,26 @@ def test_hybrid_gdn_backend():
     assert refusal("qwen3-next-80b-a3b", "h100", attention_backend="aiter", disable_radix_cache=True) is None
 
 
+def test_hybrid_gdn_backend_0_5_21():
+    """attention_registry.py attn_backend_wrapper (0.5.21): both effective sides are checked; on
+    SM100 flashinfer joins triton, trtllm_mha and fa4; SM120 keeps triton, trtllm_mha, flashinfer."""
+    v = dict(sglang_version="0.5.21", disable_radix_cache=True)
+    exc = refused_by(
+        "hybrid_gdn_backend_0_5_21",
+        "qwen3-next-80b-a3b",
+        "b200",
+        prefill_attention_backend="flashinfer",
+        decode_attention_backend="torch_native",
+        **v,
+    )
+    assert "Got prefill=flashinfer, decode=torch_native." in exc.message
+    mixed = dict(prefill_attention_backend="flashinfer", decode_attention_backend="trtllm_mha", **v)
+    assert refusal("qwen3-next-80b-a3b", "b200", **mixed) is None
+    assert refused_by(
+        "hybrid_gdn_backend_0_5_21", "qwen3-next-80b-a3b", "rtx5090", attention_backend="fa4", **v
+    )
+
+
 def test_short_conv_hybrid_on_npu():
     """attention_registry.py attn_backend_wrapper: short-conv hybrids (LFM2, ZAYA1) raise
     NotImplementedError on NPU."""
@@ -390,3 +410,82 @@ def test_hybrid_gdn_backend_0_5_18():
     with pytest.raises(ConflictError) as info:
         check_startup(res, hf)
     assert info.value.message.startswith("Only {'triton', 'trtllm_mha', 'fa4'} backends are supported")
+
+
+# -- sglang 0.5.17 -----------------------------------------------------------------------------
+
+V17 = {"sglang_version": "0.5.17"}
+
+
+def test_backend_is_registered_0_5_17():
+    """0.5.17 attention_registry.py registers ``hpc_ops``: Llama (head_dim 128, GQA 4) on H100
+    with 64-token pages starts; an unregistered name is still refused."""
+    assert refusal("llama-3.1-8b", "h100", attention_backend="hpc_ops", **V17) is None
+    hf = load_model("llama-3.1-8b")
+    res = resolve_server_args(hf, _platform("h100"), **V17)
+    from resolvable import check
+    from resolvable.sglang import registry
+
+    late = res.adjust("test", attention_backend=None)
+    with pytest.raises(ConflictError, match="Invalid attention backend: None") as excinfo:
+        check(registry, late, hf, phase="startup")
+    assert excinfo.value.rule == "backend_is_registered_0_5_17"
+
+
+def test_hpc_ops_backend():
+    """0.5.17 attention_registry.py ``create_hpc_ops_backend`` and hpc_ops_backend.py
+    ``HPCOpsAttnBackend.__init__``: MLA, non-SM90 GPUs, speculative decoding, an fp8_e5m2 KV cache
+    and unsupported head shapes are refused."""
+    exc = refused_by("hpc_ops_backend", "deepseek-v2-lite", "h100", attention_backend="hpc_ops", **V17)
+    assert "non-MLA models" in exc.message
+    exc = refused_by("hpc_ops_backend", "llama-3.1-8b", "b200", attention_backend="hpc_ops", **V17)
+    assert "SM90 (Hopper)" in exc.message and "sm100" in exc.message
+    exc = refused_by(
+        "hpc_ops_backend",
+        "llama-3.1-8b",
+        "h100",
+        attention_backend="hpc_ops",
+        kv_cache_dtype="fp8_e5m2",
+        **V17,
+    )
+    assert "bf16 or fp8_e4m3" in exc.message
+    # Llama-3.1-8B: 32 q / 8 kv heads; TP 4 gives (8, 2) per rank, which the fp8 path lacks.
+    exc = refused_by(
+        "hpc_ops_backend",
+        "llama-3.1-8b",
+        "h100",
+        attention_backend="hpc_ops",
+        kv_cache_dtype="fp8_e4m3",
+        tp_size=4,
+        **V17,
+    )
+    assert "(8, 2)" in exc.message
+    # Qwen3-8B has head_dim 128 and 32/8 heads: accepted with bf16 KV.
+    assert refusal("qwen3-8b", "h100", attention_backend="hpc_ops", **V17) is None
+
+
+def test_trtllm_mla_dcp_speculative():
+    """0.5.17 attention_registry.py ``create_trtllm_mla_backend``: decode context parallelism
+    with speculative decoding cannot decode on trtllm_mla (0.5.15 has no such check)."""
+    flags = dict(
+        attention_backend="trtllm_mla",
+        dcp_size=2,
+        tp_size=2,
+        speculative_algorithm="EAGLE",
+        speculative_num_steps=1,
+        speculative_eagle_topk=1,
+        speculative_num_draft_tokens=2,
+    )
+    exc = refused_by("trtllm_mla_dcp_speculative", "deepseek-v3", "b200", **flags, **V17)
+    assert "Select cutedsl_mla or tokenspeed_mla" in exc.message
+    old = refusal("deepseek-v3", "b200", **flags)
+    assert old is None or old.rule != "trtllm_mla_dcp_speculative"
+
+
+def test_trtllm_mha_page_128():
+    """0.5.17 trtllm_mha_backend.py ``TRTLLMHAAttnBackend.__init__``: 128-token pages (accepted
+    by ServerArgs since 0.5.17) need GQA with equal QK/V head dims on trtllm-gen (SM100)."""
+    exc = refused_by("trtllm_mha_page_128", "olmo-2-7b", "b200", page_size=128, **V17)  # 32 q / 32 kv heads
+    assert "got 32/32" in exc.message
+    assert refusal("llama-3.1-8b", "b200", page_size=128, **V17) is None  # GQA 32/8
+    assert refusal("olmo-2-7b", "b200", page_size=128) is None  # 0.5.15 snaps the page to 64

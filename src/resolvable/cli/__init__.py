@@ -287,15 +287,39 @@ def _take_model(args: argparse.Namespace, pasted: list[str] | None) -> None:
         )
 
 
+def _named_release(argv: Sequence[str]) -> str | None:
+    """The release ``--sglang-version`` names in resolvable's own arguments (None: not given, or
+    not a supported release — resolving reports that later, with the supported list)."""
+    from ..errors import ResolvableError as _Error
+    from ..sglang.api import sglang_release
+
+    for i, token in enumerate(argv):
+        name, eq, value = token.partition("=")
+        if name != "--sglang-version":
+            continue
+        if not eq:
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+        try:
+            return sglang_release(value)
+        except _Error:
+            return None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from ..sglang import flags
+
     argv = list(sys.argv[1:] if argv is None else argv)
     use_ascii_where_needed(sys.stdout, sys.stderr)
-    parser = build_parser()
     wants_json = "--json" in argv
+    previous_table = flags.use_release(None)
     try:
         if _vllm.wants_vllm(argv):  # the vLLM pack has its own flag names
             return _vllm.main(argv)
         argv, pasted = _split_pasted(argv)
+        # sglang's flags (their names and choices) are those of the release being modelled.
+        flags.use_release(_named_release(argv))
+        parser = build_parser()
         args, extra = parser.parse_known_args(argv)
         if pasted is not None and args.command not in _TAKES_SGLANG_FLAGS:
             raise UsageError(f"`--` (a pasted launch command) is for {', '.join(_TAKES_SGLANG_FLAGS)}")
@@ -329,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 70
+    finally:
+        flags.use_release(previous_table)
 
 
 if __name__ == "__main__":

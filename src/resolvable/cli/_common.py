@@ -172,7 +172,7 @@ def _is_switch(parser: argparse.ArgumentParser, flag: str) -> bool:
 def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: bool = False) -> list[str]:
     """Unknown flags are errors (the flag table holds every flag sglang accepts); a near-miss of
     a known flag names it."""
-    from ..sglang import SGLANG_VERSION
+    from ..sglang.flags import load_table
 
     known = [s for a in parser._actions for s in a.option_strings]
     for token in extra:
@@ -182,7 +182,9 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
             )
         name = token.split("=", 1)[0]
         hint = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
-        extra_hint = f"; did you mean {hint[0]}?" if hint else f" (sglang {SGLANG_VERSION} has no such flag)"
+        extra_hint = (
+            f"; did you mean {hint[0]}?" if hint else f" (sglang {load_table().release} has no such flag)"
+        )
         raise UsageError(f"unknown flag {name}{extra_hint}")
     return []
 

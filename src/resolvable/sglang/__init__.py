@@ -29,10 +29,16 @@ RULE_MODULES = (
     "families.gpt_oss",
     "families.llama4",
     "families.gemma4",
+    "families.embedding_gemma2",
+    "families.ernie45_vl",
     "families.moss_vl",
     "families.inkling",
     "families.hybrid_mamba",
+    "families.kimi_k3",
     "families.deepseek_v4",
+    # 0.5.21: its attention-stage rule runs before the default backend, which families.qwen3_5
+    # imports (and so registers); tests/sglang/test_release_0_5_21.py checks the order.
+    "passes.nvfp4_prefill",
     "families.qwen3_5",
     "families.qwen3_vl",
     "families.qwen3_moe",
@@ -42,6 +48,9 @@ RULE_MODULES = (
     "families.cohere2_moe",
     "families.minicpm",
     "families.granite_swa",
+    "families.iquest_q1",  # since 0.5.21
+    "families.beam",
+    "families.muse_spark",
     "families.mamba_radix",
     "passes.model_tail",
     "passes.sampling",
@@ -55,8 +64,10 @@ RULE_MODULES = (
     "passes.validation",
     "passes.parallelism",
     "passes.moe_kernels",
+    "passes.lora_moe",
     "passes.speculative",
     "passes.cache_checks",
+    "passes.dcp",
     "passes.dllm",
     "passes.startup",  # the start-up check phase, after every ServerArgs stage
 )

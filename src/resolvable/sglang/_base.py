@@ -13,7 +13,18 @@ from .args import ServerArgs
 #: sglang releases whose behaviour this pack reproduces, oldest first. A release is listed only
 #: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
 #: changed in a release is two rules with adjacent ranges (``since=``/``until=``).
-SGLANG_RELEASES = ("0.5.14", "0.5.15", "0.5.16", "0.5.18", "0.5.19", "0.5.20")
+SGLANG_RELEASES = (
+    "0.5.14",
+    "0.5.15",
+    "0.5.16",
+    "0.5.17",
+    "0.5.18",
+    "0.5.19",
+    "0.5.20",
+    "0.5.21",
+    "0.5.22",
+    "0.5.23",
+)
 #: The release resolved when none is named. Pinned to 0.5.15 while the later releases are
 #: being modelled in parallel (moving it changes the default output; the integrator moves it
 #: to the newest supported release once every branch is merged).

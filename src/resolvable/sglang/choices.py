@@ -39,6 +39,9 @@ ATTENTION_BACKENDS = (
     "minicpm_flashattn",
     "minicpm_flashinfer",
     "qsa",  # since 0.5.20 (last, so the existing backends keep their places and colours)
+    "hpc_ops",  # since 0.5.17 (HPC-Ops, SM90 only)
+    # since 0.5.22 (non-MLA, LLaDA2 CFG)
+    "llada2_cfg_flashinfer",
 )
 #: Backends accepted under --enable-deterministic-inference (spec §4.3, §7).
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
@@ -47,6 +50,10 @@ RADIX_DETERMINISTIC_BACKENDS = ("fa3", "triton", "ascend")
 #: 0.5.16 (``DETERMINISTIC_ATTENTION_BACKEND_CHOICES``, sorted, with fa4) and its radix list.
 DETERMINISTIC_BACKENDS_0_5_16 = ("ascend", "fa3", "fa4", "flashinfer", "triton")
 RADIX_DETERMINISTIC_BACKENDS_0_5_16 = ("ascend", "fa3", "fa4", "triton")
+#: 0.5.17 ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` and ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``
+#: (fa4 since 0.5.16); the radix list is also the DeepSeek list in 0.5.17.
+DETERMINISTIC_BACKENDS_0_5_17 = ("ascend", "fa3", "fa4", "flashinfer", "triton")
+RADIX_DETERMINISTIC_BACKENDS_0_5_17 = ("ascend", "fa3", "fa4", "triton")
 #: Hard-coded list for DeepSeek models under deterministic inference.
 DEEPSEEK_DETERMINISTIC_BACKENDS = ("fa3", "triton")
 
@@ -61,16 +68,18 @@ DSA_BACKENDS = (
     "flashmla_sparse_q8",  # since 0.5.16
     "triton",  # since 0.5.20 (ROCm only)
     "intel_xpu",  # declared by sglang 0.5.20 on XPU; never a user choice (choices.INTERNAL)
+    "flashinfer_sparse_mla",  # since 0.5.17
 )
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
-#: ``mxfp8``, ``nvfp4`` and ``fp4_mx_block16`` since 0.5.16 (``fp4_e2m1`` is then deprecated).
+#: ``mxfp8``, ``nvfp4`` and ``fp4_mx_block16`` since 0.5.16 (``fp4_e2m1`` is then deprecated,
+#: and removed in 0.5.21).
 KV_CACHE_DTYPES = (
     "auto",
     "fp8_e5m2",
     "fp8_e4m3",
     "bf16",
     "bfloat16",
-    "fp4_e2m1",
+    "fp4_e2m1",  # until 0.5.21
     "mxfp8",  # since 0.5.16
     "nvfp4",  # since 0.5.16
     "fp4_mx_block16",  # since 0.5.16
@@ -78,7 +87,7 @@ KV_CACHE_DTYPES = (
 #: The FP4 KV-cache recipes the KV4 checks guard (0.5.15: fp4_e2m1; 0.5.16: the two new ones).
 FP4_KV_CACHE_DTYPES = ("fp4_e2m1", "nvfp4", "fp4_mx_block16")
 MAMBA_STRATEGIES = ("auto", "no_buffer", "extra_buffer", "extra_buffer_lazy")
-SAMPLING_BACKENDS = ("flashinfer", "pytorch", "ascend")
+SAMPLING_BACKENDS = ("flashinfer", "pytorch", "ascend", "intel_xpu")  # intel_xpu since 0.5.21
 CUDA_GRAPH_BACKENDS = ("full", "breakable", "tc_piecewise", "disabled")
 DEVICES = ("cuda", "xpu", "hpu", "npu", "cpu", "musa", "mps")
 SPECULATIVE_ALGORITHMS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM", "DFLASH", "DSPARK", "UNO")
@@ -121,6 +130,7 @@ QUANTIZATIONS = (
     "mlx_q8",
     "unquant",
     "humming",  # since 0.5.16
+    "minimax_m3_nvfp4",  # declared by sglang 0.5.23 for MiniMax-M3.1 NVFP4; never a user choice
 )
 MOE_RUNNER_BACKENDS = (
     "auto",
@@ -143,6 +153,10 @@ MOE_RUNNER_BACKENDS = (
     "megamoe",
     "intel_xpu",  # since 0.5.19
     "flashinfer_megamoe",  # since 0.5.20
+    "hpc_ops",  # since 0.5.17 (FP8 MoE on SM90)
+    "lora_cutedsl",  # since 0.5.23
+    "lora_triton",  # since 0.5.23
+    "lora_marlin",  # since 0.5.23
 )
 MOE_A2A_BACKENDS = (
     "none",
@@ -154,6 +168,7 @@ MOE_A2A_BACKENDS = (
     "flashinfer",
     "megamoe",
     "ascend_tp",  # since 0.5.16
+    "pplx",  # since 0.5.17
     "deepep_v2",  # since 0.5.19
     "flashinfer_megamoe",  # since 0.5.20
 )
@@ -170,6 +185,19 @@ ADDED_IN = {
         "moe_a2a_backend": ("ascend_tp",),
         "speculative_moe_a2a_backend": ("ascend_tp",),
         "speculative_algorithm": ("DSPARK",),
+    },
+    # server_args.py ATTENTION_BACKEND_CHOICES, DSA_CHOICES, MOE_RUNNER_BACKEND_CHOICES,
+    # MOE_A2A_BACKEND_CHOICES
+    "0.5.17": {
+        "attention_backend": ("hpc_ops",),
+        "prefill_attention_backend": ("hpc_ops",),
+        "decode_attention_backend": ("hpc_ops",),
+        "dsa_prefill_backend": ("flashinfer_sparse_mla",),
+        "dsa_decode_backend": ("flashinfer_sparse_mla",),
+        "moe_runner_backend": ("hpc_ops",),
+        "speculative_moe_runner_backend": ("hpc_ops",),
+        "moe_a2a_backend": ("pplx",),
+        "speculative_moe_a2a_backend": ("pplx",),
     },
     # server_args.py ATTENTION_BACKEND_CHOICES, MOE_RUNNER_BACKEND_CHOICES, MOE_A2A_BACKEND_CHOICES
     "0.5.19": {
@@ -195,6 +223,17 @@ ADDED_IN = {
         "speculative_moe_a2a_backend": ("flashinfer_megamoe",),
         "speculative_algorithm": ("UNO",),
     },
+    "0.5.21": {"sampling_backend": ("intel_xpu",)},
+    "0.5.22": {
+        "attention_backend": ("llada2_cfg_flashinfer",),
+        "prefill_attention_backend": ("llada2_cfg_flashinfer",),
+        "decode_attention_backend": ("llada2_cfg_flashinfer",),
+    },
+    # arg_groups/choices.py MOE_RUNNER_BACKEND_CHOICES (the LoRA MoE runners)
+    "0.5.23": {
+        "moe_runner_backend": ("lora_cutedsl", "lora_triton", "lora_marlin"),
+        "speculative_moe_runner_backend": ("lora_cutedsl", "lora_triton", "lora_marlin"),
+    },
 }
 #: Choices a release removed, per field: refused by that release and the later ones.
 REMOVED_IN = {
@@ -207,10 +246,22 @@ REMOVED_IN = {
         "decode_attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
         "quantization": ("marlin",),
     },
+    "0.5.21": {"kv_cache_dtype": ("fp4_e2m1",)},
+    "0.5.22": {
+        "cuda_graph_backend_prefill": ("tc_piecewise",),
+        "cuda_graph_backend_decode": ("tc_piecewise",),
+    },
 }
 #: Names a rule may declare but sglang's parser never accepts from the user (0.5.20 declares
 #: ``intel_xpu`` as the DSA kernel on XPU, ``overrides._dsa_split_backend_resolution``).
-INTERNAL = {"dsa_prefill_backend": ("intel_xpu",), "dsa_decode_backend": ("intel_xpu",)}
+#: 0.5.23 declares ``minimax_m3_nvfp4`` for a MiniMax-M3.1 checkpoint (``model_overrides/minimax_m3.py``).
+INTERNAL = {
+    "dsa_prefill_backend": ("intel_xpu",),
+    "dsa_decode_backend": ("intel_xpu",),
+    "quantization": ("minimax_m3_nvfp4",),
+}
+#: The LoRA MoE runners 0.5.23 added (``lora_hook.check_lora_moe_runner_args``; passes/lora_moe.py).
+LORA_MOE_RUNNERS = ("lora_cutedsl", "lora_triton", "lora_marlin")
 #: ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` of 0.5.19 (adds intel_xpu to the 0.5.16 list).
 DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "flashinfer", "intel_xpu", "triton")
 #: ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` of 0.5.19 (also the absorbed-MLA list).

@@ -111,6 +111,7 @@ _MLA_LATE = frozenset(
         "MiniCPM3ForCausalLM",
         "KimiVLForConditionalGeneration",
         "KimiLinearForCausalLM",
+        "KimiK3ForConditionalGeneration",  # sglang 0.5.17: MLA like Kimi-Linear
         "BailingMoeV2_5ForCausalLM",
         "BailingMoeForCausalLMNextN",
         "SarvamMLAForCausalLM",
@@ -143,6 +144,29 @@ def has_attention_sinks(hf: Any) -> bool:
     if archs & {"MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2MTP"}:
         return bool(hf.get("add_swa_attention_sink_bias") or hf.get("add_full_attention_sink_bias"))
     return False
+
+
+def kv_head_dims(hf: Any) -> tuple[Any, Any, Any, Any]:
+    """(head_dim, v_head_dim, swa_head_dim, swa_v_head_dim) as ``ModelConfig._derive_model_shapes``
+    derives them for an MHA model: each defaults to the one before it (``head_dim`` from hidden
+    size / heads, ``v_head_dim`` and ``swa_head_dim`` from ``head_dim``, ``swa_v_head_dim`` from
+    ``swa_head_dim``). The MLA arms overwrite these dimensions; read them for MHA models only."""
+    text = hf.text_config
+    head = text.get_typed("head_dim", int)
+    if head is None:
+        hidden, heads = text.get_typed("hidden_size", int), text.get_typed("num_attention_heads", int)
+        head = hidden // heads if hidden and heads else None
+    v_head = text.get_typed("v_head_dim", int) or head
+    swa_head = text.get_typed("swa_head_dim", int) or head
+    swa_v_head = text.get_typed("swa_v_head_dim", int) or swa_head
+    return head, v_head, swa_head, swa_v_head
+
+
+def has_asymmetric_kv(hf: Any) -> bool:
+    """``ModelConfig.has_asymmetric_kv`` (sglang 0.5.17): K and V rows differ in width, for the
+    full or the sliding-window layers (dimensions from ``kv_head_dims``)."""
+    head, v_head, swa_head, swa_v_head = kv_head_dims(hf)
+    return head != v_head or swa_head != swa_v_head
 
 
 _DSA_ARCHS = frozenset(

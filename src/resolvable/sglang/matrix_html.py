@@ -67,6 +67,8 @@ _BACKEND_COLOURS = {
     "minicpm_flashattn": "#e6f5d0",
     "minicpm_flashinfer": "#fde0ef",
     "qsa": "#d9f0a3",
+    "hpc_ops": "#e0ecf4",
+    "llada2_cfg_flashinfer": "#e7d4e8",  # since sglang 0.5.22
 }
 
 

@@ -146,3 +146,64 @@ def deepseek_v4_fp4_moe(ctx):
     ):
         return {"moe_runner_backend": "flashinfer_mxfp4"}
     return {}
+
+
+#: sglang's smallest memory-dependent chunked-prefill default (``_handle_gpu_memory_settings``);
+#: the pack does not model that default, so an unset size is checked at this lower bound.
+_MIN_DEFAULT_CHUNK = 2048
+
+
+@registry.rule("model_checks", archs=(ARCH,), since="0.5.17")
+def deepseek_v4_mega_moe_token_budget(ctx):
+    """0.5.17 ``deepseek_v4_hook.validate_deepseek_v4_mega_moe_token_budget`` (not on decode
+    servers): with MegaMoE (``--moe-a2a-backend megamoe`` or ``SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE``)
+    chunked prefill must be on, and each rank's share of a chunk (split over the prefill-CP or DP
+    groups, rounded up to the attention-TP size) must fit
+    ``SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK`` (default 1024). An unset chunk size
+    is checked at sglang's smallest default (2048), so only certain refusals are reported;
+    ``--enable-dynamic-chunking`` (skips the check with PP) is not a pack field."""
+    args = ctx.args
+    mega = args.moe_a2a_backend == "megamoe" or env_flag(ctx, "SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE")
+    if not mega or args.disaggregation_mode == "decode":
+        return {}
+    chunk = args.chunked_prefill_size
+    if chunk is not None and chunk <= 0:
+        raise _refuse(
+            "DeepSeekV4 with MegaMoE requires chunked prefill to be enabled. Set --chunked-prefill-size to "
+            "a positive value; --chunked-prefill-size=-1 is unsafe because MegaMoE's per-rank token "
+            "requirement would not have a strict prefill-forward bound.",
+            "chunked_prefill_size",
+            "moe_a2a_backend",
+            fix="pass a positive --chunked-prefill-size",
+            upstream="ValueError",
+        )
+    size = _MIN_DEFAULT_CHUNK if chunk is None else chunk
+    cp = max(1, args.attn_cp_size or 1)
+    if args.enable_prefill_cp:
+        local, align = (size + cp - 1) // cp, 1
+    elif args.enable_dp_attention:
+        local, align = size // max(1, args.dp_size), max(args.tp_size // max(1, args.dp_size) // cp, 1)
+    else:
+        local, align = size, max(args.tp_size // cp, 1)
+    if local <= 0:
+        raise _refuse(
+            "DeepSeekV4 with MegaMoE requires a positive effective per-rank chunked prefill size.",
+            "chunked_prefill_size",
+            "dp_size",
+            fix="raise --chunked-prefill-size",
+            upstream="ValueError",
+        )
+    required = (local + align - 1) // align * align
+    budget = int(ctx.env.get("SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK", 1024))
+    if budget < required:
+        raise _refuse(
+            "DeepSeekV4 with MegaMoE requires SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK to cover "
+            f"each rank's effective prefill token budget (required_per_rank={required}, "
+            f"SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK={budget}).",
+            "chunked_prefill_size",
+            "moe_a2a_backend",
+            fix=f"set SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK to at least {required}, or lower "
+            "--chunked-prefill-size (or use DP attention)",
+            upstream="ValueError",
+        )
+    return {}

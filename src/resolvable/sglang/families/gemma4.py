@@ -14,6 +14,9 @@ from ..facts import effective_backends
 
 ARCHS = ("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration")
 SUPPORTED = ("trtllm_mha", "triton", "ascend", "intel_xpu")
+#: 0.5.22 ``accepted_backends`` (``model_hook.handle_model_specific_adjustments``): adds fa4; the wheel's
+#: list also holds intel_amx (0.5.18) and aiter (0.5.20). The message lists them in this order.
+SUPPORTED_0_5_22 = ("trtllm_mha", "triton", "fa4", "ascend", "intel_xpu", "intel_amx", "aiter")
 
 
 @registry.for_arch(*ARCHS)
@@ -61,7 +64,15 @@ def gemma4_backend_check_0_5_18(ctx):
 SUPPORTED_0_5_20 = (*SUPPORTED, "intel_amx", "aiter")
 
 
-@registry.rule("model_checks", archs=ARCHS, since="0.5.20", series="gemma4_backend_check")
+@registry.rule("model_checks", archs=ARCHS, since="0.5.20", until="0.5.22", series="gemma4_backend_check")
 def gemma4_backend_check_0_5_20(ctx):
     """§3.5 (since 0.5.20, ``arg_groups/model_hook.py`` Gemma4 arm): aiter is accepted too."""
     return _backend_check(ctx, SUPPORTED_0_5_20, "trtllm_mha, triton, ascend, intel_xpu, intel_amx, or aiter")
+
+
+@registry.rule("model_checks", archs=ARCHS, since="0.5.22", series="gemma4_backend_check")
+def gemma4_backend_check_0_5_22(ctx):
+    """§3.5 (since 0.5.22, ``model_hook.handle_model_specific_adjustments`` Gemma4 arm): fa4 accepted."""
+    return _backend_check(
+        ctx, SUPPORTED_0_5_22, "trtllm_mha, triton, fa4, ascend, intel_xpu, intel_amx, or aiter"
+    )

@@ -39,6 +39,13 @@ def hybrid_triton_on_sm100(ctx):
     return {}
 
 
+@registry.rule("model", archs=("MiniCPMV4_7ForConditionalGeneration",), since="0.5.23")
+def minicpm_v4_7_triton_on_sm100(ctx):
+    """Since 0.5.23 (``model_overrides/minicpmv.py``: MiniCPM-V 4.7 registered on the 4.6
+    override): triton on SM100 when ``A`` is unset, like ``hybrid_triton_on_sm100``."""
+    return hybrid_triton_on_sm100(ctx)
+
+
 @registry.for_arch("GraniteMoeHybridForCausalLM")
 def granite_hybrid_attention(ctx):
     """§3.11: Granite with mamba layers uses flashinfer on SM100 when ``A`` is unset."""
@@ -173,3 +180,20 @@ def nemotron_h_quant_moe(ctx):
         else:
             out["moe_runner_backend"] = "flashinfer_cutlass"
     return out
+
+
+#: 0.5.17 (``overrides._lfm2_overrides``, ``server_args`` LFM2 branch): LFM2-MoE joins LFM2.
+LFM2_MOE = "Lfm2MoeForCausalLM"
+
+
+@registry.rule("model", archs=(LFM2_MOE,), since="0.5.17")
+def lfm2_moe_attention(ctx):
+    """§3.11 (0.5.17 ``overrides._lfm2_overrides``): LFM2-MoE uses flashinfer on SM100 when ``A``
+    is unset, like LFM2."""
+    return lfm2_nemotron_attention(ctx)
+
+
+@registry.rule("model_checks", archs=(LFM2_MOE,), since="0.5.17")
+def lfm2_moe_no_triton_check(ctx):
+    """§3.11 (0.5.17 ``_handle_model_specific_adjustments``): LFM2-MoE refuses triton, like LFM2."""
+    return no_triton_check(ctx)

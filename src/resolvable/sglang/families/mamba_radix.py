@@ -48,6 +48,10 @@ EXTRA_BUFFER_ARCHS = frozenset(
         "BailingMoeV3ForCausalLM",
     }
 )
+#: 0.5.17 (``overrides._MAMBA_RADIX_CACHE_ARCHS``): LFM2-MoE and Kimi-K3 join.
+MAMBA_ARCHS_0_5_17 = (*MAMBA_ARCHS, "Lfm2MoeForCausalLM", "KimiK3ForConditionalGeneration")
+#: 0.5.17 (``overrides._MAMBA_EXTRA_BUFFER_ARCHS``): Kimi-Linear (since 0.5.16) and Kimi-K3.
+EXTRA_BUFFER_ARCHS_0_5_17 = EXTRA_BUFFER_ARCHS | {"KimiLinearForCausalLM", "KimiK3ForConditionalGeneration"}
 
 
 def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
@@ -63,6 +67,7 @@ _RELEASE_0_5_15 = {
     "platform_text": "CUDA/MUSA/NPU",
     "lazy_with_spec": False,
     "lazy_with_pd": True,
+    "lazy_with_dflash": True,
 }
 #: 0.5.16: Kimi-Linear, and ROCm runs the FLA kernels.
 _RELEASE_0_5_16 = {
@@ -71,14 +76,21 @@ _RELEASE_0_5_16 = {
     "platforms": ("cuda", "musa", "npu", "hip"),
     "platform_text": "CUDA/MUSA/NPU/ROCm",
 }
-#: 0.5.18 ``_validate_mamba_extra_buffer``: XPU runs FLA too; lazy slots work with speculative
-#: verify but not under PD disaggregation.
-_RELEASE_0_5_18 = {
-    "extra_buffer_archs": EXTRA_BUFFER_ARCHS_0_5_16,
-    "platforms": ("cuda", "musa", "npu", "hip", "xpu"),
-    "platform_text": "CUDA/MUSA/NPU/ROCm/XPU",
+#: 0.5.17 ``_validate_mamba_extra_buffer``: Kimi-K3 has extra_buffer; lazy slots work with
+#: speculative verify except DFLASH, and not under PD disaggregation.
+_RELEASE_0_5_17 = {
+    **_RELEASE_0_5_16,
+    "extra_buffer_archs": EXTRA_BUFFER_ARCHS_0_5_17,
     "lazy_with_spec": True,
     "lazy_with_pd": False,
+    "lazy_with_dflash": False,
+}
+#: 0.5.18 ``_validate_mamba_extra_buffer``: XPU runs FLA too; the DFLASH refusal is gone.
+_RELEASE_0_5_18 = {
+    **_RELEASE_0_5_17,
+    "platforms": ("cuda", "musa", "npu", "hip", "xpu"),
+    "platform_text": "CUDA/MUSA/NPU/ROCm/XPU",
+    "lazy_with_dflash": True,
 }
 
 
@@ -88,14 +100,43 @@ def mamba_radix_cache(ctx):
     return _mamba_radix_cache(ctx, _RELEASE_0_5_15)
 
 
-@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.16", until="0.5.18", series="mamba_radix_cache")
+@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.16", until="0.5.17", series="mamba_radix_cache")
 def mamba_radix_cache_0_5_16(ctx):
     """§3.11 (0.5.16, ``server_args._handle_mamba_radix_cache``): Kimi-Linear gets extra_buffer,
     and extra_buffer runs on ROCm ("extra_buffer needs CUDA/MUSA/NPU/ROCm (FLA).")."""
     return _mamba_radix_cache(ctx, _RELEASE_0_5_16)
 
 
-@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.18", series="mamba_radix_cache")
+@registry.rule(
+    "model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.17", until="0.5.18", series="mamba_radix_cache"
+)
+def mamba_radix_cache_0_5_17(ctx):
+    """§3.11 (0.5.17 ``overrides._mamba_radix_cache_resolution``, ``_MAMBA_RADIX_CACHE_ARCHS``,
+    ``_MAMBA_EXTRA_BUFFER_ARCHS``, ``server_args._validate_mamba_extra_buffer``): LFM2-MoE and
+    Kimi-K3 use the mamba radix cache (Kimi-K3 and Kimi-Linear with extra_buffer); extra_buffer
+    runs on ROCm too (since 0.5.16); extra_buffer_lazy works with speculative decoding except
+    DFLASH, and is refused under PD disaggregation."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_17)
+
+
+#: 0.5.22 ``mamba_hook.validate_mamba_extra_buffer``: the same platforms (or an out-of-tree
+#: platform's ``support_mamba_cache_extra_buffer``), a new message.
+_RELEASE_0_5_22 = {
+    **_RELEASE_0_5_18,
+    "platform_message": "extra_buffer requires platform support for Mamba cache state snapshots.",
+}
+
+
+@registry.rule("model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.22", series="mamba_radix_cache")
+def mamba_radix_cache_0_5_22(ctx):
+    """§3.11 (since 0.5.22, ``mamba_hook.validate_mamba_extra_buffer``): as 0.5.18, with the new
+    platform message ("extra_buffer requires platform support for Mamba cache state snapshots.")."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_22)
+
+
+@registry.rule(
+    "model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.18", until="0.5.22", series="mamba_radix_cache"
+)
 def mamba_radix_cache_0_5_18(ctx):
     """``server_args._handle_mamba_radix_cache`` / ``_validate_mamba_extra_buffer`` (0.5.18):
     extra_buffer also on ROCm and XPU ("extra_buffer needs CUDA/MUSA/NPU/ROCm/XPU (FLA)."), for
@@ -134,7 +175,8 @@ def _mamba_radix_cache(ctx, release: dict):
             )
         if not any(getattr(platform, "is_" + name) for name in release["platforms"]):
             raise _refuse(
-                f"{strategy}: extra_buffer needs {release['platform_text']} (FLA).",
+                f"{strategy}: "
+                + release.get("platform_message", f"extra_buffer needs {release['platform_text']} (FLA)."),
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
             )
@@ -148,6 +190,18 @@ def _mamba_radix_cache(ctx, release: dict):
                 "extra_buffer.",
                 "mamba_radix_cache_strategy",
                 "disaggregation_mode",
+                fix="pass --mamba-radix-cache-strategy extra_buffer",
+            )
+        if (
+            strategy == "extra_buffer_lazy"
+            and not release["lazy_with_dflash"]
+            and (args.speculative_algorithm or "").upper() == "DFLASH"
+        ):
+            raise _refuse(
+                f"extra_buffer_lazy unsupported with {args.speculative_algorithm}; use "
+                "--mamba-radix-cache-strategy extra_buffer.",
+                "mamba_radix_cache_strategy",
+                "speculative_algorithm",
                 fix="pass --mamba-radix-cache-strategy extra_buffer",
             )
         drafts = args.speculative_num_draft_tokens

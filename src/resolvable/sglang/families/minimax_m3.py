@@ -4,22 +4,46 @@ Invariant: the checkpoint's quantization is adopted unless ``--quantization unqu
 attention backend is pinned per platform only when no backend flag was given (ROCm triton,
 SM100 fa4, SM90 fa3), with 128-token pages when that backend is fa4 (SM100) / fa3 (SM90) and
 the page size is unset; a bf16 checkpoint never runs the deep_gemm MoE runner. 0.5.15 has no
-MiniMax-M3 rule (the generic defaults apply).
+MiniMax-M3 rule (the generic defaults apply). Since 0.5.23 an ``mxfp8`` checkpoint whose experts
+are NVFP4-packed is served as ``minimax_m3_nvfp4`` (MiniMax-M3.1) with its own stack: 128-token
+pages always, FP8 KV, ``trtllm_mha`` and MegaMoE on Blackwell, ``fa3`` and ``marlin`` elsewhere.
 """
 
 from __future__ import annotations
 
 from ..._declaration import Force
+from ...errors import ConflictError
 from .._base import registry
-from ..facts import backends_not_set, quant_method, quantization_explicitly_unset
+from ..facts import (
+    backends_not_set,
+    env_flag,
+    quant_method,
+    quantization_config,
+    quantization_explicitly_unset,
+)
 
 ARCHS = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
 
 
-@registry.rule("model", archs=ARCHS, since="0.5.16")
+@registry.rule("model", archs=ARCHS, since="0.5.16", until="0.5.17", series="minimax_m3_defaults")
 def minimax_m3_defaults(ctx):
     """Since 0.5.16 (``overrides._minimax_m3_overrides``): quantization, attention backend,
     page size, MoE runner and (ROCm) all-reduce defaults for MiniMax-M3."""
+    return _minimax_m3(ctx, release_0_5_17=False)
+
+
+@registry.rule("model", archs=ARCHS, since="0.5.17", until="0.5.23", series="minimax_m3_defaults")
+def minimax_m3_defaults_0_5_17(ctx):
+    """0.5.17 ``overrides._minimax_m3_overrides``: on SM100 with no backend set, an ``fp8_e4m3``
+    KV cache runs ``trtllm_mha`` (fp8 attention GEMMs; not with
+    ``SGLANG_DISABLE_M3_FP8_ATTN_GEMM``), and ``trtllm_mha`` also gets 128-token pages; a
+    ``modelopt_mixed`` checkpoint with MoE runner ``auto`` runs ``flashinfer_trtllm_routed``; on
+    ROCm ``SGLANG_M3_ALLOW_CUSTOM_AR`` keeps the custom all-reduce on."""
+    return _minimax_m3(ctx, release_0_5_17=True)
+
+
+def _minimax_m3(ctx, *, release_0_5_17: bool) -> dict:
+    """The body shared by the releases; ``release_0_5_17``: the 0.5.17 changes above."""
     args, platform = ctx.args, ctx.platform
     out: dict = {}
     quantization = args.quantization
@@ -40,15 +64,23 @@ def minimax_m3_defaults(ctx):
                 False,
                 "MiniMax-M3 standard EP on ROCm: the deferred fused all-reduce corrupts sparse MoE outputs",
             )
-        if not fusion:
+        if not fusion and not (release_0_5_17 and env_flag(ctx, "SGLANG_M3_ALLOW_CUSTOM_AR")):
             out["disable_custom_all_reduce"] = True
     elif platform.is_sm100:
         if backends_not_set(args):
-            backend = out["attention_backend"] = "fa4"
-        if args.page_size is None and backend == "fa4":
+            fp8_gemm = (
+                release_0_5_17
+                and args.kv_cache_dtype == "fp8_e4m3"
+                and not env_flag(ctx, "SGLANG_DISABLE_M3_FP8_ATTN_GEMM")
+            )
+            backend = out["attention_backend"] = "trtllm_mha" if fp8_gemm else "fa4"
+        paged = ("fa4", "trtllm_mha") if release_0_5_17 else ("fa4",)
+        if args.page_size is None and backend in paged:
             out["page_size"] = 128
         if moe == "auto" and quantization == "mxfp8":
             moe = out["moe_runner_backend"] = "deep_gemm"
+        elif release_0_5_17 and moe == "auto" and quantization == "modelopt_mixed":
+            moe = out["moe_runner_backend"] = "flashinfer_trtllm_routed"
     elif platform.is_sm90:
         if backends_not_set(args):
             backend = out["attention_backend"] = "fa3"
@@ -61,3 +93,125 @@ def minimax_m3_defaults(ctx):
             else "triton"
         )
     return out
+
+
+# -- since 0.5.23 ----------------------------------------------------------------------------
+
+
+def _checkpoint_method_0_5_23(hf) -> str | None:
+    """``model_overrides/minimax_m3.py:_resolve_quant_method`` (0.5.23): a declared ``mxfp8``
+    with ``moe_quant_algo`` NVFP4 and ``moe_quant_format`` ``nvfp4-pack-quantized`` is M3.1
+    NVFP4 (``minimax_m3_nvfp4``); anything else is the declared method."""
+    method = quant_method(hf)
+    if method != "mxfp8":
+        return method
+    qc = quantization_config(hf) or {}
+    if (
+        str(qc.get("moe_quant_algo", "")).upper() != "NVFP4"
+        or qc.get("moe_quant_format") != "nvfp4-pack-quantized"
+    ):
+        return method
+    return "minimax_m3_nvfp4"
+
+
+def _refuse(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
+    return ConflictError(message, fields=fields, fix=fix)
+
+
+def _m3_nvfp4(ctx, out: dict) -> dict:
+    """The ``minimax_m3_nvfp4`` branch of ``_minimax_m3_overrides`` (0.5.23), in sglang's order."""
+    args, platform = ctx.args, ctx.platform
+    algorithm = args.speculative_algorithm
+    if algorithm not in (None, "DSPARK", "DFLASH"):
+        raise _refuse(
+            "M3.1 NVFP4 only supports DSPARK or DFLASH speculation",
+            ("speculative_algorithm",),
+            "use --speculative-algorithm DSPARK or DFLASH, or drop speculation",
+        )
+    if algorithm is not None:
+        if ctx.arch != "MiniMaxM3SparseForConditionalGeneration":
+            raise _refuse(
+                f"M3.1 NVFP4 {algorithm} requires MiniMaxM3SparseForConditionalGeneration, got {ctx.arch}",
+                ("speculative_algorithm",),
+                "serve the vision-language checkpoint, or drop speculation",
+            )
+        if not platform.is_blackwell:
+            raise _refuse(
+                f"M3.1 NVFP4 {algorithm} requires Blackwell", ("speculative_algorithm",), "drop speculation"
+            )
+        if str(ctx.env.get("SGLANG_RAGGED_VERIFY_MODE", "static")) != "static":
+            raise _refuse(
+                f"M3.1 NVFP4 {algorithm} requires SGLANG_RAGGED_VERIFY_MODE=static",
+                ("speculative_algorithm",),
+                "unset SGLANG_RAGGED_VERIFY_MODE (or set it to static)",
+            )
+        if args.pp_size != 1:
+            raise _refuse(f"M3.1 NVFP4 {algorithm} requires PP=1", ("pp_size",), "drop --pp-size")
+        if algorithm == "DFLASH" and args.disaggregation_mode != "null":
+            raise _refuse(
+                "M3.1 NVFP4 DFLASH currently requires colocated serving",
+                ("disaggregation_mode",),
+                "drop --disaggregation-mode",
+            )
+        if algorithm == "DSPARK" and args.speculative_draft_attention_backend is None:
+            out["speculative_draft_attention_backend"] = "trtllm_mha"
+    if args.page_size not in (None, 128):
+        raise _refuse(
+            "M3.1 NVFP4 requires --page-size 128", ("page_size",), "pass --page-size 128 (or drop it)"
+        )
+    out["page_size"] = 128
+    if not platform.is_blackwell:
+        # MegaMoE and the packed NVFP4 KV cache are SM100-only: the KV dtype stays as given.
+        if args.moe_runner_backend == "auto":
+            out["moe_runner_backend"] = "marlin"
+        if backends_not_set(args):
+            out["attention_backend"] = "fa3"
+        return out
+    if args.moe_runner_backend == "flashinfer_trtllm_routed":
+        if args.moe_a2a_backend not in ("none", "megamoe"):
+            raise _refuse(
+                "M3.1 NVFP4 flashinfer_trtllm_routed requires --moe-a2a-backend none or megamoe",
+                ("moe_a2a_backend",),
+                "pass --moe-a2a-backend megamoe (or none)",
+            )
+    else:
+        if args.moe_a2a_backend not in ("none", "megamoe"):
+            raise _refuse(
+                "M3.1 NVFP4 requires --moe-a2a-backend megamoe",
+                ("moe_a2a_backend",),
+                "pass --moe-a2a-backend megamoe",
+            )
+        if args.moe_a2a_backend != "megamoe":
+            out["moe_a2a_backend"] = "megamoe"
+        if args.moe_runner_backend == "auto":
+            out["moe_runner_backend"] = "deep_gemm"
+    if args.kv_cache_dtype == "auto":
+        out["kv_cache_dtype"] = "fp8_e4m3"
+    elif args.kv_cache_dtype != "fp8_e4m3":
+        raise _refuse(
+            "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3",
+            ("kv_cache_dtype",),
+            "pass --kv-cache-dtype fp8_e4m3",
+        )
+    if backends_not_set(args):
+        out["attention_backend"] = "trtllm_mha"
+    return out
+
+
+@registry.rule("model", archs=ARCHS, since="0.5.23", series="minimax_m3_defaults")
+def minimax_m3_defaults_0_5_23(ctx):
+    """Since 0.5.23 (``model_overrides/minimax_m3.py:_minimax_m3_overrides``,
+    ``_resolve_quant_method``): an NVFP4-packed ``mxfp8`` checkpoint is ``minimax_m3_nvfp4`` with
+    its own stack (page 128 or refused; Blackwell: MegaMoE A2A, ``deep_gemm``, FP8 KV,
+    ``trtllm_mha``; elsewhere ``marlin``, ``fa3``). Other checkpoints keep 0.5.17's per-platform
+    defaults (``minimax_m3_defaults_0_5_17``)."""
+    args = ctx.args
+    checkpoint = _checkpoint_method_0_5_23(ctx.hf)
+    if (
+        args.quantization is None
+        and not quantization_explicitly_unset(ctx)
+        and checkpoint == "minimax_m3_nvfp4"
+    ):
+        return _m3_nvfp4(ctx, {"quantization": checkpoint})
+    # (``--quantization minimax_m3_nvfp4`` itself is refused earlier: release_choices.internal_choices)
+    return _minimax_m3(ctx, release_0_5_17=True)

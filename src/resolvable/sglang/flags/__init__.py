@@ -90,13 +90,44 @@ def releases() -> list[str]:
     return sorted(names, key=lambda v: tuple(int(p) if p.isdigit() else p for p in v.split(".")))
 
 
-@functools.cache
+#: The release whose table ``load_table()`` gives when none is named (None: the pack's default
+#: release). The CLI sets it from ``--sglang-version`` for one invocation (``use_release``).
+_default_release: str | None = None
+
+
+def table_release(release: str) -> str:
+    """The release whose table describes ``release``: the newest table at or before it (a release
+    without its own table kept the flags of the one before), else the oldest table."""
+    from ..._release import release_key
+
+    tables = releases()
+    older = [t for t in tables if release_key(t) <= release_key(release)]
+    return older[-1] if older else tables[0]
+
+
+def use_release(release: str | None) -> str | None:
+    """Make ``load_table()`` give the table of ``release`` (via ``table_release``; None: the
+    pack's default). Returns the previous setting, to restore it."""
+    global _default_release
+    previous = _default_release
+    _default_release = None if release is None else table_release(release)
+    return previous
+
+
 def load_table(release: str | None = None) -> FlagTable:
-    """The flag table of ``release`` (default: the release this pack reproduces)."""
+    """The flag table of ``release`` (default: the one ``use_release`` chose, else the release
+    this pack reproduces by default)."""
+    if release is None:
+        release = _default_release
     if release is None:
         from .._base import SGLANG_VERSION
 
         release = SGLANG_VERSION
+    return _load_table(release)
+
+
+@functools.cache
+def _load_table(release: str) -> FlagTable:
     path = os.path.join(_DIR, f"sglang-{release}.json")
     if not os.path.isfile(path):
         from ...errors import InvalidArgumentError

@@ -11,9 +11,8 @@ from .._base import registry
 from ..facts import effective_backends, is_mla
 
 
-@registry.rule("attention_checks")
-def trtllm_mla_checks(ctx):
-    """C10: trtllm_mla needs Blackwell and a kv dtype in {fp8_e4m3, fp4_e2m1, bf16, auto}."""
+def _trtllm_mla_checks(ctx, kv_dtypes: tuple[str, ...]) -> dict:
+    """trtllm_mla (A or D) needs Blackwell and a kv dtype in ``kv_dtypes``."""
     args = ctx.args
     if "trtllm_mla" not in (args.attention_backend, args.decode_attention_backend):
         return {}
@@ -23,13 +22,28 @@ def trtllm_mla_checks(ctx):
             fields=("attention_backend",),
             fix="choose another --attention-backend (e.g. fa3 or flashinfer)",
         )
-    if args.kv_cache_dtype not in ("fp8_e4m3", "fp4_e2m1", "bf16", "auto"):
+    if args.kv_cache_dtype not in kv_dtypes:
+        listed = ", ".join(kv_dtypes[:-1]) + f", or {kv_dtypes[-1]}"
+        shown = ", ".join(d for d in kv_dtypes if d not in ("bf16", "auto"))
         raise ConflictError(
-            "TensorRT-LLM MLA backend only supports kv-cache-dtype of fp8_e4m3, fp4_e2m1, bf16, or auto.",
+            f"TensorRT-LLM MLA backend only supports kv-cache-dtype of {listed}.",
             fields=("attention_backend", "kv_cache_dtype"),
-            fix="pass --kv-cache-dtype bf16 (not 'bfloat16'), fp8_e4m3, fp4_e2m1 or auto",
+            fix=f"pass --kv-cache-dtype bf16 (not 'bfloat16'), {shown} or auto",
         )
     return {}
+
+
+@registry.rule("attention_checks", until="0.5.21")
+def trtllm_mla_checks(ctx):
+    """C10: trtllm_mla needs Blackwell and a kv dtype in {fp8_e4m3, fp4_e2m1, bf16, auto}."""
+    return _trtllm_mla_checks(ctx, ("fp8_e4m3", "fp4_e2m1", "bf16", "auto"))
+
+
+@registry.rule("attention_checks", since="0.5.21", series="trtllm_mla_checks")
+def trtllm_mla_checks_0_5_21(ctx):
+    """C10 (since 0.5.21, ``overrides._mla_kv_cache_dtype_checks``): ``fp4_e2m1`` is gone, so
+    trtllm_mla needs a kv dtype in {fp8_e4m3, bf16, auto}."""
+    return _trtllm_mla_checks(ctx, ("fp8_e4m3", "bf16", "auto"))
 
 
 @registry.rule("attention_checks")

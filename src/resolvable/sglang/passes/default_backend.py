@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from ..._declaration import Force
 from .._base import registry
-from ..facts import flashinfer_available, has_attention_sinks, is_mla, num_kv_heads_per_rank
+from ..facts import (
+    flashinfer_available,
+    has_asymmetric_kv,
+    has_attention_sinks,
+    is_mla,
+    num_kv_heads_per_rank,
+)
 
 
 def _no_spec_or_topk_one(args) -> bool:
@@ -17,8 +23,11 @@ def _no_spec_or_topk_one(args) -> bool:
     return topk is None or (topk == 1 and args.page_size in (1, None))
 
 
-def default_attention_backend(ctx) -> str:
-    """``_get_default_attn_backend`` (spec §4.1 table: Whisper, MHA-a..f, MLA-a..f)."""
+def default_attention_backend(ctx, *, asymmetric_kv_fa4: bool = False) -> str:
+    """``_get_default_attn_backend`` (spec §4.1 table: Whisper, MHA-a..f, MLA-a..f).
+
+    ``asymmetric_kv_fa4`` (sglang 0.5.17): on the SM100 MHA arm, a model whose K and V rows
+    differ in width gets ``fa4`` instead of ``trtllm_mha``."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures:
         return "flashinfer"
@@ -30,7 +39,7 @@ def default_attention_backend(ctx) -> str:
             and _no_spec_or_topk_one(args)
             and (args.speculative_algorithm is None or args.speculative_eagle_topk is not None)
         ):
-            return "trtllm_mha"
+            return "fa4" if asymmetric_kv_fa4 and has_asymmetric_kv(hf) else "trtllm_mha"
         if platform.is_hip:
             return "aiter"
         if platform.is_mps:
@@ -49,8 +58,7 @@ def default_attention_backend(ctx) -> str:
     return "triton"
 
 
-@registry.rule("attention")
-def attention_backend_default(ctx):
+def _attention_backend_default(ctx, *, asymmetric_kv_fa4: bool) -> dict:
     """§4.1 wrapper: a matching prefill/decode pair wins (even over a user ``A``); else fill ``A``."""
     args = ctx.args
     prefill = args.prefill_attention_backend
@@ -61,5 +69,20 @@ def attention_backend_default(ctx):
             "attention_backend": Force(prefill, "--prefill/--decode-attention-backend name the same backend")
         }
     if args.attention_backend is None:
-        return {"attention_backend": default_attention_backend(ctx)}
+        return {"attention_backend": default_attention_backend(ctx, asymmetric_kv_fa4=asymmetric_kv_fa4)}
     return {}
+
+
+@registry.rule("attention", until="0.5.17", series="attention_backend_default")
+def attention_backend_default(ctx):
+    """§4.1 (releases before 0.5.17): a matching prefill/decode pair wins; else ``A`` from
+    ``_get_default_attn_backend`` (MHA on SM100: ``trtllm_mha``)."""
+    return _attention_backend_default(ctx, asymmetric_kv_fa4=False)
+
+
+@registry.rule("attention", since="0.5.17", series="attention_backend_default")
+def attention_backend_default_0_5_17(ctx):
+    """§4.1 (0.5.17 ``server_args._get_default_attn_backend``): as before, except that an MHA
+    model with asymmetric K/V widths (``ModelConfig.has_asymmetric_kv``, e.g. MiMo-V2 192/128)
+    gets ``fa4`` on SM100, since trtllm_mha needs equal K/V row widths."""
+    return _attention_backend_default(ctx, asymmetric_kv_fa4=True)

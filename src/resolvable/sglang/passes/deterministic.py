@@ -77,6 +77,14 @@ _RELEASE_0_5_16 = {
     "radix": C.RADIX_DETERMINISTIC_BACKENDS_0_5_16,
     "deepseek_listed": list(C.DEEPSEEK_DETERMINISTIC_BACKENDS),
 }
+#: 0.5.17 (``_handle_deterministic_inference``): DeepSeek models are checked against the radix
+#: list (ascend, fa3, fa4, triton), fa4 only on SM100/SM110.
+_RELEASE_0_5_17 = {
+    **_RELEASE_0_5_16,
+    "deepseek_backends": C.RADIX_DETERMINISTIC_BACKENDS_0_5_17,
+    "deepseek_listed": list(C.RADIX_DETERMINISTIC_BACKENDS_0_5_17),
+    "fa4_needs_sm100_or_sm110": True,
+}
 #: 0.5.18: the FA4 entries of the lists are 0.5.16's; the DeepSeek check against the radix list
 #: and its FA4 arch check are 0.5.17's; GLM-4.7-Flash and "absorbed-MLA" are 0.5.18's.
 _RELEASE_0_5_18 = {
@@ -97,13 +105,21 @@ def deterministic_attention_backend(ctx):
     return _deterministic_attention_backend(ctx, _RELEASE_0_5_15)
 
 
-@registry.rule("deterministic", since="0.5.16", until="0.5.18", series="deterministic_attention_backend")
+@registry.rule("deterministic", since="0.5.16", until="0.5.17", series="deterministic_attention_backend")
 def deterministic_attention_backend_0_5_16(ctx):
     """D3-D8 (since 0.5.16, ``server_args.DETERMINISTIC_ATTENTION_BACKEND_CHOICES``,
     ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``, ``_handle_deterministic_inference``):
     fa4 is accepted and keeps the radix cache; the lists are sorted; the DeepSeek message names
     the list it checks (fa3, triton)."""
     return _deterministic_attention_backend(ctx, _RELEASE_0_5_16)
+
+
+@registry.rule("deterministic", since="0.5.17", until="0.5.18", series="deterministic_attention_backend")
+def deterministic_attention_backend_0_5_17(ctx):
+    """D3-D8 (0.5.17 ``server_args._handle_deterministic_inference``): DeepSeek models accept
+    ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` (ascend, fa3, fa4, triton; the message
+    lists it), fa4 only on SM100/SM110 (``is_sm100_or_sm110_supported``)."""
+    return _deterministic_attention_backend(ctx, _RELEASE_0_5_17)
 
 
 @registry.rule("deterministic", since="0.5.18", until="0.5.19", series="deterministic_attention_backend")
@@ -160,7 +176,7 @@ def _deterministic_attention_backend(ctx, release: dict):
     sm100_or_sm110 = platform.is_cuda and (platform.capability or (0, 0))[0] in (10, 11)
     if deepseek and backend == "fa4" and release["fa4_needs_sm100_or_sm110"] and not sm100_or_sm110:
         raise ConflictError(
-            "Deterministic inference with absorbed-MLA models on the fa4 attention backend requires "
+            f"Deterministic inference with {release['deepseek_word']} on the fa4 attention backend requires "
             "SM100/SM110: it runs absorbed MLA, whose qv argument flash_attn.cute only implements on "
             "those archs.",
             fields=("enable_deterministic_inference", "attention_backend"),
@@ -171,3 +187,26 @@ def _deterministic_attention_backend(ctx, release: dict):
     if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True
     return out
+
+
+@registry.rule("deterministic", since="0.5.23")
+def deterministic_rocm_rccl_check(ctx):
+    """D8 (since 0.5.23, ``overrides._deterministic_rocm_rccl_check``, run from the TP branch of
+    ``attention_hook``'s deterministic handler on ROCm): deterministic TP relies on the one-stage
+    custom all-reduce, so above two ranks ``--disable-custom-all-reduce`` (RCCL, not
+    batch-invariant) is refused."""
+    args = ctx.args
+    if not (
+        args.enable_deterministic_inference
+        and ctx.platform.is_hip
+        and args.tp_size > 2
+        and args.disable_custom_all_reduce
+    ):
+        return {}
+    raise ConflictError(
+        "--disable-custom-all-reduce cannot be combined with --enable-deterministic-inference on "
+        "ROCm when --tp-size is above 2: the all-reduce would run through RCCL, which is not "
+        "batch-invariant.",
+        fields=("disable_custom_all_reduce", "enable_deterministic_inference", "tp_size"),
+        fix="drop --disable-custom-all-reduce (or run with --tp-size 2 or less)",
+    )

@@ -19,22 +19,49 @@ _ALIAS_FIELDS = (
 )
 
 
-@registry.rule("device")
+def _renamed_backends(args, aliases: dict[str, str]) -> dict:
+    """The backend fields holding a deprecated name in ``aliases``, renamed (``Force``, since
+    the user named the old spelling), with sglang's warning as the reason."""
+    return {
+        field: Force(
+            aliases[args[field]],
+            f"--{field.replace('_', '-')}={args[field]} is deprecated; use '{aliases[args[field]]}' instead",
+        )
+        for field in _ALIAS_FIELDS
+        if args[field] in aliases
+    }
+
+
+@registry.rule("device", until="0.5.23", series="deprecated_backend_aliases")
 def deprecated_backend_aliases(ctx):
     """§2.2 step 2: ``compressed`` is the deprecated name of ``dsv4`` (``nsa`` stays as given)."""
+    return _renamed_backends(ctx.args, {"compressed": "dsv4"})
+
+
+#: 0.5.23 ``serving_hook._handle_deprecated_args`` alias table.
+_ALIASES_0_5_23 = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
+
+
+@registry.rule("device", since="0.5.23", series="deprecated_backend_aliases")
+def deprecated_backend_aliases_0_5_23(ctx):
+    """§2.2 step 2 (since 0.5.23, ``serving_hook._handle_deprecated_args``; the
+    ``tokenspeed_mla`` creator is gone from ``attention_registry.py``): ``tokenspeed_mla`` is a
+    deprecated name of ``cutedsl_mla`` besides ``compressed`` → ``dsv4``. A prefill side renamed
+    so becomes ``trtllm_mla`` (cutedsl_mla is decode-only), and a tokenspeed_mla attention or
+    decode backend keeps the FP8 KV cache it required (``kv_cache_dtype`` := ``fp8_e4m3``)."""
     args = ctx.args
-    if "compressed" not in (
-        args.attention_backend,
-        args.prefill_attention_backend,
-        args.decode_attention_backend,
-        args.speculative_draft_attention_backend,
-    ):
-        return {}
-    return {
-        field: Force("dsv4", f"--{field.replace('_', '-')}=compressed is deprecated; use 'dsv4' instead")
-        for field in _ALIAS_FIELDS
-        if ctx.args[field] == "compressed"
-    }
+    out = _renamed_backends(args, _ALIASES_0_5_23)
+    if args.prefill_attention_backend == "tokenspeed_mla":
+        out["prefill_attention_backend"] = Force(
+            "trtllm_mla",
+            "--prefill-attention-backend=tokenspeed_mla is deprecated; cutedsl_mla is decode-only",
+        )
+    tokenspeed = "tokenspeed_mla" in (args.attention_backend, args.decode_attention_backend)
+    if tokenspeed and args.kv_cache_dtype != "fp8_e4m3":
+        out["kv_cache_dtype"] = Force(
+            "fp8_e4m3", "tokenspeed_mla required FP8 KV; setting --kv-cache-dtype=fp8_e4m3"
+        )
+    return out
 
 
 @registry.rule("device")
@@ -171,10 +198,9 @@ def xpu_cuda_graphs_0_5_14(ctx):
     return {}
 
 
-@registry.rule("device", since="0.5.15", series="xpu_cuda_graphs")
-def xpu_cuda_graphs(ctx):
-    """§2.2 step 6, XPU (0.5.15, spec §9 #5): decode graphs are disabled unless the user locked
-    them to ``full``; prefill graphs keep only ``tc_piecewise``."""
+def _xpu_cuda_graphs(ctx, *, prefill_only_tc_piecewise: bool) -> dict:
+    """XPU handler shared by 0.5.15+: decode graphs off unless locked to ``full``; with
+    ``prefill_only_tc_piecewise`` a prefill backend other than tc_piecewise is disabled."""
     args = ctx.args
     if args.device != "xpu":
         return {}
@@ -184,6 +210,30 @@ def xpu_cuda_graphs(ctx):
         out["cuda_graph_backend_decode"] = Force(
             "disabled", "XPU decode graphs are disabled unless locked to full"
         )
-    if args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
+    if prefill_only_tc_piecewise and args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
         out["cuda_graph_backend_prefill"] = Force("disabled", "XPU prefill graphs support only tc_piecewise")
     return out
+
+
+@registry.rule("device", since="0.5.15", until="0.5.17", series="xpu_cuda_graphs")
+def xpu_cuda_graphs(ctx):
+    """§2.2 step 6, XPU (0.5.15, spec §9 #5): decode graphs are disabled unless the user locked
+    them to ``full``; prefill graphs keep only ``tc_piecewise``."""
+    return _xpu_cuda_graphs(ctx, prefill_only_tc_piecewise=True)
+
+
+@registry.rule("device", since="0.5.17", series="xpu_cuda_graphs")
+def xpu_cuda_graphs_0_5_17(ctx):
+    """§2.2 step 6, XPU (0.5.17 ``server_args._handle_xpu_backends``): decode graphs as before;
+    the prefill restriction to ``tc_piecewise`` is gone."""
+    return _xpu_cuda_graphs(ctx, prefill_only_tc_piecewise=False)
+
+
+@registry.rule("device", since="0.5.21")
+def xpu_sampling_backend(ctx):
+    """Since 0.5.21 (``arg_groups/platform_hook.handle_xpu_backends``): on XPU an unset
+    ``--sampling-backend`` becomes ``intel_xpu`` (before the generic default, which only fills
+    an unset value)."""
+    if ctx.args.device == "xpu" and ctx.args.sampling_backend is None:
+        return {"sampling_backend": "intel_xpu"}
+    return {}

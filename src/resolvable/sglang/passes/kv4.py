@@ -22,6 +22,10 @@ _MHA_FA4_DECODE = ("triton", "torch_native", "flex_attention")
 _MLA_KV4 = ("cutlass_mla", "flashinfer", "trtllm_mla", "flashmla")
 #: 0.5.16 dropped flashmla from the MLA list (non-FA4 prefill).
 _MLA_KV4_0_5_16 = ("cutlass_mla", "flashinfer", "trtllm_mla")
+#: 0.5.21's MLA lists (cutlass_mla is gone since 0.5.20), for fa4 prefill and otherwise.
+_MLA_KV4_0_5_21 = ("flashinfer", "trtllm_mla")
+#: The speculative algorithms SM100 native NVFP4 (trtllm_mha) supports in 0.5.21.
+_NVFP4_NATIVE_SPEC = ("EAGLE", "EAGLE3", "NEXTN", "NGRAM")
 _MHA_KV4 = ("triton", "torch_native", "flex_attention", "trtllm_mha")
 
 
@@ -34,14 +38,14 @@ def _refuse(message: str) -> ConflictError:
     )
 
 
-def _kv4_backend_checks(ctx, mla_kv4: tuple[str, ...]) -> dict:
+def _kv4_backend_checks(ctx, mla_kv4: tuple[str, ...], mla_fa4: tuple[str, ...] = _MLA_FA4_DECODE) -> dict:
     """The backend lists shared by every release: fa4 prefill pairs with specific decoders;
     matching prefill/decode must be a listed backend; mixed pairs are only warned about."""
     args = ctx.args
     prefill, decode = effective_backends(args)
     mla = is_mla(ctx.hf)
     if prefill == "fa4":
-        allowed = _MLA_FA4_DECODE if mla else _MHA_FA4_DECODE
+        allowed = mla_fa4 if mla else _MHA_FA4_DECODE
         if decode not in allowed:
             raise _refuse(
                 f"FP4 KV cache with fa4 prefill needs a decode backend in {list(allowed)}, got {decode}"
@@ -75,7 +79,7 @@ def fp4_kv_cache_checks(ctx):
     return _kv4_backend_checks(ctx, _MLA_KV4)
 
 
-@registry.rule("kv4", since="0.5.16", series="fp4_kv_cache_checks")
+@registry.rule("kv4", since="0.5.16", until="0.5.21", series="fp4_kv_cache_checks")
 def fp4_kv_cache_checks_0_5_16(ctx):
     """§4.6 (since 0.5.16, ``server_args._handle_kv4_compatibility``): the checks guard
     ``nvfp4`` and ``fp4_mx_block16`` (no longer ``fp4_e2m1``); CUDA only; ``nvfp4`` needs SM100
@@ -94,6 +98,97 @@ def fp4_kv_cache_checks_0_5_16(ctx):
             upstream="RuntimeError",
         )
     return _kv4_backend_checks(ctx, _MLA_KV4_0_5_16)
+
+
+def _nvfp4_native_checks(ctx) -> dict:
+    """0.5.21's SM100 native-NVFP4 (trtllm_mha) refusals and the draft backend it implies."""
+    args = ctx.args
+    algorithm = args.speculative_algorithm.upper() if args.speculative_algorithm else None
+    fields = ("kv_cache_dtype", "speculative_algorithm")
+    if algorithm in ("DFLASH", "DSPARK"):
+        raise ConflictError(
+            f"SM100 native NVFP4 speculative decoding does not yet support {algorithm}; use "
+            "EAGLE/NEXTN or NGRAM.",
+            fields=fields,
+            fix="use --speculative-algorithm EAGLE, NEXTN or NGRAM with an NVFP4 KV cache",
+        )
+    if algorithm is not None and algorithm not in _NVFP4_NATIVE_SPEC:
+        raise ConflictError(
+            "SM100 native NVFP4 speculative decoding supports EAGLE, EAGLE3, NEXTN, and breadth-1 "
+            f"NGRAM; got {algorithm}.",
+            fields=fields,
+            fix="use --speculative-algorithm EAGLE, EAGLE3, NEXTN or NGRAM",
+        )
+    breadth = args.speculative_ngram_max_bfs_breadth
+    if algorithm == "NGRAM" and breadth != 1:
+        raise ConflictError(
+            "SM100 native NVFP4 NGRAM speculative decoding requires --speculative-ngram-max-bfs-breadth=1 "
+            f"because trtllm_mha supports linear target verification only; got {breadth}.",
+            fields=(*fields, "speculative_ngram_max_bfs_breadth"),
+            fix="pass --speculative-ngram-max-bfs-breadth 1",
+        )
+    out = {}
+    if algorithm not in (None, "NGRAM"):
+        draft = args.speculative_draft_attention_backend
+        if draft is None:
+            out["speculative_draft_attention_backend"] = "trtllm_mha"
+        elif draft != "trtllm_mha":
+            raise ConflictError(
+                "SM100 native NVFP4 speculative decoding requires "
+                "--speculative-draft-attention-backend=trtllm_mha so the draft worker consumes its "
+                f"physical NVFP4 KV layout; got {draft!r}.",
+                fields=(*fields, "speculative_draft_attention_backend"),
+                fix="pass --speculative-draft-attention-backend trtllm_mha (or drop it)",
+            )
+    if args.disaggregation_mode != "null":
+        raise ConflictError(
+            "SM100 native NVFP4 with trtllm_mha does not yet support PD disaggregation because its "
+            "physical block-scale layout is not implemented by the KV transfer path.",
+            fields=("kv_cache_dtype", "disaggregation_mode"),
+            fix="use another --kv-cache-dtype on PD-disaggregated servers",
+        )
+    if args.enable_hierarchical_cache or args.enable_lmcache:
+        raise ConflictError(
+            "SM100 native NVFP4 with trtllm_mha does not yet support hierarchical KV cache or LMCache "
+            "because their host pools do not preserve the physical block-scale layout.",
+            fields=("kv_cache_dtype", "enable_hierarchical_cache", "enable_lmcache"),
+            fix="drop --enable-hierarchical-cache / --enable-lmcache, or use another --kv-cache-dtype",
+        )
+    return out
+
+
+@registry.rule("kv4", since="0.5.21", series="fp4_kv_cache_checks")
+def fp4_kv_cache_checks_0_5_21(ctx):
+    """§4.6 (since 0.5.21, ``arg_groups/kv_cache_hook.handle_kv4_compatibility``): 0.5.16's
+    checks (CUDA, nvfp4 on SM100/SM120, the backend lists without cutlass_mla) plus: FP4 KV
+    refuses ``--enable-unified-memory``; nvfp4 on SM100 with trtllm_mha on either side refuses
+    DFLASH/DSPARK, unknown algorithms, NGRAM breadth > 1, PD disaggregation and host caches, and
+    gives a draft model the trtllm_mha draft backend."""
+    args, platform = ctx.args, ctx.platform
+    if args.kv_cache_dtype not in ("nvfp4", "fp4_mx_block16"):
+        return {}
+    if not platform.is_cuda:
+        raise _not_cuda()
+    if args.kv_cache_dtype == "nvfp4" and not (platform.is_sm100 or platform.is_sm120):
+        raise ConflictError(
+            "--kv-cache-dtype=nvfp4 requires Blackwell SM100 or SM120. "
+            "Use --kv-cache-dtype=fp4_mx_block16 for the block-size-16 FP4 recipe.",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype fp4_mx_block16",
+            upstream="RuntimeError",
+        )
+    if args.enable_unified_memory:
+        raise ConflictError(
+            "FP4 KV cache does not yet support --enable-unified-memory: the unified MHA pool does not "
+            "allocate FP4 block scales or the prefill dequant workspace.",
+            fields=("kv_cache_dtype", "enable_unified_memory"),
+            fix="drop --enable-unified-memory or use another --kv-cache-dtype",
+        )
+    out = {}
+    if args.kv_cache_dtype == "nvfp4" and platform.is_sm100 and "trtllm_mha" in effective_backends(args):
+        out = _nvfp4_native_checks(ctx)
+    _kv4_backend_checks(ctx, _MLA_KV4_0_5_21, _MLA_KV4_0_5_21)
+    return out
 
 
 @registry.rule("kv4", since="0.5.16")

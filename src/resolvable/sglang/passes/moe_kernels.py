@@ -30,8 +30,19 @@ _TRTLLM_QUANT = (
 )
 _TRTLLM_ROUTED_QUANT = ("fp8", "mxfp8", "modelopt_fp4", "nvfp4_online", None)
 #: overrides.py ``_A2A_EP_SPANNING_BACKENDS``: expert parallelism spans the TP group.
-#: ``deepep_v2`` exists since 0.5.19 (earlier releases refuse the name: passes/release_choices.py).
-_EP_SPANNING = ("megamoe", "deepep", "deepep_v2", "mooncake", "nixl", "ascend_fuseep", "flashinfer", "mori")
+#: ``pplx`` (since 0.5.17) and ``deepep_v2`` (since 0.5.19) are refused by earlier releases
+#: (passes/release_choices.py).
+_EP_SPANNING = (
+    "megamoe",
+    "deepep",
+    "deepep_v2",
+    "mooncake",
+    "nixl",
+    "ascend_fuseep",
+    "flashinfer",
+    "mori",
+    "pplx",
+)
 
 
 def _assert(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
@@ -198,6 +209,14 @@ _RUNNER_LISTS_0_5_15 = {
     "routed": _TRTLLM_ROUTED_QUANT,
     "routed_text": "'fp8', 'mxfp8', 'modelopt_fp4', 'nvfp4_online', or bfloat16 (None).",
 }
+#: 0.5.16 (``_handle_moe_kernel_config``): modelopt_mixed joins the CuteDSL and routed lists.
+_RUNNER_LISTS_0_5_16 = {
+    **_RUNNER_LISTS_0_5_15,
+    "cutedsl": ("modelopt_fp4", "modelopt_mixed"),
+    "cutedsl_text": "'modelopt_fp4', 'modelopt_mixed' (with NVFP4 MoE layers), or hybrid NVFP4 models.",
+    "routed": ("fp8", "mxfp8", "modelopt_fp4", "modelopt_mixed", "nvfp4_online", None),
+    "routed_text": "'fp8', 'mxfp8', 'modelopt_fp4', 'modelopt_mixed', 'nvfp4_online', or bfloat16 (None).",
+}
 #: 0.5.18 (the modelopt_mixed entries are 0.5.16's, nvfp4_online for CuteDSL is 0.5.18's).
 _RUNNER_LISTS_0_5_18 = {
     "cutedsl": ("modelopt_fp4", "modelopt_mixed", "nvfp4_online"),
@@ -209,11 +228,19 @@ _RUNNER_LISTS_0_5_18 = {
 }
 
 
-@registry.rule("parallelism", until="0.5.18", series="moe_runner_backend_checks")
+@registry.rule("parallelism", until="0.5.16", series="moe_runner_backend_checks")
 def moe_runner_backend_checks(ctx):
     """``_handle_moe_kernel_config`` asserts (0.5.15): each FlashInfer MoE runner's quantizations,
     and ``ep_size`` 1 or ``tp_size`` for the cutlass/cutedsl runners."""
     return _runner_checks(ctx, _RUNNER_LISTS_0_5_15)
+
+
+@registry.rule("parallelism", since="0.5.16", until="0.5.18", series="moe_runner_backend_checks")
+def moe_runner_backend_checks_0_5_16(ctx):
+    """``server_args._handle_moe_kernel_config`` asserts (0.5.16, 0.5.17): ``modelopt_mixed``
+    (NVFP4 MoE layers) is accepted by the CuteDSL and the routed TRT-LLM runners (found at
+    integration: 0.5.17's MiniMax-M3 default picks the routed runner for it)."""
+    return _runner_checks(ctx, _RUNNER_LISTS_0_5_16)
 
 
 @registry.rule("parallelism", since="0.5.18", series="moe_runner_backend_checks")
@@ -331,13 +358,25 @@ _FI_A2A_MESSAGE = (
 )
 
 
-@registry.rule("parallelism", until="0.5.19", series="a2a_moe_checks")
+@registry.rule("parallelism", until="0.5.17", series="a2a_moe_checks")
 def a2a_moe_checks(ctx):
-    """``_handle_a2a_moe`` (up to 0.5.18): Waterfill re-enables and FlashInfer A2A disables the
-    shared-experts fusion; DeepEP ``normal`` mode runs without CUDA graphs; FlashInfer A2A needs
-    DP attention with ``dp_size == tp_size`` and a FlashInfer MoE runner; MoRI caps the chunked
-    prefill."""
-    return _a2a_moe_checks(ctx, _FI_A2A_RUNNERS_0_5_18, _FI_A2A_MESSAGE_0_5_18, deepep_v2=False)
+    """``_handle_a2a_moe``: Waterfill re-enables and FlashInfer A2A disables the shared-experts
+    fusion; DeepEP ``normal`` mode runs without CUDA graphs; FlashInfer A2A needs DP attention
+    with ``dp_size == tp_size`` and a FlashInfer MoE runner; MoRI caps the chunked prefill."""
+    return _a2a_moe_checks(
+        ctx, _FI_A2A_RUNNERS_0_5_18, _FI_A2A_MESSAGE_0_5_18, deepep_v2=False, since_0_5_17=False
+    )
+
+
+@registry.rule("parallelism", since="0.5.17", until="0.5.19", series="a2a_moe_checks")
+def a2a_moe_checks_0_5_17(ctx):
+    """``_handle_a2a_moe`` (0.5.17, 0.5.18): as before, plus DeepEP with the ``flashinfer_cutedsl``
+    FP4 runner refuses ``--deepep-mode normal`` (before the CUDA-graph write), and the new ``pplx``
+    backend's checks (low latency only, DP attention with two or more DP groups, deep_gemm
+    runner, dispatch-token budget)."""
+    return _a2a_moe_checks(
+        ctx, _FI_A2A_RUNNERS_0_5_18, _FI_A2A_MESSAGE_0_5_18, deepep_v2=False, since_0_5_17=True
+    )
 
 
 @registry.rule("parallelism", since="0.5.19", series="a2a_moe_checks")
@@ -347,7 +386,7 @@ def a2a_moe_checks_0_5_19(ctx):
     any other runner refused, two-batch overlap refused, prefill CUDA graph disabled,
     shared-experts fusion off: ``_a2a_fusion_adjustments``); FlashInfer A2A also accepts the
     ``flashinfer_trtllm`` and ``deep_gemm`` runners (new message)."""
-    return _a2a_moe_checks(ctx, _FI_A2A_RUNNERS, _FI_A2A_MESSAGE, deepep_v2=True)
+    return _a2a_moe_checks(ctx, _FI_A2A_RUNNERS, _FI_A2A_MESSAGE, deepep_v2=True, since_0_5_17=True)
 
 
 #: ``validate_deepep_v2_model_architecture``: the architectures DeepEP v2 is validated for.
@@ -399,12 +438,28 @@ def _deepep_v2(ctx, out: dict) -> None:
         out["disable_shared_experts_fusion"] = True
 
 
-def _a2a_moe_checks(ctx, fi_runners: tuple[str, ...], fi_message: str, *, deepep_v2: bool) -> dict:
+def _a2a_moe_checks(
+    ctx, fi_runners: tuple[str, ...], fi_message: str, *, deepep_v2: bool, since_0_5_17: bool
+) -> dict:
     """The body shared by the releases; ``fi_runners``/``fi_message``: FlashInfer A2A's runner
-    check; ``deepep_v2``: whether the release has that backend."""
+    check; ``deepep_v2``: whether the release has that backend; ``since_0_5_17``: DeepEP with the
+    CuteDSL FP4 runner (no ``normal`` mode) and the ``pplx`` backend's checks."""
     args = ctx.args
     backend = args.moe_a2a_backend
     out = {}
+    if (
+        since_0_5_17
+        and backend == "deepep"
+        and args.moe_runner_backend == "flashinfer_cutedsl"
+        and args.deepep_mode == "normal"
+    ):
+        raise ConflictError(
+            "flashinfer_cutedsl FP4 MoE only supports DeepEP low_latency dispatch (masked layout). "
+            "DeepEP normal (prefill) dispatch has no CuteDSL FP4 handler. Pass --deepep-mode "
+            "low_latency or auto.",
+            fields=("deepep_mode", "moe_runner_backend", "moe_a2a_backend"),
+            fix="pass --deepep-mode low_latency (or auto)",
+        )
     if backend == "deepep" and args.enable_deepep_waterfill and args.disable_shared_experts_fusion:
         out["disable_shared_experts_fusion"] = Force(
             False, "DeepEP Waterfill requires the shared-experts fusion"
@@ -442,6 +497,9 @@ def _a2a_moe_checks(ctx, fi_runners: tuple[str, ...], fi_message: str, *, deepep
                 ("chunked_prefill_size", "moe_a2a_backend"),
                 f"pass --chunked-prefill-size {budget} or raise SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
             )
+
+    if since_0_5_17 and backend == "pplx":
+        out.update(_pplx_checks(ctx))
     return out
 
 
@@ -482,4 +540,49 @@ def moe_runner_backend_alias(ctx):
     out = {"moe_runner_backend": Force("auto", reason)}
     if args.moe_a2a_backend != "megamoe":
         out["moe_a2a_backend"] = Force("megamoe", reason)
+    return out
+
+
+def _pplx_checks(ctx) -> dict:
+    """0.5.17 ``_handle_a2a_moe`` for ``pplx``: low-latency mode only, DP attention with at least
+    two DP groups, the deep_gemm runner (``auto`` → ``deep_gemm``), and a per-rank dispatch budget
+    (``SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK``, default 128) that covers the chunked
+    prefill. ``deepep_mode`` ``auto`` → ``low_latency`` is not a resolvable field here."""
+    args = ctx.args
+    if args.deepep_mode == "normal":
+        raise ConflictError(
+            "moe_a2a_backend='pplx' only supports low-latency mode; set --deepep-mode to "
+            "'low_latency' or 'auto'.",
+            fields=("deepep_mode", "moe_a2a_backend"),
+            fix="pass --deepep-mode low_latency (or auto)",
+        )
+    if not (args.enable_dp_attention and args.dp_size >= 2):
+        raise _assert(
+            "moe_a2a_backend='pplx' requires --enable-dp-attention with at least 2 DP groups (--dp-size >= 2).",
+            ("moe_a2a_backend", "enable_dp_attention", "dp_size"),
+            "pass --enable-dp-attention --dp-size 2 (or more)",
+        )
+    if args.moe_runner_backend not in ("deep_gemm", "auto"):
+        raise _assert(
+            "moe_a2a_backend='pplx' is only supported with --moe-runner-backend deep_gemm (or auto).",
+            ("moe_a2a_backend", "moe_runner_backend"),
+            "pass --moe-runner-backend deep_gemm (or auto)",
+        )
+    out = {}
+    if args.moe_runner_backend == "auto":
+        out["moe_runner_backend"] = "deep_gemm"
+    chunk = args.chunked_prefill_size
+    if chunk is None:
+        # sglang's memory-dependent default is at least 2048, divided by dp_size under DP
+        # attention: refuse only when even that lower bound exceeds the budget.
+        chunk = 2048 // max(1, args.dp_size)
+    budget = int(ctx.env.get("SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK", 128))
+    if chunk > 0 and args.disaggregation_mode != "decode" and chunk > budget:
+        raise _assert(
+            "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128) must be >= the per-rank pplx "
+            "dispatch tokens (chunked_prefill_size, or the decode cuda-graph batch size)",
+            ("chunked_prefill_size", "moe_a2a_backend"),
+            f"pass --chunked-prefill-size {budget * max(1, args.dp_size)} (split over the DP groups) "
+            "or raise SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+        )
     return out

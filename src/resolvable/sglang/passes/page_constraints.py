@@ -18,10 +18,12 @@ def _snap(page, allowed: tuple[int, ...], target: int, why: str) -> dict:
     return {"page_size": Force(target, why)}
 
 
-@registry.rule("attention_pages")
-def mla_and_trtllm_page_sizes(ctx):
-    """C4-C9: flashmla 64; cutlass_mla 128; trtllm_mla, tokenspeed_mla, cutedsl_mla {32, 64};
-    trtllm_mha {16, 32, 64} (default 64). Checks chain on a running page value."""
+def _mla_and_trtllm_pages(
+    ctx, *, trtllm_mha_pages: tuple[int, ...], draft_trtllm_mha: bool, hpc_ops: bool
+) -> dict:
+    """``_mla_backend_page_constraints`` on a running page value: flashmla 64; cutlass_mla 128;
+    trtllm_mla, tokenspeed_mla, cutedsl_mla {32, 64}; trtllm_mha ``trtllm_mha_pages`` (else 64);
+    with ``hpc_ops`` an hpc_ops A/P/D needs 64."""
     args = ctx.args
     a, p, d = args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend
     page = args.page_size
@@ -39,12 +41,32 @@ def mla_and_trtllm_page_sizes(ctx):
     if "cutedsl_mla" in (a, d, p) and page not in (32, 64):
         page = 64
         reasons.append("cutedsl_mla supports 32- or 64-token pages")
-    if "trtllm_mha" in (a, d, p) and page not in (16, 32, 64):
+    mha_users = (a, d, p, args.speculative_draft_attention_backend) if draft_trtllm_mha else (a, d, p)
+    if "trtllm_mha" in mha_users and page not in trtllm_mha_pages:
         page = 64
-        reasons.append("trtllm_mha supports 16-, 32- or 64-token pages")
+        listed = ", ".join(f"{n}-" for n in trtllm_mha_pages[:-1]) + f" or {trtllm_mha_pages[-1]}"
+        reasons.append(f"trtllm_mha supports {listed}-token pages")
+    if hpc_ops and "hpc_ops" in (a, d, p) and page != 64:
+        page = 64
+        reasons.append("hpc_ops needs 64-token pages")
     if page != args.page_size:
         return {"page_size": Force(page, "; ".join(reasons))}
     return {}
+
+
+@registry.rule("attention_pages", until="0.5.17", series="mla_and_trtllm_page_sizes")
+def mla_and_trtllm_page_sizes(ctx):
+    """C4-C9: flashmla 64; cutlass_mla 128; trtllm_mla, tokenspeed_mla, cutedsl_mla {32, 64};
+    trtllm_mha {16, 32, 64} (default 64). Checks chain on a running page value."""
+    return _mla_and_trtllm_pages(ctx, trtllm_mha_pages=(16, 32, 64), draft_trtllm_mha=False, hpc_ops=False)
+
+
+@registry.rule("attention_pages", since="0.5.17", series="mla_and_trtllm_page_sizes")
+def mla_and_trtllm_page_sizes_0_5_17(ctx):
+    """C4-C9 (0.5.17 ``overrides._mla_backend_page_constraints``): as before, except trtllm_mha
+    (also as the speculative draft backend) accepts {16, 32, 64, 128} (trtllm-gen's dynamic
+    tokens-per-page kernels), and the new ``hpc_ops`` backend needs 64-token pages."""
+    return _mla_and_trtllm_pages(ctx, trtllm_mha_pages=(16, 32, 64, 128), draft_trtllm_mha=True, hpc_ops=True)
 
 
 @registry.rule("attention_pages", until="0.5.15", series="fa4_page_size")

@@ -59,3 +59,53 @@ def pipeline_parallel_overlap_disable(ctx):
     if args.pp_size > 1 and not args.disable_overlap_schedule:
         return {"disable_overlap_schedule": True}
     return {}
+
+
+@registry.rule("parallelism", since="0.5.21")
+def boundary_parallelism_cp_checks(ctx):
+    """Since 0.5.21 (``arg_groups/parallel_hook._boundary_parallelism_overrides``, at the head of
+    ``handle_context_parallelism``): Nemotron-H (model_type ``nemotron_h``/``nemotron_h_puzzle``)
+    refuses ``--attn-cp-size > 1``; LongCat-Flash refuses ``--enable-prefill-cp`` with it."""
+    args = ctx.args
+    if args.attn_cp_size <= 1:
+        return {}
+    model_type = ctx.hf.get("model_type")
+    if model_type in ("nemotron_h", "nemotron_h_puzzle"):
+        raise ConflictError(
+            "Nemotron-H does not support --attn-cp-size > 1",
+            fields=("attn_cp_size",),
+            fix="pass --attn-cp-size 1",
+        )
+    if model_type == "longcat_flash" and args.enable_prefill_cp:
+        raise ConflictError(
+            "LongCat-Flash does not support --enable-prefill-cp with --attn-cp-size > 1",
+            fields=("enable_prefill_cp", "attn_cp_size"),
+            fix="drop --enable-prefill-cp or pass --attn-cp-size 1",
+        )
+    return {}
+
+
+@registry.rule("device", since="0.5.21")
+def mega_moe_compat(ctx):
+    """Since 0.5.21 (``arg_groups/mega_moe_hook.check_mega_moe_compat``, the first pipeline step):
+    ``--moe-a2a-backend megamoe`` has no two-batch-overlap split and needs CUDA SM90 or SM100
+    (ROCm runs aiter MegaMoEv2)."""
+    args, platform = ctx.args, ctx.platform
+    if args.moe_a2a_backend != "megamoe":
+        return {}
+    if args.enable_two_batch_overlap:
+        raise ConflictError(
+            "--moe-a2a-backend megamoe has no two-batch / single-batch overlap decomposition; disable "
+            "--enable-two-batch-overlap and --enable-single-batch-overlap.",
+            fields=("moe_a2a_backend", "enable_two_batch_overlap"),
+            fix="drop --enable-two-batch-overlap",
+        )
+    if not ((platform.is_cuda and (platform.is_sm90 or platform.is_sm100)) or platform.is_hip):
+        raise ConflictError(
+            "--moe-a2a-backend megamoe needs a CUDA SM90 GPU (block-FP8 experts) or an SM100-class GPU "
+            "(MXFP4 / NVFP4 experts); it runs DeepGEMM kernels over CUDA symmetric memory. On ROCm, set "
+            "SGLANG_AMD_USE_FLYDSL_MEGA_MOE=1 to select aiter MegaMoEv2 instead.",
+            fields=("moe_a2a_backend",),
+            fix="use another --moe-a2a-backend on this GPU",
+        )
+    return {}

@@ -107,21 +107,36 @@ def registered_methods(platform, base: tuple[str, ...] = BASE_METHODS) -> list[s
     return methods
 
 
+#: ``model_config.REQUANTIZATION_METHODS`` (0.5.17): online methods that may requantize a
+#: checkpoint quantized with another method.
+REQUANTIZATION_METHODS = ("quark_mxfp4",)
+
+
 @registry.rule("device", until="0.5.16", series="verify_quantization")
 def verify_quantization(ctx):
     """``ModelConfig._verify_quantization`` (0.5.15): checkpoint vs ``--quantization``, the
     registry, ROCm."""
-    return _verify_quantization(ctx, BASE_METHODS)
+    return _verify_quantization(ctx, BASE_METHODS, requantize=())
 
 
-@registry.rule("device", since="0.5.16", series="verify_quantization")
+@registry.rule("device", since="0.5.16", until="0.5.17", series="verify_quantization")
 def verify_quantization_0_5_16(ctx):
     """``ModelConfig._verify_quantization`` (0.5.16): as before, over 0.5.16's registry
     (layers/quantization/__init__.py: qoq and fbgemm_fp8 gone, humming added)."""
-    return _verify_quantization(ctx, BASE_METHODS_0_5_16)
+    return _verify_quantization(ctx, BASE_METHODS_0_5_16, requantize=())
 
 
-def _verify_quantization(ctx, base: tuple[str, ...]) -> dict:
+@registry.rule("device", since="0.5.17", series="verify_quantization")
+def verify_quantization_0_5_17(ctx):
+    """``ModelConfig._verify_quantization`` (since 0.5.17): as 0.5.16, except that a requested
+    online method of ``REQUANTIZATION_METHODS`` (``quark_mxfp4``) requantizes a checkpoint of
+    another method instead of being refused."""
+    return _verify_quantization(ctx, BASE_METHODS_0_5_16, requantize=REQUANTIZATION_METHODS)
+
+
+def _verify_quantization(ctx, base: tuple[str, ...], *, requantize: tuple[str, ...]) -> dict:
+    """``ModelConfig._verify_quantization`` shared by every release: ``base`` is the release's
+    registry; a ``--quantization`` in ``requantize`` is accepted over a checkpoint of another method."""
     args, platform = ctx.args, ctx.platform
     user = args.quantization
     quantization, method = model_quantization(user, ctx.hf, platform)
@@ -131,6 +146,7 @@ def _verify_quantization(ctx, base: tuple[str, ...]) -> dict:
         and method is not None
         and quantization != method
         and method not in COMPATIBLE.get(quantization, ())
+        and quantization not in requantize
     ):
         raise ConflictError(
             f"Quantization method specified in the model config ({method}) does not match the "

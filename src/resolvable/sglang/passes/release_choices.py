@@ -53,6 +53,9 @@ _CHOICE_LISTS = {
     "moe_a2a_backend": "MOE_A2A_BACKENDS",
     "speculative_moe_a2a_backend": "MOE_A2A_BACKENDS",
     "speculative_algorithm": "SPECULATIVE_ALGORITHMS",
+    "sampling_backend": "SAMPLING_BACKENDS",
+    "cuda_graph_backend_prefill": "CUDA_GRAPH_BACKENDS",
+    "cuda_graph_backend_decode": "CUDA_GRAPH_BACKENDS",
 }
 
 
@@ -68,6 +71,14 @@ def choices_added_in_0_5_16(ctx):
 def choices_removed_in_0_5_16(ctx):
     """``server_args.QUANTIZATION_CHOICES`` (since 0.5.16): ``qoq`` is no longer a choice."""
     return _refuse_choices(ctx, C.REMOVED_IN["0.5.16"], "removed in sglang 0.5.16")
+
+
+@registry.rule("device", until="0.5.17")
+def choices_added_in_0_5_17(ctx):
+    """``server_args.py`` choice lists (releases before 0.5.17): the names 0.5.17 added
+    (attention backend ``hpc_ops``, DSA kernel ``flashinfer_sparse_mla``, MoE runner
+    ``hpc_ops``, MoE A2A ``pplx``) are unknown."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.17"], "added in sglang 0.5.17")
 
 
 @registry.rule("device", until="0.5.19")
@@ -95,9 +106,30 @@ def choices_removed_in_0_5_20(ctx):
 
 @registry.rule("device")
 def internal_choices(ctx):
-    """Every release: a DSA kernel name that only sglang itself declares (``choices.INTERNAL``)
-    is no ``--dsa-*-backend`` choice."""
+    """Every release: a name that only sglang itself declares (``choices.INTERNAL``: the XPU DSA
+    kernel, 0.5.23's ``minimax_m3_nvfp4`` quantization) is no user choice."""
     return _refuse_choices(ctx, C.INTERNAL, "not a choice in any sglang release")
+
+
+@registry.rule("device", until="0.5.21")
+def choices_added_in_0_5_21(ctx):
+    """``arg_groups/choices.SAMPLING_BACKEND_CHOICES`` (releases before 0.5.21): the
+    ``intel_xpu`` sampling backend 0.5.21 added is unknown."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.21"], "added in sglang 0.5.21")
+
+
+@registry.rule("device", since="0.5.21")
+def choices_removed_in_0_5_21(ctx):
+    """``arg_groups/fields/model.py`` ``kv_cache_dtype`` choices (since 0.5.21): the deprecated
+    ``fp4_e2m1`` is no longer a choice."""
+    return _refuse_choices(ctx, C.REMOVED_IN["0.5.21"], "removed in sglang 0.5.21")
+
+
+@registry.rule("device", until="0.5.23")
+def choices_added_in_0_5_23(ctx):
+    """``arg_groups/choices.py`` (releases before 0.5.23): the LoRA MoE runners
+    ``lora_cutedsl``, ``lora_triton``, ``lora_marlin`` are unknown choices."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.23"], "added in sglang 0.5.23")
 
 
 @registry.rule("parallelism", since="0.5.16")
@@ -107,3 +139,24 @@ def moe_a2a_ascend_tp(ctx):
     if ctx.args.moe_a2a_backend != "ascend_tp":
         return {}
     return {"moe_a2a_backend": Force("none", "sglang 0.5.16 runs --moe-a2a-backend ascend_tp as 'none'")}
+
+
+@registry.rule("device", until="0.5.22")
+def choices_added_in_0_5_22(ctx):
+    """``arg_groups/choices.py`` ``ATTENTION_BACKEND_CHOICES`` (releases before 0.5.22): the
+    ``llada2_cfg_flashinfer`` backend 0.5.22 registered is unknown."""
+    return _refuse_choices(ctx, C.ADDED_IN["0.5.22"], "added in sglang 0.5.22")
+
+
+@registry.rule("device", since="0.5.22")
+def choices_removed_in_0_5_22(ctx):
+    """``cuda_graph_config.parse_cuda_graph_backend_arg`` (since 0.5.22): the ``tc_piecewise``
+    CUDA-graph backend is gone; the flag's type parser rejects it before argparse's choices."""
+    for field, values in C.REMOVED_IN["0.5.22"].items():
+        value = ctx.args[field]
+        if value in values:
+            raise InvalidArgumentError(
+                f"argument {_flag(field)}: {value} was removed; select breakable, full, or disabled "
+                "(removed in sglang 0.5.22)"
+            )
+    return {}

@@ -138,16 +138,38 @@ def _eagle_family(ctx, trtllm_checked: tuple, *, keeps_mixed_chunk: bool = False
     return out
 
 
-@registry.rule("speculative")
+@registry.rule("speculative", until="0.5.16", series="ngram_speculative")
 def ngram_speculative(ctx):
     """``_handle_ngram``: CUDA only; topk := ``--speculative-ngram-max-bfs-breadth`` (default 10),
     12 draft tokens by default; topk > 1 with pages > 1 needs flashinfer; no DP attention."""
+    return _ngram(ctx, ("cuda",), "Ngram speculative decoding only supports CUDA device.")
+
+
+@registry.rule("speculative", since="0.5.16", until="0.5.21", series="ngram_speculative")
+def ngram_speculative_0_5_16(ctx):
+    """``speculative_hook._handle_ngram`` (0.5.16 to 0.5.20): CPU runs NGRAM too; otherwise as
+    before. (Its CPU overlap-schedule write is not modelled here; added at integration from the
+    0.5.16 log, row 26.)"""
+    return _ngram(ctx, ("cuda", "cpu"), "Ngram speculative decoding only supports CUDA or CPU devices.")
+
+
+@registry.rule("speculative", since="0.5.21", series="ngram_speculative")
+def ngram_speculative_0_5_21(ctx):
+    """``speculative_hook._handle_ngram`` (since 0.5.21): CUDA, CPU or XPU (the 0.5.21 log, row 12)."""
+    return _ngram(
+        ctx, ("cuda", "cpu", "xpu"), "Ngram speculative decoding only supports CUDA, CPU, or XPU devices."
+    )
+
+
+def _ngram(ctx, devices: tuple[str, ...], message: str) -> dict:
+    """The NGRAM handler shared by the releases; ``devices``: where it runs."""
     args = ctx.args
     if args.speculative_algorithm != "NGRAM":
         return {}
-    if not str(args.device or "").startswith("cuda"):
+    device = str(args.device or "")
+    if not any(device == d or device.startswith(d + ":") for d in devices):
         raise ConflictError(
-            "Ngram speculative decoding only supports CUDA device.",
+            message,
             fields=("speculative_algorithm", "device"),
             fix="use another --speculative-algorithm on this device",
         )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import effective_backends, is_deepseek_dsa, is_mla
+from ..facts import effective_backends, is_deepseek_dsa, is_mla, kv_head_dims, num_kv_heads_per_rank
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -96,6 +96,8 @@ EAGLE_DRAFT_EXTEND_BACKENDS = frozenset(
         "dsv4",
     }
 )
+#: 0.5.17 adds ``hpc_ops`` (``create_hpc_ops_backend``).
+REGISTERED_BACKENDS_0_5_17 = REGISTERED_BACKENDS | {"hpc_ops"}
 _EAGLE = ("EAGLE", "EAGLE3", "NEXTN")  # NEXTN becomes EAGLE in ServerArgs (step 22)
 _DSV4_ARCHS = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN"})
 
@@ -167,11 +169,17 @@ def kv_cache_dtype_deprecated(ctx):
     return {}
 
 
-@registry.rule(STAGE, until="0.5.19", series="backend_is_registered")
+@registry.rule(STAGE, until="0.5.17", series="backend_is_registered")
 def backend_is_registered(ctx):
     """model_runner.py ``_get_attention_backend_from_str``: the name must be one of the
     ``ATTENTION_BACKENDS`` registered in attention_registry.py ("Invalid attention backend")."""
     return _registered(ctx, REGISTERED_BACKENDS)
+
+
+@registry.rule(STAGE, since="0.5.17", until="0.5.19", series="backend_is_registered")
+def backend_is_registered_0_5_17(ctx):
+    """As before; 0.5.17's attention_registry.py also registers ``hpc_ops``."""
+    return _registered(ctx, REGISTERED_BACKENDS_0_5_17)
 
 
 @registry.rule(STAGE, since="0.5.19", series="backend_is_registered")
@@ -445,20 +453,30 @@ def hybrid_gdn_backend(ctx):
     return {}
 
 
-@registry.rule(STAGE, since="0.5.18", series="hybrid_gdn_backend")
+@registry.rule(STAGE, since="0.5.18", until="0.5.21", series="hybrid_gdn_backend")
 def hybrid_gdn_backend_0_5_18(ctx):
     """``attention_registry.attn_backend_wrapper`` (0.5.18): hybrid GDN models check the
     effective prefill and decode backends (always both): on Blackwell SM120 triton, trtllm_mha or
     flashinfer, on other Blackwell triton, trtllm_mha or fa4 (the per-arch lists are 0.5.16's);
     on NPU both must be ascend."""
+    return _hybrid_gdn_pd(ctx, ("triton", "trtllm_mha", "fa4"))
+
+
+@registry.rule(STAGE, since="0.5.21", series="hybrid_gdn_backend")
+def hybrid_gdn_backend_0_5_21(ctx):
+    """``attention_registry.attn_backend_wrapper`` (0.5.21): as 0.5.18, and on non-SM120
+    Blackwell flashinfer is accepted too (the mixed NVFP4 recipe)."""
+    return _hybrid_gdn_pd(ctx, ("triton", "trtllm_mha", "fa4", "flashinfer"))
+
+
+def _hybrid_gdn_pd(ctx, blackwell: tuple[str, ...]) -> dict:
+    """The effective prefill/decode check of 0.5.18+; ``blackwell``: the non-SM120 list."""
     if not set(ctx.hf.architectures) & HYBRID_GDN_ARCHS:
         return {}
     prefill, decode = effective_backends(ctx.args)
     platform = ctx.platform
     if platform.is_blackwell:
-        allowed = (
-            ("triton", "trtllm_mha", "flashinfer") if platform.is_sm120 else ("triton", "trtllm_mha", "fa4")
-        )
+        allowed = ("triton", "trtllm_mha", "flashinfer") if platform.is_sm120 else blackwell
         if prefill not in allowed or decode not in allowed:
             shown = "{" + ", ".join(repr(b) for b in allowed) + "}"
             raise _refuse(
@@ -519,5 +537,152 @@ def eagle_draft_extend_backend(ctx):
             "--speculative-draft-attention-backend",
             "ValueError",
             (field, "speculative_algorithm"),
+        )
+    return {}
+
+
+@registry.rule(STAGE, since="0.5.17")
+def trtllm_mla_dcp_speculative(ctx):
+    """0.5.17 attention_registry.py ``create_trtllm_mla_backend``: with decode context
+    parallelism and speculative decoding, trtllm_mla cannot be the decode backend (it does not
+    forward the cyclic DCP metadata nor return the rank-local LSE)."""
+    args = ctx.args
+    if (
+        "trtllm_mla" in constructed_backends(args)
+        and args.dcp_size > 1
+        and args.speculative_algorithm is not None
+        and effective_backends(args)[1] == "trtllm_mla"
+    ):
+        raise _refuse(
+            "trtllm_mla cannot serve decode context parallelism with speculative decoding: it does not "
+            "forward the cyclic DCP metadata to its decode kernel and returns no rank-local LSE for the "
+            "cross-rank merge. Select cutedsl_mla or tokenspeed_mla.",
+            "pass --decode-attention-backend cutedsl_mla (or tokenspeed_mla)",
+            "ValueError",
+            ("decode_attention_backend", "dcp_size", "speculative_algorithm"),
+        )
+    return {}
+
+
+def _kv_is_bf16_or_fp8_e4m3(ctx) -> bool:
+    """The KV dtype HPC-Ops accepts (bf16 or fp8_e4m3); ``auto`` follows the model dtype
+    (``--dtype``, else the config's ``torch_dtype``, bfloat16 when absent)."""
+    args, hf = ctx.args, ctx.hf
+    kv = args.kv_cache_dtype
+    if kv in ("bf16", "bfloat16", "fp8_e4m3"):
+        return True
+    if kv != "auto":
+        return False
+    dtype = args.dtype
+    if dtype == "auto":
+        dtype = hf.text_config.get("torch_dtype") or hf.get("torch_dtype") or "bfloat16"
+    return dtype in ("bfloat16", "bf16")
+
+
+@registry.rule(STAGE, since="0.5.17")
+def hpc_ops_backend(ctx):
+    """0.5.17 attention_registry.py ``create_hpc_ops_backend`` and hpc_ops_backend.py
+    ``HPCOpsAttnBackend.__init__``: non-MLA, no cross attention, no speculative decoding, an SM90
+    GPU, 64-token pages, a bf16 or fp8_e4m3 KV cache, head_dim 128 with a GQA group of 4 or 8,
+    and for fp8 per-rank (q, kv) heads of (8, 1) or (64, 8). (The ``hpc`` package is assumed
+    installed.)"""
+    args, hf, platform = ctx.args, ctx.hf, ctx.platform
+    if "hpc_ops" not in constructed_backends(args):
+        return {}
+    fields = _backend_fields(args, "hpc_ops")
+    if is_mla(hf):
+        raise _refuse(
+            "hpc_ops backend can only be used with non-MLA models.",
+            "choose an MLA backend",
+            "ValueError",
+            fields,
+        )
+    if set(hf.architectures) & ENCODER_DECODER_ARCHS:
+        raise _refuse(
+            "Cross attention is not supported in the hpc_ops attention backend.",
+            "pass --attention-backend flashinfer",
+            "ValueError",
+            fields,
+        )
+    if args.speculative_algorithm is not None:
+        raise _refuse(
+            "hpc_ops backend does not support speculative decoding for now.",
+            "drop --speculative-algorithm or choose another backend",
+            "ValueError",
+            (*fields, "speculative_algorithm"),
+        )
+    major, minor = platform.capability or (None, None)
+    if major != 9:
+        shown = f"sm{major}{minor}" if major is not None else "no CUDA compute capability"
+        raise _refuse(
+            f"The hpc_ops attention backend requires an SM90 (Hopper) GPU (the HPC-Ops kernels ship sm90a "
+            f"only), got {shown}.",
+            "run on Hopper (SM90) or choose another backend",
+            "ValueError",
+            fields,
+        )
+    if args.page_size != 64:
+        raise _refuse(
+            f"The hpc_ops attention backend requires --page-size 64, got {args.page_size}.",
+            "pass --page-size 64",
+            "ValueError",
+            ("page_size", *fields),
+        )
+    if not _kv_is_bf16_or_fp8_e4m3(ctx):
+        raise _refuse(
+            f"The hpc_ops attention backend only supports bf16 or fp8_e4m3 KV cache, got {args.kv_cache_dtype}.",
+            "pass --kv-cache-dtype bfloat16 (or fp8_e4m3)",
+            "ValueError",
+            ("kv_cache_dtype", *fields),
+        )
+    tp = max(1, args.tp_size)
+    heads = _text_int(hf, "num_attention_heads") or 1
+    q_heads = heads // tp
+    kv_heads = num_kv_heads_per_rank(hf, tp)
+    if args.kv_cache_dtype == "fp8_e4m3" and (q_heads, kv_heads) not in ((8, 1), (64, 8)):
+        raise _refuse(
+            "The hpc_ops FP8 KV cache path requires per-rank (num_q_heads, num_kv_heads) in ((8, 1), (64, 8)) "
+            f"(the fused RoPE+quant kernel is specialized per shape), got {(q_heads, kv_heads)}. Adjust --tp "
+            "accordingly or use --kv-cache-dtype bfloat16.",
+            "pass --kv-cache-dtype bfloat16 or another --tp",
+            "ValueError",
+            ("kv_cache_dtype", "tp_size", *fields),
+        )
+    head_dim = _text_int(hf, "head_dim")
+    if head_dim is None and _text_int(hf, "hidden_size"):
+        head_dim = _text_int(hf, "hidden_size") // heads
+    group = q_heads // kv_heads if kv_heads else 0
+    if head_dim != 128 or group not in (4, 8):
+        raise _refuse(
+            "The hpc_ops attention backend requires head_dim == 128 and num_q_heads // num_kv_heads in (4, 8), "
+            f"got head_dim={head_dim}, num_q_heads={q_heads}, num_kv_heads={kv_heads}.",
+            "choose another backend (or another --tp)",
+            "ValueError",
+            (*fields, "tp_size"),
+        )
+    return {}
+
+
+@registry.rule(STAGE, since="0.5.17")
+def trtllm_mha_page_128(ctx):
+    """0.5.17 trtllm_mha_backend.py ``TRTLLMHAAttnBackend.__init__``: off XQA (SM90/SM120), pages
+    of 128+ tokens use trtllm-gen's dynamic tokens-per-page kernels, which need GQA (more than one
+    q head per KV head on the attention-TP rank), equal QK/V head dims and a power-of-2 page."""
+    args, hf, platform = ctx.args, ctx.hf, ctx.platform
+    page = args.page_size or 1
+    if "trtllm_mha" not in constructed_backends(args) or page < 128 or platform.is_sm90 or platform.is_sm120:
+        return {}
+    attn_tp = _attn_tp_size(args)
+    q_heads = (_text_int(hf, "num_attention_heads") or 1) // attn_tp
+    kv_heads = num_kv_heads_per_rank(hf, attn_tp)
+    head, v_head, _, _ = kv_head_dims(hf)
+    if q_heads // kv_heads <= 1 or head != v_head or page & (page - 1):
+        raise _refuse(
+            f"trtllm_mha with page_size={page} requires trtllm-gen's dynamic tokens-per-page kernels, which "
+            f"only support GQA (q heads per kv head > 1, got {q_heads}/{kv_heads}) with equal QK/V head dims "
+            f"(got {head}/{v_head}) and a power-of-2 page size. Use --page-size 64 instead.",
+            "pass --page-size 64",
+            "ValueError",
+            ("page_size", *_backend_fields(args, "trtllm_mha")),
         )
     return {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import effective_backends
+from ..facts import effective_backends, is_mla
 
 
 @registry.rule("features")
@@ -67,7 +67,14 @@ def data_parallelism_defaults(ctx):
     return out
 
 
-@registry.rule("memory_layout")
+#: 0.5.17 ``_handle_page_major_kv_layout``: the paged MLA kernels that read the dense per-layer
+#: views of the unified-memory MLA pool.
+_UNIFIED_MLA_BACKENDS = frozenset(
+    {"triton", "fa3", "trtllm_mla", "flashinfer", "cutedsl_mla", "tokenspeed_mla"}
+)
+
+
+@registry.rule("memory_layout", until="0.5.17", series="page_major_kv_layout")
 def page_major_kv_layout(ctx):
     """Step 23 (0.5.15): the unified memory pool's page-major KV layout runs only with triton."""
     args = ctx.args
@@ -78,6 +85,28 @@ def page_major_kv_layout(ctx):
         raise ConflictError(
             f"--enable-unified-memory (page-major KV layout) supports only the triton attention backend, "
             f"got {sorted(used)}.",
+            fields=("enable_unified_memory", "attention_backend"),
+            fix="pass --attention-backend triton",
+        )
+    return {}
+
+
+@registry.rule("memory_layout", since="0.5.17", series="page_major_kv_layout")
+def page_major_kv_layout_0_5_17(ctx):
+    """Step 23 (0.5.17 ``server_args._handle_page_major_kv_layout``): as before, except that an MLA
+    model on the unified memory pool may also use fa3, trtllm_mla, flashinfer, cutedsl_mla or
+    tokenspeed_mla (they read its dense per-layer views). The linear-attention / mamba kernel
+    lists are not checked (as in earlier releases)."""
+    args = ctx.args
+    if not args.enable_unified_memory:
+        return {}
+    allowed = _UNIFIED_MLA_BACKENDS if is_mla(ctx.hf) else frozenset({"triton"})
+    used = {b for b in effective_backends(args) if b is not None}
+    if not used <= allowed:
+        raise ConflictError(
+            "--enable-page-major-kv-layout requires the Triton attention backend for the full-attention "
+            "layers (unified-memory MLA also allows the paged MLA backends); got "
+            f"{sorted(used)}, allowed {sorted(allowed)}. Pass a compatible --attention-backend.",
             fields=("enable_unified_memory", "attention_backend"),
             fix="pass --attention-backend triton",
         )
@@ -95,5 +124,19 @@ def chunked_prefill_page_alignment(ctx):
             fields=("chunked_prefill_size", "page_size"),
             fix=f"pass --chunked-prefill-size {chunk - chunk % page or page}",
             upstream="AssertionError",
+        )
+    return {}
+
+
+@registry.rule("post_init", since="0.5.21")
+def device_sampling_backend(ctx):
+    """Since 0.5.21 (``arg_groups/validation_hook.validate_device_sampling_backend``, called by
+    ``check_server_args``): the ``intel_xpu`` sampling backend needs ``--device xpu``."""
+    args = ctx.args
+    if args.sampling_backend == "intel_xpu" and args.device != "xpu":
+        raise ConflictError(
+            f"--sampling-backend intel_xpu requires --device xpu, got --device {args.device}",
+            fields=("sampling_backend", "device"),
+            fix="drop --sampling-backend intel_xpu (or pass --sampling-backend pytorch)",
         )
     return {}
