@@ -10,37 +10,19 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from release_helpers import SIX
+from release_helpers import refusal_at as _refusal
+from release_helpers import resolve_at as _resolve
 
-from resolvable import Platform
 from resolvable.errors import ConflictError, InvalidArgumentError, ResolvableError
 from resolvable.sglang import SGLANG_VERSION, registry, resolve_server_args
 from resolvable.sglang.grid import cases
-from resolvable.sglang.models import load_model
 
-SIX = (
-    "attention_backend",
-    "prefill_attention_backend",
-    "decode_attention_backend",
-    "page_size",
-    "dtype",
-    "kv_cache_dtype",
-)
 P, V = "0.5.15", "0.5.16"
-
-
-def _resolve(model, preset: str, version: str, **flags):
-    hf = load_model(model) if isinstance(model, str) else model
-    return resolve_server_args(hf, Platform.preset(preset), sglang_version=version, **flags)
 
 
 def _both(model, preset: str, **flags):
     return _resolve(model, preset, P, **flags), _resolve(model, preset, V, **flags)
-
-
-def _refusal(model, preset: str, version: str, exc=ConflictError, **flags) -> str:
-    with pytest.raises(exc) as info:
-        _resolve(model, preset, version, **flags)
-    return str(info.value)
 
 
 LONGCAT = {

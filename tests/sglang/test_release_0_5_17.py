@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 import pytest
+from release_helpers import SIX
 
 from resolvable import Platform
 from resolvable._release import release_key
@@ -375,14 +376,6 @@ def test_cli_reads_the_flag_table_of_the_chosen_release(capsys):
 
 
 # grid ----------------------------------------------------------------------------------------
-SIX = (
-    "attention_backend",
-    "prefill_attention_backend",
-    "decode_attention_backend",
-    "page_size",
-    "dtype",
-    "kv_cache_dtype",
-)
 
 
 def _outcome(hf, platform, flags, release):

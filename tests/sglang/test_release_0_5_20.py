@@ -8,6 +8,7 @@ change the rule (checked in their wheels; the case docstrings say so where it ma
 from __future__ import annotations
 
 import pytest
+from release_helpers import resolve_at as _resolve
 
 from resolvable import Platform
 from resolvable.errors import ConflictError, InvalidArgumentError
@@ -25,11 +26,6 @@ DSA_CONFIG = {
     "qk_rope_head_dim": 64,
     "index_topk": 2048,
 }
-
-
-def _resolve(model, preset: str, version: str, **flags):
-    hf = load_model(model) if isinstance(model, str) else model
-    return resolve_server_args(hf, Platform.preset(preset), sglang_version=version, **flags)
 
 
 def test_release_is_supported_and_default_unchanged():

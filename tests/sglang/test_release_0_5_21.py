@@ -8,7 +8,9 @@ and function in each docstring). The default release stays 0.5.15.
 
 from __future__ import annotations
 
-import pytest
+from release_helpers import SIX
+from release_helpers import refusal_at as _refusal
+from release_helpers import resolve_at as _resolve
 
 from resolvable import Platform
 from resolvable.errors import ConflictError, InvalidArgumentError
@@ -16,14 +18,6 @@ from resolvable.sglang import SGLANG_RELEASES, SGLANG_VERSION, registry, resolve
 from resolvable.sglang.grid import cases
 from resolvable.sglang.models import load_model
 
-SIX = (
-    "attention_backend",
-    "prefill_attention_backend",
-    "decode_attention_backend",
-    "page_size",
-    "dtype",
-    "kv_cache_dtype",
-)
 P, V = "0.5.16", "0.5.21"
 
 IQUEST = {
@@ -36,19 +30,8 @@ IQUEST = {
 }
 
 
-def _resolve(model, preset: str, version: str, **flags):
-    hf = load_model(model) if isinstance(model, str) else model
-    return resolve_server_args(hf, Platform.preset(preset), sglang_version=version, **flags)
-
-
 def _six(res) -> tuple:
     return tuple(res[f] for f in SIX)
-
-
-def _refusal(model, preset: str, version: str, exc=ConflictError, **flags) -> str:
-    with pytest.raises(exc) as info:
-        _resolve(model, preset, version, **flags)
-    return str(info.value)
 
 
 def test_release_is_supported_and_default_unchanged():
@@ -332,7 +315,6 @@ def test_grid_differences_0_5_16_to_0_5_21():
 def test_row_12_ngram_devices_chain():
     """#12 ``speculative_hook._handle_ngram``: CUDA only in 0.5.15, CUDA or CPU in 0.5.16-0.5.20
     (the 0.5.16 log, row 26), CUDA, CPU or XPU since 0.5.21 (chained at integration)."""
-    from resolvable.errors import ConflictError
 
     def refusal(preset, version):
         try:

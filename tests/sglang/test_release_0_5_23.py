@@ -8,34 +8,15 @@ docstring). The default release stays 0.5.15.
 
 from __future__ import annotations
 
-import pytest
+from release_helpers import SIX
+from release_helpers import refusal_at as _refusal
+from release_helpers import resolve_at as _resolve
 
-from resolvable import Platform
-from resolvable.errors import ConflictError, InvalidArgumentError, ResolvableError
+from resolvable.errors import InvalidArgumentError, ResolvableError
 from resolvable.sglang import SGLANG_VERSION, registry, resolve_server_args
 from resolvable.sglang.grid import cases
-from resolvable.sglang.models import load_model
 
-SIX = (
-    "attention_backend",
-    "prefill_attention_backend",
-    "decode_attention_backend",
-    "page_size",
-    "dtype",
-    "kv_cache_dtype",
-)
 P, V = "0.5.16", "0.5.23"
-
-
-def _resolve(model, preset: str, version: str, **flags):
-    hf = load_model(model) if isinstance(model, str) else model
-    return resolve_server_args(hf, Platform.preset(preset), sglang_version=version, **flags)
-
-
-def _refusal(model, preset: str, version: str, exc=ConflictError, **flags) -> str:
-    with pytest.raises(exc) as info:
-        _resolve(model, preset, version, **flags)
-    return str(info.value)
 
 
 def _six(res) -> tuple:
