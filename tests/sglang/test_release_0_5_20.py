@@ -181,3 +181,30 @@ def test_unchanged_launch_is_identical():
     new = _resolve("llama-3.1-8b", "h100", NEW)
     six = ("attention_backend", "page_size", "dtype", "kv_cache_dtype")
     assert [old[f] for f in six] == [new[f] for f in six]
+
+
+# Found by the 0.5.23 agreement run: model_overrides/qwen3_vl.py (new in 0.5.20).
+@pytest.mark.parametrize(
+    ("preset", "decode"),
+    [("h200", "flashinfer"), ("h100", "flashinfer"), ("b200", None), ("a100", None)],
+)
+def test_qwen3_vl_decodes_with_flashinfer_on_large_hopper(preset, decode):
+    """``_qwen3vl_hopper_serving_overrides``: SM90 with >= 60 GiB and both backends unset →
+    decode flashinfer; other GPUs and 0.5.19 keep the default."""
+    assert _resolve("qwen3-vl-30b-a3b", preset, "0.5.19")["decode_attention_backend"] is None
+    assert _resolve("qwen3-vl-30b-a3b", preset, NEW)["decode_attention_backend"] == decode
+
+
+def test_qwen3_vl_hopper_decode_respects_the_user_and_small_hopper():
+    assert (
+        _resolve("qwen3-vl-8b", "h100", NEW, attention_backend="triton")["decode_attention_backend"] is None
+    )
+    assert (
+        _resolve("qwen3-vl-8b", "h100", NEW, decode_attention_backend="fa3")["decode_attention_backend"]
+        == "fa3"
+    )
+    small = Platform.preset("h100").replace(memory_gib=40)
+    assert (
+        resolve_server_args(load_model("qwen3-vl-8b"), small, sglang_version=NEW)["decode_attention_backend"]
+        is None
+    )

@@ -74,3 +74,18 @@ def test_unknown_keyword_is_a_clear_error():
         from resolvable.sglang import resolve_server_args
 
         resolve_server_args(load_model("llama-3.1-8b"), H100, attention_backnd="fa3")
+
+
+def test_server_args_models_the_named_release():
+    """``ServerArgs(..., sglang_version=)`` resolves for that release, and ends as sglang's
+    ``__post_init__`` does (HRM-Text's adjustment moved into it in 0.5.16)."""
+    from resolvable import Platform
+    from resolvable.sglang import ServerArgs
+    from resolvable.sglang.models import load_model
+
+    hrm, h100 = load_model("hrm-text"), Platform.preset("h100")
+    old = ServerArgs(model_path="hrm", hf_config=hrm, platform=h100, sglang_version="0.5.15")
+    new = ServerArgs(model_path="hrm", hf_config=hrm, platform=h100, sglang_version="0.5.23")
+    assert old.resolution.release == "0.5.15" and new.resolution.release == "0.5.23"
+    assert old.attention_backend != "triton"  # 0.5.15: the ModelRunner switches it at load time
+    assert new.attention_backend == "triton"

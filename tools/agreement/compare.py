@@ -107,9 +107,10 @@ def run_pack(case: dict, model_dir: str, *, lenient: bool = False) -> dict:
             raise _PackParserError(message)
 
     out: dict = {}
+    version = case.get("sglang_version") if _pack_is_version_aware() else None
     try:
         parser = Parser(prog="resolvable")
-        add_cli_args(parser)
+        add_cli_args(parser, release=version)
         try:
             argv = ["--model-path", model_dir, *case["flags"]]
             if lenient:
@@ -123,8 +124,8 @@ def run_pack(case: dict, model_dir: str, *, lenient: bool = False) -> dict:
         except SystemExit as exc:  # an action that exits (e.g. --help, --version)
             return {"outcome": "parser_error", "exc_type": "SystemExit", "message": str(exc)}
         inputs = {"platform": Platform.preset(case["preset"]), "env": dict(case.get("env") or {})}
-        if _pack_is_version_aware() and case.get("sglang_version"):
-            inputs["sglang_version"] = case["sglang_version"]
+        if version:
+            inputs["sglang_version"] = version
         obj = from_cli_args(ns, **inputs)
         out["outcome"] = "accepted"
         out["fields"] = {f: getattr(obj, f) for f in (*SIX, *EXTRA) if hasattr(obj, f)}

@@ -43,7 +43,7 @@ import traceback
 import types
 
 #: Bump when what the worker records for a case changes: it keys the comparer's oracle cache.
-WORKER_REVISION = "1"
+WORKER_REVISION = "2"
 
 #: ServerArgs fields recorded per accepted case (the six compared fields first).
 FIELDS = (
@@ -98,7 +98,12 @@ OPTIONAL_KERNELS = (
 
 
 #: Kernel packages every sglang install of that vendor has (the wheel depends on them).
-ALWAYS_PRESENT = {"cuda": {"sgl_kernel", "deep_gemm"}, "hip": {"sgl_kernel", "aiter"}, "cpu": {"sgl_kernel"}}
+ALWAYS_PRESENT = {
+    "cuda": {"sgl_kernel", "deep_gemm"},
+    "hip": {"sgl_kernel", "aiter"},
+    "cpu": {"sgl_kernel"},
+    "xpu": {"sgl_kernel"},  # sgl-kernel-xpu provides the same module name
+}
 
 
 class _StubMeta(type):
@@ -268,7 +273,11 @@ def patch_after_import(p: dict) -> None:
         if hasattr(common, fn):
             setattr(common, fn, lambda *a, _m=mem_mib, **k: _m)
     # sgl_kernel is absent here: its AMX op decides cpu_has_amx_support() on the CPU engine.
-    common.is_intel_amx_backend_available = bool(p.get("cpu_amx")) and p["vendor"] == "cpu"
+    # Up to 0.5.22 a module constant; 0.5.23 asks a cached function instead.
+    amx = bool(p.get("cpu_amx")) and p["vendor"] == "cpu"
+    common.is_intel_amx_backend_available = amx
+    if hasattr(common, "_is_intel_amx_backend_available"):
+        common._is_intel_amx_backend_available = lambda: amx
 
 
 class ParserError(Exception):

@@ -141,6 +141,7 @@ def resolve_server_args_object(
     platform: Platform | None,
     env: Mapping[str, str] | None,
     user_set: Iterable[str] | None,
+    sglang_version: str | None = None,
 ) -> None:
     """``ServerArgs.__post_init__``: resolve and materialize onto ``obj`` (dummy models skip)."""
     path = obj.model_path
@@ -150,4 +151,11 @@ def resolve_server_args_object(
     hf = as_hf_config(hf_config) if hf_config is not None else load_model(path)
     platform = platform or Platform.detect()
     env = env_from_os() if env is None else env
-    resolve_into(obj, lambda user: resolve(registry, user, hf, platform, env), user_set)
+    release = sglang_release(sglang_version)
+
+    def resolver(user: dict[str, Any]) -> Resolution:
+        # What ServerArgs.__post_init__ ends with (HRM-Text since 0.5.16), not the load-time step.
+        res = resolve(registry, user, hf, platform, env, release=release)
+        return apply_post_init_adjustments(res, hf)
+
+    resolve_into(obj, resolver, user_set)

@@ -343,8 +343,12 @@ class ServerArgs:
     platform: dataclasses.InitVar[Any] = None
     env: dataclasses.InitVar[Mapping[str, str] | None] = None
     user_set: dataclasses.InitVar[Iterable[str] | None] = None
+    #: The sglang release to model (None: the pack's default; "auto": the installed one).
+    sglang_version: dataclasses.InitVar[str | None] = None
 
-    def __post_init__(self, hf_config: Any, platform: Any, env: Any, user_set: Any) -> None:
+    def __post_init__(
+        self, hf_config: Any, platform: Any, env: Any, user_set: Any, sglang_version: Any
+    ) -> None:
         from .api import resolve_server_args_object
 
-        resolve_server_args_object(self, hf_config, platform, env, user_set)
+        resolve_server_args_object(self, hf_config, platform, env, user_set, sglang_version)

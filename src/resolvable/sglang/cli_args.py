@@ -213,7 +213,13 @@ def from_cli_args(namespace: argparse.Namespace, **resolution_inputs: Any) -> Se
 
     Not-modelled flags do not change the result; they stay in the namespace (and
     ``parse_namespace`` returns them)."""
-    user = user_args_from_namespace(namespace)
+    # The flags are read with the table of the release being modelled (its names, choices).
+    release = resolution_inputs.get("sglang_version")
+    if release is not None:
+        from .api import sglang_release
+
+        release = sglang_release(release)
+    user = parse_namespace(namespace, release=release).user
     fields = {f.name for f in dataclasses.fields(ServerArgs)}
     user = {k: v for k, v in user.items() if k in fields}
     return ServerArgs(**user, user_set=tuple(user), **resolution_inputs)

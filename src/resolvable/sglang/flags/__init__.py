@@ -123,7 +123,10 @@ def load_table(release: str | None = None) -> FlagTable:
         from .._base import SGLANG_VERSION
 
         release = SGLANG_VERSION
-    return _load_table(release)
+    from .._base import SGLANG_RELEASES
+
+    # A modelled release without its own table kept the flags of the table before it.
+    return _load_table(table_release(release) if release in SGLANG_RELEASES else release)
 
 
 @functools.cache
