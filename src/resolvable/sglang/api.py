@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from .._facade import resolve_into
 from .._hfconfig import HFConfig
 from .._platform import Platform
+from .._release import ReleaseRange
 from .._resolution import Resolution
 from .._resolve import check, resolve
 from ..errors import ConfigError
@@ -151,3 +152,13 @@ def resolve_server_args_object(
     platform = platform or Platform.detect()
     env = env_from_os() if env is None else env
     resolve_into(obj, lambda user: resolve(registry, user, hf, platform, env), user_set)
+
+
+def rule_releases(rule: str, location: str | None) -> ReleaseRange | None:
+    """The release range of the registered rule ``rule`` at ``location`` (``.describe()`` words
+    it: ``since 0.5.15``, ``all releases``), or None when no registered rule has that name and
+    place (``"user"``, ``"default"``, a load-time adjustment such as HRM-Text's)."""
+    for r in registry.rules:
+        if r.name == rule and r.location == location:
+            return r.releases
+    return None
