@@ -133,8 +133,9 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     other = None if args.vs_sglang_version is None else sglang_release(args.vs_sglang_version)
     if other == release:
         raise UsageError(
-            f"--sglang-version and --vs-sglang-version are both sglang {release}; name the other release "
-            "with --sglang-version (default: the pack's default release)"
+            f"--sglang-version and --vs-sglang-version are both sglang {release}; compare two releases: "
+            "--sglang-version A --vs-sglang-version B (A defaults to the default release, "
+            f"{sglang_release(None)})"
         )
     flags = _parse_set(args.set)
     options = {"hf_loader": load_model, "startup": args.startup_check}

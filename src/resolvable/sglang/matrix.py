@@ -1,12 +1,14 @@
 """Support matrices: models × platforms, one cell per resolution, in five formats.
 
-Invariants: a cell holds the resolved values of the chosen fields or the refusal: the rule
-and its ``file:line``, the whole message, a short form of it, and the fix checked by resolving
-again (``resolvable._fixes``); a cell ServerArgs accepts also says whether sglang would start
-(the start-up check, after ServerArgs: "accepted, refused at start-up" keeps the values). The
-JSON and CSV carry the whole message and fix; only the text, Markdown and HTML tables show the
-short form. Rendering is deterministic (same rules → same bytes), so the generated docs
-can be checked for staleness; the HTML page is self-contained (no network assets).
+Invariants: a matrix is resolved for one sglang release (``compute(sglang_version=…)``); every
+cell records it and every format names it (``release_of``). A cell holds the resolved values of
+the chosen fields or the refusal: the rule and its ``file:line``, the whole message, a short
+form of it, and the fix checked by resolving again (``resolvable._fixes``); a cell ServerArgs
+accepts also says whether sglang would start (the start-up check, after ServerArgs: "accepted,
+refused at start-up" keeps the values). The JSON and CSV carry the whole message and fix; only
+the text, Markdown and HTML tables show the short form. Rendering is deterministic (same rules →
+same bytes), so the generated docs can be checked for staleness; the HTML page is
+self-contained (no network assets). Two releases' matrices are compared in ``matrix_diff``.
 """
 
 from __future__ import annotations
