@@ -173,6 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
     )
+    _add_sglang_version(p)
+    _add_sglang_version(
+        p,
+        "--vs-sglang-version",
+        help="list only the cells that change from --sglang-version to this release (upgrade impact), "
+        "with the rule on each side",
+    )
     _add_engine(p)
     p.set_defaults(func=cmd_matrix)
 

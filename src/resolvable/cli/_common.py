@@ -248,11 +248,10 @@ def release_of_rule(rule: str, location: str) -> str | None:
     """The release range of the pack's rule ``rule`` at ``location`` in words (``since 0.5.15``),
     or None when the rule applies to every release (or is not a registered rule)."""
     from ..sglang import registry
+    from ..sglang.api import rule_releases
 
-    for r in registry.rules:
-        if r.name == rule and r.location == location:
-            return None if r.releases.unbounded else r.releases.describe(registry.releases)
-    return None
+    releases = rule_releases(rule, location)
+    return None if releases is None or releases.unbounded else releases.describe(registry.releases)
 
 
 def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], ConflictError | None]:

@@ -118,6 +118,7 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._schema import schema_of
     from ..sglang import ServerArgs, load_model
     from ..sglang import grid as sglang_grid
+    from ..sglang.api import sglang_release
     from ..sglang.matrix import compute, render
 
     models = _csv_list(args.models) or sglang_grid.models()
@@ -128,16 +129,33 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     schema = schema_of(ServerArgs)
     for f in fields:
         schema.spec(f)
+    release = sglang_release(args.sglang_version)
+    other = None if args.vs_sglang_version is None else sglang_release(args.vs_sglang_version)
+    if other == release:
+        raise UsageError(
+            f"--sglang-version and --vs-sglang-version are both sglang {release}; compare two releases: "
+            "--sglang-version A --vs-sglang-version B (A defaults to the default release, "
+            f"{sglang_release(None)})"
+        )
     flags = _parse_set(args.set)
-    cells = compute(
-        models, platforms, fields, flags, _env(args.env), hf_loader=load_model, startup=args.startup_check
-    )
+    options = {"hf_loader": load_model, "startup": args.startup_check}
+    cells = compute(models, platforms, fields, flags, _env(args.env), sglang_version=release, **options)
     title = "SGLang support matrix" + (f" ({' '.join(args.set)})" if args.set else "")
-    text = render(cells, args.format, fields=fields, title=title)
+    if other is None:
+        text = render(cells, args.format, fields=fields, title=title)
+        wrote = f"{len(cells)} cells"
+    else:
+        from ..sglang.matrix_diff import compare, render_diff
+
+        after = compute(models, platforms, fields, flags, _env(args.env), sglang_version=other, **options)
+        diff = compare(cells, after, fields)
+        title = f"{title}: what changes from sglang {release} to {other}"
+        text = render_diff(diff, args.format, title=title)
+        wrote = diff.summary
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
-        print(f"wrote {args.output} ({len(cells)} cells)", file=sys.stderr)
+        print(f"wrote {args.output} ({wrote})", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

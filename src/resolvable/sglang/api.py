@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from .._facade import resolve_into
 from .._hfconfig import HFConfig
 from .._platform import Platform
+from .._release import ReleaseRange
 from .._resolution import Resolution
 from .._resolve import check, resolve
 from ..errors import ConfigError
@@ -159,3 +160,13 @@ def resolve_server_args_object(
         return apply_post_init_adjustments(res, hf)
 
     resolve_into(obj, resolver, user_set)
+
+
+def rule_releases(rule: str, location: str | None) -> ReleaseRange | None:
+    """The release range of the registered rule ``rule`` at ``location`` (``.describe()`` words
+    it: ``since 0.5.15``, ``all releases``), or None when no registered rule has that name and
+    place (``"user"``, ``"default"``, a load-time adjustment such as HRM-Text's)."""
+    for r in registry.rules:
+        if r.name == rule and r.location == location:
+            return r.releases
+    return None

@@ -1,12 +1,14 @@
 """Support matrices: models × platforms, one cell per resolution, in five formats.
 
-Invariants: a cell holds the resolved values of the chosen fields or the refusal: the rule
-and its ``file:line``, the whole message, a short form of it, and the fix checked by resolving
-again (``resolvable._fixes``); a cell ServerArgs accepts also says whether sglang would start
-(the start-up check, after ServerArgs: "accepted, refused at start-up" keeps the values). The
-JSON and CSV carry the whole message and fix; only the text, Markdown and HTML tables show the
-short form. Rendering is deterministic (same rules → same bytes), so the generated docs
-can be checked for staleness; the HTML page is self-contained (no network assets).
+Invariants: a matrix is resolved for one sglang release (``compute(sglang_version=…)``); every
+cell records it and every format names it (``release_of``). A cell holds the resolved values of
+the chosen fields or the refusal: the rule and its ``file:line``, the whole message, a short
+form of it, and the fix checked by resolving again (``resolvable._fixes``); a cell ServerArgs
+accepts also says whether sglang would start (the start-up check, after ServerArgs: "accepted,
+refused at start-up" keeps the values). The JSON and CSV carry the whole message and fix; only
+the text, Markdown and HTML tables show the short form. Rendering is deterministic (same rules →
+same bytes), so the generated docs can be checked for staleness; the HTML page is
+self-contained (no network assets). Two releases' matrices are compared in ``matrix_diff``.
 """
 
 from __future__ import annotations
@@ -18,9 +20,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 
 from .._platform import Platform
-from ..errors import ConflictError, ResolvableError
-from ._base import SGLANG_VERSION
-from .api import check_startup, resolve_server_args
+from ..errors import ConflictError, InvalidArgumentError, ResolvableError
+from .api import check_startup, resolve_server_args, sglang_release
 from .fixes import check_refusal
 from .models import bundled, catalog
 
@@ -51,6 +52,11 @@ class Cell:
     startup_refusal: str | None = None
     startup_refused_by: str | None = None
     startup_fix: str | None = None
+    startup_refused_at: str | None = None
+    #: Where each rule of ``deciders`` is (``file:line``; None for "user", "default", an adjustment).
+    decided_at: tuple[str | None, ...] = ()
+    #: The sglang release the cell was resolved for (``None``: built by hand, the pack's default).
+    release: str | None = None
 
     @property
     def text(self) -> str:
@@ -66,7 +72,7 @@ def _show(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def _short_reason(exc: Exception) -> str:
+def _short_reason(exc: Exception | str) -> str:
     message = getattr(exc, "message", None) or str(exc)
     first = message.split(". ")[0].split("\n")[0]
     return first if len(first) <= 90 else first[:87] + "..."
@@ -81,18 +87,21 @@ def compute(
     *,
     hf_loader: Any = bundled,
     startup: bool = True,
+    sglang_version: str | None = None,
 ) -> list[Cell]:
-    """Resolve every (model, platform) pair with the same flags; ``startup`` also runs the
-    start-up checks (after ServerArgs) of each accepted cell."""
+    """Resolve every (model, platform) pair with the same flags for one sglang release
+    (``sglang_version``, as ``resolve_server_args`` takes it; default: the pack's default release);
+    ``startup`` also runs the start-up checks (after ServerArgs) of each accepted cell."""
+    release = sglang_release(sglang_version)  # an unsupported release fails here, before any cell
     cells = []
     plats = [(name, Platform.preset(name)) for name in platforms]
     for model in models:
         hf = hf_loader(model)
         for pname, platform in plats:
             try:
-                res = resolve_server_args(hf, platform, env, **dict(flags or {}))
+                res = resolve_server_args(hf, platform, env, sglang_version=release, **dict(flags or {}))
             except ConflictError as exc:
-                check = check_refusal(exc, hf, platform, env, flags)
+                check = check_refusal(exc, hf, platform, env, flags, sglang_version=release)
                 cells.append(
                     Cell(
                         model,
@@ -104,14 +113,16 @@ def compute(
                         fix=check.text,
                         refused_at=exc.location,
                         fix_check=check.to_dict(),
+                        release=release,
                     )
                 )
                 continue
             except ResolvableError as exc:
-                cells.append(Cell(model, pname, None, _short_reason(exc), message=str(exc)))
+                cells.append(Cell(model, pname, None, _short_reason(exc), message=str(exc), release=release))
                 continue
             values = {f: res[f] for f in fields}
-            deciders = tuple(res.decided_by(f)[0] for f in fields)
+            decided = [res.decided_by(f) for f in fields]
+            deciders = tuple(who for who, _ in decided)
             chain = tuple(f"{f}: {who} -> {_show(res[f])}" for f, who in zip(fields, deciders))
             late: dict[str, Any] = {}
             if startup:
@@ -122,9 +133,34 @@ def compute(
                         "startup_refusal": exc.message,
                         "startup_refused_by": exc.rule,
                         "startup_fix": exc.fix,
+                        "startup_refused_at": exc.location,
                     }
-            cells.append(Cell(model, pname, values, chain=chain, deciders=deciders, **late))
+            cells.append(
+                Cell(
+                    model,
+                    pname,
+                    values,
+                    chain=chain,
+                    deciders=deciders,
+                    decided_at=tuple(where for _, where in decided),
+                    release=release,
+                    **late,
+                )
+            )
     return cells
+
+
+def release_of(cells: Iterable[Cell]) -> str:
+    """The sglang release the cells were resolved for (the pack's default for hand-made cells)."""
+    from ._base import registry
+
+    releases = {c.release for c in cells if c.release is not None}
+    if len(releases) > 1:
+        raise InvalidArgumentError(
+            f"the cells of one matrix come from one sglang release, got {', '.join(sorted(releases))}; "
+            "compare two releases with resolvable.sglang.matrix_diff.compare"
+        )
+    return releases.pop() if releases else str(registry.default_release)
 
 
 def _grid(cells: Iterable[Cell]) -> tuple[list[str], list[str], dict[tuple[str, str], Cell]]:
@@ -164,7 +200,7 @@ def _text(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
                 for p in platforms
             ]
         )
-    head = f"{title}\ncells: {' / '.join(fields)}\n\n" if title else f"cells: {' / '.join(fields)}\n\n"
+    head = (f"{title}\n" if title else "") + f"sglang {release_of(cells)}\ncells: {' / '.join(fields)}\n\n"
     return head + table(["model", *platforms], rows) + "\n"
 
 
@@ -172,6 +208,9 @@ def _markdown(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     models, platforms, by_key = _grid(cells)
     out = [f"# {title}", ""] if title else []
     out += [
+        f"sglang release: **{release_of(cells)}** (`--sglang-version`; what changes between two releases: "
+        "`--vs-sglang-version`).",
+        "",
         f"Cells: `{' / '.join(fields)}`; ✗ = sglang refuses the configuration (reason in short); "
         "`values ✗ start-up: …` = accepted by ServerArgs, refused at start-up (the start-up check, "
         "after ServerArgs).",
@@ -202,8 +241,10 @@ def _csv(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
             "fix_status",
             "startup_refused",
             "startup_refused_by",
+            "sglang",
         ]
     )
+    release = release_of(cells)
     for c in cells:
         values = [_show(c.values[f]) for f in fields] if c.values is not None else [""] * len(fields)
         status = (c.fix_check or {}).get("status", "")
@@ -219,34 +260,37 @@ def _csv(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
                 status,
                 c.startup_refusal or "",
                 c.startup_refused_by or "",
+                release,
             ]
         )
     return buf.getvalue()
 
 
+def cell_record(c: Cell) -> dict[str, Any]:
+    """One cell as the JSON documents carry it (``resolvable.matrix/1``, docs/cli-json.md)."""
+    return {
+        "model": c.model,
+        "platform": c.platform,
+        "values": dict(c.values) if c.values is not None else None,
+        "refused": c.message,
+        "refused_short": c.refusal,
+        "refused_by": c.refused_by,
+        "refused_at": c.refused_at,
+        "fix": c.fix,
+        "fix_check": dict(c.fix_check) if c.fix_check is not None else None,
+        "chain": list(c.chain),
+        "startup_refused": c.startup_refusal,
+        "startup_refused_by": c.startup_refused_by,
+        "startup_fix": c.startup_fix,
+    }
+
+
 def _json(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     data = {
         "schema": "resolvable.matrix/1",
-        "sglang": SGLANG_VERSION,
+        "sglang": release_of(cells),
         "fields": list(fields),
-        "cells": [
-            {
-                "model": c.model,
-                "platform": c.platform,
-                "values": dict(c.values) if c.values is not None else None,
-                "refused": c.message,
-                "refused_short": c.refusal,
-                "refused_by": c.refused_by,
-                "refused_at": c.refused_at,
-                "fix": c.fix,
-                "fix_check": dict(c.fix_check) if c.fix_check is not None else None,
-                "chain": list(c.chain),
-                "startup_refused": c.startup_refusal,
-                "startup_refused_by": c.startup_refused_by,
-                "startup_fix": c.startup_fix,
-            }
-            for c in cells
-        ],
+        "cells": [cell_record(c) for c in cells],
     }
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
 

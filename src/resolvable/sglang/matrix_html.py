@@ -14,9 +14,8 @@ Invariants:
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from ._base import SGLANG_VERSION
 from .choices import ATTENTION_BACKENDS
 from .models import bundled, catalog
 
@@ -175,8 +174,8 @@ _SCRIPT = """
       if (ok) shown++;
     });
     empty.classList.toggle('hide', shown > 0);
-    count.textContent = 'showing ' + shown + ' of ' + rows.length + ' models, ' + shownCols + ' of ' +
-      heads.length + ' platforms';
+    count.textContent = 'showing ' + shown + ' of ' + rows.length + ' ' + table.getAttribute('data-rows') +
+      ', ' + shownCols + ' of ' + heads.length + ' ' + table.getAttribute('data-cols');
   }
   document.querySelectorAll('.legend button').forEach(function (b) {
     b.addEventListener('click', function () { q.value = b.getAttribute('data-v'); apply(); q.focus(); });
@@ -194,87 +193,134 @@ _SCRIPT = """
 """
 
 
-def render_html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
-    """The page for a list of matrix cells (models × platforms)."""
-    from .matrix import _grid
-
-    esc = html.escape
-    models, platforms, by_key = _grid(cells)
+def value_index(cells: Iterable[Cell]) -> dict[str, int]:
+    """The style index of every first-field value the accepted cells show, backends first."""
     firsts = sorted(
         {_show(next(iter(c.values.values()))) for c in cells if c.values},
         key=lambda v: (v not in ATTENTION_BACKENDS, v),
     )
     others = [v for v in firsts if v not in ATTENTION_BACKENDS]
-    index = {v: style_index(v, others) for v in firsts}
-    counts = dict.fromkeys(firsts, 0)
+    return {v: style_index(v, others) for v in firsts}
+
+
+def cell_td(c: Cell, platform: str, index: Mapping[str, int], by: Sequence[str] | None = None) -> str:
+    """One cell: the values with the deciding rules below them (``by``: other words for those
+    rules), or the collapsed refusal."""
+    if c.values is None:
+        return _refused_td(c, platform)
+    esc = html.escape
+    first = _show(next(iter(c.values.values())))
+    value = " / ".join(_show(v) for v in c.values.values())
+    deciders = "<br>".join(esc(d) for d in (c.deciders if by is None else by))
+    return (
+        f'<td class="ok v{index[first]}" data-p="{esc(platform)}" data-v="{esc(first)}" '
+        f'title="{esc(chr(10).join(c.chain))}"><span class=val>{esc(value)}</span>'
+        + (f"<span class=by>{deciders}</span>" if deciders else "")
+        + _startup_details(c)
+        + "</td>"
+    )
+
+
+def legend(index: Mapping[str, int], cells: Iterable[Cell], field: str) -> str:
+    """The legend: one button per first-field value (with how many cells show it), then refusals."""
+    esc = html.escape
+    counts = dict.fromkeys(index, 0)
     refused = 0
+    for c in cells:
+        if c.values is None:
+            refused += 1
+        else:
+            counts[_show(next(iter(c.values.values())))] += 1
+    items = [
+        f'<li><button type=button data-v="{esc(v)}" title="show the models that get {esc(v)}">'
+        f'<span class="sw v{index[v]}"></span>{esc(v)} ({counts[v]})</button></li>'
+        for v in index
+    ]
+    items.append(
+        '<li><button type=button data-v="refused" title="show refusals">'
+        f'<span class="sw" style="background-color:#fff;background-image:{_REFUSED_PATTERN}"></span>'
+        f"✗ refused ({refused})</button></li>"
+    )
+    return f'<ul class="legend" aria-label="legend: {esc(field)}">{"".join(items)}</ul>'
+
+
+def page(
+    name: str,
+    about: str,
+    *,
+    columns: Sequence[str],
+    rows: Sequence[str],
+    index: Mapping[str, int],
+    legend_html: str,
+    nouns: tuple[str, str] = ("models", "platforms"),
+    none: str = "no model matches the filter",
+    count: str = "",
+    css: str = "",
+) -> str:
+    """The whole self-contained page: ``about`` (HTML) above the filter, the legend and a table
+    whose first column labels the rows; ``nouns`` name the rows and the other columns in the
+    filter's count; ``none`` is the row shown when no row is left; ``css``: the page's own rules."""
+    esc = html.escape
+    styles = []
+    for v, i in index.items():
+        colour, pattern = look(v, i)
+        styles.append(f".v{i}{{background-color:{colour};background-image:{pattern}}}")
+    none_row = f'<tr class="none{" hide" if rows else ""}"><td colspan="{len(columns)}">{esc(none)}</td></tr>'
+    body = [*rows, none_row]
+    head = "<tr>" + "".join(f"<th scope=col>{esc(c)}</th>" for c in columns) + "</tr>"
+    css = _CSS.replace("%REFUSED%", _REFUSED_PATTERN) + css + "\n".join(styles)
+    count = count or f"{len(rows)} {nouns[0]}, {len(columns) - 1} {nouns[1]}"
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>{esc(name)}</title><style>{css}</style></head><body>"
+        f"<h1>{esc(name)}</h1>{about}"
+        '<div class="controls" role="search"><label for="q">Filter</label>'
+        '<input id="q" type="search" autocomplete="off" '
+        'placeholder="model, platform or value, e.g. qwen3 h100 fa3" aria-describedby="count">'
+        '<label><input id="refused-only" type="checkbox"> refusals only</label>'
+        f'<span id="count" aria-live="polite">{esc(count)}</span></div>'
+        '<noscript><p class="about">The filter needs JavaScript; the table below is complete without it.</p>'
+        "</noscript>"
+        f"{legend_html}"
+        f'<div class="wrap"><table id="matrix" data-rows="{esc(nouns[0])}" data-cols="{esc(nouns[1])}">'
+        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table></div>"
+        f"<script>{_SCRIPT}</script></body></html>\n"
+    )
+
+
+def render_html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
+    """The page for a list of matrix cells (models × platforms)."""
+    from .matrix import _grid, release_of
+
+    esc = html.escape
+    models, platforms, by_key = _grid(cells)
+    index = value_index(cells)
     cat = catalog()
     rows = []
     for m in models:
         arch = bundled(m).architecture if m in cat else ""
         tds = [f"<th scope=row>{esc(m)}" + (f"<br><code>{esc(arch)}</code>" if arch else "") + "</th>"]
-        for p in platforms:
-            c = by_key[(m, p)]
-            if c.values is None:
-                refused += 1
-                tds.append(_refused_td(c, p))
-                continue
-            first = _show(next(iter(c.values.values())))
-            counts[first] += 1
-            value = " / ".join(_show(v) for v in c.values.values())
-            deciders = "<br>".join(esc(d) for d in c.deciders)
-            tds.append(
-                f'<td class="ok v{index[first]}" data-p="{esc(p)}" data-v="{esc(first)}" '
-                f'title="{esc(chr(10).join(c.chain))}"><span class=val>{esc(value)}</span>'
-                + (f"<span class=by>{deciders}</span>" if deciders else "")
-                + _startup_details(c)
-                + "</td>"
-            )
+        tds += [cell_td(by_key[(m, p)], p, index) for p in platforms]
         rows.append("<tr>" + "".join(tds) + "</tr>")
-    rows.append(
-        f'<tr class="none hide"><td colspan="{len(platforms) + 1}">no model matches the filter</td></tr>'
-    )
-
-    styles = []
-    for v in firsts:
-        colour, pattern = look(v, index[v])
-        styles.append(f".v{index[v]}{{background-color:{colour};background-image:{pattern}}}")
-    legend = [
-        f'<li><button type=button data-v="{esc(v)}" title="show the models that get {esc(v)}">'
-        f'<span class="sw v{index[v]}"></span>{esc(v)} ({counts[v]})</button></li>'
-        for v in firsts
-    ]
-    legend.append(
-        '<li><button type=button data-v="refused" title="show refusals">'
-        f'<span class="sw" style="background-color:#fff;background-image:{_REFUSED_PATTERN}"></span>'
-        f"✗ refused ({refused})</button></li>"
-    )
-    name = title or "resolvable support matrix"
-    head = (
-        "<tr><th scope=col>model</th>" + "".join(f"<th scope=col>{esc(p)}</th>" for p in platforms) + "</tr>"
-    )
-    css = _CSS.replace("%REFUSED%", _REFUSED_PATTERN) + "\n".join(styles)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        f"<title>{esc(name)}</title><style>{css}</style></head><body>"
-        f"<h1>{esc(name)}</h1>"
-        f'<p class="about">Each cell shows <code>{esc(" / ".join(fields))}</code> as sglang {SGLANG_VERSION} '
-        "resolves them for that model on that platform, with the rule that decided each value in small type "
+    about = (
+        f'<p class="about">Each cell shows <code>{esc(" / ".join(fields))}</code> as sglang '
+        f"<b>{esc(release_of(cells))}</b> resolves them for that model on that platform, with the rule that "
+        "decided each value in small type "
         f"below it. Colour and pattern follow the first field (<code>{esc(fields[0])}</code>); the legend names "
         "them. A refused configuration shows <b>✗ refused</b> and the refusing rule: click it for sglang's "
         "message and the fix. <b>✗ start-up</b> under a value: accepted by ServerArgs, refused when sglang "
-        "builds the attention backends (start-up check).</p>"
-        '<div class="controls" role="search"><label for="q">Filter</label>'
-        '<input id="q" type="search" autocomplete="off" '
-        'placeholder="model, platform or value, e.g. qwen3 h100 fa3" aria-describedby="count">'
-        '<label><input id="refused-only" type="checkbox"> refusals only</label>'
-        f'<span id="count" aria-live="polite">{len(models)} models, {len(platforms)} platforms</span></div>'
-        '<noscript><p class="about">The filter needs JavaScript; the table below is complete without it.</p>'
-        "</noscript>"
-        f'<ul class="legend" aria-label="legend: {esc(fields[0])}">{"".join(legend)}</ul>'
-        f'<div class="wrap"><table id="matrix"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
-        f"<script>{_SCRIPT}</script></body></html>\n"
+        "builds the attention backends (start-up check). Another release: <code>resolvable matrix "
+        "--sglang-version V</code>; what changes between two: <code>--vs-sglang-version</code>.</p>"
+    )
+    return page(
+        title or "resolvable support matrix",
+        about,
+        columns=["model", *platforms],
+        rows=rows,
+        index=index,
+        legend_html=legend(index, cells, fields[0]),
+        count=f"{len(models)} models, {len(platforms)} platforms",
     )
 
 
