@@ -6,21 +6,27 @@
 
 ``WHEEL_OR_DIR`` is an sglang ``.whl`` (read with ``zipfile``) or a directory holding the
 ``sglang/`` package. The source is parsed with ``ast`` and never imported, so this runs on any
-machine. Two places declare flags in sglang 0.5.15:
+machine. Two places declare flags:
 
-* the ``ServerArgs`` dataclass fields annotated ``A[T, "help"]`` / ``A[T, Arg(...)]``, turned
-  into flags by ``arg_groups/arg_utils.py:add_cli_args_from_dataclass`` (that function's
-  mapping from annotation to argparse keywords is re-stated in ``_field_flag``);
+* the ``ServerArgs`` fields annotated ``A[T, "help"]`` / ``A[T, Arg(...)]``, turned into flags
+  by ``arg_groups/arg_utils.py:add_cli_args_from_dataclass`` (that function's mapping from
+  annotation to argparse keywords is re-stated in ``_field_flag``). Up to 0.5.19 they are the
+  body of the ``ServerArgs`` dataclass in ``srt/server_args.py``; from 0.5.20 ``ServerArgs`` is a
+  ``msgspec`` record assembled from the namespace classes ``server_args._INPUT_NAMESPACES`` names
+  (``arg_groups/fields/*.py``), in ``field_order.POSITIONAL_FIELD_ORDER`` (``_declared_in_namespaces``);
 * the explicit ``parser.add_argument(...)`` calls of ``ServerArgs.add_cli_args`` (dynamic
   choices, ``--config``, deprecated spellings).
 
 Names the expressions refer to (``ATTENTION_BACKEND_CHOICES``, ``Backend.ALL``,
 ``ReasoningParser.DetectorMap``, ``RealKvHashMode``) are evaluated by a small evaluator that
-follows ``from sglang... import`` statements into the other modules of the same source. An
-expression it cannot evaluate is an error: the table holds facts, not guesses.
+follows ``from sglang... import`` statements into the other modules of the same source (and
+reads a parameterless helper such as 0.5.21's ``_reasoning_parser_choices()`` at its last
+``return``, ``Module.call_function``). An expression it cannot evaluate is an error: the table
+holds facts, not guesses.
 
-The output records facts only (option strings, dest, type, choices, default, nargs, action,
-deprecation); sglang's help prose is not copied.
+The output records facts only (option strings, dest, type, choices, default, 0.5.20+ fallback,
+nargs, action, deprecation); sglang's help prose is not copied. Run it on each release's wheel;
+``tests/sglang/test_flags.py`` checks every committed table against the wheels it finds.
 """
 
 from __future__ import annotations
@@ -105,6 +111,8 @@ class Module:
     def __init__(self, source: Source, name: str, tree: ast.Module) -> None:
         self.source, self.name, self.tree = source, name, tree
         self.nodes: dict[str, ast.AST] = {}
+        self.functions: dict[str, ast.FunctionDef] = {}
+        self.classes: dict[str, ast.ClassDef] = {}  # kept when the name is re-bound later
         self.imports: dict[str, tuple[str, str]] = {}
         self._values: dict[str, Any] = {}
         for node in tree.body:
@@ -115,10 +123,43 @@ class Module:
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
                 self.nodes[node.target.id] = node.value
             elif isinstance(node, ast.ClassDef):
-                self.nodes[node.name] = node
+                self.nodes[node.name] = self.classes[node.name] = node
+            elif isinstance(node, ast.FunctionDef):
+                self.functions[node.name] = node
             elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sglang"):
                 for alias in node.names:
                     self.imports[alias.asname or alias.name] = (node.module, alias.name)
+
+    def class_node(self, name: str) -> tuple[Module, ast.ClassDef]:
+        """The module that defines class ``name`` (following ``from sglang... import``) and its node."""
+        if isinstance(self.nodes.get(name), ast.ClassDef):
+            return self, self.nodes[name]  # type: ignore[return-value]
+        if name in self.imports:
+            mod, attr = self.imports[name]
+            return self.source.module(mod).class_node(attr)
+        raise Unresolved(f"class {self.name}.{name}")
+
+    def call_function(self, name: str) -> Any:
+        """The value a module-level function without parameters returns on its *last* line.
+
+        0.5.21+ compute some choices in helpers such as ``server_args._reasoning_parser_choices``:
+        an early ``return`` reads a registry only when some plugin has already imported it
+        (``sys.modules.get``); otherwise the function imports a plain name list and returns it.
+        The last line is that second path, the one a fresh ``sglang serve`` takes (sglang keeps
+        the name lists equal to the registries with a unit test, see their module docstrings).
+        Only the function's ``from sglang... import`` lines and that final ``return`` are read."""
+        fn = self.functions[name]
+        if fn.args.args or fn.args.posonlyargs or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg:
+            raise Unresolved(f"{self.name}.{name}() takes parameters")
+        last = fn.body[-1]
+        if not isinstance(last, ast.Return) or last.value is None:
+            raise Unresolved(f"{self.name}.{name}() does not end with a return")
+        scope: dict[str, Any] = {}
+        for stmt in fn.body:
+            if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.startswith("sglang"):
+                for alias in stmt.names:
+                    scope[alias.asname or alias.name] = self.source.module(stmt.module).lookup(alias.name)
+        return Evaluator(self, scope=scope).eval(last.value)
 
     def lookup(self, name: str) -> Any:
         if name in self._values:
@@ -212,13 +253,22 @@ class Evaluator:
         raise Unresolved(ast.unparse(node))
 
     def _Call(self, node: ast.Call) -> Any:
-        if isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple", "sorted", "set"):
-            fn = {"list": list, "tuple": tuple, "sorted": sorted, "set": set}[node.func.id]
+        builtins = {"list": list, "tuple": tuple, "sorted": sorted, "set": set, "frozenset": frozenset}
+        if isinstance(node.func, ast.Name) and node.func.id in builtins and node.func.id not in self.scope:
+            fn = builtins[node.func.id]
             return fn(*[self._iterable(self.eval(a)) for a in node.args])
         if isinstance(node.func, ast.Attribute):
             fn = self.eval(node.func)
             if callable(fn):  # a str / dict / list method
                 return fn(*[self.eval(a) for a in node.args])
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id not in self.scope
+            and node.func.id in self.module.functions
+            and not node.args
+            and not node.keywords
+        ):
+            return self.module.call_function(node.func.id)
         raise Unresolved(ast.unparse(node))
 
     def _iterable(self, value: Any) -> Any:
@@ -262,6 +312,7 @@ _TYPE_PARSERS = {
     "human_readable_int": "human_readable_int",
     "nullable_str": "nullable_str",
     "parse_cuda_graph_config_arg": "cuda_graph_config",
+    "parse_cuda_graph_backend_arg": "cuda_graph_backend",  # 0.5.22+
 }
 _PLAIN_TYPES = {"str": "str", "int": "int", "float": "float"}
 
@@ -296,7 +347,7 @@ def _type_name(node: ast.AST) -> str:
 def _jsonable(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return [_jsonable(v) for v in value]
-    if isinstance(value, set):
+    if isinstance(value, (set, frozenset)):  # argparse shows a set in hash order: sort it
         return sorted(_jsonable(v) for v in value)
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -308,7 +359,8 @@ def _jsonable(value: Any) -> Any:
 def _field_default(ev: Evaluator, value: ast.AST | None) -> tuple[bool, Any]:
     if value is None:
         return False, None
-    if isinstance(value, ast.Call) and ast.unparse(value.func) == "dataclasses.field":
+    # ``dataclasses.field`` (0.5.15-0.5.19, a dataclass) or ``msgspec.field`` (0.5.20+, a Struct)
+    if isinstance(value, ast.Call) and ast.unparse(value.func) in ("dataclasses.field", "msgspec.field"):
         for kw in value.keywords:
             if kw.arg == "default":
                 return True, ev.eval(kw.value)
@@ -392,6 +444,12 @@ def _field_flag(ev: Evaluator, stmt: ast.AnnAssign) -> dict[str, Any] | None:
             flag["const"] = ev.eval(meta["const"])
     if has_default:
         flag["default"] = default
+    if "fallback" in meta:
+        # 0.5.20+ Arg(fallback=...): what the field means when nobody set it (the argparse
+        # default stays None, "not typed"); None declares no fallback.
+        fallback = ev.eval(meta["fallback"])
+        if fallback is not None:
+            flag["fallback"] = fallback
     return flag
 
 
@@ -406,7 +464,9 @@ _ACTIONS = {
 }
 
 
-def _manual_flag(ev: Evaluator, call: ast.Call, field_defaults: dict[str, Any]) -> dict[str, Any]:
+def _manual_flag(
+    ev: Evaluator, call: ast.Call, field_defaults: dict[str, Any], plain_defaults: dict[str, Any]
+) -> dict[str, Any]:
     options = [ev.eval(a) for a in call.args]
     kw = {k.arg: k.value for k in call.keywords if k.arg}
     dest = ev.eval(kw["dest"]) if "dest" in kw else options[0].lstrip("-").replace("-", "_")
@@ -427,7 +487,16 @@ def _manual_flag(ev: Evaluator, call: ast.Call, field_defaults: dict[str, Any]) 
     if "choices" in kw:
         flag["choices"] = ev.eval(kw["choices"])
     if "nargs" in kw:
-        flag["nargs"] = ev.eval(kw["nargs"])
+        nargs = ev.eval(kw["nargs"])
+        if flag.get("action") == "store_const" and nargs != 0:
+            # 0.5.23 --monokernel-backend: DeprecatedStoreConstAction(nargs=None, choices=[...])
+            # retires a valued flag; it takes one value (checked against the choices) and
+            # stores const_value.
+            if nargs is not None:
+                raise Unresolved(f"{options[0]}: store_const with nargs={nargs!r}")
+            flag["action"] = "store_const_value"
+        else:
+            flag["nargs"] = nargs
     if "const_value" in kw:
         flag["const"] = ev.eval(kw["const_value"])
     if "default" in kw:
@@ -437,6 +506,18 @@ def _manual_flag(ev: Evaluator, call: ast.Call, field_defaults: dict[str, Any]) 
             pass  # nothing stored unless passed
         elif text.startswith("ServerArgs."):
             flag["default"] = field_defaults[text.split(".", 1)[1]]
+        elif (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) == "_declared_default"
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            # 0.5.20+ server_args._declared_default(name): the declared default of that field
+            # (``ServerArgs.<field>`` is a slot descriptor once the record is a Struct).
+            name = ev.eval(node.args[0])
+            if name not in plain_defaults:
+                raise Unresolved(f"{text}: no field {name!r} with a plain default")
+            flag["default"] = plain_defaults[name]
         else:
             flag["default"] = ev.eval(node)
     elif flag.get("action") == "store_true":
@@ -446,24 +527,99 @@ def _manual_flag(ev: Evaluator, call: ast.Call, field_defaults: dict[str, Any]) 
     return flag
 
 
-def extract(path: str) -> dict[str, Any]:
-    source = Source(path)
-    module = source.module("sglang.srt.server_args")
-    cls = module.nodes["ServerArgs"]
-    assert isinstance(cls, ast.ClassDef)
-    ev = Evaluator(module)
-    # A field declared twice in the class body (0.5.15: dcp_size) is one dataclass field: the
-    # last declaration wins and keeps the position of the first (dict-of-annotations order).
+_SOURCE_CLASS = (
+    "sglang/srt/server_args.py: ServerArgs fields (add_cli_args_from_dataclass) and ServerArgs.add_cli_args"
+)
+_SOURCE_NAMESPACES = (
+    "sglang/srt/arg_groups/fields/*.py: the input namespaces ServerArgs collects "
+    "(server_args._INPUT_NAMESPACES, collect_input_fields, add_cli_args_from_dataclass) "
+    "and sglang/srt/server_args.py: ServerArgs.add_cli_args"
+)
+
+#: One declared field: its name, its ``AnnAssign`` and the module its expressions are read in.
+Declared = tuple[str, ast.AnnAssign, "Module"]
+
+
+def _class_fields(module: Module, cls: ast.ClassDef) -> dict[str, ast.AnnAssign]:
+    """The annotated fields of a class body. A field declared twice (0.5.15: ``dcp_size``) is one
+    field: the last declaration wins and keeps the position of the first, as in the class's
+    ``__annotations__`` dict that both dataclasses and msgspec read."""
     fields: dict[str, ast.AnnAssign] = {}
     for stmt in cls.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             fields[stmt.target.id] = stmt
+    return fields
+
+
+def _declared_in_class(module: Module, cls: ast.ClassDef) -> list[Declared]:
+    """0.5.15-0.5.19: the fields are declared in the ``ServerArgs`` dataclass itself."""
+    return [(name, stmt, module) for name, stmt in _class_fields(module, cls).items()]
+
+
+def _declared_in_namespaces(module: Module, cls: ast.ClassDef) -> list[Declared]:
+    """0.5.20+: ``ServerArgs`` is assembled from the namespace classes of
+    ``server_args._INPUT_NAMESPACES`` (``arg_groups/fields/*.py``, one ``msgspec.Struct`` each).
+
+    Re-states ``arg_groups/fields/__init__.py:collect_input_fields`` (the same in 0.5.20-0.5.23):
+    every field of every listed class, a name declared by two classes is sglang's own error,
+    and the order is ``field_order.POSITIONAL_FIELD_ORDER`` first, then the names it does not
+    list in declaration order (namespace by namespace). ``add_cli_args_from_dataclass`` then walks
+    the assembled record in that order."""
+    if _class_fields(module, cls):
+        raise Unresolved("ServerArgs declares fields of its own beside _INPUT_NAMESPACES")
+    listed = module.nodes["_INPUT_NAMESPACES"]
+    if not isinstance(listed, ast.List) or not all(isinstance(e, ast.Name) for e in listed.elts):
+        raise Unresolved(f"_INPUT_NAMESPACES = {ast.unparse(listed)}")
+    declared: dict[str, Declared] = {}
+    owner: dict[str, str] = {}
+    for element in listed.elts:
+        ns_module, ns_cls = module.class_node(element.id)  # type: ignore[attr-defined]
+        bases = [ast.unparse(b) for b in ns_cls.bases]
+        if bases != ["msgspec.Struct"]:
+            # an inherited field would come from the base class: not followed, so refuse
+            raise Unresolved(f"{ns_module.name}.{ns_cls.name} has bases {bases}")
+        for name, stmt in _class_fields(ns_module, ns_cls).items():
+            if name in declared:
+                raise Unresolved(f"{name!r} is declared by both {owner[name]} and {ns_cls.name}")
+            declared[name], owner[name] = (name, stmt, ns_module), ns_cls.name
+    collector, _ = module.imports["collect_input_fields"]  # it imports the order it applies
+    order = module.source.module(collector).lookup("POSITIONAL_FIELD_ORDER")
+    known = [n for n in order if n in declared]
+    rest = [n for n in declared if n not in set(order)]
+    return [declared[n] for n in known + rest]
+
+
+def _is_factory(value: ast.AST | None) -> bool:
+    return isinstance(value, ast.Call) and any(kw.arg == "default_factory" for kw in value.keywords)
+
+
+def extract(path: str) -> dict[str, Any]:
+    source = Source(path)
+    module = source.module("sglang.srt.server_args")
+    cls = module.classes.get("ServerArgs")
+    if cls is None:
+        raise Unresolved("sglang.srt.server_args has no class ServerArgs")
+    rebound = module.nodes["ServerArgs"]
+    if "_INPUT_NAMESPACES" in module.nodes:
+        # 0.5.20+: the class is re-bound to ``msgspec.defstruct("ServerArgs", ...)`` over the
+        # collected annotations; anything else would be a layout this reading does not know.
+        if not (isinstance(rebound, ast.Call) and ast.unparse(rebound.func) == "msgspec.defstruct"):
+            raise Unresolved(f"ServerArgs = {ast.unparse(rebound)[:80]}")
+        declared, origin_text = _declared_in_namespaces(module, cls), _SOURCE_NAMESPACES
+    elif rebound is not cls:
+        raise Unresolved("ServerArgs is re-bound without _INPUT_NAMESPACES")
+    else:
+        declared, origin_text = _declared_in_class(module, cls), _SOURCE_CLASS
     flags: list[dict[str, Any]] = []
     field_defaults: dict[str, Any] = {}
-    for name, stmt in fields.items():
+    plain_defaults: dict[str, Any] = {}  # what _declared_default answers: no factory defaults
+    for name, stmt, field_module in declared:
+        ev = Evaluator(field_module)
         has, default = _field_default(ev, stmt.value)
         if has:
             field_defaults[name] = default
+            if not _is_factory(stmt.value):
+                plain_defaults[name] = default
         flag = _field_flag(ev, stmt)
         if flag is not None:
             flag["origin"] = "field"
@@ -479,11 +635,11 @@ def extract(path: str) -> dict[str, Any]:
             and isinstance(stmt.func, ast.Attribute)
             and stmt.func.attr == "add_argument"
         ):
-            flag = _manual_flag(ev_local, stmt, field_defaults)
+            flag = _manual_flag(ev_local, stmt, field_defaults, plain_defaults)
             flag["origin"] = "add_cli_args"
             flags.append(flag)
     for flag in flags:
-        for key in ("choices", "default", "const"):
+        for key in ("choices", "default", "fallback", "const"):
             if key in flag:
                 flag[key] = _jsonable(flag[key])
     options = [o for f in flags for o in f["options"]]
@@ -493,8 +649,7 @@ def extract(path: str) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "sglang": source.version(),
-        "source": "sglang/srt/server_args.py: ServerArgs fields (add_cli_args_from_dataclass) "
-        "and ServerArgs.add_cli_args",
+        "source": origin_text,
         "generated_by": "tools/extract_sglang_flags.py",
         "flags": flags,
     }

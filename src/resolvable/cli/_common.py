@@ -170,9 +170,10 @@ def _is_switch(parser: argparse.ArgumentParser, flag: str) -> bool:
 
 
 def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: bool = False) -> list[str]:
-    """Unknown flags are errors (the flag table holds every flag sglang accepts); a near-miss of
-    a known flag names it."""
-    from ..sglang.flags import load_table
+    """Unknown flags are errors (the flag table holds every flag sglang accepts). A flag of
+    another sglang release says which release added or removed it; otherwise a near-miss of a
+    known flag names it."""
+    from ..sglang.flags import chosen_release, option_history
 
     known = [s for a in parser._actions for s in a.option_strings]
     for token in extra:
@@ -181,10 +182,12 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
                 f"unexpected value {token!r} (sglang would reject it as an unrecognized argument)"
             )
         name = token.split("=", 1)[0]
+        release = chosen_release()
+        history = option_history(name, release)
+        if history is not None:  # a real flag of another release: say which, not a near-miss
+            raise UsageError(f"{name} is not a flag of sglang {release}; {history}")
         hint = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
-        extra_hint = (
-            f"; did you mean {hint[0]}?" if hint else f" (sglang {load_table().release} has no such flag)"
-        )
+        extra_hint = f"; did you mean {hint[0]}?" if hint else f" (sglang {release} has no such flag)"
         raise UsageError(f"unknown flag {name}{extra_hint}")
     return []
 

@@ -56,6 +56,14 @@ class _StoreConst(argparse.Action):
         _record(namespace, option_string, self.dest, self.const)
 
 
+class _StoreConstValue(_StoreConst):
+    """sglang's ``DeprecatedStoreConstAction(nargs=None, choices=...)``: a retired valued flag that
+    takes one value (one of its choices) and stores the constant."""
+
+    def __init__(self, option_strings: Any, dest: str, const: Any = True, **kwargs: Any) -> None:
+        argparse.Action.__init__(self, option_strings, dest, nargs=None, const=const, **kwargs)
+
+
 class _BooleanOptional(argparse.Action):
     """``--x`` / ``--no-x`` (argparse.BooleanOptionalAction, recording the spelling)."""
 
@@ -104,25 +112,28 @@ def _help(flag: Flag, modelled: bool, helps: dict[str, str]) -> str:
     text = text or ("not modelled by resolvable (accepted)" if not modelled else "")
     if flag.deprecated:
         text += " [deprecated" + (f"; use {flag.deprecated}]" if isinstance(flag.deprecated, str) else "]")
-    if flag.default is not NO_DEFAULT and flag.action not in ("ignore", "store_const"):
-        text += f" (sglang default: {flag.default!r})"
+    if flag.default is not NO_DEFAULT and flag.action not in ("ignore", "store_const", "store_const_value"):
+        read_as = f", read as {flag.fallback!r}" if flag.fallback is not NO_DEFAULT else ""
+        text += f" (sglang default: {flag.default!r}{read_as})"
     return text.replace("%", "%%")
 
 
-def _action_kwargs(flag: Flag) -> dict[str, Any]:
-    from .flags.values import CONVERTERS
+def _action_kwargs(flag: Flag, release: str) -> dict[str, Any]:
+    from .flags.values import converter
 
     if flag.action == "store_true":
         return {"action": _StoreConst, "const": True}
     if flag.action == "store_const":
         return {"action": _StoreConst, "const": flag.const}
+    if flag.action == "store_const_value":
+        return {"action": _StoreConstValue, "const": flag.const, "choices": list(flag.choices or ())}
     if flag.action == "boolean_optional":
         return {"action": _BooleanOptional}
     if flag.action == "ignore":
         return {"action": _Ignore}
     if flag.action == "lora_paths":
         return {"action": _LoraPaths, "nargs": flag.nargs or "*", "type": str}
-    kwargs: dict[str, Any] = {"action": _Store, "type": CONVERTERS[flag.type or "str"]}
+    kwargs: dict[str, Any] = {"action": _Store, "type": converter(flag.type or "str", release)}
     if flag.choices is not None:
         kwargs["choices"] = list(flag.choices)
     else:
@@ -154,7 +165,7 @@ def add_cli_args(
             dest=flag.dest,
             default=argparse.SUPPRESS,
             help=_help(flag, flag.dest in modelled, helps),
-            **_action_kwargs(flag),
+            **_action_kwargs(flag, table.release),
         )
 
 

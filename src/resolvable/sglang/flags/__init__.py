@@ -2,7 +2,11 @@
 
 One generated file per release, ``sglang-<version>.json`` in this directory, written by
 ``tools/extract_sglang_flags.py`` from that release's wheel (facts only: option strings,
-dest, type, choices, default, nargs, action, deprecation). Invariants:
+dest, type, choices, default, fallback, nargs, action, deprecation). Every supported release
+from 0.5.15 on has its own file, even when its flags equal the previous release's, so
+"which release has this flag" is a lookup (``option_history``); a release without a file (0.5.14,
+or one newer than the last table) reads the newest table before it (``table_release``).
+Invariants:
 
 * the table is the only list of sglang's flags; argparse integration, the CLI and the pasted
   command parser all read it;
@@ -30,14 +34,18 @@ NO_DEFAULT = object()
 class Flag(
     namedtuple(
         "Flag",
-        "dest options action type choices default nargs const deprecated required origin",
+        "dest options action type choices default nargs const deprecated required origin fallback",
+        defaults=(NO_DEFAULT,),
     )
 ):
     """One argparse action of sglang's parser. ``action`` is ``store``, ``store_true``,
-    ``store_const``, ``boolean_optional``, ``lora_paths`` or ``ignore`` (a deprecated no-op);
-    ``type`` names sglang's converter (``str``, ``int``, ``float``, ``json``, ``json_list``,
-    ``human_readable_int``, ``nullable_str``, ``cuda_graph_config``); ``deprecated`` is the
-    replacement sglang names (or True)."""
+    ``store_const``, ``store_const_value`` (takes one of ``choices`` and stores ``const``: a
+    retired valued flag, 0.5.23+), ``boolean_optional``, ``lora_paths`` or ``ignore`` (a
+    deprecated no-op); ``type`` names sglang's converter (``str``, ``int``, ``float``, ``json``,
+    ``json_list``, ``human_readable_int``, ``nullable_str``, ``cuda_graph_config``,
+    ``cuda_graph_backend``); ``deprecated`` is the replacement sglang names (or True);
+    ``fallback`` is what the field means when the flag is not given although its argparse
+    ``default`` is None (0.5.20+ ``Arg(fallback=...)``), else ``NO_DEFAULT``."""
 
     __slots__ = ()
 
@@ -47,7 +55,7 @@ class Flag(
 
     @property
     def takes_value(self) -> bool:
-        return self.action in ("store", "lora_paths")
+        return self.action in ("store", "lora_paths", "store_const_value")
 
 
 class FlagTable:
@@ -105,13 +113,28 @@ def table_release(release: str) -> str:
     return older[-1] if older else tables[0]
 
 
+#: The release ``use_release`` was given (its table may be an older release's).
+_chosen_release: str | None = None
+
+
 def use_release(release: str | None) -> str | None:
     """Make ``load_table()`` give the table of ``release`` (via ``table_release``; None: the
     pack's default). Returns the previous setting, to restore it."""
-    global _default_release
-    previous = _default_release
+    global _default_release, _chosen_release
+    previous = _chosen_release
+    _chosen_release = release
     _default_release = None if release is None else table_release(release)
     return previous
+
+
+def chosen_release() -> str:
+    """The sglang release the flags are read for: the one ``use_release`` named, else the pack's
+    default (``load_table().release`` is the release of its table, which may be older)."""
+    if _chosen_release is not None:
+        return _chosen_release
+    from .._base import SGLANG_VERSION
+
+    return SGLANG_VERSION
 
 
 def load_table(release: str | None = None) -> FlagTable:
@@ -153,10 +176,41 @@ def _load_table(release: str) -> FlagTable:
             deprecated=f.get("deprecated"),
             required=bool(f.get("required", False)),
             origin=f.get("origin", "field"),
+            fallback=f.get("fallback", NO_DEFAULT),
         )
         for f in data["flags"]
     )
     return FlagTable(data["sglang"], flags)
+
+
+def option_history(option: str, release: str) -> str | None:
+    """Why ``option`` is not a flag of ``release`` although another table has it, in words:
+    ``"it was added in 0.5.21"``, ``"it was removed in 0.5.20"`` (with the replacement sglang
+    named when it was deprecated), or None when ``release`` has it or no table does.
+
+    Reads every table (the error path only), so the releases named are those with a table."""
+    from ..._release import release_key
+
+    key = release_key(release)
+    tables = releases()
+    has = {r: option in load_table(r).by_option for r in tables}
+    if has.get(table_release(release)):
+        return None
+    earlier = [r for r in tables if release_key(r) < key and has[r]]
+    later = [r for r in tables if release_key(r) > key and has[r]]
+    if earlier:
+        last = earlier[-1]
+        removed = next(r for r in tables if release_key(r) > release_key(last) and not has[r])
+        text = f"it was removed in {removed}"
+        replacement = load_table(last).by_option[option].deprecated
+        if isinstance(replacement, str):
+            text += f" (deprecated before that: use {replacement})"
+        if later:
+            text += f" and is back in {later[0]}"
+        return text
+    if later:
+        return f"it was added in {later[0]}"
+    return None
 
 
 def modelled_dests() -> frozenset[str]:

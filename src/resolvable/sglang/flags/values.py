@@ -1,4 +1,5 @@
-"""Flag values as sglang 0.5.15 reads them: argparse converters and input normalisations.
+"""Flag values as sglang reads them: argparse converters (per release where they differ) and
+input normalisations.
 
 Invariants: each converter accepts and rejects the same strings as the sglang function it is
 named after (``argparse.ArgumentTypeError`` on a bad value, so argparse reports it as sglang
@@ -58,36 +59,95 @@ def json_list(value: str) -> Any:
         raise argparse.ArgumentTypeError(f"invalid JSON list: {value}") from None
 
 
-_CUDA_GRAPH_KEYS = {
-    "decode": ("backend", "max_bs", "bs", "tc_compiler"),
-    "prefill": ("backend", "max_bs", "bs", "tc_compiler", "full_prefill_max_req"),
-}
+#: sglang/srt/model_executor/cuda_graph_config.py:ALLOWED_KEYS_PER_PHASE, from the release that
+#: first has each version (0.5.17 adds a prefill key, 0.5.21 two more, 0.5.22 drops tc_compiler).
+_CUDA_GRAPH_KEYS_SINCE: tuple[tuple[str, dict[str, tuple[str, ...]]], ...] = (
+    (
+        "0.5.15",
+        {
+            "decode": ("backend", "max_bs", "bs", "tc_compiler"),
+            "prefill": ("backend", "max_bs", "bs", "tc_compiler", "full_prefill_max_req"),
+        },
+    ),
+    (
+        "0.5.17",
+        {
+            "decode": ("backend", "max_bs", "bs", "tc_compiler"),
+            "prefill": (
+                *("backend", "max_bs", "bs", "tc_compiler"),
+                *("full_prefill_max_req", "full_prefill_prefix_chunk_tokens"),
+            ),
+        },
+    ),
+    (
+        "0.5.21",
+        {
+            "decode": ("backend", "max_bs", "bs", "tc_compiler"),
+            "prefill": (
+                *("backend", "max_bs", "bs", "tc_compiler", "max_context_size"),
+                *("full_prefill_max_req", "full_prefill_prefix_chunk_tokens", "max_seq_len"),
+            ),
+        },
+    ),
+    (
+        "0.5.22",
+        {
+            "decode": ("backend", "max_bs", "bs"),
+            "prefill": (
+                *("backend", "max_bs", "bs", "max_context_size"),
+                *("full_prefill_max_req", "full_prefill_prefix_chunk_tokens", "max_seq_len"),
+            ),
+        },
+    ),
+)
+#: From this release a phase's ``backend`` is checked by parse_cuda_graph_backend_arg too.
+_CUDA_GRAPH_BACKEND_CHECKED_SINCE = "0.5.22"
 
 
-def cuda_graph_config(value: str) -> dict[str, dict[str, Any]]:
-    """sglang/srt/model_executor/cuda_graph_config.py:parse_cuda_graph_config_arg: a JSON object
-    phase → settings, phases and keys checked."""
-    try:
-        parsed = json.loads(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"--cuda-graph-config must be JSON: {exc}") from None
-    if not isinstance(parsed, dict):
-        raise argparse.ArgumentTypeError("--cuda-graph-config must be a JSON object")
-    for phase, settings in parsed.items():
-        if phase not in _CUDA_GRAPH_KEYS:
-            raise argparse.ArgumentTypeError(
-                f"--cuda-graph-config: unknown phase {phase!r}, expected one of {tuple(_CUDA_GRAPH_KEYS)}"
-            )
-        if not isinstance(settings, dict):
-            raise argparse.ArgumentTypeError(f"--cuda-graph-config[{phase!r}] must be a JSON object")
-        for key in settings:
-            if key not in _CUDA_GRAPH_KEYS[phase]:
+def cuda_graph_backend(value: str) -> str:
+    """sglang/srt/model_executor/cuda_graph_config.py:parse_cuda_graph_backend_arg (0.5.22+): the
+    retired ``tc_piecewise`` is refused with its own message before argparse checks the choices."""
+    if value == "tc_piecewise":
+        raise argparse.ArgumentTypeError("tc_piecewise was removed; select breakable, full, or disabled")
+    return value
+
+
+def _cuda_graph_config_of(release: str) -> Callable[[str], dict[str, dict[str, Any]]]:
+    from ..._release import release_key
+
+    keys = [k for since, k in _CUDA_GRAPH_KEYS_SINCE if release_key(since) <= release_key(release)][-1]
+    check_backend = release_key(release) >= release_key(_CUDA_GRAPH_BACKEND_CHECKED_SINCE)
+
+    def cuda_graph_config(value: str) -> dict[str, dict[str, Any]]:
+        """sglang/srt/model_executor/cuda_graph_config.py:parse_cuda_graph_config_arg: a JSON
+        object phase → settings, phases and keys checked (the keys of ``release``)."""
+        try:
+            parsed = json.loads(value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"--cuda-graph-config must be JSON: {exc}") from None
+        if not isinstance(parsed, dict):
+            raise argparse.ArgumentTypeError("--cuda-graph-config must be a JSON object")
+        for phase, settings in parsed.items():
+            if phase not in keys:
                 raise argparse.ArgumentTypeError(
-                    f"--cuda-graph-config[{phase!r}]: unknown key {key!r}, expected one of "
-                    f"{_CUDA_GRAPH_KEYS[phase]}"
+                    f"--cuda-graph-config: unknown phase {phase!r}, expected one of {tuple(keys)}"
                 )
-    return parsed
+            if not isinstance(settings, dict):
+                raise argparse.ArgumentTypeError(f"--cuda-graph-config[{phase!r}] must be a JSON object")
+            if check_backend and "backend" in settings:
+                cuda_graph_backend(settings["backend"])
+            for key in settings:
+                if key not in keys[phase]:
+                    raise argparse.ArgumentTypeError(
+                        f"--cuda-graph-config[{phase!r}]: unknown key {key!r}, expected one of {keys[phase]}"
+                    )
+        return parsed
 
+    return cuda_graph_config
+
+
+#: The 0.5.15 converter (``converter`` gives the one of another release).
+cuda_graph_config = _cuda_graph_config_of("0.5.15")
 
 CONVERTERS: dict[str, Callable[[str], Any]] = {
     "str": str,
@@ -98,10 +158,27 @@ CONVERTERS: dict[str, Callable[[str], Any]] = {
     "human_readable_int": human_readable_int,
     "nullable_str": nullable_str,
     "cuda_graph_config": cuda_graph_config,
+    "cuda_graph_backend": cuda_graph_backend,
 }
 for _name, _fn in CONVERTERS.items():  # argparse names the type in "invalid <name> value"
     if _fn not in (str, int, float):
         _fn.__name__ = _name
+
+#: Converters whose checks differ between releases.
+_BY_RELEASE: dict[str, Callable[[str], Callable[[str], Any]]] = {"cuda_graph_config": _cuda_graph_config_of}
+_converters: dict[tuple[str, str], Callable[[str], Any]] = {}
+
+
+def converter(type_name: str, release: str) -> Callable[[str], Any]:
+    """The converter sglang ``release`` uses for a flag of type ``type_name`` (the table's ``type``)."""
+    if type_name not in _BY_RELEASE:
+        return CONVERTERS[type_name]
+    key = (type_name, release)
+    if key not in _converters:
+        fn = _BY_RELEASE[type_name](release)
+        fn.__name__ = type_name
+        _converters[key] = fn
+    return _converters[key]
 
 
 # -- normalisations of the user's input -------------------------------------------------------
