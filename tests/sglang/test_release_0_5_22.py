@@ -262,6 +262,9 @@ def _category(model: str, old, new) -> str:
     if old[0] == new[0] == "refused" and "Mamba cache state snapshots" in new[1]:
         # integration: 0.5.22's extra_buffer platform message (row 13), on the mamba chain's last link
         return "mamba extra_buffer message"
+    if model == "step-3.5-flash" and new[0] == "refused" and "per-layer attribute" in new[1]:
+        # found by the agreement run: transformers 5.19's step3p5 class (pinned since 0.5.22)
+        return "step3p5 config class"
     return "unexplained"
 
 
@@ -279,7 +282,8 @@ def test_grid_differences_0_5_16_to_0_5_22():
         old, new = _outcome(hf, platform, flags, before), _outcome(hf, platform, flags, V)
         if old != new:
             counts[_category(model, old, new)] += 1
-    assert set(counts) == {"EXAONE default backend", "Gemma4 list", "mamba extra_buffer message"}, counts
+    expected = {"EXAONE default backend", "Gemma4 list", "mamba extra_buffer message", "step3p5 config class"}
+    assert set(counts) == expected, counts
 
 
 # -- added at integration (rows 13 and 14 chain after 0.5.17-0.5.21's rules) ----------------------
@@ -313,3 +317,20 @@ def test_row_14_tilelang_dsa_fp8_kv_on_cuda():
         "deepseek-v3.2", "h100", V, dcp_size=2, tp_size=2, **both
     )
     assert "does not support HiSparse" in _refusal("deepseek-v3.2", "h100", V, enable_hisparse=True, **both)
+
+
+# Found by the 0.5.23 agreement run: transformers 5.19.0 (pinned since 0.5.22) loads step3p5 with
+# its heterogeneous config class unless the checkpoint's own class is trusted.
+def test_step3p5_config_needs_trust_remote_code_since_0_5_22():
+    assert _resolve("step-3.5-flash", "b200", "0.5.21")["attention_backend"] == "fa4"
+    message = _refusal("step-3.5-flash", "b200", "0.5.22")
+    assert "'num_attention_heads' is a per-layer attribute" in message
+    assert "--trust-remote-code" in message  # the fix
+    trusted = _resolve("step-3.5-flash", "b200", "0.5.22", trust_remote_code=True)
+    assert trusted["attention_backend"] == "fa4"
+
+
+def test_step3p5_refusal_comes_before_the_backend_checks():
+    """sglang fails while loading the config, before any attention-backend check."""
+    message = _refusal("step-3.5-flash", "a10g", "0.5.23", attention_backend="trtllm_mla")
+    assert "per-layer attribute" in message

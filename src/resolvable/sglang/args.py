@@ -57,6 +57,8 @@ def _tp_size_check(value: Any) -> str | None:
 class ServerArgs:
     # -- model and platform -------------------------------------------------------------
     model_path: str | None = arg(None, help="Model: bundled sample name, config.json, model dir, or hub id.")
+    # Which config class loads the checkpoint (passes/model_config.py reads it).
+    trust_remote_code: bool = arg(False, help="Load the checkpoint's own config class (auto_map).")
     device: str | None = arg(
         None,
         resolvable=True,

@@ -39,6 +39,27 @@ def derived_context_length(hf) -> int:
     return 2048
 
 
+@registry.rule("device", since="0.5.22")
+def step3p5_per_layer_heads(ctx):
+    """Since 0.5.22 (transformers 5.19.0 pinned; ``utils/hf_transformers/config.py``
+    ``HfModelConfigParser.parse``): transformers maps ``model_type`` ``step3p5`` to its own
+    heterogeneous config class, whose global ``num_attention_heads`` may not be read when
+    sliding-attention layers carry their own head count; sglang reads it while it copies the text
+    config's keys, so the config does not load. With ``--trust-remote-code`` the checkpoint's
+    own class (``auto_map``) loads instead."""
+    hf = ctx.hf
+    if hf.get("model_type") != "step3p5" or ctx.args.trust_remote_code:
+        return {}
+    if "sliding_attention" not in (hf.get("layer_types") or ()):
+        return {}
+    raise ConflictError(
+        "'num_attention_heads' is a per-layer attribute and may vary across layers. Access it via "
+        "the individual layer configs instead (e.g. config.per_layer_config[i].num_attention_heads).",
+        fields=(),
+        fix="pass --trust-remote-code (the checkpoint's own config class loads it)",
+    )
+
+
 @registry.rule("device")
 def granite_mamba_dims(ctx):
     """sglang 0.5.15 ``configs/granitemoehybrid.py`` ``GraniteMoeHybridConfig.__init__`` (and
