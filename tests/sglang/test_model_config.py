@@ -72,3 +72,40 @@ def test_olmo3_is_served_as_olmo2():
     assert hf.architecture == "Olmo2ForCausalLM" and "Olmo3ForCausalLM" in hf.raw["architectures"]
     res = resolve_server_args(hf, H100)
     assert res["attention_backend"] == "fa3" and res.decided_by("attention_backend")[0] == "olmo2_defaults"
+
+
+# -- --mamba-backend (ServerArgs._handle_mamba_backend; found by the agreement runs) ----------------
+@pytest.mark.parametrize("version", ["0.5.14", "0.5.15", "0.5.23"])
+def test_mamba_backend_flashinfer_needs_flashinfer(version):
+    from release_helpers import refusal_at, resolve_at
+
+    # radix cache off: 0.5.14 refuses mamba's extra_buffer on ROCm first
+    message = refusal_at(
+        "qwen3-next-80b-a3b", "mi300x", version, mamba_backend="flashinfer", disable_radix_cache=True
+    )
+    assert "FlashInfer mamba module not available" in message
+    assert ("check flashinfer installation" in message) == (version == "0.5.14")
+    assert (
+        resolve_at("qwen3-next-80b-a3b", "h100", version, mamba_backend="flashinfer")["mamba_backend"]
+        == "flashinfer"
+    )
+    assert (
+        resolve_at("qwen3-next-80b-a3b", "mi300x", version, disable_radix_cache=True)["mamba_backend"]
+        == "triton"
+    )
+
+
+def test_mamba_backend_flashinfer_disabled_by_env():
+    from resolvable import Platform
+    from resolvable.errors import ConflictError
+    from resolvable.sglang import resolve_server_args
+    from resolvable.sglang.models import load_model
+
+    with pytest.raises(ConflictError, match="FlashInfer mamba module not available"):
+        resolve_server_args(
+            load_model("qwen3-next-80b-a3b"),
+            Platform.preset("h100"),
+            {"SGLANG_IS_FLASHINFER_AVAILABLE": "false"},
+            mamba_backend="flashinfer",
+            sglang_version="0.5.15",
+        )

@@ -334,3 +334,12 @@ def test_step3p5_refusal_comes_before_the_backend_checks():
     """sglang fails while loading the config, before any attention-backend check."""
     message = _refusal("step-3.5-flash", "a10g", "0.5.23", attention_backend="trtllm_mla")
     assert "per-layer attribute" in message
+
+
+def test_dp_attention_divisibility_names_attn_dp_size_since_0_5_22():
+    """``parallel_hook.handle_data_parallelism`` (0.5.22): ``assert cfg.tp_size % cfg.attn_dp_size == 0``."""
+    flags = dict(enable_dp_attention=True, dp_size=8)
+    assert "divisible by dp_size (8)" in _refusal("llama-3.1-8b", "h200", "0.5.21", **flags)
+    assert "divisible by attn_dp_size (8)" in _refusal("llama-3.1-8b", "h200", V, **flags)
+    res = _resolve("llama-3.1-8b", "h200", V, tp_size=8, chunked_prefill_size=8192, **flags)
+    assert res["chunked_prefill_size"] == 1024

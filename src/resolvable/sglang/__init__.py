@@ -59,6 +59,7 @@ RULE_MODULES = (
     "passes.compatibility",
     "passes.page_constraints",
     "passes.backend_checks",
+    "passes.mamba_backend",
     "passes.kv4",
     "passes.page_size",
     "passes.validation",

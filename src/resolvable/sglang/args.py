@@ -136,6 +136,8 @@ class ServerArgs:
         False, resolvable=True, leaf="cache.hierarchical", help="Enable the hierarchical (host) cache."
     )
     enable_lmcache: bool = arg(False, resolvable=True, leaf="cache.lmcache", help="Enable LMCache.")
+    # Only refused or accepted (passes/mamba_backend.py): no rule chooses the mamba kernel.
+    mamba_backend: str = arg("triton", choices=("triton", "flashinfer"), help="Mamba SSM kernel backend.")
     mamba_radix_cache_strategy: str = arg(
         "auto",
         resolvable=True,

@@ -13,17 +13,29 @@ from ...errors import ConflictError
 from .._base import registry
 
 
-@registry.rule("parallelism")
+@registry.rule("parallelism", until="0.5.22", series="dp_attention_chunked_prefill")
 def dp_attention_chunked_prefill(ctx):
     """``_handle_data_parallelism``: DP attention needs ``tp_size % dp_size == 0`` and divides
     the chunked prefill size by ``dp_size`` ("to avoid MoE kernel issues")."""
+    return _dp_attention_chunked_prefill(ctx, "dp_size")
+
+
+@registry.rule("parallelism", since="0.5.22", series="dp_attention_chunked_prefill")
+def dp_attention_chunked_prefill_0_5_22(ctx):
+    """Since 0.5.22 (``parallel_hook.handle_data_parallelism``): the same, stated over the
+    attention-DP size (``--dp-size`` with ``--enable-dp-attention`` is its deprecated spelling)."""
+    return _dp_attention_chunked_prefill(ctx, "attn_dp_size")
+
+
+def _dp_attention_chunked_prefill(ctx, dp_name: str) -> dict:
+    """Shared body; ``dp_name`` is how the release's assert names the DP size."""
     args = ctx.args
     if not args.enable_dp_attention:
         return {}
     tp, dp = args.tp_size, args.dp_size
     if tp % dp:
-        raise ConflictError(  # sglang: a bare ``assert self.tp_size % self.dp_size == 0``
-            f"tp_size ({tp}) must be divisible by dp_size ({dp}) when DP attention is enabled.",
+        raise ConflictError(  # sglang: a bare ``assert ... tp_size % ...dp_size == 0``
+            f"tp_size ({tp}) must be divisible by {dp_name} ({dp}) when DP attention is enabled.",
             fields=("tp_size", "dp_size", "enable_dp_attention"),
             fix=f"pass a --dp-size that divides --tp-size {tp}",
             upstream="AssertionError",
@@ -33,7 +45,7 @@ def dp_attention_chunked_prefill(ctx):
         return {}  # the memory-profiled default is not modelled (docs/fidelity.md)
     return {
         "chunked_prefill_size": Force(
-            chunk // dp, f"DP attention divides the chunked prefill size by dp_size ({dp})"
+            chunk // dp, f"DP attention divides the chunked prefill size by {dp_name} ({dp})"
         )
     }
 

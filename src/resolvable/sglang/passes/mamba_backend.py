@@ -1,0 +1,40 @@
+"""``--mamba-backend`` availability (sglang ``ServerArgs._handle_mamba_backend``; since 0.5.20
+``arg_groups/mamba_hook.handle_mamba_backend``), right after the attention backend is final.
+
+Invariant: these rules only refuse. ``flashinfer`` needs FlashInfer (CUDA, installed, not
+disabled by ``SGLANG_IS_FLASHINFER_AVAILABLE``); the pack takes an installed FlashInfer to carry
+its ``mamba`` module. The stochastic-rounding checks of the same function read flags the pack
+does not model.
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError
+from .._base import registry
+from ..facts import flashinfer_available
+
+
+def _require_flashinfer(ctx, message: str) -> dict:
+    if ctx.args.mamba_backend == "flashinfer" and not flashinfer_available(ctx):
+        raise ConflictError(
+            message,
+            fields=("mamba_backend",),
+            fix="drop --mamba-backend flashinfer (triton is the default), or run where FlashInfer is installed (CUDA)",
+        )
+    return {}
+
+
+@registry.rule("attention_late", until="0.5.15", series="mamba_backend_available")
+def mamba_backend_available_0_5_14(ctx):
+    """0.5.14 ``_handle_mamba_backend``: ``--mamba-backend flashinfer`` without FlashInfer."""
+    return _require_flashinfer(
+        ctx, "FlashInfer mamba module not available, please check flashinfer installation."
+    )
+
+
+@registry.rule("attention_late", since="0.5.15", series="mamba_backend_available")
+def mamba_backend_available(ctx):
+    """Since 0.5.15 (reworded): ``--mamba-backend flashinfer`` without FlashInfer."""
+    return _require_flashinfer(
+        ctx, "FlashInfer mamba module not available, please check the FlashInfer installation."
+    )
