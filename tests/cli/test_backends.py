@@ -140,6 +140,24 @@ def test_bad_input_is_one_error_line(capsys, argv, message):
     assert err.startswith("error: ") and message in err and "Traceback" not in err
 
 
+def test_the_table_is_of_the_named_release(capsys):
+    """``--sglang-version`` picks the release probed: the title names it and the rows are its
+    ``--attention-backend`` choices (0.5.20 removed cutlass_mla); without it, the default release."""
+    from resolvable.sglang import registry
+
+    table = capabilities.backend_table(platforms=["h100"], sglang_version="0.5.20")
+    assert table.version == "0.5.20" and table.title.startswith("SGLang 0.5.20 attention backends")
+    assert [r.name for r in table.rows] == list(choices_in("0.5.20", "attention_backend", _ALL_BACKENDS))
+    assert "cutlass_mla" not in [r.name for r in table.rows] and "cutlass_mla" in ATTENTION_BACKENDS
+    argv = ["backends", "--backends", "fa3", "--platforms", "h100"]
+    code, out, _ = run(capsys, *argv, "--sglang-version", "0.5.20")
+    assert code == 0 and out.startswith("SGLang 0.5.20 attention backends")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and out.startswith(f"SGLang {registry.default_release} attention backends")
+    code, out, err = run(capsys, *argv, "--sglang-version", "0.5.9")
+    assert code == 2 and out == "" and "supported releases: 0.5.14" in err
+
+
 def test_table_comes_from_resolutions(monkeypatch):
     """The table is derived from resolutions, start-up checks included: fa3 is refused on SM100+
     by the start-up check ``fa3_capability`` (FlashAttention 3 needs SM80-SM90); resolving without

@@ -173,10 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
     )
+    _add_sglang_version(p)
     _add_engine(p)
     p.set_defaults(func=cmd_matrix)
 
-    _backends.add_parser(sub)
+    _add_sglang_version(_backends.add_parser(sub))
 
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")

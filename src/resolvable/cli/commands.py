@@ -118,6 +118,7 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._schema import schema_of
     from ..sglang import ServerArgs, load_model
     from ..sglang import grid as sglang_grid
+    from ..sglang.api import sglang_release
     from ..sglang.matrix import compute, render
 
     models = _csv_list(args.models) or sglang_grid.models()
@@ -128,10 +129,10 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     schema = schema_of(ServerArgs)
     for f in fields:
         schema.spec(f)
+    release = sglang_release(args.sglang_version)
     flags = _parse_set(args.set)
-    cells = compute(
-        models, platforms, fields, flags, _env(args.env), hf_loader=load_model, startup=args.startup_check
-    )
+    options = {"hf_loader": load_model, "startup": args.startup_check}
+    cells = compute(models, platforms, fields, flags, _env(args.env), sglang_version=release, **options)
     title = "SGLang support matrix" + (f" ({' '.join(args.set)})" if args.set else "")
     text = render(cells, args.format, fields=fields, title=title)
     if args.output:

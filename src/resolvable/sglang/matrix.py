@@ -1,6 +1,7 @@
 """Support matrices: models × platforms, one cell per resolution, in five formats.
 
-Invariants: a cell holds the resolved values of the chosen fields or the refusal: the rule
+Invariants: a matrix is resolved for one sglang release (``compute(sglang_version=…)``); every
+cell records it and the JSON and HTML formats name it (``release_of``). A cell holds the resolved values of the chosen fields or the refusal: the rule
 and its ``file:line``, the whole message, a short form of it, and the fix checked by resolving
 again (``resolvable._fixes``); a cell ServerArgs accepts also says whether sglang would start
 (the start-up check, after ServerArgs: "accepted, refused at start-up" keeps the values). The
@@ -18,9 +19,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 
 from .._platform import Platform
-from ..errors import ConflictError, ResolvableError
-from ._base import SGLANG_VERSION
-from .api import check_startup, resolve_server_args
+from ..errors import ConflictError, InvalidArgumentError, ResolvableError
+from .api import check_startup, resolve_server_args, sglang_release
 from .fixes import check_refusal
 from .models import bundled, catalog
 
@@ -51,6 +51,8 @@ class Cell:
     startup_refusal: str | None = None
     startup_refused_by: str | None = None
     startup_fix: str | None = None
+    #: The sglang release the cell was resolved for (``None``: built by hand, the pack's default).
+    release: str | None = None
 
     @property
     def text(self) -> str:
@@ -81,18 +83,21 @@ def compute(
     *,
     hf_loader: Any = bundled,
     startup: bool = True,
+    sglang_version: str | None = None,
 ) -> list[Cell]:
-    """Resolve every (model, platform) pair with the same flags; ``startup`` also runs the
-    start-up checks (after ServerArgs) of each accepted cell."""
+    """Resolve every (model, platform) pair with the same flags for one sglang release
+    (``sglang_version``, as ``resolve_server_args`` takes it; default: the pack's default release);
+    ``startup`` also runs the start-up checks (after ServerArgs) of each accepted cell."""
+    release = sglang_release(sglang_version)  # an unsupported release fails here, before any cell
     cells = []
     plats = [(name, Platform.preset(name)) for name in platforms]
     for model in models:
         hf = hf_loader(model)
         for pname, platform in plats:
             try:
-                res = resolve_server_args(hf, platform, env, **dict(flags or {}))
+                res = resolve_server_args(hf, platform, env, sglang_version=release, **dict(flags or {}))
             except ConflictError as exc:
-                check = check_refusal(exc, hf, platform, env, flags)
+                check = check_refusal(exc, hf, platform, env, flags, sglang_version=release)
                 cells.append(
                     Cell(
                         model,
@@ -104,11 +109,12 @@ def compute(
                         fix=check.text,
                         refused_at=exc.location,
                         fix_check=check.to_dict(),
+                        release=release,
                     )
                 )
                 continue
             except ResolvableError as exc:
-                cells.append(Cell(model, pname, None, _short_reason(exc), message=str(exc)))
+                cells.append(Cell(model, pname, None, _short_reason(exc), message=str(exc), release=release))
                 continue
             values = {f: res[f] for f in fields}
             deciders = tuple(res.decided_by(f)[0] for f in fields)
@@ -123,8 +129,21 @@ def compute(
                         "startup_refused_by": exc.rule,
                         "startup_fix": exc.fix,
                     }
-            cells.append(Cell(model, pname, values, chain=chain, deciders=deciders, **late))
+            cells.append(Cell(model, pname, values, chain=chain, deciders=deciders, release=release, **late))
     return cells
+
+
+def release_of(cells: Iterable[Cell]) -> str:
+    """The sglang release the cells were resolved for (the pack's default for hand-made cells)."""
+    from ._base import registry
+
+    releases = {c.release for c in cells if c.release is not None}
+    if len(releases) > 1:
+        raise InvalidArgumentError(
+            f"the cells of one matrix come from one sglang release, got {', '.join(sorted(releases))}; "
+            "render one matrix per release"
+        )
+    return releases.pop() if releases else str(registry.default_release)
 
 
 def _grid(cells: Iterable[Cell]) -> tuple[list[str], list[str], dict[tuple[str, str], Cell]]:
@@ -227,7 +246,7 @@ def _csv(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
 def _json(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     data = {
         "schema": "resolvable.matrix/1",
-        "sglang": SGLANG_VERSION,
+        "sglang": release_of(cells),
         "fields": list(fields),
         "cells": [
             {

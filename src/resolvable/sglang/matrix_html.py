@@ -16,7 +16,6 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from ._base import SGLANG_VERSION
 from .choices import ATTENTION_BACKENDS
 from .models import bundled, catalog
 
@@ -196,7 +195,7 @@ _SCRIPT = """
 
 def render_html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     """The page for a list of matrix cells (models × platforms)."""
-    from .matrix import _grid
+    from .matrix import _grid, release_of
 
     esc = html.escape
     models, platforms, by_key = _grid(cells)
@@ -259,7 +258,7 @@ def render_html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         f"<title>{esc(name)}</title><style>{css}</style></head><body>"
         f"<h1>{esc(name)}</h1>"
-        f'<p class="about">Each cell shows <code>{esc(" / ".join(fields))}</code> as sglang {SGLANG_VERSION} '
+        f'<p class="about">Each cell shows <code>{esc(" / ".join(fields))}</code> as sglang {esc(release_of(cells))} '
         "resolves them for that model on that platform, with the rule that decided each value in small type "
         f"below it. Colour and pattern follow the first field (<code>{esc(fields[0])}</code>); the legend names "
         "them. A refused configuration shows <b>✗ refused</b> and the refusing rule: click it for sglang's "
