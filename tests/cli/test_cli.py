@@ -11,13 +11,18 @@ from pathlib import Path
 
 import pytest
 
+from golden import golden_argv
 from resolvable.cli import generate_docs, main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# golden cases of sglang 0.5.15 (spec): pinned (``run`` names the release)
+
+
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    """``main(argv)`` for sglang 0.5.15 (``golden_argv``: unless ``argv`` names a release)."""
+    code = main(golden_argv(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -342,7 +347,7 @@ def test_model_directory_and_ignored_flags(capsys, tmp_path):
 def test_console_script_end_to_end():
     exe = shutil.which("resolvable") or os.path.join(os.path.dirname(sys.executable), "resolvable")
     proc = subprocess.run(
-        [exe, "explain", "gpt-oss-20b", "--platform", "b200", "--field", "attention_backend"],
+        [exe, *golden_argv(["explain", "gpt-oss-20b", "--platform", "b200", "--field", "attention_backend"])],
         capture_output=True,
         text=True,
         timeout=60,

@@ -11,10 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from golden import GOLDEN, GOLDEN_FLAGS
 from resolvable._schema import schema_of
 from resolvable.sglang import ServerArgs
 from resolvable.sglang.cli_args import add_cli_args, from_cli_args, parse_namespace
 from resolvable.sglang.flags import load_table, modelled_dests, releases
+
+# golden cases of sglang 0.5.15 (spec): pinned
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = Path(__file__).parent / "data" / "sglang-0.5.15-flag-names.txt"
@@ -32,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = _Parser(prog="sglang serve")
-    add_cli_args(parser)
+    add_cli_args(parser, release=GOLDEN)
     return parser.parse_args(list(argv))
 
 
@@ -77,8 +80,8 @@ def test_modelled_flags_are_the_serverargs_cli_fields():
     fields = {n for n, s in schema_of(ServerArgs).fields.items() if s.arg.cli}
     assert modelled_dests() == fields
     # every modelled field is an sglang flag, so "modelled" is a subset of the table
-    assert fields <= load_table().dests
-    not_modelled = load_table().dests - fields
+    assert fields <= load_table(GOLDEN).dests
+    not_modelled = load_table(GOLDEN).dests - fields
     # 422 distinct dests in 0.5.15; 74 of them are ServerArgs fields the rules read
     assert len(fields) == 74 and len(not_modelled) == 348
 
@@ -131,7 +134,7 @@ def test_every_table_flag_parses_with_a_value_of_its_kind():
     """Each action of the table, given a value sglang accepts, lands in its dest."""
     samples = {"int": "2", "float": "0.5", "human_readable_int": "4k", "json": "{}", "json_list": "[]"}
     samples["cuda_graph_config"] = '{"decode": {"max_bs": 8}}'
-    for flag in load_table():
+    for flag in load_table(GOLDEN):
         argv = [flag.options[-1]]
         if flag.takes_value:
             one = str(flag.choices[0]) if flag.choices else samples.get(flag.type or "", "x")
@@ -161,7 +164,8 @@ def test_types_and_choices_are_enforced():
 def test_invalid_choice_suggests_the_closest_through_the_cli(capsys):
     from resolvable.cli import main
 
-    assert main(["explain", "llama-3.1-8b", "--platform", "h100", "--mamba-backend", "flashinfr"]) == 2
+    argv = ["explain", "llama-3.1-8b", "--platform", "h100", *GOLDEN_FLAGS, "--mamba-backend", "flashinfr"]
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'flashinfr'" in err and "did you mean 'flashinfer'?" in err
 
