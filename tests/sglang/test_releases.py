@@ -12,7 +12,7 @@ import pytest
 
 from resolvable import Platform
 from resolvable.errors import ConflictError, InvalidArgumentError
-from resolvable.sglang import SGLANG_VERSION, registry, resolve_server_args
+from resolvable.sglang import SGLANG_RELEASES, SGLANG_VERSION, registry, resolve_server_args
 from resolvable.sglang.api import sglang_release
 from resolvable.sglang.grid import cases
 from resolvable.sglang.models import load_model
@@ -32,10 +32,10 @@ def _both(model: str, preset: str, **flags):
     return tuple(resolve_server_args(hf, platform, sglang_version=v, **flags) for v in ("0.5.14", "0.5.15"))
 
 
-def test_default_release_is_0_5_15_until_it_is_moved():
-    # the later releases are modelled too (tests/sglang/test_release_0_5_<N>.py); the default
-    # stays 0.5.15 until it is moved on purpose
-    assert SGLANG_VERSION == registry.default_release == "0.5.15"
+def test_default_release_is_the_newest_supported():
+    # every release is modelled (tests/sglang/test_release_0_5_<N>.py); none named means the
+    # newest, and the 0.5.15 golden tests name their release (tests/golden.py)
+    assert SGLANG_VERSION == registry.default_release == SGLANG_RELEASES[-1] == registry.releases[-1]
 
 
 def test_no_release_named_resolves_the_default_release():

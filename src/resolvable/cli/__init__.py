@@ -74,14 +74,16 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
 
 
 def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-version", **kw: Any) -> None:
-    from ..sglang import SGLANG_RELEASES, SGLANG_VERSION
+    from ..sglang import SGLANG_RELEASES, registry
 
+    default = registry.default_release
+    newest = ", the newest supported" if default == SGLANG_RELEASES[-1] else ""
     p.add_argument(
         flag,
         metavar="VERSION",
         help=kw.pop("help", None)
         or f"sglang release to model: {', '.join(SGLANG_RELEASES)}, or 'auto' for the installed one "
-        f"(default: {SGLANG_VERSION}, the newest supported)",
+        f"(default: {default}{newest})",
         **kw,
     )
 

@@ -379,7 +379,6 @@ README_BACKENDS = (
     "fa4",
     "flashinfer",
     "flashmla",
-    "cutlass_mla",
     "trtllm_mla",
     "trtllm_mha",
     "aiter",

@@ -115,14 +115,15 @@ def use_release(release: str | None) -> str | None:
 
 
 def load_table(release: str | None = None) -> FlagTable:
-    """The flag table of ``release`` (default: the one ``use_release`` chose, else the release
-    this pack reproduces by default)."""
+    """The flag table of ``release`` (default: the one ``use_release`` chose, else the table of
+    the pack's default release, via ``table_release``: a release without its own table uses the
+    one before it)."""
     if release is None:
         release = _default_release
     if release is None:
-        from .._base import SGLANG_VERSION
+        from .._base import registry
 
-        release = SGLANG_VERSION
+        release = table_release(str(registry.default_release))
     return _load_table(release)
 
 
