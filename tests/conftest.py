@@ -6,13 +6,22 @@
   ``HYPOTHESIS_PROFILE=long pytest tests/reliability``.
 
 A test that needs fewer examples (each one spawns real work) caps ``max_examples`` itself.
+
+``golden`` (the sglang release the golden tests name) lives next to this file; it is put on
+``sys.path`` here so every test directory imports it under any pytest import mode.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
 
 _COMMON = {
     "deadline": None,

@@ -11,17 +11,22 @@ import re
 
 import pytest
 
+from golden import GOLDEN, GOLDEN_FLAGS, golden_argv
 from resolvable.cli import main
 from resolvable.sglang import capabilities
 from resolvable.sglang.choices import ATTENTION_BACKENDS as _ALL_BACKENDS
 from resolvable.sglang.choices import choices_in
 
-# the table describes the default release (0.5.15): the names sglang 0.5.19 added are not its choices
-ATTENTION_BACKENDS = choices_in("0.5.15", "attention_backend", _ALL_BACKENDS)  # the default release
+# the table of 0.5.15: the names sglang added later are not its choices
+ATTENTION_BACKENDS = choices_in(GOLDEN, "attention_backend", _ALL_BACKENDS)
+
+
+# golden cases of sglang 0.5.15 (spec): pinned (``run``, the fixture and the API calls name the release)
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    """``main(argv)`` for sglang 0.5.15 (``golden_argv``: unless ``argv`` names a release)."""
+    code = main(golden_argv(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -33,7 +38,7 @@ def table_json():
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        assert main(["backends", "--format", "json"]) == 0
+        assert main(["backends", "--format", "json", *GOLDEN_FLAGS]) == 0
     return json.loads(buf.getvalue())
 
 
@@ -140,12 +145,31 @@ def test_bad_input_is_one_error_line(capsys, argv, message):
     assert err.startswith("error: ") and message in err and "Traceback" not in err
 
 
+def test_the_table_is_of_the_named_release(capsys):
+    """``--sglang-version`` picks the release probed: the title names it and the rows are its
+    ``--attention-backend`` choices (0.5.20 removed cutlass_mla); without it, the default release."""
+    from resolvable.sglang import registry
+
+    table = capabilities.backend_table(platforms=["h100"], sglang_version="0.5.20")
+    assert table.version == "0.5.20" and table.title.startswith("SGLang 0.5.20 attention backends")
+    assert [r.name for r in table.rows] == list(choices_in("0.5.20", "attention_backend", _ALL_BACKENDS))
+    assert "cutlass_mla" not in [r.name for r in table.rows] and "cutlass_mla" in ATTENTION_BACKENDS
+    argv = ["backends", "--backends", "fa3", "--platforms", "h100"]
+    code, out, _ = run(capsys, *argv, "--sglang-version", "0.5.20")
+    assert code == 0 and out.startswith("SGLang 0.5.20 attention backends")
+    code, out, _ = run(capsys, *argv, "--sglang-version", registry.default_release)
+    assert code == 0 and main(argv) == 0  # none named: the default release
+    assert capsys.readouterr().out == out and out.startswith(f"SGLang {registry.default_release} attention")
+    code, out, err = run(capsys, *argv, "--sglang-version", "0.5.9")
+    assert code == 2 and out == "" and "supported releases: 0.5.14" in err
+
+
 def test_table_comes_from_resolutions(monkeypatch):
     """The table is derived from resolutions, start-up checks included: fa3 is refused on SM100+
     by the start-up check ``fa3_capability`` (FlashAttention 3 needs SM80-SM90); resolving without
     the start-up checks, the same generator reports it accepted there."""
     real = capabilities.resolve_server_args
-    after = capabilities.backend_table(["fa3"]).rows[0].entries
+    after = capabilities.backend_table(["fa3"], sglang_version=GOLDEN).rows[0].entries
     assert after["platforms"].text == "SM80, SM86, SM89, SM90, ROCm"
     assert any("fa3_capability" in line for line in after["platforms"].detail)
 
@@ -153,5 +177,5 @@ def test_table_comes_from_resolutions(monkeypatch):
         return real(hf, platform, env, **flags)
 
     monkeypatch.setattr(capabilities, "resolve_server_args", server_args_only)
-    before = capabilities.backend_table(["fa3"]).rows[0].entries["platforms"].text
+    before = capabilities.backend_table(["fa3"], sglang_version=GOLDEN).rows[0].entries["platforms"].text
     assert before == "all but NPU"

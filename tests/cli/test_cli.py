@@ -11,13 +11,18 @@ from pathlib import Path
 
 import pytest
 
+from golden import golden_argv
 from resolvable.cli import generate_docs, main
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# golden cases of sglang 0.5.15 (spec): pinned (``run`` names the release)
+
+
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    """``main(argv)`` for sglang 0.5.15 (``golden_argv``: unless ``argv`` names a release)."""
+    code = main(golden_argv(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -166,6 +171,31 @@ def test_matrix_formats(capsys, fmt):
     if fmt == "html":
         assert out.startswith("<!DOCTYPE html>") and "http" not in out.lower().replace("http-equiv", "")
         assert 'title="attention_backend: attention_backend_default -&gt; fa3' in out
+
+
+def test_matrix_is_resolved_for_the_named_release(capsys):
+    """``--sglang-version``: every cell is that release's answer (spec §9 #4: Llama on H100 gets a
+    tc_piecewise prefill graph in 0.5.14, breakable in 0.5.15) and the JSON and HTML name it."""
+    base = [
+        "matrix",
+        "--models",
+        "llama-3.1-8b",
+        "--platforms",
+        "h100",
+        "--fields",
+        "cuda_graph_backend_prefill",
+    ]
+    got = {}
+    for release in ("0.5.14", "0.5.15"):
+        code, out, _ = run(capsys, *base, "--format", "json", "--sglang-version", release)
+        data = json.loads(out)
+        assert code == 0 and data["sglang"] == release
+        got[release] = data["cells"][0]["values"]["cuda_graph_backend_prefill"]
+        code, out, _ = run(capsys, *base, "--format", "html", "--sglang-version", release)
+        assert code == 0 and f"as sglang {release} resolves them" in out
+    assert got == {"0.5.14": "tc_piecewise", "0.5.15": "breakable"}
+    code, out, err = run(capsys, *base, "--sglang-version", "0.5.9")
+    assert code == 2 and out == "" and "supported releases: 0.5.14" in err and "Traceback" not in err
 
 
 def test_matrix_writes_file_and_set_flag(capsys, tmp_path):
@@ -317,7 +347,7 @@ def test_model_directory_and_ignored_flags(capsys, tmp_path):
 def test_console_script_end_to_end():
     exe = shutil.which("resolvable") or os.path.join(os.path.dirname(sys.executable), "resolvable")
     proc = subprocess.run(
-        [exe, "explain", "gpt-oss-20b", "--platform", "b200", "--field", "attention_backend"],
+        [exe, *golden_argv(["explain", "gpt-oss-20b", "--platform", "b200", "--field", "attention_backend"])],
         capture_output=True,
         text=True,
         timeout=60,

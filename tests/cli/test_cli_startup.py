@@ -6,13 +6,18 @@ import csv
 import io
 import json
 
+from golden import golden_argv
 from resolvable.cli import main
 
 LABEL = "start-up check (after ServerArgs)"
 
 
+# golden cases of sglang 0.5.15 (spec): pinned (``run`` names the release)
+
+
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    """``main(argv)`` for sglang 0.5.15 (``golden_argv``: unless ``argv`` names a release)."""
+    code = main(golden_argv(argv))
     out, err = capsys.readouterr()
     return code, out, err
 

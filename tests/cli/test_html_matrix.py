@@ -13,10 +13,13 @@ from html.parser import HTMLParser
 import pytest
 from _browser import Browser, find_browser, png_facts
 
+from golden import GOLDEN_FLAGS
 from resolvable.cli import main
 from resolvable.sglang import grid
 from resolvable.sglang.choices import ATTENTION_BACKENDS
 from resolvable.sglang.matrix_html import _BACKEND_COLOURS, look
+
+# golden cases of sglang 0.5.15 (spec): pinned
 
 
 class _Page(HTMLParser):
@@ -36,7 +39,7 @@ class _Page(HTMLParser):
 
 def _matrix(capsys, tmp_path, *extra: str) -> tuple[str, _Page]:
     out = tmp_path / "m.html"
-    assert main(["matrix", "--format", "html", "-o", str(out), *extra]) == 0
+    assert main(["matrix", "--format", "html", "-o", str(out), *GOLDEN_FLAGS, *extra]) == 0
     capsys.readouterr()
     page = _Page()
     text = out.read_text(encoding="utf-8")
@@ -47,7 +50,7 @@ def _matrix(capsys, tmp_path, *extra: str) -> tuple[str, _Page]:
 @pytest.fixture(scope="module")
 def full(tmp_path_factory):
     out = tmp_path_factory.mktemp("html") / "m.html"
-    assert main(["matrix", "--format", "html", "-o", str(out)]) == 0
+    assert main(["matrix", "--format", "html", "-o", str(out), *GOLDEN_FLAGS]) == 0
     text = out.read_text(encoding="utf-8")
     page = _Page()
     page.feed(text)

@@ -14,12 +14,16 @@ import sys
 
 import pytest
 
+from golden import golden_argv
 from resolvable import Platform
 from resolvable.cli import main
 
+# golden cases of sglang 0.5.15 (spec): pinned (``run`` names the release)
+
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    """``main(argv)`` for sglang 0.5.15 (``golden_argv``: unless ``argv`` names a release)."""
+    code = main(golden_argv(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -153,7 +157,7 @@ def test_why_not_checks_the_fix_too(capsys):
 def test_a_cp1252_console_gets_ascii_symbols_not_a_crash():
     env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
     proc = subprocess.run(
-        ["resolvable", "explain", "deepseek-v3", "--platform", "b200", "--page-size", "16"],
+        ["resolvable", *golden_argv(["explain", "deepseek-v3", "--platform", "b200", "--page-size", "16"])],
         capture_output=True,
         env=env,
         timeout=60,
@@ -163,7 +167,7 @@ def test_a_cp1252_console_gets_ascii_symbols_not_a_crash():
     assert "  + 1. [device] device_default" in out and "legend: + applied" in out
     assert "\u2713" not in out and "internal error" not in proc.stderr.decode("cp1252")
     matrix = subprocess.run(
-        ["resolvable", "matrix", "--models", "exaone-4.0-32b", "--platforms", "h100"],
+        ["resolvable", *golden_argv(["matrix", "--models", "exaone-4.0-32b", "--platforms", "h100"])],
         capture_output=True,
         env=env,
         timeout=60,
@@ -175,7 +179,7 @@ def test_ascii_fallback_through_main(capsys, monkeypatch):
     buf = io.BytesIO()
     stream = io.TextIOWrapper(buf, encoding="cp1252")
     monkeypatch.setattr(sys, "stdout", stream)
-    assert main(["explain", "llama-3.1-8b", "--platform", "h100"]) == 0
+    assert main(golden_argv(["explain", "llama-3.1-8b", "--platform", "h100"])) == 0
     stream.flush()
     assert "+ 1. [device]" in buf.getvalue().decode("cp1252")
 

@@ -6,12 +6,16 @@ import json
 
 import pytest
 
+from golden import golden_argv
 from resolvable.cli import main
 from resolvable.sglang.launch import LaunchError, parse_launch
 
+# golden cases of sglang 0.5.15 (spec): pinned (``run`` names the release)
+
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    """``main(argv)`` for sglang 0.5.15 (``golden_argv``: unless ``argv`` names a release)."""
+    code = main(golden_argv(argv))
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -1,11 +1,18 @@
-"""`--sglang-version`, `diff --vs-sglang-version` and `upgrade` through main()."""
+"""`--sglang-version`, `diff --vs-sglang-version` and `upgrade` through main().
+
+A test of what happens when no release is named states the default as ``registry.default_release``;
+the others name their releases.
+"""
 
 from __future__ import annotations
 
 import json
 
+from golden import GOLDEN, GOLDEN_FLAGS
 from resolvable.cli import main
-from resolvable.sglang import SGLANG_RELEASES
+from resolvable.sglang import SGLANG_RELEASES, registry
+
+# golden cases of sglang 0.5.15 (spec): pinned where the default is not the subject
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -15,14 +22,15 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_explain_header_names_the_release(capsys):
-    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100")
-    assert code == 0 and "rules     sglang 0.5.15 (" in out
+    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100")  # the default release
+    assert code == 0 and f"rules     sglang {registry.default_release} (" in out
     code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100", "--sglang-version", "0.5.14")
     assert code == 0 and "rules     sglang 0.5.14 (" in out
 
 
 def test_explain_shows_the_release_range_of_a_rule(capsys):
-    code, out, _ = run(capsys, "explain", "step-3.5-flash", "--platform", "b200", "--field", "page_size")
+    argv = ["explain", "step-3.5-flash", "--platform", "b200", "--field", "page_size", *GOLDEN_FLAGS]
+    code, out, _ = run(capsys, *argv)
     assert code == 0
     assert "page_size = 128" in out and "fa4_page_size" in out and "(sglang since 0.5.15)" in out
     code, out, _ = run(
@@ -50,7 +58,7 @@ def test_json_carries_the_release_and_fingerprints_differ(capsys):
     assert [d["sglang_version"] for d in docs] == ["0.5.14", "0.5.15"]
     assert docs[0]["fingerprint"] != docs[1]["fingerprint"]
     code, out, _ = run(capsys, "resolve", "llama-3.1-8b", "--platform", "h100", "--json")
-    assert json.loads(out)["sglang_version"] == "0.5.15"
+    assert json.loads(out)["sglang_version"] == registry.default_release  # none named
 
 
 def test_unknown_release_is_one_error_line(capsys):
@@ -104,6 +112,8 @@ def test_upgrade_that_refuses_the_launch(capsys):
         "--disable-radix-cache",
         "--from",
         "0.5.14",
+        "--to",
+        GOLDEN,
     )
     assert code == 0
     assert "your launch on 0.5.15: REFUSED by dllm_page_size" in out and "Unknown diffusion LLM" in out
@@ -111,7 +121,16 @@ def test_upgrade_that_refuses_the_launch(capsys):
 
 def test_upgrade_json(capsys):
     code, out, _ = run(
-        capsys, "upgrade", "step-3.5-flash", "--platform", "b200", "--from", "0.5.14", "--json"
+        capsys,
+        "upgrade",
+        "step-3.5-flash",
+        "--platform",
+        "b200",
+        "--from",
+        "0.5.14",
+        "--to",
+        GOLDEN,
+        "--json",
     )
     doc = json.loads(out)
     assert code == 0 and doc["schema"] == "resolvable.upgrade/1"
@@ -122,19 +141,22 @@ def test_upgrade_json(capsys):
 
 
 def test_upgrade_to_the_same_release_is_a_usage_error(capsys):
-    code, _, err = run(capsys, "upgrade", "llama-3.1-8b", "--platform", "h100", "--from", "0.5.15")
-    assert code == 2 and "both sglang 0.5.15" in err
+    same = registry.default_release  # --to defaults to it
+    code, _, err = run(capsys, "upgrade", "llama-3.1-8b", "--platform", "h100", "--from", same)
+    assert code == 2 and f"both sglang {same}" in err
 
 
 def test_upgrade_default_from_is_the_installed_release(capsys, monkeypatch):
     from resolvable.sglang import api
 
+    to = registry.default_release  # --to defaults to the default release
+    before = registry.releases[registry.releases.index(to) - 1]
     monkeypatch.setattr(api, "installed_sglang_version", lambda: "0.5.14.post1")
     code, out, _ = run(capsys, "upgrade", "glm-4.5", "--platform", "b200")
-    assert code == 0 and "upgrade   sglang 0.5.14 → 0.5.15" in out
+    assert code == 0 and f"upgrade   sglang 0.5.14 → {to}" in out
     monkeypatch.setattr(api, "installed_sglang_version", lambda: None)
     code, out, _ = run(capsys, "upgrade", "glm-4.5", "--platform", "b200")
-    assert code == 0 and "upgrade   sglang 0.5.14 → 0.5.15" in out  # the release before --to
+    assert code == 0 and f"upgrade   sglang {before} → {to}" in out  # the release before --to
 
 
 def test_lint_covers_every_release(capsys):

@@ -4,7 +4,9 @@
   names, as a tiny Llama-shaped config, and random architecture strings no rule knows;
 * platforms: every preset, and random but valid ``Platform(...)`` facts;
 * flags: random subsets of ``ServerArgs`` fields, with values drawn from each field's
-  ``choices``, plausible integers (and some absurd ones), booleans and short strings.
+  ``choices``, plausible integers (and some absurd ones), booleans and short strings;
+* releases: every supported sglang release, or none named (the default release): the properties
+  hold for each one.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from hypothesis import strategies as st
 from resolvable import HFConfig, Platform
 from resolvable._platform import VENDORS
 from resolvable._schema import schema_of
-from resolvable.sglang import ServerArgs, registry
+from resolvable.sglang import SGLANG_RELEASES, ServerArgs, registry
 from resolvable.sglang.models import bundled, catalog
 
 SCHEMA = schema_of(ServerArgs)
@@ -172,9 +174,16 @@ class Scenario:
     flags: dict[str, Any]
     model_path: str | None
     trace: bool
+    #: The sglang release resolved (None: the default release).
+    release: str | None = None
 
     def kwargs(self) -> dict[str, Any]:
-        return {"model_path": self.model_path, "trace": self.trace, **self.flags}
+        return {
+            "model_path": self.model_path,
+            "trace": self.trace,
+            "sglang_version": self.release,
+            **self.flags,
+        }
 
 
 scenarios = st.builds(
@@ -184,4 +193,5 @@ scenarios = st.builds(
     flags=flags(),
     model_path=st.none() | st.sampled_from(["/models/x", "org/name"]),
     trace=st.booleans(),
+    release=st.none() | st.sampled_from(SGLANG_RELEASES),
 )

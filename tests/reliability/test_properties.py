@@ -3,7 +3,7 @@
 Inputs (``reliability_strategies``): every bundled sample, every architecture the registry
 names (tiny Llama-shaped config), random unknown architectures; every platform preset and
 random valid ``Platform`` facts; random subsets of user flags drawn from the fields' choices,
-integers and booleans. For every input:
+integers and booleans; every supported sglang release. For every input:
 
 * the outcome is a ``Resolution`` or a ``ResolvableError`` (a ``ValueError``), nothing else;
 * two runs agree: values, declarations, fingerprint (or the same error, word for word);
@@ -23,6 +23,7 @@ import pytest
 from hypothesis import example, given
 from reliability_strategies import SCHEMA, Model, Scenario, scenarios, tiny_config
 
+from golden import GOLDEN
 from resolvable import Outcome, Platform, Resolution
 from resolvable.errors import ResolvableError
 from resolvable.sglang import resolve_server_args
@@ -45,17 +46,21 @@ def outcome(s: Scenario) -> Resolution | ResolvableError:
 
 
 def _scenario(model: str, platform: str, **flags: Any) -> Scenario:
-    return Scenario(Model(f"bundled:{model}", bundled(model)), Platform.preset(platform), flags, None, True)
+    hf = bundled(model)
+    return Scenario(Model(f"bundled:{model}", hf), Platform.preset(platform), flags, None, True, GOLDEN)
 
 
 # Worked examples pinned alongside the random ones: a FORCED override, a refusal, a load-time
-# adjustment (HRM-Text) and an unknown architecture.
+# adjustment (HRM-Text) and an unknown architecture, in sglang 0.5.15.
+# golden cases of sglang 0.5.15 (spec): pinned
 PINNED = [
     _scenario("qwen3.5-397b-a17b", "b200", page_size=16),
     _scenario("gpt-oss-120b", "mi300x"),
     _scenario("hrm-text", "h100", attention_backend="fa3"),
     _scenario("deepseek-v3", "b200", tp_size=8, kv_cache_dtype="fp8_e4m3"),
-    Scenario(Model("unknown:Nope", tiny_config("NopeForCausalLM")), Platform.preset("cpu"), {}, None, False),
+    Scenario(
+        Model("unknown:Nope", tiny_config("NopeForCausalLM")), Platform.preset("cpu"), {}, None, False, GOLDEN
+    ),
 ]
 
 

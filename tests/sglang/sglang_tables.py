@@ -2,6 +2,9 @@
 
 A case is a tiny Llama-shaped config.json plus per-row keys, a platform (a preset or a named
 variant below), flags, and either the expected fields or the expected refusal.
+
+Every case resolves for sglang 0.5.15, the release the tables state (``golden.GOLDEN``), never
+for the pack's default release, which moves.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from golden import resolve_golden
 from resolvable import ConflictError, Platform
-from resolvable.sglang import resolve_server_args
 
 #: Tiny Llama-shaped config.json every case starts from (upstream §1.1 `_construct`).
 BASE_HF: dict[str, Any] = {
@@ -102,7 +105,7 @@ def resolve(
     load_time: bool = True,
     **args: Any,
 ):
-    return resolve_server_args(
+    return resolve_golden(
         make_hf(archs, hf, drop), platform(plat), env=dict(env or {}), load_time=load_time, **args
     )
 

@@ -40,6 +40,8 @@ from sglang_tables import (
     row,
 )
 
+# golden cases of sglang 0.5.15 (spec): pinned (sglang_tables.resolve names the release)
+
 # ---------------------------------------------------------------------------------------
 # §3.1 DeepSeek family (MLA / DSA)
 # ---------------------------------------------------------------------------------------

@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from golden import GOLDEN, GOLDEN_FLAGS
 from resolvable._schema import schema_of
 from resolvable.sglang import ServerArgs
 from resolvable.sglang.cli_args import add_cli_args, from_cli_args, parse_namespace
 from resolvable.sglang.flags import load_table, modelled_dests, releases
+
+# golden cases of sglang 0.5.15 (spec): pinned
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = Path(__file__).parent / "data" / "sglang-0.5.15-flag-names.txt"
@@ -33,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = _Parser(prog="sglang serve")
-    add_cli_args(parser)
+    add_cli_args(parser, release=GOLDEN)
     return parser.parse_args(list(argv))
 
 
@@ -96,8 +99,8 @@ def test_modelled_flags_are_the_serverargs_cli_fields():
     fields = {n for n, s in schema_of(ServerArgs).fields.items() if s.arg.cli}
     assert modelled_dests() == fields
     # every modelled field is an sglang flag, so "modelled" is a subset of the table
-    assert fields <= load_table().dests
-    not_modelled = load_table().dests - fields
+    assert fields <= load_table(GOLDEN).dests
+    not_modelled = load_table(GOLDEN).dests - fields
     # 422 distinct dests in 0.5.15; 76 of them are ServerArgs fields the rules read
     assert len(fields) == 76 and len(not_modelled) == 346
 
@@ -166,7 +169,8 @@ def test_types_and_choices_are_enforced():
 def test_invalid_choice_suggests_the_closest_through_the_cli(capsys):
     from resolvable.cli import main
 
-    assert main(["explain", "llama-3.1-8b", "--platform", "h100", "--mamba-backend", "flashinfr"]) == 2
+    argv = ["explain", "llama-3.1-8b", "--platform", "h100", *GOLDEN_FLAGS, "--mamba-backend", "flashinfr"]
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert "invalid choice: 'flashinfr'" in err and "did you mean 'flashinfer'?" in err
 

@@ -14,13 +14,16 @@ import os
 
 import pytest
 
+from golden import GOLDEN_FLAGS, resolve_golden
 from resolvable import ConflictError, HFConfig, Platform
 from resolvable.cli import main
 from resolvable.errors import ConfigError
-from resolvable.sglang import load_model, resolve_server_args
+from resolvable.sglang import load_model
 from resolvable.sglang.checkpoint import checkpoint_quant_method, is_mistral_model, parse_modelopt
 from resolvable.sglang.config_defaults import TABLE, apply_config_defaults
 from resolvable.sglang.passes.memory import chunked_prefill_default, decode_cuda_graph_max_bs, gpu_memory_mib
+
+# golden cases of sglang 0.5.15 (spec): pinned
 
 SMALL = {
     "hidden_size": 64,
@@ -45,7 +48,7 @@ def model_dir(tmp_path, name="model", config=None, **files):
 
 
 def resolve(hf, plat="h100", **args):
-    return resolve_server_args(hf, Platform.preset(plat), env={}, **args)
+    return resolve_golden(hf, Platform.preset(plat), env={}, **args)
 
 
 # -- hf_quant_config.json ------------------------------------------------------------------------
@@ -306,7 +309,7 @@ def test_exaone4_null_sliding_window_refuses_like_sglang(tmp_path, capsys):
     ):
         resolve(hf)
     assert resolve(hf, attention_backend="fa3")["disable_hybrid_swa_memory"] is True
-    assert main(["explain", str(d), "--platform", "h100"]) == 2
+    assert main(["explain", str(d), "--platform", "h100", *GOLDEN_FLAGS]) == 2
     out = capsys.readouterr().out
     assert "sliding_window_pattern=0 from transformers 5.12.1 Exaone4Config" in out
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from golden import resolve_golden
 from resolvable import Platform
 from resolvable.errors import ConflictError
-from resolvable.sglang import load_model, resolve_server_args
+from resolvable.sglang import load_model
 from resolvable.sglang.passes.model_config import derived_context_length
+
+# golden cases of sglang 0.5.15 (spec): pinned
 
 H100 = Platform.preset("h100")
 LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "max_position_embeddings": 8192}
@@ -21,7 +24,7 @@ LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "max_posi
 def test_context_length_above_the_derived_one_is_refused():
     """_derive_context_length: a user length above the derived one raises ValueError."""
     with pytest.raises(ConflictError) as info:
-        resolve_server_args(load_model("hrm-text"), H100, context_length=131072)
+        resolve_golden(load_model("hrm-text"), H100, context_length=131072)
     exc = info.value
     assert exc.rule == "context_length_limit"
     assert exc.message.startswith(
@@ -32,8 +35,8 @@ def test_context_length_above_the_derived_one_is_refused():
 
 def test_context_length_override_env_and_equal_length_are_accepted():
     env = {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}
-    assert resolve_server_args(LLAMA, H100, env, context_length=65536)["context_length"] == 65536
-    assert resolve_server_args(LLAMA, H100, context_length=8192)["context_length"] == 8192
+    assert resolve_golden(LLAMA, H100, env, context_length=65536)["context_length"] == 65536
+    assert resolve_golden(LLAMA, H100, context_length=8192)["context_length"] == 8192
 
 
 @pytest.mark.parametrize(
@@ -56,21 +59,21 @@ def test_granite_mamba_dimensions_must_match():
     """GraniteMoeHybridConfig: mamba_d_head * mamba_n_heads must equal mamba_expand * hidden_size;
     granite-4.0-micro's config (64 * 128 != 2 * 2560) does not load in sglang 0.5.15."""
     with pytest.raises(ConflictError) as info:
-        resolve_server_args(load_model("granite-4.0-micro"), H100)
+        resolve_golden(load_model("granite-4.0-micro"), H100)
     assert info.value.rule == "granite_mamba_dims"
     assert info.value.message == (
         "Class validation error for validator 'validate_architecture': The dimensions for the Mamba head "
         "state do not match the model intermediate_size (mamba_d_head (64) * mamba_n_heads (128) != "
         "mamba_intermediate_size (5120))"
     )
-    resolve_server_args(load_model("granite-4.0-h-small"), H100)  # a consistent hybrid loads
+    resolve_golden(load_model("granite-4.0-h-small"), H100)  # a consistent hybrid loads
 
 
 def test_olmo3_is_served_as_olmo2():
     """Olmo3Config renames Olmo3ForCausalLM to Olmo2ForCausalLM, so Olmo2's rule picks fa3 on Hopper."""
     hf = load_model("olmo-3-7b")
     assert hf.architecture == "Olmo2ForCausalLM" and "Olmo3ForCausalLM" in hf.raw["architectures"]
-    res = resolve_server_args(hf, H100)
+    res = resolve_golden(hf, H100)
     assert res["attention_backend"] == "fa3" and res.decided_by("attention_backend")[0] == "olmo2_defaults"
 
 

@@ -46,6 +46,8 @@ from sglang_tables import (
     row,
 )
 
+# golden cases of sglang 0.5.15 (spec): pinned (sglang_tables.resolve names the release)
+
 LLAMA, DSV2, DSV3 = "LlamaForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"
 LLADA2, SDAR = "LLaDA2MoeModelLM", "SDARForCausalLM"
 

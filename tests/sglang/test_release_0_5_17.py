@@ -17,7 +17,7 @@ from release_helpers import SIX
 from resolvable import Platform
 from resolvable._release import release_key
 from resolvable.errors import ConflictError, InvalidArgumentError
-from resolvable.sglang import SGLANG_RELEASES, check_startup, resolve_server_args
+from resolvable.sglang import SGLANG_RELEASES, check_startup, registry, resolve_server_args
 from resolvable.sglang.models import load_model
 
 V = "0.5.17"
@@ -364,18 +364,19 @@ def test_cli_reads_the_flag_table_of_the_chosen_release(capsys):
     """``sglang-0.5.17.json`` (tools/extract_sglang_flags.py on the 0.5.17 wheel): the flags and
     choices the CLI accepts follow ``--sglang-version``."""
     from resolvable.cli import main
-    from resolvable.sglang.flags import load_table
+    from resolvable.sglang.flags import load_table, table_release
 
     assert len(load_table("0.5.17")) == 474 and "--weight-cache-mode" in load_table("0.5.17").by_option
     base = ["resolve", "llama-3.1-8b", "--platform", "h100", "--weight-cache-mode", "client"]
-    assert main(base) == 2
+    assert main([*base, "--sglang-version", "0.5.15"]) == 2
     assert (
         "--weight-cache-mode is not a flag of sglang 0.5.15; it was added in 0.5.17"
         in capsys.readouterr().err
     )
     assert main([*base, "--sglang-version", "0.5.17"]) == 0
     assert "--weight-cache-mode client" in capsys.readouterr().out
-    assert load_table().release == "0.5.15"  # restored after the command
+    # restored after the command: the table of the default release
+    assert load_table().release == table_release(registry.default_release)
 
 
 # grid ----------------------------------------------------------------------------------------

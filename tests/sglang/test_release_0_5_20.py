@@ -28,9 +28,9 @@ DSA_CONFIG = {
 }
 
 
-def test_release_is_supported_and_default_unchanged():
-    assert "0.5.20" in registry.releases
-    assert resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("h100")).release == "0.5.15"
+def test_release_is_supported():
+    assert NEW in registry.releases
+    assert _resolve("llama-3.1-8b", "h100", f"{NEW}.post1").release == NEW
 
 
 # 1: attention backend choices (arg_groups/choices.py ATTENTION_BACKEND_CHOICES).

@@ -4,7 +4,7 @@ Main models 0.5.14-0.5.16 only, so each case resolves the same input with
 ``sglang_version="0.5.16"`` (standing for the releases before 0.5.22: every rule tested here is
 unchanged from 0.5.16 to 0.5.21 in the wheels, except where a docstring says otherwise) and with
 ``"0.5.22"``, and checks both answers, read from the wheels (file and function in each docstring).
-The default release stays 0.5.15.
+The default release is tested in test_releases.py.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from release_helpers import refusal_at as _refusal
 from release_helpers import resolve_at as _resolve
 
 from resolvable.errors import InvalidArgumentError, ResolvableError
-from resolvable.sglang import SGLANG_RELEASES, SGLANG_VERSION, registry, resolve_server_args
+from resolvable.sglang import SGLANG_RELEASES, registry, resolve_server_args
 from resolvable.sglang.grid import cases
 from resolvable.sglang.models import load_model
 
@@ -60,9 +60,8 @@ def _dsa_kpool(kpool: int) -> dict:
     return {**load_model("deepseek-v3.2").to_dict(), "index_kpool": kpool}
 
 
-def test_0_5_22_is_supported_and_the_default_stays_0_5_15():
+def test_0_5_22_is_supported():
     assert V in SGLANG_RELEASES and V in registry.releases  # (integration: later releases follow)
-    assert SGLANG_VERSION == registry.default_release == "0.5.15"
     assert _resolve("llama-3.1-8b", "h100", "0.5.22.post1").release == V
 
 

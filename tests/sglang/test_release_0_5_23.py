@@ -3,7 +3,7 @@
 Each case resolves the same input with ``sglang_version="0.5.16"`` (standing for 0.5.22: the
 rules involved are unchanged in the 0.5.17-0.5.22 wheels, checked function by function) and
 ``"0.5.23"`` and checks both answers, read from the wheels (file and function in each
-docstring). The default release stays 0.5.15.
+docstring). The default release is tested in test_releases.py.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from release_helpers import refusal_at as _refusal
 from release_helpers import resolve_at as _resolve
 
 from resolvable.errors import InvalidArgumentError, ResolvableError
-from resolvable.sglang import SGLANG_VERSION, registry, resolve_server_args
+from resolvable.sglang import registry, resolve_server_args
 from resolvable.sglang.grid import cases
 
 P, V = "0.5.16", "0.5.23"
@@ -50,9 +50,8 @@ MINICPM_V_4_7 = {
 }
 
 
-def test_0_5_23_is_supported_and_the_default_stays_0_5_15():
+def test_0_5_23_is_supported_and_the_newest():
     assert V in registry.releases and registry.releases[-1] == V
-    assert SGLANG_VERSION == registry.default_release == "0.5.15"
     assert _resolve("llama-3.1-8b", "h100", "0.5.23.post1").release == V
 
 

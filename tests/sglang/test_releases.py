@@ -1,7 +1,9 @@
 """sglang 0.5.14 vs 0.5.15: golden cases from spec §9 (the observable differences) and §11 #4.
 
 Each case resolves the same input for both releases and checks the value each release gives,
-as the spec's table states it. 0.5.15 stays the default release.
+as the spec's table states it. The tests of the default release (no release named, ``auto``
+with no sglang installed) state it as ``registry.default_release``; one test says which
+release that is.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import pytest
 
 from resolvable import Platform
 from resolvable.errors import ConflictError, InvalidArgumentError
-from resolvable.sglang import SGLANG_VERSION, registry, resolve_server_args
+from resolvable.sglang import SGLANG_RELEASES, SGLANG_VERSION, registry, resolve_server_args
 from resolvable.sglang.api import sglang_release
 from resolvable.sglang.grid import cases
 from resolvable.sglang.models import load_model
@@ -30,16 +32,22 @@ def _both(model: str, preset: str, **flags):
     return tuple(resolve_server_args(hf, platform, sglang_version=v, **flags) for v in ("0.5.14", "0.5.15"))
 
 
-def test_default_release_is_the_newest_and_unchanged():
-    # 0.5.16 is modelled too (tests/sglang/test_release_0_5_16.py); the default stays 0.5.15
+def test_default_release_is_the_newest_supported():
+    # every release is modelled (tests/sglang/test_release_0_5_<N>.py); none named means the
+    # newest, and the 0.5.15 golden tests name their release (tests/golden.py)
+    assert SGLANG_VERSION == registry.default_release == SGLANG_RELEASES[-1] == registry.releases[-1]
+
+
+def test_no_release_named_resolves_the_default_release():
     assert registry.releases[:2] == ("0.5.14", "0.5.15")
-    assert SGLANG_VERSION == registry.default_release == "0.5.15"
+    assert registry.default_release in registry.releases
     res = resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("h100"))
-    assert res.release == "0.5.15"
+    assert res.release == registry.default_release
 
 
 @pytest.mark.parametrize(
-    ("version", "release"), [(None, "0.5.15"), ("0.5.14", "0.5.14"), ("0.5.15.post1", "0.5.15")]
+    ("version", "release"),
+    [(None, registry.default_release), ("0.5.14", "0.5.14"), ("0.5.15.post1", "0.5.15")],
 )
 def test_release_names(version, release):
     assert sglang_release(version) == release
@@ -50,11 +58,11 @@ def test_unmodelled_release_is_refused_with_the_supported_list():
         resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("h100"), sglang_version="0.5.9")
 
 
-def test_auto_uses_installed_version_or_newest(monkeypatch):
+def test_auto_uses_installed_version_or_the_default(monkeypatch):
     from resolvable.sglang import api
 
     monkeypatch.setattr(api, "installed_sglang_version", lambda: None)
-    assert sglang_release("auto") == "0.5.15"
+    assert sglang_release("auto") == registry.default_release
     monkeypatch.setattr(api, "installed_sglang_version", lambda: "0.5.14.post2")
     assert sglang_release("auto") == "0.5.14"
     monkeypatch.setattr(api, "installed_sglang_version", lambda: "0.4.0")

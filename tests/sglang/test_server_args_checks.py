@@ -13,6 +13,8 @@ from sglang_tables import ASSERT, MLA, VALUE, E, Err, check, quant, resolve, row
 
 from resolvable import ConflictError
 
+# golden cases of sglang 0.5.15 (spec): pinned (sglang_tables.resolve names the release)
+
 LLAMA, DSV3, NEMOTRON_H = "LlamaForCausalLM", "DeepseekV3ForCausalLM", "NemotronHForCausalLM"
 QWEN3_MOE = "Qwen3MoeForCausalLM"
 

@@ -1,7 +1,7 @@
 """Start-up checks (after ServerArgs): one test per check of ``passes/startup.py``.
 
 Each case is accepted by ServerArgs (asserted) and then refused — or not — where sglang 0.5.15's
-model runner builds its attention backends. The docstring of each test names the sglang file
+model runner builds its attention backends (a test of a later release names it). The docstring of each test names the sglang file
 and function whose ``raise``/``assert`` it reproduces.
 """
 
@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 
+from golden import GOLDEN, resolve_golden
 from resolvable import ConflictError, Platform
 from resolvable.sglang import check_startup, load_model, resolve_server_args
 from resolvable.sglang.passes import startup as S
+
+# golden cases of sglang 0.5.15 (spec): pinned (``refusal`` and every call without a release)
 
 
 def _platform(p: str | Platform) -> Platform:
@@ -25,9 +28,10 @@ def _hf(model: str | dict[str, Any]) -> Any:
 
 
 def refusal(model: str | dict[str, Any], platform: str | Platform, **flags: Any) -> ConflictError | None:
-    """The start-up refusal of a configuration ServerArgs accepts (None: it would start)."""
+    """The start-up refusal of a configuration ServerArgs accepts (None: it would start), in
+    0.5.15 unless ``flags`` name another ``sglang_version``."""
     hf = _hf(model)
-    res = resolve_server_args(hf, _platform(platform), **flags)  # ServerArgs accepts it
+    res = resolve_server_args(hf, _platform(platform), **{"sglang_version": GOLDEN, **flags})  # accepted
     try:
         check_startup(res, hf)
     except ConflictError as exc:
@@ -55,7 +59,7 @@ def test_kv_cache_dtype_deprecated():
     """mem_cache/kv_cache_dtype.py configure_kv_cache_dtype (since 0.5.16): fp4_e2m1 is deprecated
     at start-up; 0.5.15 starts with it."""
     hf, b200 = load_model("llama-3.1-8b"), Platform.preset("b200")
-    resolve_server_args(hf, b200, kv_cache_dtype="fp4_e2m1", startup=True, sglang_version="0.5.15")
+    resolve_server_args(hf, b200, kv_cache_dtype="fp4_e2m1", startup=True, sglang_version=GOLDEN)
     with pytest.raises(ConflictError) as info:
         resolve_server_args(hf, b200, kv_cache_dtype="fp4_e2m1", startup=True, sglang_version="0.5.16")
     assert info.value.rule == "kv_cache_dtype_deprecated" and "fp4_mx_block16" in info.value.fix
@@ -73,7 +77,7 @@ def test_cuda_min_capability():
 def test_backend_is_registered():
     """model_runner.py _get_attention_backend_from_str: "Invalid attention backend: X"."""
     hf = load_model("llama-3.1-8b")
-    res = resolve_server_args(hf, _platform("h100"))
+    res = resolve_golden(hf, _platform("h100"))
     # ServerArgs never leaves an unregistered name; a load-time adjustment can (adjust → check).
     from resolvable import check
     from resolvable.sglang import registry
@@ -263,7 +267,7 @@ def test_dsv4_backend_model():
     from resolvable.sglang import registry
 
     hf = load_model("deepseek-v4-flash")
-    res = resolve_server_args(hf, _platform("h100")).adjust("test", page_size=64)
+    res = resolve_golden(hf, _platform("h100")).adjust("test", page_size=64)
     with pytest.raises(ConflictError, match="hardcodes page_size=256"):
         check(registry, res, hf, phase="startup")
 
@@ -348,14 +352,14 @@ def test_constructed_backends_follow_the_model_runner():
 
 def test_resolve_server_args_answers_serverargs_by_default_and_startup_on_request():
     hf, b200 = load_model("llama-3.1-8b"), Platform.preset("b200")
-    res = resolve_server_args(hf, b200, attention_backend="fa3")  # what sglang's ServerArgs does
+    res = resolve_golden(hf, b200, attention_backend="fa3")  # what sglang's ServerArgs does
     assert res["attention_backend"] == "fa3"
     with pytest.raises(ConflictError) as excinfo:
-        resolve_server_args(hf, b200, attention_backend="fa3", startup=True)
+        resolve_golden(hf, b200, attention_backend="fa3", startup=True)
     exc = excinfo.value
     assert (exc.phase, exc.rule) == ("startup", "fa3_capability")
     assert exc.resolution.fingerprint() == res.fingerprint()  # the accepted ServerArgs resolution
-    ok = resolve_server_args(hf, Platform.preset("h100"), startup=True)
+    ok = resolve_golden(hf, Platform.preset("h100"), startup=True)
     in_release = [
         r for stage, rules in S.registry.plan(ok.arch, ok.release) if stage.name == "startup" for r in rules
     ]
@@ -367,14 +371,14 @@ def test_startup_checks_see_the_load_time_adjustments():
     B200 starts (the load-time value is checked, not the ServerArgs one)."""
     assert refusal("hrm-text", "b200", attention_backend="fa3") is None
     hf = load_model("hrm-text")
-    post_init = resolve_server_args(hf, Platform.preset("b200"), load_time=False, attention_backend="fa3")
+    post_init = resolve_golden(hf, Platform.preset("b200"), load_time=False, attention_backend="fa3")
     with pytest.raises(ConflictError, match="FlashAttention v3"):
         check_startup(post_init, hf)
 
 
 def test_serverargs_refusal_has_no_phase():
     with pytest.raises(ConflictError) as excinfo:
-        resolve_server_args(
+        resolve_golden(
             load_model("llama-3.1-8b"), Platform.preset("h100"), attention_backend="trtllm_mha", startup=True
         )
     assert excinfo.value.phase is None and excinfo.value.stage == "attention_checks"

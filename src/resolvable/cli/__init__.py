@@ -74,14 +74,16 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
 
 
 def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-version", **kw: Any) -> None:
-    from ..sglang import SGLANG_RELEASES, SGLANG_VERSION
+    from ..sglang import SGLANG_RELEASES, registry
 
+    default = registry.default_release
+    newest = ", the newest supported" if default == SGLANG_RELEASES[-1] else ""
     p.add_argument(
         flag,
         metavar="VERSION",
         help=kw.pop("help", None)
         or f"sglang release to model: {', '.join(SGLANG_RELEASES)}, or 'auto' for the installed one "
-        f"(default: {SGLANG_VERSION}, the newest supported)",
+        f"(default: {default}{newest})",
         **kw,
     )
 
@@ -183,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine(p)
     p.set_defaults(func=cmd_matrix)
 
-    _backends.add_parser(sub)
+    _add_sglang_version(_backends.add_parser(sub))
 
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")

@@ -14,7 +14,8 @@ from ._common import UsageError, _csv_list
 FORMATS = ("text", "md", "html", "json")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """The ``backends`` parser (returned: the caller adds ``--sglang-version``)."""
     p = sub.add_parser(
         "backends",
         help="attention-backend capability table (platforms, page size, KV dtypes, ...) from the rules",
@@ -30,6 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="rule pack (--engine vllm: vLLM's table)",
     )
     p.set_defaults(func=cmd_backends)
+    return p
 
 
 def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
@@ -50,7 +52,7 @@ def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
     platforms = _csv_list(args.platforms)
     for p in platforms or ():
         Platform.preset(p)  # unknown preset: UnknownPresetError with a suggestion
-    text = backend_table(backends, platforms).render(args.format)
+    text = backend_table(backends, platforms, sglang_version=args.sglang_version).render(args.format)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -78,7 +78,7 @@ def resolve_server_args(
     with ``phase == "startup"`` and the accepted resolution in ``.resolution``. The default
     (False) answers exactly what ServerArgs decides. ``trace=True`` records what every rule read.
     ``sglang_version`` is the sglang release to model (``"0.5.14"``, ``"0.5.15.post1"`` …;
-    default: the newest supported, ``SGLANG_VERSION``; ``"auto"``: the installed sglang's, see
+    default: the pack's default release, the newest supported; ``"auto"``: the installed sglang's, see
     ``installed_sglang_version``).
     """
     hf = as_hf_config(hf_config)

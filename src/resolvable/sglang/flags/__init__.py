@@ -138,15 +138,15 @@ def chosen_release() -> str:
 
 
 def load_table(release: str | None = None) -> FlagTable:
-    """The flag table of ``release`` (default: the one ``use_release`` chose, else the release
-    this pack reproduces by default)."""
+    """The flag table of ``release`` (default: the one ``use_release`` chose, else the table of
+    the pack's default release, via ``table_release``: a release without its own table uses the
+    one before it)."""
     if release is None:
         release = _default_release
-    if release is None:
-        from .._base import SGLANG_VERSION
+    from .._base import SGLANG_RELEASES, registry
 
-        release = SGLANG_VERSION
-    from .._base import SGLANG_RELEASES
+    if release is None:
+        release = str(registry.default_release)
 
     # A modelled release without its own table kept the flags of the table before it.
     return _load_table(table_release(release) if release in SGLANG_RELEASES else release)
