@@ -15,7 +15,8 @@ import pytest
 from golden import GOLDEN, GOLDEN_FLAGS
 from resolvable._schema import schema_of
 from resolvable.sglang import ServerArgs
-from resolvable.sglang.cli_args import add_cli_args, from_cli_args, parse_namespace
+from resolvable.sglang.cli_args import add_cli_args, from_cli_args
+from resolvable.sglang.cli_args import parse_namespace as _parse_namespace
 from resolvable.sglang.flags import load_table, modelled_dests, releases
 
 # golden cases of sglang 0.5.15 (spec): pinned
@@ -32,6 +33,11 @@ class _Refused(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # keep argparse's message for the assertion
         raise _Refused(message)
+
+
+def parse_namespace(namespace: argparse.Namespace, release: str = GOLDEN):
+    """``cli_args.parse_namespace`` with the golden release's table (as ``parse`` uses)."""
+    return _parse_namespace(namespace, release=release)
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -466,7 +472,7 @@ def _cli_error(capsys, *argv: str) -> str:
 def test_cli_says_a_later_flag_was_added_in_its_release(capsys):
     err = _cli_error(capsys, "--sglang-version", "0.5.15", "--swa-prefix-tails", "4")
     assert "--swa-prefix-tails is not a flag of sglang 0.5.15; it was added in 0.5.21" in err
-    err = _cli_error(capsys, "--monokernel-backend", "amd")  # the default release, 0.5.15
+    err = _cli_error(capsys, "--sglang-version", "0.5.15", "--monokernel-backend", "amd")
     assert "--monokernel-backend is not a flag of sglang 0.5.15; it was added in 0.5.23" in err
     err = _cli_error(capsys, "--sglang-version", "0.5.14", "--uno-lora-path", "x")
     assert "not a flag of sglang 0.5.14; it was added in 0.5.20" in err
@@ -490,14 +496,18 @@ def test_pasted_command_and_set_get_the_release_message(capsys):
     from resolvable.cli import main
 
     pasted = ["sglang", "serve", "--model-path", "llama-3.1-8b", "--enable-response-store"]
-    assert main(["explain", "--platform", "h100", "--", *pasted]) == 2
+    assert main(["explain", "--platform", "h100", "--sglang-version", "0.5.15", "--", *pasted]) == 2
     assert (
         "--enable-response-store is not a flag of sglang 0.5.15; it was added in 0.5.20"
         in capsys.readouterr().err
     )
     assert main(["explain", "--platform", "h100", "--sglang-version", "0.5.20", "--", *pasted]) == 0
     capsys.readouterr()
-    assert main(["resolve", "llama-3.1-8b", "--platform", "h100", "--set", "elastic_ep_rejoin"]) == 0
+    set_flag = ["resolve", "llama-3.1-8b", "--platform", "h100", "--set", "elastic_ep_rejoin"]
+    assert main([*set_flag, "--sglang-version", "0.5.15"]) == 0
+    capsys.readouterr()
+    assert main(set_flag) == 2  # the default release, 0.5.23
+    assert "it was removed in 0.5.21" in capsys.readouterr().err
     capsys.readouterr()
     argv = ["resolve", "llama-3.1-8b", "--platform", "h100", "--sglang-version", "0.5.21"]
     assert main([*argv, "--set", "elastic_ep_rejoin"]) == 2

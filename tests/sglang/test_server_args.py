@@ -15,7 +15,9 @@ H100 = Platform.preset("h100")
 
 
 def test_post_init_resolves_and_materializes():
-    sa = ServerArgs(model_path="deepseek-v3", tp_size=8, platform=Platform.preset("b200"), env={})
+    sa = ServerArgs(
+        model_path="deepseek-v3", tp_size=8, platform=Platform.preset("b200"), env={}, sglang_version="0.5.15"
+    )
     assert sa.attention_backend == "trtllm_mla" and sa.page_size == 64
     assert sa.resolution["attention_backend"] == "trtllm_mla"
     assert publish_args(sa).attn.backend == "trtllm_mla"
@@ -28,7 +30,8 @@ def test_dummy_model_resolves_nothing():
 
 def test_hrm_text_model_runner_adjustment_needs_refresh():
     """Spec §3.19/§6.10, worked example 106: the runner forces triton; publish needs the refresh."""
-    sa = ServerArgs(model_path="hrm-text", platform=H100, env={})
+    # 0.5.15: the ModelRunner makes the adjustment (0.5.16 moved it into __post_init__)
+    sa = ServerArgs(model_path="hrm-text", platform=H100, env={}, sglang_version="0.5.15")
     assert sa.attention_backend == "fa3"  # after __post_init__
     for field, value in hrm_text_adjustments(load_model("hrm-text")).items():
         setattr(sa, field, value)  # the procedural ModelRunner adjustment
