@@ -359,6 +359,8 @@ def _category(model: str, old, new) -> str:
             return "deterministic message"
         if "Unknown quantization method" in old[1]:
             return "quantization registry message"  # 0.5.16's registry: no qoq/fbgemm_fp8, humming
+        if "Only EAGLE and DSPARK speculative algorithms" in new[1]:
+            return "DeepSeek-V4 speculative message"  # found by the 0.5.23 agreement run
     elif old[0] == "refused" and "extra_buffer needs" in old[1]:
         return "extra_buffer on ROCm"
     elif old[0] == "refused" and "you explicitly specified 'fa4'" in old[1]:
@@ -400,3 +402,22 @@ def test_a_one_release_range_reads_as_that_release():
 
     assert ReleaseRange("0.5.15", "0.5.16").describe(registry.releases) == "0.5.15 only"
     assert ReleaseRange("0.5.14", "0.5.16").describe(registry.releases) == "0.5.14 to 0.5.15"
+
+
+# Found by the 0.5.23 agreement run (deepseek_v4_hook.apply_deepseek_v4_defaults, since 0.5.16).
+def test_deepseek_v4_accepts_dspark_and_words_the_topk_check():
+    from release_helpers import refusal_at, resolve_at
+
+    nextn = dict(speculative_algorithm="NEXTN")
+    assert "Only EAGLE speculative algorithm is supported" in refusal_at(
+        "deepseek-v4-flash", "b200", "0.5.15", **nextn
+    )
+    spec = dict(speculative_algorithm="DSPARK")  # a choice since 0.5.16
+    assert resolve_at("deepseek-v4-flash", "b200", "0.5.16", **spec)["attention_backend"] == "dsv4"
+    assert "Only EAGLE and DSPARK speculative algorithms are supported" in refusal_at(
+        "deepseek-v4-flash", "b200", "0.5.23", **nextn
+    )
+    eagle = dict(speculative_algorithm="EAGLE", speculative_eagle_topk=4, speculative_num_steps=3)
+    assert "Only EAGLE speculative algorithm with topk == 1 is supported" in refusal_at(
+        "deepseek-v4-flash", "b200", "0.5.23", **eagle
+    )

@@ -21,9 +21,52 @@ def _refuse(message: str, *fields: str, fix: str, upstream: str = "AssertionErro
     return ConflictError(message, fields=fields, fix=fix, upstream=upstream)
 
 
-@registry.for_arch(ARCH)
+@registry.rule("model", archs=(ARCH,), until="0.5.16", series="deepseek_v4_defaults")
 def deepseek_v4_defaults(ctx):
     """§3.2: backend, pages, request cap, speculative limits, SWA ratio, MoE runner, prefill CP."""
+    return _deepseek_v4_defaults(ctx, _speculative_0_5_15)
+
+
+@registry.rule("model", archs=(ARCH,), since="0.5.16", series="deepseek_v4_defaults")
+def deepseek_v4_defaults_0_5_16(ctx):
+    """Since 0.5.16 (``deepseek_v4_hook.apply_deepseek_v4_defaults``): as before, and DSPARK is
+    accepted next to EAGLE (topk 1 is asked of EAGLE only)."""
+    return _deepseek_v4_defaults(ctx, _speculative_0_5_16)
+
+
+def _speculative_0_5_15(args) -> None:
+    if args.speculative_algorithm != "EAGLE":
+        raise _refuse(
+            "Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
+            "speculative_algorithm",
+            fix="pass --speculative-algorithm EAGLE (NEXTN is not accepted here)",
+        )
+    _eagle_topk_one(args)
+
+
+def _speculative_0_5_16(args) -> None:
+    if args.speculative_algorithm not in ("EAGLE", "DSPARK"):
+        raise _refuse(
+            "Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM",
+            "speculative_algorithm",
+            fix="pass --speculative-algorithm EAGLE or DSPARK",
+        )
+    if args.speculative_algorithm == "EAGLE":
+        _eagle_topk_one(args)
+
+
+def _eagle_topk_one(args) -> None:
+    if args.speculative_eagle_topk != 1:
+        raise _refuse(
+            "Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM",
+            "speculative_eagle_topk",
+            fix="pass --speculative-eagle-topk 1",
+        )
+
+
+def _deepseek_v4_defaults(ctx, speculative_check) -> dict:
+    """The body shared by the releases; ``speculative_check(args)`` raises for a speculative
+    configuration the release refuses."""
     args, hf = ctx.args, ctx.hf
     out = {"attention_backend": Force("dsv4", _WHY)}
     if args.device == "npu":
@@ -37,18 +80,7 @@ def deepseek_v4_defaults(ctx):
     if args.max_running_requests is None:
         out["max_running_requests"] = 256
     if args.speculative_algorithm is not None:
-        if args.speculative_algorithm != "EAGLE":
-            raise _refuse(
-                "Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
-                "speculative_algorithm",
-                fix="pass --speculative-algorithm EAGLE (NEXTN is not accepted here)",
-            )
-        if args.speculative_eagle_topk != 1:
-            raise _refuse(
-                "DeepseekV4ForCausalLM speculative decoding only supports EAGLE with topk == 1",
-                "speculative_eagle_topk",
-                fix="pass --speculative-eagle-topk 1",
-            )
+        speculative_check(args)
     if args.swa_full_tokens_ratio == 0.8:
         out["swa_full_tokens_ratio"] = 0.1
     if args.moe_runner_backend == "auto" and hf.get("nvfp4_moe_meta") is not None:
