@@ -25,12 +25,13 @@ Invariants:
 from __future__ import annotations
 
 import _thread  # not threading: the lock is all we need (import cost)
-import dataclasses
 import os
 import sys
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
 
+from ._record import field as record_field
+from ._record import record
 from ._release import ReleaseRange, check_release, release_key
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
@@ -64,18 +65,18 @@ class Stage(
     __slots__ = ()
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)  # a frozen dataclass in behaviour (see _record: import cost)
 class Rule:
     """One registered rule (frozen provenance record)."""
 
     name: str
     location: str
     stage: str
-    fn: RuleFn = dataclasses.field(repr=False, compare=False)
+    fn: RuleFn = record_field(repr=False, compare=False)
     archs: tuple[str, ...] = ()
-    predicate: Callable[[str], bool] | None = dataclasses.field(default=None, repr=False, compare=False)
+    predicate: Callable[[str], bool] | None = record_field(default=None, repr=False, compare=False)
     predicate_label: str | None = None
-    constant: Mapping[str, Any] | None = dataclasses.field(default=None, compare=False)
+    constant: Mapping[str, Any] | None = record_field(default=None, compare=False)
     seq: int = 0
     doc: str = ""
     #: Releases the rule applies to (half-open); unbounded for a registry without releases.

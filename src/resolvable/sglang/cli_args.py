@@ -15,7 +15,6 @@ Invariants:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from typing import Any
 
@@ -214,6 +213,6 @@ def from_cli_args(namespace: argparse.Namespace, **resolution_inputs: Any) -> Se
     Not-modelled flags do not change the result; they stay in the namespace (and
     ``parse_namespace`` returns them)."""
     user = user_args_from_namespace(namespace)
-    fields = {f.name for f in dataclasses.fields(ServerArgs)}
+    fields = schema_of(ServerArgs).fields
     user = {k: v for k, v in user.items() if k in fields}
     return ServerArgs(**user, user_set=tuple(user), **resolution_inputs)
