@@ -102,17 +102,27 @@ class Rule:
         return "every architecture"
 
 
+#: (source file, top-level package file) -> the file relative to the package root. Rules of one
+#: module share it: computing it once per file keeps registration cheap (import time).
+_RELATIVE: dict[tuple[str, str | None], str] = {}
+
+
 def _package_root(module: str) -> str | None:
-    top = sys.modules.get(module.split(".")[0])
+    top = sys.modules.get(module.partition(".")[0])
     path = getattr(top, "__file__", None)
     return os.path.dirname(os.path.dirname(path)) if path else None
 
 
 def _relative(path: str, module: str) -> str:
-    root = _package_root(module)
-    if root and path.startswith(root + os.sep):
-        return path[len(root) + 1 :].replace(os.sep, "/")
-    return path
+    key = (path, getattr(sys.modules.get(module.partition(".")[0]), "__file__", None))
+    relative = _RELATIVE.get(key)
+    if relative is None:
+        root = _package_root(module)
+        relative = path
+        if root and path.startswith(root + os.sep):
+            relative = path[len(root) + 1 :].replace(os.sep, "/")
+        _RELATIVE[key] = relative
+    return relative
 
 
 def _unwrap(fn: Any) -> Any:
@@ -281,20 +291,23 @@ class Registry:
             raise RegistrationError(f"predicate {when!r} is not callable")
         self._check_stage(stage, "rule")
 
+        predicate_label = label or getattr(when, "__doc__", None) or getattr(when, "__name__", None)
+
         def decorate(fn: RuleFn) -> RuleFn:
             self._check_signature(fn)
             original = _unwrap(fn)
-            name = getattr(original, "__qualname__", repr(fn))
+            name = getattr(original, "__qualname__", None) or repr(fn)
+            location = location_of(fn)
             rule = Rule(
                 name=name,
-                location=location_of(fn),
+                location=location,
                 stage=stage,
                 fn=fn,
                 archs=archs,
                 predicate=when,
-                predicate_label=label or getattr(when, "__doc__", None) or getattr(when, "__name__", None),
+                predicate_label=predicate_label,
                 doc=_first_paragraph(getattr(original, "__doc__", None)),
-                releases=ReleaseRange.of(since, until, f"rule {name} ({location_of(fn)})"),
+                releases=ReleaseRange.of(since, until, f"rule {name} ({location})"),
                 series=series or name,
             )
             self._add(rule)
