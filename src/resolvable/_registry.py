@@ -423,6 +423,8 @@ class Registry:
         listing the supported ones."""
         if release is None:
             return self.default_release
+        if release in self.releases:  # already a supported base release (every resolution asks)
+            return release
         if not self.releases:
             raise RegistrationError(f"registry {self.name!r} is not release-aware; do not pass a release")
         return check_release(release, self.releases, f"the {self.name!r} rule set")

@@ -30,8 +30,18 @@ __all__ = ["ReleaseRange", "base_release", "release_key"]
 
 def release_key(text: str) -> tuple[int, ...]:
     """``"0.5.15"`` → ``(0, 5, 15)``; the sort key of a release. Suffixes are ignored."""
-    base = base_release(text)
-    return tuple(int(part) for part in base.split("."))
+    key = _KEYS.get(text) if type(text) is str else None
+    if key is None:
+        key = tuple(int(part) for part in base_release(text).split("."))
+        if type(text) is str and len(_KEYS) < _KEYS_LIMIT:
+            _KEYS[text] = key
+    return key
+
+
+#: Parsed release keys: a resolution compares its release with rule and stage ranges, and the
+#: release strings are few (a bounded memo: parsing is a pure function of the text).
+_KEYS: dict[str, tuple[int, ...]] = {}
+_KEYS_LIMIT = 1024
 
 
 def base_release(text: str) -> str:

@@ -329,9 +329,19 @@ def make_parser(model_config_parser: str = "auto") -> Callable[[str, Any], HFCon
 
 def prepare(hf: HFConfig) -> HFConfig:
     """The config as sglang's rules see it: config-class defaults of its ``model_type``, then the
-    in-place ModelOpt refinement of ``quantization_config``. Idempotent."""
-    hf = apply_config_defaults(hf)
-    refined = _refined_quantization_config(hf)
+    in-place ModelOpt refinement of ``quantization_config``. Idempotent, and derived once per
+    config object (every resolution prepares its config)."""
+    return hf.derived(_PREPARED, _prepare)
+
+
+_PREPARED = "sglang.prepare"
+
+
+def _prepare(hf: HFConfig) -> HFConfig:
+    prepared = apply_config_defaults(hf)
+    refined = _refined_quantization_config(prepared)
     if refined is not None:
-        hf = hf.overlay({"quantization_config": refined}, {"quantization_config": _PARSE_QUANT})
-    return hf
+        prepared = prepared.overlay({"quantization_config": refined}, {"quantization_config": _PARSE_QUANT})
+    if prepared is not hf:  # preparing the prepared config gives itself (idempotent)
+        prepared.derived(_PREPARED, lambda same: same)
+    return prepared
