@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from .config_defaults import apply_config_defaults
+from .facts import quantization_config
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -76,9 +77,7 @@ def hf_quantization_config(hf: HFConfig) -> Any:
     """config.json's ``quantization_config`` as sglang's ``hf_config`` holds it (None if absent).
     ``KimiK25Config`` (configs/kimi_k25.py ``__init__``) hoists ``text_config.quantization_config``
     to the top level when the top level has none, so Kimi-K2.5 checkpoints are read there."""
-    from .facts import quantization_config  # checks the shape, naming the file
-
-    qc = quantization_config(hf)
+    qc = quantization_config(hf)  # checks the shape, naming the file
     if qc is None and hf.get("model_type") == "kimi_k25" and hf.text_config is not hf:
         qc = quantization_config(hf.text_config)
     return qc
