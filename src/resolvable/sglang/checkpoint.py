@@ -330,17 +330,20 @@ def prepare(hf: HFConfig) -> HFConfig:
     """The config as sglang's rules see it: config-class defaults of its ``model_type``, then the
     in-place ModelOpt refinement of ``quantization_config``. Idempotent, and derived once per
     config object (every resolution prepares its config)."""
-    return hf.derived(_PREPARED, _prepare)
+    prepared = hf.derived(_PREPARED, _prepare)
+    return hf if prepared is _ITSELF else prepared
 
 
 _PREPARED = "sglang.prepare"
+_ITSELF = object()  # kept instead of the config itself (no reference cycle)
 
 
-def _prepare(hf: HFConfig) -> HFConfig:
+def _prepare(hf: HFConfig) -> Any:
     prepared = apply_config_defaults(hf)
     refined = _refined_quantization_config(prepared)
     if refined is not None:
         prepared = prepared.overlay({"quantization_config": refined}, {"quantization_config": _PARSE_QUANT})
-    if prepared is not hf:  # preparing the prepared config gives itself (idempotent)
-        prepared.derived(_PREPARED, lambda same: same)
+    if prepared is hf:
+        return _ITSELF
+    prepared.derived(_PREPARED, lambda same: _ITSELF)  # preparing it again gives itself (idempotent)
     return prepared
