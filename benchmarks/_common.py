@@ -43,6 +43,7 @@ class Settings:
     scaling_rounds: int  # bench 4
     scaling_calls: int
     cli_runs: int  # bench 5
+    release_cases: int  # bench 8: grid cases timed under every release (rounds and calls of bench 1)
 
 
 FULL = Settings(
@@ -56,6 +57,7 @@ FULL = Settings(
     scaling_rounds=11,
     scaling_calls=300,
     cli_runs=21,
+    release_cases=400,
 )
 
 
@@ -70,6 +72,7 @@ QUICK = Settings(
     scaling_rounds=5,
     scaling_calls=100,
     cli_runs=10,
+    release_cases=200,
 )
 
 
@@ -95,11 +98,15 @@ def cpu_model() -> str:
     return host.processor() or host.machine() or "unknown"
 
 
-def environment() -> dict[str, str]:
+def load_average() -> str:
     try:
-        load = "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+        return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     except (AttributeError, OSError):
-        load = "n/a"
+        return "n/a"
+
+
+def environment() -> dict[str, str]:
+    load = load_average()
     return {
         "python": f"{host.python_implementation()} {host.python_version()}",
         "cpu": cpu_model(),

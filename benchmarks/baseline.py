@@ -195,6 +195,20 @@ def resolve(
         if a["cuda_graph_backend_prefill"] not in ("tc_piecewise", "disabled"):
             a["cuda_graph_backend_prefill"] = "disabled"
 
+    # -- after the device handlers: GPU-memory defaults (server_args._handle_gpu_memory_settings) -------
+    if a["chunked_prefill_size"] is None:
+        gib = None if device == "mps" else platform.memory_gib
+        if gib is None:
+            a["chunked_prefill_size"] = 4096  # no memory figure: sglang's fallback branch
+        elif gib < 35:
+            a["chunked_prefill_size"] = 2048
+        elif gib < 60:
+            a["chunked_prefill_size"] = 4096
+        elif gib < 160:
+            a["chunked_prefill_size"] = 8192
+        else:
+            a["chunked_prefill_size"] = 16384
+
     # -- §11.1: mxfp4 is registered only on CUDA, the CPU engine and gfx95 ROCm ----------------------
     if (a["quantization"] or quant_method) == "mxfp4" and not (
         platform.is_cuda or platform.is_cpu or platform.is_gfx95

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -170,6 +171,14 @@ def bench_ratio(s: Settings, defaults: dict[str, Any]) -> dict[str, Any]:
             resolve(empty, flags, hf, plat)
         return (perf_ns() - t0) / len(empty_work) / 1000
 
+    # What a resolution runs: the rules of its plan (resolution stages) and the declarations made.
+    planned, declared = [], []
+    for hf, plat, flags in pack_work:
+        groups = registry.compiled(hf.architecture, registry.default_release).groups
+        planned.append(sum(len(rules) for _, _, _, rules in groups))
+        with contextlib.suppress(ConflictError):
+            declared.append(len(resolve_server_args(hf, plat, **flags).declarations))
+
     run_pack()
     run_base()
     run_empty()
@@ -190,4 +199,6 @@ def bench_ratio(s: Settings, defaults: dict[str, Any]) -> dict[str, Any]:
         "baseline_us": median(bases),
         "ratio": median(packs) / median(bases),
         "ratio_of_rounds": median([p / b for p, b in zip(packs, bases)]),
+        "rules_per_plan": sum(planned) / len(planned),
+        "declarations_per_resolution": sum(declared) / len(declared) if declared else 0.0,
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -14,21 +15,34 @@ import _common  # noqa: F401  (first: puts benchmarks/ on sys.path)
 from _common import ROOT, Settings, child_env, median, percentile, perf_ns
 
 
-def spawn_times(commands: dict[str, list[str]], runs: int, warmup: int = 2) -> dict[str, list[float]]:
-    """Wall time (ms) of each command, ``runs`` times, interleaved round by round."""
+def spawn_times(
+    commands: dict[str, list[str]],
+    runs: int,
+    warmup: int = 2,
+    cpu: dict[str, list[float]] | None = None,
+) -> dict[str, list[float]]:
+    """Wall time (ms) of each command, ``runs`` times, interleaved round by round. With ``cpu``,
+    also each run's CPU time (user + system, ms: less sensitive to other load than wall time)."""
     env = child_env()
     times: dict[str, list[float]] = {k: [] for k in commands}
+    if cpu is not None:
+        cpu.update({k: [] for k in commands})
     for i in range(warmup + runs):
         for name, cmd in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = perf_ns()
             proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
             elapsed = (perf_ns() - t0) / 1e6
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             if proc.returncode != 0:
                 raise RuntimeError(
                     f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}"
                 )
             if i >= warmup:
                 times[name].append(elapsed)
+                if cpu is not None:
+                    used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                    cpu[name].append(used * 1000)
     return times
 
 
@@ -47,23 +61,36 @@ def stdlib_imports() -> list[str]:
 def bench_import(s: Settings) -> dict[str, Any]:
     py = sys.executable
     stdlib = stdlib_imports()
+    cpu: dict[str, list[float]] = {}
     times = spawn_times(
         {
             "bare": [py, "-c", "pass"],
             "stdlib": [py, "-c", "import " + ", ".join(stdlib) if stdlib else "pass"],
             "resolvable": [py, "-c", "import resolvable"],
             "resolvable.sglang": [py, "-c", "import resolvable.sglang"],
+            "resolvable.vllm": [py, "-c", "import resolvable.vllm"],
         },
         s.import_runs,
+        cpu=cpu,
     )
-    bare = median(times["bare"])
+    wall = {k: median(v) for k, v in times.items()}
+    used = {k: median(v) for k, v in cpu.items()}
+    bare = wall["bare"]
     return {
         "runs": s.import_runs,
         "bare_ms": bare,
-        "stdlib_ms": median(times["stdlib"]) - bare,
+        "stdlib_ms": wall["stdlib"] - bare,
         "stdlib_count": len(stdlib),
-        "resolvable_ms": median(times["resolvable"]) - bare,
-        "sglang_ms": median(times["resolvable.sglang"]) - bare,
+        "stdlib_modules": stdlib,
+        "resolvable_ms": wall["resolvable"] - bare,
+        "sglang_ms": wall["resolvable.sglang"] - bare,
+        "vllm_ms": wall["resolvable.vllm"] - bare,
+        # Whole-process ratios (interpreter start included), from the same interleaved runs.
+        "sglang_vs_bare": wall["resolvable.sglang"] / bare,
+        "sglang_vs_resolvable": wall["resolvable.sglang"] / wall["resolvable"],
+        "cpu_bare_ms": used["bare"],
+        "cpu_resolvable_ms": used["resolvable"] - used["bare"],
+        "cpu_sglang_ms": used["resolvable.sglang"] - used["bare"],
         "top_modules": import_breakdown(),
     }
 

@@ -1,5 +1,7 @@
 """Benchmark 7: per-resolution cost of the vLLM pack over its grid (bundled models × presets × flags).
 
+Run by ``run.py`` (step 7) or alone.
+
 Usage (repository root, package installed)::
 
     python benchmarks/bench_vllm.py [--quick]
@@ -8,14 +10,14 @@ The grid: every bundled model × the CUDA/ROCm/XPU/CPU presets the vLLM pack kno
 variants (default, TP 8, fp8 KV, --block-size 16, FLASH_ATTN selected). Every case is timed
 ``case_calls`` times per round over ``case_rounds`` rounds after a warm-up; refusals (no valid
 backend, not modelled) are timed too, as they cost a full selection. Also timed: the same grid
-with ``trace=True`` (what ``explain`` pays) and the cold import of ``resolvable.vllm``.
+with ``trace=True`` (what ``explain`` pays) and, run alone, the cold import of ``resolvable.vllm``
+(``run.py`` takes it from its import benchmark).
 Standard library only (plus the package); nothing here runs in the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -89,16 +91,25 @@ def bench_vllm_resolution(s: Settings, *, trace: bool = False) -> dict[str, Any]
 
 
 def bench_vllm_import(runs: int) -> dict[str, Any]:
-    """Cold import of resolvable.vllm in fresh interpreters, minus the bare interpreter start."""
+    """Cold import of resolvable.vllm in fresh interpreters, minus the bare interpreter start
+    (interleaved, cached bytecode: ``bench_startup.spawn_times``)."""
+    from bench_startup import spawn_times
 
-    def run(code: str) -> float:
-        t0 = perf_ns()
-        subprocess.run([sys.executable, "-c", code], check=True)
-        return (perf_ns() - t0) / 1e6
+    times = spawn_times(
+        {"bare": [sys.executable, "-c", "pass"], "vllm": [sys.executable, "-c", "import resolvable.vllm"]},
+        runs,
+    )
+    return {"import_ms": median(times["vllm"]) - median(times["bare"])}
 
-    bare = median([run("pass") for _ in range(runs)])
-    pack = median([run("import resolvable.vllm") for _ in range(runs)])
-    return {"import_ms": pack - bare}
+
+def print_vllm(plain: dict[str, Any], traced: dict[str, Any], import_ms: float) -> None:
+    print(
+        f"\nvLLM pack, {plain['cases']} cases ({plain['refused']} refused): "
+        f"median {plain['median_us']:.0f} µs, p95 {plain['p95_us']:.0f} µs, max {plain['max_us']:.0f} µs, "
+        f"accepted median {plain['accepted_median_us']:.0f} µs; whole grid {plain['total_ms']:.0f} ms"
+    )
+    print(f"  with trace=True (explain): median {traced['median_us']:.0f} µs, p95 {traced['p95_us']:.0f} µs")
+    print(f"  cold import of resolvable.vllm: {import_ms:.0f} ms over the bare interpreter")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,17 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args(argv)
     s = QUICK if args.quick else FULL
-    log("7/7 vLLM pack: per-resolution cost …")
+    log("vLLM pack: per-resolution cost …")
     plain = bench_vllm_resolution(s)
     traced = bench_vllm_resolution(s, trace=True)
     imp = bench_vllm_import(max(5, s.import_runs // 2))
-    print(
-        f"vLLM pack, {plain['cases']} cases ({plain['refused']} refused): "
-        f"median {plain['median_us']:.0f} µs, p95 {plain['p95_us']:.0f} µs, max {plain['max_us']:.0f} µs, "
-        f"accepted median {plain['accepted_median_us']:.0f} µs; whole grid {plain['total_ms']:.0f} ms"
-    )
-    print(f"  with trace=True (explain): median {traced['median_us']:.0f} µs, p95 {traced['p95_us']:.0f} µs")
-    print(f"  cold import of resolvable.vllm: {imp['import_ms']:.0f} ms over the bare interpreter")
+    print_vllm(plain, traced, imp["import_ms"])
     return 0
 
 

@@ -20,12 +20,16 @@ timings taken in the same process, interleaved, on the same cases):
 4. scaling of the engine with synthetic registries: 10 … 10,000 architectures (must be flat)
    and 10 … 1,000 passes (must be linear);
 5. end-to-end latency of ``resolvable explain llama-3.1-8b --platform h100``;
-6. peak RSS of a full-matrix run, in a subprocess.
+6. peak RSS of a full-matrix run, in a subprocess;
+7. per-resolution cost of the vLLM pack over its grid (plain and traced);
+8. per-resolution cost of every modelled sglang release (``SGLANG_RELEASES``) on the same grid
+   sample, interleaved per case, as a ratio to 0.5.15.
 
 Modules: ``bench_resolution`` (1), ``bench_startup`` (2, 5, 6), ``bench_throughput`` (3, 4 and
-``--profile``), ``report`` (table and markdown), ``baseline`` (the procedural baseline),
-``_common`` (settings and helpers). Standard library only (plus the package). Nothing here runs
-in the test suite.
+``--profile``), ``bench_vllm`` (7), ``bench_releases`` (8), ``report`` (table and markdown),
+``baseline`` (the procedural baseline), ``_common`` (settings and helpers). Standard library only
+(plus the package). Nothing here runs in the test suite; no figure is asserted (only the
+baseline's parity is).
 """
 
 from __future__ import annotations
@@ -39,10 +43,12 @@ from typing import Any
 
 import _common  # noqa: F401  (first: puts benchmarks/ on sys.path)
 import baseline
-from _common import FULL, QUICK, ROOT, environment, log
+from _common import FULL, QUICK, ROOT, environment, load_average, log
+from bench_releases import bench_releases
 from bench_resolution import bench_ratio, bench_resolution, check_parity
 from bench_startup import bench_cli, bench_import, bench_memory
 from bench_throughput import bench_matrix, bench_scaling, profile
+from bench_vllm import bench_vllm_resolution
 from report import markdown, parity_text, print_report
 
 from resolvable.sglang.args import ServerArgs
@@ -65,16 +71,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="where to write the report (default: docs/benchmarks.md)",
     )
     parser.add_argument("--no-write", action="store_true", help="print only; do not write the report")
+    parser.add_argument(
+        "--note",
+        default="",
+        help="a sentence for the report, e.g. that the machine was shared with other work",
+    )
     args = parser.parse_args(argv)
     if args.profile:
         profile()
         return 0
     s = QUICK if args.quick else FULL
     started = time.perf_counter()
-    r: dict[str, Any] = {"settings": s, "environment": environment()}
+    r: dict[str, Any] = {"settings": s, "environment": environment(), "note": args.note}
     defaults = baseline.defaults_of(ServerArgs)
 
-    log("1/6 baseline parity …")
+    log("1/8 baseline parity …")
     r["parity"] = check_parity(defaults)
     if r["parity"]["mismatches"]:
         for line in r["parity"]["mismatches"]:
@@ -84,19 +95,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{r['parity']['compared']} cases (listed above)"
         )
     log(f"    {parity_text(r['parity'])}")
-    log("1/6 per-resolution cost …")
+    log("1/8 per-resolution cost …")
     r["resolution"] = bench_resolution(s)
     r["ratio"] = bench_ratio(s, defaults)
-    log("2/6 cold import …")
+    log("2/8 cold import …")
     r["import"] = bench_import(s)
-    log("3/6 full matrix …")
+    log("3/8 full matrix …")
     r["matrix"] = bench_matrix(s)
-    log("4/6 scaling …")
+    log("4/8 scaling …")
     r["scaling"] = bench_scaling(s)
-    log("5/6 CLI latency …")
+    log("5/8 CLI latency …")
     r["cli"] = bench_cli(s)
-    log("6/6 memory …")
+    log("6/8 memory …")
     r["memory"] = bench_memory()
+    log("7/8 vLLM pack …")
+    r["vllm"] = {"plain": bench_vllm_resolution(s), "traced": bench_vllm_resolution(s, trace=True)}
+    log("8/8 per release …")
+    r["releases"] = bench_releases(s)
+    r["environment"]["load average at end"] = load_average()
     print_report(r)
     if not args.no_write:
         path = Path(args.output)

@@ -11,12 +11,12 @@ Invariants:
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections import namedtuple
 from collections.abc import Mapping
 
 from ._choose import Chosen
+from ._record import record
 from ._schema import Schema
 from .errors import DeclarationError
 
@@ -38,7 +38,7 @@ class Outcome(str, enum.Enum):
         return self.value
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)  # a frozen dataclass in behaviour (see _record: import cost)
 class Force:
     """Wrap a declared value to override a user's explicit choice deliberately.
 

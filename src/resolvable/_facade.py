@@ -12,12 +12,13 @@ Invariants:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from ._publish import RuntimeContext, publish
+from ._record import MISSING
 from ._resolution import Resolution
+from ._schema import fields_of, is_dataclass
 from .errors import InvalidArgumentError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -48,23 +49,13 @@ def resolve_into(
     every field whose value differs from its default counts as user input. ``resolver``
     receives that dict and returns the ``Resolution``.
     """
-    if not dataclasses.is_dataclass(obj):
+    if not is_dataclass(obj):
         raise InvalidArgumentError(f"{type(obj).__name__} is not a dataclass instance")
-    fields = {f.name: f for f in dataclasses.fields(obj)}
     if user_set is None:
         user = {}
-        for name, f in fields.items():
-            default = (
-                f.default
-                if f.default is not dataclasses.MISSING
-                else (
-                    f.default_factory()
-                    if f.default_factory is not dataclasses.MISSING
-                    else dataclasses.MISSING
-                )
-            )
+        for name, default, _meta, _type in fields_of(obj, no_default=MISSING):
             value = getattr(obj, name)
-            if default is dataclasses.MISSING or value != default:
+            if default is MISSING or value != default:
                 user[name] = value
     else:
         user = {name: getattr(obj, name) for name in user_set}

@@ -12,7 +12,9 @@ Invariants:
   files a ``parser`` hook reads): each is bounded, must be a regular file, and a malformed one
   is a ``ConfigError`` naming that file;
 * values that did not come from the file (a rule pack's config-class defaults) are recorded in
-  ``origins`` with where they came from; ``raw`` is the config as read, before any overlay.
+  ``origins`` with where they came from; ``raw`` is the config as read, before any overlay;
+* ``derived(key, fn)`` keeps ``fn(config)`` with the config (it never changes): a pack derives
+  its view of a config once, not on every resolution.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .errors import ConfigError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -75,6 +78,7 @@ class HFConfig(Mapping):
 
     __slots__ = (
         "_data",
+        "_derived",
         "_origins",
         "_raw",
         "_sidecars",
@@ -117,6 +121,7 @@ class HFConfig(Mapping):
         object.__setattr__(self, "_origins", MappingProxyType(origins))
         object.__setattr__(self, "_sidecars", MappingProxyType(dict(sidecars or {})))
         object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_derived", None)
         if _depth == 0:
             self._check_architectures()
         # Derived once: rules read these on every resolution.
@@ -215,6 +220,21 @@ class HFConfig(Mapping):
                 data[key] = value
         merged = {**self.origins, **{k: origins[k] for k in values}}
         return HFConfig(data, source=self._source, origins=merged, sidecars=self._sidecars, raw=self.raw)
+
+    def derived(self, key: str, compute: Callable[[HFConfig], Any]) -> Any:
+        """``compute(self)``, computed once per config object and kept with it: a config never
+        changes, so a value derived from it alone (a rule pack's prepared view) need not be
+        derived again on every resolution. ``key`` names the derivation; an exception is not kept.
+        Copies and pickles start without the kept values."""
+        kept = self._derived
+        if kept is None:
+            kept = {}
+            object.__setattr__(self, "_derived", kept)
+        try:
+            return kept[key]
+        except KeyError:
+            value = kept[key] = compute(self)
+            return value
 
     def with_sidecars(self, sidecars: Mapping[str, HFConfig]) -> HFConfig:
         return HFConfig(self, source=self._source, sidecars=sidecars)

@@ -12,11 +12,11 @@ Invariants:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from collections.abc import Mapping
 
+from ._record import field, record, record_fields
 from .errors import UnknownPresetError, closest
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -31,7 +31,7 @@ VENDORS = ("cuda", "hip", "xpu", "npu", "musa", "mps", "hpu", "cpu")
 _NVIDIA_KERNELS = frozenset({"flashinfer", "triton_kernels"})
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)  # a frozen dataclass in behaviour (see _record: import cost)
 class Platform:
     """Facts about one machine. Build one with ``Platform.preset(name)`` or ``Platform(...)``."""
 
@@ -56,7 +56,7 @@ class Platform:
     kernels: frozenset[str] = frozenset()
     #: How this value was obtained (preset, torch, nvidia-smi, fallback reason). Not a fact:
     #: excluded from equality and from the fingerprint.
-    detected_by: str = dataclasses.field(default="", compare=False)
+    detected_by: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.vendor not in VENDORS:
@@ -185,10 +185,14 @@ class Platform:
     def replace(self, **changes: Any) -> Platform:
         """A copy with some facts changed (``name`` becomes "<name>+custom" unless given)."""
         changes.setdefault("name", self.name if self.name.endswith("+custom") else f"{self.name}+custom")
-        return dataclasses.replace(self, **changes)
+        values = {f.name: getattr(self, f.name) for f in _FIELDS}
+        values.update(changes)
+        return self.__class__(**values)
 
     def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
+        # Every fact is immutable (str, int, float, bool, tuples of ints, frozenset), so reading
+        # the attributes gives what dataclasses.asdict would (its deep copies are equal values).
+        data = {f.name: getattr(self, f.name) for f in _FIELDS}
         data.pop("detected_by")
         data["kernels"] = sorted(self.kernels)
         for key in ("capability", "cuda_version", "driver_version"):
@@ -198,7 +202,7 @@ class Platform:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Platform:
-        known = {f.name for f in dataclasses.fields(cls)}
+        known = {f.name for f in record_fields(cls)}
         unknown = set(data) - known
         if unknown:
             raise UnknownPresetError(f"unknown platform facts {sorted(unknown)}; known: {sorted(known)}")
@@ -251,6 +255,9 @@ class Platform:
         if self.kernels:
             bits.append("+" + ",".join(sorted(self.kernels)))
         return " ".join(bits)
+
+
+_FIELDS = record_fields(Platform)
 
 
 def _nvidia(name: str, device: str, cc: tuple[int, int], mem: float, driver: tuple[int, ...]) -> Platform:

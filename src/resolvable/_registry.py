@@ -25,12 +25,13 @@ Invariants:
 from __future__ import annotations
 
 import _thread  # not threading: the lock is all we need (import cost)
-import dataclasses
 import os
 import sys
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
 
+from ._record import field as record_field
+from ._record import record
 from ._release import ReleaseRange, check_release, release_key
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
@@ -64,18 +65,18 @@ class Stage(
     __slots__ = ()
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)  # a frozen dataclass in behaviour (see _record: import cost)
 class Rule:
     """One registered rule (frozen provenance record)."""
 
     name: str
     location: str
     stage: str
-    fn: RuleFn = dataclasses.field(repr=False, compare=False)
+    fn: RuleFn = record_field(repr=False, compare=False)
     archs: tuple[str, ...] = ()
-    predicate: Callable[[str], bool] | None = dataclasses.field(default=None, repr=False, compare=False)
+    predicate: Callable[[str], bool] | None = record_field(default=None, repr=False, compare=False)
     predicate_label: str | None = None
-    constant: Mapping[str, Any] | None = dataclasses.field(default=None, compare=False)
+    constant: Mapping[str, Any] | None = record_field(default=None, compare=False)
     seq: int = 0
     doc: str = ""
     #: Releases the rule applies to (half-open); unbounded for a registry without releases.
@@ -101,17 +102,27 @@ class Rule:
         return "every architecture"
 
 
+#: (source file, top-level package file) -> the file relative to the package root. Rules of one
+#: module share it: computing it once per file keeps registration cheap (import time).
+_RELATIVE: dict[tuple[str, str | None], str] = {}
+
+
 def _package_root(module: str) -> str | None:
-    top = sys.modules.get(module.split(".")[0])
+    top = sys.modules.get(module.partition(".")[0])
     path = getattr(top, "__file__", None)
     return os.path.dirname(os.path.dirname(path)) if path else None
 
 
 def _relative(path: str, module: str) -> str:
-    root = _package_root(module)
-    if root and path.startswith(root + os.sep):
-        return path[len(root) + 1 :].replace(os.sep, "/")
-    return path
+    key = (path, getattr(sys.modules.get(module.partition(".")[0]), "__file__", None))
+    relative = _RELATIVE.get(key)
+    if relative is None:
+        root = _package_root(module)
+        relative = path
+        if root and path.startswith(root + os.sep):
+            relative = path[len(root) + 1 :].replace(os.sep, "/")
+        _RELATIVE[key] = relative
+    return relative
 
 
 def _unwrap(fn: Any) -> Any:
@@ -280,20 +291,23 @@ class Registry:
             raise RegistrationError(f"predicate {when!r} is not callable")
         self._check_stage(stage, "rule")
 
+        predicate_label = label or getattr(when, "__doc__", None) or getattr(when, "__name__", None)
+
         def decorate(fn: RuleFn) -> RuleFn:
             self._check_signature(fn)
             original = _unwrap(fn)
-            name = getattr(original, "__qualname__", repr(fn))
+            name = getattr(original, "__qualname__", None) or repr(fn)
+            location = location_of(fn)
             rule = Rule(
                 name=name,
-                location=location_of(fn),
+                location=location,
                 stage=stage,
                 fn=fn,
                 archs=archs,
                 predicate=when,
-                predicate_label=label or getattr(when, "__doc__", None) or getattr(when, "__name__", None),
+                predicate_label=predicate_label,
                 doc=_first_paragraph(getattr(original, "__doc__", None)),
-                releases=ReleaseRange.of(since, until, f"rule {name} ({location_of(fn)})"),
+                releases=ReleaseRange.of(since, until, f"rule {name} ({location})"),
                 series=series or name,
             )
             self._add(rule)
@@ -409,6 +423,8 @@ class Registry:
         listing the supported ones."""
         if release is None:
             return self.default_release
+        if release in self.releases:  # already a supported base release (every resolution asks)
+            return release
         if not self.releases:
             raise RegistrationError(f"registry {self.name!r} is not release-aware; do not pass a release")
         return check_release(release, self.releases, f"the {self.name!r} rule set")

@@ -21,13 +21,27 @@ from collections.abc import Iterable
 
 from .errors import InvalidArgumentError, RegistrationError, closest
 
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["ReleaseRange", "base_release", "release_key"]
 
 
 def release_key(text: str) -> tuple[int, ...]:
     """``"0.5.15"`` → ``(0, 5, 15)``; the sort key of a release. Suffixes are ignored."""
-    base = base_release(text)
-    return tuple(int(part) for part in base.split("."))
+    key = _KEYS.get(text) if type(text) is str else None
+    if key is None:
+        key = tuple(int(part) for part in base_release(text).split("."))
+        if type(text) is str and len(_KEYS) < _KEYS_LIMIT:
+            _KEYS[text] = key
+    return key
+
+
+#: Parsed release keys: a resolution compares its release with rule and stage ranges, and the
+#: release strings are few (a bounded memo: parsing is a pure function of the text).
+_KEYS: dict[str, tuple[int, ...]] = {}
+_KEYS_LIMIT = 1024
 
 
 def base_release(text: str) -> str:
@@ -53,6 +67,11 @@ def base_release(text: str) -> str:
     return ".".join(parts)
 
 
+_BOUND_TYPES = (str, type(None))
+#: (class, since, until) -> the validated range (ranges are immutable, so one is shared).
+_VALID_RANGES: dict[tuple[Any, ...], Any] = {}
+
+
 class ReleaseRange(namedtuple("ReleaseRange", "since until", defaults=(None, None))):
     """``since <= release < until`` (either bound may be None: unbounded). Immutable."""
 
@@ -61,6 +80,13 @@ class ReleaseRange(namedtuple("ReleaseRange", "since until", defaults=(None, Non
     @classmethod
     def of(cls, since: str | None, until: str | None, what: str) -> ReleaseRange:
         """Validate the bounds a registration gives; ``what`` names the culprit in errors."""
+        key = (cls, since, until)
+        if type(since) in _BOUND_TYPES and type(until) in _BOUND_TYPES:
+            known = _VALID_RANGES.get(key)
+            if known is not None:  # the same bounds were validated before (one per rule: import time)
+                return known
+        else:
+            key = None
         try:
             lo = base_release(since) if since is not None else None
             hi = base_release(until) if until is not None else None
@@ -71,7 +97,10 @@ class ReleaseRange(namedtuple("ReleaseRange", "since until", defaults=(None, Non
                 f"{what}: empty release range since={lo!r} until={hi!r} (until is exclusive and must "
                 "be a later release)"
             )
-        return cls(lo, hi)
+        valid = cls(lo, hi)
+        if key is not None:
+            _VALID_RANGES[key] = valid
+        return valid
 
     @property
     def unbounded(self) -> bool:

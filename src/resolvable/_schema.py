@@ -1,28 +1,32 @@
 """Argument metadata and schema introspection.
 
-A schema is a dataclass whose fields carry an ``Arg`` in their metadata. Invariants:
+A schema is a dataclass (or a ``_record`` record, like the SGLang ``ServerArgs``) whose fields
+carry an ``Arg`` in their metadata. Invariants:
 
 * only a field whose ``Arg`` has ``resolvable=True`` may ever be declared by a rule;
 * every resolvable field has exactly one leaf path in the published context (its ``leaf``,
   or its own name), and no leaf path is both a group and a leaf;
-* ``Schema`` objects are built once per dataclass and are immutable.
+* ``Schema`` objects are built once per dataclass and are immutable;
+* nothing here imports ``dataclasses`` until a dataclass schema needs it (``arg``, ``Schema``):
+  a record schema is read from ``__record_fields__`` (import cost).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections import namedtuple
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
+from ._record import MISSING, is_record, record_fields
+from ._record import field as record_field
 from .errors import InvalidArgumentError, RegistrationError, closest
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Arg", "FieldSpec", "Schema", "arg", "resolvable_fields", "schema_of"]
+__all__ = ["Arg", "FieldSpec", "Schema", "arg", "record_arg", "resolvable_fields", "schema_of"]
 
 _METADATA_KEY = "resolvable.arg"
 
@@ -38,20 +42,50 @@ class Arg(
 
 
 def arg(
-    default: Any = dataclasses.MISSING,
+    default: Any = MISSING,
     *,
     resolvable: bool = False,
     leaf: str | None = None,
     choices: Iterable[Any] | None = None,
     help: str = "",
     cli: bool = True,
-    default_factory: Any = dataclasses.MISSING,
+    default_factory: Any = MISSING,
     check: Any = None,
 ) -> Any:
     """A dataclass field carrying an ``Arg``: ``page_size: int | None = arg(None, resolvable=True)``.
 
-    ``check(value)`` returns an error message for a value the field must refuse, or None."""
-    meta = Arg(
+    ``check(value)`` returns an error message for a value the field must refuse, or None.
+    (A ``_record`` schema uses ``record_arg``, which takes the same arguments.)"""
+    import dataclasses  # a dataclass schema has imported it already
+
+    return dataclasses.field(
+        default=dataclasses.MISSING if default is MISSING else default,
+        default_factory=dataclasses.MISSING if default_factory is MISSING else default_factory,
+        metadata={_METADATA_KEY: _meta(resolvable, leaf, choices, help, cli, check)},
+    )
+
+
+def record_arg(
+    default: Any = MISSING,
+    *,
+    resolvable: bool = False,
+    leaf: str | None = None,
+    choices: Iterable[Any] | None = None,
+    help: str = "",
+    cli: bool = True,
+    default_factory: Any = MISSING,
+    check: Any = None,
+) -> Any:
+    """``arg`` for a ``_record`` schema (a record field carrying an ``Arg``)."""
+    return record_field(
+        default=default,
+        default_factory=default_factory,
+        metadata={_METADATA_KEY: _meta(resolvable, leaf, choices, help, cli, check)},
+    )
+
+
+def _meta(resolvable: bool, leaf: str | None, choices: Any, help: str, cli: bool, check: Any) -> Arg:
+    return Arg(
         resolvable=resolvable,
         leaf=leaf,
         choices=tuple(choices) if choices is not None else None,
@@ -59,7 +93,6 @@ def arg(
         cli=cli,
         check=check,
     )
-    return dataclasses.field(default=default, default_factory=default_factory, metadata={_METADATA_KEY: meta})
 
 
 class FieldSpec(namedtuple("FieldSpec", "name default arg type")):
@@ -106,18 +139,10 @@ class Schema:
     )
 
     def __init__(self, cls: type) -> None:
-        if not dataclasses.is_dataclass(cls):
-            raise RegistrationError(f"{cls!r} is not a dataclass; a schema must be one")
         specs: dict[str, FieldSpec] = {}
-        for f in dataclasses.fields(cls):
-            meta = f.metadata.get(_METADATA_KEY) or Arg()
-            if f.default is not dataclasses.MISSING:
-                default = f.default
-            elif f.default_factory is not dataclasses.MISSING:
-                default = f.default_factory()
-            else:
-                default = None
-            specs[f.name] = FieldSpec(f.name, default, meta, f.type)
+        for name, default, metadata, annotation in fields_of(cls):
+            meta = metadata.get(_METADATA_KEY) or Arg()
+            specs[name] = FieldSpec(name, default, meta, annotation)
         clash = sorted(set(specs) & _VIEW_METHODS)
         if clash:
             raise RegistrationError(
@@ -184,6 +209,37 @@ def _check_leaf_tree(owner: str, leaves: Mapping[str, str]) -> None:
                 )
 
 
+def fields_of(cls: Any, no_default: Any = None) -> list[tuple[str, Any, Any, Any]]:
+    """(name, default, metadata, annotation) of each field of a record or dataclass (a class or
+    an instance); a default factory is called, a field without a default has ``no_default``."""
+    if is_record(cls):
+        fields = record_fields(cls)
+        missing: Any = MISSING
+    elif is_dataclass(cls):
+        import dataclasses
+
+        fields = dataclasses.fields(cls)
+        missing = dataclasses.MISSING
+    else:
+        raise RegistrationError(f"{cls!r} is not a dataclass; a schema must be one")
+    out = []
+    for f in fields:
+        if f.default is not missing:
+            default = f.default
+        elif f.default_factory is not missing:
+            default = f.default_factory()
+        else:
+            default = no_default
+        out.append((f.name, default, f.metadata, f.type))
+    return out
+
+
+def is_dataclass(obj: Any) -> bool:
+    """``dataclasses.is_dataclass`` without importing ``dataclasses`` (a record counts)."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    return is_record(cls) or hasattr(cls, "__dataclass_fields__")
+
+
 @functools.cache
 def schema_of(cls: type) -> Schema:
     """The (cached) schema of an argument dataclass."""
@@ -192,6 +248,6 @@ def schema_of(cls: type) -> Schema:
 
 def resolvable_fields(cls: type) -> frozenset[str]:
     """Names of the fields of ``cls`` that rules may declare (empty for a non-dataclass)."""
-    if not dataclasses.is_dataclass(cls):
+    if not is_dataclass(cls):
         return frozenset()
     return schema_of(cls).resolvable

@@ -322,3 +322,31 @@ def test_hfconfig_survives_deepcopy_and_pickle():
     assert copy.deepcopy(hf) == hf
     again = pickle.loads(pickle.dumps(hf))
     assert again == hf and again.source == "s" and again.text_config.layer_types == ("a", "b")
+
+
+def test_derived_is_computed_once_per_config_and_not_kept_on_failure():
+    import pickle
+
+    hf = HFConfig({"architectures": ["LlamaForCausalLM"], "hidden_size": 8})
+    calls = []
+
+    def double(cfg):
+        calls.append(cfg)
+        return cfg["hidden_size"] * 2
+
+    assert hf.derived("double", double) == 16
+    assert hf.derived("double", double) == 16
+    assert calls == [hf]  # computed once
+    other = HFConfig({"architectures": ["LlamaForCausalLM"], "hidden_size": 8})
+    assert other.derived("double", double) == 16 and len(calls) == 2  # kept per object, not per value
+
+    def broken(cfg):
+        calls.append("broken")
+        raise KeyError("nope")
+
+    for _ in range(2):
+        with pytest.raises(KeyError):
+            hf.derived("broken", broken)
+    assert calls.count("broken") == 2  # an exception is not kept
+    again = pickle.loads(pickle.dumps(hf))
+    assert again.derived("double", double) == 16 and len(calls) == 5  # a copy starts empty

@@ -40,3 +40,12 @@ def test_import_resolvable_skips_heavy_standard_modules():
     loaded = set(_loaded_by("resolvable.sglang"))
     for heavy in ("torch", "transformers", "argparse", "typing", "json", "pathlib", "subprocess", "hashlib"):
         assert heavy not in loaded, f"`import resolvable.sglang` imports {heavy}"
+
+
+def test_import_skips_dataclasses_and_what_it_pulls_in():
+    # dataclasses imports inspect (ast, dis, tokenize) and re: half the import time; the engine's
+    # records (_record) do without it until a caller asks for the dataclasses view.
+    for module in ("resolvable", "resolvable.sglang"):
+        loaded = set(_loaded_by(module))
+        for heavy in ("dataclasses", "inspect", "ast", "dis", "tokenize", "re", "copy", "threading"):
+            assert heavy not in loaded, f"`import {module}` imports {heavy}"

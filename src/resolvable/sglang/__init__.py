@@ -8,8 +8,6 @@ The rule modules are imported from ``RULE_MODULES``, in sglang's registration or
 
 from __future__ import annotations
 
-import importlib
-
 from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 
 #: Rule modules in registration order. Stages order the passes; inside a stage, rules for the
@@ -73,7 +71,9 @@ RULE_MODULES = (
     "passes.startup",  # the start-up check phase, after every ServerArgs stage
 )
 for _module in RULE_MODULES:
-    importlib.import_module(f"{__name__}.{_module}")
+    # __import__, not importlib.import_module: the importlib package (and warnings) is not
+    # loaded at all then (import time), and -X importtime reports each rule module.
+    __import__(f"{__name__}.{_module}")
 
 from .api import check_startup, resolve_server_args  # noqa: E402
 from .args import ServerArgs  # noqa: E402

@@ -12,14 +12,15 @@ Field names, defaults and choices follow sglang 0.5.15; the CLI flag of a field 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 
-from .._schema import arg
+from .._record import record
+from .._schema import record_arg as arg
 from . import choices as C
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
+    from dataclasses import InitVar
     from typing import Any
 
 #: Short spellings SGLang accepts besides ``--<field-name>``.
@@ -53,8 +54,13 @@ def _tp_size_check(value: Any) -> str | None:
     return None
 
 
-@dataclasses.dataclass
+@record  # a dataclass in behaviour: dataclasses.fields/replace/asdict work (see _record: import cost)
 class ServerArgs:
+    """sglang's server arguments, as far as this pack reads or resolves them (spec §2.1).
+
+    ``ServerArgs(model_path=..., **flags)`` resolves from ``__post_init__`` (``hf_config``,
+    ``platform``, ``env`` and ``user_set`` are init-only inputs of that resolution)."""
+
     # -- model and platform -------------------------------------------------------------
     model_path: str | None = arg(None, help="Model: bundled sample name, config.json, model dir, or hub id.")
     # Which config class loads the checkpoint (passes/model_config.py reads it).
@@ -343,12 +349,12 @@ class ServerArgs:
     )
 
     # -- resolution from __post_init__ (init-only; not fields of the schema) --------------------
-    hf_config: dataclasses.InitVar[Mapping[str, Any] | None] = None
-    platform: dataclasses.InitVar[Any] = None
-    env: dataclasses.InitVar[Mapping[str, str] | None] = None
-    user_set: dataclasses.InitVar[Iterable[str] | None] = None
+    hf_config: InitVar[Mapping[str, Any] | None] = None
+    platform: InitVar[Any] = None
+    env: InitVar[Mapping[str, str] | None] = None
+    user_set: InitVar[Iterable[str] | None] = None
     #: The sglang release to model (None: the pack's default; "auto": the installed one).
-    sglang_version: dataclasses.InitVar[str | None] = None
+    sglang_version: InitVar[str | None] = None
 
     def __post_init__(
         self, hf_config: Any, platform: Any, env: Any, user_set: Any, sglang_version: Any

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from .config_defaults import apply_config_defaults
+from .facts import quantization_config
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -76,9 +77,7 @@ def hf_quantization_config(hf: HFConfig) -> Any:
     """config.json's ``quantization_config`` as sglang's ``hf_config`` holds it (None if absent).
     ``KimiK25Config`` (configs/kimi_k25.py ``__init__``) hoists ``text_config.quantization_config``
     to the top level when the top level has none, so Kimi-K2.5 checkpoints are read there."""
-    from .facts import quantization_config  # checks the shape, naming the file
-
-    qc = quantization_config(hf)
+    qc = quantization_config(hf)  # checks the shape, naming the file
     if qc is None and hf.get("model_type") == "kimi_k25" and hf.text_config is not hf:
         qc = quantization_config(hf.text_config)
     return qc
@@ -329,9 +328,22 @@ def make_parser(model_config_parser: str = "auto") -> Callable[[str, Any], HFCon
 
 def prepare(hf: HFConfig) -> HFConfig:
     """The config as sglang's rules see it: config-class defaults of its ``model_type``, then the
-    in-place ModelOpt refinement of ``quantization_config``. Idempotent."""
-    hf = apply_config_defaults(hf)
-    refined = _refined_quantization_config(hf)
+    in-place ModelOpt refinement of ``quantization_config``. Idempotent, and derived once per
+    config object (every resolution prepares its config)."""
+    prepared = hf.derived(_PREPARED, _prepare)
+    return hf if prepared is _ITSELF else prepared
+
+
+_PREPARED = "sglang.prepare"
+_ITSELF = object()  # kept instead of the config itself (no reference cycle)
+
+
+def _prepare(hf: HFConfig) -> Any:
+    prepared = apply_config_defaults(hf)
+    refined = _refined_quantization_config(prepared)
     if refined is not None:
-        hf = hf.overlay({"quantization_config": refined}, {"quantization_config": _PARSE_QUANT})
-    return hf
+        prepared = prepared.overlay({"quantization_config": refined}, {"quantization_config": _PARSE_QUANT})
+    if prepared is hf:
+        return _ITSELF
+    prepared.derived(_PREPARED, lambda same: _ITSELF)  # preparing it again gives itself (idempotent)
+    return prepared

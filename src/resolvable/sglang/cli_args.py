@@ -15,7 +15,6 @@ Invariants:
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from typing import Any
 
@@ -231,6 +230,6 @@ def from_cli_args(namespace: argparse.Namespace, **resolution_inputs: Any) -> Se
 
         release = sglang_release(release)
     user = parse_namespace(namespace, release=release).user
-    fields = {f.name for f in dataclasses.fields(ServerArgs)}
+    fields = schema_of(ServerArgs).fields
     user = {k: v for k, v in user.items() if k in fields}
     return ServerArgs(**user, user_set=tuple(user), **resolution_inputs)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from ..._declaration import Force
 from .._base import registry
-from ..args import ServerArgs
 from ..facts import backends_not_set
 
 ARCHS = ("InklingForConditionalGeneration", "InklingForConditionalGenerationMTP")
-_DEFAULTS = ServerArgs.__dataclass_fields__
+# ServerArgs class defaults (from the schema: no dataclasses import)
+_DEFAULTS = registry.schema.defaults
 
 
 @registry.rule("model", archs=ARCHS, since="0.5.16")
@@ -25,7 +25,7 @@ def inkling_defaults(ctx):
     args = ctx.args
     out: dict = {}
     for field, value in (("swa_full_tokens_ratio", 0.1), ("mamba_radix_cache_strategy", "extra_buffer")):
-        if args[field] == _DEFAULTS[field].default:
+        if args[field] == _DEFAULTS[field]:
             # sglang compares with the class default, so an explicit default value is replaced too
             out[field] = Force(value, "Inkling default") if ctx.user_set(field) else value
     if backends_not_set(args):
