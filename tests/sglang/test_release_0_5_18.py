@@ -7,8 +7,9 @@ against their wheels) and ``"0.5.18"``. Sources: the 0.5.17 → 0.5.18 wheel dif
 from __future__ import annotations
 
 import pytest
+from release_helpers import refusal_at, resolve_at
 
-from resolvable import Platform
+from resolvable import HFConfig, Platform
 from resolvable.errors import ConflictError
 from resolvable.sglang import check_startup, registry, resolve_server_args
 from resolvable.sglang.models import load_model
@@ -129,3 +130,97 @@ def test_nvfp4_online_accepts_the_cutedsl_moe_runner():
     assert _resolve(_MOE, "b200", NEW, **flags)["moe_runner_backend"] == "flashinfer_cutedsl"
     exc = _refused(_MOE, "b200", NEW, moe_a2a_backend="deepep", tp_size=8, ep_size=8, **flags)
     assert exc.message.startswith("flashinfer_cutedsl per-token NVFP4 activation")
+
+
+# -- configs/model_config.py _verify_quantization (0.5.18) ------------------------------------
+# Each case resolves 0.5.17 (the previous release, rule verify_quantization_0_5_17) and 0.5.18.
+
+_LLAMA = load_model("llama-3.1-8b").raw.to_dict()
+
+
+def _with_quant(quantization_config: dict) -> dict:
+    return {**_LLAMA, "quantization_config": quantization_config}
+
+
+def test_quantization_compatible_pairs_0_5_18():
+    """model_config.py ``_verify_quantization`` ``compatible_quantization_methods`` (0.5.18):
+    ``--quantization modelopt_fp4`` also serves an fp8 checkpoint (its MoE experts are
+    requantized online); 0.5.17 refuses the pair."""
+    before = refusal_at("qwen3-235b-a22b-fp8", "b200", "0.5.17", quantization="modelopt_fp4")
+    assert before.startswith(
+        "Quantization method specified in the model config (fp8) does not match the quantization "
+        "method specified in the `quantization` argument (modelopt_fp4)."
+    )
+    after = resolve_at("qwen3-235b-a22b-fp8", "b200", "0.5.18", quantization="modelopt_fp4")
+    assert after["quantization"] == "modelopt_fp4"
+    # a pair outside the list is still refused
+    assert "does not match" in refusal_at("qwen3-235b-a22b-fp8", "b200", "0.5.18", quantization="awq")
+
+
+def test_modelopt_override_leaves_nvfp4_online_alone_0_5_18():
+    """base_config.py ``_modelopt_override_quantization_method`` (0.5.18) returns nothing for
+    ``nvfp4_online``: on a ModelOpt NVFP4 checkpoint 0.5.17 turns the request into
+    modelopt_fp4 and accepts it, 0.5.18 compares nvfp4_online with modelopt_fp4 (not a
+    compatible pair) and refuses."""
+    hf = _with_quant({"quant_method": "modelopt", "quant_algo": "NVFP4"})
+    assert resolve_at(hf, "b200", "0.5.17", quantization="nvfp4_online")["quantization"] == "nvfp4_online"
+    message = refusal_at(hf, "b200", "0.5.18", quantization="nvfp4_online")
+    assert "model config (modelopt_fp4) does not match" in message and "argument (nvfp4_online)" in message
+
+
+def test_requantization_skips_the_checkpoint_override_0_5_18():
+    """model_config.py ``_verify_quantization`` (0.5.18): a ``--quantization`` in
+    ``REQUANTIZATION_METHODS`` (quark_mxfp4) is never overridden by the checkpoint. On a ModelOpt
+    NVFP4 checkpoint on MI355X, 0.5.17 lets the ModelOpt override turn it into modelopt_fp4,
+    which ROCm refuses; 0.5.18 keeps quark_mxfp4 and requantizes."""
+    hf = _with_quant({"quant_method": "modelopt", "quant_algo": "NVFP4"})
+    before = refusal_at(hf, "mi355x", "0.5.17", quantization="quark_mxfp4")
+    assert before.startswith("modelopt_fp4 quantization is currently not supported in ROCm.")
+    assert resolve_at(hf, "mi355x", "0.5.18", quantization="quark_mxfp4")["quantization"] == "quark_mxfp4"
+
+
+def test_modelopt_mxfp8_checkpoint_is_mxfp8_0_5_18():
+    """model_config.py ``_parse_modelopt_quant_config`` (0.5.18): ``quant_algo`` MXFP8 is
+    ``mxfp8`` (0.5.17: any algo containing FP8 is modelopt_fp8). On MI355X modelopt_fp8 is
+    outside the ROCm list and mxfp8 inside it, in config.json and in hf_quant_config.json."""
+    side = HFConfig(
+        _LLAMA,
+        source="mxfp8/config.json",
+        sidecars={
+            "hf_quant_config.json": HFConfig(
+                {"quantization": {"quant_algo": "MXFP8"}}, source="mxfp8/hf_quant_config.json"
+            )
+        },
+    )
+    for hf in (_with_quant({"quant_method": "modelopt", "quant_algo": "MXFP8"}), side):
+        before = refusal_at(hf, "mi355x", "0.5.17")
+        assert before.startswith("modelopt_fp8 quantization is currently not supported in ROCm.")
+        assert resolve_at(hf, "mi355x", "0.5.18")["quantization"] is None  # ServerArgs keeps the flag
+
+
+def test_modelopt_request_needs_the_exact_fp8_algo_0_5_18():
+    """base_config.py ``_modelopt_override_quantization_method`` (0.5.18): ``--quantization
+    modelopt`` becomes modelopt_fp8 only for ``quant_algo`` FP8 itself (0.5.17: any algo
+    containing FP8), so an fp8 checkpoint with ``FP8_PB_WO`` is now a mismatch."""
+    hf = _with_quant({"quant_method": "fp8", "quant_algo": "FP8_PB_WO"})
+    assert resolve_at(hf, "h100", "0.5.17", quantization="modelopt")["quantization"] == "modelopt"
+    assert "model config (fp8) does not match" in refusal_at(hf, "h100", "0.5.18", quantization="modelopt")
+
+
+def test_carried_0_5_16_registry_facts_from_0_5_18():
+    """Facts of the 0.5.16 wheel the 0.5.16/0.5.17 rules were written without and the 0.5.18
+    rule carries: layers/quantization/__init__.py registers mxfp4 on NPU (``Mxfp4W4A4Config``),
+    and humming.py ``HummingConfig.override_quantization_method`` makes ``--quantization
+    humming`` claim any checkpoint but an mxfp4 one; the 0.5.18 registry lists humming after
+    quark_int4fp8_moe, as every wheel from 0.5.16 does."""
+    assert "Unknown quantization method: mxfp4." in refusal_at("gpt-oss-120b", "npu", "0.5.17")
+    resolve_at("gpt-oss-120b", "npu", "0.5.18")
+    assert "model config (fp8) does not match" in refusal_at(
+        "qwen3-235b-a22b-fp8", "h100", "0.5.17", quantization="humming"
+    )
+    assert (
+        resolve_at("qwen3-235b-a22b-fp8", "h100", "0.5.18", quantization="humming")["quantization"]
+        == "humming"
+    )
+    message = refusal_at("gpt-oss-120b", "mi300x", "0.5.18")
+    assert "'modelslim', 'quark_int4fp8_moe', 'humming', 'mxfp_w4a8']" in message

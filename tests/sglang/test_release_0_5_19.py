@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from release_helpers import refusal_at, resolve_at
 
 from resolvable import Platform
 from resolvable.errors import ConflictError, InvalidArgumentError
@@ -351,3 +352,19 @@ def test_18_flashinfer_a2a_accepts_deep_gemm():
     assert _resolve("qwen3-30b-a3b", "b200", NEW, **flags)["moe_runner_backend"] == "deep_gemm"
     exc = _refused("qwen3-30b-a3b", "b200", NEW, **{**flags, "moe_runner_backend": "triton"})
     assert exc.message.startswith("FlashInfer MoE A2A is supported with flashinfer_cutlass")
+
+
+def test_modelopt_request_maps_quant_algo_through_the_allowlist():
+    """layers/quantization/base_config.py ``_modelopt_override_quantization_method`` (0.5.19)
+    maps the ``quant_algo`` of ``--quantization modelopt`` through
+    layers/modelopt_utils.py ``canonicalize_modelopt_quant_algo`` (FP8, MXFP8, FP4, NVFP4,
+    NVFP4_AWQ, W4A16_NVFP4 only); 0.5.18 took any algo containing FP4. An fp8 checkpoint whose
+    ``quant_algo`` names W4A8_NVFP4_FP8 is modelopt_fp4 for 0.5.18 and a mismatch for 0.5.19."""
+    hf = _config(
+        "LlamaForCausalLM",
+        "llama",
+        quantization_config={"quant_method": "fp8", "quant_algo": "W4A8_NVFP4_FP8"},
+    )
+    resolve_at(hf, "b200", "0.5.18", quantization="modelopt")
+    message = refusal_at(hf, "b200", NEW, quantization="modelopt")
+    assert message.startswith("Quantization method specified in the model config (fp8) does not match")

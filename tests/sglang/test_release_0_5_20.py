@@ -8,10 +8,11 @@ change the rule (checked in their wheels; the case docstrings say so where it ma
 from __future__ import annotations
 
 import pytest
+from release_helpers import refusal_at, resolve_at
 from release_helpers import resolve_at as _resolve
 
-from resolvable import Platform
-from resolvable.errors import ConflictError, InvalidArgumentError
+from resolvable import HFConfig, Platform
+from resolvable.errors import ConfigError, ConflictError, InvalidArgumentError
 from resolvable.sglang import registry, resolve_server_args
 from resolvable.sglang.models import load_model
 
@@ -207,4 +208,109 @@ def test_qwen3_vl_hopper_decode_respects_the_user_and_small_hopper():
     assert (
         resolve_server_args(load_model("qwen3-vl-8b"), small, sglang_version=NEW)["decode_attention_backend"]
         is None
+    )
+
+
+# -- layers/quantization/__init__.py and configs/model_config.py _verify_quantization (0.5.20) --
+#: ``BASE_QUANTIZATION_METHODS`` of the 0.5.20 wheel, in its order (plain gptq is gone).
+BASE_0_5_20 = [
+    "fp8", "mxfp8", "blockwise_int8", "modelopt", "modelopt_fp8", "modelopt_fp4", "nvfp4_online",
+    "modelopt_mixed", "w8a8_int8", "w8a8_fp8", "awq", "awq_marlin", "bitsandbytes", "gguf",
+    "gptq_marlin", "moe_wna16", "compressed-tensors", "w4afp8", "petit_nvfp4", "quark",
+    "quark_mxfp4", "auto-round", "auto-round-int8", "modelslim", "quark_int4fp8_moe", "humming",
+    "mxfp_w4a8",
+]  # fmt: skip
+
+
+def test_plain_gptq_is_registered_only_on_npu_cpu_and_xpu():
+    """layers/quantization/__init__.py (0.5.20): ``GPTQConfig`` leaves the base dict; the NPU,
+    CPU-engine and XPU updates register ``gptq`` themselves. On CUDA and ROCm ``--quantization
+    gptq`` is an unknown method (0.5.19 accepts it, ROCm listing it as supported)."""
+    for preset in ("h100", "mi300x"):
+        resolve_at("llama-3.1-8b", preset, "0.5.19", quantization="gptq")
+    message = refusal_at("llama-3.1-8b", "h100", NEW, quantization="gptq")
+    assert message.startswith(f"Unknown quantization method: gptq. Must be one of {[*BASE_0_5_20, 'mxfp4']}.")
+    assert "Unknown quantization method: gptq." in refusal_at(
+        "llama-3.1-8b", "mi300x", NEW, quantization="gptq"
+    )
+    for preset in ("cpu", "xpu", "npu"):
+        assert resolve_at("llama-3.1-8b", preset, NEW, quantization="gptq")["quantization"] == "gptq"
+
+
+def test_gptq_checkpoint_on_cuda_needs_the_marlin_conversion():
+    """model_config.py ``_verify_quantization`` (0.5.20): a GPTQ checkpoint on CUDA without
+    ``--quantization`` is served only when gptq_marlin converts it (gptq.py
+    ``GPTQMarlinConfig.override_quantization_method``: symmetric 4/8 bit, desc_act set); one
+    without ``desc_act`` stays gptq, which 0.5.20 no longer registers there."""
+    base = {**load_model("llama-3.1-8b").raw.to_dict()}
+    gptq = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True}
+    plain = {**base, "quantization_config": gptq}
+    converts = {**base, "quantization_config": {**gptq, "desc_act": False}}
+    resolve_at(plain, "h100", "0.5.19")
+    assert refusal_at(plain, "h100", NEW).startswith("Unknown quantization method: gptq.")
+    resolve_at(converts, "h100", NEW)
+
+
+def test_registry_order_per_platform_0_5_20():
+    """layers/quantization/__init__.py (0.5.20): dict updates append new keys, so the "Must be
+    one of" list ends with mxfp4 then gptq on the CPU engine and XPU, gptq then mxfp4 on NPU
+    (its update names both), mxfp4 alone on CUDA and gfx95, nothing on other ROCm."""
+    tails = {
+        "cpu": ["mxfp4", "gptq"],
+        "xpu": ["mxfp4", "gptq"],
+        "npu": ["gptq", "mxfp4"],
+        "h100": ["mxfp4"],
+        "mi355x": ["mxfp4"],
+        "mi300x": [],
+    }
+    for preset, tail in tails.items():
+        message = refusal_at("llama-3.1-8b", preset, NEW, quantization="mlx_q4")
+        assert message.startswith(
+            f"Unknown quantization method: mlx_q4. Must be one of {[*BASE_0_5_20, *tail]}."
+        )
+
+
+def test_mxfp4_is_registered_on_xpu():
+    """layers/quantization/__init__.py (0.5.20): ``Mxfp4Config`` is also registered on XPU
+    (sgl-kernel-xpu serves the OCP MoE layout): GPT-OSS's mxfp4 checkpoint is refused by 0.5.19
+    and accepted by 0.5.20 (the agreement run's ``gpt-oss-120b @ xpu-noxmx`` cases)."""
+    for preset in ("xpu", "xpu-noxmx"):
+        before = refusal_at("gpt-oss-120b", preset, "0.5.19")
+        assert before.startswith("Unknown quantization method: mxfp4.")
+        assert "only on CUDA, the CPU engine, gfx95 ROCm and NPU; this is" in before
+        resolve_at("gpt-oss-120b", preset, NEW)
+    after = refusal_at("gpt-oss-120b", "mi300x", NEW)
+    assert (
+        "(sglang registers mxfp4 only on CUDA, the CPU engine, gfx95 ROCm, XPU and NPU; this is mi300x)"
+        in after
+    )
+
+
+def test_flat_and_nested_modelopt_objects():
+    """model_config.py ``unwrap_modelopt_quantization_config`` (0.5.20): a flat
+    hf_quant_config.json (``{"quant_algo": "FP8"}``) is read as the ModelOpt object (0.5.19
+    needs its ``quantization`` key), and a config.json ModelOpt ``quantization_config`` that
+    nests a ``quantization`` object is read through it (0.5.19 sees no quant_algo: the
+    checkpoint stays ``modelopt``, which ROCm serves as petit_nvfp4)."""
+    llama = load_model("llama-3.1-8b").raw.to_dict()
+    flat = HFConfig(
+        llama,
+        source="flat/config.json",
+        sidecars={
+            "hf_quant_config.json": HFConfig({"quant_algo": "FP8"}, source="flat/hf_quant_config.json")
+        },
+    )
+    with pytest.raises(ConfigError, match="needs a 'quantization' object"):
+        resolve_at(flat, "h100", "0.5.19")
+    resolve_at(flat, "h100", NEW)
+    assert refusal_at(flat, "mi300x", NEW).startswith(
+        "modelopt_fp8 quantization is currently not supported in ROCm."
+    )
+    nested = {
+        **llama,
+        "quantization_config": {"quant_method": "modelopt", "quantization": {"quant_algo": "NVFP4"}},
+    }
+    resolve_at(nested, "mi300x", "0.5.19")
+    assert refusal_at(nested, "mi300x", NEW).startswith(
+        "modelopt_fp4 quantization is currently not supported in ROCm."
     )

@@ -181,24 +181,47 @@ def _outcome(hf, platform, flags, version):
 
 
 def test_grid_differences_0_5_16_to_0_5_23():
-    """Step 4 of the release: on the grid (10,120 cells when measured) no cell's outcome or six
-    attention fields differ between 0.5.16 and 0.5.23 as modelled here — the grid's flag
-    variants never name tokenspeed_mla, a LoRA MoE runner or ROCm deterministic TP > 2, and its
-    models include no Beam, Muse Spark or MiniCPM-V 4.7 checkpoint."""
+    """Step 4 of the release: on the grid (10,120 cells when measured) the outcome and the six
+    attention fields differ between 0.5.22 and 0.5.23 as modelled here only where the
+    quantization registry refuses: its "Must be one of" list now holds minimax_m3_nvfp4 after
+    mxfp8 (``verify_quantization_0_5_23``). The grid's flag variants never name tokenspeed_mla,
+    a LoRA MoE runner or ROCm deterministic TP > 2, and its models include no Beam, Muse Spark
+    or MiniCPM-V 4.7 checkpoint."""
     # Integration: against the release before 0.5.23 (0.5.22): 0.5.17-0.5.22 are modelled now and
     # change the grid themselves (docs/sglang-releases.md).
     from resolvable.sglang import SGLANG_RELEASES
 
     before = SGLANG_RELEASES[SGLANG_RELEASES.index(V) - 1]
-    total = 0
+    total = registry_messages = 0
     for _model, _preset, _variant, hf, platform, flags in cases():
         total += 1
-        assert _outcome(hf, platform, flags, before) == _outcome(hf, platform, flags, V), (
-            _model,
-            _preset,
-            flags,
-        )
+        old, new = _outcome(hf, platform, flags, before), _outcome(hf, platform, flags, V)
+        if old != new and old[0] == new[0] == "refused" and old[1].startswith("Unknown quantization method"):
+            assert new[1] == old[1].replace("'mxfp8', ", "'mxfp8', 'minimax_m3_nvfp4', ", 1), (old, new)
+            registry_messages += 1
+            continue
+        assert old == new, (_model, _preset, flags)
     assert total >= 10120
+    assert registry_messages > 0  # GPT-OSS (mxfp4) on ROCm gfx942 is on the grid
+
+
+def test_minimax_m3_nvfp4_joins_the_quantization_registry():
+    """layers/quantization/__init__.py (0.5.23): ``minimax_m3_nvfp4`` (``MiniMaxM3Nvfp4Config``)
+    is the third key of the base dict, so every "Unknown quantization method" list names it
+    after mxfp8 — here the agreement run's ``--quantization gptq`` on an RTX PRO 6000, which
+    0.5.20-0.5.23 refuse on CUDA (sglang's message, first entries)."""
+    flags = dict(quantization="gptq", prefill_attention_backend="trtllm_mla", tp_size=8)
+    head = (
+        "Unknown quantization method: gptq. Must be one of ['fp8', 'mxfp8', 'minimax_m3_nvfp4', "
+        "'blockwise_int8', 'modelopt', 'modelopt_fp8', 'modelopt_fp4', 'nvfp4_online', 'modelopt_mixed', "
+        "'w8a8_int8', 'w8a8_fp8', 'awq', 'awq_marlin', 'bitsandbytes', 'gguf', 'gptq_marlin', 'moe_wna16', "
+        "'compressed-tensors"
+    )
+    assert _refusal("qwen3-next-80b-a3b", "rtxpro6000", V, **flags).startswith(head)
+    before = _refusal("qwen3-next-80b-a3b", "rtxpro6000", "0.5.22", **flags)
+    assert before.startswith(
+        "Unknown quantization method: gptq. Must be one of ['fp8', 'mxfp8', 'blockwise_int8'"
+    )
 
 
 MINIMAX_M3 = {

@@ -5,7 +5,10 @@
   ``quantization_config`` nor ``compression_config``; its ``quantization`` object is reduced to
   ``{"quant_method": modelopt_fp8 | modelopt_fp4 | modelopt_mixed | w4afp8, "quant_algo": ...}``
   (``_parse_modelopt_quant_config``, :1148). That result feeds ``model_config.quantization``
-  (``_verify_quantization``), never ``hf_config.quantization_config``.
+  (``_verify_quantization``), never ``hf_config.quantization_config``. Later readings, used by
+  the release's ``verify_quantization`` rule only (``checkpoint_quant_config`` keywords): 0.5.18
+  names only ``FP8`` itself modelopt_fp8 and ``MXFP8`` mxfp8; 0.5.20 accepts a flat or nested
+  ModelOpt object (``unwrap_modelopt``).
 * a ``quantization_config`` of config.json with no ``quant_method`` or ``quant_method ==
   "modelopt"`` is refined in place by the same parser (``quant_cfg.update(parsed_cfg)``), so
   every later reader of ``hf_config.quantization_config`` sees e.g. ``modelopt_fp8``.
@@ -50,8 +53,11 @@ def _plain(value: Any) -> Any:
     return to_dict() if callable(to_dict) else value
 
 
-def parse_modelopt(quantization: Any, where: str) -> dict[str, Any] | None:
-    """``_parse_modelopt_quant_config``: the quant method a ModelOpt ``quantization`` object names."""
+def parse_modelopt(quantization: Any, where: str, *, exact_fp8: bool = False) -> dict[str, Any] | None:
+    """``_parse_modelopt_quant_config``: the quant method a ModelOpt ``quantization`` object names.
+    ``exact_fp8`` is the 0.5.18 parser: only a ``quant_algo`` of exactly ``FP8`` is
+    ``modelopt_fp8``, ``MXFP8`` is ``mxfp8``, any other FP8 spelling names no method (before
+    0.5.18 every ``quant_algo`` containing ``FP8`` was ``modelopt_fp8``)."""
     if not hasattr(quantization, "get"):
         raise ConfigError(f"{where}: the ModelOpt 'quantization' must be an object, got {quantization!r}")
     algo = quantization.get("quant_algo")
@@ -68,9 +74,24 @@ def parse_modelopt(quantization: Any, where: str) -> dict[str, Any] | None:
         return {"quant_method": "modelopt_mixed" if nvfp4 else "w4afp8", "quant_algo": algo}
     if algo and ("FP4" in algo or "NVFP4" in algo):
         return {"quant_method": "modelopt_fp4", "quant_algo": algo}
+    if exact_fp8:
+        # (sglang also fills the MXFP8 block layout and ignored layers; only the method is read here)
+        named = {"FP8": "modelopt_fp8", "MXFP8": "mxfp8"}.get(algo or "")
+        return {"quant_method": named, "quant_algo": algo} if named else None
     if algo and "FP8" in algo:
         return {"quant_method": "modelopt_fp8", "quant_algo": algo}
     return None
+
+
+def unwrap_modelopt(quantization: Any) -> Any:
+    """``unwrap_modelopt_quantization_config`` (0.5.20): the ModelOpt object sglang parses out of
+    ``{"quantization": X}``: X, or X's own ``quantization`` object when it nests one; a
+    non-object X gives ``{}`` (no method)."""
+    inner = quantization.get("quantization", quantization)
+    if not hasattr(inner, "get") or isinstance(inner, str):
+        return {}
+    nested = inner.get("quantization")
+    return nested if hasattr(nested, "get") and not isinstance(nested, str) else inner
 
 
 def hf_quantization_config(hf: HFConfig) -> Any:
@@ -98,12 +119,19 @@ def _refined_quantization_config(hf: HFConfig) -> dict[str, Any] | None:
     return None if merged == _plain(qc) else merged
 
 
-def checkpoint_quant_config(hf: HFConfig) -> Any:
+def checkpoint_quant_config(hf: HFConfig, *, exact_fp8: bool = False, unwrap: bool = False) -> Any:
     """The checkpoint quantization config sglang's ``_verify_quantization`` starts from
     (``_parse_quant_hf_config``): config.json's ``quantization_config`` (refined in place when it
     is a ModelOpt one), else its ``compression_config``, else the parsed ``hf_quant_config.json``
-    (None when none says)."""
+    (None when none says). The defaults are the 0.5.15 parser; ``exact_fp8`` is 0.5.18's
+    ``quant_algo`` reading (``parse_modelopt``), ``unwrap`` 0.5.20's flat or nested ModelOpt
+    objects (``unwrap_modelopt``)."""
     qc = hf_quantization_config(hf)
+    if (exact_fp8 or unwrap) and hf.origin("quantization_config") == _PARSE_QUANT:
+        # ``prepare`` refined it with the 0.5.15 parser: this release parses the file's own object
+        from .facts import quantization_config
+
+        qc = quantization_config(hf.raw)
     if qc is not None:
         method = qc.get("quant_method")
         if method is not None and not isinstance(method, str):
@@ -111,7 +139,9 @@ def checkpoint_quant_config(hf: HFConfig) -> Any:
                 f"{hf.source}: quantization_config.quant_method must be a string, got {method!r}"
             )
         if method is None or method == "modelopt":
-            parsed = parse_modelopt(qc, f"{hf.source}: quantization_config")
+            where = f"{hf.source}: quantization_config"
+            body = unwrap_modelopt({"quantization": qc}) if unwrap else qc
+            parsed = parse_modelopt(body, where, exact_fp8=exact_fp8) if body else None
             return {**_plain(qc), **parsed} if parsed else qc
         return qc
     cc = hf.get("compression_config")
@@ -120,12 +150,15 @@ def checkpoint_quant_config(hf: HFConfig) -> Any:
     side = hf.sidecar(HF_QUANT_CONFIG)
     if side is None:
         return None
+    if unwrap:  # 0.5.20: a flat hf_quant_config.json is read as the ModelOpt object itself
+        body = unwrap_modelopt(side)
+        return parse_modelopt(body, f"{side.source}", exact_fp8=exact_fp8) if body else None
     if "quantization" not in side:
         raise ConfigError(
             f"{side.source}: a ModelOpt hf_quant_config.json needs a 'quantization' object "
             '(e.g. {"quantization": {"quant_algo": "FP8"}}); sglang reads quantization.quant_algo'
         )
-    return parse_modelopt(side["quantization"], f"{side.source}: quantization")
+    return parse_modelopt(side["quantization"], f"{side.source}: quantization", exact_fp8=exact_fp8)
 
 
 def checkpoint_quant_method(hf: HFConfig) -> str | None:

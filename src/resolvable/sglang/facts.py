@@ -6,6 +6,8 @@ Invariant: every function here is pure — it reads only the rule context it is 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..errors import ConfigError, InvalidArgumentError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -234,19 +236,71 @@ def _capability(platform: Any) -> int:
     return cap[0] * 10 + cap[1] if cap and platform.vendor in ("cuda", "hip", "musa") else -1
 
 
-def _override_quantization(cfg: dict, user: str | None, platform: Any) -> str | None:
+@dataclass(frozen=True)
+class QuantReading:
+    """How one sglang release reads the checkpoint's quantization before ``_verify_quantization``
+    checks it. The defaults are 0.5.15's (kept by the 0.5.16 and 0.5.17 rules); each field names
+    the release that changed it."""
+
+    #: configs/model_config.py ``_parse_modelopt_quant_config`` (0.5.18): only ``quant_algo ==
+    #: "FP8"`` is modelopt_fp8, ``MXFP8`` is mxfp8 (``checkpoint.parse_modelopt``).
+    exact_fp8: bool = False
+    #: ``unwrap_modelopt_quantization_config`` (0.5.20): flat and nested ModelOpt objects.
+    unwrap: bool = False
+    #: base_config.py ``_modelopt_override_quantization_method`` for ``--quantization modelopt``:
+    #: "substring" (any FP8 / FP4 in ``quant_algo``), "exact_fp8" (0.5.18: MXFP8 → mxfp8, only
+    #: FP8 itself → modelopt_fp8), "allowlist" (0.5.19: ``canonicalize_modelopt_quant_algo``).
+    modelopt_user_algos: str = "substring"
+    #: ``--quantization`` values for which model_config skips every override (0.5.18:
+    #: ``REQUANTIZATION_METHODS``).
+    keep_user: tuple[str, ...] = ()
+    #: ``--quantization`` values the ModelOpt override leaves alone (0.5.18: nvfp4_online and
+    #: ``REQUANTIZATION_METHODS``).
+    modelopt_keeps: tuple[str, ...] = ()
+    #: humming.py ``HummingConfig.override_quantization_method`` (registered since 0.5.16):
+    #: ``--quantization humming`` claims any checkpoint but an mxfp4 one.
+    humming: bool = False
+
+
+_READING_0_5_15 = QuantReading()
+
+#: layers/modelopt_utils.py ``_MODELOPT_QUANT_ALGO_TO_METHOD`` (0.5.19).
+_MODELOPT_ALGOS = {
+    "FP8": "modelopt_fp8",
+    "MXFP8": "mxfp8",
+    "FP4": "modelopt_fp4",
+    "NVFP4": "modelopt_fp4",
+    "NVFP4_AWQ": "modelopt_fp4",
+    "W4A16_NVFP4": "modelopt_fp4",
+}
+
+
+def _modelopt_user_override(algo: str, style: str) -> str | None:
+    """What ``--quantization modelopt`` becomes for this ``quant_algo`` (upper case)."""
+    if style == "allowlist":
+        return _MODELOPT_ALGOS.get(algo)
+    if style == "exact_fp8":
+        if algo in ("MXFP8", "FP8"):
+            return _MODELOPT_ALGOS[algo]
+    elif "FP8" in algo:
+        return "modelopt_fp8"
+    if "NVFP4" in algo or "FP4" in algo:
+        return "modelopt_fp4"
+    return None
+
+
+def _override_quantization(cfg: dict, user: str | None, platform: Any, reading: QuantReading) -> str | None:
     """The first ``override_quantization_method`` of sglang's registry (in registry order:
-    ModelOpt, ModelOpt mixed, AWQ-Marlin, GPTQ-Marlin, MoE-WNA16, Petit, MLX) that claims
-    the checkpoint, or None. Marlin conversions need compute capability >= 8.0."""
+    ModelOpt, ModelOpt mixed, AWQ-Marlin, GPTQ-Marlin, MoE-WNA16, Petit, Humming, MLX) that
+    claims the checkpoint, or None. Marlin conversions need compute capability >= 8.0."""
     method = str(cfg.get("quant_method") or "")
     algo = str(cfg.get("quant_algo") or "").upper()
-    if user == "modelopt":  # base_config.py:_modelopt_override_quantization_method
-        if "FP8" in algo:
-            return "modelopt_fp8"
-        if "NVFP4" in algo or "FP4" in algo:
-            return "modelopt_fp4"
-    if method in ("modelopt_fp8", "modelopt_fp4"):
-        return method
+    if user not in reading.modelopt_keeps:  # base_config.py:_modelopt_override_quantization_method
+        named = _modelopt_user_override(algo, reading.modelopt_user_algos) if user == "modelopt" else None
+        if named:
+            return named
+        if method in ("modelopt_fp8", "modelopt_fp4"):
+            return method
     if method == "modelopt_mixed":  # ModelOptMixedPrecisionConfig
         return "modelopt_mixed"
     cap = _capability(platform)
@@ -280,6 +334,8 @@ def _override_quantization(cfg: dict, user: str | None, platform: Any) -> str | 
         return "moe_wna16"
     if platform.is_hip and method.lower() == "modelopt":  # petit.py:PetitNvFp4Config
         return "petit_nvfp4"
+    if reading.humming and user == "humming" and cfg.get("quant_method") != "mxfp4":
+        return "humming"
     if (  # mlx.py:MlxQuantizationConfig (registered on Apple MPS only)
         platform.is_mps
         and user is None
@@ -292,19 +348,24 @@ def _override_quantization(cfg: dict, user: str | None, platform: Any) -> str | 
     return None
 
 
-def model_quantization(user: str | None, hf: Any, platform: Any) -> tuple[str | None, str | None]:
+def model_quantization(
+    user: str | None, hf: Any, platform: Any, reading: QuantReading | None = None
+) -> tuple[str | None, str | None]:
     """``ModelConfig._verify_quantization`` before its checks: (the model config's quantization,
     the checkpoint's method after overrides). The first is what model rules such as Nemotron-H
-    read as ``model_config.quantization``; ``ServerArgs.quantization`` itself is not changed."""
+    read as ``model_config.quantization``; ``ServerArgs.quantization`` itself is not changed.
+    ``reading`` is the release's way of reading the checkpoint (0.5.15's when None)."""
     from .checkpoint import checkpoint_quant_config  # the checkpoint module reads sidecar files
 
+    reading = reading or _READING_0_5_15
     quantization = user.lower() if user is not None else None
-    cfg = checkpoint_quant_config(hf)
+    cfg = checkpoint_quant_config(hf, exact_fp8=reading.exact_fp8, unwrap=reading.unwrap)
     if cfg is None:
         return quantization, None
     raw = cfg.get("quant_method", quantization or "")
     method = str(raw if raw is not None else "").lower()
-    override = _override_quantization(cfg, quantization, platform)
+    keep = quantization in reading.keep_user
+    override = None if keep else _override_quantization(cfg, quantization, platform, reading)
     if override:
         method = quantization = override
     return (method if quantization is None else quantization), method

@@ -1,11 +1,18 @@
-"""``ModelConfig._verify_quantization`` (sglang 0.5.15 configs/model_config.py; spec §11.1).
+"""``ModelConfig._verify_quantization`` (configs/model_config.py; spec §11.1), per release.
 
 sglang builds the model config while it constructs ``ServerArgs`` (first at the CUDA-graph
 step, spec §2.2 step 5), and the model config refuses three things: a ``--quantization``
 that contradicts the checkpoint (unless the pair is compatible, e.g. ``modelopt_fp4`` for a
 ``modelopt`` checkpoint), a method the platform's quantization registry does not hold
-(``mxfp4`` only on CUDA, the CPU engine and gfx95 ROCm; ``mlx_q4``/``mlx_q8`` only on Apple
-MPS; ``marlin`` never as such), and on ROCm a method outside sglang's ROCm list.
+(``mxfp4`` only on some platforms; ``mlx_q4``/``mlx_q8`` only on Apple MPS; ``marlin`` never
+as such; since 0.5.20 plain ``gptq`` only on NPU, the CPU engine and XPU), and on ROCm a
+method outside sglang's ROCm list.
+
+Each release's registry (layers/quantization/__init__.py) is a ``QuantRegistry``: the base
+dict in sglang's order plus what each platform appends; the "Must be one of" list is that,
+in that order. The rules of the ``verify_quantization`` series differ only in their
+arguments to ``_verify_quantization`` (registry, compatible pairs, requantization, ROCm list,
+``facts.QuantReading``).
 
 Invariant: this rule only refuses; ``ServerArgs.quantization`` is not changed here (sglang
 keeps the refined method on the model config, which model rules read via
@@ -14,9 +21,11 @@ keeps the refined method on the model config, which model rules read via
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 from ...errors import ConflictError
 from .._base import registry
-from ..facts import model_quantization
+from ..facts import QuantReading, model_quantization
 
 #: QUANTIZATION_METHODS of layers/quantization/__init__.py on every platform (registry order).
 BASE_METHODS = (
@@ -83,69 +92,247 @@ COMPATIBLE = {
 }
 
 
-def mxfp4_registered(platform) -> bool:
-    """``mxfp4`` is registered on the CPU engine, CUDA and gfx95 ROCm only (spec §11.1)."""
-    return platform.is_cuda or platform.is_cpu or platform.is_gfx95
+_PLATFORM_NAMES = {
+    "cuda": "CUDA",
+    "cpu": "the CPU engine",
+    "gfx95": "gfx95 ROCm",
+    "xpu": "XPU",
+    "npu": "NPU",
+}
 
 
-#: 0.5.16 ``BASE_QUANTIZATION_METHODS``: qoq and fbgemm_fp8 removed, humming added (after moe_wna16).
+def _kind(platform) -> str | None:
+    """The platform as layers/quantization/__init__.py tells them apart (None: none of them)."""
+    checks = {
+        "cuda": platform.is_cuda,
+        "cpu": platform.is_cpu,
+        "gfx95": platform.is_gfx95,
+        "xpu": platform.is_xpu,
+        "npu": platform.is_npu,
+    }
+    return next((kind for kind, hit in checks.items() if hit), None)
+
+
+def _names(kinds: tuple[str, ...]) -> str:
+    names = [_PLATFORM_NAMES[k] for k in _PLATFORM_NAMES if k in kinds]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@dataclass(frozen=True)
+class QuantRegistry:
+    """``QUANTIZATION_METHODS`` of one release (layers/quantization/__init__.py): the base
+    dict in its order, then what each platform's ``update`` appends (a key already in the base
+    keeps its place). Platforms: cuda, cpu (the CPU engine), gfx95 (ROCm MI350/MI355; other
+    ROCm adds nothing), xpu, npu; Apple MPS always appends ``mlx_q4``, ``mlx_q8``."""
+
+    base: tuple[str, ...]
+    #: platforms that register ``mxfp4``
+    mxfp4: tuple[str, ...] = ("cuda", "cpu", "gfx95")
+    #: platforms that append plain ``gptq`` (since 0.5.20, when it left the base dict)
+    gptq: tuple[str, ...] = ()
+
+    def methods(self, platform) -> list[str]:
+        """The registry sglang builds at import time on this platform, in its order (the
+        "Must be one of" list). NPU's update names gptq before mxfp4; the others after."""
+        methods = list(self.base)
+        kind = _kind(platform)
+        for name in ("gptq", "mxfp4") if platform.is_npu else ("mxfp4", "gptq"):
+            if kind in getattr(self, name) and name not in methods:
+                methods.append(name)
+        if platform.is_mps:
+            methods += ["mlx_q4", "mlx_q8"]
+        return methods
+
+    def where(self, method: str, platform) -> str:
+        """Why a method of another platform is unknown here ('' when it is no such method)."""
+        if method == "mxfp4":
+            return f" (sglang registers mxfp4 only on {_names(self.mxfp4)}; this is {platform.name})"
+        if method == "gptq" and self.gptq:
+            return (
+                f" (since 0.5.20 sglang registers plain gptq only on {_names(self.gptq)}; "
+                f"this is {platform.name})"
+            )
+        return ""
+
+
+#: 0.5.16 ``BASE_QUANTIZATION_METHODS`` as the 0.5.16/0.5.17 rules list it: qoq and fbgemm_fp8
+#: removed, humming added after moe_wna16 (the wheels place it later: ``BASE_METHODS_0_5_18``).
 BASE_METHODS_0_5_16 = tuple(m for m in BASE_METHODS if m not in ("qoq", "fbgemm_fp8"))
 BASE_METHODS_0_5_16 = (
     *BASE_METHODS_0_5_16[: BASE_METHODS_0_5_16.index("moe_wna16") + 1],
     "humming",
     *BASE_METHODS_0_5_16[BASE_METHODS_0_5_16.index("moe_wna16") + 1 :],
 )
+#: The 0.5.16-0.5.19 base dict in the wheels' own order: humming sits after quark_int4fp8_moe
+#: (``BASE_METHODS_0_5_16`` above, kept for the 0.5.16/0.5.17 rules, places it after moe_wna16).
+BASE_METHODS_0_5_18 = (
+    *(m for m in BASE_METHODS_0_5_16 if m not in ("humming", "mxfp_w4a8")),
+    "humming",
+    "mxfp_w4a8",
+)
+#: 0.5.20: plain ``gptq`` leaves the base dict (``GPTQConfig`` is gone; gptq_marlin stays).
+BASE_METHODS_0_5_20 = tuple(m for m in BASE_METHODS_0_5_18 if m != "gptq")
+#: 0.5.23: ``minimax_m3_nvfp4`` (MiniMax-M3.1 NVFP4 experts) right after mxfp8.
+BASE_METHODS_0_5_23 = (
+    *BASE_METHODS_0_5_20[: BASE_METHODS_0_5_20.index("mxfp8") + 1],
+    "minimax_m3_nvfp4",
+    *BASE_METHODS_0_5_20[BASE_METHODS_0_5_20.index("mxfp8") + 1 :],
+)
 
-
-def registered_methods(platform, base: tuple[str, ...] = BASE_METHODS) -> list[str]:
-    """The quantization registry sglang builds at import time on this platform."""
-    methods = list(base)
-    if mxfp4_registered(platform):
-        methods.append("mxfp4")
-    if platform.is_mps:
-        methods += ["mlx_q4", "mlx_q8"]
-    return methods
+REGISTRY_0_5_15 = QuantRegistry(BASE_METHODS)
+#: 0.5.16 also registers mxfp4 on NPU (``Mxfp4W4A4Config``); the 0.5.16 and 0.5.17 rules keep
+#: the registry they were written with (CUDA, CPU engine, gfx95), the 0.5.18 one adds NPU.
+REGISTRY_0_5_16 = QuantRegistry(BASE_METHODS_0_5_16)
+#: 0.5.18-0.5.19 (0.5.18 spells the ROCm test ``is_gfx95_supported``, the same arch check;
+#: 0.5.19's XPU update replaces the gptq/awq classes, keys already in the base dict).
+REGISTRY_0_5_18 = QuantRegistry(BASE_METHODS_0_5_18, mxfp4=("cuda", "cpu", "gfx95", "npu"))
+#: 0.5.20: mxfp4 on XPU too; gptq only from the NPU, CPU-engine and XPU updates.
+REGISTRY_0_5_20 = QuantRegistry(
+    BASE_METHODS_0_5_20, mxfp4=("cuda", "cpu", "gfx95", "xpu", "npu"), gptq=("cpu", "xpu", "npu")
+)
+REGISTRY_0_5_23 = QuantRegistry(BASE_METHODS_0_5_23, mxfp4=REGISTRY_0_5_20.mxfp4, gptq=REGISTRY_0_5_20.gptq)
 
 
 #: ``model_config.REQUANTIZATION_METHODS`` (0.5.17): online methods that may requantize a
 #: checkpoint quantized with another method.
 REQUANTIZATION_METHODS = ("quark_mxfp4",)
+#: 0.5.18 ``compatible_quantization_methods``: modelopt_fp4 may serve an fp8 checkpoint (its
+#: MoE experts are requantized online), nvfp4_online a modelopt_fp8 one.
+COMPATIBLE_0_5_18 = {
+    **COMPATIBLE,
+    "modelopt_fp4": ("modelopt", "fp8"),
+    "nvfp4_online": ("fp8", "modelopt_fp8"),
+}
+#: 0.5.23: ``minimax_m3_nvfp4`` (declared by the MiniMax-M3 override) serves the mxfp8 checkpoint.
+COMPATIBLE_0_5_23 = {**COMPATIBLE_0_5_18, "minimax_m3_nvfp4": ("mxfp8",)}
+#: 0.5.16 ``rocm_supported_quantization``: fbgemm_fp8 removed (it left the registry too, so the
+#: 0.5.16/0.5.17 rules, which keep 0.5.15's list, never reach the difference).
+ROCM_METHODS_0_5_16 = ROCM_METHODS - {"fbgemm_fp8"}
+#: 0.5.20: gptq removed.
+ROCM_METHODS_0_5_20 = ROCM_METHODS_0_5_16 - {"gptq"}
+
+#: How 0.5.18 reads the checkpoint: the exact FP8/MXFP8 ModelOpt parser and override,
+#: requantization keeps the user's method (every override skipped), the ModelOpt override
+#: leaves nvfp4_online alone; the humming override (0.5.16's) is carried from here.
+READING_0_5_18 = QuantReading(
+    exact_fp8=True,
+    modelopt_user_algos="exact_fp8",
+    keep_user=REQUANTIZATION_METHODS,
+    modelopt_keeps=("nvfp4_online", *REQUANTIZATION_METHODS),
+    humming=True,
+)
+#: 0.5.19: ``--quantization modelopt`` maps ``quant_algo`` through an exact allowlist.
+READING_0_5_19 = replace(READING_0_5_18, modelopt_user_algos="allowlist")
+#: 0.5.20: flat and nested ModelOpt objects (config.json and hf_quant_config.json).
+READING_0_5_20 = replace(READING_0_5_19, unwrap=True)
 
 
 @registry.rule("device", until="0.5.16", series="verify_quantization")
 def verify_quantization(ctx):
     """``ModelConfig._verify_quantization`` (0.5.15): checkpoint vs ``--quantization``, the
     registry, ROCm."""
-    return _verify_quantization(ctx, BASE_METHODS, requantize=())
+    return _verify_quantization(ctx, REGISTRY_0_5_15)
 
 
 @registry.rule("device", since="0.5.16", until="0.5.17", series="verify_quantization")
 def verify_quantization_0_5_16(ctx):
     """``ModelConfig._verify_quantization`` (0.5.16): as before, over 0.5.16's registry
     (layers/quantization/__init__.py: qoq and fbgemm_fp8 gone, humming added)."""
-    return _verify_quantization(ctx, BASE_METHODS_0_5_16, requantize=())
+    return _verify_quantization(ctx, REGISTRY_0_5_16)
 
 
-@registry.rule("device", since="0.5.17", series="verify_quantization")
+@registry.rule("device", since="0.5.17", until="0.5.18", series="verify_quantization")
 def verify_quantization_0_5_17(ctx):
-    """``ModelConfig._verify_quantization`` (since 0.5.17): as 0.5.16, except that a requested
+    """``ModelConfig._verify_quantization`` (0.5.17): as 0.5.16, except that a requested
     online method of ``REQUANTIZATION_METHODS`` (``quark_mxfp4``) requantizes a checkpoint of
     another method instead of being refused."""
-    return _verify_quantization(ctx, BASE_METHODS_0_5_16, requantize=REQUANTIZATION_METHODS)
+    return _verify_quantization(ctx, REGISTRY_0_5_16, requantize=REQUANTIZATION_METHODS)
 
 
-def _verify_quantization(ctx, base: tuple[str, ...], *, requantize: tuple[str, ...]) -> dict:
-    """``ModelConfig._verify_quantization`` shared by every release: ``base`` is the release's
-    registry; a ``--quantization`` in ``requantize`` is accepted over a checkpoint of another method."""
+@registry.rule("device", since="0.5.18", until="0.5.19", series="verify_quantization")
+def verify_quantization_0_5_18(ctx):
+    """``ModelConfig._verify_quantization`` (0.5.18): modelopt_fp4 also serves fp8 checkpoints
+    and nvfp4_online modelopt_fp8 ones; ``quark_mxfp4`` is never overridden by the checkpoint
+    (and nvfp4_online not by the ModelOpt override); ModelOpt ``quant_algo`` FP8 only exactly,
+    MXFP8 is mxfp8 (``_parse_modelopt_quant_config``, base_config
+    ``_modelopt_override_quantization_method``). Carried 0.5.16 facts the earlier rules do not
+    have: mxfp4 is registered on NPU, ``--quantization humming`` claims the checkpoint."""
+    return _verify_quantization(
+        ctx,
+        REGISTRY_0_5_18,
+        requantize=REQUANTIZATION_METHODS,
+        compatible=COMPATIBLE_0_5_18,
+        rocm=ROCM_METHODS_0_5_16,
+        reading=READING_0_5_18,
+    )
+
+
+@registry.rule("device", since="0.5.19", until="0.5.20", series="verify_quantization")
+def verify_quantization_0_5_19(ctx):
+    """``ModelConfig._verify_quantization`` (0.5.19): as 0.5.18, except that
+    ``--quantization modelopt`` maps the checkpoint's ``quant_algo`` through
+    layers/modelopt_utils.py ``canonicalize_modelopt_quant_algo`` (an exact list)."""
+    return _verify_quantization(
+        ctx,
+        REGISTRY_0_5_18,
+        requantize=REQUANTIZATION_METHODS,
+        compatible=COMPATIBLE_0_5_18,
+        rocm=ROCM_METHODS_0_5_16,
+        reading=READING_0_5_19,
+    )
+
+
+@registry.rule("device", since="0.5.20", until="0.5.23", series="verify_quantization")
+def verify_quantization_0_5_20(ctx):
+    """``ModelConfig._verify_quantization`` (0.5.20): plain gptq is registered only on NPU, the
+    CPU engine and XPU (CUDA refuses it as unknown), mxfp4 also on XPU, the ROCm list drops
+    gptq, and ModelOpt objects may be flat or nested (``unwrap_modelopt_quantization_config``)."""
+    return _verify_quantization(
+        ctx,
+        REGISTRY_0_5_20,
+        requantize=REQUANTIZATION_METHODS,
+        compatible=COMPATIBLE_0_5_18,
+        rocm=ROCM_METHODS_0_5_20,
+        reading=READING_0_5_20,
+    )
+
+
+@registry.rule("device", since="0.5.23", series="verify_quantization")
+def verify_quantization_0_5_23(ctx):
+    """``ModelConfig._verify_quantization`` (since 0.5.23): as 0.5.20, with ``minimax_m3_nvfp4``
+    in the registry (third, after mxfp8) and compatible with an mxfp8 checkpoint."""
+    return _verify_quantization(
+        ctx,
+        REGISTRY_0_5_23,
+        requantize=REQUANTIZATION_METHODS,
+        compatible=COMPATIBLE_0_5_23,
+        rocm=ROCM_METHODS_0_5_20,
+        reading=READING_0_5_20,
+    )
+
+
+def _verify_quantization(
+    ctx,
+    methods: QuantRegistry,
+    *,
+    requantize: tuple[str, ...] = (),
+    compatible: dict[str, tuple[str, ...]] = COMPATIBLE,
+    rocm: frozenset[str] = ROCM_METHODS,
+    reading: QuantReading | None = None,
+) -> dict:
+    """``ModelConfig._verify_quantization`` shared by every release: ``methods`` is the release's
+    registry; a ``--quantization`` in ``requantize`` is accepted over a checkpoint of another
+    method; ``compatible`` and ``rocm`` are its ``compatible_quantization_methods`` and ROCm
+    list; ``reading`` how it reads the checkpoint (``facts.QuantReading``, 0.5.15's when None)."""
     args, platform = ctx.args, ctx.platform
     user = args.quantization
-    quantization, method = model_quantization(user, ctx.hf, platform)
+    quantization, method = model_quantization(user, ctx.hf, platform, reading)
     user_norm = user.lower() if user is not None else None
     if (
         user_norm is not None
         and method is not None
         and quantization != method
-        and method not in COMPATIBLE.get(quantization, ())
+        and method not in compatible.get(quantization, ())
         and quantization not in requantize
     ):
         raise ConflictError(
@@ -156,27 +343,29 @@ def _verify_quantization(ctx, base: tuple[str, ...], *, requantize: tuple[str, .
         )
     if quantization is None:
         return {}
-    supported = registered_methods(platform, base)
+    supported = methods.methods(platform)
     if quantization not in supported:
-        where = (
-            f" (sglang registers mxfp4 only on CUDA, the CPU engine and gfx95 ROCm; this is {platform.name})"
-            if quantization == "mxfp4"
-            else ""
-        )
-        fix = (
-            "use a bf16 checkpoint of this model here, or run it on CUDA or gfx95 (MI350/MI355)"
-            if quantization == "mxfp4"
-            else f"pass a registered --quantization, e.g. {supported[0]}, or none for this checkpoint"
-        )
+        if quantization == "mxfp4":
+            fix = "use a bf16 checkpoint of this model here, or run it on CUDA or gfx95 (MI350/MI355)"
+        elif quantization == "gptq" and methods.gptq:
+            marlin = "gptq_marlin converts a symmetric 4/8-bit GPTQ checkpoint with desc_act set, on SM80+"
+            fix = (
+                f"drop --quantization gptq ({marlin}), or serve it on {_names(methods.gptq)}"
+                if user is not None
+                else f"this checkpoint does not convert ({marlin}): serve it on {_names(methods.gptq)}"
+            )
+        else:
+            fix = f"pass a registered --quantization, e.g. {supported[0]}, or none for this checkpoint"
         raise ConflictError(
-            f"Unknown quantization method: {quantization}. Must be one of {supported}.{where}",
+            f"Unknown quantization method: {quantization}. Must be one of {supported}."
+            f"{methods.where(quantization, platform)}",
             fields=("quantization",) if user is not None else (),  # else: the checkpoint says so
             fix=fix,
         )
-    if platform.is_hip and quantization not in ROCM_METHODS:
+    if platform.is_hip and quantization not in rocm:
         raise ConflictError(
             f"{quantization} quantization is currently not supported in ROCm.",
             fields=("quantization",) if user is not None else (),
-            fix=f"use a checkpoint/--quantization among {sorted(ROCM_METHODS)} on ROCm",
+            fix=f"use a checkpoint/--quantization among {sorted(rocm)} on ROCm",
         )
     return {}
