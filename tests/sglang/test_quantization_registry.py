@@ -45,9 +45,6 @@ _TRUE_ON = {
     "is_npu": {"npu"},
     "is_mps": {"mps"},
 }
-#: Releases whose rules the brief kept as they were written (0.5.16, 0.5.17): their registry
-#: places humming after moe_wna16 and leaves mxfp4 off NPU; their ROCm list is 0.5.15's.
-KEPT = ("0.5.16", "0.5.17")
 
 
 def _wheel_source(release: str, member: str) -> str | None:
@@ -132,10 +129,6 @@ def test_registry_per_platform_is_the_wheels(release, monkeypatch):
     methods = _rule_arguments(release, monkeypatch)["methods"]
     for kind, platform in PLATFORMS.items():
         expected = _wheel_registry(source, kind)
-        if release in KEPT:
-            expected = [m for m in expected if not (kind == "npu" and m == "mxfp4")]
-            expected.remove("humming")
-            expected.insert(expected.index("moe_wna16") + 1, "humming")
         assert methods.methods(platform) == expected, (release, kind)
 
 
@@ -146,8 +139,6 @@ def test_rocm_list_compatible_pairs_and_requantization_are_the_wheels(release, m
         pytest.skip(f"the sglang {release} wheel is not in {WHEELS}")
     rocm, compatible, requantize = _wheel_model_config(source)
     args = _rule_arguments(release, monkeypatch)
-    if release in KEPT:
-        rocm |= {"fbgemm_fp8"}  # 0.5.15's list; no registry from 0.5.16 holds fbgemm_fp8
     assert set(args.get("rocm", quantization.ROCM_METHODS)) == rocm
     assert dict(args.get("compatible", quantization.COMPATIBLE)) == compatible
     assert tuple(args.get("requantize", ())) == requantize
@@ -170,7 +161,7 @@ def test_a_platform_update_keeps_a_base_key_in_place():
     """dict.update keeps an existing key's position: on NPU before 0.5.20 ``gptq`` stays where the
     base dict has it and only mxfp4 is appended; from 0.5.20 both are appended, gptq first."""
     npu = PLATFORMS["npu"]
-    before = quantization.REGISTRY_0_5_18.methods(npu)
+    before = quantization.REGISTRY_0_5_16.methods(npu)
     assert before.index("gptq") == before.index("gptq_marlin") - 1 and before[-1] == "mxfp4"
     assert quantization.REGISTRY_0_5_20.methods(npu)[-2:] == ["gptq", "mxfp4"]
     assert quantization.REGISTRY_0_5_20.methods(PLATFORMS["mps"])[-2:] == ["mlx_q4", "mlx_q8"]

@@ -359,8 +359,8 @@ def _category(model: str, old, new) -> str:
             return "deterministic message"
         if "Unknown quantization method" in old[1]:
             return "quantization registry message"  # 0.5.16's registry: no qoq/fbgemm_fp8, humming
-        if "Only EAGLE and DSPARK speculative algorithms" in new[1]:
-            return "DeepSeek-V4 speculative message"  # found by the 0.5.23 agreement run
+    elif old[0] == "refused" and "Unknown quantization method: mxfp4" in old[1] and new[0] == "ok":
+        return "mxfp4 on NPU"  # Mxfp4W4A4Config, registered since 0.5.16
     elif old[0] == "refused" and "extra_buffer needs" in old[1]:
         return "extra_buffer on ROCm"
     elif old[0] == "refused" and "you explicitly specified 'fa4'" in old[1]:
@@ -393,6 +393,7 @@ def test_grid_differences_0_5_15_to_0_5_16():
         "HRM-Text post-init",
         "deterministic fa4",
         "quantization registry message",
+        "mxfp4 on NPU",
     }
 
 

@@ -208,19 +208,14 @@ def test_modelopt_request_needs_the_exact_fp8_algo_0_5_18():
 
 
 def test_carried_0_5_16_registry_facts_from_0_5_18():
-    """Facts of the 0.5.16 wheel the 0.5.16/0.5.17 rules were written without and the 0.5.18
-    rule carries: layers/quantization/__init__.py registers mxfp4 on NPU (``Mxfp4W4A4Config``),
-    and humming.py ``HummingConfig.override_quantization_method`` makes ``--quantization
-    humming`` claim any checkpoint but an mxfp4 one; the 0.5.18 registry lists humming after
-    quark_int4fp8_moe, as every wheel from 0.5.16 does."""
-    assert "Unknown quantization method: mxfp4." in refusal_at("gpt-oss-120b", "npu", "0.5.17")
-    resolve_at("gpt-oss-120b", "npu", "0.5.18")
-    assert "model config (fp8) does not match" in refusal_at(
-        "qwen3-235b-a22b-fp8", "h100", "0.5.17", quantization="humming"
-    )
-    assert (
-        resolve_at("qwen3-235b-a22b-fp8", "h100", "0.5.18", quantization="humming")["quantization"]
-        == "humming"
-    )
+    """Facts of the 0.5.16 wheel that hold through 0.5.19: layers/quantization/__init__.py
+    registers mxfp4 on NPU (``Mxfp4W4A4Config``), humming.py
+    ``HummingConfig.override_quantization_method`` makes ``--quantization humming`` claim any
+    checkpoint but an mxfp4 one, and the registry lists humming after quark_int4fp8_moe."""
+    assert "Unknown quantization method: mxfp4." in refusal_at("gpt-oss-120b", "npu", "0.5.15")
+    for release in ("0.5.16", "0.5.17", "0.5.18"):
+        resolve_at("gpt-oss-120b", "npu", release)
+        humming = resolve_at("qwen3-235b-a22b-fp8", "h100", release, quantization="humming")
+        assert humming["quantization"] == "humming"
     message = refusal_at("gpt-oss-120b", "mi300x", "0.5.18")
     assert "'modelslim', 'quark_int4fp8_moe', 'humming', 'mxfp_w4a8']" in message

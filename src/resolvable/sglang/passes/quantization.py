@@ -155,23 +155,15 @@ class QuantRegistry:
         return ""
 
 
-#: 0.5.16 ``BASE_QUANTIZATION_METHODS`` as the 0.5.16/0.5.17 rules list it: qoq and fbgemm_fp8
-#: removed, humming added after moe_wna16 (the wheels place it later: ``BASE_METHODS_0_5_18``).
-BASE_METHODS_0_5_16 = tuple(m for m in BASE_METHODS if m not in ("qoq", "fbgemm_fp8"))
+#: 0.5.16 ``BASE_QUANTIZATION_METHODS`` (unchanged up to 0.5.19): qoq and fbgemm_fp8 removed,
+#: humming added after quark_int4fp8_moe.
 BASE_METHODS_0_5_16 = (
-    *BASE_METHODS_0_5_16[: BASE_METHODS_0_5_16.index("moe_wna16") + 1],
-    "humming",
-    *BASE_METHODS_0_5_16[BASE_METHODS_0_5_16.index("moe_wna16") + 1 :],
-)
-#: The 0.5.16-0.5.19 base dict in the wheels' own order: humming sits after quark_int4fp8_moe
-#: (``BASE_METHODS_0_5_16`` above, kept for the 0.5.16/0.5.17 rules, places it after moe_wna16).
-BASE_METHODS_0_5_18 = (
-    *(m for m in BASE_METHODS_0_5_16 if m not in ("humming", "mxfp_w4a8")),
+    *(m for m in BASE_METHODS if m not in ("qoq", "fbgemm_fp8", "mxfp_w4a8")),
     "humming",
     "mxfp_w4a8",
 )
 #: 0.5.20: plain ``gptq`` leaves the base dict (``GPTQConfig`` is gone; gptq_marlin stays).
-BASE_METHODS_0_5_20 = tuple(m for m in BASE_METHODS_0_5_18 if m != "gptq")
+BASE_METHODS_0_5_20 = tuple(m for m in BASE_METHODS_0_5_16 if m != "gptq")
 #: 0.5.23: ``minimax_m3_nvfp4`` (MiniMax-M3.1 NVFP4 experts) right after mxfp8.
 BASE_METHODS_0_5_23 = (
     *BASE_METHODS_0_5_20[: BASE_METHODS_0_5_20.index("mxfp8") + 1],
@@ -180,12 +172,10 @@ BASE_METHODS_0_5_23 = (
 )
 
 REGISTRY_0_5_15 = QuantRegistry(BASE_METHODS)
-#: 0.5.16 also registers mxfp4 on NPU (``Mxfp4W4A4Config``); the 0.5.16 and 0.5.17 rules keep
-#: the registry they were written with (CUDA, CPU engine, gfx95), the 0.5.18 one adds NPU.
-REGISTRY_0_5_16 = QuantRegistry(BASE_METHODS_0_5_16)
-#: 0.5.18-0.5.19 (0.5.18 spells the ROCm test ``is_gfx95_supported``, the same arch check;
-#: 0.5.19's XPU update replaces the gptq/awq classes, keys already in the base dict).
-REGISTRY_0_5_18 = QuantRegistry(BASE_METHODS_0_5_18, mxfp4=("cuda", "cpu", "gfx95", "npu"))
+#: 0.5.16-0.5.19: mxfp4 also on NPU (``Mxfp4W4A4Config``); 0.5.18 spells the ROCm test
+#: ``is_gfx95_supported`` (the same arch check), 0.5.19's XPU update replaces the gptq/awq
+#: classes (keys already in the base dict).
+REGISTRY_0_5_16 = QuantRegistry(BASE_METHODS_0_5_16, mxfp4=("cuda", "cpu", "gfx95", "npu"))
 #: 0.5.20: mxfp4 on XPU too; gptq only from the NPU, CPU-engine and XPU updates.
 REGISTRY_0_5_20 = QuantRegistry(
     BASE_METHODS_0_5_20, mxfp4=("cuda", "cpu", "gfx95", "xpu", "npu"), gptq=("cpu", "xpu", "npu")
@@ -205,12 +195,13 @@ COMPATIBLE_0_5_18 = {
 }
 #: 0.5.23: ``minimax_m3_nvfp4`` (declared by the MiniMax-M3 override) serves the mxfp8 checkpoint.
 COMPATIBLE_0_5_23 = {**COMPATIBLE_0_5_18, "minimax_m3_nvfp4": ("mxfp8",)}
-#: 0.5.16 ``rocm_supported_quantization``: fbgemm_fp8 removed (it left the registry too, so the
-#: 0.5.16/0.5.17 rules, which keep 0.5.15's list, never reach the difference).
+#: 0.5.16 ``rocm_supported_quantization``: fbgemm_fp8 removed (it left the registry too).
 ROCM_METHODS_0_5_16 = ROCM_METHODS - {"fbgemm_fp8"}
 #: 0.5.20: gptq removed.
 ROCM_METHODS_0_5_20 = ROCM_METHODS_0_5_16 - {"gptq"}
 
+#: 0.5.16: ``--quantization humming`` claims the checkpoint (humming.py, registered since 0.5.16).
+READING_0_5_16 = QuantReading(humming=True)
 #: How 0.5.18 reads the checkpoint: the exact FP8/MXFP8 ModelOpt parser and override,
 #: requantization keeps the user's method (every override skipped), the ModelOpt override
 #: leaves nvfp4_online alone; the humming override (0.5.16's) is carried from here.
@@ -237,8 +228,10 @@ def verify_quantization(ctx):
 @registry.rule("device", since="0.5.16", until="0.5.17", series="verify_quantization")
 def verify_quantization_0_5_16(ctx):
     """``ModelConfig._verify_quantization`` (0.5.16): as before, over 0.5.16's registry
-    (layers/quantization/__init__.py: qoq and fbgemm_fp8 gone, humming added)."""
-    return _verify_quantization(ctx, REGISTRY_0_5_16)
+    (layers/quantization/__init__.py: qoq and fbgemm_fp8 gone, humming added, mxfp4 also on NPU;
+    ``rocm_supported_quantization`` without fbgemm_fp8); ``--quantization humming`` claims the
+    checkpoint."""
+    return _verify_quantization(ctx, REGISTRY_0_5_16, rocm=ROCM_METHODS_0_5_16, reading=READING_0_5_16)
 
 
 @registry.rule("device", since="0.5.17", until="0.5.18", series="verify_quantization")
@@ -246,7 +239,13 @@ def verify_quantization_0_5_17(ctx):
     """``ModelConfig._verify_quantization`` (0.5.17): as 0.5.16, except that a requested
     online method of ``REQUANTIZATION_METHODS`` (``quark_mxfp4``) requantizes a checkpoint of
     another method instead of being refused."""
-    return _verify_quantization(ctx, REGISTRY_0_5_16, requantize=REQUANTIZATION_METHODS)
+    return _verify_quantization(
+        ctx,
+        REGISTRY_0_5_16,
+        requantize=REQUANTIZATION_METHODS,
+        rocm=ROCM_METHODS_0_5_16,
+        reading=READING_0_5_16,
+    )
 
 
 @registry.rule("device", since="0.5.18", until="0.5.19", series="verify_quantization")
@@ -255,11 +254,10 @@ def verify_quantization_0_5_18(ctx):
     and nvfp4_online modelopt_fp8 ones; ``quark_mxfp4`` is never overridden by the checkpoint
     (and nvfp4_online not by the ModelOpt override); ModelOpt ``quant_algo`` FP8 only exactly,
     MXFP8 is mxfp8 (``_parse_modelopt_quant_config``, base_config
-    ``_modelopt_override_quantization_method``). Carried 0.5.16 facts the earlier rules do not
-    have: mxfp4 is registered on NPU, ``--quantization humming`` claims the checkpoint."""
+    ``_modelopt_override_quantization_method``)."""
     return _verify_quantization(
         ctx,
-        REGISTRY_0_5_18,
+        REGISTRY_0_5_16,
         requantize=REQUANTIZATION_METHODS,
         compatible=COMPATIBLE_0_5_18,
         rocm=ROCM_METHODS_0_5_16,
@@ -274,7 +272,7 @@ def verify_quantization_0_5_19(ctx):
     layers/modelopt_utils.py ``canonicalize_modelopt_quant_algo`` (an exact list)."""
     return _verify_quantization(
         ctx,
-        REGISTRY_0_5_18,
+        REGISTRY_0_5_16,
         requantize=REQUANTIZATION_METHODS,
         compatible=COMPATIBLE_0_5_18,
         rocm=ROCM_METHODS_0_5_16,
