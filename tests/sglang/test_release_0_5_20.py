@@ -314,3 +314,18 @@ def test_flat_and_nested_modelopt_objects():
     assert refusal_at(nested, "mi300x", NEW).startswith(
         "modelopt_fp4 quantization is currently not supported in ROCm."
     )
+
+
+# Found by the 0.5.23 agreement run: overrides.supports_mamba_cache_extra_buffer (0.5.20).
+def test_no_mamba_extra_buffer_on_xpu_since_0_5_20():
+    """On XPU an unset strategy resolves to no_buffer (overlap off), so pages > 1 are refused;
+    an explicit extra_buffer is unsupported for the model."""
+    before = _resolve("qwen3-next-80b-a3b", "xpu", "0.5.19")
+    after = _resolve("qwen3-next-80b-a3b", "xpu", NEW)
+    assert before["mamba_radix_cache_strategy"] == "extra_buffer"
+    assert after["mamba_radix_cache_strategy"] == "no_buffer" and after["disable_overlap_schedule"] is True
+    with pytest.raises(ConflictError, match="no_buffer only supports page_size=1"):
+        _resolve("qwen3-next-80b-a3b", "xpu", NEW, page_size=128)
+    with pytest.raises(ConflictError, match="extra_buffer is not supported for Qwen3NextForCausalLM"):
+        _resolve("qwen3-next-80b-a3b", "xpu", NEW, mamba_radix_cache_strategy="extra_buffer")
+    assert _resolve("qwen3-next-80b-a3b", "h100", NEW)["mamba_radix_cache_strategy"] == "extra_buffer"

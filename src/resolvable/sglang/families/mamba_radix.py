@@ -42,7 +42,7 @@ EXTRA_BUFFER_ARCHS = frozenset(
         "GraniteMoeHybridForCausalLM",
         "NemotronHForCausalLM",
         "NemotronHPuzzleForCausalLM",
-        # since 0.5.19 (mamba_radix_cache_0_5_19_archs)
+        # reached since 0.5.19 (MAMBA_ARCHS_0_5_19 join the mamba_radix_cache rules)
         "Qwen3_5ForCausalLM",
         "Qwen3_5MoeForCausalLM",
         "BailingMoeV3ForCausalLM",
@@ -119,15 +119,24 @@ def mamba_radix_cache_0_5_17(ctx):
     return _mamba_radix_cache(ctx, _RELEASE_0_5_17)
 
 
+#: ``overrides._MAMBA_RADIX_CACHE_ARCHS`` / ``_MAMBA_EXTRA_BUFFER_ARCHS`` additions of 0.5.19.
+MAMBA_ARCHS_0_5_19 = ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "BailingMoeV3ForCausalLM")
+#: 0.5.19: the text-only Qwen3.5 architectures and Bailing-MoE-V3 support extra_buffer.
+_RELEASE_0_5_19 = _RELEASE_0_5_18  # the architectures are in EXTRA_BUFFER_ARCHS already
+#: 0.5.20 ``overrides.supports_mamba_cache_extra_buffer``: never on XPU (an unset strategy is
+#: no_buffer there; an explicit extra_buffer is refused as unsupported for the model).
+_RELEASE_0_5_20 = {**_RELEASE_0_5_19, "extra_buffer_on_xpu": False}
 #: 0.5.22 ``mamba_hook.validate_mamba_extra_buffer``: the same platforms (or an out-of-tree
 #: platform's ``support_mamba_cache_extra_buffer``), a new message.
 _RELEASE_0_5_22 = {
-    **_RELEASE_0_5_18,
+    **_RELEASE_0_5_20,
     "platform_message": "extra_buffer requires platform support for Mamba cache state snapshots.",
 }
 
 
-@registry.rule("model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.22", series="mamba_radix_cache")
+@registry.rule(
+    "model_tail", archs=(*MAMBA_ARCHS_0_5_17, *MAMBA_ARCHS_0_5_19), since="0.5.22", series="mamba_radix_cache"
+)
 def mamba_radix_cache_0_5_22(ctx):
     """§3.11 (since 0.5.22, ``mamba_hook.validate_mamba_extra_buffer``): as 0.5.18, with the new
     platform message ("extra_buffer requires platform support for Mamba cache state snapshots.")."""
@@ -135,7 +144,7 @@ def mamba_radix_cache_0_5_22(ctx):
 
 
 @registry.rule(
-    "model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.18", until="0.5.22", series="mamba_radix_cache"
+    "model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.18", until="0.5.19", series="mamba_radix_cache"
 )
 def mamba_radix_cache_0_5_18(ctx):
     """``server_args._handle_mamba_radix_cache`` / ``_validate_mamba_extra_buffer`` (0.5.18):
@@ -145,6 +154,32 @@ def mamba_radix_cache_0_5_18(ctx):
     return _mamba_radix_cache(ctx, _RELEASE_0_5_18)
 
 
+@registry.rule(
+    "model_tail",
+    archs=(*MAMBA_ARCHS_0_5_17, *MAMBA_ARCHS_0_5_19),
+    since="0.5.19",
+    until="0.5.20",
+    series="mamba_radix_cache",
+)
+def mamba_radix_cache_0_5_19(ctx):
+    """0.5.19 (``overrides._MAMBA_RADIX_CACHE_ARCHS``, ``_MAMBA_EXTRA_BUFFER_ARCHS``): as 0.5.18,
+    for the text-only Qwen3.5 architectures and Bailing-MoE-V3 too (extra_buffer supported)."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_19)
+
+
+@registry.rule(
+    "model_tail",
+    archs=(*MAMBA_ARCHS_0_5_17, *MAMBA_ARCHS_0_5_19),
+    since="0.5.20",
+    until="0.5.22",
+    series="mamba_radix_cache",
+)
+def mamba_radix_cache_0_5_20(ctx):
+    """0.5.20 (``overrides.supports_mamba_cache_extra_buffer``): as 0.5.19, and extra_buffer is
+    never supported on XPU (auto resolves to no_buffer there)."""
+    return _mamba_radix_cache(ctx, _RELEASE_0_5_20)
+
+
 def _mamba_radix_cache(ctx, release: dict):
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     if ctx.arch == "GraniteMoeHybridForCausalLM" and not granite_has_mamba(hf):
@@ -152,7 +187,11 @@ def _mamba_radix_cache(ctx, release: dict):
     if args.disable_radix_cache:
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
-    supported = ctx.arch in release["extra_buffer_archs"] and args.linear_attn_backend == "triton"
+    supported = (
+        ctx.arch in release["extra_buffer_archs"]
+        and args.linear_attn_backend == "triton"
+        and (release.get("extra_buffer_on_xpu", True) or not platform.is_xpu)
+    )
     strategy, overlap_off, page = (
         args.mamba_radix_cache_strategy,
         args.disable_overlap_schedule,
@@ -249,15 +288,3 @@ def _mamba_radix_cache(ctx, release: dict):
                 fix="pass another --attention-backend",
             )
     return out
-
-
-#: ``overrides._MAMBA_RADIX_CACHE_ARCHS`` / ``_MAMBA_EXTRA_BUFFER_ARCHS`` additions of 0.5.19.
-MAMBA_ARCHS_0_5_19 = ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "BailingMoeV3ForCausalLM")
-
-
-@registry.rule("model_tail", archs=MAMBA_ARCHS_0_5_19, since="0.5.19")
-def mamba_radix_cache_0_5_19_archs(ctx):
-    """§3.11 (since 0.5.19, ``overrides._MAMBA_RADIX_CACHE_ARCHS``): the text-only Qwen3.5
-    architectures and Bailing-MoE-V3 get the mamba radix-cache resolution (extra_buffer
-    supported), the same body as ``mamba_radix_cache``."""
-    return mamba_radix_cache(ctx)
