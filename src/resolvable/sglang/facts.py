@@ -6,8 +6,7 @@ Invariant: every function here is pure — it reads only the rule context it is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .._record import record
 from ..errors import ConfigError, InvalidArgumentError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -236,7 +235,7 @@ def _capability(platform: Any) -> int:
     return cap[0] * 10 + cap[1] if cap and platform.vendor in ("cuda", "hip", "musa") else -1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)  # not a dataclass: import cost (see _record)
 class QuantReading:
     """How one sglang release reads the checkpoint's quantization before ``_verify_quantization``
     checks it. The defaults are 0.5.15's (kept by the 0.5.16 and 0.5.17 rules); each field names

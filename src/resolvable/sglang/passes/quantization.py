@@ -21,8 +21,7 @@ keeps the refined method on the model config, which model rules read via
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
+from ..._record import record, record_fields
 from ...errors import ConflictError
 from .._base import registry
 from ..facts import QuantReading, model_quantization
@@ -118,7 +117,7 @@ def _names(kinds: tuple[str, ...]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)  # not a dataclass: import cost (see _record)
 class QuantRegistry:
     """``QUANTIZATION_METHODS`` of one release (layers/quantization/__init__.py): the base
     dict in its order, then what each platform's ``update`` appends (a key already in the base
@@ -212,10 +211,18 @@ READING_0_5_18 = QuantReading(
     modelopt_keeps=("nvfp4_online", *REQUANTIZATION_METHODS),
     humming=True,
 )
+
+
 #: 0.5.19: ``--quantization modelopt`` maps ``quant_algo`` through an exact allowlist.
-READING_0_5_19 = replace(READING_0_5_18, modelopt_user_algos="allowlist")
+def _with(reading: QuantReading, **changes: object) -> QuantReading:
+    """``dataclasses.replace`` for a record (without importing dataclasses)."""
+    values = {f.name: getattr(reading, f.name) for f in record_fields(reading)}
+    return QuantReading(**{**values, **changes})
+
+
+READING_0_5_19 = _with(READING_0_5_18, modelopt_user_algos="allowlist")
 #: 0.5.20: flat and nested ModelOpt objects (config.json and hf_quant_config.json).
-READING_0_5_20 = replace(READING_0_5_19, unwrap=True)
+READING_0_5_20 = _with(READING_0_5_19, unwrap=True)
 
 
 @registry.rule("device", until="0.5.16", series="verify_quantization")
