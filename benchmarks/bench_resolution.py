@@ -15,13 +15,17 @@ from resolvable.errors import ConflictError
 from resolvable.sglang import grid, registry, resolve_server_args
 from resolvable.sglang.args import ServerArgs
 
+#: The release ``baseline.py`` re-implements procedurally: the pack is measured (and its parity
+#: checked) at that release; ``bench_releases`` compares every release with it.
+BASELINE_RELEASE = "0.5.15"
+
 
 def time_pack(work: Sequence[tuple[Any, Platform, dict[str, Any]]]) -> float:
     """Seconds for one pass of ``resolve_server_args`` over ``work`` (refusals included)."""
     t0 = perf_ns()
     for hf, plat, flags in work:
         try:  # noqa: SIM105 (contextlib.suppress would add its own cost to every call)
-            resolve_server_args(hf, plat, **flags)
+            resolve_server_args(hf, plat, sglang_version=BASELINE_RELEASE, **flags)
         except ConflictError:
             pass
     return (perf_ns() - t0) / 1e9
@@ -33,7 +37,7 @@ def bench_resolution(s: Settings) -> dict[str, Any]:
     accepted_flags = []
     for hf, plat, flags in work:  # warm-up: plan caches, cached platform predicates
         try:
-            resolve_server_args(hf, plat, **flags)
+            resolve_server_args(hf, plat, sglang_version=BASELINE_RELEASE, **flags)
             accepted_flags.append(True)
         except ConflictError:
             accepted_flags.append(False)
@@ -44,7 +48,7 @@ def bench_resolution(s: Settings) -> dict[str, Any]:
             t0 = perf_ns()
             for _ in calls:
                 try:  # noqa: SIM105
-                    resolve_server_args(hf, plat, **flags)
+                    resolve_server_args(hf, plat, sglang_version=BASELINE_RELEASE, **flags)
                 except ConflictError:
                     pass
             per_case[i].append((perf_ns() - t0) / s.case_calls / 1000)
@@ -92,7 +96,9 @@ def check_parity(defaults: dict[str, Any]) -> dict[str, Any]:
     for m, p, v, hf, plat, flags, raw in parity_cases(models):
         compared += 1
         try:
-            pack: dict[str, Any] | None = dict(resolve_server_args(hf, plat, **flags))
+            pack: dict[str, Any] | None = dict(
+                resolve_server_args(hf, plat, sglang_version=BASELINE_RELEASE, **flags)
+            )
             pack_err = None
         except ConflictError as exc:
             pack, pack_err = None, exc
@@ -174,10 +180,12 @@ def bench_ratio(s: Settings, defaults: dict[str, Any]) -> dict[str, Any]:
     # What a resolution runs: the rules of its plan (resolution stages) and the declarations made.
     planned, declared = [], []
     for hf, plat, flags in pack_work:
-        groups = registry.compiled(hf.architecture, registry.default_release).groups
+        groups = registry.compiled(hf.architecture, BASELINE_RELEASE).groups
         planned.append(sum(len(rules) for _, _, _, rules in groups))
         with contextlib.suppress(ConflictError):
-            declared.append(len(resolve_server_args(hf, plat, **flags).declarations))
+            declared.append(
+                len(resolve_server_args(hf, plat, sglang_version=BASELINE_RELEASE, **flags).declarations)
+            )
 
     run_pack()
     run_base()
