@@ -1922,3 +1922,26 @@ class TestQuantizationRegistry:
     @pytest.mark.parametrize("r", QUANT_ROWS)
     def test_table(self, r: Row) -> None:
         check(r)
+
+
+# C23's refusal runs after the platform checks (overrides._attention_backend_dual_chunk is
+# registered after _mla_kv_cache_dtype_checks and _cutedsl_prefill_backend_fill; found by the
+# agreement runs against the 0.5.15 wheel).
+@pytest.mark.parametrize(
+    ("flags", "first"),
+    [
+        (
+            {"attention_backend": "trtllm_mha", "page_size": 128},
+            "TRTLLM MHA backend for prefill is only supported",
+        ),
+        ({"attention_backend": "trtllm_mla"}, "TRTLLM MLA backend is only supported on Blackwell"),
+        (
+            {"attention_backend": "fa3"},
+            "Dual chunk attention is enabled, but attention backend is set to fa3",
+        ),
+    ],
+)
+def test_dual_chunk_refusal_comes_after_the_platform_checks(flags, first):
+    from release_helpers import refusal_at
+
+    assert first in refusal_at("qwen2.5-7b-instruct-1m", "a100", "0.5.15", **flags)

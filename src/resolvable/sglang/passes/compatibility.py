@@ -96,19 +96,31 @@ def dual_chunk_attention(ctx):
     already filled ``A``), which runs without mixed chunks and without the radix cache. sglang
     0.5.20 deletes the backend and this pass (``overrides._attention_backend_dual_chunk``): a
     dual-chunk model then gets the ordinary default, and the name is refused by argparse
-    (``passes/release_choices.py``), so nothing replaces this rule."""
+    (``passes/release_choices.py``), so nothing replaces this rule. Another backend is refused
+    later, by ``dual_chunk_attention_check``."""
     args = ctx.args
-    if ctx.hf.text_config.get("dual_chunk_attention_config") is not None:
-        if args.attention_backend is None:
-            return {"attention_backend": "dual_chunk_flash_attn"}
-        if args.attention_backend != "dual_chunk_flash_attn":
-            raise ConflictError(
-                f"Dual chunk attention is enabled, but attention backend is set to {args.attention_backend}. "
-                "Please set it to 'dual_chunk_flash_attn'.",
-                fields=("attention_backend",),
-                fix="pass --attention-backend dual_chunk_flash_attn",
-            )
+    if ctx.hf.text_config.get("dual_chunk_attention_config") is not None and args.attention_backend is None:
+        return {"attention_backend": "dual_chunk_flash_attn"}
     if args.attention_backend == "dual_chunk_flash_attn":
         reason = "dual_chunk_flash_attn runs without mixed chunks and without the radix cache"
         return {"enable_mixed_chunk": Force(False, reason), "disable_radix_cache": True}
+    return {}
+
+
+@registry.rule("attention_late", until="0.5.20")
+def dual_chunk_attention_check(ctx):
+    """C23's refusal (until 0.5.20): a dual-chunk model with another backend. sglang registers
+    ``overrides._attention_backend_dual_chunk`` after the MLA, CuteDSL and TRT-LLM platform
+    checks, so their refusals come first (found by the agreement runs)."""
+    args = ctx.args
+    if (
+        ctx.hf.text_config.get("dual_chunk_attention_config") is not None
+        and args.attention_backend != "dual_chunk_flash_attn"
+    ):
+        raise ConflictError(
+            f"Dual chunk attention is enabled, but attention backend is set to {args.attention_backend}. "
+            "Please set it to 'dual_chunk_flash_attn'.",
+            fields=("attention_backend",),
+            fix="pass --attention-backend dual_chunk_flash_attn",
+        )
     return {}
