@@ -43,7 +43,7 @@ import traceback
 import types
 
 #: Bump when what the worker records for a case changes: it keys the comparer's oracle cache.
-WORKER_REVISION = "2"
+WORKER_REVISION = "3"
 
 #: ServerArgs fields recorded per accepted case (the six compared fields first).
 FIELDS = (
@@ -93,6 +93,7 @@ OPTIONAL_KERNELS = (
     "tokenspeed_mla",
     "mooncake",
     "torch_npu",
+    "sgl_kernel_npu",
     "intel_extension_for_pytorch",
 )
 
@@ -103,6 +104,7 @@ ALWAYS_PRESENT = {
     "hip": {"sgl_kernel", "aiter"},
     "cpu": {"sgl_kernel"},
     "xpu": {"sgl_kernel"},  # sgl-kernel-xpu provides the same module name
+    "npu": {"sgl_kernel_npu"},  # sglang's Ascend install (0.5.22+ imports it while building ServerArgs)
 }
 
 
