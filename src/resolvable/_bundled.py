@@ -2,7 +2,8 @@
 
 The files live in ``resolvable/sglang/models/`` (where they started); this neutral module reads
 them by path, so the vLLM pack can use them without importing the SGLang rules. Its behaviour is
-that of ``resolvable.sglang.models`` (which may later delegate here).
+the pack-neutral part of ``resolvable.sglang.models``, which builds on it (sglang's side files and
+config-class defaults).
 
 Invariant: ``load_model(spec)`` accepts a bundled sample name, a path to a config.json or a
 model directory, or a hub repo id present in the local Hugging Face cache, and raises
@@ -14,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 
-from ._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
+from ._hfconfig import HFConfig, _hub_cache_dir, _looks_like_repo_id, find_in_hub_cache, load_hf_config
 from .errors import ConfigError, closest
 
 TYPE_CHECKING = False
@@ -38,7 +39,7 @@ def catalog() -> dict[str, dict[str, Any]]:
 def bundled(name: str) -> HFConfig:
     """The bundled sample ``name`` (e.g. "gpt-oss-120b")."""
     if name not in catalog():
-        raise ConfigError(_unknown_message(name))
+        raise ConfigError(unknown_message(name))
     with open(os.path.join(MODELS_DIR, f"{name}.json"), encoding="utf-8") as fh:
         text = fh.read()
     import json
@@ -46,13 +47,27 @@ def bundled(name: str) -> HFConfig:
     return HFConfig(json.loads(text), source=f"bundled:{name}")
 
 
-def _unknown_message(spec: str) -> str:
+def unknown_message(spec: str) -> str:
+    """The error text for a MODEL argument that names nothing (with the closest bundled name, and
+    for a hub id how to fetch its config alone)."""
     hint = closest(spec.lower(), catalog())
     extra = f" Did you mean {hint!r}?" if hint else ""
-    return (
+    message = (
         f"unknown model {spec!r}: not a bundled sample, a config.json, a model directory, or a hub id in the "
         f"local Hugging Face cache.{extra} Run `resolvable models` for the bundled names."
     )
+    if _looks_like_repo_id(spec):
+        message += (
+            f" For the hub model, fetch only its config (no weights): `huggingface-cli download {spec} "
+            f"config.json`; it goes to the cache at $HF_HUB_CACHE, else $HF_HOME/hub (now {_hub_cache_dir(None)})."
+        )
+    return message
+
+
+def bundled_for_repo(repo_id: str) -> str | None:
+    """The bundled sample whose catalog entry names hub repo ``repo_id`` (case-insensitive)."""
+    wanted = repo_id.strip().lower()
+    return next((n for n, e in catalog().items() if str(e.get("repo_id", "")).lower() == wanted), None)
 
 
 def load_model(spec: str) -> HFConfig:
@@ -66,5 +81,8 @@ def load_model(spec: str) -> HFConfig:
         return load_hf_config(key)
     except ConfigError as exc:
         if "no such file or directory" in str(exc) and find_in_hub_cache(key) is None:
-            raise ConfigError(_unknown_message(key)) from None
+            sample = bundled_for_repo(key)
+            if sample is not None:  # a hub id not in the local cache, but bundled as a sample
+                return bundled(sample)
+            raise ConfigError(unknown_message(key)) from None
         raise

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["MISSING", "Field", "field", "is_record", "record", "record_fields"]
+__all__ = ["MISSING", "Field", "field", "is_record", "record", "record_fields", "record_replace"]
 
 
 class _Missing:
@@ -128,6 +128,13 @@ def record_fields(cls: Any) -> tuple[Field, ...]:
     if not isinstance(cls, type):
         cls = type(cls)
     return tuple(f for f in cls.__record_fields__ if not f.initvar)
+
+
+def record_replace(obj: Any, /, **changes: Any) -> Any:
+    """``dataclasses.replace`` for a record instance, without importing ``dataclasses`` (for
+    records built at import time). Fields without ``init`` are not supported, as records have none."""
+    values = {f.name: getattr(obj, f.name) for f in record_fields(obj)}
+    return type(obj)(**{**values, **changes})
 
 
 def record(cls: type | None = None, /, *, frozen: bool = False) -> Any:

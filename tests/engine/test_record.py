@@ -153,3 +153,20 @@ def test_engine_records_read_without_the_dataclasses_view():
     assert names == list(registry.schema.fields)
     assert [f.name for f in dataclasses.fields(ServerArgs)] == names  # init-only fields excluded
     assert "hf_config" in inspect.signature(ServerArgs).parameters
+
+
+def test_record_replace_matches_dataclasses_replace():
+    import dataclasses
+
+    from resolvable._record import record, record_replace
+
+    @record(frozen=True)
+    class Point:
+        x: int
+        y: int = 2
+
+    p = Point(1)
+    assert record_replace(p, y=5) == dataclasses.replace(p, y=5) == Point(1, 5)
+    assert record_replace(p) == p and record_replace(p) is not p
+    with pytest.raises(TypeError):
+        record_replace(p, z=1)

@@ -287,7 +287,7 @@ def main(argv=None) -> int:
 
     from resolvable import Platform
     from resolvable.sglang import catalog
-    from resolvable.sglang.models import _MODELS_DIR
+    from resolvable.sglang.models import MODELS_DIR as _MODELS_DIR
 
     version = opts.sglang_version
     venv = opts.venv or f"/work/oracle/venv-{version}"

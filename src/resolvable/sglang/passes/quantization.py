@@ -21,7 +21,7 @@ keeps the refined method on the model config, which model rules read via
 
 from __future__ import annotations
 
-from ..._record import record, record_fields
+from ..._record import record, record_replace
 from ...errors import ConflictError
 from .._base import registry
 from ..facts import QuantReading, model_quantization
@@ -214,15 +214,9 @@ READING_0_5_18 = QuantReading(
 
 
 #: 0.5.19: ``--quantization modelopt`` maps ``quant_algo`` through an exact allowlist.
-def _with(reading: QuantReading, **changes: object) -> QuantReading:
-    """``dataclasses.replace`` for a record (without importing dataclasses)."""
-    values = {f.name: getattr(reading, f.name) for f in record_fields(reading)}
-    return QuantReading(**{**values, **changes})
-
-
-READING_0_5_19 = _with(READING_0_5_18, modelopt_user_algos="allowlist")
+READING_0_5_19 = record_replace(READING_0_5_18, modelopt_user_algos="allowlist")
 #: 0.5.20: flat and nested ModelOpt objects (config.json and hf_quant_config.json).
-READING_0_5_20 = _with(READING_0_5_19, unwrap=True)
+READING_0_5_20 = record_replace(READING_0_5_19, unwrap=True)
 
 
 @registry.rule("device", until="0.5.16", series="verify_quantization")
