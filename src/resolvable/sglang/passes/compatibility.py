@@ -92,7 +92,7 @@ def platform_fallbacks(ctx):
 
 @registry.rule("attention_compat", until="0.5.20")
 def dual_chunk_attention(ctx):
-    """C22/C23 (until 0.5.20): dual-chunk models need ``dual_chunk_flash_attn`` (explicitly: §4.1
+    """§4.2 C22/C23 (until 0.5.20): dual-chunk models need ``dual_chunk_flash_attn`` (explicitly: §4.1
     already filled ``A``), which runs without mixed chunks and without the radix cache. sglang
     0.5.20 deletes the backend and this pass (``overrides._attention_backend_dual_chunk``): a
     dual-chunk model then gets the ordinary default, and the name is refused by argparse
@@ -109,9 +109,10 @@ def dual_chunk_attention(ctx):
 
 @registry.rule("attention_late", until="0.5.20")
 def dual_chunk_attention_check(ctx):
-    """C23's refusal (until 0.5.20): a dual-chunk model with another backend. sglang registers
-    ``overrides._attention_backend_dual_chunk`` after the MLA, CuteDSL and TRT-LLM platform
-    checks, so their refusals come first (found by the agreement runs)."""
+    """§4.2 C22's refusal (until 0.5.20): a dual-chunk model with another backend. §6.5 step 13
+    lists ``overrides._attention_backend_dual_chunk`` last, after the MLA and CuteDSL checks, and
+    the TRT-LLM platform checks come before it too, so their refusals come first (found by the
+    agreement runs against the 0.5.15 wheel)."""
     args = ctx.args
     if (
         ctx.hf.text_config.get("dual_chunk_attention_config") is not None

@@ -1,5 +1,7 @@
 """``--mamba-backend`` availability (sglang ``ServerArgs._handle_mamba_backend``; since 0.5.20
 ``arg_groups/mamba_hook.handle_mamba_backend``), right after the attention backend is final.
+The spec does not cover this check (it is outside the attention fields); the wheels are its
+source, and ``tests/sglang/test_model_config.py`` its golden cases (0.5.14, 0.5.15, 0.5.23).
 
 Invariant: these rules only refuse. ``flashinfer`` needs FlashInfer (CUDA, installed, not
 disabled by ``SGLANG_IS_FLASHINFER_AVAILABLE``); the pack takes an installed FlashInfer to carry
