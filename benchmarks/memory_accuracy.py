@@ -1,0 +1,21 @@
+"""Accuracy of the memory model over the start-up log corpus (tests/memory/corpus).
+
+Run: ``python benchmarks/memory_accuracy.py`` — prints, per entry, the relative error of the
+predicted weights per rank, KV tokens end to end, KV tokens from the logged KV memory, vLLM's
+available KV memory and sglang's default ``mem_fraction_static``; then median, p90, worst and the
+share within 10 %, and how many logged refusals are predicted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
+
+from tests.memory.corpus_eval import report  # noqa: E402
+
+if __name__ == "__main__":
+    print(report())

@@ -1,0 +1,339 @@
+"""SGLang's KV-cache capacity: ``mem_fraction_static``, ``max_total_num_tokens``, the running-request
+cap and the "Not enough memory" refusal, from a resolution (sglang 0.5.23 wheel).
+
+The model shape (weights, KV bytes per layer) comes from ``resolvable.memory``; this module adds
+sglang's policy:
+
+* ``default_mem_fraction_static``: ``arg_groups/memory_hook.py : handle_gpu_memory_settings`` —
+  reserved MiB = 512 + 1.5 × max(chunked_prefill_size, 2048) + TP×PP/8 GiB + the CUDA-graph
+  reserve (``reserve_for_graph_mb``: decode max_bs × 2, the prefill graph 8 MiB per captured size
+  or 1.5 GiB with an MLA backend), at least 10 GiB on a >60 GiB device, + 2 GiB for DeepEP;
+  ``round((gpu - reserved) / gpu, 3)``; multimodal models scaled by ``adjust_mem_fraction_for_vlm``;
+* the pool: ``mem_cache/kv_cache_configurator.py : _profile_available_bytes`` — rest = free
+  memory after loading − pre-load free memory × (1 − mem_fraction_static); then
+  ``model_executor/pool_configurator.py``: tokens = rest // cell size, floored to the page size;
+  the cell is ``(K+V heads per rank × head dims)`` per full-attention layer, or MLA's
+  ``kv_lora_rank + qk_rope_head_dim``, plus the DSA indexer (``index_head_dim`` fp8 + an fp32 scale
+  per 128, 132 bytes a layer); hybrid-SWA models: cell = full + ``swa_full_tokens_ratio`` × SWA;
+* ``resolve_max_num_reqs``: clamp(tokens / context × 512, 2048, 4096), at most tokens // 2, or
+  the user's ``--max-running-requests`` capped the same way;
+* the refusal: ``MemoryPoolConfig.__post_init__`` "Not enough memory. Please try to increase
+  --mem-fraction-static." when no token fits.
+
+Invariants: a pure function of (resolution, config, platform, flags sglang has that the pack
+does not model); every profiling-only quantity is an ``Estimate`` with a range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..device_memory import Estimate, context_overhead, device_total_bytes
+from ..memory import (
+    GIB,
+    FitReport,
+    attention_shape,
+    dtype_bytes,
+    kv_bytes_per_token,
+    linear_state_bytes,
+    text_config,
+    weight_estimate,
+)
+from .passes.memory import decode_cuda_graph_max_bs
+
+__all__ = [
+    "HYBRID_SWA_ARCHS",
+    "NOT_ENOUGH_MEMORY",
+    "capacity",
+    "context_length",
+    "default_mem_fraction_static",
+]
+
+NOT_ENOUGH_MEMORY = "Not enough memory. Please try to increase --mem-fraction-static."
+
+#: ``configs/model_config.py : is_hybrid_swa_model`` (0.5.23): the archs with a separate SWA pool.
+#: Gemma-2/3 are not among them: sglang keeps a full KV for their sliding layers.
+HYBRID_SWA_ARCHS = frozenset(
+    {
+        "Llama4ForConditionalGeneration",
+        "DeepseekV4ForCausalLM",
+        "GptOssForCausalLM",
+        "MiMoV2FlashForCausalLM",
+        "MiMoV2ForCausalLM",
+        "Step3p5ForCausalLM",
+        "Gemma4ForCausalLM",
+        "Gemma4ForConditionalGeneration",
+        "Exaone4ForCausalLM",
+        "Olmo3ForCausalLM",
+    }
+)
+
+
+#: The DSA indexer key per token per layer: index_head_dim fp8 values + one fp32 scale per 128.
+def _dsa_indexer_bytes(index_head_dim: int) -> int:
+    return index_head_dim + index_head_dim // 128 * 4
+
+
+def context_length(hf: Mapping[str, Any], user: int | None) -> int:
+    """``ModelConfig`` context length: the user's ``--context-length``, else the config's
+    ``max_position_embeddings`` (or its aliases), times a rope-scaling factor unless the scaling
+    keeps ``original_max_position_embeddings`` or is llama3 (``hf_transformers_utils.get_context_length``)."""
+    if user:
+        return int(user)
+    cfg = text_config(hf)
+    scaling = cfg.get("rope_scaling") or {}
+    factor = 1.0
+    if isinstance(scaling, Mapping) and scaling:
+        factor = float(scaling.get("factor") or 1.0)
+        if "original_max_position_embeddings" in scaling or scaling.get("rope_type") == "llama3":
+            factor = 1.0
+    for key in (
+        "max_sequence_length",
+        "seq_length",
+        "max_seq_len",
+        "model_max_length",
+        "max_position_embeddings",
+    ):
+        value = cfg.get(key)
+        if isinstance(value, int) and value > 0:
+            return int(factor * value)
+    return 2048
+
+
+def _prefill_graph_sizes(max_bs: int) -> int:
+    """How many prefill CUDA-graph sizes ``generate_prefill_cuda_graph_batch_sizes`` captures."""
+    sizes = (
+        list(range(4, 33, 4))
+        + list(range(48, 257, 16))
+        + list(range(288, 513, 32))
+        + list(range(576, 1025, 64))
+        + list(range(1280, 4097, 256))
+        + list(range(4608, max_bs + 1, 512))
+    )
+    return len([s for s in sizes if s <= max_bs])
+
+
+def _uses_mla_backend(hf: Mapping[str, Any]) -> bool:
+    return bool(text_config(hf).get("kv_lora_rank"))
+
+
+def default_mem_fraction_static(
+    values: Mapping[str, Any],
+    hf: Mapping[str, Any],
+    gpu_mib: float | None,
+    cuda_graph_max_bs: int | None = None,
+) -> float:
+    """``handle_gpu_memory_settings`` (0.5.23) when ``--mem-fraction-static`` is unset."""
+    if gpu_mib is None:
+        return 0.95
+    tp, pp = int(values.get("tp_size") or 1), int(values.get("pp_size") or 1)
+    chunk = int(values.get("chunked_prefill_size") or 8192)
+    activation_tokens = max(chunk, 2048) if chunk > 0 else 16384
+    reserved = 512 + activation_tokens * 1.5 + tp * pp / 8 * 1024
+    graphs = not values.get("disable_cuda_graph")
+    max_bs = cuda_graph_max_bs or decode_cuda_graph_max_bs(gpu_mib, tp)
+    if max_bs and values.get("max_running_requests") and cuda_graph_max_bs is None:
+        max_bs = min(max_bs, int(values["max_running_requests"]))
+    if graphs and values.get("cuda_graph_backend_decode", "full") != "disabled":
+        reserved += max_bs * 2
+        if values.get("enable_dp_attention"):
+            dp = int(values.get("dp_size") or 1)
+            reserved += max_bs * dp * 3 + (max_bs * dp * 1.5 if max_bs > 300 else 0)
+    if graphs and values.get("cuda_graph_backend_prefill") not in (None, "disabled"):
+        if _uses_mla_backend(hf):
+            reserved += 1.5 * 1024
+        else:
+            prefill_max = chunk if chunk > 0 else 8192
+            reserved += _prefill_graph_sizes(prefill_max) * 8
+    if gpu_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    if values.get("moe_a2a_backend") == "deepep" and graphs:
+        reserved += 2 * 1024
+    fraction = round((gpu_mib - reserved) / gpu_mib, 3)
+    vision = hf.get("vision_config")
+    if isinstance(vision, Mapping):
+        layers = vision.get("num_hidden_layers") or vision.get("depth") or 24
+        hidden = vision.get("hidden_size") or vision.get("embed_dim") or 1024
+        ratio = layers * hidden**2 / (24 * 1024**2)
+        fraction *= 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
+    return fraction
+
+
+def kv_cell(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, float, str]:
+    """(bytes per full-pool token per rank, SWA bytes per token per rank, formula in words)."""
+    shape = attention_shape(hf)
+    cfg = text_config(hf)
+    model_dtype = str(values.get("dtype") or "auto")
+    if model_dtype == "auto":
+        model_dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+        if model_dtype in ("float32", "float"):
+            model_dtype = "bfloat16"
+    kv_dtype = str(values.get("kv_cache_dtype") or "auto")
+    kv_b = dtype_bytes(kv_dtype, model_dtype=model_dtype)
+    scale = 32 if kv_dtype == "mxfp8" else 0
+    tp = int(values.get("tp_size") or 1)
+    dp = int(values.get("dp_size") or 1) if values.get("enable_dp_attention") else 1
+    attn_tp = max(1, tp // dp)
+    archs = set(hf.get("architectures") or ())
+    hybrid_swa = (
+        bool(archs & HYBRID_SWA_ARCHS)
+        and shape.swa_layers > 0
+        and not values.get("disable_hybrid_swa_memory")
+    )
+    full_layers = shape.full_layers if hybrid_swa else shape.full_layers + shape.swa_layers
+    full = kv_bytes_per_token(
+        shape, attn_tp=attn_tp, kv_dtype_bytes=kv_b, layers=full_layers, scale_block=scale
+    )
+    swa = (
+        kv_bytes_per_token(
+            shape, attn_tp=attn_tp, kv_dtype_bytes=kv_b, layers=shape.swa_layers, scale_block=scale
+        )
+        if hybrid_swa
+        else 0.0
+    )
+    if shape.is_mla:
+        words = f"MLA: ({shape.kv_lora_rank} + {shape.qk_rope_head_dim}) × {kv_b:g} B × {full_layers} layers"
+    else:
+        words = (
+            f"{max(1, shape.num_kv_heads // attn_tp)} KV heads × ({shape.head_dim} + {shape.v_head_dim}) × {kv_b:g} B"
+            f" × {full_layers} layers"
+        )
+    if shape.kind == "dsa":
+        full += _dsa_indexer_bytes(shape.index_head_dim) * full_layers
+        words += f" + DSA indexer {_dsa_indexer_bytes(shape.index_head_dim)} B × {full_layers}"
+    if hybrid_swa:
+        ratio = float(values.get("swa_full_tokens_ratio") or 0.8)
+        words += f"; SWA pool {shape.swa_layers} layers at ratio {ratio:g}"
+    return full, swa, words
+
+
+def capacity(
+    values: Mapping[str, Any],
+    hf: Mapping[str, Any],
+    *,
+    device_name: str | None,
+    memory_gib: float | None,
+    extra: Mapping[str, Any] | None = None,
+    index_total_size: int | None = None,
+    pre_load_free_bytes: float | None = None,
+) -> FitReport:
+    """SGLang's KV pool for a resolution's ``values`` on one device.
+
+    ``extra`` holds sglang flags the pack does not model: ``max_total_tokens``,
+    ``cuda_graph_max_bs``, ``max_mamba_cache_size``, ``mamba_ssm_dtype``.
+    ``pre_load_free_bytes`` replaces the estimate of free memory before the weights load (a
+    start-up log's first ``avail mem``)."""
+    extra = dict(extra or {})
+    total = device_total_bytes(device_name, memory_gib)
+    if total is None:
+        from ..memory import MemoryModelError
+
+        raise MemoryModelError(
+            "the platform has no device memory: pick a GPU preset (`resolvable platforms`) or give memory_gib"
+        )
+    gpu_mib = total / (1 << 20)
+    tp, pp = int(values.get("tp_size") or 1), int(values.get("pp_size") or 1)
+    dp = int(values.get("dp_size") or 1) if values.get("enable_dp_attention") else 1
+    user_mfs = values.get("mem_fraction_static") or extra.get("mem_fraction_static")
+    mfs = (
+        float(user_mfs)
+        if user_mfs
+        else default_mem_fraction_static(values, hf, gpu_mib, extra.get("cuda_graph_max_bs"))
+    )
+    weights = weight_estimate(
+        hf,
+        dtype=values.get("dtype"),
+        quantization=values.get("quantization"),
+        index_total_size=index_total_size,
+    )
+    per_rank = weights.per_rank(tp=tp, pp=pp, attn_tp=max(1, tp // dp), expert_shards=tp)
+    ctx = context_overhead(tp * pp)
+    pre = pre_load_free_bytes if pre_load_free_bytes is not None else total - ctx.value
+    # rest = (pre - weights - load-time scratch) - pre × (1 - mfs)
+    scratch = Estimate(0.0, 0.0, 0.5 * GIB, "buffers allocated while loading (rope caches, MoE workspaces)")
+    rest = pre * mfs - per_rank - scratch.value
+    full_cell, swa_cell, words = kv_cell(values, hf)
+    shape = attention_shape(hf)
+    cell = full_cell
+    ratio = float(values.get("swa_full_tokens_ratio") or 0.8)
+    if swa_cell:
+        cell = full_cell + ratio * swa_cell
+    state = 0.0
+    mamba_slots = 0
+    if shape.is_hybrid_linear:
+        ssm_dtype = str(extra.get("mamba_ssm_dtype") or "float32")
+        state = linear_state_bytes(
+            shape, tp=max(1, tp // dp), state_dtype_bytes=2.0, ssm_dtype_bytes=dtype_bytes(ssm_dtype)
+        )
+        mamba_slots = int(extra.get("max_mamba_cache_size") or 0) or _default_mamba_slots(values, rest, state)
+        rest -= mamba_slots * state
+    page = int(values.get("page_size") or 1)
+    ctx_len = context_length(hf, values.get("context_length") or extra.get("context_length"))
+
+    def tokens_for(rest_bytes: float) -> int:
+        if rest_bytes <= 0 or cell <= 0:
+            return 0
+        t = int(rest_bytes // cell) // page * page
+        cap = extra.get("max_total_tokens")
+        return min(t, int(cap) // page * page) if cap else t
+
+    tokens = tokens_for(rest)
+    lo = tokens_for(rest - (ctx.high - ctx.value) - scratch.high)
+    hi = tokens_for(rest + (ctx.value - ctx.low))
+    refusal = None
+    if tokens <= 0:
+        refusal = f"{NOT_ENOUGH_MEMORY} Current value: mem_fraction_static={mfs}"
+    running = None
+    if tokens > 0:
+        estimated = max(min(int(tokens / ctx_len * 512), 4096), 2048)
+        asked = values.get("max_running_requests")
+        running = min(max(1, int(asked) // dp), tokens // 2) if asked else min(estimated, tokens // 2)
+        if mamba_slots:
+            running = min(running, mamba_slots // 3 or 1)
+    inputs = {
+        "mem_fraction_static": mfs,
+        "mem_fraction_static_from": "your flag"
+        if user_mfs
+        else "sglang's default for this GPU (memory_hook.handle_gpu_memory_settings)",
+        "kv_cache_dtype": values.get("kv_cache_dtype"),
+        "page_size": page,
+        "tp_size": tp,
+        "pp_size": pp,
+        "attn_dp_size": dp,
+        "swa_full_tokens_ratio": ratio if swa_cell else None,
+        "kv_formula": words,
+        "max_total_tokens": extra.get("max_total_tokens"),
+    }
+    estimates: dict[str, Any] = {"pre_load_context": ctx, "load_scratch": scratch}
+    if mamba_slots:
+        estimates["mamba_slots"] = mamba_slots
+    return FitReport(
+        engine="sglang",
+        device_total_bytes=total,
+        weights_bytes=per_rank,
+        weights_estimated=weights.estimated,
+        weights_method=weights.method,
+        kv_bytes_per_token=cell,
+        kv_tokens=tokens,
+        context_length=ctx_len,
+        max_running_requests=running,
+        concurrency_at_context=tokens / ctx_len if ctx_len else 0.0,
+        refusal=refusal,
+        inputs=inputs,
+        estimates=estimates,
+        kv_tokens_range=(lo, hi),
+        state_bytes_per_request=state,
+    )
+
+
+def _default_mamba_slots(values: Mapping[str, Any], rest: float, state: float) -> int:
+    """``_handle_max_mamba_cache`` without ``--max-mamba-cache-size``: the state pool takes
+    ``mamba_full_memory_ratio`` (0.9) of the rest over (1 + ratio), as slots."""
+    if state <= 0 or rest <= 0:
+        return 0
+    asked = values.get("max_running_requests")
+    if asked and values.get("disable_radix_cache"):
+        return int(asked)
+    ratio = 0.9
+    return max(1, int(rest * ratio / (1 + ratio) // state))

@@ -1,0 +1,327 @@
+"""vLLM's KV-cache capacity: ``gpu_memory_utilization``, the KV blocks, the maximum concurrency at
+``max_model_len``, the "KV cache is needed" refusal and the ``max_model_len`` auto-fit.
+
+The model shape comes from ``resolvable.memory``; this module adds vLLM's policy (vLLM 0.34 wheel,
+and the V1 engine of the public releases the corpus logs come from):
+
+* ``v1/worker/gpu_worker.py : determine_available_memory``: KV memory = total × utilization −
+  (weights + the profiled activation peak + non-torch memory [+ the CUDA-graph estimate]);
+  ``gpu_memory_utilization`` defaults to 0.9 (public releases), 0.92 (0.30–0.33) and, in 0.34,
+  1.0 with the extensible KV cache on CUDA/ROCm (``resolved_gpu_memory_utilization``);
+* ``v1/core/kv_cache_utils.py``: one page per layer per block; full attention uses
+  ``2 × heads_per_rank × head_size × dtype`` a token per layer, MLA ``kv_lora_rank + rope`` (656
+  bytes with ``fp8_ds_mla``); sliding-window and Mamba layers share the block pool in groups of
+  equal size (the hybrid allocator), a sliding layer needs only ``window`` tokens a request and a
+  Mamba layer one state page;
+* the refusal (``check_enough_kv_cache_memory``): "To serve at least one request with the model's
+  max seq len (L), (X GiB KV cache is needed, which is larger than the available KV cache memory
+  (Y GiB). Based on the available memory, the estimated maximum model length is E. Try increasing
+  `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."; with
+  ``--max-model-len auto``/``-1`` the length is fitted instead (0.34 ``_auto_fit_max_model_len``).
+
+Invariants: pure; profiling-only quantities (activation peak, non-torch memory) are ``Estimate``s
+with a range, and the output says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..device_memory import Estimate, context_overhead, device_total_bytes
+from ..memory import (
+    GIB,
+    FitReport,
+    MemoryModelError,
+    attention_shape,
+    dtype_bytes,
+    kv_heads_per_rank,
+    linear_state_bytes,
+    text_config,
+    weight_estimate,
+)
+
+__all__ = ["capacity", "default_gpu_memory_utilization", "kv_needed_message", "max_model_len"]
+
+
+def default_gpu_memory_utilization(version: str | None) -> float:
+    """0.9 in the public V1 releases (≤ 0.29), 0.92 in 0.30–0.33, 1.0 in 0.34 (extensible KV cache)."""
+    if version is None:
+        return 0.92
+    try:
+        major, minor = (int(x) for x in version.split(".")[:2])
+    except ValueError:
+        return 0.92
+    if (major, minor) >= (0, 34):
+        return 1.0
+    if (major, minor) >= (0, 30):
+        return 0.92
+    return 0.9
+
+
+def max_model_len(hf: Mapping[str, Any], user: int | None) -> int:
+    """``ModelConfig.get_and_verify_max_len`` (spec §3.2): the smallest length key, times a
+    rope factor unless the scaling is su/longrope/llama3/yarn/deepseek_yarn."""
+    if user and int(user) > 0:
+        return int(user)
+    cfg = text_config(hf)
+    keys = (
+        "max_position_embeddings",
+        "n_positions",
+        "max_seq_len",
+        "seq_length",
+        "max_target_positions",
+        "max_sequence_length",
+        "max_seq_length",
+        "seq_len",
+    )
+    found = [int(cfg[k]) for k in keys if isinstance(cfg.get(k), int) and cfg[k] > 0]
+    derived = min(found) if found else 2048
+    if isinstance(cfg.get("model_max_length"), int) and cfg["model_max_length"]:
+        derived = int(cfg["model_max_length"])
+    scaling = cfg.get("rope_scaling") or {}
+    if isinstance(scaling, Mapping) and scaling and "gemma3" not in str(cfg.get("model_type")):
+        kind = str(scaling.get("rope_type") or scaling.get("type") or "")
+        if kind not in (
+            "su",
+            "longrope",
+            "llama3",
+            "yarn",
+            "deepseek_yarn",
+            "deepseek_llama_scaling",
+            "default",
+            "mrope",
+        ):
+            derived = int(derived * float(scaling.get("factor") or 1.0))
+    return derived
+
+
+def _batched_tokens(total_gib: float, device_name: str | None, world: int) -> int:
+    """``get_batch_defaults`` for ``vllm serve`` (OPENAI_API_SERVER) on a GPU (spec §3.5)."""
+    if total_gib >= 160:
+        return 16384
+    if total_gib >= 70 and "a100" not in (device_name or "").lower():
+        return 8192
+    return 2048
+
+
+def activation_peak(hf: Mapping[str, Any], tokens: int, tp: int, num_seqs: int) -> Estimate:
+    """The torch peak of vLLM's profile run (``profile_run`` with ``max_num_batched_tokens``): the
+    widest MLP intermediate of the batch, the attention projections and the sampler's logits. A
+    documented estimate: the corpus spread is about ±50 %."""
+    cfg = text_config(hf)
+    hidden = int(cfg.get("hidden_size") or 4096)
+    inter = int(cfg.get("intermediate_size") or 4 * hidden)
+    topk = int(cfg.get("num_experts_per_tok") or 0)
+    moe_inter = int(cfg.get("moe_intermediate_size") or inter)
+    width = max(inter, topk * moe_inter) if topk else inter
+    vocab = int(cfg.get("vocab_size") or 32000)
+    per_token = 2 * (2 * width / max(1, tp) + 4 * hidden)
+    logits = num_seqs * vocab * 4 * 3
+    value = tokens * per_token + logits + 0.1 * GIB
+    return Estimate(
+        value,
+        value * 0.5,
+        value * 1.6,
+        f"profile-run activation peak at {tokens} batched tokens (estimated from the MLP/attention widths)",
+    )
+
+
+def kv_page_bytes(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, float, str]:
+    """(bytes per token per full-attention layer per rank, the same for a sliding layer, words)."""
+    shape = attention_shape(hf)
+    cfg = text_config(hf)
+    model_dtype = str(values.get("dtype") or "auto")
+    if model_dtype == "auto":
+        model_dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+        if model_dtype in ("float32", "float"):
+            model_dtype = "bfloat16"
+    kv_dtype = str(values.get("kv_cache_dtype") or "auto")
+    tp = int(values.get("tensor_parallel_size") or 1)
+    if shape.is_mla:
+        per_layer = (
+            656.0
+            if kv_dtype == "fp8_ds_mla"
+            else (shape.kv_lora_rank + shape.qk_rope_head_dim)
+            * dtype_bytes(kv_dtype, model_dtype=model_dtype)
+        )
+        words = f"MLA: ({shape.kv_lora_rank} + {shape.qk_rope_head_dim}) × {dtype_bytes(kv_dtype, model_dtype=model_dtype):g} B"
+        if shape.kind == "dsa":
+            per_layer += 132  # the indexer's fp8 key + fp32 scale per 128 (DeepseekV32IndexerCache)
+            words += " + DSA indexer 132 B"
+        return per_layer, per_layer, words + " per layer"
+    b = dtype_bytes(kv_dtype, model_dtype=model_dtype)
+    heads = kv_heads_per_rank(shape.num_kv_heads, tp)
+    per_layer = heads * (shape.head_dim + shape.v_head_dim) * b
+    return (
+        per_layer,
+        per_layer,
+        f"{heads} KV heads × ({shape.head_dim} + {shape.v_head_dim}) × {b:g} B per layer",
+    )
+
+
+def kv_needed_message(max_len: int, needed: float, available: float, estimated_len: int) -> str:
+    return (
+        f"To serve at least one request with the model's max seq len ({max_len}), "
+        f"({needed / GIB:.2f} GiB KV cache is needed, which is larger than the available KV cache memory "
+        f"({available / GIB:.2f} GiB). Based on the available memory, the estimated maximum model length is "
+        f"{estimated_len}. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine."
+    )
+
+
+def capacity(
+    values: Mapping[str, Any],
+    hf: Mapping[str, Any],
+    *,
+    device_name: str | None,
+    memory_gib: float | None,
+    version: str | None = None,
+    index_total_size: int | None = None,
+) -> FitReport:
+    """vLLM's KV cache for engine arguments ``values`` on one device.
+
+    Read from ``values``: ``tensor_parallel_size``, ``pipeline_parallel_size``, ``data_parallel_size``,
+    ``enable_expert_parallel``, ``gpu_memory_utilization``, ``kv_cache_dtype``, ``block_size``,
+    ``max_model_len`` (``-1``/``auto``: fit), ``max_num_batched_tokens``, ``max_num_seqs``, ``dtype``,
+    ``quantization``, ``kv_cache_memory_bytes``.
+    """
+    total = device_total_bytes(device_name, memory_gib)
+    if total is None:
+        raise MemoryModelError(
+            "the platform has no device memory: pick a GPU preset (`resolvable platforms`) or give memory_gib"
+        )
+    tp = int(values.get("tensor_parallel_size") or 1)
+    pp = int(values.get("pipeline_parallel_size") or 1)
+    dp = int(values.get("data_parallel_size") or 1)
+    util = values.get("gpu_memory_utilization")
+    util = float(util) if util else default_gpu_memory_utilization(version)
+    weights = weight_estimate(
+        hf,
+        dtype=values.get("dtype"),
+        quantization=values.get("quantization"),
+        index_total_size=index_total_size,
+    )
+    shards = tp * dp if values.get("enable_expert_parallel") else tp
+    per_rank = weights.per_rank(tp=tp, pp=pp, expert_shards=shards)
+    world = tp * pp
+    seqs = int(values.get("max_num_seqs") or (1024 if total / GIB >= 70 else 256))
+    batched = int(values.get("max_num_batched_tokens") or _batched_tokens(total / GIB, device_name, world))
+    peak = activation_peak(hf, batched, tp, min(seqs, batched))
+    nontorch = context_overhead(world)
+    # non-torch memory counted against the budget: what appears after the snapshot (cuBLAS
+    # workspaces, NCCL buffers); the CUDA context itself is outside the snapshot.
+    nontorch_counted = Estimate(
+        max(0.0, nontorch.value - 0.45 * GIB) + 0.25 * GIB,
+        0.05 * GIB,
+        nontorch.high,
+        "non-torch memory that grows during start-up (cuBLAS/NCCL buffers; estimated)",
+    )
+    user_kv = values.get("kv_cache_memory_bytes")
+    if user_kv:
+        available = float(user_kv)
+    else:
+        available = total * util - per_rank - peak.value - nontorch_counted.value
+    full_pl, _swa_pl, words = kv_page_bytes(values, hf)
+    shape = attention_shape(hf)
+    block = int(values.get("block_size") or 16)
+    max_len_flag = values.get("max_model_len")
+    auto_fit = str(max_len_flag).lower() in ("-1", "auto")
+    max_len = max_model_len(hf, None if auto_fit else max_len_flag)
+    # Layers per KV kind; a Mamba/linear layer holds its state in pages of the same size.
+    full_layers, swa_layers, lin_layers = shape.full_layers, shape.swa_layers, shape.linear_layers
+    window = shape.sliding_window or max_len
+    state = 0.0
+    if lin_layers:
+        state = linear_state_bytes(shape, tp=tp, state_dtype_bytes=2.0, ssm_dtype_bytes=2.0)
+    # The hybrid allocator: groups of `group` layers share one tensor per slot; a block is one page
+    # in each of `group` tensors. Uniform models: one group of every layer.
+    counts = [c for c in (full_layers, swa_layers, lin_layers) if c]
+    group = min(counts) if len(counts) > 1 else (counts[0] if counts else 1)
+    if lin_layers and full_pl:
+        # _align_hybrid_block_size: the attention block grows (in steps of 16 tokens) until its
+        # page holds one layer's Mamba state, so both kinds share one page size.
+        state_page = state / lin_layers
+        block = max(block, 16 * math.ceil(state_page / (16 * full_pl)))
+    page_per_layer = full_pl * block
+    block_bytes = page_per_layer * group
+    num_groups = sum(math.ceil(c / group) for c in counts) if len(counts) > 1 else 1
+    num_blocks = int(available // block_bytes) if available > 0 else 0
+    # blocks one request of max_len needs, summed over groups (get_max_concurrency_for_kv_cache_config)
+    per_req = 0
+    for c, need_tokens in (
+        (full_layers, max_len),
+        (swa_layers, min(window + batched, max_len)),
+        (lin_layers, None),
+    ):
+        if not c:
+            continue
+        groups_of_kind = math.ceil(c / group) if len(counts) > 1 else 1
+        per_req += groups_of_kind * (1 if need_tokens is None else math.ceil(need_tokens / block))
+    concurrency = num_blocks / per_req if per_req else 0.0
+    if len(counts) > 1:
+        tokens = num_blocks // num_groups * block
+    else:
+        tokens = num_blocks * block
+    needed = per_req * block_bytes
+    refusal = None
+    if available <= 0:
+        refusal = (
+            "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine."
+        )
+    elif num_blocks < per_req:
+        est_len = max(0, int(max_len * num_blocks / per_req) // block * block)
+        if auto_fit:
+            max_len = est_len
+            concurrency = 1.0 if est_len else 0.0
+            if est_len <= 0:
+                refusal = "No available memory for the cache blocks."
+        else:
+            refusal = kv_needed_message(max_len, needed, available, est_len)
+    per_token_bytes = (
+        block_bytes * num_groups / block if len(counts) > 1 else full_pl * (full_layers + swa_layers)
+    )
+    lo_avail = available - (peak.high - peak.value) - (nontorch_counted.high - nontorch_counted.value)
+    hi_avail = available + (peak.value - peak.low) + (nontorch_counted.value - nontorch_counted.low)
+
+    def tok(avail: float) -> int:
+        n = int(avail // block_bytes) if avail > 0 else 0
+        return (n // num_groups if len(counts) > 1 else n) * block
+
+    inputs = {
+        "gpu_memory_utilization": util,
+        "gpu_memory_utilization_from": "your flag"
+        if values.get("gpu_memory_utilization")
+        else f"vLLM {version or '0.33'} default",
+        "kv_cache_dtype": values.get("kv_cache_dtype") or "auto",
+        "block_size": block,
+        "tensor_parallel_size": tp,
+        "pipeline_parallel_size": pp,
+        "max_num_batched_tokens": batched,
+        "max_model_len_auto_fit": auto_fit,
+        "kv_formula": words
+        + f"; {full_layers} full"
+        + (f", {swa_layers} sliding (window {window})" if swa_layers else "")
+        + (f", {lin_layers} linear" if lin_layers else ""),
+        "kv_cache_groups": num_groups,
+        "available_kv_bytes": int(available),
+    }
+    return FitReport(
+        engine="vllm",
+        device_total_bytes=total,
+        weights_bytes=per_rank,
+        weights_estimated=weights.estimated,
+        weights_method=weights.method,
+        kv_bytes_per_token=per_token_bytes,
+        kv_tokens=max(0, tokens),
+        context_length=max_len,
+        max_running_requests=seqs,
+        concurrency_at_context=concurrency,
+        refusal=refusal,
+        inputs=inputs,
+        estimates={"activation_peak": peak, "non_torch": nontorch_counted},
+        kv_tokens_range=(tok(lo_avail), tok(hi_avail)),
+        state_bytes_per_request=state,
+    )

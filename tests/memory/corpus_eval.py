@@ -1,0 +1,171 @@
+"""Predict each corpus entry (a real start-up log) with the memory model and compare.
+
+Each entry in ``corpus/*.json`` holds the source URL, the command, the GPU, the model (a bundled
+sample or the config values it needs), the quoted log lines and what they state (``observed``).
+``evaluate(entry)`` returns the relative errors that can be computed for it:
+
+* ``weights``: per-rank weight memory, predicted from config.json vs the log's figure;
+* ``kv_tokens``: KV tokens predicted end to end (GPU, flags, weights, estimated overheads) vs the log;
+* ``kv_formula``: KV tokens from the log's own KV memory figure and our bytes per token (checks the
+  KV-per-token formula and the paging alone);
+* ``refusal``: whether the launch is refused, vs whether the log shows a refusal;
+* ``mem_fraction_static``: sglang's default fraction vs the logged one.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from resolvable import Platform
+from resolvable.memory import GIB
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def entries() -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(CORPUS.glob("*.json"))]
+
+
+def _hf(entry: dict[str, Any]) -> Any:
+    from resolvable.sglang import load_model
+
+    model = entry["model"]
+    if "bundled" in model:
+        return load_model(model["bundled"])
+    if "config" in model:
+        from resolvable._hfconfig import HFConfig
+
+        return HFConfig(model["config"], source=model.get("repo", "corpus"))
+    return None
+
+
+def _platform(entry: dict[str, Any]) -> Platform | None:
+    gpu = entry.get("gpu")
+    if not gpu:
+        return None
+    base = Platform.preset("h100")
+    return base.replace(
+        device_name=gpu["device_name"], memory_gib=gpu["memory_gib"], device_count=entry.get("gpus", 1)
+    )
+
+
+def _rel(pred: float, obs: float) -> float:
+    return (pred - obs) / obs
+
+
+def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": entry["id"], "engine": entry["engine"]}
+    hf = _hf(entry)
+    platform = _platform(entry)
+    obs = entry["observed"]
+    flags = dict(entry.get("flags", {}))
+    if entry["engine"] == "sglang":
+        from resolvable.sglang import resolve_server_args
+        from resolvable.sglang.memory import capacity, default_mem_fraction_static, kv_cell
+
+        if hf is None:  # only the weights the log states: check the refusal arithmetic
+            from resolvable.device_memory import device_total_bytes
+
+            total = device_total_bytes(platform.device_name, platform.memory_gib)
+            pre = total - 1.0 * GIB
+            rest = pre * flags["mem_fraction_static"] - obs["weights_gib"] * GIB
+            out["refusal"] = (rest <= 0, obs.get("refused", False))
+            return out
+        values = dict(flags)
+        if platform is not None:
+            modelled = {
+                k: v for k, v in flags.items() if k in ("tp_size", "mem_fraction_static", "kv_cache_dtype")
+            }
+            res = resolve_server_args(hf, platform, {}, **modelled)
+            values = {**{k: res[k] for k in res}, **flags}
+            if "mem_fraction_static" in obs:
+                gpu_mib = capacity(
+                    values, hf, device_name=platform.device_name, memory_gib=platform.memory_gib
+                ).device_total_bytes / (1 << 20)
+                out["mem_fraction_static"] = _rel(
+                    default_mem_fraction_static(values, hf, gpu_mib), obs["mem_fraction_static"]
+                )
+                return out
+            rep = capacity(values, hf, device_name=platform.device_name, memory_gib=platform.memory_gib)
+            if "weights_gib" in obs:
+                out["weights"] = _rel(rep.weights_bytes / GIB, obs["weights_gib"])
+            if "kv_tokens" in obs:
+                out["kv_tokens"] = _rel(rep.kv_tokens, obs["kv_tokens"])
+            out["refusal"] = (not rep.fits, obs.get("refused", False))
+        full, swa, _ = kv_cell(values, hf)
+        if "kv_pool_gib" in obs and "kv_tokens" in obs:
+            out["kv_formula"] = _rel(obs["kv_pool_gib"] * GIB / (full + 0.8 * swa), obs["kv_tokens"])
+        return out
+    from resolvable.vllm.memory import capacity as vcap
+    from resolvable.vllm.memory import kv_page_bytes
+
+    if platform is not None:
+        rep = vcap(flags, hf, device_name=platform.device_name, memory_gib=platform.memory_gib, version="0.9")
+        if "weights_gib" in obs:
+            out["weights"] = _rel(rep.weights_bytes / GIB, obs["weights_gib"])
+        if "kv_tokens" in obs:
+            out["kv_tokens"] = _rel(max(rep.kv_tokens, 1), obs["kv_tokens"])
+        if "available_kv_gib" in obs:
+            out["available_kv"] = _rel(rep.inputs["available_kv_bytes"] / GIB, obs["available_kv_gib"])
+        out["refusal"] = (not rep.fits, obs.get("refused", False))
+    if "available_kv_gib" in obs and "kv_tokens" in obs:
+        from resolvable.memory import attention_shape
+
+        per_layer, _, _ = kv_page_bytes(flags, hf)
+        layers = attention_shape(hf).full_layers + attention_shape(hf).swa_layers
+        block = int(flags.get("block_size") or 16)
+        blocks = int(obs["available_kv_gib"] * GIB // (per_layer * layers * block))
+        out["kv_formula"] = _rel(blocks * block, obs["kv_tokens"])
+    return out
+
+
+def summary(results: list[dict[str, Any]], key: str) -> dict[str, float] | None:
+    errs = sorted(abs(r[key]) for r in results if key in r)
+    if not errs:
+        return None
+    p90 = errs[min(len(errs) - 1, round(0.9 * (len(errs) - 1)))]
+    return {
+        "n": len(errs),
+        "median": statistics.median(errs),
+        "p90": p90,
+        "worst": errs[-1],
+        "within_10pct": sum(e <= 0.10 for e in errs) / len(errs),
+    }
+
+
+def report() -> str:
+    results = [evaluate(e) for e in entries()]
+    lines = [
+        f"{'entry':48s} {'weights':>9s} {'kv e2e':>9s} {'kv form.':>9s} {'avail':>9s} {'mfs':>8s}  refusal"
+    ]
+    for r in results:
+
+        def f(k: str, r: dict[str, Any] = r) -> str:
+            return f"{r[k]:+8.1%}" if k in r else "        -"
+
+        ref = r.get("refusal")
+        ref_s = (
+            "-" if ref is None else ("ok" if ref[0] == ref[1] else "MISS") + f" (pred {ref[0]}, log {ref[1]})"
+        )
+        lines.append(
+            f"{r['id']:48s} {f('weights'):>9s} {f('kv_tokens'):>9s} {f('kv_formula'):>9s} {f('available_kv'):>9s} {f('mem_fraction_static'):>8s}  {ref_s}"
+        )
+    lines.append("")
+    for key, label in (
+        ("weights", "weights per rank"),
+        ("kv_tokens", "KV tokens, end to end"),
+        ("kv_formula", "KV tokens from the logged KV memory"),
+        ("available_kv", "vLLM available KV memory"),
+        ("mem_fraction_static", "sglang default mem_fraction_static"),
+    ):
+        s = summary(results, key)
+        if s:
+            lines.append(
+                f"{label:40s} n={s['n']:2d}  median {s['median']:.1%}  p90 {s['p90']:.1%}  worst {s['worst']:.1%}  within 10%: {s['within_10pct']:.0%}"
+            )
+    refusals = [r["refusal"] for r in results if r.get("refusal") and r["refusal"][1]]
+    lines.append(f"logged refusals predicted as refusals: {sum(p for p, _ in refusals)}/{len(refusals)}")
+    return "\n".join(lines)

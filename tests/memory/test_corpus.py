@@ -1,0 +1,46 @@
+"""The start-up log corpus: figures predicted vs logged (see corpus_eval and docs/memory.md)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.memory.corpus_eval import CORPUS, entries, evaluate, summary
+
+REQUIRED = {"id", "engine", "source", "gpu", "model", "command", "log", "observed"}
+
+
+def test_every_entry_cites_its_source_and_quotes_the_log():
+    found = entries()
+    assert len(found) >= 10
+    for e in found:
+        assert set(e) >= REQUIRED, e["id"]
+        assert e["source"].startswith("https://"), e["id"]
+        assert e["log"] and all(isinstance(line, str) and line for line in e["log"]), e["id"]
+        assert e["engine"] in ("sglang", "vllm")
+    assert {e["engine"] for e in found} == {"sglang", "vllm"}
+    assert all(json.loads(p.read_text()) for p in CORPUS.glob("*.json"))
+
+
+def test_every_logged_refusal_is_predicted():
+    results = [evaluate(e) for e in entries()]
+    refusals = [r for r in results if r.get("refusal") and r["refusal"][1]]
+    assert len(refusals) >= 3
+    assert all(pred for pred, _ in (r["refusal"] for r in refusals)), refusals
+    # and no accepted launch is predicted as refused
+    started = [r for r in results if r.get("refusal") and not r["refusal"][1]]
+    assert not any(pred for pred, _ in (r["refusal"] for r in started)), started
+
+
+def test_kv_formula_within_10pct_for_80pct():
+    s = summary([evaluate(e) for e in entries()], "kv_formula")
+    assert s is not None and s["within_10pct"] >= 0.8, s
+
+
+def test_end_to_end_kv_tokens_within_10pct_for_80pct():
+    s = summary([evaluate(e) for e in entries()], "kv_tokens")
+    assert s is not None and s["n"] >= 5 and s["within_10pct"] >= 0.8, s
+
+
+def test_weights_median_error_small():
+    s = summary([evaluate(e) for e in entries()], "weights")
+    assert s is not None and s["median"] <= 0.05, s
