@@ -1,5 +1,5 @@
 """The ``resolvable`` command: explain, resolve, diff, upgrade, matrix, backends, platforms, models, lint,
-docs.
+docs, fit.
 
 Invariants: every user error (unknown model, unreadable config, unknown preset, bad flag
 value, refused configuration) prints one ``error:`` line with the fix and exits 2 — never a
@@ -323,6 +323,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     wants_json = "--json" in argv
     previous_table = flags.use_release(None)
     try:
+        if argv[:1] == ["fit"]:  # memory fit: its own parser per engine (cli/fit.py)
+            from .fit import main as fit_main
+
+            return fit_main(argv[1:])
         if _vllm.wants_vllm(argv):  # the vLLM pack has its own flag names
             return _vllm.main(argv)
         argv, pasted = _split_pasted(argv)

@@ -151,6 +151,9 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         if f not in res:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
     passed, refusal = _startup(args, res)
+    from .fit import memory_section
+
+    memory_lines, memory_json = memory_section(args, res)
     if args.json:
         print(
             json.dumps(
@@ -167,6 +170,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
                     "fingerprint": res.fingerprint(),
                     "fields": {f: res.explain(f).to_dict() for f in fields},
                     "startup": _startup_json(passed, refusal, skipped=not args.startup_check),
+                    "memory": memory_json,
                 },
                 indent=2,
                 default=repr,
@@ -175,6 +179,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         return _startup_exit(refusal)
     print("\n".join(_header(res, args, user)))
     print("\n".join(_startup_lines(passed, refusal, skipped=not args.startup_check)))
+    print("\n".join(memory_lines))
     for line in _overrides_of_user_flags(res):
         print(line)
     explained = [res.explain(f) for f in fields if f != "model_path"]

@@ -1,0 +1,87 @@
+"""`resolvable fit` and the memory section of `explain` (both engines)."""
+
+from __future__ import annotations
+
+import json
+
+from resolvable.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_fit_sglang_fits(capsys):
+    code, out, _ = run(capsys, "fit", "llama-3.1-8b", "--platform", "h100")
+    assert code == 0
+    assert "KV/token  131,072 bytes per rank" in out
+    assert "smallest TP that fits one full-context request: 1" in out
+    assert "estimate  pre_load_context" in out  # profiling-only figures are said to be estimates
+
+
+def test_fit_sglang_refuses_with_engine_message_and_checked_fix(capsys):
+    code, out, err = run(capsys, "fit", "llama-3.3-70b", "--platform", "h100", "--json")
+    assert code == 2
+    data = json.loads(out)
+    assert data["memory"]["fits"] is False
+    assert data["memory"]["refusal"].startswith(
+        "Not enough memory. Please try to increase --mem-fraction-static."
+    )
+    assert data["smallest_tp"] == 4  # 70B bf16 over 2 ranks leaves no KV room at the default fraction
+    assert data["fixes"][0].startswith("--tp-size 4 (checked:")
+    assert err.startswith("error: refused at start-up (memory): Not enough memory.")
+    code, out, _ = run(capsys, "fit", "llama-3.3-70b", "--platform", "h100", "--tp-size", "2", "--json")
+    fixes = json.loads(out)["fixes"]
+    assert code == 2 and any(f.startswith("--mem-fraction-static 0.85 (checked:") for f in fixes)
+
+
+def test_fit_vllm_refuses_and_names_the_smallest_tp(capsys):
+    code, out, err = run(
+        capsys,
+        "fit",
+        "qwen3-235b-a22b-fp8",
+        "--engine",
+        "vllm",
+        "--platform",
+        "h100",
+        "--tensor-parallel-size",
+        "2",
+        "--json",
+    )
+    assert code == 2
+    data = json.loads(out)
+    assert data["engine"] == "vllm" and data["smallest_tp"] == 4
+    assert any(f.startswith("--tensor-parallel-size 4") for f in data["fixes"])
+
+
+def test_fit_vllm_kv_needed_refusal_and_shorter_context_fix(capsys):
+    code, out, _ = run(
+        capsys,
+        "fit",
+        "llama-3.1-8b",
+        "--engine",
+        "vllm",
+        "--platform",
+        "l4",
+        "--max-model-len",
+        "131072",
+        "--json",
+    )
+    data = json.loads(out)
+    assert code == 2
+    assert (
+        "KV cache is needed, which is larger than the available KV cache memory" in data["memory"]["refusal"]
+    )
+    assert any(f.startswith("--max-model-len ") for f in data["fixes"])
+
+
+def test_explain_has_a_memory_section(capsys):
+    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100", "--json")
+    assert code == 0
+    memory = json.loads(out)["memory"]
+    assert memory["kv_bytes_per_token_per_rank"] == 131072
+    assert memory["weights_estimated"] is True
+    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100")
+    assert "memory    weights 15.0 GiB/rank (estimate), KV cache" in out
