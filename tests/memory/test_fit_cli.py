@@ -53,6 +53,7 @@ def test_fit_vllm_refuses_and_names_the_smallest_tp(capsys):
     assert code == 2
     data = json.loads(out)
     assert data["engine"] == "vllm" and data["smallest_tp"] == 4
+    assert err.startswith("error: refused at start-up (memory): ")
     assert any(f.startswith("--tensor-parallel-size 4") for f in data["fixes"])
 
 
