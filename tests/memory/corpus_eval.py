@@ -34,7 +34,12 @@ def _hf(entry: dict[str, Any]) -> Any:
 
     model = entry["model"]
     if "bundled" in model:
-        return load_model(model["bundled"])
+        hf = load_model(model["bundled"])
+        if model.get("config_overrides"):
+            from resolvable._hfconfig import HFConfig
+
+            return HFConfig({**hf.to_dict(), **model["config_overrides"]}, source=model.get("repo", "corpus"))
+        return hf
     if "config" in model:
         from resolvable._hfconfig import HFConfig
 
