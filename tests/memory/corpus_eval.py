@@ -116,6 +116,11 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
         if "available_kv_gib" in obs:
             out["available_kv"] = _rel(rep.inputs["available_kv_bytes"] / GIB, obs["available_kv_gib"])
         out["refusal"] = (not rep.fits, obs.get("refused", False))
+    elif "weights_gib" in obs and hf is not None:  # no GPU stated: the weights alone
+        from resolvable.memory import weight_estimate
+
+        tp = int(flags.get("tensor_parallel_size") or 1)
+        out["weights"] = _rel(weight_estimate(hf).per_rank(tp=tp) / GIB, obs["weights_gib"])
     if "available_kv_gib" in obs and "kv_tokens" in obs:
         from resolvable.memory import attention_shape
 
