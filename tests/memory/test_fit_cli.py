@@ -86,3 +86,27 @@ def test_explain_has_a_memory_section(capsys):
     assert memory["weights_estimated"] is True
     code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--platform", "h100")
     assert "memory    weights 15.0 GiB/rank (estimate), KV cache" in out
+
+
+def test_matrix_shows_kv_tokens_per_cell(capsys):
+    code, out, _ = run(
+        capsys,
+        "matrix",
+        "--models",
+        "deepseek-v3",
+        "--platforms",
+        "h100,h200",
+        "--fields",
+        "kv_tokens",
+        "--set",
+        "tp_size=8",
+        "--format",
+        "json",
+    )
+    assert code == 0
+    cells = {c["platform"]: c for c in json.loads(out)["cells"]}
+    assert cells["h100"]["values"]["kv_tokens"] == "OOM"  # 671B in fp8 over 8 × 80 GB leaves no KV room
+    assert (
+        isinstance(cells["h200"]["values"]["kv_tokens"], int)
+        and cells["h200"]["values"]["kv_tokens"] > 100_000
+    )

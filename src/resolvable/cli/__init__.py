@@ -162,7 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--platforms", help="comma-separated presets (default: every preset; see `resolvable platforms`)"
     )
-    p.add_argument("--fields", help="comma-separated fields per cell (default: attention_backend,page_size)")
+    p.add_argument(
+        "--fields",
+        help="comma-separated fields per cell (default: attention_backend,page_size); kv_tokens: the KV-cache tokens per GPU",
+    )
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help="SGLang flag applied to every cell")
     p.add_argument(
         "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"

@@ -128,7 +128,8 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     fields = _csv_list(args.fields) or ["attention_backend", "page_size"]
     schema = schema_of(ServerArgs)
     for f in fields:
-        schema.spec(f)
+        if f != "kv_tokens":  # the memory model's pseudo-field (sglang/matrix.py KV_TOKENS_FIELD)
+            schema.spec(f)
     release = sglang_release(args.sglang_version)
     other = None if args.vs_sglang_version is None else sglang_release(args.vs_sglang_version)
     if other == release:

@@ -68,6 +68,24 @@ class Cell:
         return shown
 
 
+#: A pseudo-field of ``--fields``: the KV-cache tokens per GPU the memory model predicts
+#: (``sglang/memory.py``), "OOM" when sglang would refuse for memory, "-" without device memory.
+KV_TOKENS_FIELD = "kv_tokens"
+
+
+def _kv_tokens(res: Any, hf: Any, platform: Platform) -> Any:
+    from ..memory import MemoryModelError
+    from .memory import capacity
+
+    try:
+        rep = capacity(
+            {k: res[k] for k in res}, hf, device_name=platform.device_name, memory_gib=platform.memory_gib
+        )
+    except MemoryModelError:
+        return None
+    return rep.kv_tokens if rep.fits else "OOM"
+
+
 def _show(value: Any) -> str:
     return "-" if value is None else str(value)
 
@@ -120,10 +138,10 @@ def compute(
             except ResolvableError as exc:
                 cells.append(Cell(model, pname, None, _short_reason(exc), message=str(exc), release=release))
                 continue
-            values = {f: res[f] for f in fields}
-            decided = [res.decided_by(f) for f in fields]
+            values = {f: _kv_tokens(res, hf, platform) if f == KV_TOKENS_FIELD else res[f] for f in fields}
+            decided = [("memory model", None) if f == KV_TOKENS_FIELD else res.decided_by(f) for f in fields]
             deciders = tuple(who for who, _ in decided)
-            chain = tuple(f"{f}: {who} -> {_show(res[f])}" for f, who in zip(fields, deciders))
+            chain = tuple(f"{f}: {who} -> {_show(values[f])}" for f, who in zip(fields, deciders))
             late: dict[str, Any] = {}
             if startup:
                 try:
