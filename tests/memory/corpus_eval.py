@@ -163,19 +163,28 @@ def report() -> str:
         lines.append(
             f"{r['id']:48s} {f('weights'):>9s} {f('kv_tokens'):>9s} {f('kv_formula'):>9s} {f('available_kv'):>9s} {f('mem_fraction_static'):>8s}  {ref_s}"
         )
-    lines.append("")
-    for key, label in (
-        ("weights", "weights per rank"),
-        ("kv_tokens", "KV tokens, end to end"),
-        ("kv_formula", "KV tokens from the logged KV memory"),
-        ("available_kv", "vLLM available KV memory"),
-        ("mem_fraction_static", "sglang default mem_fraction_static"),
+    held = {e["id"] for e in entries() if e.get("held_out")}
+    for name, subset in (
+        ("all entries", results),
+        (
+            "held-out entries (collected after the constants were set)",
+            [r for r in results if r["id"] in held],
+        ),
     ):
-        s = summary(results, key)
-        if s:
-            lines.append(
-                f"{label:40s} n={s['n']:2d}  median {s['median']:.1%}  p90 {s['p90']:.1%}  worst {s['worst']:.1%}  within 10%: {s['within_10pct']:.0%}"
-            )
+        lines.append(f"\n{name}:")
+        for key, label in (
+            ("weights", "weights per rank"),
+            ("kv_tokens", "KV tokens, end to end"),
+            ("kv_formula", "KV tokens from the logged KV memory"),
+            ("available_kv", "vLLM available KV memory"),
+            ("mem_fraction_static", "sglang default mem_fraction_static"),
+        ):
+            s = summary(subset, key)
+            if s:
+                lines.append(
+                    f"  {label:38s} n={s['n']:2d}  median {s['median']:.1%}  p90 {s['p90']:.1%}  "
+                    f"worst {s['worst']:.1%}  within 10%: {s['within_10pct']:.0%}"
+                )
     refusals = [r["refusal"] for r in results if r.get("refusal") and r["refusal"][1]]
     lines.append(f"logged refusals predicted as refusals: {sum(p for p, _ in refusals)}/{len(refusals)}")
     return "\n".join(lines)

@@ -26,14 +26,16 @@ def test_fit_sglang_refuses_with_engine_message_and_checked_fix(capsys):
     assert code == 2
     data = json.loads(out)
     assert data["memory"]["fits"] is False
-    assert data["memory"]["refusal"].startswith(
-        "Not enough memory. Please try to increase --mem-fraction-static."
-    )
+    assert data["memory"]["refusal"].startswith("CUDA out of memory while loading the weights: 131.")
     assert data["smallest_tp"] == 4  # 70B bf16 over 2 ranks leaves no KV room at the default fraction
     assert data["fixes"][0].startswith("--tp-size 4 (checked:")
-    assert err.startswith("error: refused at start-up (memory): Not enough memory.")
+    assert err.startswith("error: refused at start-up (memory): CUDA out of memory while loading")
     code, out, _ = run(capsys, "fit", "llama-3.3-70b", "--platform", "h100", "--tp-size", "2", "--json")
     fixes = json.loads(out)["fixes"]
+    assert json.loads(out)["memory"]["refusal"].startswith(
+        "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.827. "
+        "Raise --mem-fraction-static above 0.8"
+    )
     assert code == 2 and any(f.startswith("--mem-fraction-static 0.85 (checked:") for f in fixes)
 
 

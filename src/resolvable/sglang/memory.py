@@ -17,8 +17,10 @@ sglang's policy:
   per 128, 132 bytes a layer); hybrid-SWA models: cell = full + ``swa_full_tokens_ratio`` × SWA;
 * ``resolve_max_num_reqs``: clamp(tokens / context × 512, 2048, 4096), at most tokens // 2, or
   the user's ``--max-running-requests`` capped the same way;
-* the refusal: ``MemoryPoolConfig.__post_init__`` "Not enough memory. Please try to increase
-  --mem-fraction-static." when no token fits.
+* the refusals: "Loaded weights leave no GPU memory for the KV cache under
+  --mem-fraction-static=…" (``_profile_available_bytes``) when the weights take the whole fraction,
+  and ``MemoryPoolConfig.__post_init__``'s "Not enough memory. Please try to increase
+  --mem-fraction-static." when less than one page of KV fits.
 
 Invariants: a pure function of (resolution, config, platform, flags sglang has that the pack
 does not model); every profiling-only quantity is an ``Estimate`` with a range.
@@ -26,6 +28,7 @@ does not model); every profiling-only quantity is an ``Estimate`` with a range.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,6 +54,26 @@ __all__ = [
 ]
 
 NOT_ENOUGH_MEMORY = "Not enough memory. Please try to increase --mem-fraction-static."
+
+
+def weights_oom_message(weights: float, free: float) -> str:
+    """The weights alone exceed the free device memory: torch fails while loading them."""
+    return (
+        f"CUDA out of memory while loading the weights: {weights / GIB:.2f} GiB per rank do not fit in the "
+        f"{free / GIB:.2f} GiB free (torch.OutOfMemoryError)"
+    )
+
+
+def no_kv_room_message(mfs: float, minimum: float) -> str:
+    """``KVCacheConfigurator._profile_available_bytes`` (0.5.15–0.5.23): the loaded weights leave
+    nothing under the fraction; sglang names the smallest fraction that would leave any room."""
+    suggested = math.ceil(minimum * 1000) / 1000
+    return (
+        f"Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={mfs}. "
+        f"Raise --mem-fraction-static above {suggested:.3f} (minimum viable = 1 - available/pre = "
+        f"{minimum:.4f}). If using speculative decoding, draft weights are now counted."
+    )
+
 
 #: ``configs/model_config.py : is_hybrid_swa_model`` (0.5.23): the archs with a separate SWA pool.
 #: Gemma-2/3 are not among them: sglang keeps a full KV for their sliding layers.
@@ -282,7 +305,11 @@ def capacity(
     lo = tokens_for(rest - (ctx.high - ctx.value) - scratch.high)
     hi = tokens_for(rest + (ctx.value - ctx.low))
     refusal = None
-    if tokens <= 0:
+    if per_rank + scratch.value >= pre:
+        refusal = weights_oom_message(per_rank, pre)
+    elif rest <= 0:
+        refusal = no_kv_room_message(mfs, 1 - (pre - per_rank - scratch.value) / pre)
+    elif tokens <= 0:  # room, but less than one page of KV
         refusal = f"{NOT_ENOUGH_MEMORY} Current value: mem_fraction_static={mfs}"
     running = None
     if tokens > 0:

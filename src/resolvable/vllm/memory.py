@@ -266,7 +266,12 @@ def capacity(
         tokens = num_blocks * block
     needed = per_req * block_bytes
     refusal = None
-    if available <= 0:
+    free = total - context_overhead(world).value
+    if per_rank >= free:
+        from ..sglang.memory import weights_oom_message
+
+        refusal = weights_oom_message(per_rank, free)
+    elif available <= 0:
         refusal = (
             "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
             "initializing the engine."
