@@ -664,15 +664,26 @@ def weight_estimate(
 
 def checkpoint_total_size(location: str | os.PathLike[str] | None) -> int | None:
     """``metadata.total_size`` of ``model.safetensors.index.json`` next to a model directory or
-    config.json (None when absent or unreadable: the caller then estimates from the config).
-    Only that small JSON file is read, never the weights."""
+    config.json, or in the local Hugging Face cache for a hub id (None when absent or unreadable:
+    the caller then estimates from the config). Only that small JSON file is read, never the
+    weights, and nothing is downloaded."""
     if location is None:
         return None
     path = os.fspath(location)
-    directory = path if os.path.isdir(path) else os.path.dirname(path)
-    index = os.path.join(directory or ".", "model.safetensors.index.json")
+    if os.path.exists(path):
+        directory = path if os.path.isdir(path) else os.path.dirname(path)
+        index = os.path.join(directory or ".", "model.safetensors.index.json")
+    else:
+        from ._hfconfig import _looks_like_repo_id, find_in_hub_cache
+
+        if not _looks_like_repo_id(path):
+            return None
+        cached = find_in_hub_cache(path, filename="model.safetensors.index.json")
+        if cached is None:
+            return None
+        index = str(cached)
     try:
-        if os.path.getsize(index) > 64 << 20:
+        if os.path.getsize(index) > 64 << 20:  # an index is kilobytes; refuse anything odd
             return None
         with open(index, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -680,7 +691,7 @@ def checkpoint_total_size(location: str | os.PathLike[str] | None) -> int | None
         return None
     meta = data.get("metadata") if isinstance(data, dict) else None
     size = meta.get("total_size") if isinstance(meta, dict) else None
-    return int(size) if isinstance(size, (int, float)) and size > 0 else None
+    return int(size) if isinstance(size, (int, float)) and not isinstance(size, bool) and size > 0 else None
 
 
 def ceil_div(a: float, b: float) -> int:

@@ -99,7 +99,8 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
                 out["weights"] = _rel(rep.weights_bytes / GIB, obs["weights_gib"])
             if "kv_tokens" in obs:
                 out["kv_tokens"] = _rel(rep.kv_tokens, obs["kv_tokens"])
-            out["refusal"] = (not rep.fits, obs.get("refused", False))
+            if "refused" in obs:
+                out["refusal"] = (not rep.fits, obs["refused"])
         full, swa, _ = kv_cell(values, hf)
         if "kv_pool_gib" in obs and "kv_tokens" in obs:
             out["kv_formula"] = _rel(obs["kv_pool_gib"] * GIB / (full + 0.8 * swa), obs["kv_tokens"])
@@ -115,7 +116,8 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
             out["kv_tokens"] = _rel(max(rep.kv_tokens, 1), obs["kv_tokens"])
         if "available_kv_gib" in obs:
             out["available_kv"] = _rel(rep.inputs["available_kv_bytes"] / GIB, obs["available_kv_gib"])
-        out["refusal"] = (not rep.fits, obs.get("refused", False))
+        if "refused" in obs:  # an entry whose log does not say how the start ended is not compared
+            out["refusal"] = (not rep.fits, obs["refused"])
     elif "weights_gib" in obs and hf is not None:  # no GPU stated: the weights alone
         from resolvable.memory import weight_estimate
 

@@ -112,3 +112,55 @@ def test_matrix_shows_kv_tokens_per_cell(capsys):
         isinstance(cells["h200"]["values"]["kv_tokens"], int)
         and cells["h200"]["values"]["kv_tokens"] > 100_000
     )
+
+
+def test_fit_reads_the_checkpoint_index_of_a_model_directory(capsys, tmp_path):
+    from resolvable.sglang import load_model
+
+    (tmp_path / "config.json").write_text(json.dumps(load_model("llama-3.1-8b").raw.to_dict()))
+    (tmp_path / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": 16060522496}})
+    )
+    code, out, _ = run(capsys, "fit", str(tmp_path), "--platform", "h100", "--json")
+    memory = json.loads(out)["memory"]
+    assert code == 0
+    assert memory["weights_estimated"] is False
+    assert memory["weights_method"] == "model.safetensors.index.json metadata.total_size"
+    assert memory["weights_gib_per_rank"] == round(16060522496 / 2**30, 2)
+
+
+def test_checkpoint_total_size_ignores_a_bad_index(tmp_path):
+    from resolvable.memory import checkpoint_total_size
+
+    (tmp_path / "model.safetensors.index.json").write_text("{not json")
+    assert checkpoint_total_size(tmp_path) is None
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": True}}))
+    assert checkpoint_total_size(tmp_path) is None
+    assert checkpoint_total_size("no-such-org/no-such-model") is None
+
+
+def test_fit_takes_a_pasted_command_and_sglangs_unmodelled_memory_flags(capsys):
+    code, out, _ = run(
+        capsys,
+        "fit",
+        "--platform",
+        "h100",
+        "--json",
+        "--",
+        "python",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        "llama-3.1-8b",
+        "--tp",
+        "2",
+        "--mem-fraction-static",
+        "0.9",
+        "--max-total-tokens",
+        "200000",
+    )
+    memory = json.loads(out)["memory"]
+    assert code == 0
+    assert memory["kv_tokens"] == 200000  # --max-total-tokens caps the pool
+    assert memory["inputs"]["mem_fraction_static"] == 0.9 and memory["inputs"]["tp_size"] == 2
+    assert memory["kv_bytes_per_token_per_rank"] == 65536  # 4 KV heads per rank

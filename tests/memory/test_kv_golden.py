@@ -77,3 +77,36 @@ def test_mxfp8_scales():
     # one 1-byte e8m0 scale per 32 elements: 8 × 256 = 2048 elements → +64 B a layer
     shape = attention_shape(load_model("llama-3.1-8b"))
     assert kv_bytes_per_token(shape, kv_dtype_bytes=1, scale_block=32) == 32 * (2048 + 64)
+
+
+def test_vllm_hybrid_allocator_sliding_groups_gpt_oss():
+    # 18 full + 18 sliding layers: groups of 18 layers, 2 groups; a block is one 16-token page
+    # (8 KV heads × 128 × 2 B = 2048 B a token a layer → 32768 B) in each of 18 tensors = 589824 B.
+    # 10 GiB → 18204 blocks; tokens = blocks // groups × 16 = 145632.
+    from resolvable.vllm.memory import capacity
+
+    rep = capacity(
+        {"kv_cache_memory_bytes": 10 * 2**30, "block_size": 16, "max_model_len": 8192},
+        load_model("gpt-oss-120b"),
+        device_name="NVIDIA H200",
+        memory_gib=141,
+    )
+    assert rep.inputs["kv_cache_groups"] == 2
+    assert rep.kv_tokens == 145_632
+
+
+def test_vllm_mamba_page_alignment_qwen3_next():
+    # GDN state per layer (bf16): conv 24576 + recurrent 524288 elements = 1097728 B; the attention
+    # page per token per layer is 2 KV heads × 512 × 2 B = 2048 B, so the block grows to
+    # 16 × ceil(1097728 / (16 × 2048)) = 544 tokens (vLLM logs the same 544 for Qwen3-Next).
+    from resolvable.vllm.memory import capacity
+
+    rep = capacity(
+        {"kv_cache_memory_bytes": 40 * 2**30, "block_size": 16, "max_model_len": 32768},
+        load_model("qwen3-next-80b-a3b"),
+        device_name="NVIDIA H200",
+        memory_gib=141,
+    )
+    assert rep.inputs["block_size"] == 544  # the aligned block, not the flag
+    assert rep.state_bytes_per_request == 36 * 1_097_728
+    assert rep.kv_tokens % 544 == 0
