@@ -615,6 +615,7 @@ def weight_estimate(
     dtype: str | None = None,
     quantization: str | None = None,
     index_total_size: int | None = None,
+    moe_padding: tuple[int, int, int] | None = None,
 ) -> WeightEstimate:
     """Weight bytes of a checkpoint as an engine loads them.
 
@@ -624,6 +625,11 @@ def weight_estimate(
     the quantization's bytes (embeddings, LM head, norms, routers and vision towers stay in the
     model dtype). With ``index_total_size`` (the checkpoint's own byte count): that total, split
     over the components in the proportions the estimate gives.
+
+    ``moe_padding`` = (hidden multiple, intermediate multiple, TP): MXFP4 MoE kernels pad the
+    expert matrices to their tile (vLLM's ``mxfp4_round_up_hidden_size_and_intermediate_size``,
+    sglang's ``Mxfp4MoEMethod``); the routed experts are scaled by the padded/real areas, the
+    intermediate size per TP partition.
     """
     parts = parameter_breakdown(hf)
     cfg = text_config(hf)
@@ -642,6 +648,14 @@ def weight_estimate(
         if quantized and (not experts_only or name == "experts"):
             b = qbytes
         comp_bytes[name] = n * b
+    if moe_padding and qname == "mxfp4" and comp_bytes.get("experts"):
+        h_mult, i_mult, tp = moe_padding
+        hidden = _int(cfg, "hidden_size")
+        inter = int(cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or hidden)
+        part = max(1, inter // max(1, tp))
+        factor = (math.ceil(hidden / h_mult) * h_mult / hidden) * (math.ceil(part / i_mult) * i_mult / part)
+        comp_bytes["experts"] *= factor
+        qname += f" (expert tiles padded to {h_mult}/{i_mult})"
     total = sum(comp_bytes.values())
     params = sum(parts.values())
     method = f"config.json parameter count ({params / 1e9:.2f}B) × {raw}" + (

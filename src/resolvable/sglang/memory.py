@@ -264,11 +264,15 @@ def capacity(
         if user_mfs
         else default_mem_fraction_static(values, hf, gpu_mib, extra.get("cuda_graph_max_bs"))
     )
+    # MXFP4 experts on SM100 with FlashInfer: hidden and the intermediate partition padded to 128
+    # (layers/quantization/mxfp4.py : Mxfp4MoEMethod.create_weights); elsewhere left as stored.
+    sm100 = any(k in (device_name or "") for k in ("B200", "B300", "GB200", "GB300"))
     weights = weight_estimate(
         hf,
         dtype=values.get("dtype"),
         quantization=values.get("quantization"),
         index_total_size=index_total_size,
+        moe_padding=(128, 128, tp) if sm100 else None,
     )
     per_rank = weights.per_rank(tp=tp, pp=pp, attn_tp=max(1, tp // dp), expert_shards=tp)
     ctx = context_overhead(tp * pp)

@@ -197,11 +197,14 @@ def capacity(
     dp = int(values.get("data_parallel_size") or 1)
     util = values.get("gpu_memory_utilization")
     util = float(util) if util else default_gpu_memory_utilization(version)
+    # MXFP4 experts on CUDA: Triton/Marlin/TRT-LLM kernels pad hidden to 256 and the intermediate
+    # partition to 128 (fused_moe/oracle/mxfp4.py : mxfp4_round_up_hidden_size_and_intermediate_size).
     weights = weight_estimate(
         hf,
         dtype=values.get("dtype"),
         quantization=values.get("quantization"),
         index_total_size=index_total_size,
+        moe_padding=(256, 128, int(values.get("tensor_parallel_size") or 1)),
     )
     shards = tp * dp if values.get("enable_expert_parallel") else tp
     per_rank = weights.per_rank(tp=tp, pp=pp, expert_shards=shards)
