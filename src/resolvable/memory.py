@@ -23,7 +23,7 @@ import json
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
@@ -144,10 +144,9 @@ class AttentionShape:
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
     index_head_dim: int = 0
-    #: per request, unsharded, in state elements: (conv elements, ssm/recurrent elements)
+    #: per request per linear layer, unsharded, in state elements: (conv, ssm/recurrent); both
+    #: engines split the state over TP by heads (``linear_state_bytes``)
     linear_state: tuple[int, int] = (0, 0)
-    #: how sglang/vLLM split the state over TP: heads (GDN/Mamba2) split evenly
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def is_mla(self) -> bool:
@@ -226,9 +225,18 @@ def _mamba_state(cfg: Mapping[str, Any]) -> tuple[int, int]:
     return (0, 0)
 
 
+def _refuse_unmodelled(cfg: Mapping[str, Any]) -> None:
+    if cfg.get("encoder_layers") and cfg.get("decoder_layers"):
+        raise MemoryModelError(
+            f"{cfg.get('model_type') or 'this'} is an encoder-decoder model: the memory model covers decoder-only "
+            "language models (and their vision towers)"
+        )
+
+
 def attention_shape(hf: Mapping[str, Any]) -> AttentionShape:
     """The attention layout of a decoder config (multimodal wrappers: their text config)."""
     cfg = text_config(hf)
+    _refuse_unmodelled(cfg)
     layers = _int(cfg, "num_hidden_layers", "num_layers", "n_layer")
     kinds = _layer_kinds(cfg, layers)
     full = kinds.count("full")
@@ -420,6 +428,7 @@ def parameter_breakdown(hf: Mapping[str, Any]) -> dict[str, int]:
     without speculative decoding.
     """
     cfg = text_config(hf)
+    _refuse_unmodelled(cfg)
     layers = _int(cfg, "num_hidden_layers", "num_layers")
     hidden = _int(cfg, "hidden_size", "d_model")
     vocab = _int(cfg, "vocab_size", "padded_vocab_size")
@@ -446,7 +455,6 @@ def parameter_breakdown(hf: Mapping[str, Any]) -> dict[str, int]:
         n_shared = 1
     attn_per_layer = _per_layer_attention(cfg)
     parts = dict.fromkeys(COMPONENTS, 0)
-    conv, _ = _mamba_state(cfg)
     for i in range(layers):
         kind = kinds[i]
         if kind in ("full", "swa"):
@@ -481,7 +489,6 @@ def parameter_breakdown(hf: Mapping[str, Any]) -> dict[str, int]:
     tied = bool(cfg.get("tie_word_embeddings", hf.get("tie_word_embeddings", tied_default)))
     parts["lm_head"] = 0 if tied else vocab * hidden
     parts["vision"] = _vision_params(hf)
-    del conv
     return parts
 
 

@@ -164,3 +164,10 @@ def test_fit_takes_a_pasted_command_and_sglangs_unmodelled_memory_flags(capsys):
     assert memory["kv_tokens"] == 200000  # --max-total-tokens caps the pool
     assert memory["inputs"]["mem_fraction_static"] == 0.9 and memory["inputs"]["tp_size"] == 2
     assert memory["kv_bytes_per_token_per_rank"] == 65536  # 4 KV heads per rank
+
+
+def test_fit_refuses_what_it_does_not_model_in_one_line(capsys):
+    code, _, err = run(capsys, "fit", "whisper-large-v3", "--platform", "h100")
+    assert code == 2 and err.startswith("error: whisper is an encoder-decoder model") and err.count("\n") == 1
+    code, _, err = run(capsys, "fit", "llama-3.1-8b", "--platform", "cpu")
+    assert code == 2 and "no device memory" in err and err.count("\n") == 1

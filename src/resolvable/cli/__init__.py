@@ -190,6 +190,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_sglang_version(_backends.add_parser(sub))
 
+    # `fit` has its own parser per engine (cli/fit.py; main() routes to it first): listed here
+    # so that `resolvable -h` names it.
+    sub.add_parser(
+        "fit",
+        help="will it fit? weights, KV-cache tokens, requests at the full context, the smallest TP "
+        "(sglang, or vLLM with --engine vllm; see `resolvable fit -h`)",
+        add_help=False,
+    )
+
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
     p.add_argument("--json", action="store_true")
