@@ -187,6 +187,13 @@ def report() -> str:
                     f"  {label:38s} n={s['n']:2d}  median {s['median']:.1%}  p90 {s['p90']:.1%}  "
                     f"worst {s['worst']:.1%}  within 10%: {s['within_10pct']:.0%}"
                 )
+    for engine in ("sglang", "vllm"):
+        s = summary([r for r in results if r["engine"] == engine], "kv_tokens")
+        if s:
+            lines.append(
+                f"{engine} only, KV tokens end to end: n={s['n']}  median {s['median']:.1%}  p90 {s['p90']:.1%}  "
+                f"worst {s['worst']:.1%}  within 10%: {s['within_10pct']:.0%}"
+            )
     refusals = [r["refusal"] for r in results if r.get("refusal") and r["refusal"][1]]
     lines.append(f"logged refusals predicted as refusals: {sum(p for p, _ in refusals)}/{len(refusals)}")
     return "\n".join(lines)
