@@ -102,8 +102,9 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
             if "refused" in obs:
                 out["refusal"] = (not rep.fits, obs["refused"])
         full, swa, _ = kv_cell(values, hf)
-        if "kv_pool_gib" in obs and "kv_tokens" in obs:
-            out["kv_formula"] = _rel(obs["kv_pool_gib"] * GIB / (full + 0.8 * swa), obs["kv_tokens"])
+        pool_tokens = obs.get("kv_tokens", obs.get("kv_tokens_pool_only"))
+        if "kv_pool_gib" in obs and pool_tokens:
+            out["kv_formula"] = _rel(obs["kv_pool_gib"] * GIB / (full + 0.8 * swa), pool_tokens)
         return out
     from resolvable.vllm.memory import capacity as vcap
     from resolvable.vllm.memory import kv_page_bytes
