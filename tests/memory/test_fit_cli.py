@@ -171,3 +171,37 @@ def test_fit_refuses_what_it_does_not_model_in_one_line(capsys):
     assert code == 2 and err.startswith("error: whisper is an encoder-decoder model") and err.count("\n") == 1
     code, _, err = run(capsys, "fit", "llama-3.1-8b", "--platform", "cpu")
     assert code == 2 and "no device memory" in err and err.count("\n") == 1
+
+
+def test_vllm_fit_uses_the_packs_resolved_kv_dtype_and_block_size(capsys):
+    # GLM-MoE-DSA on CUDA SM10x: vLLM's model hook turns `auto` into fp8_e4m3 (spec §3.3), so a
+    # token costs (576 MLA + 132 indexer) bytes × 78 layers = 55224; 0.34's block size is 64.
+    code, out, _ = run(
+        capsys,
+        "fit",
+        "glm-5",
+        "--engine",
+        "vllm",
+        "--platform",
+        "b200",
+        "--tensor-parallel-size",
+        "8",
+        "--json",
+    )
+    memory = json.loads(out)["memory"]
+    assert memory["inputs"]["kv_cache_dtype"] == "fp8_e4m3"
+    assert memory["inputs"]["block_size"] == 64
+    assert memory["kv_bytes_per_token_per_rank"] == 55224
+    code, out, _ = run(
+        capsys,
+        "fit",
+        "llama-3.1-8b",
+        "--engine",
+        "vllm",
+        "--platform",
+        "h100",
+        "--vllm-version",
+        "0.33",
+        "--json",
+    )
+    assert json.loads(out)["memory"]["inputs"]["block_size"] == 16 and code == 0

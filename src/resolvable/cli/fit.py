@@ -179,8 +179,18 @@ def _vllm(argv: list[str]) -> int:
         for k, v in vars(args).items()
         if k not in ("model", "engine", "platform", "json", "vllm_version")
     }
-    if values.get("block_size") is None:
-        values["block_size"] = 64 if args.vllm_version.startswith("0.34") else 16
+    # The KV dtype and block size come from the vLLM pack's resolution (its rules: model hooks
+    # such as GLM-5's fp8 KV on SM10x, the backends' preferred block sizes; vLLM 0.33), not the flags.
+    from ..vllm.api import resolve_vllm_args
+
+    asked = {k: values[k] for k in ("tensor_parallel_size", "kv_cache_dtype", "block_size", "dtype")}
+    res = resolve_vllm_args(hf, platform, **{k: v for k, v in asked.items() if v not in (None, "auto")})
+    if asked["kv_cache_dtype"] in (None, "auto"):
+        values["kv_cache_dtype"] = res["kv_cache_dtype"]
+    if asked["block_size"] is None:
+        # 0.34 raised DEFAULT_BLOCK_SIZE from 16 to 64 (spec §3.4); larger backend sizes are kept.
+        block = int(res["block_size"] or 16)
+        values["block_size"] = max(block, 64) if args.vllm_version.startswith("0.34") else block
     index = _index_size(args.model)
 
     def report_for(tp: int | None = None, **changes: Any) -> Any:
