@@ -330,9 +330,10 @@ class Resolution(Mapping):
             raise DeclarationError(
                 f"unsupported resolution data (format {found!r}); expected format {FORMAT_VERSION}"
             )
+        _check_shape(data)
         try:
             return cls._from_dict(data, schema)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
             if isinstance(exc, DeclarationError):
                 raise
             raise DeclarationError(f"malformed resolution data: {type(exc).__name__}: {exc}") from None
@@ -363,3 +364,47 @@ class Resolution(Mapping):
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _check_shape(data: Mapping[str, Any]) -> None:
+    """The top-level shape of ``to_dict`` data: each key present with the type ``to_dict``
+    writes; a ``DeclarationError`` naming the first key that is not."""
+
+    def fail(key: str, expected: str) -> None:
+        value = data.get(key)
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise DeclarationError(
+            f"malformed resolution data: {key!r} must be {expected}, got {type(value).__name__} {shown}"
+        )
+
+    def str_keys(value: Any) -> bool:
+        return isinstance(value, Mapping) and all(isinstance(k, str) for k in value)
+
+    for key in ("values", "user"):
+        if not str_keys(data.get(key)):
+            fail(key, "an object of field values")
+    if not isinstance(data.get("leaves"), Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data["leaves"].items()
+    ):
+        fail("leaves", "an object of field name to leaf path")
+    for key in ("explicit", "declarations"):
+        if not isinstance(data.get(key), (list, tuple)):
+            fail(key, "a list")
+    if not all(isinstance(n, str) for n in data["explicit"]):
+        fail("explicit", "a list of field names")
+    if not all(str_keys(d) for d in data["declarations"]):
+        fail("declarations", "a list of declaration objects")
+    if not isinstance(data.get("ruleset"), str):
+        fail("ruleset", "a string")
+    for key in ("arch", "release"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            fail(key, "a string or null")
+    notes = data.get("notes", ())
+    if not isinstance(notes, (list, tuple)) or not all(isinstance(n, str) for n in notes):
+        fail("notes", "a list of strings")
+    platform = data.get("platform")
+    if platform is not None and not isinstance(platform, Mapping):
+        fail("platform", "an object of platform facts or null")
+    if data.get("fingerprint") is not None and not isinstance(data["fingerprint"], str):
+        fail("fingerprint", "a string")
