@@ -104,7 +104,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, what: str =
     payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     if not name or "\x00" in name:
         raise OutputError(f"{shown(name)}: not a valid path for the {what}")
-    target = os.path.abspath(name)
+    # Through a symbolic link to the file it names: the link stays a link (as editors do).
+    target = os.path.realpath(name)
     directory = os.path.dirname(target)
     try:
         st = os.stat(target)

@@ -251,7 +251,12 @@ class HFConfig(Mapping):
         if isinstance(value, bool) and kind in (int, float):
             ok = False
         else:
-            ok = isinstance(value, kind)
+            try:
+                ok = isinstance(value, kind)
+            except TypeError:  # a rule author's mistake: say so, naming the key
+                raise ConfigError(
+                    f"get_typed({key!r}, {kind!r}): kind must be a type or a tuple of types"
+                ) from None
         if not ok:
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
             raise ConfigError(
@@ -330,7 +335,16 @@ def load_hf_config(
     attached as ``hf.sidecars``; ``parser`` may build the config from other files of a model
     directory or hub id instead of ``config.json`` (see ``Parser``).
     """
-    text = os.fspath(location)
+    try:
+        text = os.fspath(location)
+    except TypeError:
+        raise ConfigError(
+            f"the model location must be a path or a hub id (a string), got {type(location).__name__}"
+        ) from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not text:
+        raise ConfigError("the model location is empty; pass a config.json, a model directory or a hub id")
     if "\x00" in text:
         raise ConfigError(f"{text!r}: not a valid path (it contains a NUL byte)")
     try:

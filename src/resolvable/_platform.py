@@ -194,6 +194,11 @@ class Platform(HiddenDict):
         """A copy with some facts changed (``name`` becomes "<name>+custom" unless given)."""
         changes.setdefault("name", self.name if self.name.endswith("+custom") else f"{self.name}+custom")
         values = {f.name: getattr(self, f.name) for f in _FIELDS}
+        unknown = [k for k in changes if k not in values]
+        if unknown:
+            raise UnknownPresetError(
+                f"unknown platform facts {sorted(unknown, key=repr)}; known: {sorted(values)}"
+            )
         values.update(changes)
         return self.__class__(**values)
 
@@ -256,6 +261,10 @@ class Platform(HiddenDict):
         """This machine's platform. Honors ``RESOLVABLE_PLATFORM``; never raises."""
         from ._detect import detect
 
+        if env is not None and not isinstance(env, Mapping):
+            raise InvalidArgumentError(
+                f"Platform.detect: env must be a mapping of environment variables, got {type(env).__name__}"
+            )
         return detect(os.environ if env is None else env)
 
     def describe(self, *, with_device_name: bool = True) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
 from ._resolution import Resolution
-from .errors import FrozenContextError, ParityError
+from .errors import FrozenContextError, InvalidArgumentError, ParityError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -127,6 +127,12 @@ def publish(resolution: Resolution, live: Mapping[str, Any] | None = None) -> Ru
     ``live`` (optional) is the current state of a mutable args object: publishing refuses
     when a resolvable field there differs from the resolution (it was changed undeclared).
     """
+    if not isinstance(resolution, Resolution):
+        raise InvalidArgumentError(f"publish: expected a Resolution, got {type(resolution).__name__}")
+    if live is not None and not isinstance(live, Mapping):
+        raise InvalidArgumentError(
+            f"publish: live must be a mapping of field name to current value, got {type(live).__name__}"
+        )
     if live is not None:
         drift = [
             f"{f}: resolved={resolution[f]!r} live={live[f]!r}"

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from ._declaration import Declaration, Outcome, apply_declaration, canonical
 from ._platform import Platform
 from ._schema import Schema
-from .errors import DeclarationError, LateDeclarationError
+from .errors import DeclarationError, InvalidArgumentError, LateDeclarationError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -153,7 +153,9 @@ class Resolution(Mapping):
 
     # -- Mapping ---------------------------------------------------------------------
     def __getitem__(self, field: str) -> Any:
-        return self._values[field]
+        value = self._values[field]
+        # A list value is handed out as a copy: the resolution is immutable, its lists too.
+        return list(value) if type(value) is list else value
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
@@ -227,6 +229,10 @@ class Resolution(Mapping):
 
     def diff(self, other: Resolution) -> tuple[FieldChange, ...]:
         """Fields whose values differ, with the rule responsible on each side."""
+        if not isinstance(other, Resolution):
+            raise InvalidArgumentError(
+                f"diff: expected a Resolution to compare with, got {type(other).__name__}"
+            )
         changes = []
         for field in sorted(set(self._values) | set(other._values)):
             before, after = self._values.get(field), other._values.get(field)
@@ -243,6 +249,13 @@ class Resolution(Mapping):
         Adjustments are deliberate, so they override explicit user values (recorded as forced,
         with ``source`` as the reason). Refused once this resolution was published.
         """
+        if not isinstance(source, str) or not source:
+            raise InvalidArgumentError(f"adjust: source must name the adjustment (a string), got {source!r}")
+        if self.schema is not None:  # values typed as the engine types them (a user value would be)
+            for name, value in fields.items():
+                spec = self.schema.fields.get(name)
+                if spec is not None:
+                    spec.check_type(getattr(value, "value", value), what=f"{source}: {name}")
         if self._published:
             raise LateDeclarationError(
                 f"{source}: this resolution was already published; adjust() it before publish(), "
@@ -331,6 +344,10 @@ class Resolution(Mapping):
                 f"unsupported resolution data (format {found!r}); expected format {FORMAT_VERSION}"
             )
         _check_shape(data)
+        if schema is not None and not isinstance(schema, Schema):
+            raise InvalidArgumentError(
+                f"from_dict: schema must be a Schema or None, got {type(schema).__name__}"
+            )
         try:
             return cls._from_dict(data, schema)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:

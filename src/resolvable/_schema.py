@@ -194,8 +194,9 @@ class Schema:
         "choices",
         "cls",
         "defaults",
+        "_json_defaults",
+        "_list_defaults",
         "fields",
-        "json_defaults",
         "leaves",
         "resolvable",
     )
@@ -215,11 +216,16 @@ class Schema:
         setter(self, "fields", MappingProxyType(specs))
         defaults = MappingProxyType({n: s.default for n, s in specs.items()})
         setter(self, "defaults", defaults)
-        #: Defaults in JSON shape (tuples as lists): the starting values of every resolution.
+        # Defaults in JSON shape (tuples as lists), kept frozen: ``json_defaults`` hands out copies.
         setter(
             self,
-            "json_defaults",
-            MappingProxyType({n: list(v) if isinstance(v, tuple) else v for n, v in defaults.items()}),
+            "_json_defaults",
+            MappingProxyType(
+                {n: tuple(v) if isinstance(v, (list, tuple)) else v for n, v in defaults.items()}
+            ),
+        )
+        setter(
+            self, "_list_defaults", frozenset(n for n, v in defaults.items() if isinstance(v, (list, tuple)))
         )
         resolvable = frozenset(n for n, s in specs.items() if s.arg.resolvable)
         setter(self, "resolvable", resolvable)
@@ -233,6 +239,15 @@ class Schema:
         )
         setter(self, "leaves", MappingProxyType({n: specs[n].leaf for n in sorted(resolvable)}))
         _check_leaf_tree(cls.__name__, self.leaves)
+
+    @property
+    def json_defaults(self) -> dict[str, Any]:
+        """Defaults in JSON shape (tuples as lists): the starting values of every resolution. A
+        fresh dict with fresh lists on every read, so no caller can alter the schema's defaults."""
+        out = dict(self._json_defaults)
+        for name in self._list_defaults:
+            out[name] = list(out[name])
+        return out
 
     def __setattr__(self, name: str, value: Any) -> None:
         from .errors import FrozenContextError

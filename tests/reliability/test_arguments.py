@@ -223,3 +223,58 @@ def test_resolution_from_dict_refuses_every_malformed_field() -> None:
     for bad in (5, None, [], "x", {"format": 1}):
         with pytest.raises(ResolvableError):
             Resolution.from_dict(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"env": 5}, "env must be a mapping"),
+        ({"platform": 5}, "platform must be a Platform"),
+        ({"block_size": "16"}, "argument block_size: expected"),
+        ({"enforce_eager": "false"}, "argument enforce_eager: expected a bool"),
+        ({"tensor_parallel_size": "2"}, "argument tensor_parallel_size"),
+        ({"trace": "x"}, "trace must be True or False"),
+    ],
+)
+def test_vllm_entry_point_arguments_are_named(kwargs: dict, match: str) -> None:
+    from resolvable.vllm.api import resolve_vllm_args
+
+    base = {"platform": H100}
+    base.update(kwargs)
+    with pytest.raises(ResolvableError, match=match):
+        resolve_vllm_args({**LLAMA, "num_hidden_layers": 2}, **base)
+
+
+def _published_free_resolution() -> Resolution:
+    return resolve_server_args(LLAMA, H100)
+
+
+PUBLIC_MISUSE = {
+    "load_hf_config(5)": lambda: __import__("resolvable").load_hf_config(5),
+    "load_hf_config('')": lambda: __import__("resolvable").load_hf_config(""),
+    "publish(5)": lambda: __import__("resolvable").publish(5),
+    "publish(res, live=5)": lambda: __import__("resolvable").publish(_published_free_resolution(), live=5),
+    "ContextSlot().publish(5)": lambda: __import__("resolvable").ContextSlot().publish(5),
+    "res.diff(5)": lambda: _published_free_resolution().diff(5),
+    "res.adjust(5)": lambda: _published_free_resolution().adjust(5, page_size=16),
+    "res.adjust(page_size='16')": lambda: _published_free_resolution().adjust("x", page_size="16"),
+    "Platform.detect(env=5)": lambda: Platform.detect(env=5),
+    "Platform.replace(bogus=1)": lambda: H100.replace(bogus=1),
+    "resolve_server_args(load_time='no')": lambda: resolve_server_args(LLAMA, H100, load_time="no"),
+    "resolve_server_args(startup='yes')": lambda: resolve_server_args(LLAMA, H100, startup="yes"),
+    "Resolution.from_dict(schema=5)": lambda: Resolution.from_dict(
+        _published_free_resolution().to_dict(), schema=5
+    ),
+    "check_parity(5, …)": lambda: __import__("resolvable").check_parity(5, len, len),
+    "check_parity(cases, 5, …)": lambda: __import__("resolvable").check_parity([], 5, len),
+    "HFConfig.get_typed(kind=5)": lambda: (
+        __import__("resolvable").HFConfig(LLAMA).get_typed("hidden_size", 5)
+    ),
+}
+
+
+@pytest.mark.parametrize("call", sorted(PUBLIC_MISUSE))
+def test_public_entry_points_refuse_misuse_with_a_value_error(call: str) -> None:
+    with pytest.raises(ResolvableError) as info:
+        PUBLIC_MISUSE[call]()
+    assert str(info.value).isprintable()

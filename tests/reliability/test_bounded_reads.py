@@ -229,3 +229,23 @@ def test_memory_does_not_grow_per_distinct_architecture_name() -> None:
     finally:
         tracemalloc.stop()
     assert kept < 8 * 2**20, f"{kept / 2**20:.1f} MiB kept after 64 configs with 1 MiB names"
+
+
+def test_vllm_memo_does_not_keep_every_config() -> None:
+    """The vLLM pack memoises its layer queries per config: only the last few configs are kept."""
+    from resolvable.vllm.api import resolve_vllm_args
+
+    platform = Platform.preset("h100")
+    config = {**LLAMA, "num_hidden_layers": 2}
+    resolve_vllm_args(config, platform)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(64):
+            resolve_vllm_args({**config, "padding": "Y" * 2**20, "num_hidden_layers": i + 1}, platform)
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 8 * 2**20, f"{kept / 2**20:.1f} MiB kept after 64 configs of 1 MiB"

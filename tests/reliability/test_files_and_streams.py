@@ -178,3 +178,27 @@ def test_stdout_closed_by_its_reader_ends_quietly() -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 141, err
     assert err == b"", err
+
+
+def test_stdout_closed_from_the_start_is_one_line() -> None:
+    """``resolvable platforms >&-``: Python starts with ``sys.stdout = None``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "resolvable.cli", "platforms"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=child_env(),
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert_one_line_error(proc, "standard output is closed")
+
+
+def test_write_atomic_writes_through_a_symbolic_link(tmp_path: Path) -> None:
+    real = tmp_path / "real.txt"
+    real.write_bytes(OLD)
+    link = tmp_path / "link.txt"
+    link.symlink_to(real.name)
+    write_atomic(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+    assert _leftovers(tmp_path, {"real.txt", "link.txt"}) == []

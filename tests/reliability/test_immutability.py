@@ -146,3 +146,22 @@ def test_platform_and_view_copies_are_equal_values() -> None:
     preset = Platform.preset("b200")
     assert copy.copy(preset) == preset and copy.deepcopy(preset) == preset
     assert pickle.loads(pickle.dumps(preset)) == preset
+
+
+def test_list_values_cannot_be_altered_through_a_resolution_or_the_schema() -> None:
+    """A list value read from a resolution, or a list default read from a schema, is a copy:
+    appending to it changes neither the resolution nor any later one."""
+    from resolvable.vllm.api import resolve_vllm_args
+    from resolvable.vllm.args import VllmArgs
+
+    config = {**LLAMA, "num_hidden_layers": 2}
+    res = resolve_vllm_args(config, "h100")
+    lists = [name for name, value in res.items() if isinstance(value, list)]
+    assert lists
+    for name in lists:
+        before = res[name]
+        res[name].append("poison")
+        schema_of(VllmArgs).json_defaults[name].append("poison")
+        assert res[name] == before
+        assert "poison" not in resolve_vllm_args(config, "h100")[name]
+    assert "poison" not in str(schema_of(VllmArgs).json_defaults)

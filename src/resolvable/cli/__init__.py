@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -337,12 +338,16 @@ class _GuardedStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        if self._stream is None:  # started with stdout closed (`resolvable … >&-`)
+            raise _StreamFailed(OSError(errno.EBADF, "standard output is closed"))
         try:
             return self._stream.write(text)
         except OSError as exc:
             raise _StreamFailed(exc) from None
 
     def flush(self) -> None:
+        if self._stream is None:
+            return
         try:
             self._stream.flush()
         except OSError as exc:
