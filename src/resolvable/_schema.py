@@ -191,11 +191,11 @@ class Schema:
 
     __slots__ = (
         "__weakref__",
+        "_json_defaults",
+        "_list_defaults",
         "choices",
         "cls",
         "defaults",
-        "_json_defaults",
-        "_list_defaults",
         "fields",
         "leaves",
         "resolvable",
