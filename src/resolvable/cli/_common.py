@@ -160,7 +160,9 @@ def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
     parsed = parse_namespace(_set_namespace(pairs))
     if parsed.shown:
         print(
-            f"note: not modelled (accepted, no effect on the resolved fields): {' '.join(parsed.shown)}",
+            one_line(
+                f"note: not modelled (accepted, no effect on the resolved fields): {' '.join(parsed.shown)}"
+            ),
             file=sys.stderr,
         )
     return parsed.user
@@ -312,7 +314,7 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         or "(none)"
     )
     lines = [
-        f"model     {args.model}  [{res.arch}]",
+        f"model     {one_line(str(args.model))}  [{one_line(str(res.arch))}]",
         f"platform  {platform.name}: {platform.describe()}"
         + (f"  (detected by {platform.detected_by})" if platform.name == "detected" else ""),
         f"flags     {flags}",
@@ -357,7 +359,7 @@ def hf_value(hf: Any, dotted: str) -> Any:
 
 def _report_ignored(ignored: list[str]) -> None:
     if ignored:
-        print(f"note: ignored: {' '.join(ignored)}", file=sys.stderr)
+        print(one_line(f"note: ignored: {' '.join(ignored)}"), file=sys.stderr)
 
 
 def _csv_list(text: str | None) -> list[str] | None:
