@@ -683,8 +683,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         text = dump(table)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from resolvable._files import write_atomic  # a failed write keeps the committed table
+
+        write_atomic(args.output, text, what="flag table")
         print(f"wrote {args.output} ({len(table['flags'])} flags)", file=sys.stderr)
     else:
         sys.stdout.write(text)

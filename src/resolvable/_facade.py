@@ -19,7 +19,7 @@ from ._publish import RuntimeContext, publish
 from ._record import MISSING
 from ._resolution import Resolution
 from ._schema import fields_of, is_dataclass
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, closest
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -58,7 +58,20 @@ def resolve_into(
             if default is MISSING or value != default:
                 user[name] = value
     else:
-        user = {name: getattr(obj, name) for name in user_set}
+        if isinstance(user_set, (str, bytes)) or not isinstance(user_set, Iterable):
+            raise InvalidArgumentError(
+                f"user_set must be a collection of field names, got {type(user_set).__name__} {user_set!r}"
+            )
+        names = {name for name, *_ in fields_of(obj)}
+        user = {}
+        for name in user_set:
+            if not isinstance(name, str) or name not in names:
+                hint = closest(str(name), names)
+                raise InvalidArgumentError(
+                    f"user_set names {name!r}, which is not a field of {type(obj).__name__}"
+                    + (f" (did you mean {hint!r}?)" if hint else "")
+                )
+            user[name] = getattr(obj, name)
     res = resolver(user)
     _materialize(obj, res)
     return res

@@ -24,6 +24,7 @@ import stat
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
+from ._files import read_bounded, shown
 from .errors import ConfigError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -250,7 +251,12 @@ class HFConfig(Mapping):
         if isinstance(value, bool) and kind in (int, float):
             ok = False
         else:
-            ok = isinstance(value, kind)
+            try:
+                ok = isinstance(value, kind)
+            except TypeError:  # a rule author's mistake: say so, naming the key
+                raise ConfigError(
+                    f"get_typed({key!r}, {kind!r}): kind must be a type or a tuple of types"
+                ) from None
         if not ok:
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
             raise ConfigError(
@@ -329,7 +335,16 @@ def load_hf_config(
     attached as ``hf.sidecars``; ``parser`` may build the config from other files of a model
     directory or hub id instead of ``config.json`` (see ``Parser``).
     """
-    text = os.fspath(location)
+    try:
+        text = os.fspath(location)
+    except TypeError:
+        raise ConfigError(
+            f"the model location must be a path or a hub id (a string), got {type(location).__name__}"
+        ) from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not text:
+        raise ConfigError("the model location is empty; pass a config.json, a model directory or a hub id")
     if "\x00" in text:
         raise ConfigError(f"{text!r}: not a valid path (it contains a NUL byte)")
     try:
@@ -409,21 +424,10 @@ def read_json_object(path: str, st: os.stat_result | None = None, *, what: str =
         if st is None:
             raise ConfigError(f"{path}: no such file or directory")
     if not stat.S_ISREG(st.st_mode):
-        raise ConfigError(f"{path}: not a regular file (a FIFO, device or similar); pass a {what} file")
-    if st.st_size > MAX_CONFIG_BYTES:
         raise ConfigError(
-            f"{path}: {st.st_size / 2**20:.1f} MiB is too large for a {what} "
-            f"(limit {MAX_CONFIG_BYTES // 2**20} MiB); is this the right file?"
+            f"{shown(path)}: not a regular file (a FIFO, device or similar); pass a {what} file"
         )
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)  # bounded even if the file grows meanwhile
-    except OSError as exc:
-        raise ConfigError(
-            f"{path}: cannot be read ({exc.strerror or exc}); check the path and its permissions"
-        ) from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES // 2**20} MiB; is this the right file?")
+    raw = read_bounded(path, MAX_CONFIG_BYTES, what=what)  # stat, then a non-blocking bounded read
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -433,6 +437,7 @@ def read_json_object(path: str, st: os.stat_result | None = None, *, what: str =
             f"{path}: file is empty; expected a JSON object"
             + (" with 'architectures'" if what == "config.json" else "")
         )
+    _check_structure(text, path, what)
     import json  # deferred: keeps `import resolvable` light
 
     try:
@@ -442,6 +447,36 @@ def read_json_object(path: str, st: os.stat_result | None = None, *, what: str =
     except ValueError as exc:
         raise ConfigError(f"{path}: invalid JSON ({exc})") from None
     return HFConfig(data, source=str(path), _depth=0 if what == "config.json" else 1)
+
+
+#: The most values (objects, arrays and their elements) a model JSON file may hold. The largest
+#: real config.json files (per-layer lists, quantization module lists) hold a few tens of
+#: thousands; a few MB of ``{},{},…`` hold millions, each a Python object, and would exhaust
+#: memory long before the byte limit. Counted before parsing.
+MAX_CONFIG_VALUES = 500_000
+_STRING = None  # compiled on first use (re is not imported by `import resolvable`)
+
+
+def _check_structure(text: str, path: str, what: str) -> None:
+    """Refuse a JSON text with more than ``MAX_CONFIG_VALUES`` values, before building any."""
+    # Every value but the first follows a ',' or opens after '[' / '{' / ':': counting those
+    # characters bounds the number of values from above, in C speed. Only when that bound is
+    # over the cap are the strings (whose contents may hold the same characters) taken out.
+    upper = text.count(",") + text.count("[") + text.count("{") + 1
+    if upper <= MAX_CONFIG_VALUES:
+        return
+    global _STRING
+    if _STRING is None:
+        import re
+
+        _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+    bare = _STRING.sub("", text)
+    count = bare.count(",") + bare.count("[") + bare.count("{") + 1
+    if count > MAX_CONFIG_VALUES:
+        raise ConfigError(
+            f"{shown(path)}: holds about {count:,} JSON values, more than the {MAX_CONFIG_VALUES:,} a {what} "
+            "may hold; this is not a model config"
+        )
 
 
 def _looks_like_repo_id(text: str) -> bool:
@@ -460,42 +495,66 @@ def _hub_cache_dir(explicit: str | None) -> Path:
     return Path(home) / "hub"
 
 
+#: A ref file holds one commit hash (40 hex digits and a newline); anything longer is refused.
+_MAX_REF_BYTES = 256
+
+
 def find_in_hub_cache(
     repo_id: str, hub_cache: str | None = None, filename: str = "config.json"
 ) -> Path | None:
     """The cached ``filename`` (default ``config.json``) of ``repo_id`` (offline), or None.
 
-    Uses ``huggingface_hub`` when installed; otherwise reads the cache layout directly
-    (``models--org--name/refs/main`` → ``snapshots/<rev>/config.json``).
+    Reads the cache layout that ``huggingface_hub`` writes (``models--org--name/refs/main`` →
+    ``snapshots/<rev>/config.json``) itself, with the guards of every other read: ``refs/main``
+    must be a small regular file (a FIFO is refused without blocking, ``/dev/zero`` or a large
+    sparse file without reading it), and must name one revision directory (no ``/``, no ``..``).
+    A malformed ``refs/main`` is a ``ConfigError`` naming it. ``huggingface_hub`` itself is not
+    used for the lookup: its reader opens ``refs/main`` without these guards.
     """
-    if "\x00" in repo_id:
+    if "\x00" in repo_id or not _looks_like_repo_id(repo_id):
         return None
-    try:
-        from huggingface_hub import try_to_load_from_cache  # optional extra
-    except ImportError:
-        pass
-    else:
-        try:
-            found = try_to_load_from_cache(repo_id, filename, cache_dir=hub_cache)
-        except Exception:  # an odd repo id or cache: fall back to the plain layout
-            found = None
-        if isinstance(found, str):
-            from pathlib import Path
-
-            return Path(found)
     repo_dir = _hub_cache_dir(hub_cache) / ("models--" + repo_id.replace("/", "--"))
-    try:  # the revision refs/main points at, when the cache has one
-        ref = (repo_dir / "refs" / "main").read_text().strip()
-        candidate = repo_dir / "snapshots" / ref / filename
-        if candidate.is_file():
-            return candidate
+    ref_path = repo_dir / "refs" / "main"
+    try:
+        has_ref = os.path.lexists(ref_path)
     except (OSError, ValueError):
-        pass
-    try:  # otherwise the newest snapshot that has a config.json
-        snapshots = sorted((repo_dir / "snapshots").iterdir(), key=lambda p: p.stat().st_mtime, reverse=True)
+        has_ref = False
+    if has_ref:  # the revision refs/main points at
+        raw = read_bounded(ref_path, _MAX_REF_BYTES, what="Hugging Face cache ref (refs/main)")
+        try:
+            ref = raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            ref = ""
+        if not ref or not ref.isprintable() or "/" in ref or "\\" in ref or ref in (".", ".."):
+            raise ConfigError(
+                f"{shown(ref_path)}: does not hold a revision (expected a commit hash); "
+                "delete it or download the model again"
+            )
+        candidate = repo_dir / "snapshots" / ref / filename
+        if _is_file(candidate):
+            return candidate
+    try:  # otherwise the newest snapshot that has the file
+        snapshots = []
+        with os.scandir(repo_dir / "snapshots") as entries:
+            for n, entry in enumerate(entries):
+                if n >= _MAX_SNAPSHOTS:
+                    break
+                snapshots.append((entry.stat().st_mtime, entry.name))
     except (OSError, ValueError):
         return None
-    for snap in snapshots:
-        if (snap / filename).is_file():
-            return snap / filename
+    for _, name in sorted(snapshots, reverse=True):
+        candidate = repo_dir / "snapshots" / name / filename
+        if _is_file(candidate):
+            return candidate
     return None
+
+
+#: Snapshots looked at when refs/main names none: a cache holds a handful per model.
+_MAX_SNAPSHOTS = 1024
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False

@@ -97,6 +97,19 @@ def check_parity(
     exception types that mean "this configuration is refused" (legacy code often uses
     ``AssertionError``); anything else propagates.
     """
+    from .errors import InvalidArgumentError
+
+    if isinstance(cases, (str, bytes)) or not isinstance(cases, Iterable):
+        raise InvalidArgumentError(
+            f"check_parity: cases must be (label, inputs) pairs, got {type(cases).__name__}"
+        )
+    for name, fn in (("legacy", legacy), ("declarative", declarative)):
+        if not callable(fn):
+            raise InvalidArgumentError(f"check_parity: {name} must be a function, got {type(fn).__name__}")
+    if fields is not None and (isinstance(fields, (str, bytes)) or not isinstance(fields, Iterable)):
+        raise InvalidArgumentError(
+            f"check_parity: fields must be a collection of field names, got {fields!r}"
+        )
     wanted = tuple(fields) if fields is not None else None
     divergences: list[Divergence] = []
     compared = refused = 0

@@ -6,18 +6,24 @@ Invariants:
   machine, so resolving for an H100 gives the same answer on a laptop;
 * predicates follow SGLang's exact semantics (spec §1): e.g. ``is_sm90`` needs capability
   major 9 **and** a torch CUDA build >= 12.3; ``is_blackwell`` is majors 10-12 with CUDA >= 12.8;
+* every fact is validated and normalised when a ``Platform`` is built (``Platform(...)``,
+  ``replace``, ``from_dict``): capability and CUDA version are ``(major, minor)`` tuples of
+  ints, the driver version a tuple of ints, kernels a ``frozenset`` of strings, the bool facts
+  real bools, the counts ints; anything else is an ``InvalidArgumentError`` naming the fact;
+* ``vars(platform)`` is read-only (``HiddenDict``), so the shared presets cannot be altered by a
+  caller or a rule;
 * ``Platform.detect()`` never raises: it falls back to a CPU platform and says why in
   ``detected_by``. ``RESOLVABLE_PLATFORM=<preset>`` makes it return that preset (simulation).
 """
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping
 
+from ._frozen import HiddenDict, cached
 from ._record import field, record, record_fields
-from .errors import UnknownPresetError, closest
+from .errors import InvalidArgumentError, UnknownPresetError, closest
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -32,7 +38,7 @@ _NVIDIA_KERNELS = frozenset({"flashinfer", "triton_kernels"})
 
 
 @record(frozen=True)  # a frozen dataclass in behaviour (see _record: import cost)
-class Platform:
+class Platform(HiddenDict):
     """Facts about one machine. Build one with ``Platform.preset(name)`` or ``Platform(...)``."""
 
     vendor: str
@@ -59,54 +65,56 @@ class Platform:
     detected_by: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if self.vendor not in VENDORS:
+        if not isinstance(self.vendor, str) or self.vendor not in VENDORS:
             raise UnknownPresetError(
                 f"unknown platform vendor {self.vendor!r}; choose one of {list(VENDORS)}"
             )
-        if not isinstance(self.kernels, frozenset):
-            object.__setattr__(self, "kernels", frozenset(self.kernels))
-        for name in ("capability", "cuda_version", "driver_version"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, tuple):
-                object.__setattr__(self, name, tuple(value))
+        for name, value in _normalised_facts(self):
+            object.__setattr__(self, name, value)
+
+    def __copy__(self) -> Platform:  # immutable: a copy is the same value
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Platform:
+        return self
 
     # Predicates are cached per value (a Platform never changes): rules read them on every resolution.
 
     # -- vendor predicates ------------------------------------------------------------
-    @functools.cached_property
+    @cached
     def is_cuda(self) -> bool:
         return self.vendor == "cuda"
 
-    @functools.cached_property
+    @cached
     def is_hip(self) -> bool:
         return self.vendor == "hip"
 
-    @functools.cached_property
+    @cached
     def is_xpu(self) -> bool:
         return self.vendor == "xpu"
 
-    @functools.cached_property
+    @cached
     def is_npu(self) -> bool:
         return self.vendor == "npu"
 
-    @functools.cached_property
+    @cached
     def is_musa(self) -> bool:
         return self.vendor == "musa"
 
-    @functools.cached_property
+    @cached
     def is_mps(self) -> bool:
         return self.vendor == "mps"
 
-    @functools.cached_property
+    @cached
     def is_hpu(self) -> bool:
         return self.vendor == "hpu"
 
-    @functools.cached_property
+    @cached
     def is_cpu(self) -> bool:
         """The CPU engine (SGLANG_USE_CPU_ENGINE=1 on an x86 or arm64 host)."""
         return self.vendor == "cpu"
 
-    @functools.cached_property
+    @cached
     def is_arm64_host(self) -> bool:
         return self.cpu_arch in ("aarch64", "arm64")
 
@@ -120,60 +128,60 @@ class Platform:
             and tuple(self.cuda_version[:2]) >= min_cuda
         )
 
-    @functools.cached_property
+    @cached
     def is_sm80(self) -> bool:
         return self._cuda_major_in((8,), (11, 0))
 
-    @functools.cached_property
+    @cached
     def is_sm90(self) -> bool:
         """Hopper with CUDA >= 12.3 (also SGLang's ``is_hopper_with_cuda_12_3``)."""
         return self._cuda_major_in((9,), (12, 3))
 
-    @functools.cached_property
+    @cached
     def is_sm100(self) -> bool:
         """SM100/SM103 (B200, GB200, B300) with CUDA >= 12.8."""
         return self._cuda_major_in((10,), (12, 8))
 
-    @functools.cached_property
+    @cached
     def is_sm100_or_sm110(self) -> bool:
         """Capability major 10 or 11 with CUDA >= 12.8 (sglang 0.5.17 ``is_sm100_or_sm110_supported``)."""
         return self._cuda_major_in((10, 11), (12, 8))
 
-    @functools.cached_property
+    @cached
     def is_sm120(self) -> bool:
         """SM120/SM121 (RTX 50xx, RTX PRO 6000, GB10) with CUDA >= 12.8."""
         return self._cuda_major_in((12,), (12, 8))
 
-    @functools.cached_property
+    @cached
     def is_blackwell(self) -> bool:
         """Capability majors 10, 11, 12 with CUDA >= 12.8 (SM11x is Blackwell but neither sm100 nor sm120)."""
         return self._cuda_major_in((10, 11, 12), (12, 8))
 
     # -- other facts ----------------------------------------------------------------------
-    @functools.cached_property
+    @cached
     def has_amx(self) -> bool:
         return self.vendor == "cpu" and self.cpu_amx
 
-    @functools.cached_property
+    @cached
     def has_xmx(self) -> bool:
         return self.vendor == "xpu" and self.xpu_xmx
 
-    @functools.cached_property
+    @cached
     def is_gfx95(self) -> bool:
         return self.vendor == "hip" and "gfx95" in (self.gcn_arch or "")
 
-    @functools.cached_property
+    @cached
     def is_gfx942(self) -> bool:
         return self.vendor == "hip" and "gfx942" in (self.gcn_arch or "")
 
-    @functools.cached_property
+    @cached
     def device_sm(self) -> int:
         """major*10+minor on CUDA/ROCm/MUSA (not gated on CUDA: 94 on MI300X), else 0."""
         if self.vendor in ("cuda", "hip", "musa") and self.capability is not None:
             return self.capability[0] * 10 + self.capability[1]
         return 0
 
-    @functools.cached_property
+    @cached
     def device(self) -> str:
         """SGLang's auto-detected ``--device`` string (ROCm reports "cuda")."""
         return {"hip": "cuda"}.get(self.vendor, self.vendor)
@@ -186,6 +194,11 @@ class Platform:
         """A copy with some facts changed (``name`` becomes "<name>+custom" unless given)."""
         changes.setdefault("name", self.name if self.name.endswith("+custom") else f"{self.name}+custom")
         values = {f.name: getattr(self, f.name) for f in _FIELDS}
+        unknown = [k for k in changes if k not in values]
+        if unknown:
+            raise UnknownPresetError(
+                f"unknown platform facts {sorted(unknown, key=repr)}; known: {sorted(values)}"
+            )
         values.update(changes)
         return self.__class__(**values)
 
@@ -202,15 +215,27 @@ class Platform:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Platform:
+        """The platform ``to_dict`` wrote; malformed data is an ``InvalidArgumentError`` (or
+        ``UnknownPresetError`` for an unknown fact or vendor) naming what is wrong."""
+        if not isinstance(data, Mapping):
+            raise InvalidArgumentError(
+                f"Platform.from_dict: expected a mapping of facts, got {type(data).__name__}"
+            )
         known = {f.name for f in record_fields(cls)}
-        unknown = set(data) - known
+        unknown = [k for k in data if k not in known]
         if unknown:
-            raise UnknownPresetError(f"unknown platform facts {sorted(unknown)}; known: {sorted(known)}")
+            raise UnknownPresetError(
+                f"unknown platform facts {sorted(unknown, key=repr)}; known: {sorted(known)}"
+            )
+        if "vendor" not in data:
+            raise InvalidArgumentError("Platform.from_dict: the 'vendor' fact is missing")
         values = dict(data)
-        for key in ("capability", "cuda_version", "driver_version"):
-            if values.get(key) is not None:
-                values[key] = tuple(values[key])
-        values["kernels"] = frozenset(values.get("kernels", ()))
+        if values.get("kernels") is None:
+            values["kernels"] = frozenset()
+        elif isinstance(values["kernels"], list):
+            values["kernels"] = (
+                frozenset(values["kernels"]) if _all_str(values["kernels"]) else values["kernels"]
+            )
         return cls(**values)
 
     @classmethod
@@ -228,6 +253,7 @@ class Platform:
 
     @staticmethod
     def presets() -> Mapping[str, Platform]:
+        """Name → preset (the presets are immutable values; the mapping is a fresh copy)."""
         return dict(_PRESETS)
 
     @classmethod
@@ -235,6 +261,10 @@ class Platform:
         """This machine's platform. Honors ``RESOLVABLE_PLATFORM``; never raises."""
         from ._detect import detect
 
+        if env is not None and not isinstance(env, Mapping):
+            raise InvalidArgumentError(
+                f"Platform.detect: env must be a mapping of environment variables, got {type(env).__name__}"
+            )
         return detect(os.environ if env is None else env)
 
     def describe(self, *, with_device_name: bool = True) -> str:
@@ -258,6 +288,83 @@ class Platform:
 
 
 _FIELDS = record_fields(Platform)
+
+
+def _all_str(values: Any) -> bool:
+    return all(isinstance(v, str) for v in values)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _version(name: str, value: Any, size: int | None) -> tuple[int, ...] | None:
+    """A version fact as a tuple of non-negative ints: exactly ``size`` of them, or at least one."""
+    if value is None:
+        return None
+    shape = "(major, minor)" if size == 2 else "a tuple of ints"
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        hint = f", e.g. ({value}, 0)" if size == 2 and _is_int(value) else ""
+        raise InvalidArgumentError(f"Platform {name}={value!r}: expected {shape}{hint}")
+    items = tuple(value)
+    if (
+        (size is not None and len(items) != size)
+        or not items
+        or not all(_is_int(v) and v >= 0 for v in items)
+    ):
+        raise InvalidArgumentError(
+            f"Platform {name}={value!r}: expected {shape} of non-negative integers"
+            + (f", e.g. {(items[0], 0)!r}" if size == 2 and len(items) == 1 and _is_int(items[0]) else "")
+        )
+    return items
+
+
+def _normalised_facts(p: Platform) -> list[tuple[str, Any]]:
+    """Check every fact of ``p``; return the (name, value) pairs to store in normalised form."""
+    out: list[tuple[str, Any]] = []
+    for name in ("capability", "cuda_version"):
+        value = getattr(p, name)
+        fixed = _version(name, value, 2)
+        if fixed is not value:
+            out.append((name, fixed))
+    driver = _version("driver_version", p.driver_version, None)
+    if driver is not p.driver_version:
+        out.append(("driver_version", driver))
+    kernels = p.kernels
+    if isinstance(kernels, (str, bytes)) or not isinstance(kernels, (set, frozenset, list, tuple)):
+        raise InvalidArgumentError(
+            f"Platform kernels={kernels!r}: expected a set of kernel package names, e.g. "
+            "frozenset({'flashinfer'})"
+        )
+    if not _all_str(kernels):
+        raise InvalidArgumentError(f"Platform kernels={kernels!r}: every kernel name must be a string")
+    if type(kernels) is not frozenset:
+        out.append(("kernels", frozenset(kernels)))
+    for name in ("cpu_amx", "xpu_xmx"):
+        if not isinstance(getattr(p, name), bool):
+            raise InvalidArgumentError(
+                f"Platform {name}={getattr(p, name)!r}: expected True or False (a bool, not a string or number)"
+            )
+    for name in ("name", "cpu_arch", "detected_by"):
+        if not isinstance(getattr(p, name), str):
+            raise InvalidArgumentError(f"Platform {name}={getattr(p, name)!r}: expected a string")
+    for name in ("gcn_arch", "device_name"):
+        if getattr(p, name) is not None and not isinstance(getattr(p, name), str):
+            raise InvalidArgumentError(f"Platform {name}={getattr(p, name)!r}: expected a string or None")
+    if not _is_int(p.device_count) or p.device_count < 1:
+        raise InvalidArgumentError(f"Platform device_count={p.device_count!r}: expected a positive integer")
+    memory = p.memory_gib
+    if memory is not None and (
+        isinstance(memory, bool)
+        or not isinstance(memory, (int, float))
+        or memory != memory
+        or memory in (float("inf"), float("-inf"))
+        or memory < 0
+    ):
+        raise InvalidArgumentError(
+            f"Platform memory_gib={memory!r}: expected a finite, non-negative number of GiB or None"
+        )
+    return out
 
 
 def _nvidia(name: str, device: str, cc: tuple[int, int], mem: float, driver: tuple[int, ...]) -> Platform:

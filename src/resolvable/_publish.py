@@ -5,7 +5,9 @@ Invariants:
 * publish is all-or-nothing: the whole tree is built and checked before anything is marked
   published or installed in a ``ContextSlot``; a failure leaves the previous context in place;
 * parity: every published leaf equals the resolved value of its field (checked, not assumed);
-* the context is frozen: writing any attribute raises ``FrozenContextError``;
+* the context is frozen: writing any attribute raises ``FrozenContextError``; it has no
+  instance dictionary (slots) and its items are a read-only mapping, so there is no back door;
+  ``copy.copy``/``copy.deepcopy`` give the context itself (an equal, immutable value);
 * once a resolution is published, ``adjust`` on it is refused (``LateDeclarationError``).
 """
 
@@ -13,9 +15,10 @@ from __future__ import annotations
 
 import _thread  # not threading: the lock is all we need (import cost)
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 
 from ._resolution import Resolution
-from .errors import FrozenContextError, ParityError
+from .errors import FrozenContextError, InvalidArgumentError, ParityError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -31,9 +34,11 @@ class _Group:
 
     def __init__(self, path: str, items: Mapping[str, Any]) -> None:
         object.__setattr__(self, "_path", path)
-        object.__setattr__(self, "_items", dict(items))
+        object.__setattr__(self, "_items", MappingProxyType(dict(items)))
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in _GroupSlots:  # copy/pickle probes, an unset slot
+            raise AttributeError(name)
         try:
             return self._items[name]
         except KeyError:
@@ -57,7 +62,13 @@ class _Group:
         return iter(self._items)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Group) and self._items == other._items
+        return isinstance(other, _Group) and dict(self._items) == dict(other._items)
+
+    def __copy__(self) -> _Group:  # immutable: a copy is the same value
+        return self
+
+    def __deepcopy__(self, memo: Any) -> _Group:
+        return self
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -66,6 +77,9 @@ class _Group:
 
     def __repr__(self) -> str:
         return f"<{self._path or 'context'} {self.to_dict()!r}>"
+
+
+_GroupSlots = frozenset({"_items", "_path", "fingerprint", "resolution"})
 
 
 class RuntimeContext(_Group):
@@ -113,6 +127,12 @@ def publish(resolution: Resolution, live: Mapping[str, Any] | None = None) -> Ru
     ``live`` (optional) is the current state of a mutable args object: publishing refuses
     when a resolvable field there differs from the resolution (it was changed undeclared).
     """
+    if not isinstance(resolution, Resolution):
+        raise InvalidArgumentError(f"publish: expected a Resolution, got {type(resolution).__name__}")
+    if live is not None and not isinstance(live, Mapping):
+        raise InvalidArgumentError(
+            f"publish: live must be a mapping of field name to current value, got {type(live).__name__}"
+        )
     if live is not None:
         drift = [
             f"{f}: resolved={resolution[f]!r} live={live[f]!r}"

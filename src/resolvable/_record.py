@@ -282,7 +282,12 @@ def _make_init(cls: type, ordered: tuple[Field, ...], frozen: bool) -> Callable[
             for name, value in values.items():
                 setattr(self, name, value)
         else:
-            self.__dict__.update(values)
+            store = self.__dict__
+            if type(store) is not dict:  # a HiddenDict record: vars() is read-only (see _frozen)
+                from ._frozen import real_dict
+
+                store = real_dict(self)
+            store.update(values)
         if post_init:
             self.__post_init__(*extra)
 

@@ -30,6 +30,7 @@ import sys
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
 
+from ._frozen import deep_freeze
 from ._record import field as record_field
 from ._record import record
 from ._release import ReleaseRange, check_release, release_key
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["Plan", "Registry", "Rule", "Stage"]
 
 _PLAN_CACHE_LIMIT = 4096
+_PLAN_KEY_MAX_CHARS = 256
 _ALL_RELEASES = ReleaseRange()  # immutable, so one shared default is safe
 
 
@@ -251,7 +253,11 @@ class Registry:
                 f"constant for {arch!r}: stage {stage!r} is a check stage (its rules only refuse)"
             )
         releases = ReleaseRange.of(since, until, f"constant for {arch!r}")
-        values = dict(values)
+        if not isinstance(values, Mapping):
+            raise RegistrationError(
+                f"constant for {arch!r}: values must be a mapping, got {type(values).__name__}"
+            )
+        values = deep_freeze(dict(values))  # data: nobody may change it after registration
         for field in values:
             self._check_field(field, f"constant for {arch!r}")
         rule = Rule(
@@ -445,7 +451,10 @@ class Registry:
             plan = Plan(self._build_plan(arch, release))
             if len(self._plans) >= _PLAN_CACHE_LIMIT:
                 self._plans = {}
-            self._plans[key] = plan
+            # The key holds the architecture name from the user's config: an absurdly long one is
+            # not kept (a cache keyed on user input must stay bounded in bytes, not only entries).
+            if arch is None or len(arch) <= _PLAN_KEY_MAX_CHARS:
+                self._plans[key] = plan
         return plan
 
     def _build_plan(

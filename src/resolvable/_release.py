@@ -33,7 +33,7 @@ def release_key(text: str) -> tuple[int, ...]:
     key = _KEYS.get(text) if type(text) is str else None
     if key is None:
         key = tuple(int(part) for part in base_release(text).split("."))
-        if type(text) is str and len(_KEYS) < _KEYS_LIMIT:
+        if type(text) is str and len(text) <= 64 and len(_KEYS) < _KEYS_LIMIT:  # bounded in bytes too
             _KEYS[text] = key
     return key
 

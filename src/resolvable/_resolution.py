@@ -22,7 +22,7 @@ from types import MappingProxyType
 from ._declaration import Declaration, Outcome, apply_declaration, canonical
 from ._platform import Platform
 from ._schema import Schema
-from .errors import DeclarationError, LateDeclarationError
+from .errors import DeclarationError, InvalidArgumentError, LateDeclarationError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -153,7 +153,9 @@ class Resolution(Mapping):
 
     # -- Mapping ---------------------------------------------------------------------
     def __getitem__(self, field: str) -> Any:
-        return self._values[field]
+        value = self._values[field]
+        # A list value is handed out as a copy: the resolution is immutable, its lists too.
+        return list(value) if type(value) is list else value
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
@@ -227,6 +229,10 @@ class Resolution(Mapping):
 
     def diff(self, other: Resolution) -> tuple[FieldChange, ...]:
         """Fields whose values differ, with the rule responsible on each side."""
+        if not isinstance(other, Resolution):
+            raise InvalidArgumentError(
+                f"diff: expected a Resolution to compare with, got {type(other).__name__}"
+            )
         changes = []
         for field in sorted(set(self._values) | set(other._values)):
             before, after = self._values.get(field), other._values.get(field)
@@ -243,6 +249,13 @@ class Resolution(Mapping):
         Adjustments are deliberate, so they override explicit user values (recorded as forced,
         with ``source`` as the reason). Refused once this resolution was published.
         """
+        if not isinstance(source, str) or not source:
+            raise InvalidArgumentError(f"adjust: source must name the adjustment (a string), got {source!r}")
+        if self.schema is not None:  # values typed as the engine types them (a user value would be)
+            for name, value in fields.items():
+                spec = self.schema.fields.get(name)
+                if spec is not None:
+                    spec.check_type(getattr(value, "value", value), what=f"{source}: {name}")
         if self._published:
             raise LateDeclarationError(
                 f"{source}: this resolution was already published; adjust() it before publish(), "
@@ -330,9 +343,14 @@ class Resolution(Mapping):
             raise DeclarationError(
                 f"unsupported resolution data (format {found!r}); expected format {FORMAT_VERSION}"
             )
+        _check_shape(data)
+        if schema is not None and not isinstance(schema, Schema):
+            raise InvalidArgumentError(
+                f"from_dict: schema must be a Schema or None, got {type(schema).__name__}"
+            )
         try:
             return cls._from_dict(data, schema)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
             if isinstance(exc, DeclarationError):
                 raise
             raise DeclarationError(f"malformed resolution data: {type(exc).__name__}: {exc}") from None
@@ -363,3 +381,47 @@ class Resolution(Mapping):
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _check_shape(data: Mapping[str, Any]) -> None:
+    """The top-level shape of ``to_dict`` data: each key present with the type ``to_dict``
+    writes; a ``DeclarationError`` naming the first key that is not."""
+
+    def fail(key: str, expected: str) -> None:
+        value = data.get(key)
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise DeclarationError(
+            f"malformed resolution data: {key!r} must be {expected}, got {type(value).__name__} {shown}"
+        )
+
+    def str_keys(value: Any) -> bool:
+        return isinstance(value, Mapping) and all(isinstance(k, str) for k in value)
+
+    for key in ("values", "user"):
+        if not str_keys(data.get(key)):
+            fail(key, "an object of field values")
+    if not isinstance(data.get("leaves"), Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in data["leaves"].items()
+    ):
+        fail("leaves", "an object of field name to leaf path")
+    for key in ("explicit", "declarations"):
+        if not isinstance(data.get(key), (list, tuple)):
+            fail(key, "a list")
+    if not all(isinstance(n, str) for n in data["explicit"]):
+        fail("explicit", "a list of field names")
+    if not all(str_keys(d) for d in data["declarations"]):
+        fail("declarations", "a list of declaration objects")
+    if not isinstance(data.get("ruleset"), str):
+        fail("ruleset", "a string")
+    for key in ("arch", "release"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            fail(key, "a string or null")
+    notes = data.get("notes", ())
+    if not isinstance(notes, (list, tuple)) or not all(isinstance(n, str) for n in notes):
+        fail("notes", "a list of strings")
+    platform = data.get("platform")
+    if platform is not None and not isinstance(platform, Mapping):
+        fail("platform", "an object of platform facts or null")
+    if data.get("fingerprint") is not None and not isinstance(data["fingerprint"], str):
+        fail("fingerprint", "a string")

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
 from ._declaration import Outcome, apply_declaration, check_value
+from ._frozen import HiddenDict, real_dict, set_real_dict
 from ._hfconfig import HFConfig
 from ._platform import Platform
 from ._registry import Registry
@@ -40,40 +41,44 @@ if TYPE_CHECKING:
 __all__ = ["RuleContext", "View", "check", "resolve"]
 
 
-class View:
+class View(HiddenDict):
     """Read-only access to the arguments as resolved so far: ``view.page_size``, ``view["dtype"]``.
 
-    The view's attribute dictionary *is* the values dictionary the resolver updates, so a
+    The view's instance dictionary *is* the values dictionary the resolver updates, so a
     read is a plain attribute lookup (this is the hot path of every rule) and a live view
-    sees each declaration as soon as it is applied. Writes raise ``FrozenContextError``.
+    sees each declaration as soon as it is applied. Writes raise ``FrozenContextError``, and
+    ``vars(view)`` is a read-only proxy (``HiddenDict``): no write path through ``__dict__``.
     """
 
     def __init__(self, values: dict[str, Any]) -> None:
-        object.__setattr__(self, "__dict__", values)
+        set_real_dict(self, values)
+
+    def _values(self) -> dict[str, Any]:
+        return real_dict(self)
 
     def __getattr__(self, name: str) -> Any:  # only reached when the name is not a field
         raise AttributeError(f"no argument named {name!r}")
 
     def __getitem__(self, name: str) -> Any:
-        return self.__dict__[name]
+        return self._values()[name]
 
     def get(self, name: str, default: Any = None) -> Any:
-        return self.__dict__.get(name, default)
+        return self._values().get(name, default)
 
     def __contains__(self, name: object) -> bool:
-        return name in self.__dict__
+        return name in self._values()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.__dict__)
+        return iter(self._values())
 
     def __len__(self) -> int:
-        return len(self.__dict__)
+        return len(self._values())
 
     def keys(self) -> Any:
-        return self.__dict__.keys()
+        return self._values().keys()
 
     def items(self) -> Any:
-        return self.__dict__.items()
+        return self._values().items()
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenContextError(
@@ -87,45 +92,51 @@ class View:
     def __delattr__(self, name: str) -> None:
         raise FrozenContextError("the view is read-only")
 
+    def __delitem__(self, name: str) -> None:
+        raise FrozenContextError("the view is read-only")
+
+    def __copy__(self) -> View:  # a snapshot: a view of a copy of the values
+        return View(dict(self._values()))
+
+    def __deepcopy__(self, memo: Any) -> View:
+        return self.__copy__()
+
+    def __reduce__(self) -> Any:
+        return (View, (dict(self._values()),))
+
     def __repr__(self) -> str:
-        return f"View({self.__dict__!r})"
+        return f"View({self._values()!r})"
 
 
 class _TracedView(View):
     """A view that also records every argument a rule reads (``trace=True``; slower)."""
 
     def __init__(self, values: dict[str, Any], reads: list[tuple[str, Any]]) -> None:
-        object.__setattr__(self, "__dict__", {"_values": values, "_reads": reads})
+        set_real_dict(self, {"_state": (values, reads)})
+
+    @property  # type: ignore[misc]
+    def __dict__(self) -> Any:
+        return MappingProxyType(self._values())
+
+    def _values(self) -> dict[str, Any]:
+        return real_dict(self)["_state"][0]
 
     def __getattr__(self, name: str) -> Any:
-        state = object.__getattribute__(self, "__dict__")
+        values, reads = real_dict(self)["_state"]
         try:
-            value = state["_values"][name]
+            value = values[name]
         except KeyError:
             raise AttributeError(f"no argument named {name!r}") from None
-        state["_reads"].append(("args." + name, value))
+        reads.append(("args." + name, value))
         return value
 
     def __getitem__(self, name: str) -> Any:
+        if name not in self._values():
+            raise KeyError(name)
         return self.__getattr__(name)
 
     def get(self, name: str, default: Any = None) -> Any:
         return self.__getattr__(name) if name in self else default
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.__dict__["_values"]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.__dict__["_values"])
-
-    def __len__(self) -> int:
-        return len(self.__dict__["_values"])
-
-    def keys(self) -> Any:
-        return self.__dict__["_values"].keys()
-
-    def items(self) -> Any:
-        return self.__dict__["_values"].items()
 
 
 class _Traced:
@@ -204,12 +215,21 @@ class RuleContext:
         arch: str | None,
         explicit: frozenset[str],
     ) -> None:
-        self.args = args
-        self.hf = hf
-        self.platform = platform
-        self.env = env
-        self.arch = arch
-        self.explicit = explicit
+        setter = object.__setattr__
+        setter(self, "args", args)
+        setter(self, "hf", hf)
+        setter(self, "platform", platform)
+        setter(self, "env", env)
+        setter(self, "arch", arch)
+        setter(self, "explicit", explicit)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenContextError(
+            f"cannot set ctx.{name}: the rule context is read-only; a rule returns its declarations"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenContextError(f"cannot delete ctx.{name}: the rule context is read-only")
 
     def user_set(self, field: str) -> bool:
         """Whether the user chose ``field`` explicitly (a non-default value)."""
@@ -226,7 +246,10 @@ def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
     schema = registry.schema
     out = {}
     for name, value in args.items():
-        spec = schema.spec(str(name))
+        if not isinstance(name, str):
+            raise InvalidArgumentError(f"argument names must be strings, got {name!r}")
+        spec = schema.spec(name)
+        spec.check_type(value, what=f"argument {name}")
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
             raise InvalidArgumentError(f"argument {name}: {value!r} is not a finite number")
         spec.validate(value, what=f"argument {name}")
@@ -238,6 +261,47 @@ def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
 
 
 _EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
+
+
+def checked_platform(platform: Any, what: str = "platform") -> Platform | None:
+    """``platform`` as a ``Platform``: a ``Platform`` as is, a preset name (``"h100"``) as that
+    preset, None as None (detect); anything else is an ``InvalidArgumentError`` naming it."""
+    if platform is None or isinstance(platform, Platform):
+        return platform
+    if isinstance(platform, str):
+        return Platform.preset(platform)  # an unknown name: UnknownPresetError with the presets
+    raise InvalidArgumentError(
+        f"{what} must be a Platform or a preset name such as 'h100', got {type(platform).__name__} "
+        f"{platform!r}"[:200]
+    )
+
+
+def checked_env(env: Any, what: str = "env") -> Mapping[str, str] | None:
+    """``env`` as a mapping of variable name to value (both strings), or None."""
+    if env is None:
+        return None
+    if not isinstance(env, Mapping):
+        raise InvalidArgumentError(
+            f"{what} must be a mapping of environment variable names to string values, got "
+            f"{type(env).__name__} {env!r}"[:200]
+        )
+    for key, value in env.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise InvalidArgumentError(
+                f"{what}: {key!r}={value!r} is not a string name and a string value (environment "
+                "values are strings, e.g. '1')"[:300]
+            )
+    return env
+
+
+def _checked_inputs(hf: Any, platform: Any, env: Any) -> tuple[Any, Platform | None, Any]:
+    if hf is not None and not isinstance(hf, HFConfig):
+        if not isinstance(hf, Mapping):
+            raise InvalidArgumentError(
+                f"hf must be a model config (HFConfig or a mapping), got {type(hf).__name__}"
+            )
+        hf = HFConfig(hf)
+    return hf, checked_platform(platform), checked_env(env)
 
 
 def resolve(
@@ -256,6 +320,13 @@ def resolve(
     ``trace=True`` also records, for every declaration, the inputs its rule read; ``release``
     picks the modelled engine release of a release-aware registry (default: its newest).
     """
+    if not isinstance(registry, Registry):
+        raise InvalidArgumentError(f"registry must be a Registry, got {type(registry).__name__}")
+    hf, platform, env = _checked_inputs(hf, platform, env)
+    if not isinstance(trace, bool):
+        raise InvalidArgumentError(f"trace must be True or False, got {trace!r}")
+    if release is not None and not isinstance(release, str):
+        raise InvalidArgumentError(f"release must be a version string such as '0.5.15', got {release!r}")
     release = registry.release(release)
     schema = registry.schema
     user = _user_args(registry, args)
@@ -263,8 +334,6 @@ def resolve(
     values = defaults.copy()
     values.update(user)
     explicit = frozenset(k for k, v in user.items() if v != defaults[k])
-    if hf is not None and not isinstance(hf, HFConfig):
-        hf = HFConfig(hf)
     if platform is None:
         platform = Platform.detect()
     env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))
@@ -366,12 +435,13 @@ def check(
     ``phase``, ``stage`` its stage and ``resolution`` is ``res``. A check rule that returns a
     non-empty dict is a ``DeclarationError``: checks refuse, they never declare.
     """
-    if phase not in registry.phases:
+    if not isinstance(phase, str) or phase not in registry.phases:
         raise InvalidArgumentError(
             f"unknown check phase {phase!r}; registry {registry.name!r} has {list(registry.phases)}"
         )
-    if hf is not None and not isinstance(hf, HFConfig):
-        hf = HFConfig(hf)
+    if not isinstance(res, Resolution):
+        raise InvalidArgumentError(f"res must be a Resolution, got {type(res).__name__}")
+    hf, _, env = _checked_inputs(hf, None, env)
     env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))
     values = dict(res)
     ctx = RuleContext(View(values), hf, res.platform, env_map, res.arch, res.explicit)

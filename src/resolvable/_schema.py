@@ -104,6 +104,18 @@ class FieldSpec(namedtuple("FieldSpec", "name default arg type")):
     def leaf(self) -> str:
         return self.arg.leaf or self.name
 
+    def check_type(self, value: Any, *, what: str) -> None:
+        """Raise InvalidArgumentError if ``value`` does not have the field's type, as the engine
+        types it: a string is never a bool, int or float (``"false"`` would be true), a bool is
+        not an int, an int is a float. Annotations this does not understand are not checked."""
+        kinds = _kinds(self.type)
+        if kinds is None or any(ok(value) for ok in kinds):
+            return
+        expected = " or ".join(_KIND_WORDS[k] for k in _kind_names(self.type))
+        raise InvalidArgumentError(
+            f"{what}: expected {expected}, got {type(value).__name__} {_short_repr(value)}"
+        )
+
     def validate(self, value: Any, *, what: str) -> None:
         """Raise InvalidArgumentError if ``value`` is outside this field's choices."""
         choices = self.arg.choices
@@ -120,6 +132,56 @@ class FieldSpec(namedtuple("FieldSpec", "name default arg type")):
         raise InvalidArgumentError(message)
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+#: Checks by annotation word (what the engine's argument types are built from).
+_CHECKS: dict[str, Any] = {
+    "bool": lambda v: isinstance(v, bool),
+    "int": _is_int,
+    "float": lambda v: _is_int(v) or isinstance(v, float),
+    "str": lambda v: isinstance(v, str),
+    "None": lambda v: v is None,
+    "list[str]": lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v),
+    "list[int]": lambda v: isinstance(v, (list, tuple)) and all(_is_int(x) for x in v),
+}
+_KIND_WORDS = {
+    "bool": "a bool (True or False)",
+    "int": "an int",
+    "float": "a number",
+    "str": "a string",
+    "None": "None",
+    "list[str]": "a list of strings",
+    "list[int]": "a list of ints",
+}
+
+
+@functools.lru_cache(maxsize=256)  # annotations of schema fields: a few dozen distinct ones
+def _kind_names(annotation: Any) -> tuple[str, ...] | None:
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None)
+    if text is None:
+        text = str(annotation).replace("typing.", "")
+    text = text.replace(" ", "").replace("NoneType", "None")
+    if text.startswith("Optional[") and text.endswith("]"):
+        text = text[len("Optional[") : -1] + "|None"
+    words = tuple(text.split("|"))
+    return words if all(w in _CHECKS for w in words) else None
+
+
+def _kinds(annotation: Any) -> tuple[Any, ...] | None:
+    try:
+        names = _kind_names(annotation)
+    except TypeError:  # an unhashable annotation object: not checked
+        return None
+    return None if names is None else tuple(_CHECKS[n] for n in names)
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 #: Methods of the rule view (``ctx.args``); a field may not be named like one of them.
 _VIEW_METHODS = frozenset({"get", "keys", "items"})
 
@@ -129,11 +191,12 @@ class Schema:
 
     __slots__ = (
         "__weakref__",
+        "_json_defaults",
+        "_list_defaults",
         "choices",
         "cls",
         "defaults",
         "fields",
-        "json_defaults",
         "leaves",
         "resolvable",
     )
@@ -148,20 +211,60 @@ class Schema:
             raise RegistrationError(
                 f"{cls.__name__}: field name(s) {clash} would hide methods of the rules' read-only view; rename them"
             )
-        self.cls = cls
-        self.fields: Mapping[str, FieldSpec] = MappingProxyType(specs)
-        self.defaults: Mapping[str, Any] = MappingProxyType({n: s.default for n, s in specs.items()})
-        #: Defaults in JSON shape (tuples as lists): the starting values of every resolution.
-        self.json_defaults: Mapping[str, Any] = MappingProxyType(
-            {n: list(v) if isinstance(v, tuple) else v for n, v in self.defaults.items()}
+        setter = object.__setattr__  # the record is frozen once built (see __setattr__)
+        setter(self, "cls", cls)
+        setter(self, "fields", MappingProxyType(specs))
+        defaults = MappingProxyType({n: s.default for n, s in specs.items()})
+        setter(self, "defaults", defaults)
+        # Defaults in JSON shape (tuples as lists), kept frozen: ``json_defaults`` hands out copies.
+        setter(
+            self,
+            "_json_defaults",
+            MappingProxyType(
+                {n: tuple(v) if isinstance(v, (list, tuple)) else v for n, v in defaults.items()}
+            ),
         )
-        self.resolvable = frozenset(n for n, s in specs.items() if s.arg.resolvable)
+        setter(
+            self, "_list_defaults", frozenset(n for n, v in defaults.items() if isinstance(v, (list, tuple)))
+        )
+        resolvable = frozenset(n for n, s in specs.items() if s.arg.resolvable)
+        setter(self, "resolvable", resolvable)
         #: field -> allowed values, for the fields that have choices.
-        self.choices: Mapping[str, frozenset[Any]] = MappingProxyType(
-            {n: frozenset(s.arg.choices) for n, s in specs.items() if s.arg.choices is not None}
+        setter(
+            self,
+            "choices",
+            MappingProxyType(
+                {n: frozenset(s.arg.choices) for n, s in specs.items() if s.arg.choices is not None}
+            ),
         )
-        self.leaves: Mapping[str, str] = MappingProxyType({n: specs[n].leaf for n in sorted(self.resolvable)})
+        setter(self, "leaves", MappingProxyType({n: specs[n].leaf for n in sorted(resolvable)}))
         _check_leaf_tree(cls.__name__, self.leaves)
+
+    @property
+    def json_defaults(self) -> dict[str, Any]:
+        """Defaults in JSON shape (tuples as lists): the starting values of every resolution. A
+        fresh dict with fresh lists on every read, so no caller can alter the schema's defaults."""
+        out = dict(self._json_defaults)
+        for name in self._list_defaults:
+            out[name] = list(out[name])
+        return out
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        from .errors import FrozenContextError
+
+        raise FrozenContextError(f"cannot set Schema.{name}: a schema is immutable once built")
+
+    def __delattr__(self, name: str) -> None:
+        self.__setattr__(name, None)
+
+    def __copy__(self) -> Schema:  # immutable: a copy is the same value
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Schema:
+        return self
+
+    def __reduce__(self) -> Any:
+        return (schema_of, (self.cls,))
 
     def spec(self, name: str) -> FieldSpec:
         try:

@@ -6,6 +6,10 @@ them all and the CLI can turn them into a one-line message. Writes to frozen obj
 ``AttributeError`` subclasses, like ``dataclasses.FrozenInstanceError``. Mistakes of a
 rule author (bad registration, a rule that does not return a dict) are ``TypeError`` or
 ``RegistrationError`` and name the rule with its ``file:line``.
+
+Every message is one line: ``str(error)`` escapes line breaks, other control characters and
+characters that cannot be encoded (lone surrogates from undecodable paths), so a name or value
+taken from the input can never split an error over two lines (``one_line``).
 """
 
 from __future__ import annotations
@@ -19,13 +23,35 @@ __all__ = [
     "FrozenContextError",
     "InvalidArgumentError",
     "LateDeclarationError",
+    "OutputError",
     "ParityError",
     "RegistrationError",
     "ResolvableError",
     "RuleFailure",
     "UnknownPresetError",
     "closest",
+    "one_line",
 ]
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if ch in "\n\r\t":
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every non-printable character (line breaks, control characters, lone
+    surrogates, other separators than the space) written as its escape (``\\n``, ``\\x1b``,
+    ``\\udce9``): a message that always fits on one line and can always be encoded."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
 
 
 def closest(word: str, candidates: Iterable[str]) -> str | None:
@@ -37,11 +63,18 @@ def closest(word: str, candidates: Iterable[str]) -> str | None:
 
 
 class ResolvableError(ValueError):
-    """Base class of every user-facing error raised by resolvable."""
+    """Base class of every user-facing error raised by resolvable (its text is one line)."""
+
+    def __str__(self) -> str:
+        return one_line(super().__str__())
 
 
 class ConfigError(ResolvableError):
     """A model config (config.json, a directory, a hub id) is missing or malformed."""
+
+
+class OutputError(ResolvableError):
+    """A file or stream the tool writes could not be written (the previous file is unchanged)."""
 
 
 class UnknownPresetError(ResolvableError):
@@ -102,7 +135,7 @@ class ConflictError(ResolvableError):
         if self.rule:
             phase = f", {self.phase} check" if self.phase else ""
             text += f" [refused by {self.rule} at {self.location}{phase}]"
-        return text
+        return one_line(text)
 
 
 class RuleFailure(ResolvableError):

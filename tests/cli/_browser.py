@@ -2,7 +2,7 @@
 
 It drives Debian's chromium through chromedriver's HTTP protocol, so the tests need no Python
 package beyond pytest. ``find_browser()`` returns None when either program is missing; the
-tests then skip with that reason.
+tests then fail in CI and skip elsewhere with that reason (see tests/required_inputs.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 
@@ -153,11 +152,16 @@ def test_why_not_checks_the_fix_too(capsys):
 # -- 4. errors and environments ------------------------------------------------------------------
 
 
-@pytest.mark.skipif(shutil.which("resolvable") is None, reason="console script not installed")
 def test_a_cp1252_console_gets_ascii_symbols_not_a_crash():
+    # the console script's own entry point, run by this interpreter (never skipped: no PATH lookup)
     env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
     proc = subprocess.run(
-        ["resolvable", *golden_argv(["explain", "deepseek-v3", "--platform", "b200", "--page-size", "16"])],
+        [
+            sys.executable,
+            "-m",
+            "resolvable.cli",
+            *golden_argv(["explain", "deepseek-v3", "--platform", "b200", "--page-size", "16"]),
+        ],
         capture_output=True,
         env=env,
         timeout=60,
@@ -167,7 +171,12 @@ def test_a_cp1252_console_gets_ascii_symbols_not_a_crash():
     assert "  + 1. [device] device_default" in out and "legend: + applied" in out
     assert "\u2713" not in out and "internal error" not in proc.stderr.decode("cp1252")
     matrix = subprocess.run(
-        ["resolvable", *golden_argv(["matrix", "--models", "exaone-4.0-32b", "--platforms", "h100"])],
+        [
+            sys.executable,
+            "-m",
+            "resolvable.cli",
+            *golden_argv(["matrix", "--models", "exaone-4.0-32b", "--platforms", "h100"]),
+        ],
         capture_output=True,
         env=env,
         timeout=60,

@@ -257,7 +257,15 @@ def test_unreadable_file(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied")
         return real_open(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def os_denied(file, *args, **kwargs):  # the guarded reader opens with os.open (O_NONBLOCK)
+        if os.fspath(file) == str(path):
+            raise PermissionError(13, "Permission denied")
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", denied)
+    monkeypatch.setattr(os, "open", os_denied)
     assert_config_error(path, names=path, match="cannot be read (Permission denied)")
 
 

@@ -60,6 +60,9 @@ random_token = st.one_of(
     st.text(max_size=12),
     st.from_regex(r"\A--?[a-z][a-z\-_]{0,20}(=[a-z0-9]{0,4})?\Z"),
     st.sampled_from(["-1", "0", "1e9", "nan", "inf", "true", "none", "", "=", "--", "-", "--json", "--help"]),
+    # line breaks, escape sequences and an undecodable byte (as os.fsdecode gives it): an error
+    # naming such a token must still be one line
+    st.sampled_from(["a\nb", "\x1b[2J", "x\r", "caf\udce9", "\u2028", "--page-size=1\n6", "h1\n00"]),
 ).filter(_safe)
 
 
@@ -161,6 +164,9 @@ def check(rc: int, out: str, err: str, argv: list[str]) -> None:
         assert "internal error" not in text, (argv, text[-500:])
     if rc == 0 and "--json" in argv and out.startswith("{"):
         json.loads(out, parse_constant=_strict_constant)  # --json prints standard JSON (no NaN/Infinity)
+    # every line on stderr is a message of its own: an input never splits one over two lines
+    for line in err.splitlines():
+        assert line.startswith(("error:", "note:", "warning:", "wrote ")), (argv, err[-500:])
 
 
 # capsys is drained per example, so sharing it across examples is safe.

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from golden import GOLDEN, GOLDEN_FLAGS
+from required_inputs import sglang_wheel
 from resolvable._schema import schema_of
 from resolvable.sglang import ServerArgs
 from resolvable.sglang.cli_args import add_cli_args, from_cli_args
@@ -23,7 +24,6 @@ from resolvable.sglang.flags import load_table, modelled_dests, releases
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = Path(__file__).parent / "data" / "sglang-0.5.15-flag-names.txt"
-WHEELS = Path(os.environ.get("RESOLVABLE_SGLANG_WHEELS", "/work/wheels"))
 
 
 class _Refused(Exception):
@@ -72,20 +72,11 @@ def _extractor():
     return extractor
 
 
-def _wheel(release: str) -> Path | None:
-    """The sglang wheel of ``release`` on this machine (``pip download --no-deps sglang==V -d
-    /work/wheels``), or None: CI has none, so the byte-for-byte check runs where one is."""
-    found = sorted(WHEELS.glob(f"sglang-{release}-*.whl"))
-    return found[0] if found else None
-
-
 @pytest.mark.parametrize("release", releases())
 def test_table_regenerates_from_the_wheel_byte_for_byte(release):
     """Every committed table is what tools/extract_sglang_flags.py writes from that release's
     wheel: 0.5.15-0.5.19 from the ServerArgs dataclass, 0.5.20+ from the namespace classes."""
-    wheel = _wheel(release)
-    if wheel is None:
-        pytest.skip(f"the sglang {release} wheel is not in {WHEELS}")
+    wheel = sglang_wheel(release)  # missing: fails in CI, skips (saying why) elsewhere
     extractor = _extractor()
     table = extractor.extract(str(wheel))
     committed = ROOT / f"src/resolvable/sglang/flags/sglang-{release}.json"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from release_helpers import refusal_at, resolve_at
 
+from required_inputs import sglang_wheel
 from resolvable import Platform
 from resolvable.errors import ConflictError, InvalidArgumentError
 from resolvable.sglang import registry, resolve_server_args
@@ -22,7 +23,6 @@ from resolvable.sglang.models import load_model
 
 OLD, NEW = "0.5.15", "0.5.19"
 ROOT = Path(__file__).resolve().parents[2]
-WHEEL = Path("/work/wheels/sglang-0.5.19-cp311-cp311-manylinux_2_34_x86_64.whl")
 
 
 def _hf(model):
@@ -267,15 +267,15 @@ def test_12_flag_table_of_0_5_19_has_the_new_names():
     )
 
 
-@pytest.mark.skipif(not WHEEL.is_file(), reason="the sglang 0.5.19 wheel is not on this machine")
 def test_12_flag_table_is_generated_from_the_wheel():
+    wheel = sglang_wheel(NEW)  # missing: fails in CI, skips (saying why) elsewhere
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("extract", ROOT / "tools/extract_sglang_flags.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     committed = (ROOT / "src/resolvable/sglang/flags/sglang-0.5.19.json").read_text()
-    assert mod.dump(mod.extract(str(WHEEL))) == committed
+    assert mod.dump(mod.extract(str(wheel))) == committed
     assert len(json.loads(committed)["flags"]) == 503
 
 

@@ -10,13 +10,15 @@ platform is simulated from a preset unless ``--platform detect``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import ConflictError, ResolvableError
+from ..errors import ConflictError, ResolvableError, one_line
 from . import backends as _backends
 from . import vllm as _vllm
 from ._common import (
@@ -327,11 +329,92 @@ def _named_release(argv: Sequence[str]) -> str | None:
     return None
 
 
+#: Exit status when standard output is a closed pipe (``resolvable … | head``): 128 + SIGPIPE,
+#: what a shell reports for a program that the closed pipe ended.
+EXIT_CLOSED_PIPE = 141
+
+
+class _StreamFailed(Exception):
+    """Writing to standard output failed (a full device, a closed pipe): not a bug of ours."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _GuardedStream:
+    """Standard output during a command: a failed write or flush raises ``_StreamFailed``, so
+    ``main`` can tell an output failure from a bug and end cleanly."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if self._stream is None:  # started with stdout closed (`resolvable … >&-`)
+            raise _StreamFailed(OSError(errno.EBADF, "standard output is closed"))
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise _StreamFailed(exc) from None
+
+    def flush(self) -> None:
+        if self._stream is None:
+            return
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise _StreamFailed(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _say(text: str) -> None:
+    """One line on stderr; a stderr that cannot be written to is not an error of its own."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr, flush=True)
+
+
+def _detach_stdout(stream: Any) -> None:
+    """Point the file descriptor of a failed stdout at /dev/null, so that the interpreter's final
+    flush does not fail again ("Exception ignored ... BrokenPipeError")."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``resolvable`` command; returns the exit status (0, 1 findings, 2 an error, 141 a
+    closed output pipe). Output failures end cleanly, never as an internal error."""
+    use_ascii_where_needed(sys.stdout, sys.stderr)
+    stdout = sys.stdout
+    sys.stdout = _GuardedStream(stdout)  # type: ignore[assignment]
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+        return code
+    except _StreamFailed as exc:
+        _detach_stdout(stdout)
+        if isinstance(exc.cause, BrokenPipeError):
+            return EXIT_CLOSED_PIPE
+        _say(f"error: cannot write to standard output ({exc.cause.strerror or exc.cause})")
+        return EXIT_USAGE
+    finally:
+        if isinstance(sys.stdout, _GuardedStream):
+            sys.stdout = stdout
+
+
+def _run(argv: Sequence[str] | None) -> int:
     from ..sglang import flags
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    use_ascii_where_needed(sys.stdout, sys.stderr)
     wants_json = "--json" in argv
     previous_table = flags.use_release(None)
     try:
@@ -358,24 +441,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConflictError as exc:
         if wants_json:  # scripts get the refusal as JSON too
             print(json.dumps(refusal_json(exc), indent=2, default=repr))
-        print(f"error: {refusal_prefix(exc)}: {exc}", file=sys.stderr)
+        _say(f"error: {refusal_prefix(exc)}: {exc}")
         return EXIT_USAGE
     except ResolvableError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}")
         return EXIT_USAGE
     except SystemExit as exc:  # argparse: --help, --version, usage errors (already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    except BrokenPipeError:
-        return 0
+    except _StreamFailed:
+        raise
+    except BrokenPipeError as exc:  # a stream other than stdout (a pager's pipe, say)
+        raise _StreamFailed(exc) from None
     except KeyboardInterrupt:
         return 130
+    except RecursionError:  # input nested beyond what any check anticipated: refuse, do not crash
+        _say("error: the input is nested too deeply to process; this is not a valid model config or command")
+        return EXIT_USAGE
+    except MemoryError:
+        _say("error: out of memory while processing the input; it is too large to be a model config")
+        return EXIT_USAGE
     except Exception as exc:  # a bug: say so without a wall of traceback unless asked
         if os.environ.get("RESOLVABLE_DEBUG"):
             raise
-        print(
-            f"internal error: {type(exc).__name__}: {exc} (set RESOLVABLE_DEBUG=1 for a traceback; "
-            "please report it)",
-            file=sys.stderr,
+        _say(
+            one_line(
+                f"internal error: {type(exc).__name__}: {exc} (set RESOLVABLE_DEBUG=1 for a traceback; "
+                "please report it)"
+            )
         )
         return 70
     finally:

@@ -6,6 +6,7 @@ Invariant: every user mistake becomes a ``ResolvableError`` (a ``ValueError``) w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import re
 import sys
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._platform import Platform
-from ..errors import ConflictError, ResolvableError, closest
+from ..errors import ConflictError, ResolvableError, closest, one_line
 
 EXIT_USAGE = 2
 
@@ -48,7 +49,8 @@ class _Parser(argparse.ArgumentParser):
             choices = re.findall(r"'([^']*)'", match.group(2))
             hint = closest(match.group(1), choices)
             message += f"; did you mean '{hint}'?" if hint else ""
-        self.exit(EXIT_USAGE, f"error: {message} (see {self.see or f'`{self.prog} --help`'})\n")
+        see = self.see or f"`{self.prog} --help`"
+        self.exit(EXIT_USAGE, f"error: {one_line(message)} (see {one_line(see)})\n")
 
 
 #: Symbols of the text output and their ASCII stand-ins, for consoles that cannot show them.
@@ -59,24 +61,26 @@ def _ascii_stand_in(err: UnicodeError) -> tuple[str, int]:
     if not isinstance(err, UnicodeEncodeError):
         raise err
     text = err.object[err.start : err.end]
-    return "".join(ASCII_SYMBOLS.get(ch, "?") for ch in text), err.end
+    return "".join(
+        ASCII_SYMBOLS.get(ch) or ch.encode("ascii", "backslashreplace").decode() for ch in text
+    ), err.end
 
 
 def use_ascii_where_needed(*streams: Any) -> None:
-    """A console that cannot encode the symbols (cp1252, the Windows default) gets ASCII
-    stand-ins for them instead of a UnicodeEncodeError."""
+    """A stream never fails on a character it cannot encode: a console that cannot encode the
+    symbols (cp1252, the Windows default) gets ASCII stand-ins for them, and any other character
+    it cannot encode (a lone surrogate from an undecodable file name, even on a UTF-8 stream) is
+    written as its escape (``\\udce9``) instead of raising UnicodeEncodeError."""
     import codecs
 
     codecs.register_error("resolvable.ascii", _ascii_stand_in)
     for stream in streams:
         encoding = getattr(stream, "encoding", None)
-        if not encoding:
+        if not encoding or getattr(stream, "errors", None) == "resolvable.ascii":
             continue  # an in-memory stream holds any text
-        try:
-            "".join(ASCII_SYMBOLS).encode(encoding)
-        except (UnicodeEncodeError, LookupError):
-            reconfigure = getattr(stream, "reconfigure", None)
-            if reconfigure is not None:
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a detached or closed stream
                 reconfigure(errors="resolvable.ascii")
 
 
@@ -156,7 +160,9 @@ def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
     parsed = parse_namespace(_set_namespace(pairs))
     if parsed.shown:
         print(
-            f"note: not modelled (accepted, no effect on the resolved fields): {' '.join(parsed.shown)}",
+            one_line(
+                f"note: not modelled (accepted, no effect on the resolved fields): {' '.join(parsed.shown)}"
+            ),
             file=sys.stderr,
         )
     return parsed.user
@@ -308,7 +314,7 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         or "(none)"
     )
     lines = [
-        f"model     {args.model}  [{res.arch}]",
+        f"model     {one_line(str(args.model))}  [{one_line(str(res.arch))}]",
         f"platform  {platform.name}: {platform.describe()}"
         + (f"  (detected by {platform.detected_by})" if platform.name == "detected" else ""),
         f"flags     {flags}",
@@ -353,7 +359,7 @@ def hf_value(hf: Any, dotted: str) -> Any:
 
 def _report_ignored(ignored: list[str]) -> None:
     if ignored:
-        print(f"note: ignored: {' '.join(ignored)}", file=sys.stderr)
+        print(one_line(f"note: ignored: {' '.join(ignored)}"), file=sys.stderr)
 
 
 def _csv_list(text: str | None) -> list[str] | None:

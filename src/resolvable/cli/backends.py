@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._files import shown
 from ._common import UsageError, _csv_list
 
 FORMATS = ("text", "md", "html", "json")
@@ -54,9 +55,10 @@ def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
         Platform.preset(p)  # unknown preset: UnknownPresetError with a suggestion
     text = backend_table(backends, platforms, sglang_version=args.sglang_version).render(args.format)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        print(f"wrote {args.output}", file=sys.stderr)
+        from .._files import write_atomic
+
+        write_atomic(args.output, text, what="backend table output")
+        print(f"wrote {shown(args.output)}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from .._files import shown
 from .._platform import PLATFORM_ENV_VAR, Platform
 from .._text import short, table
 from ..errors import ConflictError
@@ -73,6 +74,13 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
 
 
 def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
+    for flag, value in (("--vs-platform", args.vs_platform), ("--vs-sglang-version", args.vs_sglang_version)):
+        if value is not None and not value.strip():  # an empty value is a mistake, not "not given"
+            raise UsageError(
+                f"{flag} is empty; name a preset (see `resolvable platforms`)"
+                if flag == "--vs-platform"
+                else f"{flag} is empty; name a release such as 0.5.23"
+            )
     user = _user_flags(args)
     other_user = {**user, **_parse_set(args.vs_set)}
     if args.vs_platform is None and not args.vs_set and args.vs_sglang_version is None:
@@ -154,9 +162,10 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
         text = render_diff(diff, args.format, title=title)
         wrote = diff.summary
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        print(f"wrote {args.output} ({wrote})", file=sys.stderr)
+        from .._files import write_atomic
+
+        write_atomic(args.output, text, what="matrix output")
+        print(f"wrote {shown(args.output)} ({wrote})", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

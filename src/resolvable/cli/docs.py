@@ -11,6 +11,7 @@ import os
 import sys
 from typing import Any
 
+from .._files import write_atomic
 from ._common import EXIT_FINDINGS
 
 DOCS = (("docs/support-matrix.md", "md"), ("docs/support-matrix.html", "html"))
@@ -36,11 +37,27 @@ def generate_docs(root: str | None = None) -> dict[str, str]:
     docs["docs/backends.html"] = backends.render("html")
     readme = os.path.join(root, "README.md") if root is not None else None
     if readme is not None and os.path.isfile(readme):
-        with open(readme, encoding="utf-8") as fh:
-            text = refresh_examples(fh.read())
+        text = refresh_examples(_read_text(readme, "README.md"))
         excerpt = backends.select(README_BACKENDS).render("md", notes=False)
         docs["README.md"] = refresh_section(text, "backends", excerpt)
     return docs
+
+
+#: The checkout files `docs` reads (README.md, pyproject.toml) are a few tens of KB.
+_MAX_CHECKOUT_FILE_BYTES = 4 * 2**20
+
+
+def _read_text(path: str, what: str) -> str:
+    """A UTF-8 text file of the checkout, read with the guards of every read (a regular file,
+    bounded); anything else is a ``ConfigError`` naming it."""
+    from .._files import read_bounded, shown
+    from ..errors import ConfigError
+
+    raw = read_bounded(path, _MAX_CHECKOUT_FILE_BYTES, what=what)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{shown(path)}: not UTF-8 text (byte {exc.start}); {what} must be UTF-8") from None
 
 
 def refresh_section(markdown: str, name: str, content: str) -> str:
@@ -134,15 +151,35 @@ def is_checkout(root: str) -> bool:
     """Whether ``root`` is a resolvable source checkout (its pyproject.toml names the project)."""
     import re
 
+    from ..errors import ConfigError
+
     try:
-        with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError:
+        text = _read_text(os.path.join(root, "pyproject.toml"), "pyproject.toml")
+    except ConfigError:
         return False
     return re.search(r'(?m)^name\s*=\s*"resolvable"\s*$', text) is not None
 
 
+def _make_parent(path: str) -> None:
+    """Create the directory of ``path`` (``docs/``) when missing; a file in its place is an error
+    naming it, and nothing is written."""
+    from .._files import shown
+    from ..errors import OutputError
+
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputError(
+            f"{shown(directory)}: is not a directory; remove or rename it to regenerate the docs"
+        ) from None
+    except OSError as exc:
+        raise OutputError(f"{shown(directory)}: cannot be created ({exc.strerror or exc})") from None
+
+
 def cmd_docs(args: argparse.Namespace, ignored: list[str]) -> int:
+    from ..errors import ConfigError
+
     if not is_checkout(args.root):
         from ..errors import ResolvableError
 
@@ -155,16 +192,14 @@ def cmd_docs(args: argparse.Namespace, ignored: list[str]) -> int:
     for rel, content in generate_docs(args.root).items():
         path = os.path.join(args.root, rel)
         try:
-            with open(path, encoding="utf-8") as fh:
-                current = fh.read()
-        except OSError:
+            current = _read_text(path, rel)
+        except ConfigError:  # missing, unreadable, not a regular file or not text: regenerate it
             current = None
         if current != content:
             stale.append(rel)
             if not args.check:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(content)
+                _make_parent(path)
+                write_atomic(path, content, what="generated doc")
     if args.check:
         if stale:
             print(f"stale: {', '.join(stale)}; run `resolvable docs` to regenerate", file=sys.stderr)

@@ -22,19 +22,53 @@ if TYPE_CHECKING:
 
 
 def load_function(target: str) -> Any:
+    """The function ``MODULE:FUNCTION`` names; every way it can be wrong is a one-line
+    ``UsageError``: a malformed or relative module name, a module that fails to import, a missing
+    attribute, or a callable that cannot be called as ``fn(args, hf, platform, env)``."""
+    from .._files import shown
+
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
-        raise UsageError(f"expected MODULE:FUNCTION, got {target!r}")
+        raise UsageError(f"expected MODULE:FUNCTION, got {shown(target)!r}")
+    if not all(part.isidentifier() for part in module_name.split(".")):
+        raise UsageError(
+            f"{shown(module_name)!r} is not an absolute module name (dotted identifiers, e.g. "
+            "my_team.legacy_config); relative imports are not supported"
+        )
+    if not all(part.isidentifier() for part in attr.split(".")):
+        raise UsageError(f"{shown(attr)!r} is not a function name")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # let a team point at a module of its own checkout
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise UsageError(f"cannot import {module_name!r}: {exc}") from None
-    fn = getattr(module, attr, None)
+    except Exception as exc:  # the module itself failed while importing (its own bug)
+        raise UsageError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
+    fn: Any = module
+    for part in attr.split("."):
+        fn = getattr(fn, part, None)
     if not callable(fn):
         raise UsageError(f"{module_name} has no function {attr!r}")
+    import inspect  # deferred: only this command needs it
+
+    try:
+        inspect.signature(fn).bind(None, None, None, None)
+    except TypeError:
+        raise UsageError(
+            f"{module_name}:{attr} cannot be called as fn(args, hf, platform, env); give the function "
+            "that mutates args in place"
+        ) from None
+    except ValueError:  # a builtin without a signature: it cannot be a legacy config function
+        raise UsageError(
+            f"{module_name}:{attr} is not a Python function taking (args, hf, platform, env)"
+        ) from None
     return fn
+
+
+class _LegacyCrashed(Exception):
+    """The user's function raised something other than a refusal (not a ValueError: it must
+    not be compared as one)."""
 
 
 def cmd_parity(args: argparse.Namespace, ignored: list[str]) -> int:
@@ -62,14 +96,25 @@ def cmd_parity(args: argparse.Namespace, ignored: list[str]) -> int:
     def legacy(inputs: Any) -> dict[str, Any]:
         hf, platform, flags = inputs
         stand_in = RecordingArgs({**schema.json_defaults, **flags})
-        legacy_fn(stand_in, hf, platform, env)
+        try:
+            legacy_fn(stand_in, hf, platform, env)
+        except (ValueError, AssertionError):
+            raise  # a refusal, compared with the rules' refusals
+        except Exception as exc:  # a crash of the user's function is not a bug of resolvable
+            raise _LegacyCrashed(
+                f"{args.target} raised {type(exc).__name__} ({exc}) when called as fn(args, hf, platform, env) "
+                f"for {hf.architecture} on {platform.name}; fix the function or point at another one"
+            ) from None
         return {name: getattr(stand_in, name) for name in schema.fields}
 
     def declarative(inputs: Any) -> Any:
         hf, platform, flags = inputs
         return resolve_server_args(hf, platform, env, **flags)
 
-    report = check_parity(cases, legacy, declarative, fields, refusals=(ValueError, AssertionError))
+    try:
+        report = check_parity(cases, legacy, declarative, fields, refusals=(ValueError, AssertionError))
+    except _LegacyCrashed as exc:
+        raise UsageError(str(exc)) from None
     if args.json:
         print(
             json.dumps(

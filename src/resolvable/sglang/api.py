@@ -19,7 +19,7 @@ from .._platform import Platform
 from .._release import ReleaseRange
 from .._resolution import Resolution
 from .._resolve import check, resolve
-from ..errors import ConfigError
+from ..errors import ConfigError, InvalidArgumentError
 from ._base import STARTUP_PHASE, registry
 from .checkpoint import prepare
 from .families.hrm_text import apply_load_time_adjustments, apply_post_init_adjustments
@@ -81,6 +81,9 @@ def resolve_server_args(
     default: the pack's default release, the newest supported; ``"auto"``: the installed sglang's, see
     ``installed_sglang_version``).
     """
+    for name, flag in (("load_time", load_time), ("startup", startup)):
+        if not isinstance(flag, bool):  # "no" would mean True
+            raise InvalidArgumentError(f"{name} must be True or False, got {flag!r}")
     hf = as_hf_config(hf_config)
     if model_path is not None:
         server_args["model_path"] = model_path

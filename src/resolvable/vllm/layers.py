@@ -17,6 +17,8 @@ attention, short conv) are not listed; the head size follows
 
 from __future__ import annotations
 
+import contextlib
+
 from .._hfconfig import HFConfig
 from ..errors import ConflictError
 from .query import LayerQuery
@@ -206,8 +208,12 @@ _ARG_KEYS = (
     "flash_attn_version",
     "use_trtllm_attention",
 )
-_MEMO: dict[tuple, tuple[HFConfig, tuple[LayerQuery, ...]]] = {}
-_MEMO_LIMIT = 4096
+#: id(config) -> (the config, {inputs: queries}). A memo keyed on user input stays bounded: it
+#: keeps the entries of the last few configs only (each config object is kept alive while its
+#: entries are), and a bounded number of entries per config.
+_MEMO: dict[int, tuple[HFConfig, dict[tuple, tuple[LayerQuery, ...]]]] = {}
+_MEMO_CONFIGS = 4
+_MEMO_PER_CONFIG = 1024
 
 
 def layer_queries(
@@ -226,20 +232,27 @@ def layer_queries(
     identity (configs are immutable), so a hit is exactly the value a fresh build gives.
     """
     key = (
-        id(hf),
         tuple(args[k] for k in _ARG_KEYS),
         platform,
         frozenset(env.items()) if env else frozenset(),
         user_block_size,
         kernels,
     )
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0] is hf:
-        return list(hit[1])
+    kept = _MEMO.get(id(hf))
+    if kept is not None and kept[0] is hf:
+        hit = kept[1].get(key)
+        if hit is not None:
+            return list(hit)
     out = _build(hf, args, platform, env, user_block_size=user_block_size, kernels=kernels)
-    if len(_MEMO) >= _MEMO_LIMIT:
-        _MEMO.clear()
-    _MEMO[key] = (hf, tuple(out))
+    if kept is None or kept[0] is not hf:
+        if len(_MEMO) >= _MEMO_CONFIGS:
+            # the oldest config (another thread may have dropped it, or be changing the dict)
+            with contextlib.suppress(RuntimeError, StopIteration):
+                _MEMO.pop(next(iter(_MEMO)), None)
+        kept = _MEMO[id(hf)] = (hf, {})
+    if len(kept[1]) >= _MEMO_PER_CONFIG:
+        kept[1].clear()
+    kept[1][key] = tuple(out)
     return out
 
 
