@@ -144,6 +144,19 @@ def _env(pairs: Sequence[str], pasted: dict[str, str] | None = None) -> dict[str
     return env
 
 
+def unread_env(args: argparse.Namespace) -> dict[str, str]:
+    """The launch's environment assignments (pasted ``KEY=VALUE`` words and ``--env``) that no rule
+    reads (not in ``sglang.api.ENV_VARS``): listed as not modelled, never dropped silently."""
+    from ..sglang.api import ENV_VARS
+
+    launch = getattr(args, "launch", None)
+    given = dict(launch.env) if launch is not None else {}
+    for pair in getattr(args, "env", None) or ():
+        key, _, value = pair.partition("=")
+        given[key] = value
+    return {k: v for k, v in given.items() if k not in ENV_VARS}
+
+
 def _set_namespace(pairs: Sequence[str]) -> argparse.Namespace:
     """``--set FLAG=VALUE`` (SGLang flag or field name) → the parsed sglang namespace."""
     from ..sglang.cli_args import add_cli_args
@@ -414,6 +427,11 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
     if shown:
         lines.append(
             f"not modelled  {', '.join(shown)}: accepted, does not affect the resolved fields in this pack"
+        )
+    unread = unread_env(args)
+    if unread:
+        lines.append(
+            f"not modelled  env {' '.join(f'{k}={v}' for k, v in unread.items())}: no rule of this pack reads it"
         )
     lines += [f"note      {n}" for n in getattr(args, "input_notes", ())]
     if platform.vendor == "cpu" and str(platform.detected_by or "").startswith("fallback to CPU"):
