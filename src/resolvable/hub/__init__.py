@@ -83,7 +83,8 @@ def endpoint() -> str:
 
 def offline() -> bool:
     """``HF_HUB_OFFLINE`` as huggingface_hub reads it (1, ON, YES, TRUE)."""
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in ("1", "ON", "YES", "TRUE")
+    value = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
+    return value.strip().upper() in ("1", "ON", "YES", "TRUE")
 
 
 def hub_cache_dir() -> str:
@@ -144,7 +145,13 @@ class _quiet:
     def __enter__(self) -> None:
         import logging
 
+        from huggingface_hub import constants
         from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars
+
+        # huggingface_hub reads HF_HUB_OFFLINE once, when it is imported; this call has read the
+        # environment now (``offline()``) and is online, so its requests must not be refused.
+        self.constants, self.was_offline = constants, constants.HF_HUB_OFFLINE
+        constants.HF_HUB_OFFLINE = False
 
         self.logger = logging.getLogger("huggingface_hub")
         self.level = self.logger.level
@@ -156,6 +163,7 @@ class _quiet:
         from huggingface_hub.utils import enable_progress_bars
 
         self.logger.setLevel(self.level)
+        self.constants.HF_HUB_OFFLINE = self.was_offline
         if not self.bars_were_off:
             enable_progress_bars()
 
