@@ -182,3 +182,14 @@ def test_unread_environment_variables_are_listed_as_not_modelled(capsys):
         "qwen3-8b",
     )
     assert json.loads(out)["not_modelled"]["env"] == {"SGLANG_ENABLE_SPEC_V2": "1"}
+
+
+def test_a_flag_removed_before_the_oldest_table_names_its_replacement(capsys):
+    from resolvable.sglang.flags import REMOVED_BEFORE_TABLES, load_table, releases
+
+    for option, use in REMOVED_BEFORE_TABLES.items():
+        assert all(option not in load_table(r).by_option for r in releases())
+        assert use.split()[0] in load_table(releases()[-1]).by_option
+    code, _out, err = run(capsys, "explain", "deepseek-v3", "--platform", "h200", "--enable-deepep-moe")
+    assert code == 2
+    assert "it was removed before 0.5.15, use --moe-a2a-backend deepep" in err

@@ -109,8 +109,11 @@ def test_an_architecture_the_release_does_not_implement_is_refused(release):
 
 
 def test_the_registry_lists_follow_the_wheels_per_release():
+    from resolvable.sglang import SGLANG_RELEASES
+    from resolvable.sglang.passes.startup import OLDEST_ARCHITECTURE_LIST
+
     archs = implemented_architectures()
-    assert set(archs) >= {"0.5.15", "0.5.23"}
+    assert list(archs) == list(SGLANG_RELEASES[SGLANG_RELEASES.index(OLDEST_ARCHITECTURE_LIST) :])
     assert archs["0.5.15"] <= archs["0.5.23"] | archs["0.5.15"]
     from resolvable.sglang.models import bundled, catalog
 

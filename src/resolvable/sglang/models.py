@@ -43,7 +43,7 @@ def load_model(spec: str, *, model_config_parser: str = "auto", revision: str | 
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("the model must be a non-empty name or path")
     key = spec.strip()
-    if key.lower() in catalog() and revision is None:
+    if key.lower() in catalog():  # a bundled name is no hub id: a --revision does not apply to it
         return bundled(key.lower())
     if model_config_parser not in ("auto", "hf", "mistral"):
         raise ConfigError(f"unknown model config parser {model_config_parser!r}; choose auto, hf or mistral")

@@ -205,6 +205,18 @@ REMOVED_REPLACEMENTS: dict[str, str | None] = {
 }
 
 
+#: Flags sglang removed before the oldest table (0.5.15) that published launch commands still use,
+#: with the flag that replaced each (sglang's MoE flags became --moe-a2a-backend and
+#: --moe-runner-backend values; expert parallelism became --ep-size).
+REMOVED_BEFORE_TABLES: dict[str, str] = {
+    "--enable-deepep-moe": "--moe-a2a-backend deepep",
+    "--enable-ep-moe": "--ep-size N",
+    "--enable-flashinfer-cutlass-moe": "--moe-runner-backend flashinfer_cutlass",
+    "--enable-flashinfer-trtllm-moe": "--moe-runner-backend flashinfer_trtllm",
+    "--enable-triton-kernel-moe": "--moe-runner-backend triton_kernel",
+}
+
+
 def replacement(option: str) -> str | None:
     """What replaces the removed flag ``option``: the flag its last table's deprecation names, else
     the one ``REMOVED_REPLACEMENTS`` records, else None (sglang names none)."""
@@ -249,6 +261,8 @@ def option_history(option: str, release: str) -> str | None:
         return text
     if later:
         return f"it was added in {later[0]}"
+    if option in REMOVED_BEFORE_TABLES:
+        return f"it was removed before {tables[0]}, use {REMOVED_BEFORE_TABLES[option]}"
     return None
 
 

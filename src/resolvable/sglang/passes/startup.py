@@ -192,10 +192,19 @@ def _architecture_implemented(ctx, release: str) -> dict:
     )
 
 
+#: The oldest release in architectures.json; it also stands for the releases before it.
+OLDEST_ARCHITECTURE_LIST = "0.5.15"
+
+
 def _register_architecture_rules() -> None:
     """One ``architecture_implemented`` rule per release with a registry list (one body:
     ``_architecture_implemented``); the oldest list also stands for the releases before it."""
-    releases = list(implemented_architectures())
+    from ..._release import release_key
+    from .._base import SGLANG_RELEASES
+
+    # The releases whose wheel was read (architectures.json, checked against this list by the
+    # tests); read lazily, at the first check, so importing the pack reads no JSON.
+    releases = [r for r in SGLANG_RELEASES if release_key(r) >= release_key(OLDEST_ARCHITECTURE_LIST)]
     for i, release in enumerate(releases):
         until = releases[i + 1] if i + 1 < len(releases) else None
 
