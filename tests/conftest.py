@@ -23,6 +23,10 @@ _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
+# No network in tests: a hub id that is not cached reads its bundled sample (or fails at once)
+# instead of asking huggingface.co; the hub tests serve files from 127.0.0.1 and unset this.
+os.environ["HF_HUB_OFFLINE"] = "1"
+
 _COMMON = {
     "deadline": None,
     "suppress_health_check": (HealthCheck.too_slow, HealthCheck.data_too_large),

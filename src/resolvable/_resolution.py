@@ -106,6 +106,7 @@ class Resolution(Mapping):
         "declarations",
         "explicit",
         "leaves",
+        "not_modelled",
         "notes",
         "platform",
         "release",
@@ -129,6 +130,7 @@ class Resolution(Mapping):
         leaves: Mapping[str, str],
         owned: bool = False,
         release: str | None = None,
+        not_modelled: Mapping[str, Any] | None = None,
     ) -> None:
         # Copies protect callers' dicts; a resolver hands over dicts it owns (``owned=True``).
         set_ = object.__setattr__
@@ -146,6 +148,9 @@ class Resolution(Mapping):
         set_(
             self, "leaves", leaves if isinstance(leaves, MappingProxyType) else MappingProxyType(dict(leaves))
         )
+        #: Arguments the user passed that the engine accepts but no rule reads (field → value);
+        #: they never change a value or the fingerprint, and are listed, not dropped.
+        set_(self, "not_modelled", MappingProxyType(dict(not_modelled or {})))
         set_(self, "_published", False)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -292,6 +297,26 @@ class Resolution(Mapping):
             leaves=self.leaves,
             owned=True,
             release=self.release,
+            not_modelled=self.not_modelled,
+        )
+
+    def with_not_modelled(self, fields: Mapping[str, Any]) -> Resolution:
+        """This resolution, recording ``fields`` as accepted but not modelled (values unchanged)."""
+        if not fields:
+            return self
+        return Resolution(
+            values=self._values,
+            user=self.user,
+            explicit=self.explicit,
+            declarations=self.declarations,
+            platform=self.platform,
+            arch=self.arch,
+            notes=self.notes,
+            ruleset=self.ruleset,
+            schema=self.schema,
+            leaves=self.leaves,
+            release=self.release,
+            not_modelled={**self.not_modelled, **fields},
         )
 
     def _mark_published(self) -> None:
@@ -331,6 +356,11 @@ class Resolution(Mapping):
             "explicit": sorted(self.explicit),
             "declarations": [d.to_dict() for d in self.declarations],
             "notes": list(self.notes),
+            **(
+                {"not_modelled": {k: canonical(v) for k, v in self.not_modelled.items()}}
+                if self.not_modelled
+                else {}
+            ),
             "leaves": dict(self.leaves),
             "fingerprint": self.fingerprint(),
         }
@@ -369,6 +399,7 @@ class Resolution(Mapping):
             schema=schema,
             leaves=data["leaves"],
             release=data.get("release"),
+            not_modelled=data.get("not_modelled"),
         )
         expected = data.get("fingerprint")
         if expected is not None and expected != res.fingerprint():

@@ -441,13 +441,37 @@ def test_option_history_names_the_release():
     assert "--uno-lora-path" not in _options("0.5.19") and "--uno-lora-path" in _options("0.5.20")
     assert option_history("--uno-lora-path", "0.5.15") == "it was added in 0.5.20"
     assert option_history("--uno-lora-path", "0.5.20") is None
-    assert option_history("--elastic-ep-rejoin", "0.5.23") == "it was removed in 0.5.21"
+    # a flag removed without a deprecation note: the replacement sglang's message names (0.5.20)
+    assert option_history("--elastic-ep-rejoin", "0.5.23") == (
+        "it was removed in 0.5.21, use --elastic-ep-join-mode recover"
+    )
     assert option_history("--elastic-ep-rejoin", "0.5.20") is None
     # a deprecated spelling that went names the replacement sglang gave it
     assert option_history("--nsa-prefill-backend", "0.5.20") == (
-        "it was removed in 0.5.20 (deprecated before that: use "
-        f"{load_table('0.5.19').by_option['--nsa-prefill-backend'].deprecated})"
+        f"it was removed in 0.5.20, use {load_table('0.5.19').by_option['--nsa-prefill-backend'].deprecated}"
     )
+    # a flag sglang dropped says so
+    assert option_history("--torchao-config", "0.5.20") == (
+        "it was removed in 0.5.18, and sglang names no replacement: drop the flag"
+    )
+
+
+def test_every_removed_flag_names_its_replacement_or_none():
+    """Issue 20 item 3: every message about a removed flag says what replaces it (or that
+    nothing does); the replacement is a flag of the newest table."""
+    from resolvable.sglang.flags import REMOVED_REPLACEMENTS, option_history, releases
+
+    newest = load_table(releases()[-1])
+    removed = {o for r in releases() for o in load_table(r).by_option if o not in newest.by_option}
+    assert removed
+    for option in removed:
+        text = option_history(option, releases()[-1])
+        assert ", use " in text or "names no replacement" in text, (option, text)
+        use = text.partition(", use ")[2].split(";")[0].split()
+        if use:
+            assert use[0].split("=")[0] in newest.by_option or "{" in use[0], (option, text)
+    for option in REMOVED_REPLACEMENTS:
+        assert option in removed, option
     assert option_history("--no-such-flag", "0.5.15") is None
 
 
@@ -473,7 +497,7 @@ def test_cli_says_a_removed_flag_was_removed_in_its_release(capsys):
     err = _cli_error(capsys, "--sglang-version", "0.5.23", "--speculative-skip-dp-mlp-sync")
     assert "--speculative-skip-dp-mlp-sync is not a flag of sglang 0.5.23; it was removed in 0.5.23" in err
     err = _cli_error(capsys, "--sglang-version", "0.5.22", "--enable-nsa-prefill-context-parallel")
-    assert "it was removed in 0.5.20 (deprecated before that: use --enable-prefill-cp)" in err
+    assert "it was removed in 0.5.20, use --enable-prefill-cp" in err
 
 
 def test_cli_keeps_did_you_mean_for_typos(capsys):

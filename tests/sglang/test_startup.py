@@ -493,3 +493,59 @@ def test_trtllm_mha_page_128():
     assert "got 32/32" in exc.message
     assert refusal("llama-3.1-8b", "b200", page_size=128, **V17) is None  # GQA 32/8
     assert refusal("olmo-2-7b", "b200", page_size=128) is None  # 0.5.15 snaps the page to 64
+
+
+def test_backend_platform_family():
+    """attention_registry.py create_ascend_backend / create_intel_xpu_backend /
+    create_intel_amx_backend: a backend of another platform family fails on its kernels' import."""
+    exc = refused_by("backend_platform_family", "llama-3.1-8b", "h100", attention_backend="ascend")
+    assert "No module named 'torch_npu'" in exc.message and exc.fix == "pass --attention-backend triton"
+    exc = refused_by("backend_platform_family", "llama-3.1-8b", "xpu", attention_backend="ascend")
+    assert exc.fix == "pass --attention-backend intel_xpu"
+    exc = refused_by("backend_platform_family", "llama-3.1-8b", "cpu-amx", attention_backend="intel_xpu")
+    assert exc.fix == "pass --attention-backend intel_amx" and "flash_mla_decode" in exc.message
+    exc = refused_by("backend_platform_family", "llama-3.1-8b", "mi300x", attention_backend="intel_amx")
+    assert "decode_attention_cpu" in exc.message
+    assert refusal("llama-3.1-8b", "xpu", attention_backend="intel_xpu") is None
+
+
+def _architecture_test(release: str):
+    def test(self_release: str = release) -> None:
+        """model_loader/utils.py get_model_architecture: an encoder-decoder the release's
+        ModelRegistry lacks is refused; a bundled (registered) one and an unregistered
+        ``*ForCausalLM`` (the Transformers fallback) are not."""
+        t5 = {
+            "architectures": ["T5ForConditionalGeneration"],
+            "model_type": "t5",
+            "d_model": 512,
+            "num_heads": 8,
+            "num_layers": 6,
+            "vocab_size": 32128,
+        }
+        version = "0.5.14" if self_release == min(S.implemented_architectures()) else self_release
+        if version == "0.5.14":  # the oldest list also stands for 0.5.14
+            refused_by(
+                f"architecture_implemented_{self_release.replace('.', '_')}",
+                t5,
+                "h100",
+                sglang_version="0.5.14",
+            )
+        exc = refused_by(
+            f"architecture_implemented_{self_release.replace('.', '_')}",
+            t5,
+            "h100",
+            sglang_version=self_release,
+        )
+        assert "T5ForConditionalGeneration has no SGlang implementation" in exc.message
+        assert refusal("llama-3.1-8b", "h100", sglang_version=self_release) is None
+        fallback = {**load_model("llama-3.1-8b").to_dict(), "architectures": ["MadeUpForCausalLM"]}
+        assert refusal(fallback, "h100", sglang_version=self_release) is None
+
+    name = f"test_architecture_implemented_{release.replace('.', '_')}"
+    test.__name__ = test.__qualname__ = name
+    return name, test
+
+
+for _release in S.implemented_architectures():
+    _name, _test = _architecture_test(_release)
+    globals()[_name] = _test

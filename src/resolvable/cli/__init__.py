@@ -61,6 +61,14 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
     )
     _add_engine(p)
     p.add_argument(
+        "--config",
+        dest="model_config",
+        metavar="PATH|SAMPLE",
+        help="the config that stands for MODEL: a config.json, a model directory or a bundled sample "
+        "(for a launch whose --model-path is a local directory that is not on this machine); "
+        "give it before `--` (inside a pasted command, --config is sglang's own YAML config flag)",
+    )
+    p.add_argument(
         "--platform",
         default=platform_default,
         metavar="PRESET",
@@ -72,7 +80,7 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
     _add_sglang_version(p)
-    add_cli_args(p, skip=("model_path",))
+    add_cli_args(p, skip=("model_path", "config"))
 
 
 def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-version", **kw: Any) -> None:
@@ -147,14 +155,20 @@ def build_parser() -> argparse.ArgumentParser:
         "upgrade", help="what an sglang upgrade changes for one launch: fields, deciding rules, outcome"
     )
     _add_model_inputs(p, platform_default=default_platform)
+    from ..sglang import registry as _sglang_registry
+
     _add_sglang_version(
         p,
         "--from",
         dest="from_version",
-        help="the release you run now (default: auto, else the oldest supported)",
+        help="the release you run now (default: the installed sglang's release when one is installed "
+        "and modelled, else the supported release before --to)",
     )
     _add_sglang_version(
-        p, "--to", dest="to_version", help="the release to upgrade to (default: the newest supported)"
+        p,
+        "--to",
+        dest="to_version",
+        help=f"the release to upgrade to (default: {_sglang_registry.default_release}, the pack's default)",
     )
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_upgrade)
@@ -390,6 +404,86 @@ def _detach_stdout(stream: Any) -> None:
         pass
 
 
+def _parse(argv: list[str], pasted: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """resolvable's argv (and the pasted command), with the flag table ``use_release`` chose."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if pasted is not None and args.command not in _TAKES_SGLANG_FLAGS:
+        raise UsageError(f"`--` (a pasted launch command) is for {', '.join(_TAKES_SGLANG_FLAGS)}")
+    _take_model(args, pasted)
+    if extra and args.command not in _TAKES_SGLANG_FLAGS:
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+    sub = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr]
+    ignored = _check_extras(sub, extra) if extra else []
+    if getattr(args, "set", None):  # --set FLAG=VALUE is read with the same table
+        from ._common import _set_namespace
+
+        _set_namespace(args.set)
+    return args, ignored
+
+
+def _option_value(argv: Sequence[str], name: str) -> str | None:
+    for i, token in enumerate(argv):
+        key, eq, value = token.partition("=")
+        if key == name:
+            return value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return None
+
+
+def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
+    """(left, right) releases of a comparison across sglang releases (``upgrade``, ``diff`` or
+    ``matrix`` with ``--vs-sglang-version``), or None (one release; or a release that is not
+    supported, which the command reports itself)."""
+    from ..errors import ResolvableError as _Error
+    from ..sglang.api import sglang_release
+
+    command = next((t for t in argv if not t.startswith("-")), None)
+    if any(t in ("-h", "--help") for t in argv):
+        return None
+    try:
+        if command == "upgrade":
+            from .upgrade import default_versions
+
+            left, right = default_versions(_option_value(argv, "--from"), _option_value(argv, "--to"))
+        elif command in ("diff", "matrix") and _option_value(argv, "--vs-sglang-version") is not None:
+            left = sglang_release(_option_value(argv, "--sglang-version"))
+            right = sglang_release(_option_value(argv, "--vs-sglang-version"))
+        else:
+            return None
+    except _Error:
+        return None
+    return (left, right) if left != right else None
+
+
+def _parse_sides(
+    argv: list[str], pasted: list[str] | None, sides: tuple[str, str]
+) -> argparse.Namespace | None:
+    """Parse the command once per side, each with its release's flag table. A flag (or choice)
+    that one side lacks becomes that side's finding (``args.side_errors``), not a parse error;
+    None when no side parses (the caller then reports the error as for one release)."""
+    from ..sglang import flags
+    from ._common import FlagError
+
+    parsed: dict[str, argparse.Namespace | None] = {}
+    errors: dict[str, FlagError] = {}
+    _Parser.raise_errors = True
+    try:
+        for release in sides:
+            flags.use_release(release)
+            try:
+                parsed[release] = _parse(argv, pasted)[0]
+            except FlagError as exc:
+                parsed[release], errors[release] = None, exc
+    finally:
+        _Parser.raise_errors = False
+    if not any(parsed.values()):
+        return None
+    args = parsed[sides[0]] or parsed[sides[1]]
+    args.side_args = parsed  # type: ignore[union-attr]
+    args.side_errors = errors  # type: ignore[union-attr]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``resolvable`` command; returns the exit status (0, 1 findings, 2 an error, 141 a
     closed output pipe). Output failures end cleanly, never as an internal error."""
@@ -425,17 +519,15 @@ def _run(argv: Sequence[str] | None) -> int:
         if _vllm.wants_vllm(argv):  # the vLLM pack has its own flag names
             return _vllm.main(argv)
         argv, pasted = _split_pasted(argv)
+        sides = _comparison_releases(argv)
+        if sides is not None:  # each side's flags are read with its own release's flag table
+            args = _parse_sides(argv, pasted, sides)
+            if args is not None:
+                flags.use_release(sides[0])
+                return int(args.func(args, []) or 0)
         # sglang's flags (their names and choices) are those of the release being modelled.
-        flags.use_release(_named_release(argv))
-        parser = build_parser()
-        args, extra = parser.parse_known_args(argv)
-        if pasted is not None and args.command not in _TAKES_SGLANG_FLAGS:
-            raise UsageError(f"`--` (a pasted launch command) is for {', '.join(_TAKES_SGLANG_FLAGS)}")
-        _take_model(args, pasted)
-        if extra and args.command not in _TAKES_SGLANG_FLAGS:
-            raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
-        sub = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr]
-        ignored = _check_extras(sub, extra) if extra else []
+        flags.use_release(_named_release(argv) if sides is None else sides[0])
+        args, ignored = _parse(argv, pasted)
         _report_ignored(ignored)
         return int(args.func(args, ignored) or 0)
     except ConflictError as exc:

@@ -10,7 +10,7 @@ import contextlib
 import difflib
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .._platform import Platform
@@ -24,6 +24,10 @@ EXIT_FINDINGS = 1
 
 class UsageError(ResolvableError):
     """A command-line mistake."""
+
+
+class FlagError(UsageError):
+    """A flag the release being parsed does not accept (one side of a comparison may lack it)."""
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -43,7 +47,22 @@ class _Parser(argparse.ArgumentParser):
     #: Where to read about the flags, in the error line (a command that exists; default: this one's help).
     see: str | None = None
 
+    #: Raise ``FlagError`` instead of printing and exiting (parsing one side of a comparison).
+    raise_errors = False
+
     def error(self, message: str) -> Any:  # argparse's own usage errors: one line, exit 2
+        ambiguous = re.match(r"ambiguous option: (\S+?)(=\S*)? could match", message)
+        if ambiguous:  # a flag of another release that is now a prefix of this one's flags
+            from ..sglang.flags import chosen_release, option_history
+
+            history = option_history(ambiguous.group(1), chosen_release())
+            if history is not None:
+                message = f"{ambiguous.group(1)} is not a flag of sglang {chosen_release()}; {history}"
+                if _Parser.raise_errors:
+                    raise FlagError(message)
+                self.exit(EXIT_USAGE, f"error: {message}\n")
+        if _Parser.raise_errors:
+            raise FlagError(message)
         match = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if match:
             choices = re.findall(r"'([^']*)'", match.group(2))
@@ -128,6 +147,19 @@ def _env(pairs: Sequence[str], pasted: dict[str, str] | None = None) -> dict[str
     return env
 
 
+def unread_env(args: argparse.Namespace) -> dict[str, str]:
+    """The launch's environment assignments (pasted ``KEY=VALUE`` words and ``--env``) that no rule
+    reads (not in ``sglang.api.ENV_VARS``): listed as not modelled, never dropped silently."""
+    from ..sglang.api import ENV_VARS
+
+    launch = getattr(args, "launch", None)
+    given = dict(launch.env) if launch is not None else {}
+    for pair in getattr(args, "env", None) or ():
+        key, _, value = pair.partition("=")
+        given[key] = value
+    return {k: v for k, v in given.items() if k not in ENV_VARS}
+
+
 def _set_namespace(pairs: Sequence[str]) -> argparse.Namespace:
     """``--set FLAG=VALUE`` (SGLang flag or field name) → the parsed sglang namespace."""
     from ..sglang.cli_args import add_cli_args
@@ -191,7 +223,7 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
         release = chosen_release()
         history = option_history(name, release)
         if history is not None:  # a real flag of another release: say which, not a near-miss
-            raise UsageError(f"{name} is not a flag of sglang {release}; {history}")
+            raise FlagError(f"{name} is not a flag of sglang {release}; {history}")
         hint = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
         extra_hint = f"; did you mean {hint[0]}?" if hint else f" (sglang {release} has no such flag)"
         raise UsageError(f"unknown flag {name}{extra_hint}")
@@ -230,13 +262,9 @@ def _resolve(
     """Resolve the command's model on a platform for ``version`` (default: ``--sglang-version``);
     a refusal's fix is checked by resolving again with it before it is shown."""
     from ..errors import ConflictError
-    from ..sglang import load_model, resolve_server_args
+    from ..sglang import resolve_server_args
 
-    parser = getattr(args, "not_modelled_values", {}).get("model_config_parser") or user.get(
-        "model_config_parser"
-    )
-    hf = load_model(args.model, model_config_parser=parser or "auto")
-    args.loaded_config = hf  # for the header: which values came from config-class defaults
+    hf = model_config(args, user)
     launch = getattr(args, "launch", None)
     platform = _platform(platform_name)
     env = _env(args.env, launch.env if launch is not None else None)
@@ -253,6 +281,83 @@ def _resolve(
         ) from None
 
 
+def model_config(args: argparse.Namespace, user: dict[str, Any] | None = None) -> Any:
+    """The config of the command's model, read once per command (``args.loaded_config``).
+
+    ``--config PATH|SAMPLE`` names the config that stands for the model (a launch's local
+    ``--model-path`` that is not on this machine); otherwise MODEL is read by ``load_model``,
+    fetching a hub id that is not cached, at sglang's ``--revision`` when one is given."""
+    from ..sglang import load_model
+
+    cached = getattr(args, "loaded_config", None)
+    if cached is not None:
+        return cached
+    not_modelled = getattr(args, "not_modelled_values", None) or {}
+    parser = not_modelled.get("model_config_parser") or (user or {}).get("model_config_parser") or "auto"
+    stand_in = getattr(args, "model_config", None)
+    if stand_in is not None:
+        hf = load_model(stand_in, model_config_parser=parser)
+    else:
+        hf = load_model(args.model, model_config_parser=parser, revision=model_revision(args))
+    args.loaded_config = hf  # also for the header: which values came from config-class defaults
+    return hf
+
+
+def model_revision(args: argparse.Namespace) -> str | None:
+    """sglang's ``--revision`` (the hub branch, tag or commit), from the pasted command or the flags."""
+    launch = getattr(args, "launch", None)
+    pasted = getattr(launch.namespace, "revision", None) if launch is not None else None
+    return getattr(args, "revision", None) or pasted
+
+
+@contextlib.contextmanager
+def flags_of(release: str | None) -> Iterator[None]:
+    """sglang's flags are those of ``release`` inside the block (``flags.use_release``)."""
+    from ..sglang import flags
+
+    previous = flags.use_release(release)
+    try:
+        yield
+    finally:
+        flags.use_release(previous)
+
+
+def side_of(args: argparse.Namespace, release: str) -> tuple[argparse.Namespace | None, ConflictError | None]:
+    """The command as parsed with ``release``'s flag table (one side of a comparison across
+    releases), or (None, the refusal) when that release's parser refuses a flag of it."""
+    sides = getattr(args, "side_args", None)
+    if sides is None or release not in sides:
+        return args, None
+    error = getattr(args, "side_errors", {}).get(release)
+    if error is not None:
+        return None, flag_refusal(error, release)
+    return sides[release], None
+
+
+def flag_refusal(error: Exception, release: str) -> ConflictError:
+    """A flag that sglang ``release``'s parser refuses, as a refusal of that side (with the
+    replacement the flag tables or the release logs name)."""
+    from ..sglang.flags import load_table
+
+    message = str(error)
+    use = re.search(r", use (.+)$", message)
+    refusal = ConflictError(
+        message,
+        fix=f"use {use.group(1)} on sglang {release}" if use else None,
+        upstream="SystemExit (argparse: sglang's parser exits with status 2)",
+    )
+    refusal.rule = "sglang's argument parser"
+    refusal.location = f"resolvable/sglang/flags/sglang-{load_table(release).release}.json"
+    refusal.stage = "parse"
+    return refusal
+
+
+def user_flags_for(args: argparse.Namespace, release: str) -> dict[str, Any]:
+    """``_user_flags`` of ``args`` read with ``release``'s flag table."""
+    with flags_of(release):
+        return _user_flags(args)
+
+
 def release_of_rule(rule: str, location: str) -> str | None:
     """The release range of the pack's rule ``rule`` at ``location`` in words (``since 0.5.15``),
     or None when the rule applies to every release (or is not a registered rule)."""
@@ -266,13 +371,13 @@ def release_of_rule(rule: str, location: str) -> str | None:
 def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], ConflictError | None]:
     """The start-up checks (after ServerArgs) of ``res``: (checks passed, None) or ((), refusal);
     ((), None) with ``--no-startup-check``."""
-    from ..sglang import check_startup, load_model
+    from ..sglang import check_startup
 
     if not getattr(args, "startup_check", True):
         return (), None
 
     try:
-        return check_startup(res, load_model(args.model), _env(args.env)), None
+        return check_startup(res, model_config(args), _env(args.env)), None
     except ConflictError as exc:
         return (), exc
 
@@ -328,6 +433,11 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         lines.append(
             f"not modelled  {', '.join(shown)}: accepted, does not affect the resolved fields in this pack"
         )
+    unread = unread_env(args)
+    if unread:
+        lines.append(
+            f"not modelled  env {' '.join(f'{k}={v}' for k, v in unread.items())}: no rule of this pack reads it"
+        )
     lines += [f"note      {n}" for n in getattr(args, "input_notes", ())]
     if platform.vendor == "cpu" and str(platform.detected_by or "").startswith("fallback to CPU"):
         lines.append(
@@ -335,6 +445,9 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
             "simulate a GPU with --platform PRESET (e.g. --platform h100; `resolvable platforms` lists them)"
         )
     lines += [f"note      {n}" for n in res.notes]
+    stand_in = getattr(args, "model_config", None)
+    if stand_in is not None:
+        lines.append(f"config    read from {stand_in} (--config), standing for {args.model}")
     lines += config_origin_lines(getattr(args, "loaded_config", None))
     return lines
 

@@ -25,6 +25,9 @@ from ._common import (
     _resolve,
     _startup,
     _user_flags,
+    flags_of,
+    side_of,
+    user_flags_for,
 )
 from .explain import _not_modelled_json
 
@@ -81,14 +84,27 @@ def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
                 if flag == "--vs-platform"
                 else f"{flag} is empty; name a release such as 0.5.23"
             )
-    user = _user_flags(args)
-    other_user = {**user, **_parse_set(args.vs_set)}
     if args.vs_platform is None and not args.vs_set and args.vs_sglang_version is None:
         raise UsageError(
             "diff needs --vs-platform PRESET, --vs-sglang-version VERSION and/or --vs-set FLAG=VALUE"
         )
-    left = _resolve(args, args.platform, user)
-    right = _resolve(args, args.vs_platform or args.platform, other_user, version=args.vs_sglang_version)
+    sides = getattr(args, "side_args", None)
+    if sides is not None:  # across releases: each side's flags read with its own release's table
+        left_release, right_release = list(sides)
+        left_args, left_refusal = side_of(args, left_release)
+        right_args, right_refusal = side_of(args, right_release)
+        if left_refusal is not None or right_refusal is not None:
+            return _diff_flag_refusal(args, (left_release, left_refusal), (right_release, right_refusal))
+        user = user_flags_for(left_args, left_release)
+        with flags_of(right_release):
+            other_user = {**user_flags_for(right_args, right_release), **_parse_set(args.vs_set)}
+        left = _resolve(left_args, args.platform, user, version=left_release)
+        right = _resolve(right_args, args.vs_platform or args.platform, other_user, version=right_release)
+    else:
+        user = _user_flags(args)
+        other_user = {**user, **_parse_set(args.vs_set)}
+        left = _resolve(args, args.platform, user)
+        right = _resolve(args, args.vs_platform or args.platform, other_user, version=args.vs_sglang_version)
     changes = [c for c in left.diff(right) if c.field != "device" or args.vs_platform]
     versions = left.release != right.release
     labels = (
@@ -122,12 +138,43 @@ def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
     return 0
 
 
+def _diff_flag_refusal(args: argparse.Namespace, *sides: tuple[str, ConflictError | None]) -> int:
+    """``diff --vs-sglang-version``: a flag that one release does not accept is the difference."""
+    refusals = [(release, exc) for release, exc in sides if exc is not None]
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "resolvable.diff/1",
+                    "sglang_version": [release for release, _ in sides],
+                    "changes": [],
+                    "refused": {
+                        release: {
+                            "message": exc.message,
+                            "fix": exc.fix,
+                            "rule": exc.rule,
+                            "location": exc.location,
+                        }
+                        for release, exc in refusals
+                    },
+                },
+                indent=2,
+            )
+        )
+        return 0
+    print(f"{args.model}: sglang {sides[0][0]}  vs  sglang {sides[1][0]}")
+    for release, exc in refusals:
+        fix = f" (fix: {exc.fix})" if exc.fix else ""
+        print(f"refused on {release}: {exc.message}{fix}")
+    return 0
+
+
 def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._schema import schema_of
     from ..sglang import ServerArgs, load_model
     from ..sglang import grid as sglang_grid
     from ..sglang.api import sglang_release
-    from ..sglang.matrix import compute, render
+    from ..sglang.matrix import Cell, compute, render
 
     models = _csv_list(args.models) or sglang_grid.models()
     platforms = _csv_list(args.platforms) or sglang_grid.presets()
@@ -146,9 +193,41 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
             "--sglang-version A --vs-sglang-version B (A defaults to the default release, "
             f"{sglang_release(None)})"
         )
-    flags = _parse_set(args.set)
     options = {"hf_loader": load_model, "startup": args.startup_check}
-    cells = compute(models, platforms, fields, flags, _env(args.env), sglang_version=release, **options)
+
+    def cells_of(version: str) -> list[Any]:
+        """The cells of one release, its --set flags read with that release's flag table: a flag
+        the release does not accept refuses every cell of that side (never a parse error)."""
+        from ._common import FlagError, _Parser, flag_refusal
+
+        _Parser.raise_errors = other is not None
+        try:
+            with flags_of(version):
+                flags = _parse_set(args.set)
+        except FlagError as exc:
+            if other is None:
+                raise
+            refusal = flag_refusal(exc, version)
+            return [
+                Cell(
+                    m,
+                    p,
+                    None,
+                    refusal.message,
+                    refusal.rule,
+                    message=refusal.message,
+                    fix=refusal.fix,
+                    refused_at=refusal.location,
+                    release=version,
+                )
+                for m in models
+                for p in platforms
+            ]
+        finally:
+            _Parser.raise_errors = False
+        return compute(models, platforms, fields, flags, _env(args.env), sglang_version=version, **options)
+
+    cells = cells_of(release)
     title = "SGLang support matrix" + (f" ({' '.join(args.set)})" if args.set else "")
     if other is None:
         text = render(cells, args.format, fields=fields, title=title)
@@ -156,7 +235,7 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     else:
         from ..sglang.matrix_diff import compare, render_diff
 
-        after = compute(models, platforms, fields, flags, _env(args.env), sglang_version=other, **options)
+        after = cells_of(other)
         diff = compare(cells, after, fields)
         title = f"{title}: what changes from sglang {release} to {other}"
         text = render_diff(diff, args.format, title=title)

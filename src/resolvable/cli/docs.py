@@ -72,11 +72,25 @@ def refresh_section(markdown: str, name: str, content: str) -> str:
 
 def refresh_examples(markdown: str) -> str:
     """Re-run every ``$ resolvable …`` line of a ``console`` block and put its real output below."""
+    from . import main
+
+    # The examples are reproducible offline: a hub id reads the local cache or its bundled copy,
+    # never the hub (whose config may have changed since the README was written).
+    offline = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    try:
+        return _refresh_examples(markdown, main)
+    finally:
+        if offline is None:
+            os.environ.pop("HF_HUB_OFFLINE", None)
+        else:
+            os.environ["HF_HUB_OFFLINE"] = offline
+
+
+def _refresh_examples(markdown: str, main: Any) -> str:
     import contextlib
     import io
     import shlex
-
-    from . import main
 
     out: list[str] = []
     lines = markdown.split("\n")

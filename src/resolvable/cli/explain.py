@@ -64,9 +64,12 @@ def _explain_lines(exp: Any) -> list[str]:
 
 def _not_modelled_json(args: argparse.Namespace) -> dict[str, Any]:
     """The accepted flags this pack does not model: as typed, and dest → value."""
+    from ._common import unread_env
+
     return {
         "flags": list(getattr(args, "not_modelled", ())),
         "values": dict(getattr(args, "not_modelled_values", {})),
+        "env": unread_env(args),
     }
 
 

@@ -13,14 +13,20 @@ from typing import Any
 
 from .._text import table
 from ..errors import ConflictError
-from ._common import UsageError, _header, _resolve, _user_flags, release_of_rule
+from ._common import UsageError, _header, _resolve, release_of_rule, side_of, user_flags_for
 
 
-def _side(args: argparse.Namespace, user: dict[str, Any], version: str) -> tuple[Any, ConflictError | None]:
+def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None, dict[str, Any]]:
+    """(resolution, refusal, user flags) of the launch on ``version``, its flags read with that
+    release's flag table: a flag the release does not have is that side's refusal."""
+    side, refusal = side_of(args, version)
+    if side is None:
+        return None, refusal, {}
+    user = user_flags_for(side, version)
     try:
-        return _resolve(args, args.platform, user, version=version), None
+        return _resolve(side, side.platform, user, version=version), None, user
     except ConflictError as exc:
-        return None, exc
+        return None, exc, user
 
 
 def default_versions(from_version: str | None, to_version: str | None) -> tuple[str, str]:
@@ -51,9 +57,9 @@ def cmd_upgrade(args: argparse.Namespace, ignored: list[str]) -> int:
         raise UsageError(
             f"--from and --to are both sglang {new_version}; name the release you run now with --from"
         )
-    user = _user_flags(args)
-    old, old_refusal = _side(args, user, old_version)
-    new, new_refusal = _side(args, user, new_version)
+    old, old_refusal, old_user = _side(args, old_version)
+    new, new_refusal, new_user = _side(args, new_version)
+    user = new_user if new is not None else old_user
     changes = []
     if old is not None and new is not None:
         for c in old.diff(new):
@@ -84,7 +90,8 @@ def cmd_upgrade(args: argparse.Namespace, ignored: list[str]) -> int:
         return 0
     shown = new or old
     if shown is not None:
-        header = _header(shown, args, user)
+        shown_args, _ = side_of(args, new_version if new is not None else old_version)
+        header = _header(shown, shown_args or args, user)
         print("\n".join(line for line in header if not line.startswith("rules ")))
     print(f"upgrade   sglang {old_version} → {new_version}")
     print()

@@ -71,7 +71,9 @@ def resolve_server_args(
 ) -> Resolution:
     """Resolve SGLang's server arguments for a model config on a platform.
 
-    ``server_args`` are what the user passed (SGLang field names). ``load_time=False`` stops
+    ``server_args`` are what the user passed: any field of the release's ``ServerArgs`` (SGLang
+    field names), typed as sglang types it (``fields.split_fields``); the ones no rule reads are
+    recorded in ``res.not_modelled``. ``load_time=False`` stops
     after ``ServerArgs.__post_init__`` (no ModelRunner adjustment). ``startup=True`` also runs
     the start-up checks (after ServerArgs, see ``check_startup``): a configuration ServerArgs
     accepts but sglang refuses while building its attention backends raises ``ConflictError``
@@ -81,14 +83,18 @@ def resolve_server_args(
     default: the pack's default release, the newest supported; ``"auto"``: the installed sglang's, see
     ``installed_sglang_version``).
     """
+    from .fields import split_fields
+
     for name, flag in (("load_time", load_time), ("startup", startup)):
         if not isinstance(flag, bool):  # "no" would mean True
             raise InvalidArgumentError(f"{name} must be True or False, got {flag!r}")
-    hf = as_hf_config(hf_config)
     if model_path is not None:
         server_args["model_path"] = model_path
     release = sglang_release(sglang_version)
+    server_args, not_modelled = split_fields(server_args, release)
+    hf = as_hf_config(hf_config)
     res = resolve(registry, server_args, hf, platform, env, trace=trace, release=release)
+    res = res.with_not_modelled(not_modelled)
     if not load_time:
         return apply_post_init_adjustments(res, hf)
     res = apply_load_time_adjustments(res, hf)
@@ -156,11 +162,12 @@ def resolve_server_args_object(
     platform = platform or Platform.detect()
     env = env_from_os() if env is None else env
     release = sglang_release(sglang_version)
+    not_modelled = obj.__dict__.get("not_modelled_fields", {})
 
     def resolver(user: dict[str, Any]) -> Resolution:
         # What ServerArgs.__post_init__ ends with (HRM-Text since 0.5.16), not the load-time step.
         res = resolve(registry, user, hf, platform, env, release=release)
-        return apply_post_init_adjustments(res, hf)
+        return apply_post_init_adjustments(res, hf).with_not_modelled(not_modelled)
 
     resolve_into(obj, resolver, user_set)
 

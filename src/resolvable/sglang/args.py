@@ -362,3 +362,30 @@ class ServerArgs:
         from .api import resolve_server_args_object
 
         resolve_server_args_object(self, hf_config, platform, env, user_set, sglang_version)
+
+
+_record_init = ServerArgs.__init__
+
+
+def _init(self: ServerArgs, *args: Any, **kwargs: Any) -> None:
+    """``ServerArgs(**fields)`` takes every field of the release's ServerArgs, as sglang's does:
+    the fields this pack does not model are type-checked, kept as attributes and recorded
+    (``.not_modelled_fields``, and ``.resolution.not_modelled``); see ``fields.split_fields``."""
+    from .api import sglang_release
+    from .fields import split_fields
+
+    release = sglang_release(kwargs.get("sglang_version"))
+    inputs = {
+        k: kwargs.pop(k)
+        for k in ("hf_config", "platform", "env", "user_set", "sglang_version")
+        if k in kwargs
+    }
+    modelled, other = split_fields(kwargs, release)
+    for name, value in other.items():
+        object.__setattr__(self, name, value)
+    object.__setattr__(self, "not_modelled_fields", dict(other))
+    _record_init(self, *args, **modelled, **inputs)
+
+
+_init.__qualname__ = "ServerArgs.__init__"
+ServerArgs.__init__ = _init  # type: ignore[method-assign]

@@ -44,14 +44,14 @@ def check_refusal(
     sglang_version: str | None = None,
 ) -> FixCheck:
     """Check ``exc.fix`` for the inputs ``exc`` refused (``user``: the flags as field → value),
-    in the same sglang release; a start-up refusal is checked with the start-up checks on."""
+    in the same sglang release, with the start-up checks on: a fix that ServerArgs accepts but
+    sglang refuses when it builds the backends (an ``ascend`` backend on a B200) is not proposed."""
     model_path = (user or {}).get("model_path")
     user = {k: v for k, v in (user or {}).items() if k != "model_path"}
-    startup = getattr(exc, "phase", None) == "startup"
 
     def attempt(u: Mapping[str, Any], e: Mapping[str, str]) -> Any:
         return resolve_server_args(
-            hf, platform, e, model_path, startup=startup, sglang_version=sglang_version, **u
+            hf, platform, e, model_path, startup=True, sglang_version=sglang_version, **u
         )
 
     return check_fix(exc, attempt, user, env, schema_of(ServerArgs), aliases=flag_aliases())

@@ -11,10 +11,11 @@ id is read as sglang reads it (``checkpoint``: ``hf_quant_config.json``, Mistral
 from __future__ import annotations
 
 import functools
+import os
 
 from .. import _bundled
 from .._bundled import bundled_for_repo, catalog, unknown_message
-from .._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
+from .._hfconfig import HFConfig, _looks_like_repo_id, find_in_hub_cache, load_hf_config
 from ..errors import ConfigError
 from .checkpoint import SIDECARS, make_parser, prepare
 
@@ -28,8 +29,13 @@ def bundled(name: str) -> HFConfig:
     return prepare(_bundled.bundled(name))
 
 
-def load_model(spec: str, *, model_config_parser: str = "auto") -> HFConfig:
-    """Resolve a MODEL argument: bundled name, config.json path, model directory, or cached hub id.
+def load_model(spec: str, *, model_config_parser: str = "auto", revision: str | None = None) -> HFConfig:
+    """Resolve a MODEL argument: bundled name, config.json path, model directory, or hub id.
+
+    A hub id is read from the local Hugging Face cache; one that is not cached (or any with a
+    ``revision``) is fetched from the hub (``resolvable.hub``: config.json and the side files,
+    never weights). When the hub cannot be reached (or ``HF_HUB_OFFLINE`` is set), a repo that a
+    bundled sample copies is read from that sample.
 
     ``model_config_parser`` is sglang's ``--model-config-parser``: "auto" reads params.json for
     the Mistral-native names (``checkpoint.is_mistral_model``), "hf" always config.json,
@@ -37,19 +43,61 @@ def load_model(spec: str, *, model_config_parser: str = "auto") -> HFConfig:
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("the model must be a non-empty name or path")
     key = spec.strip()
-    if key.lower() in catalog():
+    if key.lower() in catalog():  # a bundled name is no hub id: a --revision does not apply to it
         return bundled(key.lower())
     if model_config_parser not in ("auto", "hf", "mistral"):
         raise ConfigError(f"unknown model config parser {model_config_parser!r}; choose auto, hf or mistral")
+    parser = make_parser(model_config_parser)
+    hub_id = _looks_like_repo_id(key) and not os.path.exists(os.path.expanduser(key))
+    if not hub_id or revision is None:
+        try:
+            return prepare(load_hf_config(key, sidecars=SIDECARS, parser=parser))
+        except ConfigError as exc:
+            if "no such file or directory" not in str(exc) or find_in_hub_cache(key) is not None:
+                raise
+            if not hub_id:
+                raise ConfigError(
+                    absent_path_message(key) if _pathlike(key) else unknown_message(key)
+                ) from None
+    from ..hub import HubOfflineError, HubUnreachableError, fetch_config
+
     try:
-        return prepare(load_hf_config(key, sidecars=SIDECARS, parser=make_parser(model_config_parser)))
-    except ConfigError as exc:
-        if "no such file or directory" in str(exc) and find_in_hub_cache(key) is None:
-            sample = bundled_for_repo(key)
-            if sample is not None:  # a hub id not in the local cache, but bundled as a sample
-                return bundled(sample)
-            raise ConfigError(unknown_message(key)) from None
-        raise
+        snapshot = fetch_config(key, revision=revision)
+    except (HubOfflineError, HubUnreachableError) as exc:
+        sample = bundled_for_repo(key) if revision is None else None
+        if sample is not None:  # no hub here, but a bundled sample copies this repo's config
+            return bundled(sample)
+        raise ConfigError(f"{exc}{_suggestion(key)}") from None
+    return prepare(load_hf_config(snapshot, sidecars=SIDECARS, parser=parser))
 
 
-__all__ = ["MODELS_DIR", "bundled", "bundled_for_repo", "catalog", "load_model", "unknown_message"]
+def _pathlike(text: str) -> bool:
+    """A name written as a local path (``/models/X``, ``./X``, ``~/X``, ``a/b/c``), not a hub id."""
+    return text.startswith(("/", ".", "~", "\\")) or text.count("/") >= 2 or text.endswith(".json")
+
+
+def absent_path_message(path: str) -> str:
+    """A local model path (``--model-path /models/X``) that is not on this machine."""
+    return (
+        f"model path {path!r} is not on this machine (it is the launch's local directory): pass "
+        f"--config PATH|SAMPLE to say which config.json, model directory or bundled sample stands for it"
+        f"{_suggestion(path)}"
+    )
+
+
+def _suggestion(name: str) -> str:
+    from .._bundled import suggest_sample
+
+    hint = suggest_sample(name)
+    return f" (for this model, perhaps --config {hint})" if hint else ""
+
+
+__all__ = [
+    "MODELS_DIR",
+    "absent_path_message",
+    "bundled",
+    "bundled_for_repo",
+    "catalog",
+    "load_model",
+    "unknown_message",
+]

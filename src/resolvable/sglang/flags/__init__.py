@@ -183,10 +183,56 @@ def _load_table(release: str) -> FlagTable:
     return FlagTable(data["sglang"], flags)
 
 
+#: Flags that left sglang without a deprecation note naming their successor in their last table:
+#: the successor the release logs (docs/releases/) or the wheels name, or None when sglang dropped
+#: the feature. Flags whose last table names one (``Flag.deprecated``) are not listed here.
+REMOVED_REPLACEMENTS: dict[str, str | None] = {
+    # 0.5.20 arg_groups/parallel_hook.py: "--elastic-ep-rejoin is deprecated, use --elastic-ep-join-mode recover"
+    "--elastic-ep-rejoin": "--elastic-ep-join-mode recover",
+    # 0.5.16 renamed the DeepEP-only switch (server_args.py: enable_waterfill)
+    "--enable-deepep-waterfill": "--enable-waterfill",
+    # 0.5.16 (docs/releases/0.5.16.md): --mm-feature-transport supersedes it
+    "--keep-mm-feature-on-device": "--mm-feature-transport",
+    # 0.5.16 renamed it (disaggregation/prefill.py reads optimistic_prefill_attempts)
+    "--optimistic-prefill-retries": "--optimistic-prefill-attempts",
+    # 0.5.18 (docs/releases/0.5.18.md): a parser error naming --expert-balancedness-report-mode
+    "--enable-expert-distribution-metrics": "--expert-balancedness-report-mode",
+    "--collect-tokens-histogram": None,
+    "--prefill-round-robin-balance": None,
+    "--cuda-graph-tc-compiler": None,
+    "--speculative-skip-dp-mlp-sync": None,
+    "--torchao-config": None,
+}
+
+
+#: Flags sglang removed before the oldest table (0.5.15) that published launch commands still use,
+#: with the flag that replaced each (sglang's MoE flags became --moe-a2a-backend and
+#: --moe-runner-backend values; expert parallelism became --ep-size).
+REMOVED_BEFORE_TABLES: dict[str, str] = {
+    "--enable-deepep-moe": "--moe-a2a-backend deepep",
+    "--enable-ep-moe": "--ep-size N",
+    "--enable-flashinfer-cutlass-moe": "--moe-runner-backend flashinfer_cutlass",
+    "--enable-flashinfer-trtllm-moe": "--moe-runner-backend flashinfer_trtllm",
+    "--enable-triton-kernel-moe": "--moe-runner-backend triton_kernel",
+}
+
+
+def replacement(option: str) -> str | None:
+    """What replaces the removed flag ``option``: the flag its last table's deprecation names, else
+    the one ``REMOVED_REPLACEMENTS`` records, else None (sglang names none)."""
+    if option in REMOVED_REPLACEMENTS:
+        return REMOVED_REPLACEMENTS[option]
+    for release in reversed(releases()):
+        flag = load_table(release).by_option.get(option)
+        if flag is not None:
+            return flag.deprecated if isinstance(flag.deprecated, str) else None
+    return None
+
+
 def option_history(option: str, release: str) -> str | None:
     """Why ``option`` is not a flag of ``release`` although another table has it, in words:
-    ``"it was added in 0.5.21"``, ``"it was removed in 0.5.20"`` (with the replacement sglang
-    named when it was deprecated), or None when ``release`` has it or no table does.
+    ``"it was added in 0.5.21"``, ``"it was removed in 0.5.20, use --cuda-graph-max-bs-decode"``
+    (the replacement, or that sglang names none), or None when ``release`` has it or no table does.
 
     Reads every table (the error path only), so the releases named are those with a table."""
     from ..._release import release_key
@@ -201,15 +247,22 @@ def option_history(option: str, release: str) -> str | None:
     if earlier:
         last = earlier[-1]
         removed = next(r for r in tables if release_key(r) > release_key(last) and not has[r])
-        text = f"it was removed in {removed}"
-        replacement = load_table(last).by_option[option].deprecated
-        if isinstance(replacement, str):
-            text += f" (deprecated before that: use {replacement})"
+        successor = replacement(option)
+        current = load_table(table_release(release)).by_option
+        seen: set[str] = set()
+        while successor and successor.split()[0].split("=")[0] not in current and successor not in seen:
+            seen.add(successor)  # the replacement went too: what replaced it, in this release
+            successor = replacement(successor.split()[0].split("=")[0])
+        text = f"it was removed in {removed}, " + (
+            f"use {successor}" if successor else "and sglang names no replacement: drop the flag"
+        )
         if later:
-            text += f" and is back in {later[0]}"
+            text += f"; it is back in {later[0]}"
         return text
     if later:
         return f"it was added in {later[0]}"
+    if option in REMOVED_BEFORE_TABLES:
+        return f"it was removed before {tables[0]}, use {REMOVED_BEFORE_TABLES[option]}"
     return None
 
 

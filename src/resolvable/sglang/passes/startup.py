@@ -16,6 +16,8 @@ sglang's backends check that the pack cannot know is listed in ``docs/fidelity.m
 
 from __future__ import annotations
 
+import functools
+
 from ...errors import ConflictError
 from .._base import registry
 from ..facts import effective_backends, is_deepseek_dsa, is_mla, kv_head_dims, num_kv_heads_per_rank
@@ -154,6 +156,76 @@ def cuda_min_capability(ctx):
     return {}
 
 
+@functools.cache
+def implemented_architectures() -> dict[str, frozenset[str]]:
+    """release → the architectures its ``ModelRegistry`` implements (``architectures.json``,
+    extracted from each wheel's ``srt/models/*.py`` ``EntryClass`` by tools/extract_sglang_archs.py)."""
+    import json
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "architectures.json")
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    return {release: frozenset(names) for release, names in data["releases"].items()}
+
+
+def _architecture_implemented(ctx, release: str) -> dict:
+    """model_loader/utils.py ``get_model_architecture``: an architecture the release's
+    ``ModelRegistry`` lacks goes to ``resolve_transformers_arch``, which serves it through the
+    Transformers backend only when transformers implements it compatibly; for an architecture that
+    is not a decoder-only ``*ForCausalLM`` (T5's encoder-decoder, …) and has no ``auto_map``
+    AutoModel, sglang refuses it (``ValueError``: "has no SGlang implementation and the
+    Transformers implementation is not compatible with SGLang")."""
+    arch = ctx.arch
+    if not arch or arch in implemented_architectures()[release]:
+        return {}
+    auto_map = ctx.hf.get("auto_map")
+    if arch.endswith("ForCausalLM") or (hasattr(auto_map, "get") and auto_map.get("AutoModel")):
+        return {}  # the Transformers fallback (model_impl auto) may serve it: not refused here
+    raise _refuse(
+        f"{arch} has no SGlang implementation and the Transformers implementation is not compatible with "
+        f"SGLang. (sglang {release}'s model registry has no {arch}; the Transformers fallback serves "
+        "decoder-only models)",
+        f"use a checkpoint of an architecture sglang {release} implements (`resolvable models` lists bundled ones)",
+        "ValueError",
+        (),
+    )
+
+
+#: The oldest release in architectures.json; it also stands for the releases before it.
+OLDEST_ARCHITECTURE_LIST = "0.5.15"
+
+
+def _register_architecture_rules() -> None:
+    """One ``architecture_implemented`` rule per release with a registry list (one body:
+    ``_architecture_implemented``); the oldest list also stands for the releases before it."""
+    from ..._release import release_key
+    from .._base import SGLANG_RELEASES
+
+    # The releases whose wheel was read (architectures.json, checked against this list by the
+    # tests); read lazily, at the first check, so importing the pack reads no JSON.
+    releases = [r for r in SGLANG_RELEASES if release_key(r) >= release_key(OLDEST_ARCHITECTURE_LIST)]
+    for i, release in enumerate(releases):
+        until = releases[i + 1] if i + 1 < len(releases) else None
+
+        def architecture_implemented(ctx, release: str = release) -> dict:
+            return _architecture_implemented(ctx, release)
+
+        architecture_implemented.__qualname__ = architecture_implemented.__name__ = (
+            "architecture_implemented_" + release.replace(".", "_")
+        )
+        architecture_implemented.__doc__ = (
+            f"sglang {release} model_loader/utils.py ``get_model_architecture``: the architecture must be in "
+            f"{release}'s ModelRegistry, or servable by the Transformers fallback (see _architecture_implemented)."
+        )
+        registry.rule(STAGE, since=release if i else None, until=until, series="architecture_implemented")(
+            architecture_implemented
+        )
+
+
+_register_architecture_rules()
+
+
 @registry.rule(STAGE, since="0.5.16")
 def kv_cache_dtype_deprecated(ctx):
     """Since 0.5.16 (``mem_cache/kv_cache_dtype.py:configure_kv_cache_dtype``, run by the model
@@ -200,6 +272,45 @@ def _registered(ctx, registered: frozenset[str]) -> dict:
                 else "choose a backend registered in sglang's attention registry",
                 "ValueError",
             )
+    return {}
+
+
+#: Backends built only on one platform family: their module imports that family's kernels.
+#: ascend: hardware_backend/npu/attention/ascend_backend.py ``import torch_npu``; intel_xpu:
+#: layers/attention/xpu_backend.py imports sgl-kernel-xpu's ``flash_mla_decode``; intel_amx:
+#: layers/attention/intel_amx_backend.py ``IntelAMXAttnBackend.__init__`` binds
+#: ``torch.ops.sgl_kernel.decode_attention_cpu`` (the CPU build of sgl-kernel).
+PLATFORM_BACKENDS = {
+    "ascend": ("npu", "ModuleNotFoundError", "No module named 'torch_npu'"),
+    "intel_xpu": ("xpu", "ImportError", "cannot import name 'flash_mla_decode' from 'sgl_kernel'"),
+    "intel_amx": (
+        "cpu",
+        "AttributeError",
+        "'_OpNamespace' 'sgl_kernel' object has no attribute 'decode_attention_cpu'",
+    ),
+}
+#: The backend a checked fix names on each platform family (one that family builds).
+FAMILY_BACKEND = {"npu": "ascend", "xpu": "intel_xpu", "cpu": "intel_amx"}
+
+
+@registry.rule(STAGE)
+def backend_platform_family(ctx):
+    """attention_registry.py creators (``create_ascend_backend``, ``create_intel_xpu_backend``,
+    ``create_intel_amx_backend``): a backend of another platform family fails when sglang builds
+    it, on the import of that family's kernels (``PLATFORM_BACKENDS``)."""
+    device = ctx.platform.device
+    for name in constructed_backends(ctx.args):
+        family = PLATFORM_BACKENDS.get(name or "")
+        if family is None or family[0] == device:
+            continue
+        wanted, upstream, message = family
+        here = FAMILY_BACKEND.get(device, "triton")
+        raise _refuse(
+            f"{message} (the {name} attention backend runs only on {wanted.upper()}; this platform is {device})",
+            f"pass --attention-backend {here}",
+            upstream,
+            _backend_fields(ctx.args, name or ""),
+        )
     return {}
 
 

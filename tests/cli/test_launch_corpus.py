@@ -1,0 +1,74 @@
+"""Issue 20 acceptance: real, published sglang launch commands (tests/cli/data/sglang_launch_corpus.json,
+each with its source) run as pasted, through the hub path: every hub id is fetched from a local
+stand-in of the hub (127.0.0.1, ``HF_ENDPOINT``) into an empty cache. Every command gets an answer
+(accepted, refused with the reason, or a one-line input error naming the fix); none a tool error."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from hubserver import HubServer
+from resolvable.cli import main
+
+DATA = json.loads((Path(__file__).parent / "data" / "sglang_launch_corpus.json").read_text())
+SAMPLES = Path(__file__).resolve().parents[2] / "src" / "resolvable" / "sglang" / "models"
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    with HubServer() as server:
+        for repo, sample in DATA["repos"].items():
+            server.add(repo, {"config.json": (SAMPLES / f"{sample}.json").read_text()})
+        yield server
+
+
+@pytest.fixture
+def online(hub, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    return hub
+
+
+def test_the_corpus_is_real_and_large_enough():
+    commands = DATA["commands"]
+    assert len(commands) >= 30
+    assert len({c["id"] for c in commands}) == len(commands)
+    for c in commands:
+        assert c["source"].startswith("https://"), c["id"]
+        assert "sglang.launch_server" in c["command"], c["id"]
+
+
+@pytest.mark.parametrize("case", DATA["commands"], ids=[c["id"] for c in DATA["commands"]])
+def test_every_published_command_gets_an_answer(online, capsys, case):
+    mode = case.get("mode", "explain")
+    argv = [mode, *case["resolvable"], "--", *shlex.split(case["command"])]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert "internal error" not in err and "Traceback" not in err, err
+    assert code in (0, 2), (code, err)
+    text = out + err
+    assert case["says"] in text, text[-2000:]
+    expect = case["expect"]
+    if code == 2:  # an answer, not a crash: one error line with the reason (and the fix)
+        assert err.strip().splitlines()[-1].startswith("error: "), err
+        assert len([line for line in err.splitlines() if line.startswith("error: ")]) == 1
+    if expect == "accepted":
+        assert code == 0 and "accepted, and would start" in out, text[-2000:]
+    elif expect == "startup":
+        assert code == 2 and "refused at start-up" in err
+    elif expect == "refused":
+        assert code == 2 and ("refused" in err or "is not a flag of sglang" in err), err
+    elif expect == "error":
+        assert code == 2 and "refused" not in err.split("\n")[0][:20], err
+    # every hub id of the command came through the hub path (fetched from the stand-in), unless
+    # the flags were refused before any model was read
+    parsed = "is not a flag of sglang" not in err and "unknown flag" not in err
+    repos = [w for w in shlex.split(case["command"]) if w in DATA["repos"]]
+    for repo in repos:
+        if "--config" not in case["resolvable"] and parsed and "--model" in case["command"]:
+            assert any(path.startswith(f"/{repo}/resolve/") for _, path in online.requests), repo
