@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "memory"))
 sys.path.insert(0, str(ROOT / "src"))
 
-from tests.memory.corpus_eval import report  # noqa: E402
+from corpus_eval import report  # noqa: E402
 
 if __name__ == "__main__":
     print(report())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.memory.corpus_eval import CORPUS, entries, evaluate, summary
+from corpus_eval import CORPUS, entries, evaluate, summary
 
 REQUIRED = {"id", "engine", "source", "gpu", "model", "command", "log", "observed"}
 
