@@ -72,7 +72,7 @@ def _print(
 
 def _sglang(argv: list[str]) -> int:
     from . import _add_model_inputs, _split_pasted, _take_model
-    from ._common import _platform, _resolve, _user_flags
+    from ._common import _platform, _resolve, _user_flags, model_config
 
     argv, pasted = _split_pasted(argv)
     p = _Parser(prog="resolvable fit", description=__doc__.split("\n\n")[0])
@@ -82,11 +82,10 @@ def _sglang(argv: list[str]) -> int:
         raise InvalidArgumentError(f"unrecognized arguments: {' '.join(extra)}")
     _take_model(args, pasted)
     user = _user_flags(args)
-    from ..sglang import load_model
     from ..sglang.memory import capacity
 
     platform = _platform(args.platform)
-    hf = load_model(args.model)
+    hf = model_config(args, user)  # --config stands in for a launch's absent local model path
     not_modelled = dict(getattr(args, "not_modelled_values", {}))
     index = _index_size(args.model)
 
@@ -249,13 +248,13 @@ def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[
     """The memory section of ``explain``: a short text and the ``memory`` object of ``--json``
     (an ``error`` entry when the model or the platform is outside the memory model)."""
     from ..memory import MemoryModelError
-    from ..sglang import load_model
     from ..sglang.memory import capacity
+    from ._common import model_config
 
     try:
         rep = capacity(
             {k: res[k] for k in res},
-            load_model(args.model),
+            model_config(args),  # the config the resolution read (--config, --revision)
             device_name=res.platform.device_name,
             memory_gib=res.platform.memory_gib,
             extra=dict(getattr(args, "not_modelled_values", {})),
