@@ -37,12 +37,15 @@ def test_server_args_object_takes_a_real_sglang_field():
     [
         (
             {"disable_cuda_graph": "false"},
-            r"disable_cuda_graph: 'false' is a str.*as bool; pass True or False",
+            r"argument disable_cuda_graph: expected bool, got str 'false'.*as bool\); pass True or False",
         ),
-        ({"tp_size": "2"}, r"tp_size: '2' is a str.*as int"),
-        ({"mem_fraction_static": "0.8"}, r"mem_fraction_static: '0.8' is a str.*as float"),
-        ({"cuda_graph_max_bs_decode": "32"}, r"cuda_graph_max_bs_decode: '32' is a str.*as int"),
-        ({"enable_torch_compile": 1}, r"enable_torch_compile: 1 is a int.*as bool"),
+        ({"tp_size": "2"}, r"argument tp_size: expected int, got str '2'"),
+        ({"mem_fraction_static": "0.8"}, r"argument mem_fraction_static: expected float, got str '0.8'"),
+        (
+            {"cuda_graph_max_bs_decode": "32"},
+            r"argument cuda_graph_max_bs_decode: expected int, got str '32'",
+        ),
+        ({"enable_torch_compile": 1}, r"argument enable_torch_compile: expected bool, got int 1"),
         (
             {"enable_torch_compil": True},
             r"unknown argument 'enable_torch_compil'.*did you mean 'enable_torch_compile'",

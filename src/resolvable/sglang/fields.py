@@ -88,7 +88,8 @@ def _check(name: str, value: Any, kind: str | None, nullable: bool, many: bool, 
         "str": "pass a string",
     }[kind]
     raise InvalidArgumentError(
-        f"argument {name}: {value!r} is a {type(value).__name__}, but sglang {release} types {name} as {kind}; {fix}"
+        f"argument {name}: expected {kind}, got {type(value).__name__} {value!r} "
+        f"(sglang {release} types {name} as {kind}); {fix}"
     )
 
 
