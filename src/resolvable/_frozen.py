@@ -33,9 +33,10 @@ class _Plain:
 _REAL_DICT = _Plain.__dict__["__dict__"]
 
 
-def real_dict(obj: Any) -> dict[str, Any]:
-    """The writable instance dictionary of a ``HiddenDict`` object (engine-internal)."""
-    return _REAL_DICT.__get__(obj)
+#: ``real_dict(obj)``: the writable instance dictionary of a ``HiddenDict`` object
+#: (engine-internal). The descriptor's own bound ``__get__``: a C call, no Python frame (rules
+#: read the view through it on every resolution).
+real_dict: Callable[[Any], dict[str, Any]] = _REAL_DICT.__get__
 
 
 def set_real_dict(obj: Any, values: dict[str, Any]) -> None:

@@ -67,6 +67,9 @@ class _Group:
     def __copy__(self) -> _Group:  # immutable: a copy is the same value
         return self
 
+    def __reduce__(self) -> Any:  # pickle: rebuilt from the path and items (slots, no setattr)
+        return (_Group, (self._path, dict(self._items)))
+
     def __deepcopy__(self, memo: Any) -> _Group:
         return self
 
@@ -91,6 +94,9 @@ class RuntimeContext(_Group):
         super().__init__("", items)
         object.__setattr__(self, "resolution", resolution)
         object.__setattr__(self, "fingerprint", resolution.fingerprint())
+
+    def __reduce__(self) -> Any:  # pickle: published again from the (pickled) resolution
+        return (publish, (self.resolution,))
 
     def leaf(self, path: str) -> Any:
         node: Any = self

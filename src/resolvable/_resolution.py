@@ -156,6 +156,15 @@ class Resolution(Mapping):
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Resolution is immutable; use adjust() to derive a new one")
 
+    def __copy__(self) -> Resolution:  # immutable: a copy is the same value
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Resolution:
+        return self
+
+    def __reduce__(self) -> Any:  # pickle: rebuilt (and checked) from its saved form
+        return (_from_saved, (self.to_dict(), self.schema))
+
     # -- Mapping ---------------------------------------------------------------------
     def __getitem__(self, field: str) -> Any:
         value = self._values[field]
@@ -456,3 +465,7 @@ def _check_shape(data: Mapping[str, Any]) -> None:
         fail("platform", "an object of platform facts or null")
     if data.get("fingerprint") is not None and not isinstance(data["fingerprint"], str):
         fail("fingerprint", "a string")
+
+
+def _from_saved(data: dict[str, Any], schema: Schema | None) -> Resolution:
+    return Resolution.from_dict(data, schema)

@@ -59,11 +59,12 @@ class View(HiddenDict):
     def __getattr__(self, name: str) -> Any:  # only reached when the name is not a field
         raise AttributeError(f"no argument named {name!r}")
 
+    # The hot paths read the instance dictionary directly (``_TracedView`` overrides them).
     def __getitem__(self, name: str) -> Any:
-        return self._values()[name]
+        return real_dict(self)[name]
 
     def get(self, name: str, default: Any = None) -> Any:
-        return self._values().get(name, default)
+        return real_dict(self).get(name, default)
 
     def __contains__(self, name: object) -> bool:
         return name in self._values()

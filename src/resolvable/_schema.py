@@ -192,6 +192,7 @@ class Schema:
     __slots__ = (
         "__weakref__",
         "_json_defaults",
+        "_json_template",
         "_list_defaults",
         "choices",
         "cls",
@@ -227,6 +228,8 @@ class Schema:
         setter(
             self, "_list_defaults", frozenset(n for n, v in defaults.items() if isinstance(v, (list, tuple)))
         )
+        # What json_defaults copies (a plain dict copies fastest; private, never handed out).
+        setter(self, "_json_template", dict(self._json_defaults))
         resolvable = frozenset(n for n, s in specs.items() if s.arg.resolvable)
         setter(self, "resolvable", resolvable)
         #: field -> allowed values, for the fields that have choices.
@@ -244,7 +247,7 @@ class Schema:
     def json_defaults(self) -> dict[str, Any]:
         """Defaults in JSON shape (tuples as lists): the starting values of every resolution. A
         fresh dict with fresh lists on every read, so no caller can alter the schema's defaults."""
-        out = dict(self._json_defaults)
+        out = self._json_template.copy()
         for name in self._list_defaults:
             out[name] = list(out[name])
         return out

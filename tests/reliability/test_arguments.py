@@ -278,3 +278,13 @@ def test_public_entry_points_refuse_misuse_with_a_value_error(call: str) -> None
     with pytest.raises(ResolvableError) as info:
         PUBLIC_MISUSE[call]()
     assert str(info.value).isprintable()
+
+
+@pytest.mark.parametrize(
+    "text", ["[" * 100_000, '{"backend":' * 5_000, "x" * 1_000_000], ids=["deep", "nested", "long"]
+)
+def test_vllm_attention_config_text_is_bounded(text: str) -> None:
+    from resolvable.vllm.api import resolve_vllm_args
+
+    with pytest.raises(ResolvableError, match="--attention-config"):
+        resolve_vllm_args({**LLAMA, "num_hidden_layers": 2}, H100, attention_config=text)

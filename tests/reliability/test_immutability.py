@@ -165,3 +165,13 @@ def test_list_values_cannot_be_altered_through_a_resolution_or_the_schema() -> N
         assert res[name] == before
         assert "poison" not in resolve_vllm_args(config, "h100")[name]
     assert "poison" not in str(schema_of(VllmArgs).json_defaults)
+
+
+def test_resolutions_and_contexts_copy_and_pickle_to_equal_values() -> None:
+    res = resolve_server_args(LLAMA, Platform.preset("h100"), trace=True)
+    for copied in (copy.copy(res), copy.deepcopy(res), pickle.loads(pickle.dumps(res))):
+        assert copied == res and copied.fingerprint() == res.fingerprint()
+    ctx = res.publish()
+    again = pickle.loads(pickle.dumps(ctx))
+    assert again == ctx and again.fingerprint == ctx.fingerprint
+    assert pickle.loads(pickle.dumps(ctx.attn)) == ctx.attn

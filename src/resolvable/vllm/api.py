@@ -66,10 +66,18 @@ def flatten_attention_config(config: Any, flags: dict[str, Any]) -> dict[str, An
     if isinstance(config, str):
         import json
 
+        if len(config) > 64 * 1024:  # a few keys; anything this long is not an attention config
+            raise InvalidArgumentError(
+                f"--attention-config is {len(config):,} characters long; expected a small JSON object"
+            )
         try:
             config = json.loads(config)
         except ValueError as exc:
             raise InvalidArgumentError(f"--attention-config is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise InvalidArgumentError(
+                "--attention-config is nested too deeply; expected a flat JSON object"
+            ) from None
     if not isinstance(config, Mapping):
         raise InvalidArgumentError(
             '--attention-config must be a JSON object, e.g. \'{"backend": "FLASH_ATTN"}\''
