@@ -263,10 +263,12 @@ def test_set_errors_point_to_the_help_that_lists_the_sglang_flags(capsys):
 
 
 def test_an_uncached_hub_id_says_how_to_fetch_only_its_config(capsys, monkeypatch, tmp_path):
+    # offline (the suite sets HF_HUB_OFFLINE): the error says how to fetch the config alone;
+    # online, the tool fetches it itself (tests/cli/test_hub.py)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     code, _, err = run(capsys, "explain", "some-org/some-model", "--platform", "h100")
     assert code == 2
-    assert "`huggingface-cli download some-org/some-model config.json`" in err
+    assert "`hf download some-org/some-model config.json`" in err and "unset HF_HUB_OFFLINE" in err
     assert "$HF_HUB_CACHE" in err and "$HF_HOME" in err and str(tmp_path) in err
 
 

@@ -47,6 +47,7 @@ def test_each_pasted_form_gives_the_same_resolution(capsys, launcher):
     assert data["not_modelled"] == {
         "flags": ["--enable-torch-compile"],
         "values": {"enable_torch_compile": True},
+        "env": {},  # the launch's environment assignments that no rule reads (none here)
     }
 
 

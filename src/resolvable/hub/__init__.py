@@ -194,8 +194,10 @@ def _from_cache(repo_id: str, revision: str | None, files: Sequence[str], cache:
         found = None
     if not isinstance(found, str):
         raise HubOfflineError(
-            f"{repo_id}{_at(revision)} is not in the local Hugging Face cache ({cache}) and HF_HUB_OFFLINE is "
-            f"set: unset HF_HUB_OFFLINE to fetch its config.json (no weights), or pass --config PATH"
+            f"{repo_id}{_at(revision)} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set: unset "
+            f"HF_HUB_OFFLINE to fetch its config.json (no weights), or fetch it where the hub is reachable "
+            f"(`hf download {repo_id} config.json`) into the cache at $HF_HUB_CACHE, else $HF_HOME/hub "
+            f"(now {cache}), or pass --config PATH"
         )
     return os.path.dirname(found)
 
