@@ -15,7 +15,10 @@ Invariants:
 * asking for a change the table does not hold raises ``UnknownChangeError`` (the resolver adds
   the rule that asked): a typo is never a silent ``False``;
 * under ``trace=True`` every ask is recorded as an input of the rule, phrased with its release
-  bound and upstream function: ``sglang ≥ 0.5.20 (DSA_TRITON_ON_ROCM, overrides._dsa_…)``.
+  bound and upstream function: ``sglang ≥ 0.5.20 (DSA_TRITON_ON_ROCM, overrides._dsa_…)``;
+* every resolution records which changes each declaring rule asked (``Resolution.releases_of``):
+  the releases in which all of them answer alike are the releases that share the declaration
+  (``releases_of``), which is what explain, upgrade and matrix show as the rule's range.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["RELEASE_READ", "Change", "ChangeTable", "ReleaseView"]
+__all__ = ["RELEASE_READ", "Change", "ChangeTable", "ReleaseView", "releases_of"]
 
 #: The prefix of a traced change read's name (explain renders the rest as the reason).
 RELEASE_READ = "release: "
@@ -69,8 +72,6 @@ class ChangeTable:
     Attribute access returns the ``Change``; an unknown attribute is an ``AttributeError``
     naming the closest change (so a typo fails at import, where the rule module reads it)."""
 
-    __slots__ = ("_by_name", "_changes", "_present", "engine")
-
     def __init__(self, engine: str, changes: Iterable[Change]) -> None:
         if not isinstance(engine, str) or not engine:
             raise RegistrationError(f"a change table needs the engine's name, got {engine!r}")
@@ -100,6 +101,8 @@ class ChangeTable:
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_changes", tuple(sorted(ordered, key=lambda c: release_key(c.since))))
         object.__setattr__(self, "_present", {})
+        for name, change in by_name.items():  # plain attributes: ``CHANGES.X`` is a dict lookup
+            object.__setattr__(self, name, change)
 
     def __getattr__(self, name: str) -> Change:
         if name.startswith("__"):
@@ -163,13 +166,17 @@ class ReleaseView:
     ``version`` is the release string (None for a registry without releases); ``has(change)``
     says whether the release has a named change of the pack's table."""
 
-    __slots__ = ("_present", "_table", "version")
+    __slots__ = ("_absent", "_present", "_table", "version")
 
     def __init__(self, version: str | None, table: ChangeTable | None = None) -> None:
         table = table if table is not None else _NO_CHANGES
+        present = table.present(version) if version is not None else frozenset()
         object.__setattr__(self, "version", version)
         object.__setattr__(self, "_table", table)
-        object.__setattr__(self, "_present", table.present(version) if version is not None else frozenset())
+        object.__setattr__(self, "_present", present)
+        # The table's other changes (names and records): asking for one is a quick False.
+        known = frozenset([c.name for c in table] + list(table)) if version is not None else frozenset()
+        object.__setattr__(self, "_absent", known - present)
 
     @property
     def changes(self) -> ChangeTable:
@@ -179,6 +186,8 @@ class ReleaseView:
         """Whether this release has ``change`` (a ``Change`` of the table, or its name)."""
         if change in self._present:  # names and the Change records themselves
             return True
+        if change in self._absent:
+            return False
         if self.version is None:
             name = change.name if isinstance(change, Change) else change
             raise UnknownChangeError(
@@ -197,18 +206,74 @@ class ReleaseView:
         return f"ReleaseView({self.version!r}, {len(self._present)} changes)"
 
 
-class TracedReleaseView(ReleaseView):
+class RecordingReleaseView(ReleaseView):
+    """A release view that notes the changes a rule asks (``asked``: the resolver reads and clears
+    it after each rule); one per resolution."""
+
+    __slots__ = ("_asked",)
+
+    def __init__(self, view: ReleaseView, asked: list[Change]) -> None:
+        set_ = object.__setattr__
+        set_(self, "version", view.version)
+        set_(self, "_table", view._table)
+        set_(self, "_present", view._present)
+        set_(self, "_absent", view._absent)
+        set_(self, "_asked", asked)
+
+    def has(self, change: str | Change) -> bool:
+        if type(change) is Change:  # the hot path: a record of the table
+            if change in self._present:
+                self._asked.append(change)
+                return True
+            if change in self._absent:
+                self._asked.append(change)
+                return False
+        present = ReleaseView.has(self, change)
+        self._asked.append(change if type(change) is Change else self._table.get(change))
+        return present
+
+
+def releases_of(asked: Iterable[Change], release: str) -> ReleaseRange:
+    """The releases in which every change of ``asked`` answers as it does in ``release`` (one
+    half-open range: a change that holds contributes its range, one that does not the side of
+    its range that contains ``release``)."""
+    lo: str | None = None
+    hi: str | None = None
+    key = release_key(release)
+
+    def raise_lo(bound: str | None) -> None:
+        nonlocal lo
+        if bound is not None and (lo is None or release_key(bound) > release_key(lo)):
+            lo = bound
+
+    def lower_hi(bound: str | None) -> None:
+        nonlocal hi
+        if bound is not None and (hi is None or release_key(bound) < release_key(hi)):
+            hi = bound
+
+    for change in asked:
+        if change.range.contains(release):
+            raise_lo(change.since)
+            lower_hi(change.until)
+        elif key < release_key(change.since):
+            lower_hi(change.since)
+        else:
+            raise_lo(change.until)
+    return ReleaseRange(lo, hi)
+
+
+class TracedReleaseView(RecordingReleaseView):
     """A release view that records every ask as an input of the rule (``trace=True``)."""
 
     __slots__ = ("_reads",)
 
-    def __init__(self, view: ReleaseView, reads: list[tuple[str, Any]]) -> None:
-        super().__init__(view.version, view._table)
+    def __init__(self, view: ReleaseView, reads: list[tuple[str, Any]], asked: list[Change]) -> None:
+        super().__init__(view, asked)
         object.__setattr__(self, "_reads", reads)
 
     def has(self, change: str | Change) -> bool:
-        present = ReleaseView.has(self, change)
-        found = self._table.get(change)
+        present = RecordingReleaseView.has(self, change)
+        found = self._asked[-1]
         self._reads.append((RELEASE_READ + found.describe(self._table.engine, present), present))
         return present
 

@@ -247,6 +247,8 @@ class Registry:
             raise RegistrationError("a change table needs a release-aware registry (releases=...)")
         #: The pack's named changes (an empty table when the pack declares none).
         self.changes: ChangeTable = changes if changes is not None else ChangeTable(name, ())
+        #: Whether resolutions record the changes each rule asks (only a table with changes).
+        self.records_changes = len(self.changes) > 0
         #: What ``ctx.release`` is for each supported release (and None), built once.
         self._release_views: dict[str | None, ReleaseView] = {
             r: ReleaseView(r, self.changes) for r in self.releases
@@ -292,11 +294,13 @@ class Registry:
         values = dict(values)
         for field in values:
             self._check_field(field, f"constant for {arch!r}")
+        fn = lambda ctx, _v=values: _v  # noqa: E731
+        fn.__module__ = sys._getframe(1).f_globals.get("__name__", "")  # the declaring module
         rule = Rule(
             name=f"constant[{arch}]",
             location=caller_location(),
             stage=stage,
-            fn=lambda ctx, _v=values: _v,
+            fn=fn,
             archs=(arch,),
             constant=values,
             doc="declares " + ", ".join(_describe_value(k, v) for k, v in values.items()),
@@ -375,10 +379,39 @@ class Registry:
     ) -> Callable[[RuleFn], RuleFn]:
         return self.rule(stage or self.model_stage, when=predicate, label=label)
 
-    def freeze(self) -> None:
-        """Validate the release chains (``validate``), then refuse further registration."""
+    def freeze(self, order: Iterable[str] | None = None) -> None:
+        """Validate the release chains (``validate``) and, with ``order`` (the rule modules in
+        their declared order), the registration order (``check_order``); then refuse further
+        registration."""
         self.validate()
+        if order is not None:
+            self.check_order(order)
         self._frozen = True
+
+    def check_order(self, order: Iterable[str]) -> None:
+        """Inside a stage, rules of one kind run in registration order: check that it is the
+        declared module order ``order`` (dotted module names), so the order is visible in one
+        place and not an import side effect. Raises ``RegistrationError`` naming the first rule
+        of a module that is not listed, or that was registered after a later-listed module's."""
+        rank = {name: i for i, name in enumerate(order)}
+        with self._lock:
+            rules = sorted(self._all, key=lambda r: r.seq)
+        latest: tuple[int, str] | None = None
+        for rule in rules:
+            module = _module_of(rule)
+            if module not in rank:
+                raise RegistrationError(
+                    f"{rule.name} ({rule.location}) is registered by {module}, which the declared "
+                    "rule-module order does not list"
+                )
+            if latest is not None and rank[module] < latest[0]:
+                raise RegistrationError(
+                    f"{rule.name} ({rule.location}) of {module} is registered after the rules of "
+                    f"{latest[1]}, which the declared order lists later: an import registered it "
+                    "early; list the modules in the order they register"
+                )
+            if latest is None or rank[module] > latest[0]:
+                latest = (rank[module], module)
 
     def validate(self) -> None:
         """Check every series (a rule and the rules that replace it across releases): no two
@@ -653,6 +686,11 @@ def _describe_value(field: str, value: Any) -> str:
     if reason is not None:
         return f"{field}={value.value!r} (forced: {reason})"
     return f"{field}={value!r}"
+
+
+def _module_of(rule: Rule) -> str:
+    """The module that registered ``rule`` (its function's module; a constant's declaring module)."""
+    return getattr(_unwrap(rule.fn), "__module__", "") or ""
 
 
 def _safe_predicate(rule: Rule, arch: str) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
-from ._changes import ReleaseView, TracedReleaseView
+from ._changes import RecordingReleaseView, ReleaseView, TracedReleaseView
 from ._declaration import Outcome, apply_declaration, check_value
 from ._hfconfig import HFConfig
 from ._platform import Platform
@@ -286,11 +286,18 @@ def resolve(
         rule_platform: Any = _Traced(platform, "platform", reads)
         rule_env: Any = _Traced(env_map, "env", reads)
         live: View = _TracedView(values, reads)
-        rule_release: ReleaseView = TracedReleaseView(registry.release_view(release), reads)
     else:
         rule_hf, rule_platform, rule_env = hf, platform, env_map
         live = View(values)
-        rule_release = registry.release_view(release)
+    # The changes each rule asks (a resolution without named changes keeps the shared view).
+    asked: list[Any] = []
+    asked_by: dict[int, tuple[Any, ...]] = {}
+    rule_release: ReleaseView = registry.release_view(release)
+    if registry.records_changes:
+        if reads is not None:
+            rule_release = TracedReleaseView(rule_release, reads, asked)
+        else:
+            rule_release = RecordingReleaseView(rule_release, asked)
     live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
 
     resolvable = schema.resolvable
@@ -330,8 +337,13 @@ def resolve(
                     f"got {type(out).__name__}"
                 )
             if not out:
+                if asked:
+                    asked.clear()
                 continue
             seq += 1
+            if asked:
+                asked_by[seq] = tuple(asked)
+                asked.clear()
             declarations.append(
                 apply_declaration(
                     values,
@@ -359,6 +371,7 @@ def resolve(
         leaves=schema.leaves,
         owned=True,
         release=release,
+        asked=asked_by,
     )
 
 

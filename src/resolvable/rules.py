@@ -20,7 +20,7 @@ engine module (``resolvable._x``); ``tests/engine/test_layers.py`` checks it. A 
   extends=old_rule)`` on ``def new_rule(ctx, previous)``; ``previous(ctx)`` runs the old body.
 
 Invariant: importing this module stays light (standard library only); the helpers that only
-some commands use (capability tables, fix checks, text tables, bundled samples, the facade)
+some commands use (capability tables, fix checks, text tables, sample sets, the facade)
 are loaded on first access.
 """
 
@@ -53,7 +53,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
-    from ._bundled import bundled, bundled_for_repo, catalog, load_model, unknown_message
+    from ._bundled import Samples
     from ._captable import CapabilityTable, Column, Entry, Probe, Row
     from ._facade import resolve_into
     from ._fixes import FixCheck, check_fix
@@ -91,6 +91,7 @@ __all__ = [
     "ResolvableError",
     "Row",
     "Rule",
+    "Samples",
     "RuleContext",
     "RuleFailure",
     "Stage",
@@ -98,10 +99,7 @@ __all__ = [
     "View",
     "arg",
     "base_release",
-    "bundled",
-    "bundled_for_repo",
     "caller_location",
-    "catalog",
     "check",
     "check_fix",
     "check_release",
@@ -110,7 +108,6 @@ __all__ = [
     "field",
     "find_in_hub_cache",
     "load_hf_config",
-    "load_model",
     "location_of",
     "record",
     "record_arg",
@@ -122,7 +119,6 @@ __all__ = [
     "schema_of",
     "short",
     "table",
-    "unknown_message",
     "validate",
 ]
 
@@ -137,12 +133,8 @@ _LAZY = {
     "check_fix": "_fixes",
     "short": "_text",
     "table": "_text",
-    "bundled": "_bundled",
-    "bundled_for_repo": "_bundled",
-    "catalog": "_bundled",
-    "load_model": "_bundled",
-    "unknown_message": "_bundled",
     "resolve_into": "_facade",
+    "Samples": "_bundled",
 }
 
 

@@ -17,6 +17,7 @@ from resolvable.rules import (
     Platform,
     RegistrationError,
     Registry,
+    ReleaseRange,
     RuleFailure,
     Stage,
     UnknownChangeError,
@@ -375,3 +376,52 @@ def test_an_arch_list_keys_one_rule_per_release():
 def test_an_arch_list_validates_its_entries(entries, message):
     with pytest.raises(RegistrationError, match=message):
         ArchList(*entries)
+
+
+# -- rule order declared in one place, checked at freeze ---------------------------------------
+
+
+def test_freeze_checks_the_declared_module_order():
+    registry = _registry()
+
+    @registry.rule("fill")
+    def first(ctx):
+        return {}
+
+    module = first.__module__
+    registry.freeze(order=[module])  # one module: in order
+    other = _registry()
+    other.rule("fill")(first)
+    with pytest.raises(RegistrationError, match="which the declared rule-module order does not list"):
+        other.check_order(["somewhere.else"])
+    # a rule of an earlier-listed module registered after a later one's: an import side effect
+    late = _registry()
+    late.rule("fill")(first)
+    rule = late.rules[0]
+    late.constant("XForCausalLM", {"page": 1})  # registered by this module too, after `first`
+    late.check_order([module])
+    fake = type(first)(first.__code__, {"__name__": "pkg.a"}, "fake")
+    fake.__module__ = "pkg.a"
+    late.rule("fill")(fake)
+    with pytest.raises(RegistrationError, match=r"of pkg\.a is registered after the rules of .*lists later"):
+        late.check_order(["pkg.a", module])
+    assert rule.name.endswith("first")
+
+
+def test_a_resolution_knows_the_releases_that_share_a_declaration():
+    """The changes a rule asked bound the releases in which it declares the same (what explain,
+    upgrade and matrix show as the rule's range); traced or not."""
+    registry = _asking_registry()
+    for trace in (False, True):
+        res = resolve(registry, hf=ARCH, platform=H100, release="0.5.16", trace=trace)
+        rule, location = res.decided_by("backend")
+        assert res.releases_of(rule, location) == ReleaseRange("0.5.16", "0.5.17")
+        old = resolve(registry, hf=ARCH, platform=H100, release="0.5.14", trace=trace)
+        assert old.releases_of(rule) == ReleaseRange(None, "0.5.15")
+    plain = _registry()
+    plain.rule("fill")(lambda ctx: {"backend": "a"})
+    res = resolve(plain, hf=ARCH, platform=H100, release="0.5.16")
+    assert res.releases_of(*res.decided_by("backend")).unbounded
+    # a load-time adjustment keeps what the resolution knew
+    adjusted = resolve(registry, hf=ARCH, platform=H100, release="0.5.18").adjust("later", page=8)
+    assert adjusted.releases_of(rule) == ReleaseRange("0.5.17", None)

@@ -41,7 +41,7 @@ def _why(inputs: Sequence[Sequence[Any]], limit: int = 6) -> str:
     return ", ".join(shown[:limit]) + more
 
 
-def _explain_lines(exp: Any) -> list[str]:
+def _explain_lines(exp: Any, res: Any = None) -> list[str]:
     start = f"user set {exp.user_value!r}" if exp.user_set else f"default {exp.default!r}"
     lines = [f"{exp.field} = {exp.value!r}    ({start})"]
     if not exp.steps:
@@ -54,7 +54,7 @@ def _explain_lines(exp: Any) -> list[str]:
             "blocked": "blocked by the user's value",
             "shadowed": "shadowed by a later rule",
         }[s.outcome]
-        releases = release_of_rule(s.rule, s.location)
+        releases = release_of_rule(s.rule, s.location, res)
         lines.append(
             f"  {mark} {i}. [{s.stage}] {s.rule}  {s.location}"
             + (f"  (sglang {releases})" if releases else "")
@@ -187,7 +187,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     for exp in explained:
         if exp.steps or args.field:
             print()
-            print("\n".join(_explain_lines(exp)))
+            print("\n".join(_explain_lines(exp, res)))
     untouched = [f"{e.field}={e.value!r}" for e in explained if not e.steps and not args.field]
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")

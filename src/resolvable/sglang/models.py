@@ -11,21 +11,26 @@ id is read as sglang reads it (``checkpoint``: ``hf_quant_config.json``, Mistral
 from __future__ import annotations
 
 import functools
+import os
 
-from .. import _bundled
-from .._bundled import bundled_for_repo, catalog, unknown_message
-from .._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
 from ..errors import ConfigError
+from ..rules import HFConfig, Samples, find_in_hub_cache, load_hf_config
 from .checkpoint import SIDECARS, make_parser, prepare
 
-#: Where the samples are (``resolvable/sglang/models/``).
-MODELS_DIR = _bundled.MODELS_DIR
+#: Where the samples are (``resolvable/sglang/models/``); the pack owns them (the vLLM pack reads
+#: the same directory: ``vllm/models.py``).
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+#: The sample set over ``MODELS_DIR`` (raw configs, before sglang's config-class defaults).
+SAMPLES = Samples(MODELS_DIR)
+catalog = SAMPLES.catalog
+unknown_message = SAMPLES.unknown_message
+bundled_for_repo = SAMPLES.bundled_for_repo
 
 
 @functools.cache
 def bundled(name: str) -> HFConfig:
     """The bundled sample ``name`` (e.g. "gpt-oss-120b") as sglang reads it (config-class defaults)."""
-    return prepare(_bundled.bundled(name))
+    return prepare(SAMPLES.bundled(name))
 
 
 def load_model(spec: str, *, model_config_parser: str = "auto") -> HFConfig:

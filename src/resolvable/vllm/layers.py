@@ -17,8 +17,8 @@ attention, short conv) are not listed; the head size follows
 
 from __future__ import annotations
 
-from .._hfconfig import HFConfig
 from ..errors import ConflictError
+from ..rules import HFConfig
 from .query import LayerQuery
 
 TYPE_CHECKING = False
