@@ -166,7 +166,7 @@ class ReleaseView:
     ``version`` is the release string (None for a registry without releases); ``has(change)``
     says whether the release has a named change of the pack's table."""
 
-    __slots__ = ("_absent", "_present", "_table", "version")
+    __slots__ = ("_absent", "_picked", "_present", "_table", "version")
 
     def __init__(self, version: str | None, table: ChangeTable | None = None) -> None:
         table = table if table is not None else _NO_CHANGES
@@ -177,6 +177,8 @@ class ReleaseView:
         # The table's other changes (names and records): asking for one is a quick False.
         known = frozenset([c.name for c in table] + list(table)) if version is not None else frozenset()
         object.__setattr__(self, "_absent", known - present)
+        #: id(entries) -> (entries, items, changes) for ``pick`` (upstream lists are constants).
+        object.__setattr__(self, "_picked", {})
 
     @property
     def changes(self) -> ChangeTable:
@@ -195,6 +197,39 @@ class ReleaseView:
             )
         self._table.get(change)  # raises for a name the table does not declare
         return False
+
+    def pick(self, entries: Iterable[tuple[Any, Change | None]]) -> tuple[Any, ...]:
+        """The items of an upstream list that this release has, in the list's order: each entry
+        is ``(item, change)``, ``change`` (or None: every release) the change that added it.
+        Counts as asking each change (traced and recorded like ``has``); memoised per list."""
+        hit = self._picked.get(id(entries))
+        if hit is None or hit[0] is not entries:
+            items = tuple(item for item, change in entries if change is None or ReleaseView.has(self, change))
+            changes = tuple(self._table.get(change) for _, change in entries if change is not None)
+            hit = (entries, items, changes)
+            if len(self._picked) < 256:
+                self._picked[id(entries)] = hit
+        if hit[2]:
+            self._note(hit[2])
+        return hit[1]
+
+    def derive(self, fn: Any) -> Any:
+        """``fn(view)``, a pure function of the release's changes (e.g. a rule's per-release
+        arguments), computed once per release; each use counts as asking the changes ``fn``
+        asked (traced and recorded like ``has``). Treat the value as read-only."""
+        hit = self._picked.get(id(fn))
+        if hit is None or hit[0] is not fn:
+            asked: list[Change] = []
+            value = fn(RecordingReleaseView(self, asked))
+            hit = (fn, value, tuple(asked))
+            if len(self._picked) < 256:
+                self._picked[id(fn)] = hit
+        if hit[2]:
+            self._note(hit[2])
+        return hit[1]
+
+    def _note(self, changes: tuple[Change, ...]) -> None:
+        """Record that ``changes`` were asked (nothing to record on a shared view)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("the release view is read-only")
@@ -218,7 +253,11 @@ class RecordingReleaseView(ReleaseView):
         set_(self, "_table", view._table)
         set_(self, "_present", view._present)
         set_(self, "_absent", view._absent)
+        set_(self, "_picked", view._picked)
         set_(self, "_asked", asked)
+
+    def _note(self, changes: tuple[Change, ...]) -> None:
+        self._asked.extend(changes)
 
     def has(self, change: str | Change) -> bool:
         if type(change) is Change:  # the hot path: a record of the table
@@ -276,6 +315,13 @@ class TracedReleaseView(RecordingReleaseView):
         found = self._asked[-1]
         self._reads.append((RELEASE_READ + found.describe(self._table.engine, present), present))
         return present
+
+    def _note(self, changes: tuple[Change, ...]) -> None:
+        self._asked.extend(changes)
+        engine = self._table.engine
+        for change in changes:
+            present = change in self._present
+            self._reads.append((RELEASE_READ + change.describe(engine, present), present))
 
     def __getattribute__(self, name: str) -> Any:
         if name == "version":

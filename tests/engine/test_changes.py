@@ -425,3 +425,43 @@ def test_a_resolution_knows_the_releases_that_share_a_declaration():
     # a load-time adjustment keeps what the resolution knew
     adjusted = resolve(registry, hf=ARCH, platform=H100, release="0.5.18").adjust("later", page=8)
     assert adjusted.releases_of(rule) == ReleaseRange("0.5.17", None)
+
+
+def test_pick_selects_an_upstream_lists_members_and_counts_as_asking():
+    entries = (("a", None), ("b", CHANGES.B_BACKEND), ("c", CHANGES.PAGE_64))
+    registry = _registry(changes=CHANGES)
+
+    @registry.rule("fill")
+    def listed(ctx):
+        return {"backend": ctx.release.pick(entries)[-1]}
+
+    picked = {r: resolve(registry, hf=ARCH, platform=H100, release=r)["backend"] for r in RELEASES}
+    assert picked == {"0.5.14": "a", "0.5.15": "c", "0.5.16": "c", "0.5.17": "b", "0.5.18": "b"}
+    assert registry.release_view("0.5.16").pick(entries) == ("a", "b", "c")
+    res = resolve(registry, hf=ARCH, platform=H100, release="0.5.17", trace=True)
+    reads = dict(res.declarations[0].inputs)
+    assert reads[RELEASE_READ + "eng ≥ 0.5.16 (B_BACKEND, overrides._pick)"] is True
+    assert reads[RELEASE_READ + "eng < 0.5.15 or ≥ 0.5.17 (PAGE_64, hook.page)"] is False
+    assert res.releases_of(*res.decided_by("backend")) == ReleaseRange("0.5.17", None)
+
+
+def test_derive_memoises_per_release_and_records_the_asks():
+    calls = []
+
+    def arguments(release):
+        calls.append(release.version)
+        return {"page": 64 if release.has(CHANGES.PAGE_64) else 16}
+
+    registry = _registry(changes=CHANGES)
+
+    @registry.rule("fill")
+    def derived(ctx):
+        return ctx.release.derive(arguments)
+
+    for _ in range(3):
+        assert resolve(registry, hf=ARCH, platform=H100, release="0.5.16")["page"] == 64
+    assert calls == ["0.5.16"]  # computed once for the release
+    res = resolve(registry, hf=ARCH, platform=H100, release="0.5.18", trace=True)
+    assert res["page"] == 16
+    assert RELEASE_READ + "eng < 0.5.15 or ≥ 0.5.17 (PAGE_64, hook.page)" in dict(res.declarations[0].inputs)
+    assert res.releases_of(*res.decided_by("page")) == ReleaseRange("0.5.17", None)

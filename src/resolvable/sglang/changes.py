@@ -548,4 +548,4 @@ CHANGES = ChangeTable(
 def in_release(release: ReleaseView, entries: Iterable[tuple[Any, Change | None]]) -> tuple[Any, ...]:
     """The items of an upstream list that ``release`` has, in the list's order: each entry is
     ``(item, change)`` where ``change`` (or None: every release) is the change that added it."""
-    return tuple(item for item, change in entries if change is None or release.has(change))
+    return release.pick(entries)

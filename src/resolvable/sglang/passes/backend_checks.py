@@ -117,18 +117,17 @@ def trtllm_mha_platform_checks(ctx):
     args = ctx.args
     prefill, decode = effective_backends(args)
     platform = ctx.platform
-    if (
-        prefill == "trtllm_mha"
-        and not platform.is_sm100
-        and not ctx.release.has(CHANGES.TRTLLM_MHA_FMHAV2_PREFILL)
-    ):
+    if "trtllm_mha" not in (prefill, decode):
+        return {}
+    fmhav2 = ctx.release.has(CHANGES.TRTLLM_MHA_FMHAV2_PREFILL)
+    if prefill == "trtllm_mha" and not platform.is_sm100 and not fmhav2:
         raise ConflictError(
             "TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100). "
             "Please use a different prefill backend.",
             fields=("attention_backend", "prefill_attention_backend"),
             fix="choose another --attention-backend / --prefill-attention-backend",
         )
-    if not ctx.release.has(CHANGES.TRTLLM_MHA_FMHAV2_PREFILL):
+    if not fmhav2:
         _trtllm_mha_decode_check(platform, decode)
         return {}
     if prefill == "trtllm_mha":

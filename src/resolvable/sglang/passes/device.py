@@ -42,7 +42,13 @@ def deprecated_backend_aliases(ctx):
     (cutedsl_mla is decode-only), and a tokenspeed_mla attention or decode backend keeps the FP8
     KV cache it required (``kv_cache_dtype`` := ``fp8_e4m3``)."""
     args = ctx.args
-    if not ctx.release.has(CHANGES.TOKENSPEED_MLA_ALIAS):
+    named = (
+        args.attention_backend,
+        args.prefill_attention_backend,
+        args.decode_attention_backend,
+        args.speculative_draft_attention_backend,
+    )
+    if "tokenspeed_mla" not in named or not ctx.release.has(CHANGES.TOKENSPEED_MLA_ALIAS):
         return _renamed_backends(args, {"compressed": "dsv4"})
     out = _renamed_backends(args, {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"})
     if args.prefill_attention_backend == "tokenspeed_mla":
@@ -108,7 +114,12 @@ def cuda_graph_defaults(ctx):
     ``--disable-cuda-graph``); ``PD_ROLE_CUDA_GRAPHS`` (0.5.16): a PD prefill server disables the
     decode graph and a decode server the prefill graph unless that phase is locked."""
     args, has = ctx.args, ctx.release.has
-    breakable = ctx.platform.is_cuda and has(CHANGES.BREAKABLE_PREFILL_GRAPH)
+    # (asked only when it matters: an unset prefill graph on CUDA)
+    breakable = (
+        ctx.platform.is_cuda
+        and args.cuda_graph_backend_prefill is None
+        and has(CHANGES.BREAKABLE_PREFILL_GRAPH)
+    )
     out = _cuda_graph_defaults(args, "breakable" if breakable else "tc_piecewise")
     locked = {phase for phase in ("prefill", "decode") if args[f"cuda_graph_backend_{phase}"] is not None}
     if args.disable_cuda_graph:

@@ -255,6 +255,8 @@ def a2a_backend_overrides(ctx):
     Waterfill (``--enable-waterfill``, 0.5.16's name) needs deepep or megamoe, else deepep; the
     env is no longer read (``--moe-a2a-backend megamoe`` or the runner alias instead)."""
     args = ctx.args
+    if not args.enable_deepep_waterfill and "SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE" not in ctx.env:
+        return {}  # neither trigger (asked only when one is there)
     if ctx.release.has(CHANGES.WATERFILL_DEEPEP_OR_MEGAMOE):
         if args.enable_deepep_waterfill and args.moe_a2a_backend not in ("deepep", "megamoe"):
             return {"moe_a2a_backend": Force("deepep", "Waterfill requires the DeepEP or MegaMOE backend")}
@@ -435,6 +437,8 @@ def moe_runner_backend_alias(ctx):
     warning). Before 0.5.18 argparse refuses it: ``megamoe`` is not a ``--moe-runner-backend``
     choice (``server_args.MOE_RUNNER_BACKEND_CHOICES`` gains it in 0.5.18)."""
     args = ctx.args
+    if args.moe_runner_backend != "megamoe" and args.speculative_moe_runner_backend != "megamoe":
+        return {}
     if ctx.release.has(CHANGES.MEGAMOE_RUNNER_ALIAS):
         if args.moe_runner_backend != "megamoe":
             return {}

@@ -27,9 +27,12 @@ def mla_and_trtllm_page_sizes(ctx):
     backend) accepts {16, 32, 64, 128} (trtllm-gen's dynamic tokens-per-page kernels), and the
     new ``hpc_ops`` backend needs 64-token pages."""
     args = ctx.args
-    since_0_5_17 = ctx.release.has(CHANGES.TRTLLM_MHA_PAGE_128)
-    trtllm_mha_pages = (16, 32, 64, 128) if since_0_5_17 else (16, 32, 64)
     a, p, d = args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend
+    draft = args.speculative_draft_attention_backend
+    since_0_5_17 = ("trtllm_mha" in (a, d, p, draft) or "hpc_ops" in (a, d, p)) and ctx.release.has(
+        CHANGES.TRTLLM_MHA_PAGE_128
+    )
+    trtllm_mha_pages = (16, 32, 64, 128) if since_0_5_17 else (16, 32, 64)
     page = args.page_size
     reasons = []
     if "flashmla" in (a, d) and page != 64:
@@ -64,7 +67,7 @@ def fa4_page_size(ctx):
     (Step-3.5, whose rule sets ``attention_backend``, keeps page 1); ``FA4_PAGES_ANY_SIDE``
     (0.5.15): FA4 as A, D or P does, unless EAGLE topk > 1."""
     args = ctx.args
-    if is_mla(ctx.hf) or not ctx.platform.is_sm100 or args.page_size == 128:
+    if not ctx.platform.is_sm100 or args.page_size == 128 or is_mla(ctx.hf):
         return {}
     if not ctx.release.has(CHANGES.FA4_PAGES_ANY_SIDE):
         if args.prefill_attention_backend == "fa4":
@@ -86,8 +89,10 @@ def intel_xpu_page_size(ctx):
     ``INTEL_XPU_PAGES_EITHER_SIDE`` (0.5.20, ``overrides._intel_xpu_page_constraint``): the same
     lists apply when the prefill **or** the decode backend is intel_xpu."""
     prefill, decode = effective_backends(ctx.args)
+    if "intel_xpu" not in (prefill, decode):
+        return {}
     either = ctx.release.has(CHANGES.INTEL_XPU_PAGES_EITHER_SIDE)
-    if decode != "intel_xpu" and not (either and prefill == "intel_xpu"):
+    if decode != "intel_xpu" and not either:
         return {}
     allowed = (16, 32, 64, 128) if is_mla(ctx.hf) else (64, 128)
     side = "" if either else "decode "

@@ -250,7 +250,7 @@ def verify_quantization(ctx):
     registry, ROCm (``release_arguments``: ``QUANT_REGISTRY_HUMMING`` 0.5.16,
     ``QUANT_REQUANTIZE`` 0.5.17, ``QUANT_MODELOPT_EXACT`` 0.5.18, ``QUANT_MODELOPT_ALLOWLIST``
     0.5.19, ``QUANT_GPTQ_PLATFORMS`` 0.5.20, ``QUANT_MINIMAX_M3_NVFP4`` 0.5.23)."""
-    return _verify_quantization(ctx, **release_arguments(ctx.release))
+    return _verify_quantization(ctx, **ctx.release.derive(release_arguments))
 
 
 def _verify_quantization(

@@ -120,8 +120,11 @@ def release_choices(ctx):
     ``cuda_graph_config.parse_cuda_graph_backend_arg``, before argparse's choices."""
     args = ctx.args
     refusals, refused = _refusals(ctx.release.version)
-    if not any(args[field] in names for field, names in refused.items()):
-        return {}  # the usual case: no value of a refused name (one lookup per field)
+    for field, names in refused.items():  # one lookup per field: the usual case refuses nothing
+        if args[field] in names:
+            break
+    else:
+        return {}
     for field, values, kind, note in refusals:
         value = args[field]
         if value is not None and value in values:
