@@ -95,11 +95,15 @@ class FieldChange(namedtuple("FieldChange", "field before after decided_before d
         return self._asdict()
 
 
+_NO_ASKS: Mapping[int, tuple[Any, ...]] = MappingProxyType({})
+
+
 class Resolution(Mapping):
     """The immutable result of a resolution. Read values with ``res["attention_backend"]``."""
 
     __slots__ = (
         "__weakref__",
+        "_asked",
         "_published",
         "_values",
         "arch",
@@ -131,6 +135,7 @@ class Resolution(Mapping):
         owned: bool = False,
         release: str | None = None,
         not_modelled: Mapping[str, Any] | None = None,
+        asked: Mapping[int, tuple[Any, ...]] | None = None,
     ) -> None:
         # Copies protect callers' dicts; a resolver hands over dicts it owns (``owned=True``).
         set_ = object.__setattr__
@@ -152,6 +157,8 @@ class Resolution(Mapping):
         #: they never change a value or the fingerprint, and are listed, not dropped.
         set_(self, "not_modelled", MappingProxyType(dict(not_modelled or {})))
         set_(self, "_published", False)
+        #: Declaration seq -> the named changes its rule asked (``releases_of``).
+        set_(self, "_asked", MappingProxyType(dict(asked)) if asked else _NO_ASKS)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Resolution is immutable; use adjust() to derive a new one")
@@ -209,6 +216,21 @@ class Resolution(Mapping):
                 if w.field == field and w.outcome is not Outcome.BLOCKED:
                     return decl.rule, decl.location
         return ("user" if field in self.user else "default"), None
+
+    def releases_of(self, rule: str, location: str | None = None) -> Any:
+        """The releases in which the named changes ``rule`` asked while declaring answer as they do
+        in this release — a ``ReleaseRange``, unbounded when the rule asked none (or declared
+        nothing); None for a resolution without a release."""
+        from ._changes import releases_of
+        from ._release import ReleaseRange
+
+        if self.release is None:
+            return None
+        for decl in self.declarations:
+            if decl.rule == rule and (location is None or decl.location == location):
+                asked = self._asked.get(decl.seq)
+                return releases_of(asked, self.release) if asked else ReleaseRange()
+        return ReleaseRange()
 
     def explain(self, field: str) -> Explanation:
         if field not in self._values:
@@ -307,6 +329,7 @@ class Resolution(Mapping):
             owned=True,
             release=self.release,
             not_modelled=self.not_modelled,
+            asked=self._asked,
         )
 
     def with_not_modelled(self, fields: Mapping[str, Any]) -> Resolution:
@@ -326,6 +349,7 @@ class Resolution(Mapping):
             leaves=self.leaves,
             release=self.release,
             not_modelled={**self.not_modelled, **fields},
+            asked=self._asked,
         )
 
     def _mark_published(self) -> None:

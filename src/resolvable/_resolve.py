@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
+from ._changes import RecordingReleaseView, ReleaseView, TracedReleaseView
 from ._declaration import Outcome, apply_declaration, check_value
 from ._frozen import HiddenDict, real_dict, set_real_dict
 from ._hfconfig import HFConfig
@@ -32,6 +33,7 @@ from .errors import (
     InvalidArgumentError,
     ResolvableError,
     RuleFailure,
+    UnknownChangeError,
 )
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -203,9 +205,10 @@ class _Traced:
 
 
 class RuleContext:
-    """What a rule sees: ``args`` (read-only view), ``hf``, ``platform``, ``env``, ``arch``."""
+    """What a rule sees: ``args`` (read-only view), ``hf``, ``platform``, ``env``, ``arch`` and
+    ``release`` (the release resolved for: ``ctx.release.has(CHANGES.X)``, ``ctx.release.version``)."""
 
-    __slots__ = ("arch", "args", "env", "explicit", "hf", "platform")
+    __slots__ = ("arch", "args", "env", "explicit", "hf", "platform", "release")
 
     def __init__(
         self,
@@ -215,6 +218,7 @@ class RuleContext:
         env: Mapping[str, str],
         arch: str | None,
         explicit: frozenset[str],
+        release: ReleaseView | None = None,
     ) -> None:
         setter = object.__setattr__
         setter(self, "args", args)
@@ -223,6 +227,7 @@ class RuleContext:
         setter(self, "env", env)
         setter(self, "arch", arch)
         setter(self, "explicit", explicit)
+        setter(self, "release", release if release is not None else _NO_RELEASE)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenContextError(
@@ -262,6 +267,7 @@ def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
 
 
 _EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
+_NO_RELEASE = ReleaseView(None)
 
 
 def checked_platform(platform: Any, what: str = "platform") -> Platform | None:
@@ -353,7 +359,16 @@ def resolve(
     else:
         rule_hf, rule_platform, rule_env = hf, platform, env_map
         live = View(values)
-    live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit)
+    # The changes each rule asks (a resolution without named changes keeps the shared view).
+    asked: list[Any] = []
+    asked_by: dict[int, tuple[Any, ...]] = {}
+    rule_release: ReleaseView = registry.release_view(release)
+    if registry.records_changes:
+        if reads is not None:
+            rule_release = TracedReleaseView(rule_release, reads, asked)
+        else:
+            rule_release = RecordingReleaseView(rule_release, asked)
+    live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
 
     resolvable = schema.resolvable
     declarations = []
@@ -362,7 +377,7 @@ def resolve(
         if isolated:  # every rule of the stage reads the state as it was when the stage began
             snapshot = dict(values)
             view = _TracedView(snapshot, reads) if reads is not None else View(snapshot)
-            ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit)
+            ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
         else:
             ctx = live_ctx
         if guard is not None and not guard(ctx.args):
@@ -377,6 +392,8 @@ def resolve(
                     exc.rule, exc.location, exc.stage = rule.name, rule.location, stage_name
                     exc.origins = _origins(exc.fields, values, user, declarations)
                 raise
+            except UnknownChangeError as exc:
+                raise _asked_by(exc, rule) from None
             except ResolvableError:
                 raise
             except Exception as exc:
@@ -390,8 +407,13 @@ def resolve(
                     f"got {type(out).__name__}"
                 )
             if not out:
+                if asked:
+                    asked.clear()
                 continue
             seq += 1
+            if asked:
+                asked_by[seq] = tuple(asked)
+                asked.clear()
             declarations.append(
                 apply_declaration(
                     values,
@@ -419,6 +441,7 @@ def resolve(
         leaves=schema.leaves,
         owned=True,
         release=release,
+        asked=asked_by,
     )
 
 
@@ -445,7 +468,8 @@ def check(
     hf, _, env = _checked_inputs(hf, None, env)
     env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))
     values = dict(res)
-    ctx = RuleContext(View(values), hf, res.platform, env_map, res.arch, res.explicit)
+    view = registry.release_view(res.release)
+    ctx = RuleContext(View(values), hf, res.platform, env_map, res.arch, res.explicit, view)
     passed = []
     for stage_name, _isolated, guard, rules in registry.compiled(res.arch, res.release).checks.get(phase, ()):
         if guard is not None and not guard(ctx.args):
@@ -459,6 +483,8 @@ def check(
                     exc.origins = _origins(exc.fields, values, dict(res.user), list(res.declarations))
                 exc.phase, exc.resolution = phase, res
                 raise
+            except UnknownChangeError as exc:
+                raise _asked_by(exc, rule) from None
             except ResolvableError:
                 raise
             except Exception as exc:
@@ -475,6 +501,11 @@ def check(
                 raise err
             passed.append(rule)
     return tuple(passed)
+
+
+def _asked_by(exc: UnknownChangeError, rule: Any) -> UnknownChangeError:
+    """The same error, naming the rule that asked for the unknown change."""
+    return UnknownChangeError(f"rule {rule.name} ({rule.location}): {exc}")
 
 
 def _origins(

@@ -75,6 +75,15 @@ _DTYPE_BYTES: dict[str, float] = {
 }
 
 
+def weights_oom_message(weights: float, free: float) -> str:
+    """The weights alone exceed the free device memory: torch fails while loading them (either
+    engine: the message is torch's, not the engine's)."""
+    return (
+        f"CUDA out of memory while loading the weights: {weights / GIB:.2f} GiB per rank do not fit in the "
+        f"{free / GIB:.2f} GiB free (torch.OutOfMemoryError)"
+    )
+
+
 def dtype_bytes(name: str | None, *, model_dtype: str = "bfloat16") -> float:
     """Bytes per element of a dtype name; ``auto``/None is the model's dtype. Unknown → error."""
     key = (name or "auto").lower().replace("torch.", "")

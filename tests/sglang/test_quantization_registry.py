@@ -104,16 +104,9 @@ def _wheel_model_config(source: str) -> tuple[set[str], dict[str, tuple[str, ...
 
 
 def _rule_arguments(release: str, monkeypatch) -> dict:
-    """The arguments the pack's rule for ``release`` passes to ``_verify_quantization``."""
-    (rule,) = [
-        r for r in registry.rules if r.series == "verify_quantization" and r.releases.contains(release)
-    ]
-    seen: dict = {}
-    monkeypatch.setattr(
-        quantization, "_verify_quantization", lambda ctx, methods, **kw: seen.update(methods=methods, **kw)
-    )
-    rule.fn(None)
-    return seen
+    """The arguments the pack's rule passes to ``_verify_quantization`` in ``release`` (issue 16:
+    one rule, whose per-release arguments follow the named changes: ``release_arguments``)."""
+    return quantization.release_arguments(registry.release_view(release))
 
 
 @pytest.mark.parametrize("release", RELEASES)

@@ -358,13 +358,14 @@ def user_flags_for(args: argparse.Namespace, release: str) -> dict[str, Any]:
         return _user_flags(args)
 
 
-def release_of_rule(rule: str, location: str) -> str | None:
+def release_of_rule(rule: str, location: str, res: Any = None) -> str | None:
     """The release range of the pack's rule ``rule`` at ``location`` in words (``since 0.5.15``),
-    or None when the rule applies to every release (or is not a registered rule)."""
+    or None when the rule applies to every release (or is not a registered rule); with the
+    resolution ``res``, narrowed by the named changes the rule asked there."""
     from ..sglang import registry
     from ..sglang.api import rule_releases
 
-    releases = rule_releases(rule, location)
+    releases = rule_releases(rule, location, res)
     return None if releases is None or releases.unbounded else releases.describe(registry.releases)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .._text import short
 from ..errors import ConflictError, InvalidArgumentError
+from ..rules import RELEASE_READ
 from ._common import (
     EXIT_USAGE,
     _header,
@@ -30,12 +31,17 @@ from ._common import (
 
 
 def _why(inputs: Sequence[Sequence[Any]], limit: int = 6) -> str:
-    shown = [f"{n}={short(v, 24)}" for n, v in inputs if n not in ("hf.source",)]
+    # A named change the rule asked about reads as its release condition, first:
+    # "sglang ≥ 0.5.20 (DSA_TRITON_ON_ROCM, overrides._dsa_split_backend_resolution)".
+    changes = [n[len(RELEASE_READ) :] for n, _ in inputs if n.startswith(RELEASE_READ)]
+    shown = changes + [
+        f"{n}={short(v, 24)}" for n, v in inputs if n != "hf.source" and not n.startswith(RELEASE_READ)
+    ]
     more = f", … {len(shown) - limit} more" if len(shown) > limit else ""
     return ", ".join(shown[:limit]) + more
 
 
-def _explain_lines(exp: Any) -> list[str]:
+def _explain_lines(exp: Any, res: Any = None) -> list[str]:
     start = f"user set {exp.user_value!r}" if exp.user_set else f"default {exp.default!r}"
     lines = [f"{exp.field} = {exp.value!r}    ({start})"]
     if not exp.steps:
@@ -48,7 +54,7 @@ def _explain_lines(exp: Any) -> list[str]:
             "blocked": "blocked by the user's value",
             "shadowed": "shadowed by a later rule",
         }[s.outcome]
-        releases = release_of_rule(s.rule, s.location)
+        releases = release_of_rule(s.rule, s.location, res)
         lines.append(
             f"  {mark} {i}. [{s.stage}] {s.rule}  {s.location}"
             + (f"  (sglang {releases})" if releases else "")
@@ -189,7 +195,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     for exp in explained:
         if exp.steps or args.field:
             print()
-            print("\n".join(_explain_lines(exp)))
+            print("\n".join(_explain_lines(exp, res)))
     untouched = [f"{e.field}={e.value!r}" for e in explained if not e.steps and not args.field]
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")

@@ -64,7 +64,7 @@ def cmd_upgrade(args: argparse.Namespace, ignored: list[str]) -> int:
     if old is not None and new is not None:
         for c in old.diff(new):
             rule, location = new.decided_by(c.field)
-            changes.append({**c.to_dict(), "since": release_of_rule(rule, location or "")})
+            changes.append({**c.to_dict(), "since": release_of_rule(rule, location or "", new)})
     if args.json:
         print(
             json.dumps(

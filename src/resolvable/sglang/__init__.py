@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from ._base import SGLANG_RELEASES, SGLANG_VERSION, registry
 
-#: Rule modules in registration order. Stages order the passes; inside a stage, rules for the
-#: same architecture run in this order (e.g. Qwen3.5: hybrid provider, then the MoE family).
+#: Rule modules in registration order: the one place that orders rules inside a stage (stages
+#: order the passes); rules for the same architecture run in this order (e.g. Qwen3.5: hybrid
+#: provider, then the MoE family). ``registry.freeze(order=...)`` below checks it.
 RULE_MODULES = (
     "passes.release_choices",
     "passes.device",
@@ -34,9 +35,11 @@ RULE_MODULES = (
     "families.hybrid_mamba",
     "families.kimi_k3",
     "families.deepseek_v4",
-    # 0.5.21: its attention-stage rule runs before the default backend, which families.qwen3_5
-    # imports (and so registers); tests/sglang/test_release_0_5_21.py checks the order.
+    # 0.5.21: its attention-stage rule runs before the default backend (next);
+    # tests/sglang/test_release_0_5_21.py checks the order.
     "passes.nvfp4_prefill",
+    # Before Qwen3.5, whose hybrid rule asks what the default would be (spec §3.12).
+    "passes.default_backend",
     "families.qwen3_5",
     "families.qwen3_vl",
     "families.qwen3_moe",
@@ -53,7 +56,6 @@ RULE_MODULES = (
     "passes.model_tail",
     "passes.sampling",
     "passes.deterministic",
-    "passes.default_backend",
     "passes.compatibility",
     "passes.page_constraints",
     "passes.backend_checks",
@@ -74,6 +76,9 @@ for _module in RULE_MODULES:
     # __import__, not importlib.import_module: the importlib package (and warnings) is not
     # loaded at all then (import time), and -X importtime reports each rule module.
     __import__(f"{__name__}.{_module}")
+# The order above is the order the rules registered in (checked: an import side effect that
+# registers a module early is refused), and the release chains are valid; no rule registers later.
+registry.freeze(order=[f"{__name__}.{m}" for m in RULE_MODULES])
 
 from .api import check_startup, resolve_server_args  # noqa: E402
 from .args import ServerArgs  # noqa: E402

@@ -7,12 +7,13 @@ Invariant: this module depends on no rule module, so every family and pass can i
 
 from __future__ import annotations
 
-from .._registry import Registry, Stage
+from ..rules import Registry, Stage
 from .args import ServerArgs
+from .changes import CHANGES
 
 #: sglang releases whose behaviour this pack reproduces, oldest first. A release is listed only
 #: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
-#: changed in a release is two rules with adjacent ranges (``since=``/``until=``).
+#: changed in a release asks for the named change (``changes.py``, ``ctx.release.has``).
 SGLANG_RELEASES = (
     "0.5.14",
     "0.5.15",
@@ -113,4 +114,5 @@ registry = Registry(
     version=RULESET_VERSION,
     releases=SGLANG_RELEASES,
     default_release=SGLANG_VERSION,
+    changes=CHANGES,
 )

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .._record import record
-from .._schema import record_arg as arg
+from ..rules import record
+from ..rules import record_arg as arg
 from . import choices as C
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)

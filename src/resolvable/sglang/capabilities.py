@@ -21,10 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._captable import CapabilityTable, Column, Entry, Probe, Row
-from .._hfconfig import HFConfig
-from .._platform import Platform
 from ..errors import ConflictError, ResolvableError
+from ..rules import CapabilityTable, Column, Entry, HFConfig, Platform, Probe, Row
 from .api import resolve_server_args, sglang_release
 from .choices import ATTENTION_BACKENDS
 from .models import bundled

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from .._hfconfig import HFConfig
+    from ..rules import HFConfig
 
 HF_QUANT_CONFIG = "hf_quant_config.json"
 PARAMS_JSON = "params.json"
@@ -336,7 +336,7 @@ def make_parser(model_config_parser: str = "auto") -> Callable[[str, Any], HFCon
     """The ``load_hf_config`` parser hook of ``--model-config-parser`` (auto, hf or mistral)."""
 
     def parse(name: str, read: Any) -> HFConfig | None:
-        from .._hfconfig import HFConfig
+        from ..rules import HFConfig
 
         if model_config_parser == "hf" or (model_config_parser == "auto" and not is_mistral_model(name)):
             return None

@@ -271,7 +271,7 @@ RADIX_DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "triton")
 def choices_in(release: str, field: str, values: tuple) -> tuple:
     """``values`` (a union over releases) as ``release`` knows them for ``field``: without the
     names a later release added or an earlier (or this) release removed."""
-    from .._release import release_key
+    from ..rules import release_key
 
     key = release_key(release)
     gone = {n for r, fields in ADDED_IN.items() if release_key(r) > key for n in fields.get(field, ())}

@@ -18,7 +18,7 @@ import argparse
 import json
 from typing import Any
 
-from .._schema import schema_of
+from ..rules import schema_of
 from .args import ServerArgs
 from .flags import NO_DEFAULT, Flag, load_table, modelled_dests
 

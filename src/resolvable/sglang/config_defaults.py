@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from .._hfconfig import HFConfig
+    from ..rules import HFConfig
 
 _TF = "transformers 5.12.1"
 _SG = "sglang 0.5.15"
@@ -241,7 +241,7 @@ def _section_changes(cfg: dict[str, Any], source: str) -> tuple[dict[str, Any], 
 
 def apply_config_defaults(hf: HFConfig) -> HFConfig:
     """``hf`` with the config-class defaults of its ``model_type`` (and of its ``text_config``'s)."""
-    from .._hfconfig import HFConfig
+    from ..rules import HFConfig
 
     values, origins = _section_changes(dict(hf), hf.source)
     for section in ("text_config", "llm_config"):

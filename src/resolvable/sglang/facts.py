@@ -6,8 +6,8 @@ Invariant: every function here is pure — it reads only the rule context it is 
 
 from __future__ import annotations
 
-from .._record import record
 from ..errors import ConfigError, InvalidArgumentError
+from ..rules import ArchList, record
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -170,21 +170,33 @@ def has_asymmetric_kv(hf: Any) -> bool:
     return head != v_head or swa_head != swa_v_head
 
 
-_DSA_ARCHS = frozenset(
-    {
-        "DeepseekV3ForCausalLM",
-        "DeepseekV32ForCausalLM",
-        "DeepseekV3ForCausalLMNextN",
-        "MistralLarge3ForCausalLM",
-        "PixtralForConditionalGeneration",
-        "GlmMoeDsaForCausalLM",
-    }
+#: ``model_config.is_deepseek_dsa``'s architecture list, per release (checked against the wheels
+#: 0.5.15-0.5.23): LongCat-Flash and the GLM-5 draft since 0.5.16, Dots3 since 0.5.19, GLM-5-Next
+#: and HY-V4 since 0.5.20.
+DSA_ARCHS = ArchList(
+    "DeepseekV3ForCausalLM",
+    "DeepseekV32ForCausalLM",
+    "DeepseekV3ForCausalLMNextN",
+    "MistralLarge3ForCausalLM",
+    "PixtralForConditionalGeneration",
+    "GlmMoeDsaForCausalLM",
+    ("GlmMoeDsaForCausalLMNextN", "0.5.16"),
+    ("LongcatFlashForCausalLM", "0.5.16"),
+    ("LongcatFlashForCausalLMNextN", "0.5.16"),
+    ("Dots3NoteForCausalLM", "0.5.19"),
+    ("Dots3NoteForCausalLMNextN", "0.5.19"),
+    ("Glm5NextForConditionalGeneration", "0.5.20"),
+    ("Glm5NextForConditionalGenerationNextN", "0.5.20"),
+    ("HYV4ForCausalLM", "0.5.20"),
+    ("HYV4ForCausalLMNextN", "0.5.20"),
+    what="is_deepseek_dsa",
 )
 
 
-def is_deepseek_dsa(hf: Any) -> bool:
-    """``is_deepseek_dsa``: a DSA-capable DeepSeek arch with ``index_topk`` set (spec §3.1)."""
-    return hf.architecture in _DSA_ARCHS and hf.text_config.get("index_topk") is not None
+def is_deepseek_dsa(hf: Any, release: str | None) -> bool:
+    """``model_config.is_deepseek_dsa``: an architecture of its list in ``release`` (``DSA_ARCHS``)
+    with ``index_topk`` set (spec §3.1)."""
+    return DSA_ARCHS.contains(hf.architecture, release) and hf.text_config.get("index_topk") is not None
 
 
 _KV_HEAD_KEYS = (

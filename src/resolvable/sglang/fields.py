@@ -95,7 +95,7 @@ def _check(name: str, value: Any, kind: str | None, nullable: bool, many: bool, 
 
 def split_fields(fields: Mapping[str, Any], release: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(modelled, not modelled) of ``fields`` for sglang ``release``, each value type-checked."""
-    from .._schema import schema_of
+    from ..rules import schema_of
     from .args import ServerArgs
     from .flags import load_table, option_history
 

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._fixes import FixCheck, check_fix
-from .._platform import Platform
-from .._schema import schema_of
 from ..errors import ConflictError
+from ..rules import FixCheck, Platform, check_fix, schema_of
 from .api import resolve_server_args
 from .args import ServerArgs
 

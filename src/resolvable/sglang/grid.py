@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from .._platform import Platform
+from ..rules import Platform
 from .models import bundled, catalog
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)

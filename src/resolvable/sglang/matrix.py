@@ -19,9 +19,10 @@ import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 
-from .._platform import Platform
 from ..errors import ConflictError, InvalidArgumentError, ResolvableError
-from .api import check_startup, resolve_server_args, sglang_release
+from ..rules import Platform
+from ._base import registry
+from .api import check_startup, resolve_server_args, rule_releases, sglang_release
 from .fixes import check_refusal
 from .models import bundled, catalog
 
@@ -57,6 +58,9 @@ class Cell:
     decided_at: tuple[str | None, ...] = ()
     #: The sglang release the cell was resolved for (``None``: built by hand, the pack's default).
     release: str | None = None
+    #: The release range behind each decider's value in words (its rule's range, narrowed by the
+    #: named changes it asked); None for "user", "default", an adjustment.
+    decided_ranges: tuple[str | None, ...] = ()
 
     @property
     def text(self) -> str:
@@ -84,6 +88,10 @@ def _kv_tokens(res: Any, hf: Any, platform: Platform) -> Any:
     except MemoryModelError:
         return None
     return rep.kv_tokens if rep.fits else "OOM"
+
+
+def _range_words(releases: Any) -> str | None:
+    return None if releases is None else releases.describe(registry.releases)
 
 
 def _show(value: Any) -> str:
@@ -153,6 +161,10 @@ def compute(
                         "startup_fix": exc.fix,
                         "startup_refused_at": exc.location,
                     }
+            ranges = tuple(
+                None if where is None else _range_words(rule_releases(who, where, res))
+                for who, where in decided
+            )
             cells.append(
                 Cell(
                     model,
@@ -161,6 +173,7 @@ def compute(
                     chain=chain,
                     deciders=deciders,
                     decided_at=tuple(where for _, where in decided),
+                    decided_ranges=ranges,
                     release=release,
                     **late,
                 )
@@ -204,7 +217,7 @@ def render(cells: Sequence[Cell], fmt: str, *, fields: Sequence[str], title: str
 
 
 def _text(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
-    from .._text import table
+    from ..rules import table
 
     models, platforms, by_key = _grid(cells)
     rows = []
@@ -317,3 +330,9 @@ def _html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     from .matrix_html import render_html  # its own module: the page's CSS/JS are long
 
     return render_html(cells, fields, title)
+
+
+#: Public names of the cell helpers the diff and HTML views share (the same functions).
+show = _show
+short_reason = _short_reason
+grid = _grid

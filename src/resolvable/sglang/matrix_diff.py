@@ -23,7 +23,9 @@ import json
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidArgumentError
-from .matrix import DEFAULT_FIELDS, Cell, _short_reason, _show, cell_record, compute, release_of
+from .matrix import DEFAULT_FIELDS, Cell, cell_record, compute, release_of
+from .matrix import short_reason as _short_reason
+from .matrix import show as _show
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -157,11 +159,18 @@ def _field_changes(before: Cell, after: Cell, fields: Sequence[str]) -> tuple[Fi
                 new,
                 who_before,
                 who_after,
-                rule_range(who_before, where_before),
-                rule_range(who_after, where_after),
+                _cell_range(before, i, who_before, where_before),
+                _cell_range(after, i, who_after, where_after),
             )
         )
     return tuple(changes)
+
+
+def _cell_range(c: Cell, i: int, rule: str, location: str | None) -> str | None:
+    """The release range behind field ``i`` of ``c`` (the one the cell recorded, else the rule's)."""
+    if i < len(c.decided_ranges) and c.decided_ranges[i] is not None:
+        return c.decided_ranges[i]
+    return rule_range(rule, location)
 
 
 def _decider(c: Cell, i: int) -> tuple[str, str | None]:
@@ -304,7 +313,7 @@ def _head(diff: MatrixDiff, title: str) -> list[str]:
 
 
 def _text(diff: MatrixDiff, title: str) -> str:
-    from .._text import table
+    from ..rules import table
 
     out = _head(diff, title)
     if diff.changes:
@@ -443,3 +452,9 @@ def _html(diff: MatrixDiff, title: str) -> str:
     from .matrix_diff_html import render_diff_html  # its own module, on the matrix page's pieces
 
     return render_diff_html(diff, title)
+
+
+#: Public names of the helpers the HTML view shares (the same functions).
+messages = _messages
+ranged = _ranged
+show = _show

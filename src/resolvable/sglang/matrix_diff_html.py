@@ -12,7 +12,10 @@ from __future__ import annotations
 import html
 
 from .matrix import Cell
-from .matrix_diff import CellChange, MatrixDiff, _messages, _ranged, _show, rule_range
+from .matrix_diff import CellChange, MatrixDiff, rule_range
+from .matrix_diff import messages as _messages
+from .matrix_diff import ranged as _ranged
+from .matrix_diff import show as _show
 from .matrix_html import cell_td, legend, page, value_index
 from .models import bundled, catalog
 

@@ -291,7 +291,8 @@ def page(
 
 def render_html(cells: Sequence[Cell], fields: Sequence[str], title: str) -> str:
     """The page for a list of matrix cells (models × platforms)."""
-    from .matrix import _grid, release_of
+    from .matrix import grid as _grid
+    from .matrix import release_of
 
     esc = html.escape
     models, platforms, by_key = _grid(cells)

@@ -42,6 +42,7 @@ from ..memory import (
     linear_state_bytes,
     text_config,
     weight_estimate,
+    weights_oom_message,
 )
 from .passes.memory import decode_cuda_graph_max_bs
 
@@ -54,14 +55,6 @@ __all__ = [
 ]
 
 NOT_ENOUGH_MEMORY = "Not enough memory. Please try to increase --mem-fraction-static."
-
-
-def weights_oom_message(weights: float, free: float) -> str:
-    """The weights alone exceed the free device memory: torch fails while loading them."""
-    return (
-        f"CUDA out of memory while loading the weights: {weights / GIB:.2f} GiB per rank do not fit in the "
-        f"{free / GIB:.2f} GiB free (torch.OutOfMemoryError)"
-    )
 
 
 def no_kv_room_message(mfs: float, minimum: float) -> str:

@@ -13,20 +13,24 @@ from __future__ import annotations
 import functools
 import os
 
-from .. import _bundled
-from .._bundled import bundled_for_repo, catalog, unknown_message
-from .._hfconfig import HFConfig, _looks_like_repo_id, find_in_hub_cache, load_hf_config
 from ..errors import ConfigError
+from ..rules import HFConfig, Samples, find_in_hub_cache, load_hf_config, looks_like_repo_id
 from .checkpoint import SIDECARS, make_parser, prepare
 
-#: Where the samples are (``resolvable/sglang/models/``).
-MODELS_DIR = _bundled.MODELS_DIR
+#: Where the samples are (``resolvable/sglang/models/``); the pack owns them (the vLLM pack reads
+#: the same directory: ``vllm/models.py``).
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+#: The sample set over ``MODELS_DIR`` (raw configs, before sglang's config-class defaults).
+SAMPLES = Samples(MODELS_DIR)
+catalog = SAMPLES.catalog
+unknown_message = SAMPLES.unknown_message
+bundled_for_repo = SAMPLES.bundled_for_repo
 
 
 @functools.cache
 def bundled(name: str) -> HFConfig:
     """The bundled sample ``name`` (e.g. "gpt-oss-120b") as sglang reads it (config-class defaults)."""
-    return prepare(_bundled.bundled(name))
+    return prepare(SAMPLES.bundled(name))
 
 
 def load_model(spec: str, *, model_config_parser: str = "auto", revision: str | None = None) -> HFConfig:
@@ -48,7 +52,7 @@ def load_model(spec: str, *, model_config_parser: str = "auto", revision: str | 
     if model_config_parser not in ("auto", "hf", "mistral"):
         raise ConfigError(f"unknown model config parser {model_config_parser!r}; choose auto, hf or mistral")
     parser = make_parser(model_config_parser)
-    hub_id = _looks_like_repo_id(key) and not os.path.exists(os.path.expanduser(key))
+    hub_id = looks_like_repo_id(key) and not os.path.exists(os.path.expanduser(key))
     if not hub_id or revision is None:
         try:
             return prepare(load_hf_config(key, sidecars=SIDECARS, parser=parser))
@@ -86,9 +90,7 @@ def absent_path_message(path: str) -> str:
 
 
 def _suggestion(name: str) -> str:
-    from .._bundled import suggest_sample
-
-    hint = suggest_sample(name)
+    hint = SAMPLES.suggest(name)
     return f" (for this model, perhaps --config {hint})" if hint else ""
 
 

@@ -6,7 +6,7 @@ Invariant: this module depends on no rule module, so every rule module can impor
 
 from __future__ import annotations
 
-from .._registry import Registry, Stage
+from ..rules import Registry, Stage
 from .args import VllmArgs
 
 #: vLLM release whose behaviour this pack reproduces.

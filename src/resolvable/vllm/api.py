@@ -11,11 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .._hfconfig import HFConfig
-from .._platform import Platform
-from .._resolution import Resolution
-from .._resolve import resolve
 from ..errors import ConfigError, InvalidArgumentError, closest
+from ..rules import HFConfig, Platform, Resolution, resolve
 from ._base import registry
 from .choices import ATTENTION_BACKENDS, KINDS
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .._schema import arg
+from ..rules import arg
 from . import choices as C
 
 _BACKEND = C.ATTENTION_BACKENDS

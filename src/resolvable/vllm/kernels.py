@@ -21,8 +21,8 @@ is an ``InvalidArgumentError`` naming the valid names.
 
 from __future__ import annotations
 
-from .._platform import Platform
 from ..errors import InvalidArgumentError, closest
+from ..rules import Platform
 
 #: Every fact, with what it stands for (shown by `resolvable explain` and the docs).
 KERNELS = {

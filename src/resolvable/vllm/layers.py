@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import contextlib
 
-from .._hfconfig import HFConfig
 from ..errors import ConflictError
+from ..rules import HFConfig
 from .query import LayerQuery
 
 TYPE_CHECKING = False

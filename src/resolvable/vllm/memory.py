@@ -40,6 +40,7 @@ from ..memory import (
     linear_state_bytes,
     text_config,
     weight_estimate,
+    weights_oom_message,
 )
 
 __all__ = ["capacity", "default_gpu_memory_utilization", "kv_needed_message", "max_model_len"]
@@ -271,8 +272,6 @@ def capacity(
     refusal = None
     free = total - context_overhead(world).value
     if per_rank >= free:
-        from ..sglang.memory import weights_oom_message
-
         refusal = weights_oom_message(per_rank, free)
     elif available <= 0:
         refusal = (

@@ -6,7 +6,7 @@ fingerprints do not change; ``platform(name)`` looks here first, then at the eng
 
 from __future__ import annotations
 
-from .._platform import Platform
+from ..rules import Platform
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import functools
 
-from .._choose import Candidate, Check, Choice, choose, validate
 from ..errors import ConflictError
+from ..rules import Candidate, Check, Choice, choose, validate
 from .backends import cuda as CUDA
 from .backends import rocm as ROCM
 from .backends._spec import Backend, M, backend, said

@@ -7,9 +7,10 @@ Invariant: DeepSeek-V4 always runs the ``dsv4`` backend (over any user choice) w
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 from ..checkpoint import hf_quantization_config
 from ..facts import env_flag
 
@@ -21,30 +22,19 @@ def _refuse(message: str, *fields: str, fix: str, upstream: str = "AssertionErro
     return ConflictError(message, fields=fields, fix=fix, upstream=upstream)
 
 
-@registry.rule("model", archs=(ARCH,), until="0.5.16", series="deepseek_v4_defaults")
-def deepseek_v4_defaults(ctx):
-    """§3.2: backend, pages, request cap, speculative limits, SWA ratio, MoE runner, prefill CP."""
-    return _deepseek_v4_defaults(ctx, _speculative_0_5_15)
-
-
-@registry.rule("model", archs=(ARCH,), since="0.5.16", series="deepseek_v4_defaults")
-def deepseek_v4_defaults_0_5_16(ctx):
-    """Since 0.5.16 (``deepseek_v4_hook.apply_deepseek_v4_defaults``): as before, and DSPARK is
-    accepted next to EAGLE (topk 1 is asked of EAGLE only)."""
-    return _deepseek_v4_defaults(ctx, _speculative_0_5_16)
-
-
-def _speculative_0_5_15(args) -> None:
-    if args.speculative_algorithm != "EAGLE":
-        raise _refuse(
-            "Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
-            "speculative_algorithm",
-            fix="pass --speculative-algorithm EAGLE (NEXTN is not accepted here)",
-        )
-    _eagle_topk_one(args)
-
-
-def _speculative_0_5_16(args) -> None:
+def _speculative(ctx) -> None:
+    """The speculative algorithms DeepSeek-V4 accepts: EAGLE with topk 1; ``DSV4_DSPARK`` (0.5.16)
+    also DSPARK (topk 1 is asked of EAGLE only)."""
+    args = ctx.args
+    if not ctx.release.has(CHANGES.DSV4_DSPARK):
+        if args.speculative_algorithm != "EAGLE":
+            raise _refuse(
+                "Only EAGLE speculative algorithm is supported for DeepseekV4ForCausalLM",
+                "speculative_algorithm",
+                fix="pass --speculative-algorithm EAGLE (NEXTN is not accepted here)",
+            )
+        _eagle_topk_one(args)
+        return
     if args.speculative_algorithm not in ("EAGLE", "DSPARK"):
         raise _refuse(
             "Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM",
@@ -64,9 +54,10 @@ def _eagle_topk_one(args) -> None:
         )
 
 
-def _deepseek_v4_defaults(ctx, speculative_check) -> dict:
-    """The body shared by the releases; ``speculative_check(args)`` raises for a speculative
-    configuration the release refuses."""
+@registry.rule("model", archs=(ARCH,))
+def deepseek_v4_defaults(ctx):
+    """§3.2 (``deepseek_v4_hook.apply_deepseek_v4_defaults``): backend, pages, request cap,
+    speculative limits (``DSV4_DSPARK``, 0.5.16), SWA ratio, MoE runner, prefill CP."""
     args, hf = ctx.args, ctx.hf
     out = {"attention_backend": Force("dsv4", _WHY)}
     if args.device == "npu":
@@ -80,7 +71,7 @@ def _deepseek_v4_defaults(ctx, speculative_check) -> dict:
     if args.max_running_requests is None:
         out["max_running_requests"] = 256
     if args.speculative_algorithm is not None:
-        speculative_check(args)
+        _speculative(ctx)
     if args.swa_full_tokens_ratio == 0.8:
         out["swa_full_tokens_ratio"] = 0.1
     if args.moe_runner_backend == "auto" and hf.get("nvfp4_moe_meta") is not None:
@@ -129,23 +120,16 @@ def deepseek_v4_kv_cache_dtype(ctx):
     return out
 
 
-def _sm120_moe(ctx, runner: str) -> dict:
-    if ctx.platform.is_sm120 and ctx.args.moe_runner_backend == "auto":
-        return {"moe_runner_backend": runner}
-    return {}
-
-
-@registry.rule("model_checks", archs=(ARCH,), until="0.5.16", series="deepseek_v4_sm120_moe")
+@registry.rule("model_checks", archs=(ARCH,), until="0.5.19", series="deepseek_v4_sm120_moe")
 def deepseek_v4_sm120_moe(ctx):
-    """§3.2 (up to 0.5.15): on SM120 the MoE runner defaults to marlin."""
-    return _sm120_moe(ctx, "marlin")
-
-
-@registry.rule("model_checks", archs=(ARCH,), since="0.5.16", until="0.5.19", series="deepseek_v4_sm120_moe")
-def deepseek_v4_sm120_moe_0_5_16(ctx):
-    """§3.2 (since 0.5.16, ``overrides._deepseek_v4_sm120_moe``): on SM120 the MXFP4 experts
-    default to the flashinfer_mxfp4 MoE runner."""
-    return _sm120_moe(ctx, "flashinfer_mxfp4")
+    """§3.2 (``overrides._deepseek_v4_sm120_moe``, up to 0.5.18; 0.5.19 replaced it with
+    ``deepseek_v4_fp4_moe``): on SM120 the MoE runner defaults to marlin, the flashinfer_mxfp4
+    runner since 0.5.16 (``DSV4_SM120_MXFP4``)."""
+    if not (ctx.platform.is_sm120 and ctx.args.moe_runner_backend == "auto"):
+        return {}
+    return {
+        "moe_runner_backend": "flashinfer_mxfp4" if ctx.release.has(CHANGES.DSV4_SM120_MXFP4) else "marlin"
+    }
 
 
 def fp4_experts(ctx) -> bool:

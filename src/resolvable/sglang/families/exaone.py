@@ -10,11 +10,15 @@ CUDA SM100, fa3 on CUDA SM80+, else triton), and the ``ExaoneMoeForCausalLM`` sp
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import ArchList
 from .._base import registry
+from ..changes import CHANGES
 
-ARCHS = ("Exaone4ForCausalLM", "ExaoneMoEForCausalLM")
-#: 0.5.22 registers the EXAONE rules for the ``ExaoneMoeForCausalLM`` spelling too.
-ARCHS_0_5_22 = (*ARCHS, "ExaoneMoeForCausalLM")
+#: The EXAONE rules' architectures; 0.5.22 registers them for the ``ExaoneMoeForCausalLM``
+#: spelling too.
+ARCHS = ArchList(
+    "Exaone4ForCausalLM", "ExaoneMoEForCausalLM", ("ExaoneMoeForCausalLM", "0.5.22"), what="EXAONE"
+)
 SUPPORTED = ("fa3", "triton", "trtllm_mha")
 
 
@@ -22,24 +26,16 @@ def _has_swa_pattern(ctx) -> bool:
     return ctx.hf.text_config.get("sliding_window_pattern") is not None
 
 
-@registry.rule("model", archs=ARCHS, until="0.5.22")
+@registry.rule("model", archs=ARCHS)
 def exaone_swa_memory(ctx):
-    """§3.7: a sliding-window pattern disables the hybrid SWA memory pool."""
-    if _has_swa_pattern(ctx):
-        return {"disable_hybrid_swa_memory": True}
-    return {}
-
-
-@registry.rule("model", archs=ARCHS_0_5_22, since="0.5.22", series="exaone_swa_memory")
-def exaone_swa_memory_0_5_22(ctx):
-    """§3.7 (since 0.5.22, ``model_overrides/exaone.py:_exaone_overrides``): a sliding-window pattern
-    disables the hybrid SWA pool and fills an unset ``A``: trtllm_mha on CUDA SM100, fa3 on CUDA
-    SM80+, else triton."""
+    """§3.7 (since 0.5.22 ``model_overrides/exaone.py:_exaone_overrides``): a sliding-window
+    pattern disables the hybrid SWA memory pool. ``EXAONE_FILLS_ATTENTION`` (0.5.22): it also
+    fills an unset ``A``: trtllm_mha on CUDA SM100, fa3 on CUDA SM80+, else triton."""
     if not _has_swa_pattern(ctx):
         return {}
     out: dict = {"disable_hybrid_swa_memory": True}
     platform = ctx.platform
-    if ctx.args.attention_backend is None:
+    if ctx.args.attention_backend is None and ctx.release.has(CHANGES.EXAONE_FILLS_ATTENTION):
         if platform.is_cuda and platform.is_sm100:
             out["attention_backend"] = "trtllm_mha"
         elif platform.is_cuda and platform.device_sm >= 80:
@@ -49,20 +45,10 @@ def exaone_swa_memory_0_5_22(ctx):
     return out
 
 
-@registry.rule("model_checks", archs=ARCHS, until="0.5.22")
+@registry.rule("model_checks", archs=ARCHS)
 def exaone_backend_check(ctx):
-    """§3.7: with a sliding-window pattern, ``A`` must already be fa3, triton or trtllm_mha."""
-    return _backend_check(ctx)
-
-
-@registry.rule("model_checks", archs=ARCHS_0_5_22, since="0.5.22", series="exaone_backend_check")
-def exaone_backend_check_0_5_22(ctx):
-    """§3.7 (since 0.5.22, ``model_hook.handle_model_specific_adjustments``): the same check, also for
-    ``ExaoneMoeForCausalLM``."""
-    return _backend_check(ctx)
-
-
-def _backend_check(ctx) -> dict:
+    """§3.7 (since 0.5.22 ``model_hook.handle_model_specific_adjustments``): with a
+    sliding-window pattern, ``A`` must be fa3, triton or trtllm_mha."""
     backend = ctx.args.attention_backend
     if ctx.hf.text_config.get("sliding_window_pattern") is not None and backend not in SUPPORTED:
         raise ConflictError(

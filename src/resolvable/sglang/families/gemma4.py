@@ -9,14 +9,22 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
+from ..changes import CHANGES, in_release
 from ..checkpoint import checkpoint_quant_method
 from ..facts import effective_backends
 
 ARCHS = ("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration")
-SUPPORTED = ("trtllm_mha", "triton", "ascend", "intel_xpu")
-#: 0.5.22 ``accepted_backends`` (``model_hook.handle_model_specific_adjustments``): adds fa4; the wheel's
-#: list also holds intel_amx (0.5.18) and aiter (0.5.20). The message lists them in this order.
-SUPPORTED_0_5_22 = ("trtllm_mha", "triton", "fa4", "ascend", "intel_xpu", "intel_amx", "aiter")
+#: The Gemma-4-capable attention backends in upstream's order (0.5.22 ``accepted_backends``; the
+#: refusal lists them in this order), each with the change that added it.
+ACCEPTED = (
+    ("trtllm_mha", None),
+    ("triton", None),
+    ("fa4", CHANGES.GEMMA4_FA4),
+    ("ascend", None),
+    ("intel_xpu", None),
+    ("intel_amx", CHANGES.GEMMA4_INTEL_AMX),
+    ("aiter", CHANGES.GEMMA4_AITER),
+)
 
 
 @registry.for_arch(*ARCHS)
@@ -33,46 +41,22 @@ def gemma4_defaults(ctx):
     return out
 
 
-def _backend_check(ctx, supported: tuple[str, ...], names: str):
-    prefill, decode = effective_backends(ctx.args)
-    if prefill not in supported or decode not in supported:
-        raise ConflictError(
-            f"Gemma4 only supports {names} attention backend, got prefill={prefill}, decode={decode}",
-            fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
-            fix="pass --attention-backend triton (or trtllm_mha on SM100)",
-            upstream="AssertionError",
-        )
-    return {}
-
-
-@registry.rule("model_checks", archs=ARCHS, until="0.5.18", series="gemma4_backend_check")
+@registry.rule("model_checks", archs=ARCHS)
 def gemma4_backend_check(ctx):
-    """§3.5 (0.5.15): both effective backends must be Gemma-4-capable."""
-    return _backend_check(ctx, SUPPORTED, "trtllm_mha, triton, or intel_xpu")
-
-
-@registry.rule("model_checks", archs=ARCHS, since="0.5.18", until="0.5.20", series="gemma4_backend_check")
-def gemma4_backend_check_0_5_18(ctx):
-    """``server_args._handle_model_specific_adjustments`` Gemma4 branch (0.5.18): ``intel_amx``
-    is accepted too, and the message names all five backends."""
-    return _backend_check(
-        ctx, (*SUPPORTED, "intel_amx"), "trtllm_mha, triton, ascend, intel_xpu, or intel_amx"
-    )
-
-
-#: sglang 0.5.20's list (``arg_groups/model_hook.py``, Gemma4 arm): aiter joins.
-SUPPORTED_0_5_20 = (*SUPPORTED, "intel_amx", "aiter")
-
-
-@registry.rule("model_checks", archs=ARCHS, since="0.5.20", until="0.5.22", series="gemma4_backend_check")
-def gemma4_backend_check_0_5_20(ctx):
-    """§3.5 (since 0.5.20, ``arg_groups/model_hook.py`` Gemma4 arm): aiter is accepted too."""
-    return _backend_check(ctx, SUPPORTED_0_5_20, "trtllm_mha, triton, ascend, intel_xpu, intel_amx, or aiter")
-
-
-@registry.rule("model_checks", archs=ARCHS, since="0.5.22", series="gemma4_backend_check")
-def gemma4_backend_check_0_5_22(ctx):
-    """§3.5 (since 0.5.22, ``model_hook.handle_model_specific_adjustments`` Gemma4 arm): fa4 accepted."""
-    return _backend_check(
-        ctx, SUPPORTED_0_5_22, "trtllm_mha, triton, fa4, ascend, intel_xpu, intel_amx, or aiter"
+    """§3.5 (``model_hook.handle_model_specific_adjustments`` Gemma4 arm; before 0.5.19
+    ``server_args._handle_model_specific_adjustments``): both effective backends must be
+    Gemma-4-capable (``ACCEPTED``, per release)."""
+    supported = in_release(ctx.release, ACCEPTED)
+    prefill, decode = effective_backends(ctx.args)
+    if prefill in supported and decode in supported:
+        return {}
+    if ctx.release.has(CHANGES.GEMMA4_INTEL_AMX):
+        names = f"{', '.join(supported[:-1])}, or {supported[-1]}"
+    else:  # 0.5.15-0.5.17 named three of its backends
+        names = "trtllm_mha, triton, or intel_xpu"
+    raise ConflictError(
+        f"Gemma4 only supports {names} attention backend, got prefill={prefill}, decode={decode}",
+        fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
+        fix="pass --attention-backend triton (or trtllm_mha on SM100)",
+        upstream="AssertionError",
     )

@@ -8,9 +8,10 @@ bfloat16; the MoE runner follows the platform and the checkpoint.
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import backends_not_set, effective_backends, env_flag, quant_method
 
 ARCH = "GptOssForCausalLM"
@@ -67,8 +68,11 @@ def gpt_oss_backend_check(ctx):
     return {}
 
 
-def _gpt_oss_moe_runner(ctx, *, sm120_mxfp4: str) -> dict:
-    """The MoE-runner pick of ``_gpt_oss_overrides`` (SM120 MXFP4 gets ``sm120_mxfp4``) and the
+@registry.rule("model_checks", archs=(ARCH,))
+def gpt_oss_moe_runner(ctx):
+    """§3.3 MoE runner (``overrides._gpt_oss_overrides``): flashinfer_mxfp4 (SM100), marlin on
+    SM120 (flashinfer_mxfp4 since 0.5.17: ``GPT_OSS_SM120_MXFP4``), triton on ROCm+AITER,
+    deep_gemm on MUSA, else triton / triton_kernel when triton_kernels is installed; and the
     triton_kernel ``ep_size`` assert."""
     args, platform = ctx.args, ctx.platform
     runner = args.moe_runner_backend
@@ -79,7 +83,7 @@ def _gpt_oss_moe_runner(ctx, *, sm120_mxfp4: str) -> dict:
         if platform.is_sm100 and mxfp4:
             choice = "flashinfer_mxfp4"
         elif platform.is_sm120 and mxfp4:
-            choice = sm120_mxfp4
+            choice = "flashinfer_mxfp4" if ctx.release.has(CHANGES.GPT_OSS_SM120_MXFP4) else "marlin"
         elif platform.is_hip and env_flag(ctx, "SGLANG_USE_AITER"):
             choice = None if mxfp4 else "triton"
         elif platform.is_musa and env_flag(ctx, "SGLANG_DEEPEP_BF16_DISPATCH"):
@@ -102,17 +106,3 @@ def _gpt_oss_moe_runner(ctx, *, sm120_mxfp4: str) -> dict:
             upstream="AssertionError",
         )
     return out
-
-
-@registry.rule("model_checks", archs=(ARCH,), until="0.5.17", series="gpt_oss_moe_runner")
-def gpt_oss_moe_runner(ctx):
-    """§3.3 MoE runner: flashinfer_mxfp4 (SM100), marlin (SM120), triton on ROCm+AITER,
-    deep_gemm on MUSA, else triton / triton_kernel when triton_kernels is installed."""
-    return _gpt_oss_moe_runner(ctx, sm120_mxfp4="marlin")
-
-
-@registry.rule("model_checks", archs=(ARCH,), since="0.5.17", series="gpt_oss_moe_runner")
-def gpt_oss_moe_runner_0_5_17(ctx):
-    """§3.3 MoE runner (0.5.17 ``overrides._gpt_oss_overrides``): as before, except that MXFP4
-    on SM120 runs FlashInfer's CUTLASS MXFP4 kernel (``flashinfer_mxfp4``) instead of marlin."""
-    return _gpt_oss_moe_runner(ctx, sm120_mxfp4="flashinfer_mxfp4")

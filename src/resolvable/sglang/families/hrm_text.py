@@ -9,8 +9,7 @@ like any declaration), so the published ``attn.backend`` always equals the final
 
 from __future__ import annotations
 
-from ..._release import ReleaseRange
-from ..._resolution import Resolution
+from ...rules import ReleaseRange, Resolution
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:

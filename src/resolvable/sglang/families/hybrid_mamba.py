@@ -9,17 +9,21 @@ checkpoints pick their quantization and MoE runner. The mamba radix cache is in
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import ArchList, Force
 from .._base import registry
+from ..changes import CHANGES
 from ..checkpoint import hf_quantization_config
 from ..facts import model_quantization
 
-TRITON_ON_SM100 = (
+TRITON_ON_SM100 = ArchList(
     "MiniCPMV4_6ForConditionalGeneration",
     "FalconH1ForCausalLM",
     "JetNemotronForCausalLM",
     "JetVLMForConditionalGeneration",
+    # 0.5.23 (``model_overrides/minicpmv.py``): MiniCPM-V 4.7 registered on the 4.6 override.
+    ("MiniCPMV4_7ForConditionalGeneration", "0.5.23"),
+    what="triton on SM100",
 )
 NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
 NO_TRITON = ("Lfm2ForCausalLM", *NEMOTRON_H)
@@ -31,19 +35,13 @@ def granite_has_mamba(hf) -> bool:
     return any(t == "mamba" for t in layer_types)
 
 
-@registry.for_arch(*TRITON_ON_SM100)
+@registry.rule("model", archs=TRITON_ON_SM100)
 def hybrid_triton_on_sm100(ctx):
-    """§3.11: MiniCPM-V-4.6, Falcon-H1, Jet-Nemotron use triton on SM100 when ``A`` is unset."""
+    """§3.11: MiniCPM-V-4.6 (and 4.7 since 0.5.23), Falcon-H1, Jet-Nemotron use triton on SM100
+    when ``A`` is unset."""
     if ctx.args.attention_backend is None and ctx.platform.is_sm100:
         return {"attention_backend": "triton"}
     return {}
-
-
-@registry.rule("model", archs=("MiniCPMV4_7ForConditionalGeneration",), since="0.5.23")
-def minicpm_v4_7_triton_on_sm100(ctx):
-    """Since 0.5.23 (``model_overrides/minicpmv.py``: MiniCPM-V 4.7 registered on the 4.6
-    override): triton on SM100 when ``A`` is unset, like ``hybrid_triton_on_sm100``."""
-    return hybrid_triton_on_sm100(ctx)
 
 
 @registry.for_arch("GraniteMoeHybridForCausalLM")
@@ -54,17 +52,10 @@ def granite_hybrid_attention(ctx):
     return {}
 
 
-@registry.rule("model", archs=NO_TRITON, until="0.5.19", series="lfm2_nemotron_attention")
+@registry.rule("model", archs=NO_TRITON)
 def lfm2_nemotron_attention(ctx):
-    """§3.11 (up to 0.5.18): LFM2 and Nemotron-H use flashinfer on SM100 when ``A`` is unset."""
-    if ctx.args.attention_backend is None and ctx.platform.is_sm100:
-        return {"attention_backend": "flashinfer"}
-    return {}
-
-
-@registry.rule("model", archs=NO_TRITON, since="0.5.19", series="lfm2_nemotron_attention")
-def lfm2_nemotron_attention_0_5_19(ctx):
-    """§3.11 (since 0.5.19): LFM2 as before (``model_overrides/lfm2.py``); Nemotron-H
+    """§3.11: LFM2 and Nemotron-H use flashinfer on SM100 when ``A`` is unset (LFM2:
+    ``model_overrides/lfm2.py``). ``NEMOTRON_H_BLACKWELL_DEFAULTS`` (0.5.19): Nemotron-H
     (``model_overrides/nemotron_h.py:_nemotron_h_overrides``) on Blackwell with A, P and D all
     unset: without speculation trtllm_mha on SM100; with speculation trtllm_mha on SM100 when
     the EAGLE topk is unset or 1 (page 64 when unset, draft backend trtllm_mha for
@@ -73,7 +64,7 @@ def lfm2_nemotron_attention_0_5_19(ctx):
     Its ``mamba_radix_cache_strategy`` write is not declared: the mamba resolution has already
     decided the strategy when the override reads it (docs/releases/0.5.19.md)."""
     args, platform = ctx.args, ctx.platform
-    if ctx.arch not in NEMOTRON_H:
+    if ctx.arch not in NEMOTRON_H or not ctx.release.has(CHANGES.NEMOTRON_H_BLACKWELL_DEFAULTS):
         if args.attention_backend is None and platform.is_sm100:
             return {"attention_backend": "flashinfer"}
         return {}
@@ -103,7 +94,13 @@ def lfm2_nemotron_attention_0_5_19(ctx):
     return out
 
 
-def _refuse_triton(ctx) -> dict:
+@registry.rule("model_checks", archs=NO_TRITON)
+def no_triton_check(ctx):
+    """§3.11 (``model_hook.handle_model_specific_adjustments``): LFM2 and Nemotron-H refuse
+    triton (checked on ``A`` before the generic default); ``NEMOTRON_H_TRITON_ALLOWED`` (0.5.19):
+    only LFM2 (Nemotron-H's own override may pick triton)."""
+    if ctx.arch in NEMOTRON_H and ctx.release.has(CHANGES.NEMOTRON_H_TRITON_ALLOWED):
+        return {}
     if ctx.args.attention_backend == "triton":
         raise ConflictError(
             f"{ctx.arch} does not support triton attention backend, as the first layer might not be an "
@@ -113,22 +110,6 @@ def _refuse_triton(ctx) -> dict:
             upstream="AssertionError",
         )
     return {}
-
-
-@registry.rule("model_checks", archs=NO_TRITON, until="0.5.19", series="no_triton_check")
-def no_triton_check(ctx):
-    """§3.11 (up to 0.5.18): LFM2 and Nemotron-H refuse triton (checked on ``A`` before the
-    generic default)."""
-    return _refuse_triton(ctx)
-
-
-@registry.rule("model_checks", archs=NO_TRITON, since="0.5.19", series="no_triton_check")
-def no_triton_check_0_5_19(ctx):
-    """§3.11 (since 0.5.19, ``arg_groups/model_hook.py:handle_model_specific_adjustments``): only
-    LFM2 refuses triton; the Nemotron-H assertion is gone (its own override may pick triton)."""
-    if ctx.arch in NEMOTRON_H:
-        return {}
-    return _refuse_triton(ctx)
 
 
 _MODELOPT = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")

@@ -9,7 +9,7 @@ device stage (``passes/device.py:cuda_graph_defaults_0_5_16``). 0.5.15 has no In
 
 from __future__ import annotations
 
-from ..._declaration import Force
+from ...rules import Force
 from .._base import registry
 from ..facts import backends_not_set
 

@@ -10,8 +10,8 @@ FlashInfer DCP-patch probe and the MXFP4 MoE cubin-pool check (they read install
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
 from ..facts import backends_not_set, effective_backends
 

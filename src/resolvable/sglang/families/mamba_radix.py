@@ -9,10 +9,15 @@ chosen strategy is then validated against the page size and the attention backen
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import ArchList
 from .._base import registry
+from ..changes import CHANGES, in_release
 from .hybrid_mamba import granite_has_mamba
 
-MAMBA_ARCHS = (
+#: ``overrides._MAMBA_RADIX_CACHE_ARCHS`` (before 0.5.17 the hybrid branches of
+#: ``_handle_mamba_radix_cache``), per release: LFM2-MoE and Kimi-K3 since 0.5.17, the
+#: text-only Qwen3.5 architectures and Bailing-MoE-V3 since 0.5.19.
+MAMBA_ARCHS = ArchList(
     "MiniCPMV4_6ForConditionalGeneration",
     "FalconH1ForCausalLM",
     "JetNemotronForCausalLM",
@@ -29,168 +34,68 @@ MAMBA_ARCHS = (
     "Qwen3_5MoeForConditionalGeneration",
     "InternS2PreviewForConditionalGeneration",
     "Qwen3_5ForConditionalGeneration",
+    ("Lfm2MoeForCausalLM", "0.5.17"),
+    ("KimiK3ForConditionalGeneration", "0.5.17"),
+    ("Qwen3_5ForCausalLM", "0.5.19"),
+    ("Qwen3_5MoeForCausalLM", "0.5.19"),
+    ("BailingMoeV3ForCausalLM", "0.5.19"),
+    what="_MAMBA_RADIX_CACHE_ARCHS",
 )
-EXTRA_BUFFER_ARCHS = frozenset(
-    {
-        "Qwen3_5ForConditionalGeneration",
-        "Qwen3_5MoeForConditionalGeneration",
-        "Qwen3NextForCausalLM",
-        "InternS2PreviewForConditionalGeneration",
-        "MiniCPMV4_6ForConditionalGeneration",
-        "BailingMoeV2_5ForCausalLM",
-        "FalconH1ForCausalLM",
-        "GraniteMoeHybridForCausalLM",
-        "NemotronHForCausalLM",
-        "NemotronHPuzzleForCausalLM",
-        # reached since 0.5.19 (MAMBA_ARCHS_0_5_19 join the mamba_radix_cache rules)
-        "Qwen3_5ForCausalLM",
-        "Qwen3_5MoeForCausalLM",
-        "BailingMoeV3ForCausalLM",
-    }
+#: ``overrides._MAMBA_EXTRA_BUFFER_ARCHS``, per release: Kimi-Linear since 0.5.16, Kimi-K3 since
+#: 0.5.17 (the 0.5.19 additions reach the rule only since 0.5.19, through ``MAMBA_ARCHS``).
+EXTRA_BUFFER_ARCHS = ArchList(
+    "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration",
+    "Qwen3NextForCausalLM",
+    "InternS2PreviewForConditionalGeneration",
+    "MiniCPMV4_6ForConditionalGeneration",
+    "BailingMoeV2_5ForCausalLM",
+    "FalconH1ForCausalLM",
+    "GraniteMoeHybridForCausalLM",
+    "NemotronHForCausalLM",
+    "NemotronHPuzzleForCausalLM",
+    "Qwen3_5ForCausalLM",
+    "Qwen3_5MoeForCausalLM",
+    "BailingMoeV3ForCausalLM",
+    ("KimiLinearForCausalLM", "0.5.16"),
+    ("KimiK3ForConditionalGeneration", "0.5.17"),
+    what="_MAMBA_EXTRA_BUFFER_ARCHS",
 )
-#: 0.5.17 (``overrides._MAMBA_RADIX_CACHE_ARCHS``): LFM2-MoE and Kimi-K3 join.
-MAMBA_ARCHS_0_5_17 = (*MAMBA_ARCHS, "Lfm2MoeForCausalLM", "KimiK3ForConditionalGeneration")
-#: 0.5.17 (``overrides._MAMBA_EXTRA_BUFFER_ARCHS``): Kimi-Linear (since 0.5.16) and Kimi-K3.
-EXTRA_BUFFER_ARCHS_0_5_17 = EXTRA_BUFFER_ARCHS | {"KimiLinearForCausalLM", "KimiK3ForConditionalGeneration"}
 
 
 def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
-#: 0.5.16 adds Kimi-Linear (``overrides._MAMBA_EXTRA_BUFFER_ARCHS``; still so in 0.5.18's
-#: ``_MAMBA_RADIX_CACHE_ARCHS`` / ``supports_mamba_cache_extra_buffer``).
-EXTRA_BUFFER_ARCHS_0_5_16 = EXTRA_BUFFER_ARCHS | {"KimiLinearForCausalLM"}
-_RELEASE_0_5_15 = {
-    "extra_buffer_archs": EXTRA_BUFFER_ARCHS,
-    "platforms": ("cuda", "musa", "npu"),
-    "platform_text": "CUDA/MUSA/NPU",
-    "lazy_with_spec": False,
-    "lazy_with_pd": True,
-    "lazy_with_dflash": True,
-}
-#: 0.5.16: Kimi-Linear, and ROCm runs the FLA kernels.
-_RELEASE_0_5_16 = {
-    **_RELEASE_0_5_15,
-    "extra_buffer_archs": EXTRA_BUFFER_ARCHS_0_5_16,
-    "platforms": ("cuda", "musa", "npu", "hip"),
-    "platform_text": "CUDA/MUSA/NPU/ROCm",
-}
-#: 0.5.17 ``_validate_mamba_extra_buffer``: Kimi-K3 has extra_buffer; lazy slots work with
-#: speculative verify except DFLASH, and not under PD disaggregation.
-_RELEASE_0_5_17 = {
-    **_RELEASE_0_5_16,
-    "extra_buffer_archs": EXTRA_BUFFER_ARCHS_0_5_17,
-    "lazy_with_spec": True,
-    "lazy_with_pd": False,
-    "lazy_with_dflash": False,
-}
-#: 0.5.18 ``_validate_mamba_extra_buffer``: XPU runs FLA too; the DFLASH refusal is gone.
-_RELEASE_0_5_18 = {
-    **_RELEASE_0_5_17,
-    "platforms": ("cuda", "musa", "npu", "hip", "xpu"),
-    "platform_text": "CUDA/MUSA/NPU/ROCm/XPU",
-    "lazy_with_dflash": True,
-}
+#: The platforms whose FLA kernels run extra_buffer (``_validate_mamba_extra_buffer``), in the
+#: refusal's order, each with the change that added it.
+_FLA_PLATFORMS = (
+    ("cuda", None),
+    ("musa", None),
+    ("npu", None),
+    ("hip", CHANGES.MAMBA_EXTRA_BUFFER_ON_ROCM),
+    ("xpu", CHANGES.MAMBA_EXTRA_BUFFER_ON_XPU),
+)
+_PLATFORM_TEXT = {"cuda": "CUDA", "musa": "MUSA", "npu": "NPU", "hip": "ROCm", "xpu": "XPU"}
 
 
-@registry.rule("model_tail", archs=MAMBA_ARCHS, until="0.5.16", series="mamba_radix_cache")
+@registry.rule("model_tail", archs=MAMBA_ARCHS)
 def mamba_radix_cache(ctx):
-    """§3.11 (0.5.15): resolve and validate ``mamba_radix_cache_strategy``."""
-    return _mamba_radix_cache(ctx, _RELEASE_0_5_15)
-
-
-@registry.rule("model_tail", archs=MAMBA_ARCHS, since="0.5.16", until="0.5.17", series="mamba_radix_cache")
-def mamba_radix_cache_0_5_16(ctx):
-    """§3.11 (0.5.16, ``server_args._handle_mamba_radix_cache``): Kimi-Linear gets extra_buffer,
-    and extra_buffer runs on ROCm ("extra_buffer needs CUDA/MUSA/NPU/ROCm (FLA).")."""
-    return _mamba_radix_cache(ctx, _RELEASE_0_5_16)
-
-
-@registry.rule(
-    "model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.17", until="0.5.18", series="mamba_radix_cache"
-)
-def mamba_radix_cache_0_5_17(ctx):
-    """§3.11 (0.5.17 ``overrides._mamba_radix_cache_resolution``, ``_MAMBA_RADIX_CACHE_ARCHS``,
-    ``_MAMBA_EXTRA_BUFFER_ARCHS``, ``server_args._validate_mamba_extra_buffer``): LFM2-MoE and
-    Kimi-K3 use the mamba radix cache (Kimi-K3 and Kimi-Linear with extra_buffer); extra_buffer
-    runs on ROCm too (since 0.5.16); extra_buffer_lazy works with speculative decoding except
-    DFLASH, and is refused under PD disaggregation."""
-    return _mamba_radix_cache(ctx, _RELEASE_0_5_17)
-
-
-#: ``overrides._MAMBA_RADIX_CACHE_ARCHS`` / ``_MAMBA_EXTRA_BUFFER_ARCHS`` additions of 0.5.19.
-MAMBA_ARCHS_0_5_19 = ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "BailingMoeV3ForCausalLM")
-#: 0.5.19: the text-only Qwen3.5 architectures and Bailing-MoE-V3 support extra_buffer.
-_RELEASE_0_5_19 = _RELEASE_0_5_18  # the architectures are in EXTRA_BUFFER_ARCHS already
-#: 0.5.20 ``overrides.supports_mamba_cache_extra_buffer``: never on XPU (an unset strategy is
-#: no_buffer there; an explicit extra_buffer is refused as unsupported for the model).
-_RELEASE_0_5_20 = {**_RELEASE_0_5_19, "extra_buffer_on_xpu": False}
-#: 0.5.22 ``mamba_hook.validate_mamba_extra_buffer``: the same platforms (or an out-of-tree
-#: platform's ``support_mamba_cache_extra_buffer``), a new message.
-_RELEASE_0_5_22 = {
-    **_RELEASE_0_5_20,
-    "platform_message": "extra_buffer requires platform support for Mamba cache state snapshots.",
-}
-
-
-@registry.rule(
-    "model_tail", archs=(*MAMBA_ARCHS_0_5_17, *MAMBA_ARCHS_0_5_19), since="0.5.22", series="mamba_radix_cache"
-)
-def mamba_radix_cache_0_5_22(ctx):
-    """§3.11 (since 0.5.22, ``mamba_hook.validate_mamba_extra_buffer``): as 0.5.18, with the new
-    platform message ("extra_buffer requires platform support for Mamba cache state snapshots.")."""
-    return _mamba_radix_cache(ctx, _RELEASE_0_5_22)
-
-
-@registry.rule(
-    "model_tail", archs=MAMBA_ARCHS_0_5_17, since="0.5.18", until="0.5.19", series="mamba_radix_cache"
-)
-def mamba_radix_cache_0_5_18(ctx):
-    """``server_args._handle_mamba_radix_cache`` / ``_validate_mamba_extra_buffer`` (0.5.18):
-    extra_buffer also on ROCm and XPU ("extra_buffer needs CUDA/MUSA/NPU/ROCm/XPU (FLA)."), for
-    Kimi-Linear too; extra_buffer_lazy works with speculative decoding but not under PD
-    disaggregation."""
-    return _mamba_radix_cache(ctx, _RELEASE_0_5_18)
-
-
-@registry.rule(
-    "model_tail",
-    archs=(*MAMBA_ARCHS_0_5_17, *MAMBA_ARCHS_0_5_19),
-    since="0.5.19",
-    until="0.5.20",
-    series="mamba_radix_cache",
-)
-def mamba_radix_cache_0_5_19(ctx):
-    """0.5.19 (``overrides._MAMBA_RADIX_CACHE_ARCHS``, ``_MAMBA_EXTRA_BUFFER_ARCHS``): as 0.5.18,
-    for the text-only Qwen3.5 architectures and Bailing-MoE-V3 too (extra_buffer supported)."""
-    return _mamba_radix_cache(ctx, _RELEASE_0_5_19)
-
-
-@registry.rule(
-    "model_tail",
-    archs=(*MAMBA_ARCHS_0_5_17, *MAMBA_ARCHS_0_5_19),
-    since="0.5.20",
-    until="0.5.22",
-    series="mamba_radix_cache",
-)
-def mamba_radix_cache_0_5_20(ctx):
-    """0.5.20 (``overrides.supports_mamba_cache_extra_buffer``): as 0.5.19, and extra_buffer is
-    never supported on XPU (auto resolves to no_buffer there)."""
-    return _mamba_radix_cache(ctx, _RELEASE_0_5_20)
-
-
-def _mamba_radix_cache(ctx, release: dict):
-    args, hf, platform = ctx.args, ctx.hf, ctx.platform
+    """§3.11: resolve and validate ``mamba_radix_cache_strategy`` (``overrides.
+    _mamba_radix_cache_resolution``; before 0.5.17 ``server_args._handle_mamba_radix_cache``;
+    the checks: ``_validate_mamba_extra_buffer``, since 0.5.22 ``mamba_hook``). The architecture
+    lists follow upstream's per release; the platforms, the lazy-slot limits and the refusal's
+    wording are the ``MAMBA_*`` changes."""
+    args, hf, platform, has = ctx.args, ctx.hf, ctx.platform, ctx.release.has
     if ctx.arch == "GraniteMoeHybridForCausalLM" and not granite_has_mamba(hf):
         return {}  # attention-only Granite is a plain model
     if args.disable_radix_cache:
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
     supported = (
-        ctx.arch in release["extra_buffer_archs"]
+        EXTRA_BUFFER_ARCHS.contains(ctx.arch, ctx.release.version)
         and args.linear_attn_backend == "triton"
-        and (release.get("extra_buffer_on_xpu", True) or not platform.is_xpu)
+        and not (platform.is_xpu and has(CHANGES.MAMBA_NO_EXTRA_BUFFER_ON_XPU))
     )
     strategy, overlap_off, page = (
         args.mamba_radix_cache_strategy,
@@ -212,17 +117,21 @@ def _mamba_radix_cache(ctx, release: dict):
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer",
             )
-        if not any(getattr(platform, "is_" + name) for name in release["platforms"]):
+        platforms = in_release(ctx.release, _FLA_PLATFORMS)
+        if not any(getattr(platform, "is_" + name) for name in platforms):
+            if has(CHANGES.MAMBA_SNAPSHOT_MESSAGE):
+                message = "extra_buffer requires platform support for Mamba cache state snapshots."
+            else:
+                message = f"extra_buffer needs {'/'.join(_PLATFORM_TEXT[p] for p in platforms)} (FLA)."
             raise _refuse(
-                f"{strategy}: "
-                + release.get("platform_message", f"extra_buffer needs {release['platform_text']} (FLA)."),
+                f"{strategy}: " + message,
                 "mamba_radix_cache_strategy",
                 fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
             )
         if (
             strategy == "extra_buffer_lazy"
-            and not release["lazy_with_pd"]
             and args.disaggregation_mode != "null"
+            and has(CHANGES.MAMBA_LAZY_WITH_SPEC)
         ):
             raise _refuse(
                 "extra_buffer_lazy unsupported under PD disaggregation; use --mamba-radix-cache-strategy "
@@ -233,8 +142,8 @@ def _mamba_radix_cache(ctx, release: dict):
             )
         if (
             strategy == "extra_buffer_lazy"
-            and not release["lazy_with_dflash"]
             and (args.speculative_algorithm or "").upper() == "DFLASH"
+            and has(CHANGES.MAMBA_LAZY_DFLASH_REFUSED)
         ):
             raise _refuse(
                 f"extra_buffer_lazy unsupported with {args.speculative_algorithm}; use "
@@ -245,7 +154,7 @@ def _mamba_radix_cache(ctx, release: dict):
             )
         drafts = args.speculative_num_draft_tokens
         if drafts is not None:
-            if strategy == "extra_buffer_lazy" and not release["lazy_with_spec"]:
+            if strategy == "extra_buffer_lazy" and not has(CHANGES.MAMBA_LAZY_WITH_SPEC):
                 raise _refuse(
                     "extra_buffer_lazy unsupported with spec.",
                     "mamba_radix_cache_strategy",

@@ -10,38 +10,43 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import env_flag, quant_method
 
 ARCHS = ("MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM")
 
 
-def _mimo_v2(ctx, *, tp_ok, trtllm_moe_on_sm100: bool, hicache_needs_unified_tree: bool) -> dict:
-    """§3.16 body: the fused-QKV TP check (``tp_ok(expected, effective)``), the unified radix tree
-    check (``hicache_needs_unified_tree``), multi-layer EAGLE and (``trtllm_moe_on_sm100``) the
-    SM100 FP8 MoE runner."""
-    args, hf = ctx.args, ctx.hf
+@registry.rule("model", archs=ARCHS)
+def mimo_v2_defaults(ctx):
+    """§3.16 (``overrides._mimo_v2_overrides``, the ``MiMoV2`` branch of the model hook): the
+    fused-QKV TP check (``MIMO_V2_TP_DIVIDES``, 0.5.17: the effective attention TP only has to
+    divide it), the unified radix tree check (gone with ``MIMO_V2_HICACHE_ANY_TREE``, 0.5.19),
+    multi-layer EAGLE and the SM100 FP8 MoE runner (``MIMO_V2_FP8_TRTLLM_MOE``, 0.5.17)."""
+    args, hf, has = ctx.args, ctx.hf, ctx.release.has
     if ctx.arch == "MiMoV2ForCausalLM" and not hf.get("encoder_only"):
         layout = hf.get("attention_projection_layout")
         if layout == "fused_qkv":
             expected = hf.get_typed("num_key_value_heads", int)
             dp = args.dp_size if args.enable_dp_attention else 1
             effective = args.tp_size // dp // max(1, args.attn_cp_size)
-            if expected is not None and not tp_ok(expected, effective):
-                if trtllm_moe_on_sm100:  # 0.5.17 wording
-                    message = (
-                        f"MiMoV2ForCausalLM requires effective attention TP size {expected} because its "
-                        f"fused qkv_proj weights are TP={expected}-interleaved; got {effective} "
-                        f"(tp_size={args.tp_size}, dp_size={args.dp_size}, "
-                        f"enable_dp_attention={args.enable_dp_attention}, attn_cp_size={args.attn_cp_size})"
-                    )
-                    fix = f"choose --tp-size / --dp-size so that the attention TP divides {expected}"
-                else:
-                    message = (
+            if expected is not None:
+                if has(CHANGES.MIMO_V2_TP_DIVIDES):
+                    if not (effective > 0 and expected % effective == 0):
+                        raise ConflictError(
+                            f"MiMoV2ForCausalLM requires effective attention TP size {expected} because its "
+                            f"fused qkv_proj weights are TP={expected}-interleaved; got {effective} "
+                            f"(tp_size={args.tp_size}, dp_size={args.dp_size}, "
+                            f"enable_dp_attention={args.enable_dp_attention}, attn_cp_size={args.attn_cp_size})",
+                            fields=("tp_size", "dp_size", "attn_cp_size"),
+                            fix=f"choose --tp-size / --dp-size so that the attention TP divides {expected}",
+                        )
+                elif effective != expected:
+                    raise ConflictError(
                         f"MiMoV2ForCausalLM requires effective attention TP size ({effective}) to equal "
-                        f"num_key_value_heads ({expected}) with the fused_qkv projection layout"
+                        f"num_key_value_heads ({expected}) with the fused_qkv projection layout",
+                        fields=("tp_size", "dp_size", "attn_cp_size"),
+                        fix=f"choose --tp-size / --dp-size so that the attention TP is {expected}",
                     )
-                    fix = f"choose --tp-size / --dp-size so that the attention TP is {expected}"
-                raise ConflictError(message, fields=("tp_size", "dp_size", "attn_cp_size"), fix=fix)
         elif layout is not None:
             raise ConflictError(
                 f"MiMoV2ForCausalLM: unsupported attention_projection_layout {layout!r}",
@@ -49,9 +54,9 @@ def _mimo_v2(ctx, *, tp_ok, trtllm_moe_on_sm100: bool, hicache_needs_unified_tre
                 fix="use a config with attention_projection_layout null or 'fused_qkv'",
             )
     if (
-        hicache_needs_unified_tree
-        and args.enable_hierarchical_cache
+        args.enable_hierarchical_cache
         and not env_flag(ctx, "SGLANG_ENABLE_UNIFIED_RADIX_TREE")
+        and not has(CHANGES.MIMO_V2_HICACHE_ANY_TREE)
     ):
         raise ConflictError(
             f"{ctx.arch} with --enable-hierarchical-cache requires SGLANG_ENABLE_UNIFIED_RADIX_TREE=1",
@@ -62,40 +67,10 @@ def _mimo_v2(ctx, *, tp_ok, trtllm_moe_on_sm100: bool, hicache_needs_unified_tre
     if args.speculative_algorithm == "EAGLE":
         out["enable_multi_layer_eagle"] = True
     if (
-        trtllm_moe_on_sm100
-        and ctx.platform.is_sm100
+        ctx.platform.is_sm100
         and args.moe_runner_backend == "auto"
         and quant_method(hf) == "fp8"
+        and has(CHANGES.MIMO_V2_FP8_TRTLLM_MOE)
     ):
         out["moe_runner_backend"] = "flashinfer_trtllm"
     return out
-
-
-def _tp_equal(expected: int, effective: int) -> bool:
-    return effective == expected
-
-
-def _tp_divides(expected: int, effective: int) -> bool:
-    return effective > 0 and expected % effective == 0
-
-
-@registry.rule("model", archs=ARCHS, until="0.5.17", series="mimo_v2_defaults")
-def mimo_v2_defaults(ctx):
-    """§3.16: fused-QKV TP check; HiCache needs the unified radix tree
-    (``SGLANG_ENABLE_UNIFIED_RADIX_TREE``); EAGLE is multi-layer."""
-    return _mimo_v2(ctx, tp_ok=_tp_equal, trtllm_moe_on_sm100=False, hicache_needs_unified_tree=True)
-
-
-@registry.rule("model", archs=ARCHS, since="0.5.17", until="0.5.19", series="mimo_v2_defaults")
-def mimo_v2_defaults_0_5_17(ctx):
-    """§3.16 (0.5.17 ``overrides._mimo_v2_overrides``, ``server_args`` MiMoV2 branch): the
-    effective attention TP only has to divide the fused-QKV TP (``expected % effective == 0``),
-    and an FP8 checkpoint on SM100 with MoE runner ``auto`` gets ``flashinfer_trtllm``."""
-    return _mimo_v2(ctx, tp_ok=_tp_divides, trtllm_moe_on_sm100=True, hicache_needs_unified_tree=True)
-
-
-@registry.rule("model", archs=ARCHS, since="0.5.19", series="mimo_v2_defaults")
-def mimo_v2_defaults_0_5_19(ctx):
-    """§3.16 (since 0.5.19, ``arg_groups/model_hook.py:handle_model_specific_adjustments``): as
-    0.5.17, without the HiCache refusal (the MiMoV2 branch no longer checks the radix tree)."""
-    return _mimo_v2(ctx, tp_ok=_tp_divides, trtllm_moe_on_sm100=True, hicache_needs_unified_tree=False)

@@ -11,9 +11,10 @@ pages always, FP8 KV, ``trtllm_mha`` and MegaMoE on Blackwell, ``fa3`` and ``mar
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import (
     backends_not_set,
     env_flag,
@@ -25,26 +26,12 @@ from ..facts import (
 ARCHS = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
 
 
-@registry.rule("model", archs=ARCHS, since="0.5.16", until="0.5.17", series="minimax_m3_defaults")
-def minimax_m3_defaults(ctx):
-    """Since 0.5.16 (``overrides._minimax_m3_overrides``): quantization, attention backend,
-    page size, MoE runner and (ROCm) all-reduce defaults for MiniMax-M3."""
-    return _minimax_m3(ctx, release_0_5_17=False)
-
-
-@registry.rule("model", archs=ARCHS, since="0.5.17", until="0.5.23", series="minimax_m3_defaults")
-def minimax_m3_defaults_0_5_17(ctx):
-    """0.5.17 ``overrides._minimax_m3_overrides``: on SM100 with no backend set, an ``fp8_e4m3``
-    KV cache runs ``trtllm_mha`` (fp8 attention GEMMs; not with
-    ``SGLANG_DISABLE_M3_FP8_ATTN_GEMM``), and ``trtllm_mha`` also gets 128-token pages; a
-    ``modelopt_mixed`` checkpoint with MoE runner ``auto`` runs ``flashinfer_trtllm_routed``; on
-    ROCm ``SGLANG_M3_ALLOW_CUSTOM_AR`` keeps the custom all-reduce on."""
-    return _minimax_m3(ctx, release_0_5_17=True)
-
-
-def _minimax_m3(ctx, *, release_0_5_17: bool) -> dict:
-    """The body shared by the releases; ``release_0_5_17``: the 0.5.17 changes above."""
-    args, platform = ctx.args, ctx.platform
+def _per_platform(ctx) -> dict:
+    """The per-platform defaults of ``_minimax_m3_overrides`` (every checkpoint but M3.1 NVFP4);
+    0.5.17 brought ``MINIMAX_M3_FP8_ATTN_GEMM`` (SM100 fp8_e4m3 KV → ``trtllm_mha``, not with
+    ``SGLANG_DISABLE_M3_FP8_ATTN_GEMM``, and its 128-token pages), ``MINIMAX_M3_MIXED_ROUTED_MOE``
+    and ``MINIMAX_M3_ROCM_CUSTOM_AR_ENV``."""
+    args, platform, has = ctx.args, ctx.platform, ctx.release.has
     out: dict = {}
     quantization = args.quantization
     checkpoint = quant_method(ctx.hf)
@@ -64,22 +51,25 @@ def _minimax_m3(ctx, *, release_0_5_17: bool) -> dict:
                 False,
                 "MiniMax-M3 standard EP on ROCm: the deferred fused all-reduce corrupts sparse MoE outputs",
             )
-        if not fusion and not (release_0_5_17 and env_flag(ctx, "SGLANG_M3_ALLOW_CUSTOM_AR")):
+        if not fusion and not (
+            env_flag(ctx, "SGLANG_M3_ALLOW_CUSTOM_AR") and has(CHANGES.MINIMAX_M3_ROCM_CUSTOM_AR_ENV)
+        ):
             out["disable_custom_all_reduce"] = True
     elif platform.is_sm100:
         if backends_not_set(args):
             fp8_gemm = (
-                release_0_5_17
-                and args.kv_cache_dtype == "fp8_e4m3"
+                args.kv_cache_dtype == "fp8_e4m3"
                 and not env_flag(ctx, "SGLANG_DISABLE_M3_FP8_ATTN_GEMM")
+                and has(CHANGES.MINIMAX_M3_FP8_ATTN_GEMM)
             )
             backend = out["attention_backend"] = "trtllm_mha" if fp8_gemm else "fa4"
-        paged = ("fa4", "trtllm_mha") if release_0_5_17 else ("fa4",)
-        if args.page_size is None and backend in paged:
+        if args.page_size is None and (
+            backend == "fa4" or (backend == "trtllm_mha" and has(CHANGES.MINIMAX_M3_FP8_ATTN_GEMM))
+        ):
             out["page_size"] = 128
         if moe == "auto" and quantization == "mxfp8":
             moe = out["moe_runner_backend"] = "deep_gemm"
-        elif release_0_5_17 and moe == "auto" and quantization == "modelopt_mixed":
+        elif moe == "auto" and quantization == "modelopt_mixed" and has(CHANGES.MINIMAX_M3_MIXED_ROUTED_MOE):
             moe = out["moe_runner_backend"] = "flashinfer_trtllm_routed"
     elif platform.is_sm90:
         if backends_not_set(args):
@@ -198,20 +188,22 @@ def _m3_nvfp4(ctx, out: dict) -> dict:
     return out
 
 
-@registry.rule("model", archs=ARCHS, since="0.5.23", series="minimax_m3_defaults")
-def minimax_m3_defaults_0_5_23(ctx):
-    """Since 0.5.23 (``model_overrides/minimax_m3.py:_minimax_m3_overrides``,
-    ``_resolve_quant_method``): an NVFP4-packed ``mxfp8`` checkpoint is ``minimax_m3_nvfp4`` with
-    its own stack (page 128 or refused; Blackwell: MegaMoE A2A, ``deep_gemm``, FP8 KV,
-    ``trtllm_mha``; elsewhere ``marlin``, ``fa3``). Other checkpoints keep 0.5.17's per-platform
-    defaults (``minimax_m3_defaults_0_5_17``)."""
+@registry.rule("model", archs=ARCHS, since="0.5.16")
+def minimax_m3_defaults(ctx):
+    """Since 0.5.16 (``overrides._minimax_m3_overrides``; since 0.5.23
+    ``model_overrides/minimax_m3.py``): quantization, attention backend, page size, MoE runner
+    and (ROCm) all-reduce defaults for MiniMax-M3 (``_per_platform``). ``MINIMAX_M3_NVFP4``
+    (0.5.23, ``_resolve_quant_method``): an NVFP4-packed ``mxfp8`` checkpoint is
+    ``minimax_m3_nvfp4`` with its own stack (page 128 or refused; Blackwell: MegaMoE A2A,
+    ``deep_gemm``, FP8 KV, ``trtllm_mha``; elsewhere ``marlin``, ``fa3``)."""
     args = ctx.args
-    checkpoint = _checkpoint_method_0_5_23(ctx.hf)
-    if (
-        args.quantization is None
-        and not quantization_explicitly_unset(ctx)
-        and checkpoint == "minimax_m3_nvfp4"
-    ):
-        return _m3_nvfp4(ctx, {"quantization": checkpoint})
-    # (``--quantization minimax_m3_nvfp4`` itself is refused earlier: release_choices.internal_choices)
-    return _minimax_m3(ctx, release_0_5_17=True)
+    if ctx.release.has(CHANGES.MINIMAX_M3_NVFP4):
+        checkpoint = _checkpoint_method_0_5_23(ctx.hf)
+        if (
+            args.quantization is None
+            and not quantization_explicitly_unset(ctx)
+            and checkpoint == "minimax_m3_nvfp4"
+        ):
+            return _m3_nvfp4(ctx, {"quantization": checkpoint})
+        # (``--quantization minimax_m3_nvfp4`` itself is refused earlier: release_choices.release_choices)
+    return _per_platform(ctx)

@@ -8,7 +8,7 @@ extra buffer, a disabled radix cache or speculation is in play; otherwise triton
 
 from __future__ import annotations
 
-from ..._declaration import Force
+from ...rules import Force
 from .._base import registry
 from ..passes.default_backend import default_attention_backend
 

@@ -6,7 +6,7 @@ EAGLE; the hierarchical cache needs a full-size SWA pool.
 
 from __future__ import annotations
 
-from ..._declaration import Force
+from ...rules import Force
 from .._base import registry
 from ..facts import backends_not_set
 

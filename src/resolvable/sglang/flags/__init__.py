@@ -106,7 +106,7 @@ _default_release: str | None = None
 def table_release(release: str) -> str:
     """The release whose table describes ``release``: the newest table at or before it (a release
     without its own table kept the flags of the one before), else the oldest table."""
-    from ..._release import release_key
+    from ...rules import release_key
 
     tables = releases()
     older = [t for t in tables if release_key(t) <= release_key(release)]
@@ -235,7 +235,7 @@ def option_history(option: str, release: str) -> str | None:
     (the replacement, or that sglang names none), or None when ``release`` has it or no table does.
 
     Reads every table (the error path only), so the releases named are those with a table."""
-    from ..._release import release_key
+    from ...rules import release_key
 
     key = release_key(release)
     tables = releases()
@@ -268,7 +268,7 @@ def option_history(option: str, release: str) -> str | None:
 
 def modelled_dests() -> frozenset[str]:
     """Dests this pack reads: the CLI-visible fields of ``ServerArgs`` (derived from the schema)."""
-    from ..._schema import schema_of
+    from ...rules import schema_of
     from ..args import ServerArgs
 
     return frozenset(n for n, spec in schema_of(ServerArgs).fields.items() if spec.arg.cli)

@@ -113,7 +113,7 @@ def cuda_graph_backend(value: str) -> str:
 
 
 def _cuda_graph_config_of(release: str) -> Callable[[str], dict[str, dict[str, Any]]]:
-    from ..._release import release_key
+    from ...rules import release_key
 
     keys = [k for since, k in _CUDA_GRAPH_KEYS_SINCE if release_key(since) <= release_key(release)][-1]
     check_backend = release_key(release) >= release_key(_CUDA_GRAPH_BACKEND_CHECKED_SINCE)

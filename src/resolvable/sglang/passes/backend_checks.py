@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import effective_backends, is_mla
 
 
-def _trtllm_mla_checks(ctx, kv_dtypes: tuple[str, ...]) -> dict:
-    """trtllm_mla (A or D) needs Blackwell and a kv dtype in ``kv_dtypes``."""
+@registry.rule("attention_checks")
+def trtllm_mla_checks(ctx):
+    """C10: trtllm_mla (A or D) needs Blackwell and a kv dtype in {fp8_e4m3, fp4_e2m1, bf16,
+    auto}; ``TRTLLM_MLA_NO_FP4_KV`` (0.5.21, ``overrides._mla_kv_cache_dtype_checks``):
+    ``fp4_e2m1`` is gone."""
     args = ctx.args
     if "trtllm_mla" not in (args.attention_backend, args.decode_attention_backend):
         return {}
@@ -22,6 +26,10 @@ def _trtllm_mla_checks(ctx, kv_dtypes: tuple[str, ...]) -> dict:
             fields=("attention_backend",),
             fix="choose another --attention-backend (e.g. fa3 or flashinfer)",
         )
+    if ctx.release.has(CHANGES.TRTLLM_MLA_NO_FP4_KV):
+        kv_dtypes: tuple[str, ...] = ("fp8_e4m3", "bf16", "auto")
+    else:
+        kv_dtypes = ("fp8_e4m3", "fp4_e2m1", "bf16", "auto")
     if args.kv_cache_dtype not in kv_dtypes:
         listed = ", ".join(kv_dtypes[:-1]) + f", or {kv_dtypes[-1]}"
         shown = ", ".join(d for d in kv_dtypes if d not in ("bf16", "auto"))
@@ -31,19 +39,6 @@ def _trtllm_mla_checks(ctx, kv_dtypes: tuple[str, ...]) -> dict:
             fix=f"pass --kv-cache-dtype bf16 (not 'bfloat16'), {shown} or auto",
         )
     return {}
-
-
-@registry.rule("attention_checks", until="0.5.21")
-def trtllm_mla_checks(ctx):
-    """C10: trtllm_mla needs Blackwell and a kv dtype in {fp8_e4m3, fp4_e2m1, bf16, auto}."""
-    return _trtllm_mla_checks(ctx, ("fp8_e4m3", "fp4_e2m1", "bf16", "auto"))
-
-
-@registry.rule("attention_checks", since="0.5.21", series="trtllm_mla_checks")
-def trtllm_mla_checks_0_5_21(ctx):
-    """C10 (since 0.5.21, ``overrides._mla_kv_cache_dtype_checks``): ``fp4_e2m1`` is gone, so
-    trtllm_mla needs a kv dtype in {fp8_e4m3, bf16, auto}."""
-    return _trtllm_mla_checks(ctx, ("fp8_e4m3", "bf16", "auto"))
 
 
 @registry.rule("attention_checks")
@@ -112,32 +107,29 @@ def _trtllm_mha_decode_check(platform, decode) -> None:
         )
 
 
-@registry.rule("attention_checks", until="0.5.19", series="trtllm_mha_platform_checks")
+@registry.rule("attention_checks")
 def trtllm_mha_platform_checks(ctx):
-    """C13/C14 (up to 0.5.18, ``_handle_attention_backend_compatibility``): trtllm_mha prefill
-    needs SM100; decode needs SM90, SM100 or SM120."""
-    prefill, decode = effective_backends(ctx.args)
+    """C13/C14 (``attention_hook.handle_attention_backend_compatibility``; before 0.5.19
+    ``_handle_attention_backend_compatibility``): trtllm_mha prefill needs SM100; decode needs
+    SM90, SM100 or SM120. ``TRTLLM_MHA_FMHAV2_PREFILL`` (0.5.19): prefill runs on SM90, SM100 or
+    SM120 (FMHAv2 off SM100); on SM120 not with an fp8_e4m3 KV cache; off SM100 not with prefill
+    context parallelism (``attn_cp_size > 1``). The skip-softmax env threshold is not read."""
+    args = ctx.args
+    prefill, decode = effective_backends(args)
     platform = ctx.platform
-    if prefill == "trtllm_mha" and not platform.is_sm100:
+    if "trtllm_mha" not in (prefill, decode):
+        return {}
+    fmhav2 = ctx.release.has(CHANGES.TRTLLM_MHA_FMHAV2_PREFILL)
+    if prefill == "trtllm_mha" and not platform.is_sm100 and not fmhav2:
         raise ConflictError(
             "TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100). "
             "Please use a different prefill backend.",
             fields=("attention_backend", "prefill_attention_backend"),
             fix="choose another --attention-backend / --prefill-attention-backend",
         )
-    _trtllm_mha_decode_check(platform, decode)
-    return {}
-
-
-@registry.rule("attention_checks", since="0.5.19", series="trtllm_mha_platform_checks")
-def trtllm_mha_platform_checks_0_5_19(ctx):
-    """C13/C14 (since 0.5.19, ``arg_groups/attention_hook.py:handle_attention_backend_compatibility``):
-    trtllm_mha prefill runs on SM90, SM100 or SM120 (FMHAv2 off SM100); on SM120 not with an
-    fp8_e4m3 KV cache; off SM100 not with prefill context parallelism (``attn_cp_size > 1``);
-    decode needs SM90, SM100 or SM120. The skip-softmax env threshold is not read."""
-    args = ctx.args
-    prefill, decode = effective_backends(args)
-    platform = ctx.platform
+    if not fmhav2:
+        _trtllm_mha_decode_check(platform, decode)
+        return {}
     if prefill == "trtllm_mha":
         if not (platform.is_sm90 or platform.is_sm100 or platform.is_sm120):
             raise ConflictError(

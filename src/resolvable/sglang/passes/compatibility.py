@@ -7,8 +7,8 @@ in ``page_constraints`` and kernel/platform refusals in ``backend_checks``.
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
 from ..facts import context_length
 

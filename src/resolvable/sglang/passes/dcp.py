@@ -10,13 +10,9 @@ from ...errors import ConflictError
 from .._base import registry
 from ..facts import effective_backends, is_deepseek_dsa, is_mla
 
-#: ``model_config.is_deepseek_dsa`` covers LongCat-Flash with ``index_topk`` since 0.5.16.
-_LONGCAT = "LongcatFlashForCausalLM"
-
 
 def _dsa(ctx) -> bool:
-    hf = ctx.hf
-    return is_deepseek_dsa(hf) or (ctx.arch == _LONGCAT and hf.text_config.get("index_topk") is not None)
+    return is_deepseek_dsa(ctx.hf, ctx.release.version)
 
 
 @registry.rule("model", since="0.5.22")

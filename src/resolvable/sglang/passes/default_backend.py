@@ -6,8 +6,9 @@ that need "what would the default be" (Qwen3.5 hybrid, spec §3.12) call it with
 
 from __future__ import annotations
 
-from ..._declaration import Force
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import (
     flashinfer_available,
     has_asymmetric_kv,
@@ -23,11 +24,11 @@ def _no_spec_or_topk_one(args) -> bool:
     return topk is None or (topk == 1 and args.page_size in (1, None))
 
 
-def default_attention_backend(ctx, *, asymmetric_kv_fa4: bool = False) -> str:
+def default_attention_backend(ctx) -> str:
     """``_get_default_attn_backend`` (spec §4.1 table: Whisper, MHA-a..f, MLA-a..f).
 
-    ``asymmetric_kv_fa4`` (sglang 0.5.17): on the SM100 MHA arm, a model whose K and V rows
-    differ in width gets ``fa4`` instead of ``trtllm_mha``."""
+    ``ASYMMETRIC_KV_FA4`` (0.5.17): on the SM100 MHA arm, a model whose K and V rows differ in
+    width gets ``fa4`` instead of ``trtllm_mha``."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures:
         return "flashinfer"
@@ -39,7 +40,8 @@ def default_attention_backend(ctx, *, asymmetric_kv_fa4: bool = False) -> str:
             and _no_spec_or_topk_one(args)
             and (args.speculative_algorithm is None or args.speculative_eagle_topk is not None)
         ):
-            return "fa4" if asymmetric_kv_fa4 and has_asymmetric_kv(hf) else "trtllm_mha"
+            asymmetric = has_asymmetric_kv(hf) and ctx.release.has(CHANGES.ASYMMETRIC_KV_FA4)
+            return "fa4" if asymmetric else "trtllm_mha"
         if platform.is_hip:
             return "aiter"
         if platform.is_mps:
@@ -58,8 +60,10 @@ def default_attention_backend(ctx, *, asymmetric_kv_fa4: bool = False) -> str:
     return "triton"
 
 
-def _attention_backend_default(ctx, *, asymmetric_kv_fa4: bool) -> dict:
-    """§4.1 wrapper: a matching prefill/decode pair wins (even over a user ``A``); else fill ``A``."""
+@registry.rule("attention")
+def attention_backend_default(ctx):
+    """§4.1 (``server_args._handle_attention_backend_compatibility``'s first action): a matching
+    prefill/decode pair wins (even over a user ``A``); else ``A`` from ``_get_default_attn_backend``."""
     args = ctx.args
     prefill = args.prefill_attention_backend
     if prefill is not None and prefill == args.decode_attention_backend:
@@ -69,20 +73,5 @@ def _attention_backend_default(ctx, *, asymmetric_kv_fa4: bool) -> dict:
             "attention_backend": Force(prefill, "--prefill/--decode-attention-backend name the same backend")
         }
     if args.attention_backend is None:
-        return {"attention_backend": default_attention_backend(ctx, asymmetric_kv_fa4=asymmetric_kv_fa4)}
+        return {"attention_backend": default_attention_backend(ctx)}
     return {}
-
-
-@registry.rule("attention", until="0.5.17", series="attention_backend_default")
-def attention_backend_default(ctx):
-    """§4.1 (releases before 0.5.17): a matching prefill/decode pair wins; else ``A`` from
-    ``_get_default_attn_backend`` (MHA on SM100: ``trtllm_mha``)."""
-    return _attention_backend_default(ctx, asymmetric_kv_fa4=False)
-
-
-@registry.rule("attention", since="0.5.17", series="attention_backend_default")
-def attention_backend_default_0_5_17(ctx):
-    """§4.1 (0.5.17 ``server_args._get_default_attn_backend``): as before, except that an MHA
-    model with asymmetric K/V widths (``ModelConfig.has_asymmetric_kv``, e.g. MiMo-V2 192/128)
-    gets ``fa4`` on SM100, since trtllm_mha needs equal K/V row widths."""
-    return _attention_backend_default(ctx, asymmetric_kv_fa4=True)

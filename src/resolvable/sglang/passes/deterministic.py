@@ -7,22 +7,37 @@ model rule chose (sglang reports it as "explicitly specified"). Only ``A`` is ex
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
-from .. import choices as C
+from ...rules import ArchList, Force
 from .._base import registry
+from ..changes import CHANGES, in_release
 
-#: "DeepSeek model" for this check (KimiK25 is not included), spec §4.3.
-DEEPSEEK_ARCHS = frozenset(
-    {
-        "DeepseekV2ForCausalLM",
-        "DeepseekV3ForCausalLM",
-        "DeepseekV32ForCausalLM",
-        "MistralLarge3ForCausalLM",
-        "PixtralForConditionalGeneration",
-        "GlmMoeDsaForCausalLM",
-    }
+#: "DeepSeek model" for this check (KimiK25 is not included), spec §4.3; since 0.5.18
+#: (``overrides._deterministic_is_deepseek_model``) the absorbed-MLA models, with GLM-4.7-Flash.
+DEEPSEEK_ARCHS = ArchList(
+    "DeepseekV2ForCausalLM",
+    "DeepseekV3ForCausalLM",
+    "DeepseekV32ForCausalLM",
+    "MistralLarge3ForCausalLM",
+    "PixtralForConditionalGeneration",
+    "GlmMoeDsaForCausalLM",
+    ("Glm4MoeLiteForCausalLM", "0.5.18"),
+    what="deterministic DeepSeek models",
 )
+#: ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` since 0.5.16 (sorted), each entry with the change
+#: that added it; 0.5.15's list had another order (``_LEGACY_BACKENDS``).
+_BACKENDS = (
+    ("ascend", None),
+    ("fa3", None),
+    ("fa4", CHANGES.DETERMINISTIC_FA4),
+    ("flashinfer", None),
+    ("intel_xpu", CHANGES.DETERMINISTIC_INTEL_XPU),
+    ("triton", None),
+)
+_LEGACY_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
+#: ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` since 0.5.16, and 0.5.15's.
+_RADIX = ("ascend", "fa3", "fa4", "triton")
+_LEGACY_RADIX = ("fa3", "triton", "ascend")
 
 
 @registry.rule("deterministic")
@@ -57,101 +72,24 @@ def deterministic_sampling_backend(ctx):
     return {}
 
 
-#: 0.5.18 ``_handle_deterministic_inference`` / ``overrides._deterministic_is_deepseek_model``:
-#: the absorbed-MLA list adds GLM-4.7-Flash.
-ABSORBED_MLA_ARCHS_0_5_18 = DEEPSEEK_ARCHS | {"Glm4MoeLiteForCausalLM"}
-_RELEASE_0_5_15 = {
-    "deepseek_archs": DEEPSEEK_ARCHS,
-    "backends": C.DETERMINISTIC_BACKENDS,
-    "radix": C.RADIX_DETERMINISTIC_BACKENDS,
-    "deepseek_backends": C.DEEPSEEK_DETERMINISTIC_BACKENDS,
-    "deepseek_listed": ["fa3", "triton", "ascend"],
-    "deepseek_word": "DeepSeek models",
-    "fa4_needs_sm100_or_sm110": False,
-}
-#: 0.5.16 (``DETERMINISTIC_ATTENTION_BACKEND_CHOICES``, sorted, with fa4; its radix list): the
-#: DeepSeek message names the list it checks (fa3, triton).
-_RELEASE_0_5_16 = {
-    **_RELEASE_0_5_15,
-    "backends": C.DETERMINISTIC_BACKENDS_0_5_16,
-    "radix": C.RADIX_DETERMINISTIC_BACKENDS_0_5_16,
-    "deepseek_listed": list(C.DEEPSEEK_DETERMINISTIC_BACKENDS),
-}
-#: 0.5.17 (``_handle_deterministic_inference``): DeepSeek models are checked against the radix
-#: list (ascend, fa3, fa4, triton), fa4 only on SM100/SM110.
-_RELEASE_0_5_17 = {
-    **_RELEASE_0_5_16,
-    "deepseek_backends": C.RADIX_DETERMINISTIC_BACKENDS_0_5_17,
-    "deepseek_listed": list(C.RADIX_DETERMINISTIC_BACKENDS_0_5_17),
-    "fa4_needs_sm100_or_sm110": True,
-}
-#: 0.5.18: the FA4 entries of the lists are 0.5.16's; the DeepSeek check against the radix list
-#: and its FA4 arch check are 0.5.17's; GLM-4.7-Flash and "absorbed-MLA" are 0.5.18's.
-_RELEASE_0_5_18 = {
-    "deepseek_archs": ABSORBED_MLA_ARCHS_0_5_18,
-    "backends": ("ascend", "fa3", "fa4", "flashinfer", "triton"),
-    "radix": ("ascend", "fa3", "fa4", "triton"),
-    "deepseek_backends": ("ascend", "fa3", "fa4", "triton"),
-    "deepseek_listed": ["ascend", "fa3", "fa4", "triton"],
-    "deepseek_word": "absorbed-MLA models",
-    "fa4_needs_sm100_or_sm110": True,
-}
-
-
-@registry.rule("deterministic", until="0.5.16", series="deterministic_attention_backend")
+@registry.rule("deterministic")
 def deterministic_attention_backend(ctx):
-    """D3-D8 (0.5.15): fill ``A`` (triton/flashinfer on SM100/SM120, fa3 elsewhere), refuse
-    incompatible backends, disable the radix cache for flashinfer, pin NCCL tree all-reduce for TP."""
-    return _deterministic_attention_backend(ctx, _RELEASE_0_5_15)
-
-
-@registry.rule("deterministic", since="0.5.16", until="0.5.17", series="deterministic_attention_backend")
-def deterministic_attention_backend_0_5_16(ctx):
-    """D3-D8 (since 0.5.16, ``server_args.DETERMINISTIC_ATTENTION_BACKEND_CHOICES``,
-    ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``, ``_handle_deterministic_inference``):
-    fa4 is accepted and keeps the radix cache; the lists are sorted; the DeepSeek message names
-    the list it checks (fa3, triton)."""
-    return _deterministic_attention_backend(ctx, _RELEASE_0_5_16)
-
-
-@registry.rule("deterministic", since="0.5.17", until="0.5.18", series="deterministic_attention_backend")
-def deterministic_attention_backend_0_5_17(ctx):
-    """D3-D8 (0.5.17 ``server_args._handle_deterministic_inference``): DeepSeek models accept
-    ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` (ascend, fa3, fa4, triton; the message
-    lists it), fa4 only on SM100/SM110 (``is_sm100_or_sm110_supported``)."""
-    return _deterministic_attention_backend(ctx, _RELEASE_0_5_17)
-
-
-@registry.rule("deterministic", since="0.5.18", until="0.5.19", series="deterministic_attention_backend")
-def deterministic_attention_backend_0_5_18(ctx):
-    """``server_args._handle_deterministic_inference`` and
-    ``overrides._deterministic_attention_backend`` (0.5.18): FA4 is a deterministic backend (keeps
-    the radix cache); absorbed-MLA models (the DeepSeek list plus ``Glm4MoeLiteForCausalLM``)
-    default to triton on SM100/SM120 and need ascend/fa3/fa4/triton, fa4 only on SM100/SM110."""
-    return _deterministic_attention_backend(ctx, _RELEASE_0_5_18)
-
-
-#: 0.5.19 (``arg_groups/attention_hook.py:handle_deterministic_inference``): the deterministic
-#: list adds intel_xpu; the rest is 0.5.18's.
-_RELEASE_0_5_19 = {**_RELEASE_0_5_18, "backends": C.DETERMINISTIC_BACKENDS_0_5_19}
-
-
-@registry.rule("deterministic", since="0.5.19", series="deterministic_attention_backend")
-def deterministic_attention_backend_0_5_19(ctx):
-    """D3-D8 (since 0.5.19, ``overrides._deterministic_attention_backend`` and
-    ``attention_hook.handle_deterministic_inference``): as 0.5.18, and intel_xpu is a
-    deterministic backend (``DETERMINISTIC_ATTENTION_BACKEND_CHOICES``)."""
-    return _deterministic_attention_backend(ctx, _RELEASE_0_5_19)
-
-
-def _deterministic_attention_backend(ctx, release: dict):
-    args, platform = ctx.args, ctx.platform
+    """D3-D8 (``_handle_deterministic_inference``; since 0.5.18 also
+    ``overrides._deterministic_attention_backend``; since 0.5.19 ``attention_hook``): fill ``A``
+    (triton for DeepSeek / flashinfer on SM100/SM120, fa3 elsewhere), refuse incompatible
+    backends, disable the radix cache off its list, pin NCCL tree all-reduce for TP. The lists
+    and the DeepSeek check follow ``DETERMINISTIC_FA4`` (0.5.16),
+    ``DETERMINISTIC_DEEPSEEK_RADIX_LIST`` (0.5.17), ``DETERMINISTIC_ABSORBED_MLA`` (0.5.18) and
+    ``DETERMINISTIC_INTEL_XPU`` (0.5.19)."""
+    args, platform, has = ctx.args, ctx.platform, ctx.release.has
     if not args.enable_deterministic_inference:
         return {}
     out = {}
     backend = args.attention_backend
-    deepseek = ctx.arch in release["deepseek_archs"]
-    allowed = list(release["backends"])
+    deepseek = DEEPSEEK_ARCHS.contains(ctx.arch, ctx.release.version)
+    fa4 = has(CHANGES.DETERMINISTIC_FA4)
+    allowed = list(in_release(ctx.release, _BACKENDS) if fa4 else _LEGACY_BACKENDS)
+    radix = _RADIX if fa4 else _LEGACY_RADIX
     if backend is None:
         if platform.is_sm100 or platform.is_sm120:
             backend = "triton" if deepseek else "flashinfer"
@@ -165,24 +103,32 @@ def _deterministic_attention_backend(ctx, release: dict):
             fields=("enable_deterministic_inference", "attention_backend"),
             fix=f"pass --attention-backend with one of {allowed}, or drop --enable-deterministic-inference",
         )
-    if deepseek and backend not in release["deepseek_backends"]:
+    radix_for_deepseek = deepseek and has(CHANGES.DETERMINISTIC_DEEPSEEK_RADIX_LIST)
+    word = (
+        "absorbed-MLA models" if deepseek and has(CHANGES.DETERMINISTIC_ABSORBED_MLA) else "DeepSeek models"
+    )
+    if deepseek and backend not in (radix if radix_for_deepseek else ("fa3", "triton")):
+        if radix_for_deepseek:
+            listed = list(radix)
+        else:  # 0.5.15's message named ascend, which its check refuses
+            listed = ["fa3", "triton"] if fa4 else ["fa3", "triton", "ascend"]
         raise ConflictError(
-            f"Currently only {release['deepseek_listed']} attention backends are supported for deterministic "
-            f"inference with {release['deepseek_word']}. But you're using {backend}.",
+            f"Currently only {listed} attention backends are supported for deterministic "
+            f"inference with {word}. But you're using {backend}.",
             fields=("enable_deterministic_inference", "attention_backend"),
             fix="pass --attention-backend fa3 or triton",
         )
     # utils/common.py is_sm100_or_sm110_supported: CUDA capability major 10 or 11
     sm100_or_sm110 = platform.is_cuda and (platform.capability or (0, 0))[0] in (10, 11)
-    if deepseek and backend == "fa4" and release["fa4_needs_sm100_or_sm110"] and not sm100_or_sm110:
+    if radix_for_deepseek and backend == "fa4" and not sm100_or_sm110:
         raise ConflictError(
-            f"Deterministic inference with {release['deepseek_word']} on the fa4 attention backend requires "
+            f"Deterministic inference with {word} on the fa4 attention backend requires "
             "SM100/SM110: it runs absorbed MLA, whose qv argument flash_attn.cute only implements on "
             "those archs.",
             fields=("enable_deterministic_inference", "attention_backend"),
             fix="pass --attention-backend triton",
         )
-    if backend not in release["radix"] and not args.disable_radix_cache:
+    if backend not in radix and not args.disable_radix_cache:
         out["disable_radix_cache"] = True
     if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True

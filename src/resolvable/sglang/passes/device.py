@@ -7,9 +7,10 @@ Handlers key off the ``device`` string; model rules key off platform predicates 
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 
 _ALIAS_FIELDS = (
     "attention_backend",
@@ -32,25 +33,24 @@ def _renamed_backends(args, aliases: dict[str, str]) -> dict:
     }
 
 
-@registry.rule("device", until="0.5.23", series="deprecated_backend_aliases")
+@registry.rule("device")
 def deprecated_backend_aliases(ctx):
-    """§2.2 step 2: ``compressed`` is the deprecated name of ``dsv4`` (``nsa`` stays as given)."""
-    return _renamed_backends(ctx.args, {"compressed": "dsv4"})
-
-
-#: 0.5.23 ``serving_hook._handle_deprecated_args`` alias table.
-_ALIASES_0_5_23 = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
-
-
-@registry.rule("device", since="0.5.23", series="deprecated_backend_aliases")
-def deprecated_backend_aliases_0_5_23(ctx):
-    """§2.2 step 2 (since 0.5.23, ``serving_hook._handle_deprecated_args``; the
+    """§2.2 step 2 (since 0.5.23 ``serving_hook._handle_deprecated_args``): ``compressed`` is the
+    deprecated name of ``dsv4`` (``nsa`` stays as given). ``TOKENSPEED_MLA_ALIAS`` (0.5.23; the
     ``tokenspeed_mla`` creator is gone from ``attention_registry.py``): ``tokenspeed_mla`` is a
-    deprecated name of ``cutedsl_mla`` besides ``compressed`` → ``dsv4``. A prefill side renamed
-    so becomes ``trtllm_mla`` (cutedsl_mla is decode-only), and a tokenspeed_mla attention or
-    decode backend keeps the FP8 KV cache it required (``kv_cache_dtype`` := ``fp8_e4m3``)."""
+    deprecated name of ``cutedsl_mla``; a prefill side renamed so becomes ``trtllm_mla``
+    (cutedsl_mla is decode-only), and a tokenspeed_mla attention or decode backend keeps the FP8
+    KV cache it required (``kv_cache_dtype`` := ``fp8_e4m3``)."""
     args = ctx.args
-    out = _renamed_backends(args, _ALIASES_0_5_23)
+    named = (
+        args.attention_backend,
+        args.prefill_attention_backend,
+        args.decode_attention_backend,
+        args.speculative_draft_attention_backend,
+    )
+    if "tokenspeed_mla" not in named or not ctx.release.has(CHANGES.TOKENSPEED_MLA_ALIAS):
+        return _renamed_backends(args, {"compressed": "dsv4"})
+    out = _renamed_backends(args, {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"})
     if args.prefill_attention_backend == "tokenspeed_mla":
         out["prefill_attention_backend"] = Force(
             "trtllm_mla",
@@ -76,8 +76,8 @@ def device_default(ctx):
 
 
 def _cuda_graph_defaults(args, prefill_default: str) -> dict:
-    """Step 5 shared by every release: ``--disable-cuda-graph`` disables both phases (and refuses
-    a per-phase backend beside it); decode defaults to ``full``; prefill to ``prefill_default``."""
+    """Step 5: ``--disable-cuda-graph`` disables both phases (and refuses a per-phase backend
+    beside it); decode defaults to ``full``; prefill to ``prefill_default``."""
     if args.disable_cuda_graph:
         for phase in ("prefill", "decode"):
             chosen = args[f"cuda_graph_backend_{phase}"]
@@ -102,40 +102,37 @@ def _cuda_graph_defaults(args, prefill_default: str) -> dict:
     return out
 
 
-@registry.rule("device", until="0.5.15", series="cuda_graph_defaults")
-def cuda_graph_defaults_0_5_14(ctx):
-    """§2.2 step 5 (0.5.14, spec §9 #4): decode graph ``full``; prefill ``tc_piecewise`` everywhere;
-    ``--disable-cuda-graph`` disables both phases."""
-    return _cuda_graph_defaults(ctx.args, "tc_piecewise")
-
-
-@registry.rule("device", since="0.5.15", until="0.5.16", series="cuda_graph_defaults")
-def cuda_graph_defaults(ctx):
-    """§2.2 step 5 (0.5.15, spec §9 #4): decode graph ``full``; prefill ``breakable`` on CUDA,
-    ``tc_piecewise`` elsewhere; ``--disable-cuda-graph`` disables both phases."""
-    return _cuda_graph_defaults(ctx.args, "breakable" if ctx.platform.is_cuda else "tc_piecewise")
-
-
 _INKLING = ("InklingForConditionalGeneration", "InklingForConditionalGenerationMTP")
 
 
-@registry.rule("device", since="0.5.16", series="cuda_graph_defaults")
-def cuda_graph_defaults_0_5_16(ctx):
-    """§2.2 step 5 (since 0.5.16) as in 0.5.15, plus: Inkling's prefill graph is ``full`` unless
-    the prefill backend was given (``_apply_inkling_prefill_cuda_graph_default`` writes the
-    per-phase flag before the config is parsed, so it also wins over ``--disable-cuda-graph``);
-    a PD prefill server disables the decode graph and a decode server the prefill graph unless
-    that phase is locked (``_apply_cuda_graph_disaggregation_roles``)."""
-    args = ctx.args
-    out = _cuda_graph_defaults(args, "breakable" if ctx.platform.is_cuda else "tc_piecewise")
+@registry.rule("device")
+def cuda_graph_defaults(ctx):
+    """§2.2 step 5 (spec §9 #4): decode graph ``full``; prefill ``tc_piecewise``, ``breakable`` on
+    CUDA since 0.5.15 (``BREAKABLE_PREFILL_GRAPH``); ``--disable-cuda-graph`` disables both
+    phases. ``INKLING_FULL_PREFILL_GRAPH`` (0.5.16): Inkling's prefill graph is ``full`` unless the
+    prefill backend was given (written before the config is parsed, so it also wins over
+    ``--disable-cuda-graph``); ``PD_ROLE_CUDA_GRAPHS`` (0.5.16): a PD prefill server disables the
+    decode graph and a decode server the prefill graph unless that phase is locked."""
+    args, has = ctx.args, ctx.release.has
+    # (asked only when it matters: an unset prefill graph on CUDA)
+    breakable = (
+        ctx.platform.is_cuda
+        and args.cuda_graph_backend_prefill is None
+        and has(CHANGES.BREAKABLE_PREFILL_GRAPH)
+    )
+    out = _cuda_graph_defaults(args, "breakable" if breakable else "tc_piecewise")
     locked = {phase for phase in ("prefill", "decode") if args[f"cuda_graph_backend_{phase}"] is not None}
     if args.disable_cuda_graph:
         locked = {"prefill", "decode"}
-    if ctx.arch in _INKLING and args.cuda_graph_backend_prefill is None:
+    if (
+        ctx.arch in _INKLING
+        and args.cuda_graph_backend_prefill is None
+        and has(CHANGES.INKLING_FULL_PREFILL_GRAPH)
+    ):
         out["cuda_graph_backend_prefill"] = "full"
         locked.add("prefill")
     role = {"prefill": "decode", "decode": "prefill"}.get(args.disaggregation_mode)
-    if role is not None and role not in locked:
+    if role is not None and role not in locked and has(CHANGES.PD_ROLE_CUDA_GRAPHS):
         out[f"cuda_graph_backend_{role}"] = "disabled"
     return out
 
@@ -189,20 +186,20 @@ def device_handlers(ctx):
     return {}
 
 
-@registry.rule("device", until="0.5.15", series="xpu_cuda_graphs")
-def xpu_cuda_graphs_0_5_14(ctx):
-    """§2.2 step 6, XPU (0.5.14 ``_handle_xpu_backends``, spec §9 #5): prefill graphs are always
-    disabled; decode graphs stay as they are (``full`` by default)."""
-    if ctx.args.device == "xpu" and ctx.args.cuda_graph_backend_prefill != "disabled":
-        return {"cuda_graph_backend_prefill": Force("disabled", "XPU does not support prefill CUDA graphs")}
-    return {}
-
-
-def _xpu_cuda_graphs(ctx, *, prefill_only_tc_piecewise: bool) -> dict:
-    """XPU handler shared by 0.5.15+: decode graphs off unless locked to ``full``; with
-    ``prefill_only_tc_piecewise`` a prefill backend other than tc_piecewise is disabled."""
-    args = ctx.args
+@registry.rule("device")
+def xpu_cuda_graphs(ctx):
+    """§2.2 step 6, XPU (``server_args._handle_xpu_backends``, spec §9 #5): prefill graphs are
+    always disabled, decode graphs stay as they are. ``XPU_DECODE_GRAPHS_OFF`` (0.5.15): decode
+    graphs are disabled unless the user locked them to ``full``, and prefill graphs keep only
+    ``tc_piecewise`` — until ``XPU_PREFILL_ANY_GRAPH`` (0.5.17) drops that restriction."""
+    args, has = ctx.args, ctx.release.has
     if args.device != "xpu":
+        return {}
+    if not has(CHANGES.XPU_DECODE_GRAPHS_OFF):
+        if args.cuda_graph_backend_prefill != "disabled":
+            return {
+                "cuda_graph_backend_prefill": Force("disabled", "XPU does not support prefill CUDA graphs")
+            }
         return {}
     out = {}
     decode = args.cuda_graph_backend_decode
@@ -210,23 +207,11 @@ def _xpu_cuda_graphs(ctx, *, prefill_only_tc_piecewise: bool) -> dict:
         out["cuda_graph_backend_decode"] = Force(
             "disabled", "XPU decode graphs are disabled unless locked to full"
         )
-    if prefill_only_tc_piecewise and args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled"):
+    if args.cuda_graph_backend_prefill not in ("tc_piecewise", "disabled") and not has(
+        CHANGES.XPU_PREFILL_ANY_GRAPH
+    ):
         out["cuda_graph_backend_prefill"] = Force("disabled", "XPU prefill graphs support only tc_piecewise")
     return out
-
-
-@registry.rule("device", since="0.5.15", until="0.5.17", series="xpu_cuda_graphs")
-def xpu_cuda_graphs(ctx):
-    """§2.2 step 6, XPU (0.5.15, spec §9 #5): decode graphs are disabled unless the user locked
-    them to ``full``; prefill graphs keep only ``tc_piecewise``."""
-    return _xpu_cuda_graphs(ctx, prefill_only_tc_piecewise=True)
-
-
-@registry.rule("device", since="0.5.17", series="xpu_cuda_graphs")
-def xpu_cuda_graphs_0_5_17(ctx):
-    """§2.2 step 6, XPU (0.5.17 ``server_args._handle_xpu_backends``): decode graphs as before;
-    the prefill restriction to ``tc_piecewise`` is gone."""
-    return _xpu_cuda_graphs(ctx, prefill_only_tc_piecewise=False)
 
 
 @registry.rule("device", since="0.5.21")

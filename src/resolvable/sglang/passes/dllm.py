@@ -8,9 +8,10 @@ These are deliberate overrides of user input, recorded as forced.
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 
 #: Block size per diffusion architecture (overridable in sglang by --dllm-algorithm-config).
 BLOCK_SIZES = {"LLaDA2MoeModelLM": 32, "SDARForCausalLM": 4, "SDARMoeForCausalLM": 4}
@@ -63,26 +64,17 @@ def _block_size(ctx) -> int:
     return block
 
 
-@registry.rule("dllm", until="0.5.15", series="dllm_page_size")
-def dllm_page_size_0_5_14(ctx):
-    """§4.4 (0.5.14, spec §9 #6): with the radix cache on, pages align to the block size; the cap at
-    the block size happens later in the scheduler and is not written back; the block size is only
-    looked up (unknown dLLMs refused) when the radix cache is on."""
-    args = ctx.args
-    if args.dllm_algorithm is None or args.disable_radix_cache:
-        return {}
-    block = _block_size(ctx)
-    if args.page_size is not None and args.page_size % block:
-        return {"page_size": Force(block, f"pages align to the diffusion block size ({block})")}
-    return {}
-
-
-@registry.rule("dllm", since="0.5.15", series="dllm_page_size")
+@registry.rule("dllm")
 def dllm_page_size(ctx):
-    """§4.4 (0.5.15, spec §9 #6): pages align to the block size with the radix cache on, and never
-    exceed it; unknown dLLMs are refused even with the radix cache off."""
+    """§4.4 (spec §9 #6): pages align to the block size with the radix cache on.
+    ``DLLM_PAGE_CAP`` (0.5.15): pages never exceed the block size, and unknown dLLMs are refused
+    even with the radix cache off (0.5.14 capped later, in the scheduler, without writing back,
+    and looked the block size up only with the radix cache on)."""
     args = ctx.args
     if args.dllm_algorithm is None:
+        return {}
+    cap = ctx.release.has(CHANGES.DLLM_PAGE_CAP)
+    if not cap and args.disable_radix_cache:
         return {}
     block = _block_size(ctx)
     page = args.page_size
@@ -90,31 +82,22 @@ def dllm_page_size(ctx):
         return {}
     if not args.disable_radix_cache and page % block:
         return {"page_size": Force(block, f"pages align to the diffusion block size ({block})")}
-    if page > block:
+    if cap and page > block:
         return {"page_size": Force(block, f"pages are capped at the diffusion block size ({block})")}
     return {}
 
 
-def _dllm_feature_limits(args, *, pp_size_one: bool) -> dict:
+@registry.rule("dllm")
+def dllm_feature_limits(ctx):
+    """§4.4 (spec §9 #7): radix on: no hierarchical cache or LMCache; no LoRA, PD disaggregation
+    or mixed chunks; no PP since 0.5.15 (``DLLM_NO_PP``; 0.5.14's condition was inverted: PP
+    was kept)."""
+    args = ctx.args
     if args.dllm_algorithm is None:
         return {}
     wanted = {"enable_lora": False, "disaggregation_mode": "null", "enable_mixed_chunk": False}
     if not args.disable_radix_cache:
         wanted.update(enable_hierarchical_cache=False, enable_lmcache=False)
-    if pp_size_one and args.pp_size > 1:
+    if args.pp_size > 1 and ctx.release.has(CHANGES.DLLM_NO_PP):
         wanted["pp_size"] = 1
     return {k: Force(v, _WHY) for k, v in wanted.items() if args[k] != v}
-
-
-@registry.rule("dllm", until="0.5.15", series="dllm_feature_limits")
-def dllm_feature_limits_0_5_14(ctx):
-    """§4.4 (0.5.14, spec §9 #7): radix on: no hierarchical cache or LMCache; no LoRA, PD
-    disaggregation or mixed chunks (the pipeline-parallel condition is inverted: PP is kept)."""
-    return _dllm_feature_limits(ctx.args, pp_size_one=False)
-
-
-@registry.rule("dllm", since="0.5.15", series="dllm_feature_limits")
-def dllm_feature_limits(ctx):
-    """§4.4 (0.5.15, spec §9 #7): radix on: no hierarchical cache or LMCache; no PP, LoRA, PD
-    disaggregation or mixed chunks."""
-    return _dllm_feature_limits(ctx.args, pp_size_one=True)

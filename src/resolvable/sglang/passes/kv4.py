@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import effective_backends, is_mla
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -20,10 +21,6 @@ if TYPE_CHECKING:
 _MLA_FA4_DECODE = ("cutlass_mla", "flashinfer", "trtllm_mla")
 _MHA_FA4_DECODE = ("triton", "torch_native", "flex_attention")
 _MLA_KV4 = ("cutlass_mla", "flashinfer", "trtllm_mla", "flashmla")
-#: 0.5.16 dropped flashmla from the MLA list (non-FA4 prefill).
-_MLA_KV4_0_5_16 = ("cutlass_mla", "flashinfer", "trtllm_mla")
-#: 0.5.21's MLA lists (cutlass_mla is gone since 0.5.20), for fa4 prefill and otherwise.
-_MLA_KV4_0_5_21 = ("flashinfer", "trtllm_mla")
 #: The speculative algorithms SM100 native NVFP4 (trtllm_mha) supports in 0.5.21.
 _NVFP4_NATIVE_SPEC = ("EAGLE", "EAGLE3", "NEXTN", "NGRAM")
 _MHA_KV4 = ("triton", "torch_native", "flex_attention", "trtllm_mha")
@@ -38,10 +35,16 @@ def _refuse(message: str) -> ConflictError:
     )
 
 
-def _kv4_backend_checks(ctx, mla_kv4: tuple[str, ...], mla_fa4: tuple[str, ...] = _MLA_FA4_DECODE) -> dict:
-    """The backend lists shared by every release: fa4 prefill pairs with specific decoders;
-    matching prefill/decode must be a listed backend; mixed pairs are only warned about."""
+def _kv4_backend_checks(ctx) -> None:
+    """fa4 prefill pairs with specific decoders; matching prefill/decode must be a listed
+    backend; mixed pairs are only warned about. The MLA lists lose flashmla with
+    ``KV4_NVFP4_RECIPES`` (0.5.16) and cutlass_mla with ``KV4_NATIVE_NVFP4`` (0.5.21)."""
     args = ctx.args
+    mla_kv4, mla_fa4 = _MLA_KV4, _MLA_FA4_DECODE
+    if ctx.release.has(CHANGES.KV4_NVFP4_RECIPES):
+        mla_kv4 = tuple(b for b in mla_kv4 if b != "flashmla")
+    if ctx.release.has(CHANGES.KV4_NATIVE_NVFP4):
+        mla_kv4 = mla_fa4 = tuple(b for b in mla_kv4 if b != "cutlass_mla")
     prefill, decode = effective_backends(args)
     mla = is_mla(ctx.hf)
     if prefill == "fa4":
@@ -56,7 +59,6 @@ def _kv4_backend_checks(ctx, mla_kv4: tuple[str, ...], mla_fa4: tuple[str, ...] 
             raise _refuse(
                 f"FP4 KV cache needs an attention backend in {list(allowed)}, got {args.attention_backend}"
             )
-    return {}
 
 
 def _not_cuda() -> ConflictError:
@@ -66,38 +68,6 @@ def _not_cuda() -> ConflictError:
         fix="use another --kv-cache-dtype on this platform",
         upstream="RuntimeError",
     )
-
-
-@registry.rule("kv4", until="0.5.16")
-def fp4_kv_cache_checks(ctx):
-    """§4.6 (up to 0.5.15, ``_handle_kv4_compatibility``): for ``fp4_e2m1``, CUDA only; fa4
-    prefill pairs with specific decoders; otherwise a listed backend (flashmla included for MLA)."""
-    if ctx.args.kv_cache_dtype != "fp4_e2m1":
-        return {}
-    if not ctx.platform.is_cuda:
-        raise _not_cuda()
-    return _kv4_backend_checks(ctx, _MLA_KV4)
-
-
-@registry.rule("kv4", since="0.5.16", until="0.5.21", series="fp4_kv_cache_checks")
-def fp4_kv_cache_checks_0_5_16(ctx):
-    """§4.6 (since 0.5.16, ``server_args._handle_kv4_compatibility``): the checks guard
-    ``nvfp4`` and ``fp4_mx_block16`` (no longer ``fp4_e2m1``); CUDA only; ``nvfp4`` needs SM100
-    or SM120; the MLA list no longer has flashmla."""
-    args, platform = ctx.args, ctx.platform
-    if args.kv_cache_dtype not in ("nvfp4", "fp4_mx_block16"):
-        return {}
-    if not platform.is_cuda:
-        raise _not_cuda()
-    if args.kv_cache_dtype == "nvfp4" and not (platform.is_sm100 or platform.is_sm120):
-        raise ConflictError(
-            "--kv-cache-dtype=nvfp4 requires Blackwell SM100 or SM120. "
-            "Use --kv-cache-dtype=fp4_mx_block16 for the block-size-16 FP4 recipe.",
-            fields=("kv_cache_dtype",),
-            fix="pass --kv-cache-dtype fp4_mx_block16",
-            upstream="RuntimeError",
-        )
-    return _kv4_backend_checks(ctx, _MLA_KV4_0_5_16)
 
 
 def _nvfp4_native_checks(ctx) -> dict:
@@ -157,18 +127,24 @@ def _nvfp4_native_checks(ctx) -> dict:
     return out
 
 
-@registry.rule("kv4", since="0.5.21", series="fp4_kv_cache_checks")
-def fp4_kv_cache_checks_0_5_21(ctx):
-    """§4.6 (since 0.5.21, ``arg_groups/kv_cache_hook.handle_kv4_compatibility``): 0.5.16's
-    checks (CUDA, nvfp4 on SM100/SM120, the backend lists without cutlass_mla) plus: FP4 KV
-    refuses ``--enable-unified-memory``; nvfp4 on SM100 with trtllm_mha on either side refuses
+@registry.rule("kv4")
+def fp4_kv_cache_checks(ctx):
+    """§4.6 (``_handle_kv4_compatibility``; since 0.5.21 ``kv_cache_hook.handle_kv4_compatibility``):
+    for ``fp4_e2m1`` CUDA only; fa4 prefill pairs with specific decoders; otherwise a listed
+    backend. ``KV4_NVFP4_RECIPES`` (0.5.16): the checks guard ``nvfp4`` and ``fp4_mx_block16``;
+    ``nvfp4`` needs SM100 or SM120. ``KV4_NATIVE_NVFP4`` (0.5.21): FP4 KV refuses
+    ``--enable-unified-memory``; nvfp4 on SM100 with trtllm_mha on either side refuses
     DFLASH/DSPARK, unknown algorithms, NGRAM breadth > 1, PD disaggregation and host caches, and
     gives a draft model the trtllm_mha draft backend."""
-    args, platform = ctx.args, ctx.platform
-    if args.kv_cache_dtype not in ("nvfp4", "fp4_mx_block16"):
+    args, platform, has = ctx.args, ctx.platform, ctx.release.has
+    recipes = has(CHANGES.KV4_NVFP4_RECIPES)
+    if args.kv_cache_dtype not in (("nvfp4", "fp4_mx_block16") if recipes else ("fp4_e2m1",)):
         return {}
     if not platform.is_cuda:
         raise _not_cuda()
+    if not recipes:
+        _kv4_backend_checks(ctx)
+        return {}
     if args.kv_cache_dtype == "nvfp4" and not (platform.is_sm100 or platform.is_sm120):
         raise ConflictError(
             "--kv-cache-dtype=nvfp4 requires Blackwell SM100 or SM120. "
@@ -177,6 +153,9 @@ def fp4_kv_cache_checks_0_5_21(ctx):
             fix="pass --kv-cache-dtype fp4_mx_block16",
             upstream="RuntimeError",
         )
+    if not has(CHANGES.KV4_NATIVE_NVFP4):
+        _kv4_backend_checks(ctx)
+        return {}
     if args.enable_unified_memory:
         raise ConflictError(
             "FP4 KV cache does not yet support --enable-unified-memory: the unified MHA pool does not "
@@ -187,7 +166,7 @@ def fp4_kv_cache_checks_0_5_21(ctx):
     out = {}
     if args.kv_cache_dtype == "nvfp4" and platform.is_sm100 and "trtllm_mha" in effective_backends(args):
         out = _nvfp4_native_checks(ctx)
-    _kv4_backend_checks(ctx, _MLA_KV4_0_5_21, _MLA_KV4_0_5_21)
+    _kv4_backend_checks(ctx)
     return out
 
 

@@ -13,30 +13,19 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import flashinfer_available
 
 
-def _require_flashinfer(ctx, message: str) -> dict:
+@registry.rule("attention_late")
+def mamba_backend_available(ctx):
+    """``_handle_mamba_backend``: ``--mamba-backend flashinfer`` without FlashInfer is refused
+    (reworded in 0.5.15: ``MAMBA_FLASHINFER_REWORDED``)."""
     if ctx.args.mamba_backend == "flashinfer" and not flashinfer_available(ctx):
+        install = "the FlashInfer" if ctx.release.has(CHANGES.MAMBA_FLASHINFER_REWORDED) else "flashinfer"
         raise ConflictError(
-            message,
+            f"FlashInfer mamba module not available, please check {install} installation.",
             fields=("mamba_backend",),
             fix="drop --mamba-backend flashinfer (triton is the default), or run where FlashInfer is installed (CUDA)",
         )
     return {}
-
-
-@registry.rule("attention_late", until="0.5.15", series="mamba_backend_available")
-def mamba_backend_available_0_5_14(ctx):
-    """0.5.14 ``_handle_mamba_backend``: ``--mamba-backend flashinfer`` without FlashInfer."""
-    return _require_flashinfer(
-        ctx, "FlashInfer mamba module not available, please check flashinfer installation."
-    )
-
-
-@registry.rule("attention_late", since="0.5.15", series="mamba_backend_available")
-def mamba_backend_available(ctx):
-    """Since 0.5.15 (reworded): ``--mamba-backend flashinfer`` without FlashInfer."""
-    return _require_flashinfer(
-        ctx, "FlashInfer mamba module not available, please check the FlashInfer installation."
-    )

@@ -16,7 +16,7 @@ from .._base import registry
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
-    from ..._platform import Platform
+    from ...rules import Platform
 
 #: (upper bound in MiB (exclusive), chunked_prefill_size, decode max_bs for tp < 4, for tp >= 4)
 MEMORY_BANDS = (

@@ -11,9 +11,10 @@ model config's.
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES, in_release
 from ..checkpoint import hf_quantization_config
 from ..facts import env_flag
 
@@ -28,7 +29,6 @@ _TRTLLM_QUANT = (
     "compressed-tensors",
     None,
 )
-_TRTLLM_ROUTED_QUANT = ("fp8", "mxfp8", "modelopt_fp4", "nvfp4_online", None)
 #: overrides.py ``_A2A_EP_SPANNING_BACKENDS``: expert parallelism spans the TP group.
 #: ``pplx`` (since 0.5.17) and ``deepep_v2`` (since 0.5.19) are refused by earlier releases
 #: (passes/release_choices.py).
@@ -63,19 +63,27 @@ def has_nvfp4_moe_meta(hf) -> bool:
     )
 
 
-def _quant_constraints(
-    ctx,
-    nvfp4_runners: tuple[str, ...],
-    nvfp4_message: str,
-    mxfp8_runners: tuple[str, ...],
-    *,
-    gfx95_triton: bool = False,
-    mxfp8_on_npu: bool = True,
-):
-    """``_moe_runner_backend_quant_constraints`` with one release's runner lists; since 0.5.16
-    gfx95 ROCm also runs (and defaults to) triton for mxfp8 (``gfx95_triton``); since 0.5.18 the
-    mxfp8 arm is skipped on NPU (``mxfp8_on_npu=False``)."""
-    args, platform = ctx.args, ctx.platform
+_NVFP4_RUNNERS = (
+    ("flashinfer_trtllm", None),
+    ("flashinfer_trtllm_routed", None),
+    ("flashinfer_cutedsl", CHANGES.MOE_NVFP4_ONLINE_CUTEDSL),
+)
+_MXFP8_RUNNERS = (
+    ("cutlass", None),
+    ("deep_gemm", CHANGES.MOE_MXFP8_DEEP_GEMM),
+    ("flashinfer_trtllm", None),
+    ("flashinfer_trtllm_routed", None),
+)
+
+
+@registry.rule("parallelism")
+def moe_runner_backend_quant_constraints(ctx):
+    """``_moe_runner_backend_quant_constraints``: nvfp4_online needs SM100 and a TRT-LLM runner
+    (auto → flashinfer_trtllm; ``flashinfer_cutedsl`` too since 0.5.18); mxfp8 runs on cutlass or
+    TRT-LLM (others overridden; ``MOE_MXFP8_DEEP_GEMM``, 0.5.16: also deep_gemm, and triton on
+    gfx95 ROCm, its default there; ``MOE_NVFP4_ONLINE_CUTEDSL``, 0.5.18: not checked on NPU);
+    modelopt_fp4 on SM120 uses flashinfer_cutlass."""
+    args, platform, has = ctx.args, ctx.platform, ctx.release.has
     runner, quant = args.moe_runner_backend, args.quantization
     chosen = runner
     if quant == "nvfp4_online":
@@ -87,15 +95,17 @@ def _quant_constraints(
             )
         if runner == "auto":
             chosen = "flashinfer_trtllm"
-        elif runner not in nvfp4_runners:
+        elif runner not in in_release(ctx.release, _NVFP4_RUNNERS):
+            cutedsl = ", or flashinfer_cutedsl" if has(CHANGES.MOE_NVFP4_ONLINE_CUTEDSL) else ""
             raise ConflictError(
-                nvfp4_message,
+                "--quantization nvfp4_online supports only --moe-runner-backend flashinfer_trtllm or "
+                f"flashinfer_trtllm_routed{cutedsl}.",
                 fields=("quantization", "moe_runner_backend"),
                 fix="pass --moe-runner-backend flashinfer_trtllm",
             )
-    if quant == "mxfp8" and (mxfp8_on_npu or not platform.is_npu):
-        gfx95 = gfx95_triton and platform.is_gfx95
-        allowed = mxfp8_runners + (("triton",) if gfx95 else ())
+    if quant == "mxfp8" and not (platform.is_npu and has(CHANGES.MOE_NVFP4_ONLINE_CUTEDSL)):
+        gfx95 = platform.is_gfx95 and has(CHANGES.MOE_MXFP8_DEEP_GEMM)
+        allowed = in_release(ctx.release, _MXFP8_RUNNERS) + (("triton",) if gfx95 else ())
         default = "triton" if gfx95 else "flashinfer_trtllm"
         if runner == "auto":
             chosen = default
@@ -106,48 +116,36 @@ def _quant_constraints(
     return {} if chosen == runner else {"moe_runner_backend": chosen}
 
 
-_NVFP4_RUNNERS = ("flashinfer_trtllm", "flashinfer_trtllm_routed")
-_NVFP4_MESSAGE = "--quantization nvfp4_online supports only --moe-runner-backend flashinfer_trtllm or flashinfer_trtllm_routed."
-#: server_args.py ``MXFP8_MOE_RUNNER_BACKEND_CHOICES`` (0.5.16): deep_gemm joins.
-_MXFP8_RUNNERS_0_5_16 = ("cutlass", "deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_routed")
+#: The quantizations the CuteDSL and the routed TRT-LLM MoE runners serve, in the message's
+#: order, each with the change that added it.
+_CUTEDSL_QUANT = (
+    ("modelopt_fp4", None),
+    ("modelopt_mixed", CHANGES.MOE_MIXED_CUTEDSL_ROUTED),
+    ("nvfp4_online", CHANGES.MOE_CUTEDSL_NVFP4_ONLINE),
+)
+_ROUTED_QUANT = (
+    ("fp8", None),
+    ("mxfp8", None),
+    ("modelopt_fp4", None),
+    ("modelopt_mixed", CHANGES.MOE_MIXED_CUTEDSL_ROUTED),
+    ("nvfp4_online", None),
+    (None, None),
+)
 
 
-@registry.rule("parallelism", until="0.5.16", series="moe_runner_backend_quant_constraints")
-def moe_runner_backend_quant_constraints(ctx):
-    """``_moe_runner_backend_quant_constraints`` (0.5.15): nvfp4_online needs SM100 and a TRT-LLM
-    runner (auto → flashinfer_trtllm); mxfp8 runs on cutlass or TRT-LLM (others overridden);
-    modelopt_fp4 on SM120 uses flashinfer_cutlass."""
-    return _quant_constraints(
-        ctx, _NVFP4_RUNNERS, _NVFP4_MESSAGE, ("cutlass", "flashinfer_trtllm", "flashinfer_trtllm_routed")
-    )
+def _listed(quants: tuple) -> str:
+    """sglang's wording of a quantization list: 'a', 'b', or bfloat16 (None)."""
+    return ", ".join(f"'{q}'" for q in quants if q is not None) + ", or bfloat16 (None)."
 
 
-@registry.rule("parallelism", since="0.5.16", until="0.5.18", series="moe_runner_backend_quant_constraints")
-def moe_runner_backend_quant_constraints_0_5_16(ctx):
-    """``_moe_runner_backend_quant_constraints`` (0.5.16, arg_groups/overrides.py): as before, but
-    mxfp8 also accepts deep_gemm, and on ROCm gfx95 accepts triton, which is its default there."""
-    return _quant_constraints(ctx, _NVFP4_RUNNERS, _NVFP4_MESSAGE, _MXFP8_RUNNERS_0_5_16, gfx95_triton=True)
-
-
-@registry.rule("parallelism", since="0.5.18", series="moe_runner_backend_quant_constraints")
-def moe_runner_backend_quant_constraints_0_5_18(ctx):
-    """``overrides._moe_runner_backend_quant_constraints`` (0.5.18): nvfp4_online also accepts
-    ``flashinfer_cutedsl``; mxfp8 (not on NPU) also ``deep_gemm`` and, on gfx95 ROCm, ``triton``
-    (its default there) — the mxfp8 lists are 0.5.16's (``MXFP8_MOE_RUNNER_BACKEND_CHOICES``)."""
-    return _quant_constraints(
-        ctx,
-        ("flashinfer_trtllm", "flashinfer_trtllm_routed", "flashinfer_cutedsl"),
-        "--quantization nvfp4_online supports only --moe-runner-backend flashinfer_trtllm or "
-        "flashinfer_trtllm_routed, or flashinfer_cutedsl.",
-        _MXFP8_RUNNERS_0_5_16,
-        gfx95_triton=True,
-        mxfp8_on_npu=False,
-    )
-
-
-def _runner_checks(ctx, release: dict):
-    """``_handle_moe_kernel_config`` asserts with one release's quantization lists (``release``)."""
-    args = ctx.args
+@registry.rule("parallelism")
+def moe_runner_backend_checks(ctx):
+    """``_handle_moe_kernel_config`` asserts: each FlashInfer MoE runner's quantizations, and
+    ``ep_size`` 1 or ``tp_size`` for the cutlass/cutedsl runners. ``MOE_MIXED_CUTEDSL_ROUTED``
+    (0.5.16): ``modelopt_mixed`` (NVFP4 MoE layers) is accepted by the CuteDSL and the routed
+    TRT-LLM runners; ``MOE_CUTEDSL_NVFP4_ONLINE`` (0.5.18): CuteDSL also serves ``nvfp4_online``
+    and refuses ``deepep`` with it (per-token NVFP4 activation)."""
+    args, has = ctx.args, ctx.release.has
     runner, quant, ep, tp = args.moe_runner_backend, args.quantization, args.ep_size, args.tp_size
     fields = ("moe_runner_backend", "quantization")
     ep_message = "The expert parallel size must be 1 or the same as the tensor parallel size"
@@ -162,10 +160,15 @@ def _runner_checks(ctx, release: dict):
         if ep not in (1, tp):
             raise _assert(ep_message, ("ep_size", "tp_size"), f"pass --ep-size 1 or {tp}")
     if runner == "flashinfer_cutedsl":
-        if quant not in release["cutedsl"] and not has_nvfp4_moe_meta(ctx.hf):
+        cutedsl = in_release(ctx.release, _CUTEDSL_QUANT)
+        if quant not in cutedsl and not has_nvfp4_moe_meta(ctx.hf):
+            named = [f"'{q}'" for q in cutedsl]
+            if "modelopt_mixed" in cutedsl:
+                named[1] += " (with NVFP4 MoE layers)"
             raise _assert(
                 f"Invalid quantization '{quant}'. \nFlashInfer CuteDSL MOE currently supports only: "
-                + release["cutedsl_text"],
+                + ", ".join(named)
+                + (", or hybrid NVFP4 models." if len(named) > 1 else " or hybrid NVFP4 models."),
                 fields,
                 "use flashinfer_cutedsl with an NVFP4 (modelopt_fp4) checkpoint only",
             )
@@ -178,7 +181,11 @@ def _runner_checks(ctx, release: dict):
                 ("moe_a2a_backend", "moe_runner_backend"),
                 "pass --moe-a2a-backend none, deepep or flashinfer",
             )
-        if release["cutedsl_per_token"] and args.moe_a2a_backend == "deepep" and quant == "nvfp4_online":
+        if (
+            args.moe_a2a_backend == "deepep"
+            and quant == "nvfp4_online"
+            and has(CHANGES.MOE_CUTEDSL_NVFP4_ONLINE)
+        ):
             raise ConflictError(
                 "flashinfer_cutedsl per-token NVFP4 activation requires moe_a2a_backend='none' or "
                 "'flashinfer'.",
@@ -192,63 +199,15 @@ def _runner_checks(ctx, release: dict):
             fields,
             "choose another --moe-runner-backend for this quantization",
         )
-    if runner == "flashinfer_trtllm_routed" and quant not in release["routed"]:
+    routed = in_release(ctx.release, _ROUTED_QUANT)
+    if runner == "flashinfer_trtllm_routed" and quant not in routed:
         raise _assert(
             f"Invalid quantization '{quant}'. \nFlashInfer TRTLLM routed MOE supports only: "
-            + release["routed_text"],
+            + _listed(routed),
             fields,
             "choose another --moe-runner-backend for this quantization",
         )
     return {}
-
-
-_RUNNER_LISTS_0_5_15 = {
-    "cutedsl": ("modelopt_fp4",),
-    "cutedsl_text": "'modelopt_fp4' or hybrid NVFP4 models.",
-    "cutedsl_per_token": False,
-    "routed": _TRTLLM_ROUTED_QUANT,
-    "routed_text": "'fp8', 'mxfp8', 'modelopt_fp4', 'nvfp4_online', or bfloat16 (None).",
-}
-#: 0.5.16 (``_handle_moe_kernel_config``): modelopt_mixed joins the CuteDSL and routed lists.
-_RUNNER_LISTS_0_5_16 = {
-    **_RUNNER_LISTS_0_5_15,
-    "cutedsl": ("modelopt_fp4", "modelopt_mixed"),
-    "cutedsl_text": "'modelopt_fp4', 'modelopt_mixed' (with NVFP4 MoE layers), or hybrid NVFP4 models.",
-    "routed": ("fp8", "mxfp8", "modelopt_fp4", "modelopt_mixed", "nvfp4_online", None),
-    "routed_text": "'fp8', 'mxfp8', 'modelopt_fp4', 'modelopt_mixed', 'nvfp4_online', or bfloat16 (None).",
-}
-#: 0.5.18 (the modelopt_mixed entries are 0.5.16's, nvfp4_online for CuteDSL is 0.5.18's).
-_RUNNER_LISTS_0_5_18 = {
-    "cutedsl": ("modelopt_fp4", "modelopt_mixed", "nvfp4_online"),
-    "cutedsl_text": "'modelopt_fp4', 'modelopt_mixed' (with NVFP4 MoE layers), 'nvfp4_online', or hybrid "
-    "NVFP4 models.",
-    "cutedsl_per_token": True,
-    "routed": ("fp8", "mxfp8", "modelopt_fp4", "modelopt_mixed", "nvfp4_online", None),
-    "routed_text": "'fp8', 'mxfp8', 'modelopt_fp4', 'modelopt_mixed', 'nvfp4_online', or bfloat16 (None).",
-}
-
-
-@registry.rule("parallelism", until="0.5.16", series="moe_runner_backend_checks")
-def moe_runner_backend_checks(ctx):
-    """``_handle_moe_kernel_config`` asserts (0.5.15): each FlashInfer MoE runner's quantizations,
-    and ``ep_size`` 1 or ``tp_size`` for the cutlass/cutedsl runners."""
-    return _runner_checks(ctx, _RUNNER_LISTS_0_5_15)
-
-
-@registry.rule("parallelism", since="0.5.16", until="0.5.18", series="moe_runner_backend_checks")
-def moe_runner_backend_checks_0_5_16(ctx):
-    """``server_args._handle_moe_kernel_config`` asserts (0.5.16, 0.5.17): ``modelopt_mixed``
-    (NVFP4 MoE layers) is accepted by the CuteDSL and the routed TRT-LLM runners (found at
-    integration: 0.5.17's MiniMax-M3 default picks the routed runner for it)."""
-    return _runner_checks(ctx, _RUNNER_LISTS_0_5_16)
-
-
-@registry.rule("parallelism", since="0.5.18", series="moe_runner_backend_checks")
-def moe_runner_backend_checks_0_5_18(ctx):
-    """``server_args._handle_moe_kernel_config`` asserts (0.5.18): CuteDSL also serves
-    ``modelopt_mixed`` and ``nvfp4_online`` and refuses ``deepep`` with nvfp4_online (per-token
-    NVFP4 activation); the TRT-LLM routed runner also ``modelopt_mixed``."""
-    return _runner_checks(ctx, _RUNNER_LISTS_0_5_18)
 
 
 @registry.rule("parallelism")
@@ -262,14 +221,15 @@ def moe_runner_fusion_disable(ctx):
     return {}
 
 
-@registry.rule("parallelism", until="0.5.18", series="cutlass_moe_env_override")
+@registry.rule("parallelism")
 def cutlass_moe_env_override(ctx):
-    """``_cutlass_moe_env_override`` (deprecated ``SGLANG_CUTLASS_MOE``, 0.5.15): cutlass MoE,
-    only for fp8/mxfp8; then FP8/MXFP8 cutlass MoE needs ``ep_size == 1``."""
+    """``_cutlass_moe_env_override`` (deprecated ``SGLANG_CUTLASS_MOE``; gone with
+    ``CUTLASS_MOE_ENV_GONE``, 0.5.18): cutlass MoE, only for fp8/mxfp8; then
+    (``_handle_moe_kernel_config``) FP8/MXFP8 cutlass MoE needs ``ep_size == 1``."""
     args = ctx.args
     out = {}
     runner = args.moe_runner_backend
-    if env_flag(ctx, "SGLANG_CUTLASS_MOE"):
+    if env_flag(ctx, "SGLANG_CUTLASS_MOE") and not ctx.release.has(CHANGES.CUTLASS_MOE_ENV_GONE):
         if args.quantization not in ("fp8", "mxfp8"):
             raise _assert(
                 "cutlass MoE is only supported with fp8/mxfp8 quantization",
@@ -288,25 +248,19 @@ def cutlass_moe_env_override(ctx):
     return out
 
 
-@registry.rule("parallelism", since="0.5.18", series="cutlass_moe_env_override")
-def cutlass_moe_ep_size(ctx):
-    """``server_args._handle_moe_kernel_config`` (0.5.18; ``_cutlass_moe_env_override`` and its
-    ``SGLANG_CUTLASS_MOE`` are gone): FP8/MXFP8 cutlass MoE needs ``ep_size == 1``."""
-    args = ctx.args
-    if args.moe_runner_backend == "cutlass" and args.quantization in ("fp8", "mxfp8") and args.ep_size != 1:
-        raise _assert(
-            "FP8/MXFP8 Cutlass MoE is only supported with ep_size == 1",
-            ("ep_size", "moe_runner_backend"),
-            "pass --ep-size 1 or another --moe-runner-backend",
-        )
-    return {}
-
-
-@registry.rule("parallelism", until="0.5.18", series="a2a_backend_overrides")
+@registry.rule("parallelism")
 def a2a_backend_overrides(ctx):
-    """``_a2a_backend_overrides`` (0.5.15): DeepEP Waterfill needs deepep;
-    SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE selects megamoe."""
+    """``overrides._a2a_backend_overrides``: DeepEP Waterfill needs deepep;
+    SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE selects megamoe. ``WATERFILL_DEEPEP_OR_MEGAMOE`` (0.5.18):
+    Waterfill (``--enable-waterfill``, 0.5.16's name) needs deepep or megamoe, else deepep; the
+    env is no longer read (``--moe-a2a-backend megamoe`` or the runner alias instead)."""
     args = ctx.args
+    if not args.enable_deepep_waterfill and "SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE" not in ctx.env:
+        return {}  # neither trigger (asked only when one is there)
+    if ctx.release.has(CHANGES.WATERFILL_DEEPEP_OR_MEGAMOE):
+        if args.enable_deepep_waterfill and args.moe_a2a_backend not in ("deepep", "megamoe"):
+            return {"moe_a2a_backend": Force("deepep", "Waterfill requires the DeepEP or MegaMOE backend")}
+        return {}
     backend = args.moe_a2a_backend
     if args.enable_deepep_waterfill and backend != "deepep":
         backend = "deepep"
@@ -315,17 +269,6 @@ def a2a_backend_overrides(ctx):
     if backend == args.moe_a2a_backend:
         return {}
     return {"moe_a2a_backend": Force(backend, "DeepEP Waterfill / SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE")}
-
-
-@registry.rule("parallelism", since="0.5.18", series="a2a_backend_overrides")
-def a2a_backend_overrides_0_5_18(ctx):
-    """``overrides._a2a_backend_overrides`` (0.5.18): Waterfill (``--enable-waterfill``, 0.5.16's
-    name) needs deepep or megamoe, else deepep; ``SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE`` is no longer
-    read (``--moe-a2a-backend megamoe`` or the ``--moe-runner-backend megamoe`` alias instead)."""
-    args = ctx.args
-    if args.enable_deepep_waterfill and args.moe_a2a_backend not in ("deepep", "megamoe"):
-        return {"moe_a2a_backend": Force("deepep", "Waterfill requires the DeepEP or MegaMOE backend")}
-    return {}
 
 
 @registry.rule("parallelism")
@@ -339,9 +282,10 @@ def a2a_ep_size(ctx):
     return {}
 
 
-#: FlashInfer A2A: the MoE runners it accepts and sglang's message, per release.
-_FI_A2A_RUNNERS_0_5_18 = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm_routed")
-_FI_A2A_MESSAGE_0_5_18 = (
+#: FlashInfer A2A: the MoE runners it accepts and sglang's message, before and since
+#: ``FLASHINFER_A2A_MORE_RUNNERS`` (0.5.19).
+_FI_A2A_RUNNERS_BEFORE = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm_routed")
+_FI_A2A_MESSAGE_BEFORE = (
     "Flashinfer MoE A2A is only supported with flashinfer_cutlass, flashinfer_cutedsl or "
     "flashinfer_trtllm_routed moe runner backend"
 )
@@ -356,37 +300,6 @@ _FI_A2A_MESSAGE = (
     "FlashInfer MoE A2A is supported with flashinfer_cutlass, flashinfer_cutedsl, flashinfer_trtllm, "
     "flashinfer_trtllm_routed, or deep_gemm."
 )
-
-
-@registry.rule("parallelism", until="0.5.17", series="a2a_moe_checks")
-def a2a_moe_checks(ctx):
-    """``_handle_a2a_moe``: Waterfill re-enables and FlashInfer A2A disables the shared-experts
-    fusion; DeepEP ``normal`` mode runs without CUDA graphs; FlashInfer A2A needs DP attention
-    with ``dp_size == tp_size`` and a FlashInfer MoE runner; MoRI caps the chunked prefill."""
-    return _a2a_moe_checks(
-        ctx, _FI_A2A_RUNNERS_0_5_18, _FI_A2A_MESSAGE_0_5_18, deepep_v2=False, since_0_5_17=False
-    )
-
-
-@registry.rule("parallelism", since="0.5.17", until="0.5.19", series="a2a_moe_checks")
-def a2a_moe_checks_0_5_17(ctx):
-    """``_handle_a2a_moe`` (0.5.17, 0.5.18): as before, plus DeepEP with the ``flashinfer_cutedsl``
-    FP4 runner refuses ``--deepep-mode normal`` (before the CUDA-graph write), and the new ``pplx``
-    backend's checks (low latency only, DP attention with two or more DP groups, deep_gemm
-    runner, dispatch-token budget)."""
-    return _a2a_moe_checks(
-        ctx, _FI_A2A_RUNNERS_0_5_18, _FI_A2A_MESSAGE_0_5_18, deepep_v2=False, since_0_5_17=True
-    )
-
-
-@registry.rule("parallelism", since="0.5.19", series="a2a_moe_checks")
-def a2a_moe_checks_0_5_19(ctx):
-    """``arg_groups/moe_hook.py:handle_a2a_moe`` (since 0.5.19): as before, plus the new
-    ``deepep_v2`` backend (validated architectures only, deterministic inference refused, runner ``auto`` → ``deep_gemm`` and
-    any other runner refused, two-batch overlap refused, prefill CUDA graph disabled,
-    shared-experts fusion off: ``_a2a_fusion_adjustments``); FlashInfer A2A also accepts the
-    ``flashinfer_trtllm`` and ``deep_gemm`` runners (new message)."""
-    return _a2a_moe_checks(ctx, _FI_A2A_RUNNERS, _FI_A2A_MESSAGE, deepep_v2=True, since_0_5_17=True)
 
 
 #: ``validate_deepep_v2_model_architecture``: the architectures DeepEP v2 is validated for.
@@ -438,20 +351,27 @@ def _deepep_v2(ctx, out: dict) -> None:
         out["disable_shared_experts_fusion"] = True
 
 
-def _a2a_moe_checks(
-    ctx, fi_runners: tuple[str, ...], fi_message: str, *, deepep_v2: bool, since_0_5_17: bool
-) -> dict:
-    """The body shared by the releases; ``fi_runners``/``fi_message``: FlashInfer A2A's runner
-    check; ``deepep_v2``: whether the release has that backend; ``since_0_5_17``: DeepEP with the
-    CuteDSL FP4 runner (no ``normal`` mode) and the ``pplx`` backend's checks."""
-    args = ctx.args
+@registry.rule("parallelism")
+def a2a_moe_checks(ctx):
+    """``_handle_a2a_moe`` (since 0.5.19 ``moe_hook.handle_a2a_moe``): Waterfill re-enables and
+    FlashInfer A2A disables the shared-experts fusion; DeepEP ``normal`` mode runs without CUDA
+    graphs; FlashInfer A2A needs DP attention with ``dp_size == tp_size`` and a FlashInfer MoE
+    runner; MoRI caps the chunked prefill. ``DEEPEP_CUTEDSL_LOW_LATENCY`` and ``PPLX_A2A``
+    (0.5.17): DeepEP with the ``flashinfer_cutedsl`` FP4 runner refuses ``--deepep-mode normal``
+    (before the CUDA-graph write), and ``pplx``'s checks (low latency only, DP attention with two
+    or more DP groups, deep_gemm runner, dispatch-token budget). ``DEEPEP_V2_A2A`` (0.5.19):
+    ``deepep_v2`` (validated architectures only, deterministic inference refused, runner
+    ``auto`` → ``deep_gemm`` and any other runner refused, two-batch overlap refused, prefill
+    CUDA graph disabled, shared-experts fusion off: ``_a2a_fusion_adjustments``);
+    ``FLASHINFER_A2A_MORE_RUNNERS`` (0.5.19)."""
+    args, has = ctx.args, ctx.release.has
     backend = args.moe_a2a_backend
     out = {}
     if (
-        since_0_5_17
-        and backend == "deepep"
+        backend == "deepep"
         and args.moe_runner_backend == "flashinfer_cutedsl"
         and args.deepep_mode == "normal"
+        and has(CHANGES.DEEPEP_CUTEDSL_LOW_LATENCY)
     ):
         raise ConflictError(
             "flashinfer_cutedsl FP4 MoE only supports DeepEP low_latency dispatch (masked layout). "
@@ -470,7 +390,7 @@ def _a2a_moe_checks(
                 out[f"cuda_graph_backend_{phase}"] = Force(
                     "disabled", "DeepEP normal mode runs without CUDA graphs"
                 )
-    if deepep_v2 and backend == "deepep_v2":
+    if backend == "deepep_v2" and has(CHANGES.DEEPEP_V2_A2A):
         _deepep_v2(ctx, out)
     if backend == "flashinfer":
         if not args.disable_shared_experts_fusion:
@@ -481,9 +401,10 @@ def _a2a_moe_checks(
                 ("moe_a2a_backend", "dp_size", "enable_dp_attention"),
                 f"pass --enable-dp-attention --dp-size {args.tp_size}",
             )
-        if args.moe_runner_backend not in fi_runners:
+        more = has(CHANGES.FLASHINFER_A2A_MORE_RUNNERS)
+        if args.moe_runner_backend not in (_FI_A2A_RUNNERS if more else _FI_A2A_RUNNERS_BEFORE):
             raise _assert(
-                fi_message,
+                _FI_A2A_MESSAGE if more else _FI_A2A_MESSAGE_BEFORE,
                 ("moe_a2a_backend", "moe_runner_backend"),
                 "pass --moe-runner-backend flashinfer_cutlass",
             )
@@ -498,7 +419,7 @@ def _a2a_moe_checks(
                 f"pass --chunked-prefill-size {budget} or raise SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
             )
 
-    if since_0_5_17 and backend == "pplx":
+    if backend == "pplx" and has(CHANGES.PPLX_A2A):
         out.update(_pplx_checks(ctx))
     return out
 
@@ -508,10 +429,24 @@ def _a2a_moe_checks(
 MOE_RUNNER_CHOICES_SINCE_0_5_18 = ("megamoe",)
 
 
-@registry.rule("device", until="0.5.18", series="moe_runner_backend_alias")
-def moe_runner_choices_before_0_5_18(ctx):
-    """argparse (before 0.5.18): ``megamoe`` is not a ``--moe-runner-backend`` choice
-    (``server_args.MOE_RUNNER_BACKEND_CHOICES`` gains it in 0.5.18)."""
+@registry.rule("device")
+def moe_runner_backend_alias(ctx):
+    """``server_args._handle_moe_runner_backend_alias`` (``MEGAMOE_RUNNER_ALIAS``, 0.5.18, the
+    first step of ``__post_init__``): ``--moe-runner-backend megamoe`` means ``--moe-a2a-backend
+    megamoe`` with the runner left to ``auto`` (another A2A backend is overridden, with a
+    warning). Before 0.5.18 argparse refuses it: ``megamoe`` is not a ``--moe-runner-backend``
+    choice (``server_args.MOE_RUNNER_BACKEND_CHOICES`` gains it in 0.5.18)."""
+    args = ctx.args
+    if args.moe_runner_backend != "megamoe" and args.speculative_moe_runner_backend != "megamoe":
+        return {}
+    if ctx.release.has(CHANGES.MEGAMOE_RUNNER_ALIAS):
+        if args.moe_runner_backend != "megamoe":
+            return {}
+        reason = "--moe-runner-backend megamoe is an alias for --moe-a2a-backend megamoe"
+        out = {"moe_runner_backend": Force("auto", reason)}
+        if args.moe_a2a_backend != "megamoe":
+            out["moe_a2a_backend"] = Force("megamoe", reason)
+        return out
     from .. import choices as C
 
     for field in ("moe_runner_backend", "speculative_moe_runner_backend"):
@@ -526,21 +461,6 @@ def moe_runner_choices_before_0_5_18(ctx):
                 upstream="argparse",
             )
     return {}
-
-
-@registry.rule("device", since="0.5.18", series="moe_runner_backend_alias")
-def moe_runner_backend_alias(ctx):
-    """``server_args._handle_moe_runner_backend_alias`` (0.5.18, the first step of
-    ``__post_init__``): ``--moe-runner-backend megamoe`` means ``--moe-a2a-backend megamoe`` with
-    the runner left to ``auto`` (another A2A backend is overridden, with a warning)."""
-    args = ctx.args
-    if args.moe_runner_backend != "megamoe":
-        return {}
-    reason = "--moe-runner-backend megamoe is an alias for --moe-a2a-backend megamoe"
-    out = {"moe_runner_backend": Force("auto", reason)}
-    if args.moe_a2a_backend != "megamoe":
-        out["moe_a2a_backend"] = Force("megamoe", reason)
-    return out
 
 
 def _pplx_checks(ctx) -> dict:

@@ -8,31 +8,23 @@ attention off), so "DP attention" here always means ``dp_size > 1``.
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 
 
-@registry.rule("parallelism", until="0.5.22", series="dp_attention_chunked_prefill")
+@registry.rule("parallelism")
 def dp_attention_chunked_prefill(ctx):
-    """``_handle_data_parallelism``: DP attention needs ``tp_size % dp_size == 0`` and divides
-    the chunked prefill size by ``dp_size`` ("to avoid MoE kernel issues")."""
-    return _dp_attention_chunked_prefill(ctx, "dp_size")
-
-
-@registry.rule("parallelism", since="0.5.22", series="dp_attention_chunked_prefill")
-def dp_attention_chunked_prefill_0_5_22(ctx):
-    """Since 0.5.22 (``parallel_hook.handle_data_parallelism``): the same, stated over the
-    attention-DP size (``--dp-size`` with ``--enable-dp-attention`` is its deprecated spelling)."""
-    return _dp_attention_chunked_prefill(ctx, "attn_dp_size")
-
-
-def _dp_attention_chunked_prefill(ctx, dp_name: str) -> dict:
-    """Shared body; ``dp_name`` is how the release's assert names the DP size."""
+    """``_handle_data_parallelism`` (since 0.5.22 ``parallel_hook.handle_data_parallelism``): DP
+    attention needs ``tp_size % dp_size == 0`` and divides the chunked prefill size by
+    ``dp_size`` ("to avoid MoE kernel issues"). ``ATTN_DP_SIZE_WORDING`` (0.5.22): stated over
+    the attention-DP size."""
     args = ctx.args
     if not args.enable_dp_attention:
         return {}
     tp, dp = args.tp_size, args.dp_size
+    dp_name = "attn_dp_size" if ctx.release.has(CHANGES.ATTN_DP_SIZE_WORDING) else "dp_size"
     if tp % dp:
         raise ConflictError(  # sglang: a bare ``assert ... tp_size % ...dp_size == 0``
             f"tp_size ({tp}) must be divisible by {dp_name} ({dp}) when DP attention is enabled.",

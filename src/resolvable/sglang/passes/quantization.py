@@ -10,9 +10,8 @@ method outside sglang's ROCm list.
 
 Each release's registry (layers/quantization/__init__.py) is a ``QuantRegistry``: the base
 dict in sglang's order plus what each platform appends; the "Must be one of" list is that,
-in that order. The rules of the ``verify_quantization`` series differ only in their
-arguments to ``_verify_quantization`` (registry, compatible pairs, requantization, ROCm list,
-``facts.QuantReading``).
+in that order. What changed per release (registry, compatible pairs, requantization, ROCm list,
+``facts.QuantReading``) is named in ``changes.py`` and picked by ``release_arguments``.
 
 Invariant: this rule only refuses; ``ServerArgs.quantization`` is not changed here (sglang
 keeps the refined method on the model config, which model rules read via
@@ -21,10 +20,15 @@ keeps the refined method on the model config, which model rules read via
 
 from __future__ import annotations
 
-from ..._record import record, record_replace
 from ...errors import ConflictError
+from ...rules import record, record_replace
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import QuantReading, model_quantization
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: QUANTIZATION_METHODS of layers/quantization/__init__.py on every platform (registry order).
 BASE_METHODS = (
@@ -219,95 +223,34 @@ READING_0_5_19 = record_replace(READING_0_5_18, modelopt_user_algos="allowlist")
 READING_0_5_20 = record_replace(READING_0_5_19, unwrap=True)
 
 
-@registry.rule("device", until="0.5.16", series="verify_quantization")
+def release_arguments(release: Any) -> dict[str, Any]:
+    """The arguments of ``_verify_quantization`` for ``release`` (a ``ReleaseView``), from the
+    changes it has: the registry, the requantization methods, the compatible pairs, the ROCm list
+    and how the checkpoint is read (0.5.15's for whatever is not named)."""
+    has = release.has
+    out: dict[str, Any] = {"methods": REGISTRY_0_5_15}
+    if has(CHANGES.QUANT_REGISTRY_HUMMING):
+        out.update(methods=REGISTRY_0_5_16, rocm=ROCM_METHODS_0_5_16, reading=READING_0_5_16)
+    if has(CHANGES.QUANT_REQUANTIZE):
+        out["requantize"] = REQUANTIZATION_METHODS
+    if has(CHANGES.QUANT_MODELOPT_EXACT):
+        out.update(compatible=COMPATIBLE_0_5_18, reading=READING_0_5_18)
+    if has(CHANGES.QUANT_MODELOPT_ALLOWLIST):
+        out["reading"] = READING_0_5_19
+    if has(CHANGES.QUANT_GPTQ_PLATFORMS):
+        out.update(methods=REGISTRY_0_5_20, rocm=ROCM_METHODS_0_5_20, reading=READING_0_5_20)
+    if has(CHANGES.QUANT_MINIMAX_M3_NVFP4):
+        out.update(methods=REGISTRY_0_5_23, compatible=COMPATIBLE_0_5_23)
+    return out
+
+
+@registry.rule("device")
 def verify_quantization(ctx):
-    """``ModelConfig._verify_quantization`` (0.5.15): checkpoint vs ``--quantization``, the
-    registry, ROCm."""
-    return _verify_quantization(ctx, REGISTRY_0_5_15)
-
-
-@registry.rule("device", since="0.5.16", until="0.5.17", series="verify_quantization")
-def verify_quantization_0_5_16(ctx):
-    """``ModelConfig._verify_quantization`` (0.5.16): as before, over 0.5.16's registry
-    (layers/quantization/__init__.py: qoq and fbgemm_fp8 gone, humming added, mxfp4 also on NPU;
-    ``rocm_supported_quantization`` without fbgemm_fp8); ``--quantization humming`` claims the
-    checkpoint."""
-    return _verify_quantization(ctx, REGISTRY_0_5_16, rocm=ROCM_METHODS_0_5_16, reading=READING_0_5_16)
-
-
-@registry.rule("device", since="0.5.17", until="0.5.18", series="verify_quantization")
-def verify_quantization_0_5_17(ctx):
-    """``ModelConfig._verify_quantization`` (0.5.17): as 0.5.16, except that a requested
-    online method of ``REQUANTIZATION_METHODS`` (``quark_mxfp4``) requantizes a checkpoint of
-    another method instead of being refused."""
-    return _verify_quantization(
-        ctx,
-        REGISTRY_0_5_16,
-        requantize=REQUANTIZATION_METHODS,
-        rocm=ROCM_METHODS_0_5_16,
-        reading=READING_0_5_16,
-    )
-
-
-@registry.rule("device", since="0.5.18", until="0.5.19", series="verify_quantization")
-def verify_quantization_0_5_18(ctx):
-    """``ModelConfig._verify_quantization`` (0.5.18): modelopt_fp4 also serves fp8 checkpoints
-    and nvfp4_online modelopt_fp8 ones; ``quark_mxfp4`` is never overridden by the checkpoint
-    (and nvfp4_online not by the ModelOpt override); ModelOpt ``quant_algo`` FP8 only exactly,
-    MXFP8 is mxfp8 (``_parse_modelopt_quant_config``, base_config
-    ``_modelopt_override_quantization_method``)."""
-    return _verify_quantization(
-        ctx,
-        REGISTRY_0_5_16,
-        requantize=REQUANTIZATION_METHODS,
-        compatible=COMPATIBLE_0_5_18,
-        rocm=ROCM_METHODS_0_5_16,
-        reading=READING_0_5_18,
-    )
-
-
-@registry.rule("device", since="0.5.19", until="0.5.20", series="verify_quantization")
-def verify_quantization_0_5_19(ctx):
-    """``ModelConfig._verify_quantization`` (0.5.19): as 0.5.18, except that
-    ``--quantization modelopt`` maps the checkpoint's ``quant_algo`` through
-    layers/modelopt_utils.py ``canonicalize_modelopt_quant_algo`` (an exact list)."""
-    return _verify_quantization(
-        ctx,
-        REGISTRY_0_5_16,
-        requantize=REQUANTIZATION_METHODS,
-        compatible=COMPATIBLE_0_5_18,
-        rocm=ROCM_METHODS_0_5_16,
-        reading=READING_0_5_19,
-    )
-
-
-@registry.rule("device", since="0.5.20", until="0.5.23", series="verify_quantization")
-def verify_quantization_0_5_20(ctx):
-    """``ModelConfig._verify_quantization`` (0.5.20): plain gptq is registered only on NPU, the
-    CPU engine and XPU (CUDA refuses it as unknown), mxfp4 also on XPU, the ROCm list drops
-    gptq, and ModelOpt objects may be flat or nested (``unwrap_modelopt_quantization_config``)."""
-    return _verify_quantization(
-        ctx,
-        REGISTRY_0_5_20,
-        requantize=REQUANTIZATION_METHODS,
-        compatible=COMPATIBLE_0_5_18,
-        rocm=ROCM_METHODS_0_5_20,
-        reading=READING_0_5_20,
-    )
-
-
-@registry.rule("device", since="0.5.23", series="verify_quantization")
-def verify_quantization_0_5_23(ctx):
-    """``ModelConfig._verify_quantization`` (since 0.5.23): as 0.5.20, with ``minimax_m3_nvfp4``
-    in the registry (third, after mxfp8) and compatible with an mxfp8 checkpoint."""
-    return _verify_quantization(
-        ctx,
-        REGISTRY_0_5_23,
-        requantize=REQUANTIZATION_METHODS,
-        compatible=COMPATIBLE_0_5_23,
-        rocm=ROCM_METHODS_0_5_20,
-        reading=READING_0_5_20,
-    )
+    """``ModelConfig._verify_quantization``: checkpoint vs ``--quantization``, the release's
+    registry, ROCm (``release_arguments``: ``QUANT_REGISTRY_HUMMING`` 0.5.16,
+    ``QUANT_REQUANTIZE`` 0.5.17, ``QUANT_MODELOPT_EXACT`` 0.5.18, ``QUANT_MODELOPT_ALLOWLIST``
+    0.5.19, ``QUANT_GPTQ_PLATFORMS`` 0.5.20, ``QUANT_MINIMAX_M3_NVFP4`` 0.5.23)."""
+    return _verify_quantization(ctx, **ctx.release.derive(release_arguments))
 
 
 def _verify_quantization(

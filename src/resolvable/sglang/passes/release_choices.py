@@ -3,14 +3,14 @@
 Invariant: the field choices in ``choices.py`` are the union over the supported releases; a
 name a release added is refused by the releases before it, and a name a release removed by
 that release and the later ones, with argparse's wording, before any other rule runs. The
-per-release names are data (``choices.ADDED_IN`` / ``choices.REMOVED_IN``); each release that
-changes them has its pair of rules here, ranged by release like any other rule.
+per-release names are data (``choices.ADDED_IN`` / ``choices.REMOVED_IN``), read by one rule
+(``release_choices``) in the order sglang's parser meets them (``_CHECKS``).
 """
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import InvalidArgumentError
+from ...rules import Force, release_key
 from .. import choices as C
 from .._base import registry
 
@@ -59,77 +59,79 @@ _CHOICE_LISTS = {
 }
 
 
-@registry.rule("device", until="0.5.16")
-def choices_added_in_0_5_16(ctx):
-    """``server_args.py`` choice lists (releases before 0.5.16): the names 0.5.16 added
-    (``--kv-cache-dtype mxfp8/nvfp4/fp4_mx_block16``, ``flashmla_sparse_q8``, ``humming``,
-    ``experimental_sgl_marlin``, ``ascend_tp``, ``DSPARK``) are unknown."""
-    return _refuse_choices(ctx, C.ADDED_IN["0.5.16"], "added in sglang 0.5.16")
+#: The order in which sglang's parser meets the per-release names (the order the release rules
+#: were registered in): ("added", r) refuses ``ADDED_IN[r]`` before release r, ("removed", r)
+#: refuses ``REMOVED_IN[r]`` from release r on, ("internal", None) refuses ``INTERNAL`` always.
+_CHECKS = (
+    ("added", "0.5.16"),
+    ("removed", "0.5.16"),
+    ("added", "0.5.17"),
+    ("added", "0.5.19"),
+    ("added", "0.5.20"),
+    ("removed", "0.5.20"),
+    ("internal", None),
+    ("added", "0.5.21"),
+    ("removed", "0.5.21"),
+    ("added", "0.5.23"),
+    ("added", "0.5.22"),
+    ("removed", "0.5.22"),
+)
 
 
-@registry.rule("device", since="0.5.16")
-def choices_removed_in_0_5_16(ctx):
-    """``server_args.QUANTIZATION_CHOICES`` (since 0.5.16): ``qoq`` is no longer a choice."""
-    return _refuse_choices(ctx, C.REMOVED_IN["0.5.16"], "removed in sglang 0.5.16")
+#: release -> (the (field, names, kind, note) a launch of that release is checked against, in
+#: order; every refused name per field).
+_REFUSALS: dict[str, tuple[tuple[tuple[str, frozenset, str, str], ...], dict[str, frozenset]]] = {}
 
 
-@registry.rule("device", until="0.5.17")
-def choices_added_in_0_5_17(ctx):
-    """``server_args.py`` choice lists (releases before 0.5.17): the names 0.5.17 added
-    (attention backend ``hpc_ops``, DSA kernel ``flashinfer_sparse_mla``, MoE runner
-    ``hpc_ops``, MoE A2A ``pplx``) are unknown."""
-    return _refuse_choices(ctx, C.ADDED_IN["0.5.17"], "added in sglang 0.5.17")
-
-
-@registry.rule("device", until="0.5.19")
-def choices_added_in_0_5_19(ctx):
-    """``server_args.py`` choice lists (releases before 0.5.19): ``minicpm_flashattn`` and
-    ``minicpm_flashinfer`` (attention), ``intel_xpu`` (MoE runner), ``deepep_v2`` (MoE A2A) are
-    unknown names."""
-    return _refuse_choices(ctx, C.ADDED_IN["0.5.19"], "added in sglang 0.5.19")
-
-
-@registry.rule("device", until="0.5.20")
-def choices_added_in_0_5_20(ctx):
-    """Choice lists before 0.5.20: ``qsa``, the ``triton`` DSA kernel, ``flashinfer_megamoe``
-    (MoE runner and A2A) and the ``UNO`` speculative algorithm do not exist yet."""
-    return _refuse_choices(ctx, C.ADDED_IN["0.5.20"], "added in sglang 0.5.20")
-
-
-@registry.rule("device", since="0.5.20")
-def choices_removed_in_0_5_20(ctx):
-    """Choice lists since 0.5.20 (``arg_groups/choices.py``): ``cutlass_mla`` and
-    ``dual_chunk_flash_attn`` are no attention backends any more; ``marlin`` is no
-    ``--quantization`` choice."""
-    return _refuse_choices(ctx, C.REMOVED_IN["0.5.20"], "removed in sglang 0.5.20")
+def _refusals(release: str) -> tuple[tuple[tuple[str, frozenset, str, str], ...], dict[str, frozenset]]:
+    """The names ``release`` refuses, field by field, in ``_CHECKS`` order, and all of them per
+    field (built once per release)."""
+    known = _REFUSALS.get(release)
+    if known is not None:
+        return known
+    key = release_key(release)
+    out = []
+    for kind, since in _CHECKS:
+        if kind == "internal":
+            names, note = C.INTERNAL, "not a choice in any sglang release"
+        elif kind == "added" and key < release_key(since):
+            names, note = C.ADDED_IN[since], f"added in sglang {since}"
+        elif kind == "removed" and key >= release_key(since):
+            names, note = C.REMOVED_IN[since], f"removed in sglang {since}"
+            if since == "0.5.22":
+                kind = "type-parser"
+        else:
+            continue
+        out += [(field, frozenset(values), kind, note) for field, values in names.items()]
+    refused: dict[str, frozenset] = {}
+    for field, values, _, _ in out:
+        refused[field] = refused.get(field, frozenset()) | values
+    known = _REFUSALS[release] = (tuple(out), refused)
+    return known
 
 
 @registry.rule("device")
-def internal_choices(ctx):
-    """Every release: a name that only sglang itself declares (``choices.INTERNAL``: the XPU DSA
-    kernel, 0.5.23's ``minimax_m3_nvfp4`` quantization) is no user choice."""
-    return _refuse_choices(ctx, C.INTERNAL, "not a choice in any sglang release")
-
-
-@registry.rule("device", until="0.5.21")
-def choices_added_in_0_5_21(ctx):
-    """``arg_groups/choices.SAMPLING_BACKEND_CHOICES`` (releases before 0.5.21): the
-    ``intel_xpu`` sampling backend 0.5.21 added is unknown."""
-    return _refuse_choices(ctx, C.ADDED_IN["0.5.21"], "added in sglang 0.5.21")
-
-
-@registry.rule("device", since="0.5.21")
-def choices_removed_in_0_5_21(ctx):
-    """``arg_groups/fields/model.py`` ``kv_cache_dtype`` choices (since 0.5.21): the deprecated
-    ``fp4_e2m1`` is no longer a choice."""
-    return _refuse_choices(ctx, C.REMOVED_IN["0.5.21"], "removed in sglang 0.5.21")
-
-
-@registry.rule("device", until="0.5.23")
-def choices_added_in_0_5_23(ctx):
-    """``arg_groups/choices.py`` (releases before 0.5.23): the LoRA MoE runners
-    ``lora_cutedsl``, ``lora_triton``, ``lora_marlin`` are unknown choices."""
-    return _refuse_choices(ctx, C.ADDED_IN["0.5.23"], "added in sglang 0.5.23")
+def release_choices(ctx):
+    """argparse and the flags' type parsers (``server_args.py`` / ``arg_groups/choices.py``
+    choice lists): a name a release added (``choices.ADDED_IN``) is unknown before it, a name it
+    removed (``choices.REMOVED_IN``) from it on; a name only sglang itself declares
+    (``choices.INTERNAL``: the XPU DSA kernel, 0.5.23's ``minimax_m3_nvfp4`` quantization) in
+    every release. 0.5.22's ``tc_piecewise`` removal is refused by
+    ``cuda_graph_config.parse_cuda_graph_backend_arg``, before argparse's choices."""
+    args = ctx.args
+    refusals, refused = _refusals(ctx.release.version)
+    for field, names in refused.items():  # one lookup per field: the usual case refuses nothing
+        if args[field] in names:
+            break
+    else:
+        return {}
+    for field, values, kind, note in refusals:
+        value = args[field]
+        if value is not None and value in values:
+            if kind == "type-parser":
+                _refuse_removed_cuda_graph_backend(ctx)
+            _refuse_choices(ctx, {field: tuple(values)}, note)
+    return {}
 
 
 @registry.rule("parallelism", since="0.5.16")
@@ -141,15 +143,7 @@ def moe_a2a_ascend_tp(ctx):
     return {"moe_a2a_backend": Force("none", "sglang 0.5.16 runs --moe-a2a-backend ascend_tp as 'none'")}
 
 
-@registry.rule("device", until="0.5.22")
-def choices_added_in_0_5_22(ctx):
-    """``arg_groups/choices.py`` ``ATTENTION_BACKEND_CHOICES`` (releases before 0.5.22): the
-    ``llada2_cfg_flashinfer`` backend 0.5.22 registered is unknown."""
-    return _refuse_choices(ctx, C.ADDED_IN["0.5.22"], "added in sglang 0.5.22")
-
-
-@registry.rule("device", since="0.5.22")
-def choices_removed_in_0_5_22(ctx):
+def _refuse_removed_cuda_graph_backend(ctx) -> None:
     """``cuda_graph_config.parse_cuda_graph_backend_arg`` (since 0.5.22): the ``tc_piecewise``
     CUDA-graph backend is gone; the flag's type parser rejects it before argparse's choices."""
     for field, values in C.REMOVED_IN["0.5.22"].items():
@@ -159,4 +153,3 @@ def choices_removed_in_0_5_22(ctx):
                 f"argument {_flag(field)}: {value} was removed; select breakable, full, or disabled "
                 "(removed in sglang 0.5.22)"
             )
-    return {}

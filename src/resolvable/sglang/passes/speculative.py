@@ -11,10 +11,11 @@ refusals come in sglang's order.
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .. import choices as C
 from .._base import registry
+from ..changes import CHANGES, in_release
 from ..facts import effective_backends
 
 #: ``_auto_choose_speculative_params``: (num_steps, eagle_topk, num_draft_tokens) per arch.
@@ -48,37 +49,16 @@ def speculative_moe_runner_default(ctx):
     return {}
 
 
-@registry.rule("speculative", until="0.5.15", series="eagle_family")
-def eagle_family_0_5_14(ctx):
-    """``_handle_eagle_family`` (0.5.14, spec §9 #13): as in 0.5.15, except that the trtllm_mha
-    topk check reads the attention, prefill and decode backend fields as given."""
-    args = ctx.args
-    return _eagle_family(
-        ctx, (args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend)
-    )
-
-
-@registry.rule("speculative", since="0.5.15", until="0.5.19", series="eagle_family")
+@registry.rule("speculative")
 def eagle_family(ctx):
-    """``_handle_eagle_family`` (0.5.15): STANDALONE refuses DP attention; parameters are chosen per
-    arch when ``--speculative-num-steps`` is unset (then topk and draft tokens must be unset too);
-    trtllm_mha as the effective prefill or decode backend needs topk 1 (spec §9 #13); topk 1 means
-    ``num_draft_tokens = num_steps + 1``; topk > 1 with pages > 1 needs flashinfer, fa3 or triton."""
-    return _eagle_family(ctx, effective_backends(ctx.args))
-
-
-@registry.rule("speculative", since="0.5.19", series="eagle_family")
-def eagle_family_0_5_19(ctx):
-    """``arg_groups/speculative_hook.py:_handle_eagle_family`` (since 0.5.19): as in 0.5.15, except
-    that mixed chunked prefill stays on for EAGLE and EAGLE3 (NEXTN runs as EAGLE;
-    ``spec_info.supports_mixed_chunk``); STANDALONE still turns it off."""
-    algo = ctx.args.speculative_algorithm
-    return _eagle_family(ctx, effective_backends(ctx.args), keeps_mixed_chunk=algo != "STANDALONE")
-
-
-def _eagle_family(ctx, trtllm_checked: tuple, *, keeps_mixed_chunk: bool = False) -> dict:
-    """The handler's body; ``trtllm_checked`` are the backends the trtllm_mha topk check reads;
-    ``keeps_mixed_chunk``: whether the release leaves mixed chunked prefill on."""
+    """``_handle_eagle_family`` (since 0.5.19 ``speculative_hook``): STANDALONE refuses DP
+    attention; parameters are chosen per arch when ``--speculative-num-steps`` is unset (then
+    topk and draft tokens must be unset too); trtllm_mha as a backend needs topk 1 (spec §9 #13:
+    the fields as given in 0.5.14, the effective prefill/decode backends since 0.5.15,
+    ``EAGLE_TRTLLM_EFFECTIVE_BACKENDS``); topk 1 means ``num_draft_tokens = num_steps + 1``; topk
+    > 1 with pages > 1 needs flashinfer, fa3 or triton. ``SPEC_MIXED_CHUNK`` (0.5.19): mixed
+    chunked prefill stays on for EAGLE and EAGLE3 (NEXTN runs as EAGLE); STANDALONE still turns it
+    off."""
     args = ctx.args
     algo = args.speculative_algorithm
     if algo not in (*C.EAGLE_FAMILY, "STANDALONE"):
@@ -89,6 +69,7 @@ def _eagle_family(ctx, trtllm_checked: tuple, *, keeps_mixed_chunk: bool = False
             fields=("speculative_algorithm", "enable_dp_attention"),
             fix="drop --enable-dp-attention or use another --speculative-algorithm",
         )
+    keeps_mixed_chunk = algo != "STANDALONE" and ctx.release.has(CHANGES.SPEC_MIXED_CHUNK)
     out = _common_writes(args, "EAGLE", keeps_mixed_chunk=keeps_mixed_chunk)
     steps, topk, draft = (
         args.speculative_num_steps,
@@ -119,6 +100,14 @@ def _eagle_family(ctx, trtllm_checked: tuple, *, keeps_mixed_chunk: bool = False
             fix="pass --speculative-eagle-topk too (e.g. 1), or drop --speculative-num-steps",
             upstream="TypeError",
         )
+    if ctx.release.has(CHANGES.EAGLE_TRTLLM_EFFECTIVE_BACKENDS):
+        trtllm_checked: tuple = effective_backends(args)
+    else:
+        trtllm_checked = (
+            args.attention_backend,
+            args.prefill_attention_backend,
+            args.decode_attention_backend,
+        )
     if topk > 1 and "trtllm_mha" in trtllm_checked:
         raise ConflictError(
             "trtllm_mha backend only supports topk = 1 for speculative decoding.",
@@ -138,38 +127,30 @@ def _eagle_family(ctx, trtllm_checked: tuple, *, keeps_mixed_chunk: bool = False
     return out
 
 
-@registry.rule("speculative", until="0.5.16", series="ngram_speculative")
+#: Where NGRAM runs, each with the change that added it, and the release's wording.
+_NGRAM_DEVICES = (("cuda", None), ("cpu", CHANGES.NGRAM_ON_CPU), ("xpu", CHANGES.NGRAM_ON_XPU))
+_NGRAM_MESSAGES = {
+    ("cuda",): "Ngram speculative decoding only supports CUDA device.",
+    ("cuda", "cpu"): "Ngram speculative decoding only supports CUDA or CPU devices.",
+    ("cuda", "cpu", "xpu"): "Ngram speculative decoding only supports CUDA, CPU, or XPU devices.",
+}
+
+
+@registry.rule("speculative")
 def ngram_speculative(ctx):
-    """``_handle_ngram``: CUDA only; topk := ``--speculative-ngram-max-bfs-breadth`` (default 10),
-    12 draft tokens by default; topk > 1 with pages > 1 needs flashinfer; no DP attention."""
-    return _ngram(ctx, ("cuda",), "Ngram speculative decoding only supports CUDA device.")
-
-
-@registry.rule("speculative", since="0.5.16", until="0.5.21", series="ngram_speculative")
-def ngram_speculative_0_5_16(ctx):
-    """``speculative_hook._handle_ngram`` (0.5.16 to 0.5.20): CPU runs NGRAM too; otherwise as
-    before. (Its CPU overlap-schedule write is not modelled here; added at integration from the
-    0.5.16 log, row 26.)"""
-    return _ngram(ctx, ("cuda", "cpu"), "Ngram speculative decoding only supports CUDA or CPU devices.")
-
-
-@registry.rule("speculative", since="0.5.21", series="ngram_speculative")
-def ngram_speculative_0_5_21(ctx):
-    """``speculative_hook._handle_ngram`` (since 0.5.21): CUDA, CPU or XPU (the 0.5.21 log, row 12)."""
-    return _ngram(
-        ctx, ("cuda", "cpu", "xpu"), "Ngram speculative decoding only supports CUDA, CPU, or XPU devices."
-    )
-
-
-def _ngram(ctx, devices: tuple[str, ...], message: str) -> dict:
-    """The NGRAM handler shared by the releases; ``devices``: where it runs."""
+    """``_handle_ngram`` (since 0.5.16 ``speculative_hook._handle_ngram``): CUDA only (CPU too
+    since 0.5.16, ``NGRAM_ON_CPU``; XPU since 0.5.21, ``NGRAM_ON_XPU``); topk :=
+    ``--speculative-ngram-max-bfs-breadth`` (default 10), 12 draft tokens by default; topk > 1
+    with pages > 1 needs flashinfer; no DP attention. (The CPU overlap-schedule write of 0.5.16
+    is not modelled here.)"""
     args = ctx.args
     if args.speculative_algorithm != "NGRAM":
         return {}
     device = str(args.device or "")
+    devices = in_release(ctx.release, _NGRAM_DEVICES)
     if not any(device == d or device.startswith(d + ":") for d in devices):
         raise ConflictError(
-            message,
+            _NGRAM_MESSAGES[devices],
             fields=("speculative_algorithm", "device"),
             fix="use another --speculative-algorithm on this device",
         )
@@ -268,22 +249,11 @@ def dflash_cuda_only(ctx):
     return {}
 
 
-@registry.rule("speculative", until="0.5.19", series="dflash_speculative")
+@registry.rule("speculative")
 def dflash_speculative(ctx):
     """``_handle_dflash``: no DP attention, ``pp_size == 1``, a draft model path; steps and topk
     are 1; draft tokens default to 16 (sglang first tries the draft config's block size, which
-    is not read here); mixed chunked prefill off."""
-    return _dflash(ctx, keeps_mixed_chunk=False)
-
-
-@registry.rule("speculative", since="0.5.19", series="dflash_speculative")
-def dflash_speculative_0_5_19(ctx):
-    """``arg_groups/speculative_hook.py:_handle_dflash`` (since 0.5.19): as before, but mixed
-    chunked prefill stays on (``spec_info.supports_mixed_chunk``)."""
-    return _dflash(ctx, keeps_mixed_chunk=True)
-
-
-def _dflash(ctx, *, keeps_mixed_chunk: bool) -> dict:
+    is not read here); mixed chunked prefill off until ``SPEC_MIXED_CHUNK`` (0.5.19)."""
     args = ctx.args
     if args.speculative_algorithm != "DFLASH":
         return {}
@@ -305,7 +275,7 @@ def _dflash(ctx, *, keeps_mixed_chunk: bool) -> dict:
             fields=("speculative_algorithm", "speculative_draft_model_path"),
             fix="pass --speculative-draft-model-path with the DFLASH draft model",
         )
-    out = _common_writes(args, "dflash", keeps_mixed_chunk=keeps_mixed_chunk)
+    out = _common_writes(args, "dflash", keeps_mixed_chunk=ctx.release.has(CHANGES.SPEC_MIXED_CHUNK))
     _set(args, out, "speculative_num_steps", 1, "DFLASH only supports speculative_num_steps == 1")
     _set(args, out, "speculative_eagle_topk", 1, "DFLASH only supports speculative_eagle_topk == 1")
     if args.speculative_num_draft_tokens is None:

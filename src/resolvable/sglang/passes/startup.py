@@ -20,6 +20,7 @@ import functools
 
 from ...errors import ConflictError
 from .._base import registry
+from ..changes import CHANGES, in_release
 from ..facts import effective_backends, is_deepseek_dsa, is_mla, kv_head_dims, num_kv_heads_per_rank
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -56,7 +57,12 @@ REGISTERED_BACKENDS = frozenset(
 )
 #: ``ATTENTION_BACKENDS`` of sglang 0.5.19: adds ``hpc_ops`` (0.5.16-0.5.18) and the MiniCPM
 #: sparse backends ``minicpm_flashattn`` / ``minicpm_flashinfer`` (0.5.19).
-REGISTERED_BACKENDS_0_5_19 = REGISTERED_BACKENDS | {"hpc_ops", "minicpm_flashattn", "minicpm_flashinfer"}
+#: Backends later releases register, each with the change that added it.
+REGISTERED_LATER = (
+    ("hpc_ops", CHANGES.HPC_OPS_BACKEND),
+    ("minicpm_flashattn", CHANGES.MINICPM_ATTENTION_BACKENDS),
+    ("minicpm_flashinfer", CHANGES.MINICPM_ATTENTION_BACKENDS),
+)
 #: ``configs/model_config.py:is_encoder_decoder_model``.
 ENCODER_DECODER_ARCHS = frozenset(
     {"WhisperForConditionalGeneration", "MllamaForConditionalGeneration", "MossVLForConditionalGeneration"}
@@ -99,7 +105,6 @@ EAGLE_DRAFT_EXTEND_BACKENDS = frozenset(
     }
 )
 #: 0.5.17 adds ``hpc_ops`` (``create_hpc_ops_backend``).
-REGISTERED_BACKENDS_0_5_17 = REGISTERED_BACKENDS | {"hpc_ops"}
 _EAGLE = ("EAGLE", "EAGLE3", "NEXTN")  # NEXTN becomes EAGLE in ServerArgs (step 22)
 _DSV4_ARCHS = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN"})
 
@@ -199,7 +204,7 @@ OLDEST_ARCHITECTURE_LIST = "0.5.15"
 def _register_architecture_rules() -> None:
     """One ``architecture_implemented`` rule per release with a registry list (one body:
     ``_architecture_implemented``); the oldest list also stands for the releases before it."""
-    from ..._release import release_key
+    from ...rules import release_key
     from .._base import SGLANG_RELEASES
 
     # The releases whose wheel was read (architectures.json, checked against this list by the
@@ -241,29 +246,13 @@ def kv_cache_dtype_deprecated(ctx):
     return {}
 
 
-@registry.rule(STAGE, until="0.5.17", series="backend_is_registered")
+@registry.rule(STAGE)
 def backend_is_registered(ctx):
     """model_runner.py ``_get_attention_backend_from_str``: the name must be one of the
-    ``ATTENTION_BACKENDS`` registered in attention_registry.py ("Invalid attention backend")."""
-    return _registered(ctx, REGISTERED_BACKENDS)
-
-
-@registry.rule(STAGE, since="0.5.17", until="0.5.19", series="backend_is_registered")
-def backend_is_registered_0_5_17(ctx):
-    """As before; 0.5.17's attention_registry.py also registers ``hpc_ops``."""
-    return _registered(ctx, REGISTERED_BACKENDS_0_5_17)
-
-
-@registry.rule(STAGE, since="0.5.19", series="backend_is_registered")
-def backend_is_registered_0_5_19(ctx):
-    """As ``backend_is_registered``, with 0.5.19's registry (``layers/attention/attention_registry.py``
-    registers ``minicpm_flashattn`` and ``minicpm_flashinfer``)."""
-    return _registered(ctx, REGISTERED_BACKENDS_0_5_19)
-
-
-def _registered(ctx, registered: frozenset[str]) -> dict:
+    ``ATTENTION_BACKENDS`` registered in attention_registry.py ("Invalid attention backend"):
+    ``REGISTERED_BACKENDS``, ``hpc_ops`` since 0.5.17 and the two MiniCPM backends since 0.5.19."""
     for name in constructed_backends(ctx.args):
-        if name not in registered:
+        if name not in REGISTERED_BACKENDS and name not in in_release(ctx.release, REGISTERED_LATER):
             raise _refuse(
                 f"Invalid attention backend: {name}",
                 "pass --attention-backend too (with --prefill-attention-backend and "
@@ -528,7 +517,7 @@ def dsa_backend_model(ctx):
     supports DeepSeek DSA models (``is_deepseek_dsa``: a DSA architecture with ``index_topk``)."""
     args = ctx.args
     for name in ("dsa", "nsa"):
-        if name in constructed_backends(args) and not is_deepseek_dsa(ctx.hf):
+        if name in constructed_backends(args) and not is_deepseek_dsa(ctx.hf, ctx.release.version):
             raise _refuse(
                 "DSA backend only supports DeepSeek DSA",
                 "choose another --attention-backend",
@@ -538,13 +527,19 @@ def dsa_backend_model(ctx):
     return {}
 
 
-@registry.rule(STAGE, until="0.5.18", series="hybrid_gdn_backend")
+@registry.rule(STAGE)
 def hybrid_gdn_backend(ctx):
-    """attention_registry.py ``attn_backend_wrapper`` (0.5.15): hybrid GDN models (Qwen3-Next, Qwen3.5, ...)
+    """attention_registry.py ``attn_backend_wrapper``: hybrid GDN models (Qwen3-Next, Qwen3.5, ...)
     on Blackwell need ``--attention-backend`` triton, trtllm_mha, fa4 or flashinfer, and on NPU
-    ascend (it reads ``attention_backend`` itself, not the prefill/decode backends)."""
+    ascend (it reads ``attention_backend`` itself, not the prefill/decode backends).
+    ``HYBRID_GDN_PD_BACKENDS`` (0.5.18): the effective prefill and decode backends are checked
+    (always both): on SM120 triton, trtllm_mha or flashinfer, on other Blackwell triton,
+    trtllm_mha or fa4 (flashinfer too since 0.5.21, ``HYBRID_GDN_BLACKWELL_FLASHINFER``); on NPU
+    both must be ascend."""
     if not set(ctx.hf.architectures) & HYBRID_GDN_ARCHS:
         return {}
+    if ctx.release.has(CHANGES.HYBRID_GDN_PD_BACKENDS):
+        return _hybrid_gdn_pd(ctx)
     backend = ctx.args.attention_backend
     platform = ctx.platform
     if platform.is_blackwell and backend not in HYBRID_GDN_BLACKWELL_BACKENDS:
@@ -564,26 +559,11 @@ def hybrid_gdn_backend(ctx):
     return {}
 
 
-@registry.rule(STAGE, since="0.5.18", until="0.5.21", series="hybrid_gdn_backend")
-def hybrid_gdn_backend_0_5_18(ctx):
-    """``attention_registry.attn_backend_wrapper`` (0.5.18): hybrid GDN models check the
-    effective prefill and decode backends (always both): on Blackwell SM120 triton, trtllm_mha or
-    flashinfer, on other Blackwell triton, trtllm_mha or fa4 (the per-arch lists are 0.5.16's);
-    on NPU both must be ascend."""
-    return _hybrid_gdn_pd(ctx, ("triton", "trtllm_mha", "fa4"))
-
-
-@registry.rule(STAGE, since="0.5.21", series="hybrid_gdn_backend")
-def hybrid_gdn_backend_0_5_21(ctx):
-    """``attention_registry.attn_backend_wrapper`` (0.5.21): as 0.5.18, and on non-SM120
-    Blackwell flashinfer is accepted too (the mixed NVFP4 recipe)."""
-    return _hybrid_gdn_pd(ctx, ("triton", "trtllm_mha", "fa4", "flashinfer"))
-
-
-def _hybrid_gdn_pd(ctx, blackwell: tuple[str, ...]) -> dict:
-    """The effective prefill/decode check of 0.5.18+; ``blackwell``: the non-SM120 list."""
-    if not set(ctx.hf.architectures) & HYBRID_GDN_ARCHS:
-        return {}
+def _hybrid_gdn_pd(ctx) -> dict:
+    """The effective prefill/decode check of ``HYBRID_GDN_PD_BACKENDS``."""
+    blackwell: tuple[str, ...] = ("triton", "trtllm_mha", "fa4")
+    if ctx.release.has(CHANGES.HYBRID_GDN_BLACKWELL_FLASHINFER):
+        blackwell = (*blackwell, "flashinfer")
     prefill, decode = effective_backends(ctx.args)
     platform = ctx.platform
     if platform.is_blackwell:

@@ -7,9 +7,10 @@ the main attention backend.
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import effective_backends, is_mla
 
 
@@ -74,34 +75,26 @@ _UNIFIED_MLA_BACKENDS = frozenset(
 )
 
 
-@registry.rule("memory_layout", until="0.5.17", series="page_major_kv_layout")
+@registry.rule("memory_layout")
 def page_major_kv_layout(ctx):
-    """Step 23 (0.5.15): the unified memory pool's page-major KV layout runs only with triton."""
+    """Step 23 (``server_args._handle_page_major_kv_layout``): the unified memory pool's
+    page-major KV layout runs only with triton. ``UNIFIED_MLA_PAGED_BACKENDS`` (0.5.17): an MLA
+    model may also use fa3, trtllm_mla, flashinfer, cutedsl_mla or tokenspeed_mla (they read its
+    dense per-layer views). The linear-attention / mamba kernel lists are not checked."""
     args = ctx.args
     if not args.enable_unified_memory:
         return {}
     used = {b for b in effective_backends(args) if b is not None}
-    if not used <= {"triton"}:
-        raise ConflictError(
-            f"--enable-unified-memory (page-major KV layout) supports only the triton attention backend, "
-            f"got {sorted(used)}.",
-            fields=("enable_unified_memory", "attention_backend"),
-            fix="pass --attention-backend triton",
-        )
-    return {}
-
-
-@registry.rule("memory_layout", since="0.5.17", series="page_major_kv_layout")
-def page_major_kv_layout_0_5_17(ctx):
-    """Step 23 (0.5.17 ``server_args._handle_page_major_kv_layout``): as before, except that an MLA
-    model on the unified memory pool may also use fa3, trtllm_mla, flashinfer, cutedsl_mla or
-    tokenspeed_mla (they read its dense per-layer views). The linear-attention / mamba kernel
-    lists are not checked (as in earlier releases)."""
-    args = ctx.args
-    if not args.enable_unified_memory:
+    if not ctx.release.has(CHANGES.UNIFIED_MLA_PAGED_BACKENDS):
+        if not used <= {"triton"}:
+            raise ConflictError(
+                "--enable-unified-memory (page-major KV layout) supports only the triton attention "
+                f"backend, got {sorted(used)}.",
+                fields=("enable_unified_memory", "attention_backend"),
+                fix="pass --attention-backend triton",
+            )
         return {}
     allowed = _UNIFIED_MLA_BACKENDS if is_mla(ctx.hf) else frozenset({"triton"})
-    used = {b for b in effective_backends(args) if b is not None}
     if not used <= allowed:
         raise ConflictError(
             "--enable-page-major-kv-layout requires the Triton attention backend for the full-attention "

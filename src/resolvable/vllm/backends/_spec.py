@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Callable, Iterable
 
-from ..._choose import Candidate, Check
+from ...rules import Candidate, Check
 from ..query import LayerQuery
 
 TYPE_CHECKING = False

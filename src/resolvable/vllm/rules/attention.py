@@ -10,8 +10,7 @@ canonicalisation (spec §5).
 
 from __future__ import annotations
 
-from ..._choose import Chosen
-from ..._declaration import Force
+from ...rules import Chosen, Force
 from .._base import registry
 from ..args import KIND_FIELDS
 from ..select import select

@@ -12,8 +12,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
 from ..backends._spec import M, supports_block
 from ..select import backend_entry

@@ -9,8 +9,8 @@ downgraded too (vLLM warns), so such a change is a ``Force`` with the reason.
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
 from ..backends._spec import CG_LEVELS
 from ..select import backend_entry

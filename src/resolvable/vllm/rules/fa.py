@@ -8,7 +8,7 @@ TRITON_FLASH_ATTN composite); None when no layer does.
 
 from __future__ import annotations
 
-from ..._declaration import Force
+from ...rules import Force
 from .. import fa_version as FA
 from .._base import registry
 from ._inputs import chosen

@@ -8,8 +8,8 @@ validate_configuration`` (compute capability, dtype, dependencies, MLA dimension
 
 from __future__ import annotations
 
-from ..._choose import Candidate, Check, Chosen, choose, validate
 from ...errors import ConflictError
+from ...rules import Candidate, Check, Chosen, choose, validate
 from .._base import registry
 from ._inputs import queries
 

@@ -7,7 +7,7 @@ and §5 (``utils/torch_utils.py : resolve_kv_cache_dtype_string``; llm-compresso
 
 from __future__ import annotations
 
-from ..._hfconfig import HFConfig
+from ...rules import HFConfig
 from .. import kernels
 from .._base import registry
 from ..layers import use_mla

@@ -7,7 +7,7 @@ vLLM itself overrides it, then ``Force`` with vLLM's reason).
 
 from __future__ import annotations
 
-from ..._declaration import Force
+from ...rules import Force
 from .. import fa_version as FA
 from .._base import registry
 from ..layers import layer_queries

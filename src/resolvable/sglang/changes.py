@@ -1,0 +1,551 @@
+"""The named behaviour changes of sglang, release by release (the pack's change table).
+
+A rule is written once; where sglang changed its behaviour in a release, the rule asks
+``ctx.release.has(CHANGES.NAME)`` (traced: explain names the change, its release and the
+upstream function). Adding a release means adding its changes here and the branches that ask
+for them (docs/adding-a-release.md).
+
+Invariants: a name says what the newer behaviour does; ``since`` is the first release with it
+(``until`` the first without it again); ``upstream`` is the file/function of the wheel that
+holds the behaviour (relative to ``sglang/srt``); every entry is asked by at least one rule
+(``tests/sglang/test_change_table.py``).
+"""
+
+from __future__ import annotations
+
+from ..rules import Change, ChangeTable, ReleaseView
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+CHANGES = ChangeTable(
+    "sglang",
+    [
+        # -- DeepSeek / DSA family (families/deepseek.py) -----------------------------------
+        Change(
+            "DSA_GLM5_SM120_FP8",
+            "0.5.17",
+            upstream="arg_groups/overrides._dsa_split_backend_resolution",
+            summary="GLM-5 with an FP8 KV cache on SM120/SM121 fills both DSA kernels with flashinfer_sparse_mla",
+        ),
+        Change(
+            "DSA_TILELANG_FP8_REFUSED",
+            "0.5.17",
+            "0.5.22",
+            upstream="arg_groups/overrides._check_tilelang_dsa_fp8_kv",
+            summary="a tilelang DSA kernel with an FP8 KV cache is refused on CUDA",
+        ),
+        Change(
+            "DSA_BACKEND_CONSTRAINTS",
+            "0.5.20",
+            upstream="arg_groups/overrides._check_dsa_backend_constraints",
+            summary="the DSA kernel checks run after every branch (HiSparse too); triton is refused off ROCm",
+        ),
+        Change(
+            "DSA_TRITON_ON_ROCM",
+            "0.5.20",
+            upstream="arg_groups/overrides._dsa_split_backend_resolution",
+            summary="ROCm fills triton per unset DSA side (was tilelang, only when both were unset)",
+        ),
+        Change(
+            "DSA_INTEL_XPU_KERNELS",
+            "0.5.20",
+            upstream="arg_groups/overrides._dsa_split_backend_resolution",
+            summary="XPU fills the intel_xpu DSA kernels",
+        ),
+        Change(
+            "DSA_LEARNABLE_SINK",
+            "0.5.20",
+            upstream="arg_groups/overrides._dsa_split_backend_resolution, _dsa_kv_cache_dtype_default",
+            summary="configs with learnable_sink run flashmla_sparse on both sides and a bf16 KV cache",
+        ),
+        Change(
+            "DSA_KV_BF16_ON_XPU",
+            "0.5.20",
+            upstream="arg_groups/overrides._dsa_kv_cache_dtype_default",
+            summary="on XPU an auto DSA KV cache becomes bfloat16",
+        ),
+        Change(
+            "DSA_TILELANG_FP8_SCALED",
+            "0.5.22",
+            upstream="arg_groups/overrides._check_dsa_backend_constraints",
+            summary="CUDA tilelang takes an FP8 KV cache when both sides are tilelang, on SM89+, without DCP",
+        ),
+        Change(
+            "DSA_DCP",
+            "0.5.22",
+            upstream="arg_groups/model_overrides/deepseek_v2._dsa_dcp_overrides",
+            summary="DSA with --dcp-size > 1: refusals, trtllm DSA kernels",
+        ),
+        Change(
+            "DSA_KPOOL_PAGES",
+            "0.5.22",
+            upstream="arg_groups/model_overrides/deepseek_v2._deepseek_family_overrides",
+            summary="DSA pages hold whole pooled index groups (64 * index_kpool)",
+        ),
+        Change(
+            "PREFILL_CP_ATTN_DP",
+            "0.5.22",
+            upstream="arg_groups/model_override_base.context_parallel_attn_dp_size",
+            summary="prefill CP runs --dp-size groups as attention DP; interleave DSA CP accepts DP",
+        ),
+        Change(
+            "LONGCAT_NO_TRTLLM_MOE",
+            "0.5.17",
+            upstream="arg_groups/overrides._deepseek_moe_quant_resolution",
+            summary="LongCat-Flash keeps its MoE runner on SM100 (zero-expert logits)",
+        ),
+        # -- Gemma 4 (families/gemma4.py) ------------------------------------------------------
+        Change(
+            "GEMMA4_INTEL_AMX",
+            "0.5.18",
+            upstream="server_args._handle_model_specific_adjustments (Gemma4 branch)",
+            summary="Gemma 4 accepts intel_amx; the refusal names every accepted backend",
+        ),
+        Change(
+            "GEMMA4_AITER",
+            "0.5.20",
+            upstream="arg_groups/model_hook.handle_model_specific_adjustments (Gemma4 arm)",
+            summary="Gemma 4 accepts aiter",
+        ),
+        Change(
+            "GEMMA4_FA4",
+            "0.5.22",
+            upstream="arg_groups/model_hook.handle_model_specific_adjustments (Gemma4 accepted_backends)",
+            summary="Gemma 4 accepts fa4",
+        ),
+        # -- DeepSeek-V4 (families/deepseek_v4.py) -------------------------------------------
+        Change(
+            "DSV4_DSPARK",
+            "0.5.16",
+            upstream="arg_groups/deepseek_v4_hook.apply_deepseek_v4_defaults",
+            summary="DeepSeek-V4 accepts DSPARK next to EAGLE (topk 1 asked of EAGLE only)",
+        ),
+        Change(
+            "DSV4_SM120_MXFP4",
+            "0.5.16",
+            upstream="arg_groups/overrides._deepseek_v4_sm120_moe",
+            summary="DeepSeek-V4 on SM120 defaults the MoE runner to flashinfer_mxfp4 (was marlin)",
+        ),
+        # -- GLM-4 MoE, GPT-OSS ---------------------------------------------------------------
+        Change(
+            "GLM4_MOE_TF32_BF16_TRTLLM",
+            "0.5.15",
+            upstream="server_args._handle_model_specific_adjustments (Glm4MoeForCausalLM)",
+            summary="GLM-4 MoE allows TF32 matmuls; unquantized experts run flashinfer_trtllm on SM100 too",
+        ),
+        Change(
+            "GPT_OSS_SM120_MXFP4",
+            "0.5.17",
+            upstream="arg_groups/overrides._gpt_oss_overrides",
+            summary="GPT-OSS MXFP4 on SM120 runs flashinfer_mxfp4 (was marlin)",
+        ),
+        # -- hybrid linear-attention families (families/hybrid_mamba.py) -----------------------
+        Change(
+            "NEMOTRON_H_BLACKWELL_DEFAULTS",
+            "0.5.19",
+            upstream="arg_groups/model_overrides/nemotron_h._nemotron_h_overrides",
+            summary="Nemotron-H on Blackwell picks trtllm_mha/triton (and draft backends) when no backend is set",
+        ),
+        Change(
+            "NEMOTRON_H_TRITON_ALLOWED",
+            "0.5.19",
+            upstream="arg_groups/model_hook.handle_model_specific_adjustments",
+            summary="the Nemotron-H triton assertion is gone (LFM2 keeps it)",
+        ),
+        # -- mamba radix cache (families/mamba_radix.py) -------------------------------------
+        Change(
+            "MAMBA_EXTRA_BUFFER_ON_ROCM",
+            "0.5.16",
+            upstream="server_args._handle_mamba_radix_cache",
+            summary="extra_buffer runs on ROCm too (FLA)",
+        ),
+        Change(
+            "MAMBA_LAZY_WITH_SPEC",
+            "0.5.17",
+            upstream="server_args._validate_mamba_extra_buffer",
+            summary="extra_buffer_lazy works with speculative verify; it is refused under PD disaggregation",
+        ),
+        Change(
+            "MAMBA_LAZY_DFLASH_REFUSED",
+            "0.5.17",
+            "0.5.18",
+            upstream="server_args._validate_mamba_extra_buffer",
+            summary="extra_buffer_lazy is refused with DFLASH",
+        ),
+        Change(
+            "MAMBA_EXTRA_BUFFER_ON_XPU",
+            "0.5.18",
+            upstream="server_args._validate_mamba_extra_buffer",
+            summary="extra_buffer runs on XPU too (FLA)",
+        ),
+        Change(
+            "MAMBA_NO_EXTRA_BUFFER_ON_XPU",
+            "0.5.20",
+            upstream="arg_groups/overrides.supports_mamba_cache_extra_buffer",
+            summary="no model supports extra_buffer on XPU (auto resolves to no_buffer)",
+        ),
+        Change(
+            "MAMBA_SNAPSHOT_MESSAGE",
+            "0.5.22",
+            upstream="arg_groups/mamba_hook.validate_mamba_extra_buffer",
+            summary="the platform refusal reads 'extra_buffer requires platform support for Mamba cache state snapshots.'",
+        ),
+        # -- MiMo-V2 (families/mimo_v2.py) ---------------------------------------------------
+        Change(
+            "MIMO_V2_TP_DIVIDES",
+            "0.5.17",
+            upstream="arg_groups/overrides._mimo_v2_overrides",
+            summary="the effective attention TP only has to divide the fused-QKV TP (new wording)",
+        ),
+        Change(
+            "MIMO_V2_FP8_TRTLLM_MOE",
+            "0.5.17",
+            upstream="server_args._handle_model_specific_adjustments (MiMoV2)",
+            summary="an FP8 MiMo-V2 checkpoint on SM100 with MoE runner auto gets flashinfer_trtllm",
+        ),
+        Change(
+            "MIMO_V2_HICACHE_ANY_TREE",
+            "0.5.19",
+            upstream="arg_groups/model_hook.handle_model_specific_adjustments",
+            summary="the MiMoV2 branch no longer asks HiCache for the unified radix tree",
+        ),
+        # -- MiniMax-M3 (families/minimax_m3.py) ---------------------------------------------
+        Change(
+            "MINIMAX_M3_FP8_ATTN_GEMM",
+            "0.5.17",
+            upstream="arg_groups/overrides._minimax_m3_overrides",
+            summary="on SM100 an fp8_e4m3 KV cache runs trtllm_mha (with 128-token pages)",
+        ),
+        Change(
+            "MINIMAX_M3_MIXED_ROUTED_MOE",
+            "0.5.17",
+            upstream="arg_groups/overrides._minimax_m3_overrides",
+            summary="a modelopt_mixed checkpoint on SM100 runs flashinfer_trtllm_routed",
+        ),
+        Change(
+            "MINIMAX_M3_ROCM_CUSTOM_AR_ENV",
+            "0.5.17",
+            upstream="arg_groups/overrides._minimax_m3_overrides",
+            summary="SGLANG_M3_ALLOW_CUSTOM_AR keeps the custom all-reduce on ROCm",
+        ),
+        Change(
+            "MINIMAX_M3_NVFP4",
+            "0.5.23",
+            upstream="arg_groups/model_overrides/minimax_m3._minimax_m3_overrides, _resolve_quant_method",
+            summary="an NVFP4-packed mxfp8 checkpoint is minimax_m3_nvfp4 with its own stack",
+        ),
+        # -- attention backend checks (passes/backend_checks.py) ------------------------------
+        Change(
+            "TRTLLM_MLA_NO_FP4_KV",
+            "0.5.21",
+            upstream="arg_groups/overrides._mla_kv_cache_dtype_checks",
+            summary="trtllm_mla no longer takes an fp4_e2m1 KV cache",
+        ),
+        Change(
+            "TRTLLM_MHA_FMHAV2_PREFILL",
+            "0.5.19",
+            upstream="arg_groups/attention_hook.handle_attention_backend_compatibility",
+            summary="trtllm_mha prefill runs on SM90/SM100/SM120 (FMHAv2 off SM100; not SM120 with fp8 KV, not with prefill CP off SM100)",
+        ),
+        Change(
+            "ASYMMETRIC_KV_FA4",
+            "0.5.17",
+            upstream="server_args._get_default_attn_backend",
+            summary="an MHA model with asymmetric K/V widths gets fa4 on SM100 (trtllm_mha needs equal widths)",
+        ),
+        # -- deterministic inference (passes/deterministic.py) --------------------------------
+        Change(
+            "DETERMINISTIC_FA4",
+            "0.5.16",
+            upstream="server_args.DETERMINISTIC_ATTENTION_BACKEND_CHOICES, RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND",
+            summary="fa4 is deterministic and keeps the radix cache; the lists are sorted",
+        ),
+        Change(
+            "DETERMINISTIC_DEEPSEEK_RADIX_LIST",
+            "0.5.17",
+            upstream="server_args._handle_deterministic_inference",
+            summary="DeepSeek models accept the radix list (ascend, fa3, fa4, triton), fa4 only on SM100/SM110",
+        ),
+        Change(
+            "DETERMINISTIC_ABSORBED_MLA",
+            "0.5.18",
+            upstream="arg_groups/overrides._deterministic_is_deepseek_model",
+            summary="the DeepSeek list adds GLM-4.7-Flash and is called absorbed-MLA models",
+        ),
+        Change(
+            "DETERMINISTIC_INTEL_XPU",
+            "0.5.19",
+            upstream="arg_groups/attention_hook.handle_deterministic_inference",
+            summary="intel_xpu is a deterministic backend",
+        ),
+        # -- device stage (passes/device.py) ---------------------------------------------------
+        Change(
+            "TOKENSPEED_MLA_ALIAS",
+            "0.5.23",
+            upstream="arg_groups/serving_hook._handle_deprecated_args",
+            summary="tokenspeed_mla is a deprecated name of cutedsl_mla (prefill: trtllm_mla; keeps its FP8 KV cache)",
+        ),
+        Change(
+            "BREAKABLE_PREFILL_GRAPH",
+            "0.5.15",
+            upstream="server_args._handle_cuda_graph_config",
+            summary="the prefill CUDA graph defaults to breakable on CUDA (was tc_piecewise)",
+        ),
+        Change(
+            "INKLING_FULL_PREFILL_GRAPH",
+            "0.5.16",
+            upstream="server_args._apply_inkling_prefill_cuda_graph_default",
+            summary="Inkling's prefill graph is full unless the prefill backend was given",
+        ),
+        Change(
+            "PD_ROLE_CUDA_GRAPHS",
+            "0.5.16",
+            upstream="server_args._apply_cuda_graph_disaggregation_roles",
+            summary="a PD prefill server disables the decode graph, a decode server the prefill graph",
+        ),
+        Change(
+            "XPU_DECODE_GRAPHS_OFF",
+            "0.5.15",
+            upstream="server_args._handle_xpu_backends",
+            summary="XPU decode graphs are off unless locked to full; prefill graphs keep only tc_piecewise (were always off)",
+        ),
+        Change(
+            "XPU_PREFILL_ANY_GRAPH",
+            "0.5.17",
+            upstream="server_args._handle_xpu_backends",
+            summary="the XPU prefill restriction to tc_piecewise is gone",
+        ),
+        # -- diffusion LLMs (passes/dllm.py) ---------------------------------------------------
+        Change(
+            "DLLM_PAGE_CAP",
+            "0.5.15",
+            upstream="server_args._handle_dllm_inference",
+            summary="dLLM pages never exceed the block size; unknown dLLMs are refused with the radix cache off too",
+        ),
+        Change(
+            "DLLM_NO_PP",
+            "0.5.15",
+            upstream="server_args._handle_dllm_inference",
+            summary="a dLLM runs without pipeline parallelism (0.5.14's condition was inverted)",
+        ),
+        # -- FP4 KV cache (passes/kv4.py) ------------------------------------------------------
+        Change(
+            "KV4_NVFP4_RECIPES",
+            "0.5.16",
+            upstream="server_args._handle_kv4_compatibility",
+            summary="the FP4 KV checks guard nvfp4 and fp4_mx_block16 (not fp4_e2m1); nvfp4 needs SM100/SM120; flashmla leaves the MLA list",
+        ),
+        Change(
+            "KV4_NATIVE_NVFP4",
+            "0.5.21",
+            upstream="arg_groups/kv_cache_hook.handle_kv4_compatibility",
+            summary="FP4 KV refuses unified memory; SM100 native NVFP4 (trtllm_mha) limits speculation, PD and host caches; cutlass_mla leaves the lists",
+        ),
+        Change(
+            "MAMBA_FLASHINFER_REWORDED",
+            "0.5.15",
+            upstream="server_args._handle_mamba_backend",
+            summary="the missing-FlashInfer refusal says 'the FlashInfer installation'",
+        ),
+        # -- page-size constraints (passes/page_constraints.py) -------------------------------
+        Change(
+            "TRTLLM_MHA_PAGE_128",
+            "0.5.17",
+            upstream="arg_groups/overrides._mla_backend_page_constraints",
+            summary="trtllm_mha (also as the draft backend) accepts 128-token pages; hpc_ops needs 64",
+        ),
+        Change(
+            "FA4_PAGES_ANY_SIDE",
+            "0.5.15",
+            upstream="server_args._handle_attention_backend_compatibility",
+            summary="FA4 as A, D or P on SM100 for MHA uses 128-token pages unless EAGLE topk > 1 (was: FA4 prefill only)",
+        ),
+        Change(
+            "INTEL_XPU_PAGES_EITHER_SIDE",
+            "0.5.20",
+            upstream="arg_groups/overrides._intel_xpu_page_constraint",
+            summary="the intel_xpu page lists apply when prefill or decode is intel_xpu (was: decode only)",
+        ),
+        Change(
+            "ATTN_DP_SIZE_WORDING",
+            "0.5.22",
+            upstream="arg_groups/parallel_hook.handle_data_parallelism",
+            summary="the DP-attention assert names attn_dp_size (--dp-size with DP attention is its deprecated spelling)",
+        ),
+        Change(
+            "UNIFIED_MLA_PAGED_BACKENDS",
+            "0.5.17",
+            upstream="server_args._handle_page_major_kv_layout",
+            summary="an MLA model on the unified memory pool may use the paged MLA backends (new wording)",
+        ),
+        # -- MoE runners and A2A (passes/moe_kernels.py) -------------------------------------
+        Change(
+            "MOE_MXFP8_DEEP_GEMM",
+            "0.5.16",
+            upstream="arg_groups/overrides._moe_runner_backend_quant_constraints, server_args.MXFP8_MOE_RUNNER_BACKEND_CHOICES",
+            summary="mxfp8 MoE also runs deep_gemm, and triton on gfx95 ROCm (its default there)",
+        ),
+        Change(
+            "MOE_NVFP4_ONLINE_CUTEDSL",
+            "0.5.18",
+            upstream="arg_groups/overrides._moe_runner_backend_quant_constraints",
+            summary="nvfp4_online also accepts flashinfer_cutedsl; the mxfp8 arm is skipped on NPU",
+        ),
+        Change(
+            "MOE_MIXED_CUTEDSL_ROUTED",
+            "0.5.16",
+            upstream="server_args._handle_moe_kernel_config",
+            summary="modelopt_mixed is accepted by the CuteDSL and the routed TRT-LLM runners",
+        ),
+        Change(
+            "MOE_CUTEDSL_NVFP4_ONLINE",
+            "0.5.18",
+            upstream="server_args._handle_moe_kernel_config",
+            summary="CuteDSL serves nvfp4_online and refuses deepep with it (per-token NVFP4 activation)",
+        ),
+        Change(
+            "CUTLASS_MOE_ENV_GONE",
+            "0.5.18",
+            upstream="server_args._handle_moe_kernel_config",
+            summary="SGLANG_CUTLASS_MOE and _cutlass_moe_env_override are gone",
+        ),
+        Change(
+            "WATERFILL_DEEPEP_OR_MEGAMOE",
+            "0.5.18",
+            upstream="arg_groups/overrides._a2a_backend_overrides",
+            summary="Waterfill accepts deepep or megamoe; SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE is no longer read",
+        ),
+        Change(
+            "DEEPEP_CUTEDSL_LOW_LATENCY",
+            "0.5.17",
+            upstream="server_args._handle_a2a_moe",
+            summary="DeepEP with the flashinfer_cutedsl FP4 runner refuses --deepep-mode normal",
+        ),
+        Change(
+            "PPLX_A2A",
+            "0.5.17",
+            upstream="server_args._handle_a2a_moe",
+            summary="the pplx A2A backend and its checks",
+        ),
+        Change(
+            "DEEPEP_V2_A2A",
+            "0.5.19",
+            upstream="arg_groups/moe_hook.handle_a2a_moe",
+            summary="the deepep_v2 A2A backend and its checks",
+        ),
+        Change(
+            "FLASHINFER_A2A_MORE_RUNNERS",
+            "0.5.19",
+            upstream="arg_groups/moe_hook.handle_a2a_moe",
+            summary="FlashInfer A2A also accepts flashinfer_trtllm and deep_gemm (new message)",
+        ),
+        Change(
+            "MEGAMOE_RUNNER_ALIAS",
+            "0.5.18",
+            upstream="server_args._handle_moe_runner_backend_alias",
+            summary="--moe-runner-backend megamoe means --moe-a2a-backend megamoe (before: not a choice)",
+        ),
+        # -- speculative decoding (passes/speculative.py) ------------------------------------
+        Change(
+            "EAGLE_TRTLLM_EFFECTIVE_BACKENDS",
+            "0.5.15",
+            upstream="server_args._handle_eagle_family",
+            summary="the trtllm_mha topk check reads the effective prefill/decode backends (was the three fields as given)",
+        ),
+        Change(
+            "SPEC_MIXED_CHUNK",
+            "0.5.19",
+            upstream="arg_groups/speculative_hook._handle_eagle_family, _handle_dflash (spec_info.supports_mixed_chunk)",
+            summary="mixed chunked prefill stays on for EAGLE/EAGLE3/NEXTN and DFLASH (STANDALONE still turns it off)",
+        ),
+        Change(
+            "NGRAM_ON_CPU",
+            "0.5.16",
+            upstream="arg_groups/speculative_hook._handle_ngram",
+            summary="NGRAM runs on CPU too",
+        ),
+        Change(
+            "NGRAM_ON_XPU",
+            "0.5.21",
+            upstream="arg_groups/speculative_hook._handle_ngram",
+            summary="NGRAM runs on XPU too",
+        ),
+        # -- start-up checks (passes/startup.py) ---------------------------------------------
+        Change(
+            "HPC_OPS_BACKEND",
+            "0.5.17",
+            upstream="layers/attention/attention_registry",
+            summary="the attention registry registers hpc_ops",
+        ),
+        Change(
+            "MINICPM_ATTENTION_BACKENDS",
+            "0.5.19",
+            upstream="layers/attention/attention_registry",
+            summary="the attention registry registers minicpm_flashattn and minicpm_flashinfer",
+        ),
+        Change(
+            "HYBRID_GDN_PD_BACKENDS",
+            "0.5.18",
+            upstream="layers/attention/attention_registry.attn_backend_wrapper",
+            summary="hybrid GDN models check the effective prefill and decode backends, per Blackwell arch",
+        ),
+        Change(
+            "HYBRID_GDN_BLACKWELL_FLASHINFER",
+            "0.5.21",
+            upstream="layers/attention/attention_registry.attn_backend_wrapper",
+            summary="hybrid GDN models accept flashinfer on non-SM120 Blackwell (mixed NVFP4 recipe)",
+        ),
+        Change(
+            "EXAONE_FILLS_ATTENTION",
+            "0.5.22",
+            upstream="arg_groups/model_overrides/exaone._exaone_overrides",
+            summary="a sliding-window EXAONE fills an unset attention backend (trtllm_mha on SM100, fa3 on SM80+, else triton)",
+        ),
+        # -- quantization (passes/quantization.py) -------------------------------------------
+        Change(
+            "QUANT_REGISTRY_HUMMING",
+            "0.5.16",
+            upstream="layers/quantization/__init__.py, configs/model_config.ModelConfig._verify_quantization",
+            summary="qoq and fbgemm_fp8 leave the registry, humming joins (and claims the checkpoint), mxfp4 also on NPU; ROCm list without fbgemm_fp8",
+        ),
+        Change(
+            "QUANT_REQUANTIZE",
+            "0.5.17",
+            upstream="configs/model_config.ModelConfig._verify_quantization (REQUANTIZATION_METHODS)",
+            summary="an online method of REQUANTIZATION_METHODS (quark_mxfp4) requantizes a checkpoint of another method",
+        ),
+        Change(
+            "QUANT_MODELOPT_EXACT",
+            "0.5.18",
+            upstream="configs/model_config._parse_modelopt_quant_config, compatible_quantization_methods",
+            summary="modelopt_fp4 serves fp8 checkpoints, nvfp4_online modelopt_fp8 ones; ModelOpt FP8 only exactly, MXFP8 is mxfp8",
+        ),
+        Change(
+            "QUANT_MODELOPT_ALLOWLIST",
+            "0.5.19",
+            upstream="layers/modelopt_utils.canonicalize_modelopt_quant_algo",
+            summary="--quantization modelopt maps quant_algo through an exact allowlist",
+        ),
+        Change(
+            "QUANT_GPTQ_PLATFORMS",
+            "0.5.20",
+            upstream="layers/quantization/__init__.py, unwrap_modelopt_quantization_config",
+            summary="plain gptq only on NPU/CPU engine/XPU, mxfp4 also on XPU, ROCm without gptq; flat or nested ModelOpt objects",
+        ),
+        Change(
+            "QUANT_MINIMAX_M3_NVFP4",
+            "0.5.23",
+            upstream="layers/quantization/__init__.py, configs/model_config.ModelConfig._verify_quantization",
+            summary="minimax_m3_nvfp4 is registered (after mxfp8) and serves an mxfp8 checkpoint",
+        ),
+    ],
+)
+
+
+def in_release(release: ReleaseView, entries: Iterable[tuple[Any, Change | None]]) -> tuple[Any, ...]:
+    """The items of an upstream list that ``release`` has, in the list's order: each entry is
+    ``(item, change)`` where ``change`` (or None: every release) is the change that added it."""
+    return release.pick(entries)
