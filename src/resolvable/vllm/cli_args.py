@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InvalidArgumentError, closest
-from .flags import Flag, FlagTable, is_modelled, load_table, option_history
+from .flags import NO_DEFAULT, Flag, FlagTable, is_modelled, load_table, option_history
 
 #: The largest ``--config`` file read (vLLM reads any size; a flag file is a few KiB).
 CONFIG_MAX_BYTES = 1 << 20
@@ -368,6 +368,13 @@ class VllmParsed:
     ) -> None:
         self.release, self.model, self.values, self.passed, self.notes = release, model, values, passed, notes
         self.modelled = {k: v for k, v in values.items() if is_modelled(k)}
+        for dest, read in _READ_KEYS.items():  # JSON flags the rules read only in part
+            value = values.get(dest)
+            if isinstance(value, dict):
+                unread = [k for k in value if k not in read]
+                if unread:
+                    notes = [*notes, f"not modelled: --{dest.replace('_', '-')} keys {', '.join(unread)}"]
+                    self.notes = notes
         self.not_modelled = {k: v for k, v in values.items() if not is_modelled(k) and k != "model_tag"}
         self.shown = [
             option if isinstance(value, bool) else f"{option} {_show(value)}"
@@ -377,6 +384,111 @@ class VllmParsed:
 
     def __repr__(self) -> str:
         return f"VllmParsed(release={self.release!r}, model={self.model!r}, values={self.values!r})"
+
+    def shown_all(self) -> list[str]:
+        """Every passed flag as typed (modelled and not)."""
+        return [
+            option if isinstance(value, bool) else f"{option} {_show(value)}"
+            for option, _, value in self.passed
+        ]
+
+    def merged(self, other: VllmParsed) -> VllmParsed:
+        """These flags, then ``other``'s (given later: they win, as on vLLM's command line)."""
+        return VllmParsed(
+            self.release,
+            self.model or other.model,
+            {**self.values, **other.values},
+            self.passed + other.passed,
+            self.notes + [n for n in other.notes if n not in self.notes],
+        )
+
+
+#: The keys of the translated JSON flags that the rules read (``resolution_kwargs``); the
+#: ``--attention-config`` keys are all read (``api.flatten_attention_config`` refuses others).
+_READ_KEYS = {"compilation_config": ("cudagraph_mode",), "speculative_config": ("num_speculative_tokens",)}
+
+
+def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
+    """The keyword arguments of ``resolve_vllm_args`` for a parsed command line: every passed flag
+    whose dest is a ``VllmArgs`` field, and the translated ones (``--attention-config`` as is,
+    ``-cc.cudagraph_mode``, ``--speculative-config.num_speculative_tokens``/``--spec-tokens``, a
+    ``--kv-transfer-config``, ``--language-model-only``)."""
+    from .._schema import schema_of
+    from .args import VllmArgs
+
+    fields = {n for n, spec in schema_of(VllmArgs).fields.items() if spec.arg.cli}
+    values = parsed.values
+    out = {k: v for k, v in values.items() if k in fields and k != "model"}
+    if values.get("attention_config") is not None:
+        out["attention_config"] = values["attention_config"]
+    compilation = values.get("compilation_config") or {}
+    if isinstance(compilation, dict) and compilation.get("cudagraph_mode") is not None:
+        out["cudagraph_mode"] = str(compilation["cudagraph_mode"]).upper()
+    speculative = values.get("speculative_config") or {}
+    tokens = speculative.get("num_speculative_tokens") if isinstance(speculative, dict) else None
+    if tokens is None:
+        tokens = values.get("spec_tokens")
+    if tokens is not None:
+        out["num_speculative_tokens"] = int(tokens)
+    if values.get("kv_transfer_config"):
+        out["kv_connector"] = True
+    if values.get("language_model_only"):
+        out["disable_multimodal"] = True
+    return out
+
+
+def add_cli_args(parser: argparse.ArgumentParser, release: str | None = None) -> None:
+    """Add every flag of ``vllm serve`` of ``release`` to ``parser`` (not the positional model:
+    the caller has its own; nothing stored unless passed, each passed flag recorded)."""
+    table = load_table(release)
+    group = parser.add_argument_group(f"vLLM {table.release} serve arguments (every flag is accepted)")
+    for flag in table:
+        if flag.positional:
+            continue
+        options = (
+            [*flag.options, *flag.negatives] if flag.action == "boolean_optional" else list(flag.options)
+        )
+        dest = "_vllm_model" if flag.dest == "model" else flag.dest
+        group.add_argument(
+            *options,
+            dest=dest,
+            default=argparse.SUPPRESS,
+            help=_help(flag).replace("%", "%%"),
+            **_kwargs(flag),
+        )
+
+
+def _help(flag: Flag) -> str:
+    text = "read by the rules" if is_modelled(flag.dest) else "accepted, not modelled"
+    if flag.deprecated:
+        text += " [deprecated]"
+    if (
+        flag.default is not None
+        and not isinstance(flag.default, (list, dict))
+        and flag.default is not NO_DEFAULT
+    ):
+        text += f" (vLLM default: {flag.default!r})"
+    return text
+
+
+def from_namespace(
+    namespace: argparse.Namespace, table: FlagTable, notes: list[str], *, model: str | None
+) -> VllmParsed:
+    """The vLLM flags recorded on a namespace that also holds other options (the CLI's)."""
+    from .flags.values import normalise
+
+    passed = list(getattr(namespace, _RECORD, ()))
+    values: dict[str, Any] = {}
+    for _, dest, _ in passed:
+        values[dest] = getattr(namespace, dest)
+    if "_vllm_model" in values:
+        model = model or values.pop("_vllm_model")
+    for flag in table:
+        if flag.deprecated and flag.dest in values:
+            notes = [*notes, f"vLLM warns: {flag.flag} is deprecated"]
+    values, rewrites = normalise(values)
+    passed = [(o, "model" if d == "_vllm_model" else d, v) for o, d, v in passed]
+    return VllmParsed(table.release, model, values, passed, notes + rewrites)
 
 
 def _show(value: Any) -> str:
