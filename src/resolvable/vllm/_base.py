@@ -6,8 +6,9 @@ Invariant: this module depends on no rule module, so every rule module can impor
 
 from __future__ import annotations
 
-from .._registry import Registry, Stage
+from ..rules import Registry, Stage
 from .args import VllmArgs
+from .changes import CHANGES
 
 #: vLLM releases whose behaviour this pack reproduces, oldest first (one flag table each, in
 #: ``flags/``; what changed between them is named in ``changes.py``).
@@ -37,4 +38,5 @@ registry = Registry(
     version=RULESET_VERSION,
     releases=VLLM_RELEASES,
     default_release=VLLM_VERSION,
+    changes=CHANGES,
 )
