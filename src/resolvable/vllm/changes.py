@@ -95,15 +95,33 @@ CHANGES = ChangeTable(
     ],
 )
 
-#: The changes a backend check of each vendor may ask about (``LayerQuery.changes``).
+
+def _sparse(q) -> bool:
+    return bool(q.use_sparse)
+
+
+def _always(q) -> bool:
+    return True
+
+
+#: The changes a backend check of each vendor may ask about (``LayerQuery.changes``), each with
+#: the layers it can matter for: only those reads are traced (explain names them), the others are
+#: answered from the table without a trace.
 SELECTION = {
     "cuda": (
-        CHANGES.SPARSE_MLA_FA4,
-        CHANGES.SPARSE_MLA_BLOCK_MULTIPLES,
-        CHANGES.FLASHMLA_SPARSE_HEAD_512,
-        CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8,
+        (CHANGES.SPARSE_MLA_FA4, lambda q: q.use_sparse and q.major == 10),
+        (CHANGES.SPARSE_MLA_BLOCK_MULTIPLES, _sparse),
+        (CHANGES.FLASHMLA_SPARSE_HEAD_512, _sparse),
+        (CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8, _sparse),
     ),
-    "hip": (CHANGES.ULTRAQUANT_BACKEND, CHANGES.ROCM_OCTAVE_BACKEND, CHANGES.ROCM_ATTN_PREFERS_16),
-    "xpu": (CHANGES.XPU_FLASH_ATTN_MLA, CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN),
-    "cpu": (CHANGES.CPU_KV_DTYPE_CHECKS,),
+    "hip": (
+        (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
+        (CHANGES.ROCM_OCTAVE_BACKEND, lambda q: not q.use_mla),
+        (CHANGES.ROCM_ATTN_PREFERS_16, lambda q: not q.use_mla),
+    ),
+    "xpu": (
+        (CHANGES.XPU_FLASH_ATTN_MLA, lambda q: q.use_mla),
+        (CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN, lambda q: q.use_mm_prefix),
+    ),
+    "cpu": ((CHANGES.CPU_KV_DTYPE_CHECKS, _always),),
 }
