@@ -294,18 +294,6 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
     return lines + [f"note      {n}" for n in res.notes if "architecture-specific" not in n]
 
 
-def _env_refusal(args: argparse.Namespace, release: str) -> None:
-    """Platform.validate_environ (0.34): a removed variable stops vLLM before any config."""
-    from ..vllm.environ import classify
-
-    report = classify(_env(args), release)
-    if report.removed:
-        name, message = next(iter(report.removed.items()))
-        exc = ConflictError(message, fields=(), fix=f"unset {name}")
-        exc.rule, exc.location = "validate_environ", "vllm/platforms/interface.py : Platform.validate_environ"
-        raise exc
-
-
 def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
     from ..vllm.environ import classify
 
@@ -325,7 +313,6 @@ def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     try:
-        _env_refusal(args, args.release)
         res = _resolve(args, args.platform, trace=True)
     except ConflictError as exc:
         if not args.json:
@@ -385,7 +372,6 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    _env_refusal(args, args.release)
     res = _resolve(args, args.platform)
     ctx = res.publish()
     if args.json:
@@ -499,7 +485,6 @@ def default_versions(from_version: str | None, to_version: str | None) -> tuple[
 
 def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None]:
     try:
-        _env_refusal(args, version)
         return _resolve(args, args.platform, release=version, trace=True), None
     except ConflictError as exc:
         return None, exc
