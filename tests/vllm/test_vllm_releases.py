@@ -3,6 +3,8 @@ through named changes (`vllm/changes.py`), one rule body each; explain names the
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from vllm_cases import candidates, res
 
@@ -136,3 +138,38 @@ def test_fingerprint_differs_per_release():
     a = res("qwen3-8b", "h100", vllm_version="0.33.0").fingerprint()
     b = res("qwen3-8b", "h100", vllm_version="0.34.0").fingerprint()
     assert a != b
+
+
+def test_fa_fp8_head_512_on_sm90_from_0_31():
+    """fa_utils.flash_attn_supports_kv_cache_dtype: 0.30 reads an FP8 cache only with FA3 on SM90 or
+    FA4 on SM100, so gemma-4's head-512 full layers leave FLASH_ATTN (with 0.30's words); 0.31 adds
+    FA4 at head 512 on SM90."""
+    r30 = res("gemma-4-31b", "h100", vllm_version="0.30.0", kv_cache_dtype="fp8", trace=True)
+    assert r30["attn_backend_full"] != "FLASH_ATTN"
+    assert candidates(r30, "attn_backend_full")["FLASH_ATTN"] == (
+        "FP8 KV cache requires FA3 on SM90 or FA4 on SM100",
+    )
+    assert (
+        res("gemma-4-31b", "h100", vllm_version="0.31.0", kv_cache_dtype="fp8")["attn_backend_full"]
+        == "FLASH_ATTN"
+    )
+
+
+@pytest.mark.parametrize(
+    ("release", "words"),
+    [
+        ("0.33.0", "FP8 KV cache requires FA3 on SM90, FA4 with head_size=512 on SM90, or FA4 on SM100"),
+        ("0.34.0", "FP8 KV requires FA3 (SM90), equal-d512 FA4 (SM90), or FA4 (SM100)."),
+    ],
+)
+def test_fa_fp8_refusal_words_per_release(release, words):
+    """The oracle's messages (h17o dev case selector-3117-00000, mimo-v2-flash head 192 on SM121)."""
+    with pytest.raises(ConflictError, match=re.escape(words)):
+        res(
+            "mimo-v2-flash",
+            "rtx5090",
+            vllm_version=release,
+            kv_cache_dtype="fp8",
+            attention_backend="FLASH_ATTN",
+            block_size=16,
+        )

@@ -27,6 +27,19 @@ CHANGES = ChangeTable(
             "smallest common LCM); 0.30 used the first non-SSM backend's preference only",
         ),
         Change(
+            "FA_FP8_SM90_FA4_D512",
+            "0.31.0",
+            upstream="v1/attention/backends/fa_utils.py : flash_attn_supports_kv_cache_dtype",
+            summary="FLASH_ATTN takes an FP8 KV cache on SM90 with FA4 at head size 512 too (0.30: FA3 on "
+            "SM90 or FA4 on SM100 only)",
+        ),
+        Change(
+            "FA_SM90_FP8_MM_PREFIX_TRITON",
+            "0.31.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_combination",
+            summary='FLASH_ATTN refuses "SM90 FP8 KV with mm_prefix requires Triton"',
+        ),
+        Change(
             "ULTRAQUANT_BACKEND",
             "0.32.0",
             upstream="platforms/rocm.py : _get_backend_priorities",
@@ -87,6 +100,12 @@ CHANGES = ChangeTable(
             summary="the default KV-cache block size is 64 (16 before); every backend that accepts 64 prefers it",
         ),
         Change(
+            "FA_FP8_MESSAGE_0_34",
+            "0.34.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_combination",
+            summary='the FP8 refusal reads "FP8 KV requires FA3 (SM90), equal-d512 FA4 (SM90), or FA4 (SM100)."',
+        ),
+        Change(
             "ROCM_ATTN_PREFERS_16",
             "0.34.0",
             upstream="v1/attention/backends/rocm_attn.py : RocmAttentionBackend.get_preferred_block_size",
@@ -100,6 +119,11 @@ def _sparse(q) -> bool:
     return bool(q.use_sparse)
 
 
+def _quantized(q) -> bool:
+    kv = q.kv_cache_dtype or "auto"
+    return kv not in ("auto", "float16", "bfloat16", "float32")
+
+
 def _always(q) -> bool:
     return True
 
@@ -109,6 +133,9 @@ def _always(q) -> bool:
 #: answered from the table without a trace.
 SELECTION = {
     "cuda": (
+        (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
+        (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
+        (CHANGES.FA_FP8_MESSAGE_0_34, _quantized),
         (CHANGES.SPARSE_MLA_FA4, lambda q: q.use_sparse and q.major == 10),
         (CHANGES.SPARSE_MLA_BLOCK_MULTIPLES, _sparse),
         (CHANGES.FLASHMLA_SPARSE_HEAD_512, _sparse),

@@ -217,9 +217,11 @@ def changes_of(query: LayerQuery, has: Any, present: frozenset[Any] = frozenset(
     from .changes import SELECTION
 
     out = []
-    for change, matters in SELECTION.get(query.vendor, ()):
-        found = has(change) if matters(query) else change.name in present
-        out.append(change.name if found else "!" + change.name)
+    for vendor, changes in SELECTION.items():
+        for change, matters in changes:
+            traced = vendor == query.vendor and matters(query)
+            found = has(change) if traced else change.name in present
+            out.append(change.name if found else "!" + change.name)
     return frozenset(out)
 
 
