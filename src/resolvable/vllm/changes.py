@@ -52,6 +52,12 @@ CHANGES = ChangeTable(
             summary="sparse MLA kernels take multiples of 32/64 (0.30-0.31: the listed sizes only)",
         ),
         Change(
+            "FLASHINFER_NVFP4_CHECKS",
+            "0.32.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supports_combination",
+            summary="FLASHINFER refuses an NVFP4 cache at head size 64 or with sinks on SM8x/9x/12x",
+        ),
+        Change(
             "XPU_FLASH_ATTN_MLA",
             "0.32.0",
             upstream="platforms/xpu.py : XPUPlatform.get_attn_backend_cls",
@@ -136,6 +142,7 @@ SELECTION = {
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
         (CHANGES.FA_FP8_MESSAGE_0_34, _quantized),
+        (CHANGES.FLASHINFER_NVFP4_CHECKS, lambda q: (q.kv_cache_dtype or "").startswith("nvfp4")),
         (CHANGES.SPARSE_MLA_FA4, lambda q: q.use_sparse and q.major == 10),
         (CHANGES.SPARSE_MLA_BLOCK_MULTIPLES, _sparse),
         (CHANGES.FLASHMLA_SPARSE_HEAD_512, _sparse),

@@ -94,6 +94,15 @@ def fa_kv_ok(q: LayerQuery, kv: str) -> bool:
     return not is_quantized_kv(kv) or FA.supports_kv_cache_dtype(q, kv)
 
 
+def _fi_nvfp4(q: LayerQuery) -> bool:
+    """An NVFP4 cache on SM8x/9x/12x, where 0.32+ FlashInfer checks it (CHANGES.FLASHINFER_NVFP4_CHECKS)."""
+    return (
+        (q.kv_cache_dtype or "").startswith("nvfp4")
+        and q.major in (8, 9, 12)
+        and q.changed(CHANGES.FLASHINFER_NVFP4_CHECKS)
+    )
+
+
 def _fa_fp8_refused(q: LayerQuery) -> bool:
     """``flash_attn.py : supports_combination``: a quantized cache FA cannot read at this head size."""
     return is_quantized_kv(q.kv_cache_dtype) and not FA.supports_kv_cache_dtype(
@@ -245,13 +254,11 @@ FLASHINFER = backend(
     combination=(
         combo(
             "fa2 prefill misreads an NVFP4 KV cache at head_size 64",
-            lambda q: (
-                (q.kv_cache_dtype or "").startswith("nvfp4") and q.major in (8, 9, 12) and q.head_size == 64
-            ),
+            lambda q: _fi_nvfp4(q) and q.head_size == 64,
         ),
         combo(
             "the sink prefill wrapper cannot read an NVFP4 KV cache",
-            lambda q: (q.kv_cache_dtype or "").startswith("nvfp4") and q.major in (8, 9, 12) and q.has_sink,
+            lambda q: _fi_nvfp4(q) and q.has_sink,
         ),
     ),
     requires=(("flashinfer", "ImportError: No module named 'flashinfer'"),),
