@@ -173,3 +173,35 @@ def test_fa_fp8_refusal_words_per_release(release, words):
             attention_backend="FLASH_ATTN",
             block_size=16,
         )
+
+
+def test_triton_flash_attn_causal_route_fa4_only_in_0_30():
+    """§9.5 item 3: 0.30's composite asks FA4 for its causal route ("causal route requires
+    FlashAttention v4"); 0.31 accepts FA3 too."""
+    from resolvable.vllm.backends.cuda import TRITON_FLASH_ATTN
+
+    q30 = _sm90_mm_prefix_query("0.30.0")
+    q31 = _sm90_mm_prefix_query("0.31.0")
+    assert "causal route requires FlashAttention v4" in TRITON_FLASH_ATTN.candidate.reasons(q30)
+    assert "causal route requires FlashAttention v3 or v4" not in TRITON_FLASH_ATTN.candidate.reasons(q31)
+
+
+def _sm90_mm_prefix_query(release):
+    from resolvable.vllm import load_model
+    from resolvable.vllm.layers import changes_of, layer_queries
+    from resolvable.vllm.platforms import platform
+
+    class Args(dict):
+        __getattr__ = dict.__getitem__
+
+    args = Args(res("gemma-3-27b", "h100", vllm_version="0.33.0").to_dict()["values"])
+    q = layer_queries(
+        load_model("gemma-3-27b"),
+        args,
+        platform("h100"),
+        {},
+        user_block_size=None,
+        kernels=frozenset({"fa3"}),
+    )[0]
+    q = q._replace(head_size=256, use_mm_prefix=True)
+    return q._replace(changes=changes_of(q, lambda c: c.name in CHANGES.present(release)))

@@ -40,6 +40,12 @@ CHANGES = ChangeTable(
             summary='FLASH_ATTN refuses "SM90 FP8 KV with mm_prefix requires Triton"',
         ),
         Change(
+            "TRITON_FLASH_ATTN_FA3",
+            "0.31.0",
+            upstream="v1/attention/backends/triton_flash_attn.py : _FABackend.supports_combination",
+            summary="the TRITON_FLASH_ATTN composite's causal route runs on FA3 or FA4 (0.30: FA4 only)",
+        ),
+        Change(
             "ULTRAQUANT_BACKEND",
             "0.32.0",
             upstream="platforms/rocm.py : _get_backend_priorities",
@@ -143,6 +149,7 @@ SELECTION = {
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
         (CHANGES.FA_FP8_MESSAGE_0_34, _quantized),
         (CHANGES.FLASHINFER_NVFP4_CHECKS, lambda q: (q.kv_cache_dtype or "").startswith("nvfp4")),
+        (CHANGES.TRITON_FLASH_ATTN_FA3, lambda q: q.use_mm_prefix and q.major == 9),
         (CHANGES.SPARSE_MLA_FA4, lambda q: q.use_sparse and q.major == 10),
         (CHANGES.SPARSE_MLA_BLOCK_MULTIPLES, _sparse),
         (CHANGES.FLASHMLA_SPARSE_HEAD_512, _sparse),

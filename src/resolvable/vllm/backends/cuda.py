@@ -94,6 +94,12 @@ def fa_kv_ok(q: LayerQuery, kv: str) -> bool:
     return not is_quantized_kv(kv) or FA.supports_kv_cache_dtype(q, kv)
 
 
+def _composite_fa(q: LayerQuery) -> int | None:
+    return FA.flash_attn_version(
+        q, head_size=q.head_size, has_sinks=q.has_sink, block_size=q.block_size, supports_fa4_hd256=True
+    )
+
+
 def _fi_nvfp4(q: LayerQuery) -> bool:
     """An NVFP4 cache on SM8x/9x/12x, where 0.32+ FlashInfer checks it (CHANGES.FLASHINFER_NVFP4_CHECKS)."""
     return (
@@ -342,9 +348,14 @@ TRITON_FLASH_ATTN = backend(
     cc_text="major 9",
     sliding_window=True,
     combination=(
+        # triton_flash_attn.py : _FABackend.supports_combination (0.31+: FA3 or FA4; 0.30: FA4 only).
         combo(
-            "the causal part needs FlashAttention 3 or 4",
-            lambda q: FA.flash_attn_version(q, head_size=q.head_size, has_sinks=q.has_sink) not in (3, 4),
+            "causal route requires FlashAttention v4",
+            lambda q: not q.changed(CHANGES.TRITON_FLASH_ATTN_FA3) and _composite_fa(q) != 4,
+        ),
+        combo(
+            "causal route requires FlashAttention v3 or v4",
+            lambda q: q.changed(CHANGES.TRITON_FLASH_ATTN_FA3) and _composite_fa(q) not in (3, 4),
         ),
     ),
     cg_support="UNIFORM_BATCH",
