@@ -8,6 +8,7 @@ dims, run flags), so the same declarations give the capability table and the sel
 from __future__ import annotations
 
 from .. import fa_version as FA
+from ..changes import CHANGES
 from ..choices import is_quantized_kv
 from ..query import LayerQuery
 from ._spec import Backend, M, backend, combo, said
@@ -93,6 +94,34 @@ def fa_kv_ok(q: LayerQuery, kv: str) -> bool:
     return not is_quantized_kv(kv) or FA.supports_kv_cache_dtype(q, kv)
 
 
+def _composite_fa(q: LayerQuery) -> int | None:
+    return FA.flash_attn_version(
+        q, head_size=q.head_size, has_sinks=q.has_sink, block_size=q.block_size, supports_fa4_hd256=True
+    )
+
+
+def _fi_nvfp4(q: LayerQuery) -> bool:
+    """An NVFP4 cache on SM8x/9x/12x, where 0.32+ FlashInfer checks it (CHANGES.FLASHINFER_NVFP4_CHECKS)."""
+    return (
+        (q.kv_cache_dtype or "").startswith("nvfp4")
+        and q.major in (8, 9, 12)
+        and q.changed(CHANGES.FLASHINFER_NVFP4_CHECKS)
+    )
+
+
+def _fa_fp8_refused(q: LayerQuery) -> bool:
+    """``flash_attn.py : supports_combination``: a quantized cache FA cannot read at this head size."""
+    return is_quantized_kv(q.kv_cache_dtype) and not FA.supports_kv_cache_dtype(
+        q,
+        q.kv_cache_dtype,
+        head_size=q.head_size,
+        head_size_v=q.head_size,
+        has_sinks=q.has_sink,
+        block_size=q.block_size,
+        supports_fa4_hd256=True,
+    )
+
+
 def fa_sink(q: LayerQuery) -> bool:
     """FA3 or FA4"""
     return FA.supports_sinks(q)
@@ -136,22 +165,29 @@ FLASH_ATTN = backend(
         ),
         combo(
             "SM90 FP8 KV with mm_prefix requires Triton",
-            lambda q: q.use_mm_prefix and is_quantized_kv(q.kv_cache_dtype) and q.is_cc(9, 0),
+            lambda q: (
+                q.use_mm_prefix
+                and is_quantized_kv(q.kv_cache_dtype)
+                and q.is_cc(9, 0)
+                and q.changed(CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON)
+            ),
+        ),
+        # One refusal, worded per release (0.30; 0.31-0.33; 0.34).
+        combo(
+            "FP8 KV cache requires FA3 on SM90 or FA4 on SM100",
+            lambda q: _fa_fp8_refused(q) and not q.changed(CHANGES.FA_FP8_SM90_FA4_D512),
         ),
         combo(
             "FP8 KV cache requires FA3 on SM90, FA4 with head_size=512 on SM90, or FA4 on SM100",
             lambda q: (
-                is_quantized_kv(q.kv_cache_dtype)
-                and not FA.supports_kv_cache_dtype(
-                    q,
-                    q.kv_cache_dtype,
-                    head_size=q.head_size,
-                    head_size_v=q.head_size,
-                    has_sinks=q.has_sink,
-                    block_size=q.block_size,
-                    supports_fa4_hd256=True,
-                )
+                _fa_fp8_refused(q)
+                and q.changed(CHANGES.FA_FP8_SM90_FA4_D512)
+                and not q.changed(CHANGES.FA_FP8_MESSAGE_0_34)
             ),
+        ),
+        combo(
+            "FP8 KV requires FA3 (SM90), equal-d512 FA4 (SM90), or FA4 (SM100).",
+            lambda q: _fa_fp8_refused(q) and q.changed(CHANGES.FA_FP8_MESSAGE_0_34),
         ),
         combo(
             "mm_prefix (PrefixLM bidirectional attention) requires FlashAttention v4, which does not "
@@ -224,13 +260,11 @@ FLASHINFER = backend(
     combination=(
         combo(
             "fa2 prefill misreads an NVFP4 KV cache at head_size 64",
-            lambda q: (
-                (q.kv_cache_dtype or "").startswith("nvfp4") and q.major in (8, 9, 12) and q.head_size == 64
-            ),
+            lambda q: _fi_nvfp4(q) and q.head_size == 64,
         ),
         combo(
             "the sink prefill wrapper cannot read an NVFP4 KV cache",
-            lambda q: (q.kv_cache_dtype or "").startswith("nvfp4") and q.major in (8, 9, 12) and q.has_sink,
+            lambda q: _fi_nvfp4(q) and q.has_sink,
         ),
     ),
     requires=(("flashinfer", "ImportError: No module named 'flashinfer'"),),
@@ -314,9 +348,14 @@ TRITON_FLASH_ATTN = backend(
     cc_text="major 9",
     sliding_window=True,
     combination=(
+        # triton_flash_attn.py : _FABackend.supports_combination (0.31+: FA3 or FA4; 0.30: FA4 only).
         combo(
-            "the causal part needs FlashAttention 3 or 4",
-            lambda q: FA.flash_attn_version(q, head_size=q.head_size, has_sinks=q.has_sink) not in (3, 4),
+            "causal route requires FlashAttention v4",
+            lambda q: not q.changed(CHANGES.TRITON_FLASH_ATTN_FA3) and _composite_fa(q) != 4,
+        ),
+        combo(
+            "causal route requires FlashAttention v3 or v4",
+            lambda q: q.changed(CHANGES.TRITON_FLASH_ATTN_FA3) and _composite_fa(q) not in (3, 4),
         ),
     ),
     cg_support="UNIFORM_BATCH",
@@ -457,7 +496,10 @@ FLASHINFER_MLA_SPARSE = _mla(
     sparse=True,
     kv_dtypes=(*_BASE_KV, *_FP8),
     head_sizes=(512, 576),
-    block_sizes=(M(32),),
+    block_sizes=said(
+        "M32 (0.30-0.31: 32, 64)",
+        lambda q: (M(32),) if q.changed(CHANGES.SPARSE_MLA_BLOCK_MULTIPLES) else (32, 64),
+    ),
     cc=lambda q: q.major == 10,
     cc_text="major 10",
     dcp=True,
@@ -512,7 +554,14 @@ FLASH_ATTN_MLA_SPARSE_FA4 = _mla(
 def _flashmla_sparse_512(q: LayerQuery) -> bool:
     if q.head_size != 512:
         return False
-    if q.kv_cache_dtype in (None, "auto", "bfloat16", "float16", "fp8_ds_mla") and q.major == 9:
+    # 0.31 takes head 512 with a bf16 cache only; fp8_ds_mla from 0.32 (FLASHMLA_SPARSE_HEAD_512_FP8).
+    kvs = (
+        "auto",
+        "bfloat16",
+        "float16",
+        *(("fp8_ds_mla",) if q.changed(CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8) else ()),
+    )
+    if (q.kv_cache_dtype is None or q.kv_cache_dtype in kvs) and q.major == 9:
         return q.qk_rope_head_dim != 0
     return True
 
@@ -522,10 +571,18 @@ FLASHMLA_SPARSE = _mla(
     sparse=True,
     dtypes=("bfloat16",),
     kv_dtypes=("auto", "bfloat16", "fp8_ds_mla", "fp8", "nvfp4_ds_mla"),
-    head_sizes=(576, 512),
+    head_ok=said(
+        "576; 512 from 0.31",
+        lambda q, h: h == 576 or (h == 512 and q.changed(CHANGES.FLASHMLA_SPARSE_HEAD_512)),
+    ),
     block_sizes=said(
-        "M64; 64 with a quantized cache on SM10x",
-        lambda q: (64,) if is_quantized_kv(q.cache_dtype) and q.family(100) else (M(64),),
+        "M64; 64 with a quantized cache on SM10x (0.30-0.31: 64)",
+        lambda q: (
+            (64,)
+            if not q.changed(CHANGES.SPARSE_MLA_BLOCK_MULTIPLES)
+            or (is_quantized_kv(q.cache_dtype) and q.family(100))
+            else (M(64),)
+        ),
     ),
     cc=lambda q: q.major in (9, 10),
     cc_text="major 9 or 10",
@@ -551,7 +608,10 @@ FLASHINFER_MLA_SPARSE_SM120 = _mla(
     dtypes=("bfloat16",),
     kv_dtypes=("auto", "fp8", "fp8_e4m3", "fp8_ds_mla"),
     head_sizes=(512, 576),
-    block_sizes=(M(64),),
+    block_sizes=said(
+        "M64 (0.30-0.31: 64, 256)",
+        lambda q: (M(64),) if q.changed(CHANGES.SPARSE_MLA_BLOCK_MULTIPLES) else (64, 256),
+    ),
     cc=lambda q: q.major == 12,
     cc_text="major 12",
     combination=(
@@ -570,7 +630,10 @@ FLASH_ATTN_MLA_SPARSE = _mla(
     sparse=True,
     kv_dtypes=_BASE_KV,
     head_sizes=(),
-    block_sizes=(M(64),),
+    block_sizes=said(
+        "M64 (0.30-0.31: 64)",
+        lambda q: (M(64),) if q.changed(CHANGES.SPARSE_MLA_BLOCK_MULTIPLES) else (64,),
+    ),
     cc=lambda q: q.major == 9,
     cc_text="major 9",
     pcp=True,
@@ -650,7 +713,9 @@ def priorities(q: LayerQuery) -> list[str]:
             if is_quantized_kv(q.kv_cache_dtype):
                 sparse = ["FLASHINFER_MLA_SPARSE", "FLASHMLA_SPARSE"]
             elif q.num_heads is not None and q.num_heads <= 16:
-                sparse = ["FLASH_ATTN_MLA_SPARSE_FA4", "FLASHINFER_MLA_SPARSE", "FLASHMLA_SPARSE"]
+                sparse = ["FLASHINFER_MLA_SPARSE", "FLASHMLA_SPARSE"]
+                if q.changed(CHANGES.SPARSE_MLA_FA4):  # 0.33: FA4 first at low head counts
+                    sparse.insert(0, "FLASH_ATTN_MLA_SPARSE_FA4")
             else:
                 sparse = ["FLASHMLA_SPARSE", "FLASHINFER_MLA_SPARSE"]
             return [

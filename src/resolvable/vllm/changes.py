@@ -1,0 +1,168 @@
+"""What changed between vLLM 0.30.0 and 0.34.0 in attention selection and block size, as data.
+
+One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
+the release it arrived in and the upstream file/function. A rule is written once and asks
+``ctx.release.has(CHANGES.X)`` (traced: explain names the change); the backend checks, which run
+on a ``LayerQuery``, ask ``q.changed(CHANGES.X)`` — the query carries the changes of its
+vendor's list (``SELECTION``), read from ``ctx.release`` when the query is built, so the read is
+traced on the rule that builds it.
+
+Invariants: the table is the only place a release number appears in the pack's behaviour; a
+change listed in ``SELECTION`` under a vendor is every change a backend check of that vendor may
+ask about (asking for another one raises, ``LayerQuery.changed``).
+"""
+
+from __future__ import annotations
+
+from ..rules import Change, ChangeTable
+
+CHANGES = ChangeTable(
+    "vllm",
+    [
+        Change(
+            "BLOCK_SIZE_ACROSS_BACKENDS",
+            "0.31.0",
+            upstream="platforms/interface.py : Platform._preferred_block_size_for_backends",
+            summary="the block size suits every chosen backend (the default if all accept it, else the "
+            "smallest common LCM); 0.30 used the first non-SSM backend's preference only",
+        ),
+        Change(
+            "FA_FP8_SM90_FA4_D512",
+            "0.31.0",
+            upstream="v1/attention/backends/fa_utils.py : flash_attn_supports_kv_cache_dtype",
+            summary="FLASH_ATTN takes an FP8 KV cache on SM90 with FA4 at head size 512 too (0.30: FA3 on "
+            "SM90 or FA4 on SM100 only)",
+        ),
+        Change(
+            "FA_SM90_FP8_MM_PREFIX_TRITON",
+            "0.31.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_combination",
+            summary='FLASH_ATTN refuses "SM90 FP8 KV with mm_prefix requires Triton"',
+        ),
+        Change(
+            "TRITON_FLASH_ATTN_FA3",
+            "0.31.0",
+            upstream="v1/attention/backends/triton_flash_attn.py : _FABackend.supports_combination",
+            summary="the TRITON_FLASH_ATTN composite's causal route runs on FA3 or FA4 (0.30: FA4 only)",
+        ),
+        Change(
+            "ULTRAQUANT_BACKEND",
+            "0.32.0",
+            upstream="platforms/rocm.py : _get_backend_priorities",
+            summary="ULTRAQUANT is an attention backend (last in the ROCm list)",
+        ),
+        Change(
+            "SPARSE_MLA_BLOCK_MULTIPLES",
+            "0.32.0",
+            upstream="v1/attention/backends/mla/*sparse*.py : get_supported_kernel_block_sizes",
+            summary="sparse MLA kernels take multiples of 32/64 (0.30-0.31: the listed sizes only)",
+        ),
+        Change(
+            "FLASHINFER_NVFP4_CHECKS",
+            "0.32.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supports_combination",
+            summary="FLASHINFER refuses an NVFP4 cache at head size 64 or with sinks on SM8x/9x/12x",
+        ),
+        Change(
+            "XPU_FLASH_ATTN_MLA",
+            "0.32.0",
+            upstream="platforms/xpu.py : XPUPlatform.get_attn_backend_cls",
+            summary="XPU MLA can run FLASH_ATTN_MLA (XPUFlashAttnMLABackend); before, always TRITON_MLA",
+        ),
+        Change(
+            "FLASHMLA_SPARSE_HEAD_512",
+            "0.31.0",
+            upstream="v1/attention/backends/mla/flashmla_sparse.py : FlashMLASparseBackend.get_supported_head_sizes",
+            summary="FLASHMLA_SPARSE accepts head size 512 (0.30: 576 only)",
+        ),
+        Change(
+            "FLASHMLA_SPARSE_HEAD_512_FP8",
+            "0.32.0",
+            upstream="v1/attention/backends/mla/flashmla_sparse.py : FlashMLASparseBackend.supports_combination",
+            summary="FLASHMLA_SPARSE head 512 also with an fp8_ds_mla cache (0.31: bf16 only)",
+        ),
+        Change(
+            "SPARSE_MLA_FA4",
+            "0.33.0",
+            upstream="platforms/cuda.py : _get_backend_priorities",
+            summary="FLASH_ATTN_MLA_SPARSE_FA4 exists and leads the SM10x sparse list at <= 16 heads (bf16 cache)",
+        ),
+        Change(
+            "ROCM_OCTAVE_BACKEND",
+            "0.33.0",
+            upstream="platforms/rocm.py : _get_backend_priorities",
+            summary="ROCM_OCTAVE is an attention backend (in the ROCm list before ULTRAQUANT)",
+        ),
+        Change(
+            "XPU_MM_PREFIX_TRITON_FLASH_ATTN",
+            "0.33.0",
+            upstream="platforms/xpu.py : XPUPlatform.get_attn_backend_cls",
+            summary="XPU mm-prefix models with head 256/512 get the TRITON_FLASH_ATTN composite",
+        ),
+        Change(
+            "CPU_KV_DTYPE_CHECKS",
+            "0.33.0",
+            upstream="platforms/cpu.py : CpuPlatform.get_attn_backend_cls",
+            summary="CPU refuses a quantized KV cache for MLA and checks CPU_ATTN's KV dtypes before selection",
+        ),
+        Change(
+            "DEFAULT_BLOCK_SIZE_64",
+            "0.34.0",
+            upstream="config/cache.py : CacheConfig.DEFAULT_BLOCK_SIZE",
+            summary="the default KV-cache block size is 64 (16 before); every backend that accepts 64 prefers it",
+        ),
+        Change(
+            "FA_FP8_MESSAGE_0_34",
+            "0.34.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_combination",
+            summary='the FP8 refusal reads "FP8 KV requires FA3 (SM90), equal-d512 FA4 (SM90), or FA4 (SM100)."',
+        ),
+        Change(
+            "ROCM_ATTN_PREFERS_16",
+            "0.34.0",
+            upstream="v1/attention/backends/rocm_attn.py : RocmAttentionBackend.get_preferred_block_size",
+            summary="ROCM_ATTN keeps block size 16 although the default became 64",
+        ),
+    ],
+)
+
+
+def _sparse(q) -> bool:
+    return bool(q.use_sparse)
+
+
+def _quantized(q) -> bool:
+    kv = q.kv_cache_dtype or "auto"
+    return kv not in ("auto", "float16", "bfloat16", "float32")
+
+
+def _always(q) -> bool:
+    return True
+
+
+#: The changes a backend check of each vendor may ask about (``LayerQuery.changes``), each with
+#: the layers it can matter for: only those reads are traced (explain names them), the others are
+#: answered from the table without a trace.
+SELECTION = {
+    "cuda": (
+        (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
+        (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
+        (CHANGES.FA_FP8_MESSAGE_0_34, _quantized),
+        (CHANGES.FLASHINFER_NVFP4_CHECKS, lambda q: (q.kv_cache_dtype or "").startswith("nvfp4")),
+        (CHANGES.TRITON_FLASH_ATTN_FA3, lambda q: q.use_mm_prefix and q.major == 9),
+        (CHANGES.SPARSE_MLA_FA4, lambda q: q.use_sparse and q.major == 10),
+        (CHANGES.SPARSE_MLA_BLOCK_MULTIPLES, _sparse),
+        (CHANGES.FLASHMLA_SPARSE_HEAD_512, _sparse),
+        (CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8, _sparse),
+    ),
+    "hip": (
+        (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
+        (CHANGES.ROCM_OCTAVE_BACKEND, lambda q: not q.use_mla),
+        (CHANGES.ROCM_ATTN_PREFERS_16, lambda q: not q.use_mla),
+    ),
+    "xpu": (
+        (CHANGES.XPU_FLASH_ATTN_MLA, lambda q: q.use_mla),
+        (CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN, lambda q: q.use_mm_prefix),
+    ),
+    "cpu": ((CHANGES.CPU_KV_DTYPE_CHECKS, _always),),
+}
