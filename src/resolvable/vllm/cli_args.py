@@ -413,7 +413,7 @@ def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
     whose dest is a ``VllmArgs`` field, and the translated ones (``--attention-config`` as is,
     ``-cc.cudagraph_mode``, ``--speculative-config.num_speculative_tokens``/``--spec-tokens``, a
     ``--kv-transfer-config``, ``--language-model-only``)."""
-    from .._schema import schema_of
+    from ..rules import schema_of
     from .args import VllmArgs
 
     specs = {n: spec for n, spec in schema_of(VllmArgs).fields.items() if spec.arg.cli}

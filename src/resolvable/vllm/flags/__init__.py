@@ -116,7 +116,7 @@ class FlagTable:
 
 def releases() -> list[str]:
     """The vLLM releases that have a table, oldest first."""
-    from ..._release import release_key
+    from ...rules import release_key
 
     names = [n[len("vllm-") : -len(".json")] for n in os.listdir(_DIR) if n.startswith("vllm-")]
     return sorted(names, key=release_key)
@@ -177,7 +177,7 @@ def option_history(option: str, release: str) -> str | None:
     """Why ``option`` is not a flag of ``release`` although another table has it, in words
     (``"it was added in vLLM 0.33.0"``, ``"it was removed in vLLM 0.31.0"``), or None when
     ``release`` has it or no table does. Reads every table (the error path only)."""
-    from ..._release import release_key
+    from ...rules import release_key
 
     key = release_key(release)
     tables = releases()
@@ -200,7 +200,7 @@ def option_history(option: str, release: str) -> str | None:
 
 def modelled_dests() -> frozenset[str]:
     """Dests this pack reads: the CLI fields of ``VllmArgs`` and the translated flags."""
-    from ..._schema import schema_of
+    from ...rules import schema_of
     from ..args import VllmArgs
 
     fields = frozenset(n for n, spec in schema_of(VllmArgs).fields.items() if spec.arg.cli)
