@@ -99,3 +99,19 @@ def mimo_v2_defaults_0_5_19(ctx):
     """§3.16 (since 0.5.19, ``arg_groups/model_hook.py:handle_model_specific_adjustments``): as
     0.5.17, without the HiCache refusal (the MiMoV2 branch no longer checks the radix tree)."""
     return _mimo_v2(ctx, tp_ok=_tp_divides, trtllm_moe_on_sm100=True, hicache_needs_unified_tree=False)
+
+
+@registry.rule("model", archs=ARCHS, since="0.5.22")
+def mimo_v2_fa4_on_sm100(ctx):
+    """§3.16 (since 0.5.22, ``arg_groups/model_overrides/mimo_v2.py:_mimo_v2_overrides``): on SM100
+    with no attention backend named (A, P and D unset, ``is_attention_backend_not_set``) the MiMo-V2
+    override declares ``fa4``. It runs with the model overrides, before the deterministic pass,
+    which then keeps fa4 (a deterministic backend that supports the radix cache) instead of filling
+    flashinfer; the FA4 page rule then gives 128. Without deterministic inference the answer is
+    the same as the 0.5.17 default fill (asymmetric K/V on SM100 → fa4)."""
+    args = ctx.args
+    if not ctx.platform.is_sm100:
+        return {}
+    if (args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend) != (None,) * 3:
+        return {}
+    return {"attention_backend": "fa4"}

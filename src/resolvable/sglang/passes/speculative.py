@@ -15,7 +15,7 @@ from ..._declaration import Force
 from ...errors import ConflictError
 from .. import choices as C
 from .._base import registry
-from ..facts import effective_backends
+from ..facts import effective_backends, env_flag
 
 #: ``_auto_choose_speculative_params``: (num_steps, eagle_topk, num_draft_tokens) per arch.
 _TOPK4_ARCHS = frozenset({"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"})
@@ -161,6 +161,20 @@ def ngram_speculative_0_5_21(ctx):
     )
 
 
+@registry.rule("speculative", since="0.5.16")
+def speculative_cpu_overlap_off(ctx):
+    """``speculative_hook._disable_overlap_schedule_for_cpu`` (since 0.5.16), called from
+    ``_handle_eagle_family`` (EAGLE, EAGLE3, NEXTN, STANDALONE) and ``_handle_ngram``: on the CPU
+    device the overlap schedule is turned off ("Overlap schedule is not implemented for
+    speculative decoding on CPU")."""
+    args = ctx.args
+    if str(args.device) != "cpu" or args.disable_overlap_schedule:
+        return {}
+    if args.speculative_algorithm not in (*C.EAGLE_FAMILY, "STANDALONE", "NGRAM"):
+        return {}
+    return {"disable_overlap_schedule": True}
+
+
 def _ngram(ctx, devices: tuple[str, ...], message: str) -> dict:
     """The NGRAM handler shared by the releases; ``devices``: where it runs."""
     args = ctx.args
@@ -254,18 +268,65 @@ def dspark_checks(ctx):
     return {}
 
 
-@registry.rule("speculative", since="0.5.16")
-def dflash_cuda_only(ctx):
-    """Step 22 (since 0.5.16, ``speculative_hook._handle_dflash``): DFLASH needs a CUDA device
-    (checked before its other constraints)."""
+def _dflash_device_gate(ctx, devices: tuple[str, ...], message: str | None) -> dict:
+    """The device gate of ``_handle_dflash``: ``cuda*`` or a device in ``devices``; ``message``
+    None is 0.5.21's wording, which names sglang's platform class and the device."""
     args = ctx.args
-    if args.speculative_algorithm == "DFLASH" and not str(args.device).startswith("cuda"):
-        raise _spec_refusal(
-            "DFLASH speculative decoding only supports CUDA device.",
-            "speculative_algorithm",
-            fix="run DFLASH on a CUDA or ROCm GPU, or pick another --speculative-algorithm",
+    device = str(args.device)
+    if args.speculative_algorithm != "DFLASH" or device.startswith("cuda") or device in devices:
+        return {}
+    if message is None:
+        message = (
+            f"DFLASH speculative decoding is not supported by {_PLATFORM_CLASS.get(ctx.platform.vendor, 'SRTPlatform')} "
+            f"on device {device!r}."
         )
-    return {}
+    raise _spec_refusal(
+        message,
+        "speculative_algorithm",
+        fix=f"run DFLASH on a {' or '.join(('CUDA/ROCm', *(d.upper() for d in devices)))} device, or pick another --speculative-algorithm",
+    )
+
+
+#: ``type(current_platform).__name__`` per vendor (``sglang/srt/platforms/*.py``, 0.5.21+).
+_PLATFORM_CLASS = {
+    "cuda": "CudaSRTPlatform",
+    "hip": "RocmSRTPlatform",
+    "xpu": "XpuSRTPlatform",
+    "npu": "NPUSRTPlatform",
+    "cpu": "CpuSRTPlatform",
+    "musa": "MusaSRTPlatform",
+    "mps": "MpsSRTPlatform",
+}
+
+
+@registry.rule("speculative", since="0.5.16", until="0.5.17", series="dflash_device_gate")
+def dflash_cuda_only(ctx):
+    """Step 22 (0.5.16, ``speculative_hook._handle_dflash``): DFLASH needs a CUDA device
+    (checked before its other constraints)."""
+    return _dflash_device_gate(ctx, (), "DFLASH speculative decoding only supports CUDA device.")
+
+
+@registry.rule("speculative", since="0.5.17", until="0.5.20", series="dflash_device_gate")
+def dflash_device_gate_0_5_17(ctx):
+    """``speculative_hook._handle_dflash`` (0.5.17-0.5.19): CUDA or NPU."""
+    return _dflash_device_gate(
+        ctx, ("npu",), "DFLASH speculative decoding only supports CUDA and NPU devices."
+    )
+
+
+@registry.rule("speculative", since="0.5.20", until="0.5.21", series="dflash_device_gate")
+def dflash_device_gate_0_5_20(ctx):
+    """``speculative_hook._handle_dflash`` (0.5.20): CUDA, NPU or XPU."""
+    return _dflash_device_gate(
+        ctx, ("npu", "xpu"), "DFLASH speculative decoding only supports CUDA, NPU and XPU devices."
+    )
+
+
+@registry.rule("speculative", since="0.5.21", series="dflash_device_gate")
+def dflash_device_gate_0_5_21(ctx):
+    """``speculative_hook._handle_dflash`` (since 0.5.21): CUDA, NPU or XPU for in-tree platforms;
+    the message names the platform class and the device."""
+    return _dflash_device_gate(ctx, ("npu", "xpu"), None)
 
 
 @registry.rule("speculative", until="0.5.19", series="dflash_speculative")
@@ -276,23 +337,69 @@ def dflash_speculative(ctx):
     return _dflash(ctx, keeps_mixed_chunk=False)
 
 
-@registry.rule("speculative", since="0.5.19", series="dflash_speculative")
+@registry.rule("speculative", since="0.5.19", until="0.5.20", series="dflash_speculative")
 def dflash_speculative_0_5_19(ctx):
-    """``arg_groups/speculative_hook.py:_handle_dflash`` (since 0.5.19): as before, but mixed
+    """``arg_groups/speculative_hook.py:_handle_dflash`` (0.5.19): as before, but mixed
     chunked prefill stays on (``spec_info.supports_mixed_chunk``)."""
     return _dflash(ctx, keeps_mixed_chunk=True)
 
 
-def _dflash(ctx, *, keeps_mixed_chunk: bool) -> dict:
+@registry.rule("speculative", since="0.5.20", until="0.5.23", series="dflash_speculative")
+def dflash_speculative_0_5_20(ctx):
+    """``_handle_dflash`` (0.5.20-0.5.22): as 0.5.19, but DP attention is allowed on NPU
+    ("... does not support dp attention on non-NPU devices." elsewhere)."""
+    return _dflash(ctx, keeps_mixed_chunk=True, dp_attention="npu")
+
+
+@registry.rule("speculative", since="0.5.23", series="dflash_speculative")
+def dflash_speculative_0_5_23(ctx):
+    """``_handle_dflash`` (since 0.5.23): DP attention on NPU, or on CUDA with
+    ``--enable-dp-lm-head`` and no attention context parallelism (and
+    ``SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION`` off); other devices are refused."""
+    return _dflash(ctx, keeps_mixed_chunk=True, dp_attention="0.5.23")
+
+
+def _dflash_dp_attention(ctx, mode: str) -> None:
+    """The DP-attention check of ``_handle_dflash`` per release (``mode``: never, npu, 0.5.23)."""
+    args = ctx.args
+    if not args.enable_dp_attention:
+        return
+    fields = ("speculative_algorithm", "enable_dp_attention")
+    device = str(args.device)
+    if mode == "never":
+        message, fix = (
+            "Currently DFLASH speculative decoding does not support dp attention.",
+            "drop --enable-dp-attention",
+        )
+    elif mode == "npu":
+        if device == "npu":
+            return
+        message = "Currently DFLASH speculative decoding does not support dp attention on non-NPU devices."
+        fix = "drop --enable-dp-attention"
+    else:
+        if device == "npu":
+            return
+        fix = "drop --enable-dp-attention"
+        if not device.startswith("cuda"):
+            message = "DFLASH with dp attention requires CUDA or NPU."
+        elif not args.enable_dp_lm_head:
+            message, fix = "DFLASH with dp attention requires --enable-dp-lm-head.", "add --enable-dp-lm-head"
+        elif args.attn_cp_size != 1:
+            message = "DFLASH with dp attention does not support context parallel."
+            fields, fix = (*fields, "attn_cp_size"), "pass --attn-cp-size 1"
+        elif env_flag(ctx, "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"):
+            message = "DFLASH with dp attention requires SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=0."
+            fix = "unset SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"
+        else:
+            return
+    raise ConflictError(message, fields=fields, fix=fix)
+
+
+def _dflash(ctx, *, keeps_mixed_chunk: bool, dp_attention: str = "never") -> dict:
     args = ctx.args
     if args.speculative_algorithm != "DFLASH":
         return {}
-    if args.enable_dp_attention:
-        raise ConflictError(
-            "Currently DFLASH speculative decoding does not support dp attention.",
-            fields=("speculative_algorithm", "enable_dp_attention"),
-            fix="drop --enable-dp-attention",
-        )
+    _dflash_dp_attention(ctx, dp_attention)
     if args.pp_size != 1:
         raise ConflictError(
             "Currently DFLASH speculative decoding only supports pp_size == 1.",
