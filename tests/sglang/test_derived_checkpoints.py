@@ -117,3 +117,18 @@ def test_speculative_decoding_on_cpu_turns_overlap_off_since_0_5_16():
         is False
     )
     assert _resolve("llama-3.1-8b", "cpu", "0.5.23")["disable_overlap_schedule"] is False
+
+
+def test_flashinfer_a2a_topology_wording_per_release():
+    """``moe_hook.handle_a2a_moe``: the FlashInfer A2A topology assert names ``dp_size`` up to
+    0.5.21, ``--attn-dp-size`` in 0.5.22, and in 0.5.23 (``_flashinfer_a2a_topology_is_supported``)
+    also the Muse Spark exceptions."""
+    flags = dict(moe_a2a_backend="flashinfer", tp_size=2)
+    assert "only supported with dp_size == tp_size" in _refusal("qwen3-30b-a3b", "b200", "0.5.21", **flags)
+    assert "only supported with --attn-dp-size equal to --tp-size" in _refusal(
+        "qwen3-30b-a3b", "b200", "0.5.22", **flags
+    )
+    message = _refusal("qwen3-30b-a3b", "b200", "0.5.23", **flags)
+    assert message.startswith(
+        "Flashinfer MoE A2A requires --attn-dp-size equal to --tp-size, except for Muse Spark"
+    )

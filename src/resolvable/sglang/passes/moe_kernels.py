@@ -379,7 +379,7 @@ def a2a_moe_checks_0_5_17(ctx):
     )
 
 
-@registry.rule("parallelism", since="0.5.19", series="a2a_moe_checks")
+@registry.rule("parallelism", since="0.5.19", until="0.5.22", series="a2a_moe_checks")
 def a2a_moe_checks_0_5_19(ctx):
     """``arg_groups/moe_hook.py:handle_a2a_moe`` (since 0.5.19): as before, plus the new
     ``deepep_v2`` backend (validated architectures only, deterministic inference refused, runner ``auto`` → ``deep_gemm`` and
@@ -387,6 +387,36 @@ def a2a_moe_checks_0_5_19(ctx):
     shared-experts fusion off: ``_a2a_fusion_adjustments``); FlashInfer A2A also accepts the
     ``flashinfer_trtllm`` and ``deep_gemm`` runners (new message)."""
     return _a2a_moe_checks(ctx, _FI_A2A_RUNNERS, _FI_A2A_MESSAGE, deepep_v2=True, since_0_5_17=True)
+
+
+@registry.rule("parallelism", since="0.5.22", until="0.5.23", series="a2a_moe_checks")
+def a2a_moe_checks_0_5_22(ctx):
+    """``moe_hook.handle_a2a_moe`` (0.5.22): as 0.5.19; the FlashInfer A2A topology assert names
+    ``--attn-dp-size``."""
+    return _a2a_moe_checks(
+        ctx,
+        _FI_A2A_RUNNERS,
+        _FI_A2A_MESSAGE,
+        deepep_v2=True,
+        since_0_5_17=True,
+        fi_dp_message="Flashinfer MoE A2A is only supported with --attn-dp-size equal to --tp-size",
+    )
+
+
+@registry.rule("parallelism", since="0.5.23", series="a2a_moe_checks")
+def a2a_moe_checks_0_5_23(ctx):
+    """``moe_hook.handle_a2a_moe`` (0.5.23, ``_flashinfer_a2a_topology_is_supported``): as 0.5.22
+    with the new wording of the topology assert (its Muse Spark TP4/EP4 and TP8/EP8 layernorm-SP
+    exceptions read flags the pack does not model)."""
+    return _a2a_moe_checks(
+        ctx,
+        _FI_A2A_RUNNERS,
+        _FI_A2A_MESSAGE,
+        deepep_v2=True,
+        since_0_5_17=True,
+        fi_dp_message="Flashinfer MoE A2A requires --attn-dp-size equal to --tp-size, except for Muse Spark "
+        "TP4/EP4 or TP8/EP8 prefill sequence parallelism.",
+    )
 
 
 #: ``validate_deepep_v2_model_architecture``: the architectures DeepEP v2 is validated for.
@@ -439,7 +469,13 @@ def _deepep_v2(ctx, out: dict) -> None:
 
 
 def _a2a_moe_checks(
-    ctx, fi_runners: tuple[str, ...], fi_message: str, *, deepep_v2: bool, since_0_5_17: bool
+    ctx,
+    fi_runners: tuple[str, ...],
+    fi_message: str,
+    *,
+    deepep_v2: bool,
+    since_0_5_17: bool,
+    fi_dp_message: str = "Flashinfer MoE A2A is only supported with dp_size == tp_size and --enable-dp-attention",
 ) -> dict:
     """The body shared by the releases; ``fi_runners``/``fi_message``: FlashInfer A2A's runner
     check; ``deepep_v2``: whether the release has that backend; ``since_0_5_17``: DeepEP with the
@@ -477,7 +513,7 @@ def _a2a_moe_checks(
             out["disable_shared_experts_fusion"] = True
         if not (args.enable_dp_attention and args.dp_size == args.tp_size):
             raise _assert(
-                "Flashinfer MoE A2A is only supported with dp_size == tp_size and --enable-dp-attention",
+                fi_dp_message,
                 ("moe_a2a_backend", "dp_size", "enable_dp_attention"),
                 f"pass --enable-dp-attention --dp-size {args.tp_size}",
             )
