@@ -33,7 +33,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from generate import DEV_SEED, HELDOUT_SEED, generate  # noqa: E402
+from generate import default_seed, generate, load_samples, materialize  # noqa: E402
 
 SIX = (
     "attention_backend",
@@ -43,7 +43,17 @@ SIX = (
     "dtype",
     "kv_cache_dtype",
 )
-EXTRA = ("quantization", "moe_runner_backend", "speculative_algorithm", "disable_cuda_graph", "device")
+EXTRA = (
+    "quantization",
+    "moe_runner_backend",
+    "speculative_algorithm",
+    "disable_cuda_graph",
+    "device",
+    "disable_overlap_schedule",
+)
+#: Small values compared on top of SIX for the "extended" figure (both sides accept): the
+#: quantization sglang resolves and the overlap schedule (issue 20 item 6 found misses there).
+EXTENDED = ("quantization", "disable_overlap_schedule")
 
 
 # -- refusal meaning -------------------------------------------------------------------------
@@ -65,10 +75,21 @@ def _tokens(text: str) -> set[str]:
     return {w for w in words if len(w) >= 2} - _STOP
 
 
+_TMP_PATH = re.compile(r"/tmp/[^\s'\",]*/([^/\s'\",]+)")
+
+
+def _strip_tmp(text: str) -> str:
+    """A model directory path of this harness → its last component: the oracle's answer may be
+    cached from a run whose temporary directory differs from the pack's."""
+    return _TMP_PATH.sub(r"\1", text or "")
+
+
 def similarity(a: str, b: str) -> float:
     """max(keyword overlap coefficient, difflib ratio of the lowered texts) in [0, 1]; the overlap
     counts only when at least 3 keywords are shared (or the shorter text has fewer than 3); two
-    texts whose first 50 characters read >= 90% alike score 1 (one message template)."""
+    texts whose first 50 characters read >= 90% alike score 1 (one message template). Temporary
+    model paths are reduced to the directory's name first."""
+    a, b = _strip_tmp(a), _strip_tmp(b)
     ta, tb = _tokens(a), _tokens(b)
     shared = len(ta & tb)
     small = min(len(ta), len(tb))
@@ -158,6 +179,14 @@ def _pack_is_version_aware() -> bool:
     return "sglang_version" in inspect.signature(ServerArgs).parameters
 
 
+def samples_text(model: str) -> str:
+    """The bundled sample's config.json text, as the plain cases were keyed by."""
+    from resolvable.sglang.models import MODELS_DIR
+
+    with open(os.path.join(MODELS_DIR, f"{model}.json"), encoding="utf-8") as fh:
+        return fh.read()
+
+
 # -- the oracle --------------------------------------------------------------------------------
 def _worker_revision() -> str:
     """``WORKER_REVISION`` of oracle_worker.py (read, not imported: it runs in another venv)."""
@@ -175,8 +204,10 @@ def case_key(case: dict, config_text: str, platform: dict, version: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def run_oracle(groups: dict, venv: str, workdir: str, jobs: int, timeout: int) -> dict:
-    """``groups``: (platform_json, env_json) → [worker case]. Returns id → result."""
+def run_oracle(groups: dict, venv: str, workdir: str, jobs: int, timeout: int, on_group=None) -> dict:
+    """``groups``: (platform_json, env_json) → [worker case]. Returns id → result.
+    ``on_group(results)`` is called as each group finishes (the caller caches them at once, so
+    an interrupted run keeps what it measured)."""
     python = os.path.join(venv, "bin", "python")
     worker = os.path.join(HERE, "oracle_worker.py")
     results: dict = {}
@@ -204,8 +235,12 @@ def run_oracle(groups: dict, venv: str, workdir: str, jobs: int, timeout: int) -
         return got
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for got in pool.map(one, enumerate(groups.items())):
+        futures = [pool.submit(one, item) for item in enumerate(groups.items())]
+        for done in concurrent.futures.as_completed(futures):
+            got = done.result()
             results.update(got)
+            if on_group is not None:
+                on_group(got)
     return results
 
 
@@ -282,35 +317,60 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--report", help="report path stem (default tools/agreement/reports/sglang-<version>-<split>)"
     )
+    ap.add_argument(
+        "--plain", action="store_true", help="bundled samples unchanged (the generator before derivations)"
+    )
+    ap.add_argument(
+        "--oracle-only",
+        action="store_true",
+        help="only fill the oracle cache (no pack run, no report): warm a held-out set without looking",
+    )
+    ap.add_argument(
+        "--cached-only",
+        action="store_true",
+        help="compare only the cases the oracle cache already answers (the rest are counted as not measured)",
+    )
     ap.add_argument("--examples", type=int, default=1, help="examples per category in the report")
     opts = ap.parse_args(argv)
 
     from resolvable import Platform
     from resolvable.sglang import catalog
-    from resolvable.sglang.models import MODELS_DIR as _MODELS_DIR
 
     version = opts.sglang_version
     venv = opts.venv or f"/work/oracle/venv-{version}"
-    seed = opts.seed if opts.seed is not None else (DEV_SEED if opts.split == "dev" else HELDOUT_SEED)
+    seed = opts.seed if opts.seed is not None else default_seed(opts.split, plain=opts.plain)
     cache_path = opts.oracle_cache or f"/work/oracle/cache-{version}.jsonl"
-    stem = opts.report or os.path.join(HERE, "reports", f"sglang-{version}-{opts.split}")
+    suffix = "" if opts.plain else "-derived"
+    stem = opts.report or os.path.join(HERE, "reports", f"sglang-{version}-{opts.split}{suffix}")
 
     presets = Platform.presets()
-    cases = generate(seed, opts.n, sorted(catalog()), {k: v.vendor for k, v in presets.items()})
+    models = sorted(catalog())
+    samples = load_samples(models)
+    cases = generate(
+        seed, opts.n, models, {k: v.vendor for k, v in presets.items()}, None if opts.plain else samples
+    )
     for c in cases:
         c["sglang_version"] = version
 
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="agreement-") as tmp:
-        model_dirs, config_text = {}, {}
-        for name in sorted({c["model"] for c in cases}):
-            d = os.path.join(tmp, "models", name)
-            os.makedirs(d)
-            with open(os.path.join(_MODELS_DIR, f"{name}.json"), encoding="utf-8") as fh:
-                config_text[name] = fh.read()
-            with open(os.path.join(d, "config.json"), "w", encoding="utf-8") as fh:
-                fh.write(config_text[name])
-            model_dirs[name] = d
+        # One directory per distinct checkpoint (files + directory name); the cache key holds
+        # the file texts and the name, so a derived checkpoint never reuses a sample's answer.
+        model_dirs, config_text, by_content = {}, {}, {}
+        for c in cases:
+            name, files = materialize(c, samples[c["model"]])
+            blob = json.dumps([name, files], sort_keys=True)
+            if blob not in by_content:
+                d = os.path.join(tmp, "models", f"{len(by_content):05d}", name)
+                os.makedirs(d)
+                for fname, text in files.items():
+                    with open(os.path.join(d, fname), "w", encoding="utf-8") as fh:
+                        fh.write(text)
+                by_content[blob] = d
+            model_dirs[c["id"]] = by_content[blob]
+            # plain samples keep their old key (config.json text alone) so old caches still hit
+            plain = name == c["model"] and list(files) == ["config.json"] and not c.get("derive")
+            config_text[c["id"]] = samples_text(c["model"]) if plain else blob
 
         cache: dict = {}
         if os.path.exists(cache_path):
@@ -321,27 +381,38 @@ def main(argv=None) -> int:
         keys, groups = {}, collections.defaultdict(list)
         for c in cases:
             pdict = presets[c["preset"]].to_dict()
-            k = case_key(c, config_text[c["model"]], pdict, version)
+            k = case_key(c, config_text[c["id"]], pdict, version)
             keys[c["id"]] = k
-            if k not in cache:
+            if k not in cache and not opts.cached_only:
                 gk = (json.dumps(pdict, sort_keys=True), json.dumps(c.get("env") or {}, sort_keys=True))
-                groups[gk].append({"id": c["id"], "model_dir": model_dirs[c["model"]], "flags": c["flags"]})
-        fresh = run_oracle(groups, venv, tmp, opts.jobs, opts.timeout) if groups else {}
-        with open(cache_path, "a", encoding="utf-8") as fh:
-            for cid, r in fresh.items():
-                if r["outcome"] != "oracle_error":
-                    fh.write(json.dumps({"key": keys[cid], "result": r}) + "\n")
-                cache[keys[cid]] = r
+                groups[gk].append({"id": c["id"], "model_dir": model_dirs[c["id"]], "flags": c["flags"]})
+
+        def store(got: dict) -> None:
+            with open(cache_path, "a", encoding="utf-8") as fh:
+                for cid, r in got.items():
+                    if r["outcome"] != "oracle_error":
+                        fh.write(json.dumps({"key": keys[cid], "result": r}) + "\n")
+                    cache[keys[cid]] = r
+
+        fresh = run_oracle(groups, venv, tmp, opts.jobs, opts.timeout, on_group=store) if groups else {}
         t_oracle = time.time() - t0
+        if opts.oracle_only:
+            print(
+                json.dumps({"oracle_cached": len(cases), "fresh": len(fresh), "seconds": round(t_oracle, 1)})
+            )
+            return 0
 
         rows = []
         lenient_rows = []
+        opts.not_measured = sum(1 for c in cases if keys[c["id"]] not in cache)
         for c in cases:
+            if keys[c["id"]] not in cache:  # --cached-only: the oracle never answered it
+                continue
             oracle = cache[keys[c["id"]]]
-            pack = run_pack(c, model_dirs[c["model"]])
+            pack = run_pack(c, model_dirs[c["id"]])
             rows.append((c, oracle, pack))
             if pack["outcome"] == "parser_error":
-                pack = run_pack(c, model_dirs[c["model"]], lenient=True)
+                pack = run_pack(c, model_dirs[c["id"]], lenient=True)
             lenient_rows.append((c, oracle, pack))
     t_total = time.time() - t0
 
@@ -352,7 +423,9 @@ def main(argv=None) -> int:
 
 def _display(case: dict) -> str:
     env = " ".join(f"{k}={v}" for k, v in (case.get("env") or {}).items())
-    return f"{env + ' ' if env else ''}{case['model']} @ {case['preset']}: {' '.join(case['flags']) or '(no flags)'}"
+    derive = ",".join(f"{op}={arg}" for op, arg in case.get("derive") or ())
+    model = f"{case['model']}[{derive}]" if derive else case["model"]
+    return f"{env + ' ' if env else ''}{model} @ {case['preset']}: {' '.join(case['flags']) or '(no flags)'}"
 
 
 def _answer(r: dict) -> str:
@@ -387,18 +460,39 @@ def write_report(stem, rows, version, seed, opts, t_oracle, t_total, lenient=Fal
     for (_, cat), items in dis:
         families[cat.split(":")[0].split(" (")[0]] += len(items)
 
+    ext_diff = collections.Counter()
+    ext_examples: dict = {}
+    ext_agree = 0
+    for c, o, p, ok, _cat in verdicts:
+        if not ok:
+            continue
+        if o["outcome"] == "accepted" and p["outcome"] == "accepted":
+            diffs = [f for f in EXTENDED if f in p["fields"] and o["fields"].get(f) != p["fields"].get(f)]
+            if diffs:
+                key = f"field {diffs[0]}: sglang {o['fields'].get(diffs[0])!r} vs pack {p['fields'].get(diffs[0])!r}"
+                ext_diff[key] += 1
+                ext_examples.setdefault(key, _display(c))
+                continue
+        ext_agree += 1
     summary = {
         "sglang_version": version,
         "split": opts.split,
         "lenient": lenient,
         "seed": seed,
+        "derived": not opts.plain,
         "n": len(rows),
+        "drawn": opts.n,
+        "not_measured": getattr(opts, "not_measured", 0),
         "oracle_errors": len(rows) - len(usable),
         "compared": len(usable),
         "agree": agree,
         "agreement": round(agree / len(usable), 4) if usable else None,
         "compared_exact_configs": len(exact),
         "agreement_exact_configs": round(agree_exact / len(exact), 4) if exact else None,
+        "agree_extended": ext_agree,
+        "agreement_extended": round(ext_agree / len(usable), 4) if usable else None,
+        "extended_fields": list(EXTENDED),
+        "extended_differences": dict(ext_diff.most_common()),
         "pack_crashes": crashes,
         "pack_version_aware": _pack_is_version_aware(),
         "refusals_same_meaning_different_type": type_mismatch,
@@ -423,7 +517,8 @@ def write_report(stem, rows, version, seed, opts, t_oracle, t_total, lenient=Fal
         json.dump({"summary": summary, "disagreements": cats}, fh, indent=1, default=str)
 
     lines = [
-        f"# Agreement with sglang {version} ({opts.split} split, seed {seed}, n={len(rows)})"
+        f"# Agreement with sglang {version} ({opts.split} split, seed {seed}, n={len(rows)}"
+        + (", bundled samples unchanged)" if opts.plain else ", derived checkpoints)")
         + (" — LENIENT: flags unknown to the pack's parser dropped" if lenient else ""),
         "",
         "Generated by `tools/agreement/compare.py`; see tools/agreement/README.md."
@@ -434,10 +529,17 @@ def write_report(stem, rows, version, seed, opts, t_oracle, t_total, lenient=Fal
             else ""
         ),
         "",
-        f"- compared: {len(usable)} (oracle could not run: {len(rows) - len(usable)})",
+        f"- compared: {len(usable)} (oracle could not run: {len(rows) - len(usable)})"
+        + (
+            f"; not measured: {opts.not_measured} of the {opts.n} drawn (--cached-only: no oracle answer yet)"
+            if getattr(opts, "not_measured", 0)
+            else ""
+        ),
         f"- **agreement: {agree}/{len(usable)} = {100 * agree / max(1, len(usable)):.1f}%**",
         f"- agreement on cases whose config loads without approximation: "
         f"{agree_exact}/{len(exact)} = {100 * agree_exact / max(1, len(exact)):.1f}%",
+        f"- agreement with {', '.join(EXTENDED)} also equal (both accept): "
+        f"{ext_agree}/{len(usable)} = {100 * ext_agree / max(1, len(usable)):.1f}%",
         f"- pack crashes (non-ValueError): {crashes}",
         f"- refusals with the same meaning but another exception type: {type_mismatch}",
         "",
@@ -452,6 +554,10 @@ def write_report(stem, rows, version, seed, opts, t_oracle, t_total, lenient=Fal
         "## Disagreement categories (most frequent first)",
         "",
     ]
+    if ext_diff:
+        lines += ["## Extended fields that differ (cases agreeing on the six)", ""]
+        lines += [f"- {n} × {k}: e.g. `{ext_examples[k]}`" for k, n in ext_diff.most_common()]
+        lines.append("")
     for item in cats:
         lines.append(f"### {item['count']} × {item['category']}")
         for ex in item["examples"]:

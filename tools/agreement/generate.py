@@ -5,7 +5,14 @@ flags and values of sglang's public CLI (0.5.15 names; see FLAG_POOL); no sglang
 The *dev* seed is for iterating on the pack; the *held-out* seed is for acceptance only and
 must not be used while fixing (pass ``--seed`` to use a seed nobody has looked at).
 
-Each case: {"id", "model", "preset", "flags": [...], "env": {...}}.
+Each case: {"id", "model", "preset", "flags": [...], "env": {...}} and, unless ``--plain``,
+"derive": [[op, arg], ...] — how the checkpoint differs from the bundled sample (quantization,
+dtype, sliding window, heads, directory name; see ``DERIVATIONS``) — plus extra flags the
+derived draw adds. ``materialize(case, sample)`` turns a case into the files of its model
+directory and the directory's name. The derived draw uses its own random stream per case
+(``random.Random(f"{seed}/derive/{id}")``), so the plain part of every case — model, preset,
+flags, env — is the same with and without derivations: the reports of plain runs stay
+reproducible.
 """
 
 from __future__ import annotations
@@ -16,7 +23,11 @@ import random
 import sys
 
 DEV_SEED = 1515
+#: Held-out seed of the plain generator (samples unchanged); looked at while fixing since.
 HELDOUT_SEED = 90210
+#: Held-out seed for the derived generator: drawn once (secrets.randbelow) on 2026-12-03, before
+#: any run with it, and never used while fixing.
+HELDOUT_DERIVED_SEED = 616604
 
 ATTENTION_BACKENDS = {
     "cuda": [
@@ -149,6 +160,155 @@ def flag_pool(vendor: str) -> list[tuple[str, float, object]]:
     ]
 
 
+# -- derived checkpoints ------------------------------------------------------------------------
+# Real checkpoints differ from the bundled samples: other quantizations (in config.json or as
+# ModelOpt's hf_quant_config.json), another dtype, sliding window or head layout, another name.
+# Each derivation is [op, arg]; ``materialize`` applies them in order to a copy of the sample.
+
+_CT_FP8 = {
+    "quant_method": "compressed-tensors",
+    "format": "float-quantized",
+    "quantization_status": "compressed",
+    "ignore": ["lm_head"],
+    "config_groups": {
+        "group_0": {
+            "targets": ["Linear"],
+            "weights": {"num_bits": 8, "type": "float", "strategy": "channel", "dynamic": False, "symmetric": True},
+            "input_activations": {"num_bits": 8, "type": "float", "strategy": "token", "dynamic": True, "symmetric": True},
+        }
+    },
+}  # fmt: skip
+_CT_W4A16 = {
+    "quant_method": "compressed-tensors",
+    "format": "pack-quantized",
+    "quantization_status": "compressed",
+    "ignore": ["lm_head"],
+    "config_groups": {
+        "group_0": {
+            "targets": ["Linear"],
+            "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "dynamic": False, "symmetric": True},
+            "input_activations": None,
+        }
+    },
+}  # fmt: skip
+#: quantization variant → (quantization_config in config.json or None, hf_quant_config.json or None)
+QUANT_VARIANTS: dict[str, tuple[dict | None, dict | None]] = {
+    "none": (None, None),
+    "fp8_block": ({"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}, None),
+    "fp8_tensor": ({"quant_method": "fp8", "activation_scheme": "static"}, None),
+    "awq": ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}, None),
+    "gptq4": ({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True}, None),
+    "gptq8": ({"quant_method": "gptq", "bits": 8, "group_size": 128, "desc_act": True, "sym": True}, None),
+    "ct_fp8": (_CT_FP8, None),
+    "ct_w4a16": (_CT_W4A16, None),
+    "modelopt_fp8_cfg": ({"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]}, None),
+    "modelopt_nvfp4_cfg": ({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"]}, None),
+    "modelopt_fp8_file": (None, {"producer": {"name": "modelopt", "version": "0.29.0"}, "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]}}),
+    "modelopt_nvfp4_file": (None, {"producer": {"name": "modelopt", "version": "0.29.0"}, "quantization": {"quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"]}}),
+    "mxfp4": ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}, None),
+}  # fmt: skip
+
+#: Hub-style directory names: sglang and the pack read some facts from the model path's name
+#: (Mistral-native routing by name, among others).
+NAME_VARIANTS = [
+    "{m}-FP8", "{m}-AWQ", "{m}-GPTQ-Int4", "{m}-NVFP4", "{m}-Instruct", "Mistral-Large-3-675B-Instruct-2512",
+    "Mistral-Small-4-24B", "Leanstral-7B", "Llama-2-7b-hf", "{m}-dummy",
+]  # fmt: skip
+
+
+def _text(cfg: dict) -> dict:
+    """The object holding the text model's keys (``text_config`` of a multimodal config)."""
+    tc = cfg.get("text_config")
+    return tc if isinstance(tc, dict) and ("num_attention_heads" in tc or "hidden_size" in tc) else cfg
+
+
+def _heads_variants(cfg: dict) -> list[list]:
+    text = _text(cfg)
+    heads = text.get("num_attention_heads")
+    out: list[list] = []
+    if isinstance(heads, int) and heads > 0:
+        out += [["kv_heads", k] for k in (1, 2, 4, 8, heads) if heads % k == 0]
+        out += [["heads", h] for h in (heads // 2, heads * 2) if h > 0]
+    out += [["head_dim", d] for d in (64, 128, 256)]
+    if cfg.get("model_type") == "step3p5":
+        out += [["sliding_heads", "global"], ["sliding_heads", "double"]]
+    return out
+
+
+def draw_derivations(seed: int, case_id: int, sample: dict) -> tuple[list[list], list[str]]:
+    """The derivations of one case and the extra flags the derived draw adds (own stream)."""
+    rng = random.Random(f"{seed}/derive/{case_id}")
+    derive: list[list] = []
+    if rng.random() < 0.45:
+        derive.append(["quant", rng.choice(sorted(QUANT_VARIANTS))])
+    if rng.random() < 0.2:
+        derive.append(["dtype", rng.choice(["float16", "bfloat16", "float32"])])
+    if rng.random() < 0.2:
+        derive.append(["sliding_window", rng.choice([None, 512, 4096, 32768])])
+    if rng.random() < 0.25:
+        derive.append(rng.choice(_heads_variants(sample)))
+    if rng.random() < 0.15:
+        derive.append(["name", rng.choice(NAME_VARIANTS)])
+    extra: list[str] = []
+    if rng.random() < 0.12:
+        extra += rng.choice(
+            [
+                ["--disable-decode-cuda-graph"],
+                ["--disable-prefill-cuda-graph"],
+                ["--cuda-graph-backend-decode", "disabled"],
+                ["--cuda-graph-backend-prefill", "disabled"],
+            ]
+        )
+    if rng.random() < 0.05:
+        extra += ["--speculative-algorithm", "DFLASH"]
+    if rng.random() < 0.04:
+        extra += ["--dllm-algorithm", "LowConfidence"]
+    return derive, extra
+
+
+def materialize(case: dict, sample: dict) -> tuple[str, dict[str, str]]:
+    """(directory name, {file name: text}) of the case's model directory."""
+    cfg = json.loads(json.dumps(sample))
+    name = case["model"]
+    side: dict[str, str] = {}
+    for op, arg in case.get("derive") or ():
+        text = _text(cfg)
+        if op == "quant":
+            qcfg, hf_quant = QUANT_VARIANTS[arg]
+            holder = text if "quantization_config" in text and text is not cfg else cfg
+            holder.pop("quantization_config", None)
+            cfg.pop("quantization_config", None)
+            if qcfg is not None:
+                holder["quantization_config"] = dict(qcfg)
+            if hf_quant is not None:
+                side["hf_quant_config.json"] = json.dumps(hf_quant, indent=1)
+        elif op == "dtype":
+            for obj in {id(cfg): cfg, id(text): text}.values():
+                key = "dtype" if "dtype" in obj else "torch_dtype"
+                obj[key] = arg
+        elif op == "sliding_window":
+            text["sliding_window"] = arg
+            if arg is not None and "use_sliding_window" in text:
+                text["use_sliding_window"] = True
+        elif op == "kv_heads":
+            text["num_key_value_heads"] = arg
+        elif op == "heads":
+            text["num_attention_heads"] = arg
+        elif op == "head_dim":
+            text["head_dim"] = arg
+        elif op == "sliding_heads":  # Step-3.5: the sliding layers' own head count
+            other = text.get("attention_other_setting")
+            if isinstance(other, dict):
+                g = text.get("num_attention_heads", 64)
+                other["num_attention_heads"] = g if arg == "global" else 2 * g
+        elif op == "name":
+            name = arg.format(m=case["model"])
+        else:
+            raise ValueError(f"unknown derivation {op!r}")
+    files = {"config.json": json.dumps(cfg, indent=1), **side}
+    return name, files
+
+
 def _env(vendor: str, rng: random.Random) -> dict[str, str]:
     if vendor == "hip" and rng.random() < 0.3:
         return {"SGLANG_USE_AITER": "1"}
@@ -171,8 +331,12 @@ def _weighted_sample(rng: random.Random, pool, k: int):
     return picked
 
 
-def generate(seed: int, n: int, models: list[str], presets: dict[str, str]) -> list[dict]:
-    """``presets``: preset name → vendor. Models and presets are drawn uniformly."""
+def generate(
+    seed: int, n: int, models: list[str], presets: dict[str, str], samples: dict[str, dict] | None = None
+) -> list[dict]:
+    """``presets``: preset name → vendor. Models and presets are drawn uniformly. With
+    ``samples`` (model → its bundled config), each case also gets its derivations and extra flags
+    (``draw_derivations``); without, the cases are the plain ones."""
     rng = random.Random(seed)
     names = sorted(presets)
     cases = []
@@ -184,8 +348,32 @@ def generate(seed: int, n: int, models: list[str], presets: dict[str, str]) -> l
         flags: list[str] = []
         for _, _, draw in _weighted_sample(rng, flag_pool(vendor), k):
             flags += draw(rng)
-        cases.append({"id": i, "model": model, "preset": preset, "flags": flags, "env": _env(vendor, rng)})
+        case = {"id": i, "model": model, "preset": preset, "flags": flags, "env": _env(vendor, rng)}
+        if samples is not None:
+            derive, extra = draw_derivations(seed, i, samples[model])
+            case["derive"] = derive
+            case["flags"] = flags + extra
+        cases.append(case)
     return cases
+
+
+def load_samples(models: list[str]) -> dict[str, dict]:
+    """The bundled sample config of each model (read from the pack's data, not imported rules)."""
+    import os
+
+    from resolvable.sglang.models import MODELS_DIR
+
+    out = {}
+    for name in models:
+        with open(os.path.join(MODELS_DIR, f"{name}.json"), encoding="utf-8") as fh:
+            out[name] = json.load(fh)
+    return out
+
+
+def default_seed(split: str, *, plain: bool) -> int:
+    if split == "dev":
+        return DEV_SEED
+    return HELDOUT_SEED if plain else HELDOUT_DERIVED_SEED
 
 
 def main(argv=None) -> int:
@@ -193,13 +381,16 @@ def main(argv=None) -> int:
     ap.add_argument("--split", choices=["dev", "heldout"], default="dev")
     ap.add_argument("--seed", type=int, help="overrides the split's seed")
     ap.add_argument("-n", type=int, default=2000)
+    ap.add_argument("--plain", action="store_true", help="bundled samples unchanged (no derivations)")
     opts = ap.parse_args(argv)
     from resolvable import Platform
     from resolvable.sglang import catalog
 
-    seed = opts.seed if opts.seed is not None else (DEV_SEED if opts.split == "dev" else HELDOUT_SEED)
+    seed = opts.seed if opts.seed is not None else default_seed(opts.split, plain=opts.plain)
     presets = {name: p.vendor for name, p in Platform.presets().items()}
-    for case in generate(seed, opts.n, sorted(catalog()), presets):
+    models = sorted(catalog())
+    samples = None if opts.plain else load_samples(models)
+    for case in generate(seed, opts.n, models, presets, samples):
         sys.stdout.write(json.dumps(case) + "\n")
     return 0
 

@@ -43,7 +43,7 @@ import traceback
 import types
 
 #: Bump when what the worker records for a case changes: it keys the comparer's oracle cache.
-WORKER_REVISION = "3"
+WORKER_REVISION = "5"
 
 #: ServerArgs fields recorded per accepted case (the six compared fields first).
 FIELDS = (
@@ -116,7 +116,11 @@ class _StubMeta(type):
     def __getattr__(cls, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        return _stub(name)
+        # the same object on every access: sglang compares stub constants by identity
+        # (``quant_type in query_marlin_supported_quant_types()`` with sgl_kernel's scalar_types)
+        value = _stub(name)
+        setattr(cls, name, value)
+        return value
 
     def __call__(cls, *args, **kwargs):
         if len(args) == 1 and not kwargs and callable(args[0]):
@@ -138,7 +142,9 @@ class _StubModule(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        return _stub(name)
+        value = _stub(name)  # stable, as above
+        setattr(self, name, value)
+        return value
 
 
 class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -310,6 +316,9 @@ def _value(v):
 _PREPARED: dict[str, tuple[str, list[str]]] = {}
 
 
+AUTO_MAP_NOTE = "auto_map dropped (remote config code not available offline)"
+
+
 def prepare_model_dir(model_dir: str, tmp_root: str) -> tuple[str, list[str]]:
     """The directory sglang is pointed at, and the approximations made to load it offline.
 
@@ -323,18 +332,22 @@ def prepare_model_dir(model_dir: str, tmp_root: str) -> tuple[str, list[str]]:
     notes: list[str] = []
     with open(os.path.join(model_dir, "config.json"), encoding="utf-8") as fh:
         cfg = json.load(fh)
-    if "auto_map" in cfg:
-        cfg.pop("auto_map")
-        notes.append("auto_map dropped (remote config code not available offline)")
     from transformers import CONFIG_MAPPING, AutoConfig, PretrainedConfig
 
     mt = cfg.get("model_type")
+    if "auto_map" in cfg:
+        cfg.pop("auto_map")
+        # Without --trust-remote-code a class that transformers/sglang register is what real
+        # sglang loads too (transformers 5.19 ships Step3p5Config): dropping auto_map is exact
+        # then. run_case adds the note only for launches that trust remote code.
+        notes.append(AUTO_MAP_NOTE if mt and mt in CONFIG_MAPPING else AUTO_MAP_NOTE + " (no local class)")
     if mt and mt not in CONFIG_MAPPING:
         AutoConfig.register(mt, type(f"GenericConfig_{mt}", (PretrainedConfig,), {"model_type": mt}))
         notes.append(f"model_type {mt!r} unknown to transformers/sglang: generic PretrainedConfig")
     target = model_dir
     if notes:
-        target = os.path.join(tmp_root, os.path.basename(model_dir.rstrip("/")))
+        # one directory per source (derived checkpoints share a name), the name kept last
+        target = os.path.join(tmp_root, f"p{len(_PREPARED)}", os.path.basename(model_dir.rstrip("/")))
         os.makedirs(target, exist_ok=True)
         for extra in os.listdir(model_dir):  # sibling files (hf_quant_config.json, params.json)
             if extra != "config.json":
@@ -353,8 +366,6 @@ def run_case(server_args_cls, case: dict, tmp_root: str) -> dict:
     saved_env = dict(os.environ)
     try:
         model_dir, notes = prepare_model_dir(case["model_dir"], tmp_root)
-        if notes:
-            out["oracle_notes"] = notes
         parser = _Parser(prog="sglang serve")
         server_args_cls.add_cli_args(parser)
         try:
@@ -362,6 +373,10 @@ def run_case(server_args_cls, case: dict, tmp_root: str) -> dict:
         except ParserError as exc:
             out.update(outcome="parser_error", exc_type="ArgumentError", message=str(exc))
             return out
+        if not getattr(ns, "trust_remote_code", False):  # the registered class is the real one
+            notes = [n for n in notes if n != AUTO_MAP_NOTE]
+        if notes:
+            out["oracle_notes"] = notes
         args = server_args_cls.from_cli_args(ns)
         # 0.5.17+ leaves construction unresolved; the launchers call resolve_once().
         # Its fields then keep the inputs; the decisions are declarations read through

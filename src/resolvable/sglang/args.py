@@ -215,6 +215,10 @@ class ServerArgs:
         choices=C.CUDA_GRAPH_BACKENDS,
         help="CUDA-graph backend of the decode phase.",
     )
+    # The per-phase off-switches: ``_parse_cuda_graph_config`` folds them in below the per-phase
+    # backend flags (they matter to the dLLM backend choice, which reads the decode graph).
+    disable_prefill_cuda_graph: bool = arg(False, help="Disable the prefill-phase CUDA graph.")
+    disable_decode_cuda_graph: bool = arg(False, help="Disable the decode-phase CUDA graph.")
 
     # -- parallelism ----------------------------------------------------------------------------
     tp_size: int = arg(1, help="Tensor parallel size.", check=_tp_size_check)

@@ -437,6 +437,48 @@ CHANGES = ChangeTable(
             summary="the deepep_v2 A2A backend and its checks",
         ),
         Change(
+            "DFLASH_ON_NPU",
+            "0.5.17",
+            upstream="arg_groups/speculative_hook._handle_dflash",
+            summary="DFLASH runs on NPU too (CUDA and NPU)",
+        ),
+        Change(
+            "DFLASH_ON_XPU",
+            "0.5.20",
+            upstream="arg_groups/speculative_hook._handle_dflash",
+            summary="DFLASH runs on XPU too (CUDA, NPU and XPU)",
+        ),
+        Change(
+            "DFLASH_PLATFORM_CLASS_MESSAGE",
+            "0.5.21",
+            upstream="arg_groups/speculative_hook._handle_dflash",
+            summary="the DFLASH device refusal names sglang's platform class and the device",
+        ),
+        Change(
+            "DFLASH_DP_ATTENTION_ON_NPU",
+            "0.5.20",
+            upstream="arg_groups/speculative_hook._handle_dflash",
+            summary="DFLASH allows DP attention on NPU (refused elsewhere, new words)",
+        ),
+        Change(
+            "DFLASH_DP_ATTENTION_ON_CUDA",
+            "0.5.23",
+            upstream="arg_groups/speculative_hook._handle_dflash",
+            summary="DFLASH allows DP attention on CUDA with --enable-dp-lm-head and no attention CP",
+        ),
+        Change(
+            "FLASHINFER_A2A_ATTN_DP_WORDING",
+            "0.5.22",
+            upstream="arg_groups/moe_hook.handle_a2a_moe",
+            summary="FlashInfer A2A's topology assert names --attn-dp-size",
+        ),
+        Change(
+            "FLASHINFER_A2A_TOPOLOGY_WORDING",
+            "0.5.23",
+            upstream="arg_groups/moe_hook._flashinfer_a2a_topology_is_supported",
+            summary="FlashInfer A2A's topology assert in new words, with the Muse Spark exceptions",
+        ),
+        Change(
             "FLASHINFER_A2A_MORE_RUNNERS",
             "0.5.19",
             upstream="arg_groups/moe_hook.handle_a2a_moe",

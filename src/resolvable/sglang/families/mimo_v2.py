@@ -74,3 +74,19 @@ def mimo_v2_defaults(ctx):
     ):
         out["moe_runner_backend"] = "flashinfer_trtllm"
     return out
+
+
+@registry.rule("model", archs=ARCHS, since="0.5.22")
+def mimo_v2_fa4_on_sm100(ctx):
+    """§3.16 (since 0.5.22, ``arg_groups/model_overrides/mimo_v2.py:_mimo_v2_overrides``): on SM100
+    with no attention backend named (A, P and D unset, ``is_attention_backend_not_set``) the MiMo-V2
+    override declares ``fa4``. It runs with the model overrides, before the deterministic pass,
+    which then keeps fa4 (a deterministic backend that supports the radix cache) instead of filling
+    flashinfer; the FA4 page rule then gives 128. Without deterministic inference the answer is
+    the same as the 0.5.17 default fill (asymmetric K/V on SM100 → fa4)."""
+    args = ctx.args
+    if not ctx.platform.is_sm100:
+        return {}
+    if (args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend) != (None,) * 3:
+        return {}
+    return {"attention_backend": "fa4"}

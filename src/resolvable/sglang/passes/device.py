@@ -89,10 +89,12 @@ def _cuda_graph_defaults(args, prefill_default: str) -> dict:
                 )
         return {"cuda_graph_backend_prefill": "disabled", "cuda_graph_backend_decode": "disabled"}
     out = {}
+    # ``_parse_cuda_graph_config``: a per-phase off-switch (--disable-{decode,prefill}-cuda-graph)
+    # sits below the per-phase backend flag and above the default.
     if args.cuda_graph_backend_decode is None:
-        out["cuda_graph_backend_decode"] = "full"
+        out["cuda_graph_backend_decode"] = "disabled" if args.disable_decode_cuda_graph else "full"
     if args.cuda_graph_backend_prefill is None:
-        out["cuda_graph_backend_prefill"] = prefill_default
+        out["cuda_graph_backend_prefill"] = "disabled" if args.disable_prefill_cuda_graph else prefill_default
     elif args.cuda_graph_backend_prefill == "full":
         raise ConflictError(
             "--cuda-graph-backend-prefill=full is not allowed: full is decode-only",

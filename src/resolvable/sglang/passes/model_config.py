@@ -45,12 +45,23 @@ def step3p5_per_layer_heads(ctx):
     ``HfModelConfigParser.parse``): transformers maps ``model_type`` ``step3p5`` to its own
     heterogeneous config class, whose global ``num_attention_heads`` may not be read when
     sliding-attention layers carry their own head count; sglang reads it while it copies the text
-    config's keys, so the config does not load. With ``--trust-remote-code`` the checkpoint's
-    own class (``auto_map``) loads instead."""
+    config's keys, so the config does not load. transformers 5.19 (``Step3p7Config.__post_init__``,
+    ``integrations/heterogeneity``) drops a per-layer override equal to the global value, so only
+    a sliding head count (``num_sliding_attention_heads``, else ``attention_other_setting``'s
+    ``num_attention_heads``) that differs from ``num_attention_heads`` makes the global value
+    ambiguous. With ``--trust-remote-code`` the checkpoint's own class (``auto_map``) loads
+    instead."""
     hf = ctx.hf
-    if hf.get("model_type") != "step3p5" or ctx.args.trust_remote_code:
+    if hf.get("model_type") != "step3p5" or (ctx.args.trust_remote_code and hf.get("auto_map")):
         return {}
     if "sliding_attention" not in (hf.get("layer_types") or ()):
+        return {}
+    heads = hf.get("num_attention_heads", 64)
+    sliding = hf.get("num_sliding_attention_heads")
+    if sliding is None:
+        other = hf.get("attention_other_setting")
+        sliding = other.get("num_attention_heads", heads) if other else heads
+    if sliding == heads:
         return {}
     raise ConflictError(
         "'num_attention_heads' is a per-layer attribute and may vary across layers. Access it via "

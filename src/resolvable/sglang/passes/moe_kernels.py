@@ -302,6 +302,16 @@ _FI_A2A_MESSAGE = (
 )
 
 
+#: FlashInfer A2A's topology assert, in each release's words (the Muse Spark TP4/EP4 and TP8/EP8
+#: layernorm-SP exceptions of 0.5.23 read flags the pack does not model).
+_FI_A2A_DP_MESSAGE = "Flashinfer MoE A2A is only supported with dp_size == tp_size and --enable-dp-attention"
+_FI_A2A_ATTN_DP_MESSAGE = "Flashinfer MoE A2A is only supported with --attn-dp-size equal to --tp-size"
+_FI_A2A_DP_TOPOLOGY_MESSAGE = (
+    "Flashinfer MoE A2A requires --attn-dp-size equal to --tp-size, except for Muse Spark "
+    "TP4/EP4 or TP8/EP8 prefill sequence parallelism."
+)
+
+
 #: ``validate_deepep_v2_model_architecture``: the architectures DeepEP v2 is validated for.
 _DEEPEP_V2_ARCHS = ("DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM", "Qwen3MoeForCausalLM")
 
@@ -397,7 +407,11 @@ def a2a_moe_checks(ctx):
             out["disable_shared_experts_fusion"] = True
         if not (args.enable_dp_attention and args.dp_size == args.tp_size):
             raise _assert(
-                "Flashinfer MoE A2A is only supported with dp_size == tp_size and --enable-dp-attention",
+                _FI_A2A_DP_TOPOLOGY_MESSAGE
+                if has(CHANGES.FLASHINFER_A2A_TOPOLOGY_WORDING)
+                else _FI_A2A_ATTN_DP_MESSAGE
+                if has(CHANGES.FLASHINFER_A2A_ATTN_DP_WORDING)
+                else _FI_A2A_DP_MESSAGE,
                 ("moe_a2a_backend", "dp_size", "enable_dp_attention"),
                 f"pass --enable-dp-attention --dp-size {args.tp_size}",
             )

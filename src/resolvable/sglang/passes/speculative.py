@@ -16,7 +16,7 @@ from ...rules import Force
 from .. import choices as C
 from .._base import registry
 from ..changes import CHANGES, in_release
-from ..facts import effective_backends
+from ..facts import effective_backends, env_flag
 
 #: ``_auto_choose_speculative_params``: (num_steps, eagle_topk, num_draft_tokens) per arch.
 _TOPK4_ARCHS = frozenset({"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"})
@@ -141,8 +141,8 @@ def ngram_speculative(ctx):
     """``_handle_ngram`` (since 0.5.16 ``speculative_hook._handle_ngram``): CUDA only (CPU too
     since 0.5.16, ``NGRAM_ON_CPU``; XPU since 0.5.21, ``NGRAM_ON_XPU``); topk :=
     ``--speculative-ngram-max-bfs-breadth`` (default 10), 12 draft tokens by default; topk > 1
-    with pages > 1 needs flashinfer; no DP attention. (The CPU overlap-schedule write of 0.5.16
-    is not modelled here.)"""
+    with pages > 1 needs flashinfer; no DP attention. (Its CPU overlap-schedule write of 0.5.16
+    is ``speculative_cpu_overlap_off``.)"""
     args = ctx.args
     if args.speculative_algorithm != "NGRAM":
         return {}
@@ -187,6 +187,20 @@ def ngram_speculative(ctx):
 
 def _spec_refusal(message: str, *fields: str, fix: str) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix)
+
+
+@registry.rule("speculative", since="0.5.16")
+def speculative_cpu_overlap_off(ctx):
+    """``speculative_hook._disable_overlap_schedule_for_cpu`` (since 0.5.16), called from
+    ``_handle_eagle_family`` (EAGLE, EAGLE3, NEXTN, STANDALONE) and ``_handle_ngram``: on the CPU
+    device the overlap schedule is turned off ("Overlap schedule is not implemented for
+    speculative decoding on CPU")."""
+    args = ctx.args
+    if str(args.device) != "cpu" or args.disable_overlap_schedule:
+        return {}
+    if args.speculative_algorithm not in (*C.EAGLE_FAMILY, "STANDALONE", "NGRAM"):
+        return {}
+    return {"disable_overlap_schedule": True}
 
 
 @registry.rule("speculative", since="0.5.16")
@@ -235,34 +249,94 @@ def dspark_checks(ctx):
     return {}
 
 
+#: ``type(current_platform).__name__`` per vendor (``sglang/srt/platforms/*.py``, 0.5.21+).
+_PLATFORM_CLASS = {
+    "cuda": "CudaSRTPlatform",
+    "hip": "RocmSRTPlatform",
+    "xpu": "XpuSRTPlatform",
+    "npu": "NPUSRTPlatform",
+    "cpu": "CpuSRTPlatform",
+    "musa": "MusaSRTPlatform",
+    "mps": "MpsSRTPlatform",
+}
+#: Where DFLASH runs besides ``cuda*``, each with the change that added it, and the wording
+#: before ``DFLASH_PLATFORM_CLASS_MESSAGE``.
+_DFLASH_DEVICES = (("npu", CHANGES.DFLASH_ON_NPU), ("xpu", CHANGES.DFLASH_ON_XPU))
+_DFLASH_DEVICE_MESSAGES = {
+    (): "DFLASH speculative decoding only supports CUDA device.",
+    ("npu",): "DFLASH speculative decoding only supports CUDA and NPU devices.",
+    ("npu", "xpu"): "DFLASH speculative decoding only supports CUDA, NPU and XPU devices.",
+}
+
+
 @registry.rule("speculative", since="0.5.16")
-def dflash_cuda_only(ctx):
+def dflash_device_gate(ctx):
     """Step 22 (since 0.5.16, ``speculative_hook._handle_dflash``): DFLASH needs a CUDA device
-    (checked before its other constraints)."""
+    (checked before its other constraints); NPU too since 0.5.17 (``DFLASH_ON_NPU``), XPU since
+    0.5.20 (``DFLASH_ON_XPU``); since 0.5.21 the message names sglang's platform class and the
+    device (``DFLASH_PLATFORM_CLASS_MESSAGE``)."""
     args = ctx.args
-    if args.speculative_algorithm == "DFLASH" and not str(args.device).startswith("cuda"):
-        raise _spec_refusal(
-            "DFLASH speculative decoding only supports CUDA device.",
-            "speculative_algorithm",
-            fix="run DFLASH on a CUDA or ROCm GPU, or pick another --speculative-algorithm",
-        )
-    return {}
+    device = str(args.device)
+    if args.speculative_algorithm != "DFLASH" or device.startswith("cuda"):
+        return {}
+    devices = tuple(name for name, change in _DFLASH_DEVICES if ctx.release.has(change))
+    if device in devices:
+        return {}
+    if ctx.release.has(CHANGES.DFLASH_PLATFORM_CLASS_MESSAGE):
+        platform_class = _PLATFORM_CLASS.get(ctx.platform.vendor, "SRTPlatform")
+        message = f"DFLASH speculative decoding is not supported by {platform_class} on device {device!r}."
+    else:
+        message = _DFLASH_DEVICE_MESSAGES[devices]
+    where = " or ".join(("CUDA/ROCm", *(d.upper() for d in devices)))
+    raise _spec_refusal(
+        message,
+        "speculative_algorithm",
+        fix=f"run DFLASH on a {where} device, or pick another --speculative-algorithm",
+    )
+
+
+def _dflash_dp_attention(ctx) -> None:
+    """The DP-attention check of ``_handle_dflash``: refused until 0.5.20; allowed on NPU since
+    0.5.20 (``DFLASH_DP_ATTENTION_ON_NPU``); on CUDA with ``--enable-dp-lm-head``, no attention
+    context parallelism and ``SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION`` off since 0.5.23
+    (``DFLASH_DP_ATTENTION_ON_CUDA``)."""
+    args = ctx.args
+    if not args.enable_dp_attention:
+        return
+    fields = ("speculative_algorithm", "enable_dp_attention")
+    device = str(args.device)
+    fix = "drop --enable-dp-attention"
+    if not ctx.release.has(CHANGES.DFLASH_DP_ATTENTION_ON_NPU):
+        message = "Currently DFLASH speculative decoding does not support dp attention."
+    elif device == "npu":
+        return
+    elif not ctx.release.has(CHANGES.DFLASH_DP_ATTENTION_ON_CUDA):
+        message = "Currently DFLASH speculative decoding does not support dp attention on non-NPU devices."
+    elif not device.startswith("cuda"):
+        message = "DFLASH with dp attention requires CUDA or NPU."
+    elif not args.enable_dp_lm_head:
+        message, fix = "DFLASH with dp attention requires --enable-dp-lm-head.", "add --enable-dp-lm-head"
+    elif args.attn_cp_size != 1:
+        message = "DFLASH with dp attention does not support context parallel."
+        fields, fix = (*fields, "attn_cp_size"), "pass --attn-cp-size 1"
+    elif env_flag(ctx, "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"):
+        message = "DFLASH with dp attention requires SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=0."
+        fix = "unset SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"
+    else:
+        return
+    raise ConflictError(message, fields=fields, fix=fix)
 
 
 @registry.rule("speculative")
 def dflash_speculative(ctx):
     """``_handle_dflash``: no DP attention, ``pp_size == 1``, a draft model path; steps and topk
     are 1; draft tokens default to 16 (sglang first tries the draft config's block size, which
-    is not read here); mixed chunked prefill off until ``SPEC_MIXED_CHUNK`` (0.5.19)."""
+    is not read here); mixed chunked prefill off until ``SPEC_MIXED_CHUNK`` (0.5.19); the DP
+    attention check per release is ``_dflash_dp_attention``."""
     args = ctx.args
     if args.speculative_algorithm != "DFLASH":
         return {}
-    if args.enable_dp_attention:
-        raise ConflictError(
-            "Currently DFLASH speculative decoding does not support dp attention.",
-            fields=("speculative_algorithm", "enable_dp_attention"),
-            fix="drop --enable-dp-attention",
-        )
+    _dflash_dp_attention(ctx)
     if args.pp_size != 1:
         raise ConflictError(
             "Currently DFLASH speculative decoding only supports pp_size == 1.",

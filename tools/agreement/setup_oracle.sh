@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Build the sglang oracle venvs under $ORACLE (default /work/oracle) from the released wheels.
+# Usage: tools/agreement/setup_oracle.sh [VERSION ...]      (default: 0.5.15 0.5.23)
+# Idempotent: a venv whose sglang imports is left as it is. Needs network to PyPI (or a local
+# index), about 8 GB of disk (torchvision brings torch 2.14.1 with its CUDA libraries), and
+# Python 3.11 (the .pth sharing below names python3.11 site-packages).
+set -euo pipefail
+ORACLE=${ORACLE:-/work/oracle}
+WHEELS=${WHEELS:-/work/wheels}
+versions=("$@"); [ ${#versions[@]} -eq 0 ] && versions=(0.5.15 0.5.23)
+mkdir -p "$ORACLE" "$WHEELS"
+SP=lib/python3.11/site-packages
+
+wheel() {  # the sglang wheel of release $1, downloaded once into $WHEELS
+  local w; w=$(ls "$WHEELS"/sglang-"$1"-*.whl 2>/dev/null | head -1 || true)
+  if [ -z "$w" ]; then
+    pip download -q --no-deps -d "$WHEELS" "sglang==$1" >&2
+    w=$(ls "$WHEELS"/sglang-"$1"-*.whl | head -1)
+  fi
+  echo "$w"
+}
+
+base() {  # venv 0.5.15: the heavy shared dependencies (transformers 5.12.1 line)
+  local v=$ORACLE/venv-0.5.15
+  [ -x "$v/bin/python" ] || python3 -m venv "$v"
+  "$v/bin/pip" install -q --no-deps "$(wheel 0.5.15)"
+  "$v/bin/pip" install -q torch==2.13.0 transformers==5.12.1
+  # what the ServerArgs import/construct path needs (found by import errors); uvicorn and
+  # fastapi: dllm/algorithm imports them (else "Unknown diffusion LLM algorithm")
+  "$v/bin/pip" install -q orjson psutil pybase64 requests triton pillow starlette torchvision \
+      IPython aiohttp pyzmq dill openai partial_json_parser msgspec sentencepiece einops \
+      compressed_tensors gguf uvicorn fastapi transformers==5.12.1
+}
+
+later() {  # venv of a later release: its wheel alone + a .pth to the shared dependencies
+  local ver=$1 v=$ORACLE/venv-$1
+  [ -x "$v/bin/python" ] || python3 -m venv "$v"
+  case $ver in
+    0.5.22|0.5.23)   # transformers 5.19.0 line
+      [ "$ver" = 0.5.22 ] && { later 0.5.23; echo "$ORACLE/venv-0.5.23/$SP" > "$v/$SP/zz-a.pth"; }
+      if [ "$ver" = 0.5.23 ]; then
+        "$v/bin/pip" install -q --no-deps "$(wheel 0.5.23)" transformers==5.19.0 \
+            compressed-tensors==0.18.0 'tokenizers>=0.23.1,<0.24' apache-tvm-ffi==0.1.11
+      else
+        "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
+      fi ;;
+    *)
+      "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
+      case $ver in 0.5.16|0.5.17|0.5.18|0.5.19|0.5.20)   # their ServerArgs import xgrammar
+        "$v/bin/pip" install -q --no-deps xgrammar==0.2.1 apache-tvm-ffi==0.1.11 ;; esac ;;
+  esac
+  echo "$ORACLE/venv-0.5.15/$SP" > "$v/$SP/zz-oracle-shared-deps.pth"
+}
+
+base
+for ver in "${versions[@]}"; do
+  [ "$ver" = 0.5.15 ] || later "$ver"
+  "$ORACLE/venv-$ver/bin/python" -c "import sglang, sglang.srt.server_args as s; print('sglang', sglang.__version__, 'ok')"
+done
