@@ -507,43 +507,24 @@ def test_backend_platform_family():
     assert refusal("llama-3.1-8b", "xpu", attention_backend="intel_xpu") is None
 
 
-def _architecture_test(release: str):
-    def test(self_release: str = release) -> None:
-        """model_loader/utils.py get_model_architecture: an encoder-decoder the release's
-        ModelRegistry lacks is refused; a bundled (registered) one and an unregistered
-        ``*ForCausalLM`` (the Transformers fallback) are not."""
-        t5 = {
-            "architectures": ["T5ForConditionalGeneration"],
-            "model_type": "t5",
-            "d_model": 512,
-            "num_heads": 8,
-            "num_layers": 6,
-            "vocab_size": 32128,
-        }
-        version = "0.5.14" if self_release == min(S.implemented_architectures()) else self_release
-        if version == "0.5.14":  # the oldest list also stands for 0.5.14
-            refused_by(
-                f"architecture_implemented_{self_release.replace('.', '_')}",
-                t5,
-                "h100",
-                sglang_version="0.5.14",
-            )
-        exc = refused_by(
-            f"architecture_implemented_{self_release.replace('.', '_')}",
-            t5,
-            "h100",
-            sglang_version=self_release,
-        )
-        assert "T5ForConditionalGeneration has no SGlang implementation" in exc.message
-        assert refusal("llama-3.1-8b", "h100", sglang_version=self_release) is None
-        fallback = {**load_model("llama-3.1-8b").to_dict(), "architectures": ["MadeUpForCausalLM"]}
-        assert refusal(fallback, "h100", sglang_version=self_release) is None
-
-    name = f"test_architecture_implemented_{release.replace('.', '_')}"
-    test.__name__ = test.__qualname__ = name
-    return name, test
-
-
-for _release in S.implemented_architectures():
-    _name, _test = _architecture_test(_release)
-    globals()[_name] = _test
+@pytest.mark.parametrize("release", sorted(S.implemented_architectures()))
+def test_architecture_implemented(release: str) -> None:
+    """model_loader/utils.py get_model_architecture: an encoder-decoder the release's
+    ModelRegistry lacks is refused; a bundled (registered) one and an unregistered
+    ``*ForCausalLM`` (the Transformers fallback) are not."""
+    t5 = {
+        "architectures": ["T5ForConditionalGeneration"],
+        "model_type": "t5",
+        "d_model": 512,
+        "num_heads": 8,
+        "num_layers": 6,
+        "vocab_size": 32128,
+    }
+    if release == min(S.implemented_architectures()):  # the oldest list also stands for 0.5.14
+        refused_by("architecture_implemented", t5, "h100", sglang_version="0.5.14")
+    exc = refused_by("architecture_implemented", t5, "h100", sglang_version=release)
+    assert "T5ForConditionalGeneration has no SGlang implementation" in exc.message
+    assert f"sglang {release}'s model registry" in exc.message
+    assert refusal("llama-3.1-8b", "h100", sglang_version=release) is None
+    fallback = {**load_model("llama-3.1-8b").to_dict(), "architectures": ["MadeUpForCausalLM"]}
+    assert refusal(fallback, "h100", sglang_version=release) is None

@@ -174,14 +174,31 @@ def implemented_architectures() -> dict[str, frozenset[str]]:
     return {release: frozenset(names) for release, names in data["releases"].items()}
 
 
-def _architecture_implemented(ctx, release: str) -> dict:
+#: The oldest release in architectures.json; it also stands for the releases before it.
+OLDEST_ARCHITECTURE_LIST = "0.5.15"
+
+
+def _registry_release(release: str) -> str:
+    """The release whose ``ModelRegistry`` list answers for ``release`` (the data is per release,
+    read from each wheel; the oldest list stands for the releases before it)."""
+    from ...rules import release_key
+
+    return (
+        release if release_key(release) >= release_key(OLDEST_ARCHITECTURE_LIST) else OLDEST_ARCHITECTURE_LIST
+    )
+
+
+@registry.rule(STAGE)
+def architecture_implemented(ctx) -> dict:
     """model_loader/utils.py ``get_model_architecture``: an architecture the release's
     ``ModelRegistry`` lacks goes to ``resolve_transformers_arch``, which serves it through the
     Transformers backend only when transformers implements it compatibly; for an architecture that
     is not a decoder-only ``*ForCausalLM`` (T5's encoder-decoder, …) and has no ``auto_map``
     AutoModel, sglang refuses it (``ValueError``: "has no SGlang implementation and the
-    Transformers implementation is not compatible with SGLang")."""
+    Transformers implementation is not compatible with SGLang"). The registry list is data per
+    release (``architectures.json``, ``tools/extract_sglang_archs.py``), not a rule per release."""
     arch = ctx.arch
+    release = _registry_release(ctx.release.version)
     if not arch or arch in implemented_architectures()[release]:
         return {}
     auto_map = ctx.hf.get("auto_map")
@@ -195,40 +212,6 @@ def _architecture_implemented(ctx, release: str) -> dict:
         "ValueError",
         (),
     )
-
-
-#: The oldest release in architectures.json; it also stands for the releases before it.
-OLDEST_ARCHITECTURE_LIST = "0.5.15"
-
-
-def _register_architecture_rules() -> None:
-    """One ``architecture_implemented`` rule per release with a registry list (one body:
-    ``_architecture_implemented``); the oldest list also stands for the releases before it."""
-    from ...rules import release_key
-    from .._base import SGLANG_RELEASES
-
-    # The releases whose wheel was read (architectures.json, checked against this list by the
-    # tests); read lazily, at the first check, so importing the pack reads no JSON.
-    releases = [r for r in SGLANG_RELEASES if release_key(r) >= release_key(OLDEST_ARCHITECTURE_LIST)]
-    for i, release in enumerate(releases):
-        until = releases[i + 1] if i + 1 < len(releases) else None
-
-        def architecture_implemented(ctx, release: str = release) -> dict:
-            return _architecture_implemented(ctx, release)
-
-        architecture_implemented.__qualname__ = architecture_implemented.__name__ = (
-            "architecture_implemented_" + release.replace(".", "_")
-        )
-        architecture_implemented.__doc__ = (
-            f"sglang {release} model_loader/utils.py ``get_model_architecture``: the architecture must be in "
-            f"{release}'s ModelRegistry, or servable by the Transformers fallback (see _architecture_implemented)."
-        )
-        registry.rule(STAGE, since=release if i else None, until=until, series="architecture_implemented")(
-            architecture_implemented
-        )
-
-
-_register_architecture_rules()
 
 
 @registry.rule(STAGE, since="0.5.16")
