@@ -1,0 +1,203 @@
+"""Compilation mode, ``-O`` level, ``cudagraph_mode`` and the CUDA-graph capture sizes
+(vllm-config-spec.md §3.10-§3.12).
+
+``VllmConfig.__post_init__`` (``config/vllm.py`` 1510; stage "vllm_config"): ``--enforce-eager``
+(1766), ``TORCH_COMPILE_DISABLE`` (1786), breakable CUDA graphs (``_maybe_enable_breakable_cudagraph``
+842), the mode default (1827), the level table ``OPTIMIZATION_LEVEL_00…03`` (255-318), the piecewise
+normalisation (``_normalize_piecewise_cudagraph_mode`` 1129), the static-graph platform overrides
+and ``_set_cudagraph_sizes`` (2398). The mode found here is provisional: the platform hook
+(``resolvable.vllm.config.platform``) and the attention backends' CUDA-graph support (stage
+"cudagraph", ``resolvable.vllm.rules.cudagraph``) may lower it. Invariant: a value vLLM overrides
+over the user's ``-cc`` setting is a ``Force`` with vLLM's log line as the reason.
+"""
+
+from __future__ import annotations
+
+from ..._declaration import Force
+from ...errors import ConflictError
+from .._base import registry
+from .facts import env_flag
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: ``OPTIMIZATION_LEVEL_0x["compilation_config"]["cudagraph_mode"]``.
+LEVEL_CUDAGRAPH = {0: "NONE", 1: "PIECEWISE", 2: "FULL_AND_PIECEWISE", 3: "FULL_AND_PIECEWISE"}
+#: ``CUDAGraphMode.without_piecewise``.
+WITHOUT_PIECEWISE = {"PIECEWISE": "NONE", "FULL_AND_PIECEWISE": "FULL_DECODE_ONLY"}
+#: ``DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES`` (``config/vllm.py`` 76; not ROCm).
+BREAKABLE_ARCHS = frozenset(
+    {
+        "AliceAIForCausalLM",
+        "BeamForCausalLM",
+        "DeepseekV32MTPModel",
+        "DeepseekV32ForCausalLM",
+        "DeepseekV4ForCausalLM",
+        "DeepseekV4ForConditionalGeneration",
+        "DeepSeekV4MTPModel",
+        "DeepseekV41ForCausalLM",
+        "Dots3NoteForCausalLM",
+        "Dots3NoteMTPModel",
+        "Glm5NextForCausalLM",
+        "Glm5NextForConditionalGeneration",
+        "Glm5NextMTPModel",
+        "GlmMoeDsaForCausalLM",
+        "HYV4ForCausalLM",
+        "HYV4MTPModel",
+        "InklingForCausalLM",
+        "InklingForConditionalGeneration",
+        "KimiK3ForConditionalGeneration",
+        "KimiK3MTPModel",
+        "KimiLinearForCausalLM",
+        "MiniMaxM3SparseForCausalLM",
+        "MiniMaxM3SparseForConditionalGeneration",
+        "MuseSpark1xForCausalLM",
+        "MuseSparkForConditionalGeneration",
+        "Qwen4ExpForCausalLM",
+        "Qwen4ExpForConditionalGeneration",
+        "Qwen4ExpMTP",
+        "Step5ForCausalLM",
+        "Step5ForConditionalGeneration",
+    }
+)
+#: ROCm's ``default_breakable_cudagraph_architectures``.
+ROCM_BREAKABLE_ARCHS = frozenset({"DeepseekV41ForCausalLM"})
+#: Platforms with static graphs (``Platform.support_static_graph_mode``).
+STATIC_GRAPH_VENDORS = frozenset({"cuda", "hip", "xpu"})
+
+
+def breakable_cudagraph(ctx: Any) -> bool:
+    """``_maybe_enable_breakable_cudagraph``: ``VLLM_USE_BREAKABLE_CUDAGRAPH`` when set, else the
+    platform's default architecture list."""
+    if "VLLM_USE_BREAKABLE_CUDAGRAPH" in ctx.env:
+        return env_flag(ctx.env, "VLLM_USE_BREAKABLE_CUDAGRAPH")
+    archs = ROCM_BREAKABLE_ARCHS if ctx.platform.vendor == "hip" else BREAKABLE_ARCHS
+    return ctx.platform.vendor in ("cuda", "hip") and bool(set(ctx.hf.architectures or ()) & archs)
+
+
+def _set(ctx: Any, field: str, value: Any, reason: str) -> dict[str, Any]:
+    """A declaration that respects the user's value: equal → nothing; user-set → Force(reason)."""
+    if ctx.args[field] == value:
+        return {}
+    return {field: Force(value, reason) if ctx.user_set(field) else value}
+
+
+@registry.rule("vllm_config")
+def compilation_mode(ctx: Any) -> dict[str, Any]:
+    """§3.10 rules 1-5: ``--enforce-eager`` → NONE; ``TORCH_COMPILE_DISABLE=1`` → NONE; breakable CUDA
+    graphs (DeepSeek-V3.2/V4, GLM-MoE-DSA, Kimi-Linear … on CUDA) → NONE; unset → VLLM_COMPILE for
+    ``-O1`` and above, NONE for ``-O0``."""
+    a = ctx.args
+    if a.enforce_eager:
+        return _set(
+            ctx, "compilation_mode", "NONE", "Enforce eager set, disabling torch.compile and CUDAGraphs"
+        )
+    if ctx.env.get("TORCH_COMPILE_DISABLE") == "1":
+        return _set(ctx, "compilation_mode", "NONE", "TORCH_COMPILE_DISABLE is set, disabling torch.compile")
+    if breakable_cudagraph(ctx):
+        return _set(
+            ctx, "compilation_mode", "NONE", "breakable CUDA graphs replace torch.compile for this model"
+        )
+    if a.compilation_mode is None:
+        return {"compilation_mode": "VLLM_COMPILE" if a.optimization_level > 0 else "NONE"}
+    return {}
+
+
+@registry.rule("vllm_config")
+def cudagraph_mode_default(ctx: Any) -> dict[str, Any]:
+    """§3.10 rules 1, 7, 9, 10: ``--enforce-eager`` → NONE; unset → the ``-O`` level's mode (O0 NONE,
+    O1 PIECEWISE, O2/O3 FULL_AND_PIECEWISE); piecewise modes without VLLM_COMPILE (and without
+    breakable graphs) lose the piecewise part; static-graph platforms: pooling models FULL →
+    PIECEWISE, encoder-decoder → FULL_DECODE_ONLY; other platforms (CPU) → NONE."""
+    a = ctx.args
+    if a.enforce_eager:
+        return _set(
+            ctx, "cudagraph_mode", "NONE", "Enforce eager set, disabling torch.compile and CUDAGraphs"
+        )
+    mode = a.cudagraph_mode or LEVEL_CUDAGRAPH[a.optimization_level]
+    reason = f"-O{a.optimization_level} default"
+    if mode in WITHOUT_PIECEWISE and a.compilation_mode != "VLLM_COMPILE" and not breakable_cudagraph(ctx):
+        mode = WITHOUT_PIECEWISE[mode]
+        reason = f"piecewise CUDA graphs need VLLM_COMPILE (compilation mode {a.compilation_mode})"
+    if ctx.platform.vendor in STATIC_GRAPH_VENDORS:
+        if a.runner_type == "pooling" and mode in ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"):
+            mode, reason = "PIECEWISE", "pooling models run piecewise CUDA graphs"
+        elif a.attn_type == "encoder_decoder" and mode not in ("NONE", "FULL_DECODE_ONLY"):
+            mode, reason = "FULL_DECODE_ONLY", "encoder-decoder models capture decode-only CUDA graphs"
+    else:
+        mode, reason = "NONE", f"no static CUDA graphs on {ctx.platform.vendor}"
+    if mode == a.cudagraph_mode:
+        return {}
+    return {"cudagraph_mode": Force(mode, reason) if ctx.user_set("cudagraph_mode") else mode}
+
+
+def capture_grid(max_size: int, max_tokens: int, first: list[int]) -> list[int]:
+    """``_set_cudagraph_sizes``: ``first`` (1, 2, 4 or 1…32) + every 8 below 256 + every 16 from 256,
+    up to ``max_size``; ``max_num_batched_tokens`` when it fits."""
+    sizes = [i for i in first if i <= max_size]
+    if max_size >= 8:
+        sizes += list(range(8, min(max_size + 1, 256), 8))
+    if max_size >= 256:
+        sizes += list(range(256, max_size + 1, 16))
+    if max_tokens <= max_size and max_tokens not in sizes:
+        sizes.append(max_tokens)
+    return sizes
+
+
+def _request_counts(max_reqs: int, ceiling: int) -> list[int]:
+    max_reqs = min(max_reqs, ceiling)
+    counts = [n for n in (1, 2, 4) if n <= max_reqs]
+    counts += list(range(8, min(max_reqs + 1, 256), 8))
+    counts += list(range(256, max_reqs + 1, 16))
+    return sorted({*counts, max_reqs})
+
+
+@registry.rule("vllm_config")
+def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
+    """§3.11: ``VllmConfig._set_cudagraph_sizes`` (``config/vllm.py`` 2398). Without graphs: none.
+    Else the largest size is ``min(max_num_seqs × q × 2, 1024 on the SM10x family / 512)`` (q = 1 +
+    speculative tokens) capped by ``max_num_batched_tokens``; sizes 1, 2, 4, every 8 to 248, every 16
+    from 256; plus the token budget and the uniform-decode sizes (``max_num_seqs``, or ``n·q`` for
+    speculative decoding) that fit. A user list is deduplicated and cut at the token budget."""
+    a = ctx.args
+    if a.enforce_eager or a.cudagraph_mode == "NONE":
+        out = _set(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs in use")
+        out.update(_set(ctx, "max_cudagraph_capture_size", 0, "no CUDA graphs in use"))
+        return out
+    tokens, seqs = a.max_num_batched_tokens, a.max_num_seqs
+    q = 1 + max(0, int(a.num_speculative_tokens or 0))
+    cap = ctx.platform.capability
+    ceiling = 1024 if ctx.platform.vendor == "cuda" and cap is not None and cap[0] == 10 else 512
+    user_max = a.max_cudagraph_capture_size
+    uniform: list[int] = []
+    if user_max is None:
+        max_size = min(seqs * q * 2, ceiling)
+        if q > 1:
+            uniform = sorted({n * q for n in _request_counts(seqs, ceiling) if n * q <= max_size})
+        elif seqs <= max_size:
+            uniform = [seqs]
+    else:
+        max_size = user_max
+    max_size = min(tokens, max_size)
+    if a.cudagraph_capture_sizes is not None:
+        sizes = sorted(i for i in set(a.cudagraph_capture_sizes) if i <= tokens)
+    else:
+        first = list(range(1, min(max_size, 32) + 1)) if a.performance_mode == "interactivity" else [1, 2, 4]
+        sizes = capture_grid(max_size, tokens, first)
+        sizes = sorted(set(sizes + [s for s in uniform if s <= tokens]))
+    largest = sizes[-1] if sizes else 0
+    if user_max is not None and user_max != largest and a.cudagraph_capture_sizes is not None:
+        raise ConflictError(
+            f"customized max_cudagraph_capture_size(={user_max}) should be consistent with the max value "
+            f"of cudagraph_capture_sizes(={largest})",
+            fields=("max_cudagraph_capture_size", "cudagraph_capture_sizes"),
+            fix="drop --max-cudagraph-capture-size",
+        )
+    out = _set(ctx, "cudagraph_capture_sizes", sizes, "vLLM keeps the sizes within max_num_batched_tokens")
+    out.update(
+        _set(
+            ctx, "max_cudagraph_capture_size", largest, f"Truncating max_cudagraph_capture_size to {largest}"
+        )
+    )
+    return out
