@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .._registry import Registry, Stage
 from .args import VllmArgs
+from .config.changes import CHANGES, VLLM_RELEASES
 
 #: vLLM release whose behaviour this pack reproduces.
 VLLM_VERSION = "0.33.0"
@@ -44,5 +45,12 @@ STAGES = (
 )
 
 registry = Registry(
-    VllmArgs, STAGES, model_stage="model", name=f"vllm-{VLLM_VERSION}", version=RULESET_VERSION
+    VllmArgs,
+    STAGES,
+    model_stage="model",
+    name=f"vllm-{VLLM_VERSION}",
+    version=RULESET_VERSION,
+    releases=VLLM_RELEASES,
+    default_release=VLLM_VERSION,  # the attention rules model 0.33.0
+    changes=CHANGES,
 )

@@ -111,12 +111,14 @@ def resolve_vllm_args(
     *,
     attention_config: Any = None,
     trace: bool = False,
+    vllm_version: str | None = None,
     **flags: Any,
 ) -> Resolution:
     """Resolve vLLM 0.33.0's attention fields for a model config on a platform.
 
     ``flags`` are vLLM engine-argument names (``attention_backend``, ``block_size``,
-    ``kv_cache_dtype``, ``dtype``, ``tensor_parallel_size``, ``kernels`` …).
+    ``kv_cache_dtype``, ``dtype``, ``tensor_parallel_size``, ``kernels`` …). ``vllm_version``: the
+    release whose engine configuration to model (``config/changes.py``; default 0.33.0).
     """
     hf = hf_config if isinstance(hf_config, HFConfig) else HFConfig(hf_config)
     if hf.architecture is None:
@@ -129,7 +131,7 @@ def resolve_vllm_args(
     if flags.get("mla_prefill_backend") is not None:
         flags["mla_prefill_backend"] = str(flags["mla_prefill_backend"]).upper()
     flags = {k: v for k, v in flags.items() if v is not None or k in ("block_size",)}
-    return resolve(registry, flags, hf, platform, env, trace=trace)
+    return resolve(registry, flags, hf, platform, env, trace=trace, release=vllm_version)
 
 
 def env_from_os() -> dict[str, str]:

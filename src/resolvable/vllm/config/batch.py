@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
+from .changes import CHANGES
 from .facts import GIB, device_memory_bytes
 
 TYPE_CHECKING = False
@@ -29,12 +30,12 @@ TIERS = {
 }
 
 
-def device_tier(platform: Any) -> str:
+def device_tier(platform: Any, gb10_small: bool = True) -> str:
     """``get_batch_defaults``: memory >= 160 GiB → large; >= 70 GiB without "a100" in the name and
     not GB10 (cc 12.1, 0.33+) → mid; else small."""
     memory = device_memory_bytes(platform)
     name = str(platform.device_name or "").lower()
-    gb10 = platform.vendor == "cuda" and tuple(platform.capability or ()) == (12, 1)
+    gb10 = gb10_small and platform.vendor == "cuda" and tuple(platform.capability or ()) == (12, 1)
     if memory >= 160 * GIB:
         return "large"
     if memory >= 70 * GIB and "a100" not in name and not gb10:
@@ -42,7 +43,7 @@ def device_tier(platform: Any) -> str:
     return "small"
 
 
-def batch_defaults(platform: Any, usage: str, world_size: int) -> tuple[int, int]:
+def batch_defaults(platform: Any, usage: str, world_size: int, gb10_small: bool = True) -> tuple[int, int]:
     """(tokens, seqs) of the table for this device and usage context; CPU: 4096·ws / 256·ws
     (LLM class) and 2048·ws / 128·ws (API server)."""
     if platform.vendor == "cpu":
@@ -51,7 +52,7 @@ def batch_defaults(platform: Any, usage: str, world_size: int) -> tuple[int, int
             "OPENAI_API_SERVER": (2048 * world_size, 128 * world_size),
         }
     else:
-        table = TIERS[device_tier(platform)]
+        table = TIERS[device_tier(platform, gb10_small)]
     return table.get(usage, (DEFAULT_TOKENS, DEFAULT_SEQS))
 
 
@@ -63,7 +64,10 @@ def batch_limits(ctx: Any) -> dict[str, Any]:
     ``max_num_seqs × max_model_len`` and ``max_num_seqs`` at the token budget."""
     a = ctx.args
     tokens, seqs = batch_defaults(
-        ctx.platform, a.usage_context, a.pipeline_parallel_size * a.tensor_parallel_size
+        ctx.platform,
+        a.usage_context,
+        a.pipeline_parallel_size * a.tensor_parallel_size,
+        ctx.release.has(CHANGES.GB10_SMALL_BATCH_TIER),
     )
     user_tokens, user_seqs = a.max_num_batched_tokens, a.max_num_seqs
     batched_dp = (

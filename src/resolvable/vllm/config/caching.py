@@ -13,13 +13,15 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
+from .changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: 0.33's ``DEFAULT_BLOCK_SIZE`` (the block size at config time; spec §3.4).
+#: ``CacheConfig.DEFAULT_BLOCK_SIZE`` (the block size at config time; spec §3.4): 16, 64 from 0.34.
 CONFIG_BLOCK_SIZE = 16
+CONFIG_BLOCK_SIZE_034 = 64
 
 
 def chunked_prefill_supported(runner: str, attn_type: str) -> bool:
@@ -83,14 +85,22 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
         if a.mamba_cache_mode == "none":
             out["mamba_cache_mode"] = "align"
         if not a.enable_chunked_prefill:
+            wording = (
+                "Chunked prefill is required for Mamba prefix caching."
+                if ctx.release.has(CHANGES.MAMBA_PREFIX_CACHING_WORDING)
+                else "Chunked prefill is required for mamba cache mode 'align'."
+            )
             raise ConflictError(
-                "Chunked prefill is required for Mamba prefix caching.",
+                wording,
                 fields=("enable_chunked_prefill", "enable_prefix_caching"),
                 fix="drop --no-enable-chunked-prefill (or pass --no-enable-prefix-caching)",
                 upstream="AssertionError",
             )
         if a.mamba_block_size is None:
-            out["mamba_block_size"] = a.block_size if a.block_size is not None else CONFIG_BLOCK_SIZE
+            default = (
+                CONFIG_BLOCK_SIZE_034 if ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64) else CONFIG_BLOCK_SIZE
+            )
+            out["mamba_block_size"] = a.block_size if ctx.user_set("block_size") else default
     else:
         if a.mamba_cache_mode != "none":
             out["mamba_cache_mode"] = Force(

@@ -13,9 +13,13 @@ over the user's ``-cc`` setting is a ``Force`` with vLLM's log line as the reaso
 
 from __future__ import annotations
 
+import bisect
+import math
+
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
+from .changes import CHANGES
 from .facts import env_flag
 
 TYPE_CHECKING = False
@@ -175,7 +179,7 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
         max_size = min(seqs * q * 2, ceiling)
         if q > 1:
             uniform = sorted({n * q for n in _request_counts(seqs, ceiling) if n * q <= max_size})
-        elif seqs <= max_size:
+        elif seqs <= max_size and ctx.release.has(CHANGES.CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS):
             uniform = [seqs]
     else:
         max_size = user_max
@@ -186,6 +190,9 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
         first = list(range(1, min(max_size, 32) + 1)) if a.performance_mode == "interactivity" else [1, 2, 4]
         sizes = capture_grid(max_size, tokens, first)
         sizes = sorted(set(sizes + [s for s in uniform if s <= tokens]))
+    if ctx.release.has(CHANGES.SPLIT_CUDAGRAPH_CAPTURE_SIZES):
+        legacy = a.cudagraph_capture_sizes is not None or user_max is not None
+        sizes = split_capture_sizes(ctx, sizes, legacy, q)
     largest = sizes[-1] if sizes else 0
     if user_max is not None and user_max != largest and a.cudagraph_capture_sizes is not None:
         raise ConflictError(
@@ -201,3 +208,51 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
         )
     )
     return out
+
+
+def _walk_grid(limit: int, step: Any) -> list[int]:
+    """``config/compilation.py : _walk_grid`` (0.34): 1, … ``limit``, each size the next multiple of
+    the largest power of two not above ``step(size)``."""
+    grid, size = [], 1
+    while size < limit:
+        grid.append(size)
+        stride = 1 << max(0, math.floor(math.log2(max(1.0, step(size)))))
+        size = (size // stride + 1) * stride
+    return [*grid, limit] if limit else []
+
+
+def prefill_grid(max_tokens: int) -> list[int]:
+    """``prefill_cudagraph_capture_grid`` (0.34): 54 sizes at 8192."""
+    return _walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+
+
+def decode_grid(max_requests: int) -> list[int]:
+    """``decode_cudagraph_capture_grid`` (0.34): 64 sizes at 1024."""
+    return _walk_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
+
+
+def split_capture_sizes(ctx: Any, shared: list[int], legacy: bool, q: int) -> list[int]:
+    """§3.11 (0.34): ``VllmConfig._split_cudagraph_capture_sizes`` (``config/vllm.py`` 2558). On the
+    SM10x family without the deprecated fields: prefill token grid up to ``min(8192,
+    max_num_batched_tokens)``, decode request grid up to ``max_num_seqs`` within 8192 decode tokens;
+    elsewhere both derive from the shared sizes. The recorded sizes are the decode token counts plus
+    the prefill sizes (decode only when the mixed mode is NONE)."""
+    a = ctx.args
+    tokens, seqs = a.max_num_batched_tokens, a.max_num_seqs
+    cap = ctx.platform.capability
+    wide = not legacy and ctx.platform.vendor == "cuda" and cap is not None and cap[0] == 10
+    if wide:
+        prefill = prefill_grid(min(8192, tokens))
+        decode = decode_grid(seqs)
+        decode_max = min(tokens, 8192)
+    else:
+        prefill = list(shared)
+        shared_max = shared[-1] if shared else 0
+        decode = sorted({min(-(-s // q), seqs) for s in shared if -(-s // q) * q <= shared_max})
+        decode_max = tokens
+    limit = min(seqs, decode_max // q)
+    reachable = decode[: bisect.bisect_left(decode, limit) + 1] if limit >= 1 else []
+    out = {min(n, limit) * q for n in reachable}
+    if legacy or a.cudagraph_mode not in ("NONE", "FULL_DECODE_ONLY"):
+        out.update(prefill)
+    return sorted(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..._hfconfig import HFConfig
 from ...errors import ConflictError
 from .._base import registry
+from .changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,10 +64,16 @@ def kv_cache_dtype_from_checkpoint(ctx: Any) -> dict[str, Any]:
 
 @registry.rule("engine_args")
 def gpu_memory_utilization(ctx: Any) -> dict[str, Any]:
-    """§3.14: ``CacheConfig.gpu_memory_utilization`` defaults to 0.92 (0.30-0.33). How much of it the
-    KV cache gets is measured at start (profiling), not known offline."""
+    """§3.14: ``CacheConfig.gpu_memory_utilization`` defaults to 0.92 (0.30-0.33); 0.34 resolves an
+    unset value to 1.0 when the extensible KV cache is on (CUDA/ROCm without a KV connector), else
+    0.92. How much of it the KV cache gets is measured at start (profiling), not known offline."""
     if ctx.args.gpu_memory_utilization is None:
-        return {"gpu_memory_utilization": GPU_MEMORY_UTILIZATION}
+        extensible = (
+            ctx.release.has(CHANGES.EXTENSIBLE_KV_CACHE)
+            and ctx.platform.vendor in ("cuda", "hip")
+            and not ctx.args.kv_connector
+        )
+        return {"gpu_memory_utilization": 1.0 if extensible else GPU_MEMORY_UTILIZATION}
     value = ctx.args.gpu_memory_utilization
     if not 0 < value <= 1:
         raise ConflictError(
@@ -82,7 +89,11 @@ def reject_mismatched_float_kv_cache(ctx: Any) -> dict[str, Any]:
     """§3.3 step 4: ``VllmConfig._reject_mismatched_float_kv_cache`` (0.33+): an explicit
     float16/bfloat16 KV cache must equal the model dtype."""
     cache, model = ctx.args.kv_cache_dtype, ctx.args.dtype
-    if cache not in ("float16", "bfloat16") or cache == model:
+    if (
+        not ctx.release.has(CHANGES.REJECT_MISMATCHED_FLOAT_KV_CACHE)
+        or cache not in ("float16", "bfloat16")
+        or cache == model
+    ):
         return {}
     allowed = f"`auto` or `{model}`" if model in ("float16", "bfloat16") else "`auto`"
     raise ConflictError(

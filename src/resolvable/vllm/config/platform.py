@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..._declaration import Force
 from .._base import registry
+from .changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,7 +86,12 @@ def piecewise_normalisation(ctx: Any) -> dict[str, Any]:
             out.update(_force(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs in use"))
             out.update(_force(ctx, "max_cudagraph_capture_size", 0, "no CUDA graphs in use"))
         return out
-    if a.compilation_mode == "STOCK_TORCH_COMPILE" and a.use_v2_model_runner and mode != "NONE":
+    if (
+        a.compilation_mode == "STOCK_TORCH_COMPILE"
+        and a.use_v2_model_runner
+        and mode != "NONE"
+        and ctx.release.has(CHANGES.STOCK_COMPILE_V2_NO_GRAPHS)
+    ):
         return _force(
             ctx, "cudagraph_mode", "NONE", "stock torch.compile runs without CUDA graphs on the V2 runner"
         )

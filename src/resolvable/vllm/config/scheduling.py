@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
+from .changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,18 +19,29 @@ if TYPE_CHECKING:
 
 #: Speculative methods the V2 runner lacks in 0.33 (``_get_v2_model_runner_unsupported_features``).
 V2_UNSUPPORTED_SPEC = frozenset({"suffix", "custom_class"})
-#: Speculative methods async scheduling supports on the V1 runner.
-V1_ASYNC_SPEC = frozenset({"eagle", "eagle3", "mtp", "dflash", "ngram_gpu", "draft_model", "dspark"})
+#: ``EagleModelTypes`` + ``NgramGPUTypes`` + draft model/DSpark: the speculative methods async
+#: scheduling supports (0.30-0.32 for every runner, 0.33 on V1); DFlash from 0.31.
+ASYNC_SPEC = frozenset({"eagle", "eagle3", "mtp", "ngram_gpu", "draft_model", "dspark"})
 _IN_TREE_EXECUTORS = frozenset({"uni", "mp", "ray", "external_launcher", None})
 
 
 @registry.rule("vllm_config")
 def model_runner(ctx: Any) -> dict[str, Any]:
-    """§3.13: ``VllmConfig.use_v2_model_runner``: ``VLLM_USE_V2_MODEL_RUNNER`` decides when set; else
-    V1 for features V2 does not support yet (PP with the external launcher, the ``suffix`` and
-    ``custom_class`` speculative methods), else V2."""
+    """§3.13: ``VllmConfig.use_v2_model_runner`` (``config/vllm.py`` 731): ``VLLM_USE_V2_MODEL_RUNNER``
+    decides when set; else V1 for features V2 does not support yet (PP with the external launcher,
+    the ``suffix`` and ``custom_class`` speculative methods), else V2. 0.34 removed V1
+    (``Platform.validate_environ`` refuses the variable unless it is 1)."""
     env = ctx.env.get("VLLM_USE_V2_MODEL_RUNNER")
-    if env is not None:
+    if ctx.release.has(CHANGES.MODEL_RUNNER_V1_REMOVED):
+        if env is not None and env != "1":
+            raise ConflictError(
+                f"VLLM_USE_V2_MODEL_RUNNER={env} is no longer supported: Model Runner V1 has been removed. "
+                "Unset this variable.",
+                fields=(),
+                fix="drop VLLM_USE_V2_MODEL_RUNNER from the environment",
+            )
+        v2 = True
+    elif env is not None:
         v2 = str(env).strip().lower() in ("1", "true")
     else:
         a = ctx.args
@@ -40,31 +52,51 @@ def model_runner(ctx: Any) -> dict[str, Any]:
     return {"use_v2_model_runner": v2} if v2 != ctx.args.use_v2_model_runner else {}
 
 
-def _v1_async_incompatibility(a: Any) -> str | None:
-    """What the V1 runner cannot combine with async scheduling (0.33: only on V1)."""
-    if a.use_v2_model_runner:
+def _spec_incompatibility(ctx: Any) -> str | None:
+    """A speculative method async scheduling does not support (0.30-0.32: any runner; 0.33: V1;
+    0.34: none), or pipeline parallelism on V1 (0.31-0.33)."""
+    a = ctx.args
+    if ctx.release.has(CHANGES.MODEL_RUNNER_V1_REMOVED):
         return None
-    if a.speculative_method is not None and a.speculative_method not in V1_ASYNC_SPEC:
-        return f"speculative method {a.speculative_method!r}"
-    if a.pipeline_parallel_size > 1:
+    v1_only = ctx.release.has(CHANGES.ASYNC_SCHED_SPEC_RULES_V1_ONLY)
+    if v1_only and a.use_v2_model_runner:
+        return None
+    allowed = ASYNC_SPEC | ({"dflash"} if ctx.release.has(CHANGES.ASYNC_SCHED_DFLASH) else set())
+    if a.speculative_method is not None and a.speculative_method not in allowed:
+        return f"{a.speculative_method}-based speculative decoding"
+    if (
+        a.pipeline_parallel_size > 1
+        and not a.use_v2_model_runner
+        and ctx.release.has(CHANGES.ASYNC_SCHED_OFF_FOR_PP_ON_V1)
+    ):
         return "pipeline parallelism"
     return None
 
 
 @registry.rule("vllm_config")
 def async_scheduling(ctx: Any) -> dict[str, Any]:
-    """§3.9: explicit ``--async-scheduling`` is refused with a custom executor or what V1 cannot
-    combine with it; unset → off for pooling models and those cases, else **on**."""
+    """§3.9: the async-scheduling block of ``VllmConfig.__post_init__`` (``config/vllm.py`` 1668): an
+    explicit ``--async-scheduling`` is refused with a custom executor or an unsupported speculative
+    method (0.33: on the V1 runner, also PP); unset → off for pooling models and those cases, else
+    **on**. (The CPU platform hook turns it off afterwards.)"""
     a = ctx.args
-    incompat = _v1_async_incompatibility(a)
+    incompat = _spec_incompatibility(ctx)
     supported = a.distributed_executor_backend in _IN_TREE_EXECUTORS
     if a.async_scheduling:
         if incompat is not None:
-            raise ConflictError(
-                f"Async scheduling is not supported by the V1 model runner with {incompat}.",
-                fields=("async_scheduling",),
-                fix="pass --no-async-scheduling",
-            )
+            if ctx.release.has(CHANGES.ASYNC_SCHED_SPEC_RULES_V1_ONLY):
+                message = f"Async scheduling is not supported by the V1 model runner with {incompat}."
+            elif incompat == "pipeline parallelism":
+                message = None  # 0.31-0.32 only default it off (no refusal)
+            else:
+                kinds = "EAGLE/MTP/Draft Model/NGram GPU/DSpark" + (
+                    "/DFlash" if ctx.release.has(CHANGES.ASYNC_SCHED_DFLASH) else ""
+                )
+                message = (
+                    f"Currently, async scheduling is only supported with {kinds} kind of speculative decoding"
+                )
+            if message is not None:
+                raise ConflictError(message, fields=("async_scheduling",), fix="pass --no-async-scheduling")
         if not supported:
             raise ConflictError(
                 f"`{a.distributed_executor_backend}` does not support async scheduling yet.",

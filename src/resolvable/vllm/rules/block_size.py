@@ -16,6 +16,7 @@ from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 from ..backends._spec import M, supports_block
+from ..config.changes import CHANGES
 from ..select import backend_entry
 from ._inputs import chosen, user_block_size
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_BLOCK_SIZE = 16
+#: ``CacheConfig.DEFAULT_BLOCK_SIZE`` from 0.34 (change ``DEFAULT_BLOCK_SIZE_64``).
+DEFAULT_BLOCK_SIZE_034 = 64
 CPU_DEFAULT_BLOCK_SIZE = 128
 
 
@@ -66,5 +69,10 @@ def block_size_for_backends(ctx: Any) -> dict[str, Any]:
         entry = backend_entry(name, vendor)
         if entry is not None and name not in distinct:
             distinct[name] = (q, entry)
-    default = CPU_DEFAULT_BLOCK_SIZE if vendor == "cpu" else DEFAULT_BLOCK_SIZE
+    if vendor == "cpu":
+        default = CPU_DEFAULT_BLOCK_SIZE
+    elif ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64):
+        default = DEFAULT_BLOCK_SIZE_034
+    else:
+        default = DEFAULT_BLOCK_SIZE
     return {"block_size": common_block_size(list(distinct.values()), default)}

@@ -1,0 +1,92 @@
+"""vLLM's engine-configuration changes 0.30 → 0.34, as data (vllm-config-spec.md §8).
+
+One ``Change`` per behaviour a release changed; rule bodies ask ``ctx.release.has(CHANGES.X)``
+(traced into ``explain``). Invariants: names are the behaviour, not the release; ``since`` is the
+first release with the behaviour, ``until`` (exclusive) the release that removed it again;
+``upstream`` is the vLLM file:function that changed (paths relative to the ``vllm`` package).
+"""
+
+from __future__ import annotations
+
+from ..._changes import Change, ChangeTable
+
+#: vLLM releases the pack knows, oldest first (the attention rules model 0.33.0: the default).
+VLLM_RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
+
+CHANGES = ChangeTable(
+    "vllm",
+    [
+        Change(
+            "CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS",
+            "0.31.0",
+            upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",
+            summary="the uniform-decode size max_num_seqs joins the CUDA-graph capture sizes",
+        ),
+        Change(
+            "ASYNC_SCHED_OFF_FOR_PP_ON_V1",
+            "0.31.0",
+            upstream="config/vllm.py:VllmConfig.__post_init__",
+            summary="async scheduling defaults off for pipeline parallelism on the V1 runner",
+        ),
+        Change(
+            "ASYNC_SCHED_DFLASH",
+            "0.31.0",
+            upstream="config/vllm.py:VllmConfig.__post_init__",
+            summary="DFlash counts as an async-scheduling speculative method",
+        ),
+        Change(
+            "STOCK_COMPILE_V2_NO_GRAPHS",
+            "0.32.0",
+            upstream="config/vllm.py:VllmConfig.__post_init__",
+            summary="stock torch.compile on the V2 runner runs without CUDA graphs",
+        ),
+        Change(
+            "GB10_SMALL_BATCH_TIER",
+            "0.33.0",
+            upstream="engine/arg_utils.py:EngineArgs.get_batch_defaults",
+            summary="GB10 (cc 12.1) takes the small batch-default tier despite its memory",
+        ),
+        Change(
+            "ASYNC_SCHED_SPEC_RULES_V1_ONLY",
+            "0.33.0",
+            upstream="config/vllm.py:VllmConfig.__post_init__",
+            summary="the speculative-method and PP limits of async scheduling apply to the V1 runner only",
+        ),
+        Change(
+            "REJECT_MISMATCHED_FLOAT_KV_CACHE",
+            "0.33.0",
+            upstream="config/vllm.py:VllmConfig._reject_mismatched_float_kv_cache",
+            summary="an explicit float16/bfloat16 KV cache must equal the model dtype",
+        ),
+        Change(
+            "MAMBA_PREFIX_CACHING_WORDING",
+            "0.33.0",
+            upstream="model_executor/models/config.py:MambaModelConfig.verify_and_update_config",
+            summary="'Chunked prefill is required for Mamba prefix caching.' (before: mamba cache mode 'align')",
+        ),
+        Change(
+            "DEFAULT_BLOCK_SIZE_64",
+            "0.34.0",
+            upstream="config/cache.py:CacheConfig.DEFAULT_BLOCK_SIZE",
+            summary="the default KV-cache block size is 64 (was 16)",
+        ),
+        Change(
+            "EXTENSIBLE_KV_CACHE",
+            "0.34.0",
+            upstream="config/cache.py:CacheConfig._resolve_extensible_kv_cache",
+            summary="gpu_memory_utilization unset: 1.0 with the default-on extensible KV cache (CUDA/ROCm), else 0.92",
+        ),
+        Change(
+            "MODEL_RUNNER_V1_REMOVED",
+            "0.34.0",
+            upstream="config/vllm.py:VllmConfig.use_v2_model_runner",
+            summary="Model Runner V1 is gone; VLLM_USE_V2_MODEL_RUNNER other than 1 is refused",
+        ),
+        Change(
+            "SPLIT_CUDAGRAPH_CAPTURE_SIZES",
+            "0.34.0",
+            upstream="config/vllm.py:VllmConfig._split_cudagraph_capture_sizes",
+            summary="CUDA-graph sizes split into prefill token sizes and decode request sizes (wider on SM10x)",
+        ),
+    ],
+)
