@@ -28,6 +28,7 @@ RULE_MODULES = (
     "config.scheduling",
     "config.compilation",
     "config.platform",
+    "config.startup",
     "rules.overrides",
     "rules.attention",
     "rules.block_size",

@@ -10,6 +10,7 @@ type and a fix that names flags (so ``resolvable._fixes`` can check it).
 
 from __future__ import annotations
 
+from ..._declaration import Force
 from ..._hfconfig import HFConfig
 from ...errors import ConflictError
 from .._base import registry
@@ -64,9 +65,8 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     ``attention_free`` (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
     hf = ctx.hf
     kind = architecture_kind(hf)
-    runner = (
-        ctx.args.runner if ctx.args.runner != "auto" else ("pooling" if kind == "pooling" else "generate")
-    )
+    default = "pooling" if kind in ("pooling", "encoder_only") else "generate"
+    runner = ctx.args.runner if ctx.args.runner != "auto" else default
     t = hf.text_config
     if runner == "pooling" and (t.get("is_causal") is False or kind == "encoder_only"):
         attn = "encoder_only"
@@ -129,7 +129,11 @@ def model_dtype(ctx: Any) -> dict[str, Any]:
             fields=("dtype",),
             fix="pass --dtype bfloat16 or --dtype float32",
         )
-    return {"dtype": dtype} if dtype != ctx.args.dtype else {}
+    if dtype == ctx.args.dtype:
+        return {}
+    if ctx.user_set("dtype"):  # vLLM's spelling of the user's choice, not a different one
+        return {"dtype": Force(dtype, f"--dtype {ctx.args.dtype} is torch.{dtype}")}
+    return {"dtype": dtype}
 
 
 def derived_max_len(hf: HFConfig) -> tuple[float, str | None]:
@@ -183,6 +187,12 @@ def max_model_len(ctx: Any) -> dict[str, Any]:
             value = int(t.get("original_max_position_embeddings") or derived)
         else:
             value = int(derived)
+        if user == -1:
+            return {
+                "max_model_len": Force(
+                    value, "-1 (auto): the derived length; vLLM fits it to the KV memory at start"
+                )
+            }
         return {"max_model_len": value}
     if user <= 0:
         raise ConflictError(

@@ -92,7 +92,9 @@ def piecewise_normalisation(ctx: Any) -> dict[str, Any]:
         and mode != "NONE"
         and ctx.release.has(CHANGES.STOCK_COMPILE_V2_NO_GRAPHS)
     ):
-        return _force(
-            ctx, "cudagraph_mode", "NONE", "stock torch.compile runs without CUDA graphs on the V2 runner"
-        )
+        reason = "CUDA graphs are not supported with stock torch.compile in Model Runner V2"
+        out = _force(ctx, "cudagraph_mode", "NONE", reason)
+        out.update(_force(ctx, "cudagraph_capture_sizes", [], reason))
+        out.update(_force(ctx, "max_cudagraph_capture_size", 0, reason))
+        return out
     return {}

@@ -8,6 +8,7 @@ detected method is what vLLM reports as ``model_config.quantization``; per-layer
 
 from __future__ import annotations
 
+from ..._declaration import Force
 from ..._hfconfig import HFConfig
 from ...errors import ConflictError
 from .._base import registry
@@ -104,7 +105,9 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
     if user is None:
         return {"quantization": detected}
     if user == detected or user in _COMPATIBLE.get(detected, ()):
-        return {"quantization": detected} if user != detected else {}
+        if user == detected:
+            return {}
+        return {"quantization": Force(detected, f"the checkpoint's {detected} checkpoint, spelled {user}")}
     raise ConflictError(
         f"Quantization method specified in the model config ({detected}) does not match the "
         f"quantization method specified in the `quantization` argument ({user}).",

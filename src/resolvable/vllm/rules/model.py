@@ -37,6 +37,8 @@ def checkpoint_kv_cache_dtype(ctx: Any) -> dict[str, Any]:
     if ctx.args.kv_cache_dtype != "auto" or ctx.hf is None:
         return {}
     quant = ctx.hf.get("quantization_config") or ctx.hf.text_config.get("quantization_config")
+    if isinstance(quant, HFConfig) and str(quant.get("quant_method") or "").startswith("modelopt"):
+        return {}  # ModelOpt: resolve_kv_cache_dtype_string (config.kv_cache) decides
     if isinstance(quant, HFConfig) and isinstance(quant.get("kv_cache_scheme"), HFConfig):
         return {"kv_cache_dtype": "fp8"}
     return {}
