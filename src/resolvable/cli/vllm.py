@@ -37,11 +37,38 @@ _FLAGS: tuple[tuple[str, tuple[str, ...], dict[str, Any]], ...] = (
     ("num_speculative_tokens", ("--num-speculative-tokens",), {"type": int}),
     ("cudagraph_mode", ("--cudagraph-mode",), {}),
     ("kernels", ("--kernels",), {"metavar": "NAME=0|1,...", "help": "override installed-kernel facts"}),
+    # Engine configuration (resolvable.vllm.config; vllm-config-spec.md §3).
+    ("max_model_len", ("--max-model-len",), {"type": int}),
+    ("max_num_seqs", ("--max-num-seqs",), {"type": int}),
+    ("max_num_batched_tokens", ("--max-num-batched-tokens",), {"type": int}),
+    ("gpu_memory_utilization", ("--gpu-memory-utilization",), {"type": float}),
+    ("pipeline_parallel_size", ("--pipeline-parallel-size", "-pp"), {"type": int}),
+    ("data_parallel_size", ("--data-parallel-size", "-dp"), {"type": int}),
+    ("distributed_executor_backend", ("--distributed-executor-backend",), {}),
+    ("all2all_backend", ("--all2all-backend",), {}),
+    ("speculative_config", ("--speculative-config",), {"metavar": "JSON"}),
+    ("quantization", ("--quantization", "-q"), {}),
+    ("optimization_level", ("--optimization-level", "-O"), {"type": int}),
+    ("compilation_mode", ("--compilation-mode",), {"help": "-cc.mode: NONE, VLLM_COMPILE, …"}),
+    ("max_cudagraph_capture_size", ("--max-cudagraph-capture-size",), {"type": int}),
+    ("mamba_block_size", ("--mamba-block-size",), {"type": int}),
+    ("performance_mode", ("--performance-mode",), {}),
+    ("usage_context", ("--usage-context",), {"help": "OPENAI_API_SERVER (vllm serve) or LLM_CLASS"}),
+    ("runner", ("--runner",), {}),
+)
+#: vLLM's ``BooleanOptionalAction`` flags whose default is None ("decided"): --x / --no-x.
+_TRISTATE = (
+    ("enable_chunked_prefill", "--enable-chunked-prefill"),
+    ("enable_prefix_caching", "--enable-prefix-caching"),
+    ("async_scheduling", "--async-scheduling"),
 )
 _SWITCHES = (
     ("enforce_eager", "--enforce-eager"),
     ("kv_connector", "--kv-transfer-config-set"),
     ("disable_multimodal", "--language-model-only"),
+    ("enable_expert_parallel", "--enable-expert-parallel"),
+    ("disable_sliding_window", "--disable-sliding-window"),
+    ("mm_encoder_only", "--mm-encoder-only"),
 )
 
 
@@ -57,6 +84,23 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         p.add_argument(*options, dest=dest, default=None, **kwargs)
     for dest, option in _SWITCHES:
         p.add_argument(option, dest=dest, action="store_true", default=None)
+    _add_config_inputs(p)
+
+
+def _add_config_inputs(p: argparse.ArgumentParser) -> None:
+    for dest, option in _TRISTATE:
+        p.add_argument(option, dest=dest, action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument(
+        "--gpus",
+        type=int,
+        default=None,
+        metavar="N",
+        help="GPUs on the node (default: the preset's, 8 for GPU presets, 1 for CPU); "
+        "vLLM refuses a world size above it",
+    )
+    p.add_argument(
+        "--vllm-version", default=None, help="vLLM release to model (0.30.0-0.34.0; default 0.33.0)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--env", action="append", metavar="KEY=VALUE")
     p.add_argument("--format", choices=("text", "md", "json"), default="text")
+    p.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs on the node")
+    p.add_argument("--vllm-version", default=None, help="vLLM release to model")
     p.set_defaults(func=cmd_matrix)
     p = sub.add_parser("models", help="the bundled model configs and their vLLM layer kinds")
     p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
@@ -129,25 +175,93 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
     for dest, _ in _SWITCHES:
         if getattr(args, dest, None):
             out[dest] = True
+    for dest, _ in _TRISTATE:
+        if getattr(args, dest, None) is not None:
+            out[dest] = getattr(args, dest)
     return out
 
 
 def _resolve(
-    model: str, platform_name: str, flags: dict[str, Any], env: dict[str, str], *, trace: bool = False
+    model: str,
+    platform_name: str,
+    flags: dict[str, Any],
+    env: dict[str, str],
+    *,
+    trace: bool = False,
+    gpus: int | None = None,
+    version: str | None = None,
 ):
+    """Resolve, and on a refusal check its fix by resolving again (``exc.fix_check``)."""
     from ..vllm import load_model, resolve_vllm_args
+    from ..vllm.config.fixes import with_checked_fix
+    from ..vllm.config.parallel import with_gpus
     from ..vllm.platforms import platform
 
     flags = dict(flags)
     attention_config = flags.pop("attention_config", None)
-    return resolve_vllm_args(
-        load_model(model),
-        platform(platform_name),
-        env,
-        attention_config=attention_config,
-        trace=trace,
-        **flags,
-    )
+    hf, plat = load_model(model), with_gpus(platform(platform_name), gpus)
+    try:
+        return resolve_vllm_args(
+            hf, plat, env, attention_config=attention_config, trace=trace, vllm_version=version, **flags
+        )
+    except ConflictError as exc:
+        if attention_config is None:
+            raise with_checked_fix(exc, hf, plat, env, flags, vllm_version=version) from None
+        raise
+
+
+def _startup(
+    res: Any, model: str, env: dict[str, str], flags: dict[str, Any] | None = None
+) -> tuple[tuple[Any, ...], ConflictError | None]:
+    """The engine-start checks (``resolvable.vllm.config.startup``): (passed, None) or ((), refusal),
+    the refusal's fix checked by resolving again."""
+    from ..vllm import load_model
+    from ..vllm.config.fixes import with_checked_fix
+    from ..vllm.config.startup import check_startup
+
+    hf = load_model(model)
+    try:
+        return check_startup(res, hf, env), None
+    except ConflictError as exc:
+        user = {k: v for k, v in (flags or {}).items() if k != "attention_config"}
+        return (), with_checked_fix(exc, hf, res.platform, env, user, vllm_version=res.release)
+
+
+def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
+    from ..vllm.config.startup import NOT_KNOWN_OFFLINE, STARTUP_LABEL
+
+    if refusal is None:
+        lines = [
+            f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({len(passed)} checks passed)"
+        ]
+    else:
+        lines = [
+            f"{STARTUP_LABEL}: accepted by create_engine_config, refused at engine start: {refusal.message}"
+        ]
+        if refusal.fix:
+            lines.append(f"    fix: {refusal.fix}")
+    lines.append("not known offline (decided on the GPU at start):")
+    return lines + [f"    - {item}" for item in NOT_KNOWN_OFFLINE]
+
+
+def _startup_json(passed: Any, refusal: ConflictError | None) -> dict[str, Any]:
+    from ..vllm.config.startup import NOT_KNOWN_OFFLINE, STARTUP_LABEL, STARTUP_PHASE
+
+    return {
+        "phase": STARTUP_PHASE,
+        "label": STARTUP_LABEL,
+        "would_start": refusal is None,
+        "checks_passed": [r.name for r in passed],
+        "refusal": None
+        if refusal is None
+        else {
+            "message": refusal.message,
+            "rule": refusal.rule,
+            "location": refusal.location,
+            "fix": refusal.fix,
+        },
+        "not_known_offline": list(NOT_KNOWN_OFFLINE),
+    }
 
 
 def _header(res: Any, model: str, flags: dict[str, Any]) -> list[str]:
@@ -161,7 +275,10 @@ def _header(res: Any, model: str, flags: dict[str, Any]) -> list[str]:
         f"model     {model}  [{res.arch}]",
         f"platform  {res.platform.name}: {res.platform.describe()}",
         f"flags     {shown or '(none)'}",
-        f"rules     vllm {VLLM_VERSION} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
+        f"rules     vllm {res.release or VLLM_VERSION} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
+        f"node      {res.platform.device_count} × {res.platform.device_name or res.platform.name}"
+        + (f", {res.platform.memory_gib:g} GiB each" if res.platform.memory_gib else "")
+        + "  (--gpus N to change)",
         f"kernels   {', '.join(res['installed_kernels']) or '(none)'}  (standard install; override with --kernels)",
     ]
     # The vLLM pack dispatches on config facts, not on architecture names: the engine's
@@ -172,13 +289,17 @@ def _header(res: Any, model: str, flags: dict[str, Any]) -> list[str]:
 # -- commands ------------------------------------------------------------------------------
 def cmd_explain(args: argparse.Namespace) -> int:
     flags = _flags(args)
+    env = _env(args.env)
     try:
-        res = _resolve(args.model, args.platform, flags, _env(args.env), trace=True)
+        res = _resolve(
+            args.model, args.platform, flags, env, trace=True, gpus=args.gpus, version=args.vllm_version
+        )
     except ConflictError as exc:
         if not args.json:
             print("\n".join(_refusal_lines(exc)))
         raise
-    fields = [args.field] if args.field else [f for f in res.changed() if f != "installed_kernels"]
+    passed, refusal = _startup(res, args.model, env, flags)
+    fields = [args.field] if args.field else _in_pipeline_order(res)
     explained = [res.explain(f) for f in fields]
     if args.json:
         print(
@@ -193,13 +314,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     "installed_kernels": res["installed_kernels"],
                     "notes": list(res.notes),
                     "fingerprint": res.fingerprint(),
+                    "release": res.release,
                     "fields": {e.field: e.to_dict() for e in explained},
+                    "startup": _startup_json(passed, refusal),
                 },
                 indent=2,
                 default=repr,
             )
         )
-        return 0
+        return 2 if refusal is not None else 0
     print("\n".join(_header(res, args.model, flags)))
     for exp in explained:
         if exp.steps or args.field:
@@ -208,10 +331,22 @@ def cmd_explain(args: argparse.Namespace) -> int:
     untouched = [f"{e.field}={e.value!r}" for e in explained if not e.steps and not args.field]
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
+    print()
+    print("\n".join(_startup_lines(passed, refusal)))
     print(
         "\nlegend: ✓ applied/chosen  ! forced over your flag  ✗ blocked / rejected  ~ shadowed  · valid, lower priority"
     )
-    return 0
+    return 2 if refusal is not None else 0
+
+
+def _in_pipeline_order(res: Any) -> list[str]:
+    """The changed fields in the order vLLM decides them (first declaration first)."""
+    first: dict[str, int] = {}
+    for decl in res.declarations:
+        for field in (w.field for w in decl.writes):
+            first.setdefault(field, decl.seq)
+    changed = [f for f in res.changed() if f != "installed_kernels"]
+    return sorted(changed, key=lambda f: first.get(f, 1 << 30))
 
 
 def _precluded(exp: Any, res: Any) -> list[str]:
@@ -232,7 +367,9 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 def cmd_resolve(args: argparse.Namespace) -> int:
     flags = _flags(args)
-    res = _resolve(args.model, args.platform, flags, _env(args.env))
+    env = _env(args.env)
+    res = _resolve(args.model, args.platform, flags, env, gpus=args.gpus, version=args.vllm_version)
+    passed, refusal = _startup(res, args.model, env, flags)
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -250,6 +387,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                     "fingerprint": res.fingerprint(),
                     "notes": data["notes"],
                     "declarations": data["declarations"],
+                    "release": res.release,
+                    "startup": _startup_json(passed, refusal),
                 },
                 indent=2,
             )
@@ -262,6 +401,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
     ]
     print(table(["published leaf", "value", "decided by"], rows))
+    print()
+    print("\n".join(_startup_lines(passed, refusal)))
     return 0
 
 
@@ -301,7 +442,13 @@ def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def matrix_cells(
-    models: Sequence[str], platforms: Sequence[str], flags: dict[str, Any], env: dict[str, str]
+    models: Sequence[str],
+    platforms: Sequence[str],
+    flags: dict[str, Any],
+    env: dict[str, str],
+    *,
+    gpus: int | None = None,
+    version: str | None = None,
 ) -> list[dict[str, Any]]:
     """One cell per (model, platform): the backend per layer kind and the block size, or the refusal."""
     from ..vllm import KIND_FIELDS
@@ -310,7 +457,7 @@ def matrix_cells(
     for model in models:
         for name in platforms:
             try:
-                res = _resolve(model, name, flags, env)
+                res = _resolve(model, name, flags, env, gpus=gpus, version=version)
             except ConflictError as exc:
                 cells.append({"model": model, "platform": name, "refused": exc.message})
                 continue
@@ -336,7 +483,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     platforms = _csv_list(args.platforms) or list(_MATRIX_PLATFORMS)
     for name in platforms:
         platform(name)
-    cells = matrix_cells(models, platforms, _parse_set(args.set), _env(args.env))
+    cells = matrix_cells(
+        models, platforms, _parse_set(args.set), _env(args.env), gpus=args.gpus, version=args.vllm_version
+    )
     if args.format == "json":
         print(json.dumps({"schema": "resolvable.vllm-matrix/1", "cells": cells}, indent=2))
         return 0

@@ -93,7 +93,7 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
             raise ConflictError(
                 wording,
                 fields=("enable_chunked_prefill", "enable_prefix_caching"),
-                fix="drop --no-enable-chunked-prefill (or pass --no-enable-prefix-caching)",
+                fix="drop --enable-chunked-prefill (vLLM turns it on for this model)",
                 upstream="AssertionError",
             )
         if a.mamba_block_size is None:

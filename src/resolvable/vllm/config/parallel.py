@@ -47,7 +47,7 @@ def parallel_layout(ctx: Any) -> dict[str, Any]:
             raise ConflictError(
                 f"tp_size={tp} must be divisible by dcp_size={dcp}.",
                 fields=("tensor_parallel_size", "decode_context_parallel_size"),
-                fix="pass a --decode-context-parallel-size that divides --tensor-parallel-size",
+                fix=f"pass --decode-context-parallel-size {_largest_divisor(tp, dcp)} or 1",
             )
     elif dcp not in (1, pcp, tp * pcp):
         raise ConflictError(
@@ -77,6 +77,11 @@ def parallel_layout(ctx: Any) -> dict[str, Any]:
     return out
 
 
+def _largest_divisor(n: int, at_most: int) -> int:
+    """The largest divisor of ``n`` not above ``at_most`` (a fix to try; 1 always divides)."""
+    return max(d for d in range(1, max(1, min(n, at_most)) + 1) if n % d == 0)
+
+
 def _fit(tp: int, gpus: int) -> int:
     """The largest power-of-two TP that fits the node (a fix to try, checked by resolving again)."""
     size = 1
@@ -97,7 +102,7 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
         raise ConflictError(
             f"Total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp}).",
             fields=("tensor_parallel_size",),
-            fix="pass a --tensor-parallel-size that divides the head count",
+            fix=f"pass --tensor-parallel-size {_largest_divisor(heads, tp)}",
         )
     dcp = a.decode_context_parallel_size
     if dcp > 1 and not a.use_mla:

@@ -109,7 +109,7 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
         raise ConflictError(
             "num_speculative_tokens was provided but without speculative model.",
             fields=("speculative_config",),
-            fix='add "model" to --speculative-config, or use "method": "ngram"',
+            fix='add "model" to the speculative config (JSON), or use "method": "ngram"',
         )
     if method in ("ngram", "ngram_gpu"):
         low, high = spec.get("prompt_lookup_min"), spec.get("prompt_lookup_max")
@@ -118,27 +118,27 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             raise ConflictError(
                 f"prompt_lookup_min={low} must be <= prompt_lookup_max={high}",
                 fields=("speculative_config",),
-                fix="set prompt_lookup_min <= prompt_lookup_max in --speculative-config",
+                fix="set prompt_lookup_min <= prompt_lookup_max in the speculative config (JSON)",
             )
     if "tensor_parallel_size" in spec:
         raise ConflictError(
             "'tensor_parallel_size' is not a valid argument in the speculative_config. Please pass "
             "'draft_tensor_parallel_size' instead.",
             fields=("speculative_config",),
-            fix="rename tensor_parallel_size to draft_tensor_parallel_size in --speculative-config",
+            fix="rename tensor_parallel_size to draft_tensor_parallel_size in the speculative config (JSON)",
         )
     if num is None:
         raise ConflictError(
             "num_speculative_tokens must be provided with speculative model unless the draft model "
             "config contains an n_predict parameter.",
             fields=("speculative_config",),
-            fix='add "num_speculative_tokens" to --speculative-config',
+            fix='add "num_speculative_tokens" to the speculative config (JSON)',
         )
     if not isinstance(num, int) or num <= 0:
         raise ConflictError(
             f"Expected num_speculative_tokens to be greater than zero ({num}).",
             fields=("speculative_config",),
-            fix='set "num_speculative_tokens" to 1 or more in --speculative-config',
+            fix='set "num_speculative_tokens" to 1 or more in the speculative config (JSON)',
         )
     out: dict[str, Any] = {"speculative_method": method}
     if num != ctx.args.num_speculative_tokens:
