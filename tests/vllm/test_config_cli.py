@@ -127,6 +127,7 @@ def test_config_flags(capsys):
         "1",
         "--json",
     )
+    assert code == 0
     values = json.loads(out)["values"]
     assert (values["enable_chunked_prefill"], values["max_num_batched_tokens"], values["cudagraph_mode"]) == (
         False,
