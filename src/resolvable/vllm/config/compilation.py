@@ -14,6 +14,7 @@ over the user's ``-cc`` setting is a ``Force`` with vLLM's log line as the reaso
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 
 from ..._declaration import Force
@@ -136,6 +137,15 @@ def cudagraph_mode_default(ctx: Any) -> dict[str, Any]:
     return {"cudagraph_mode": Force(mode, reason) if ctx.user_set("cudagraph_mode") else mode}
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of ints: the same few grids recur
+def _default_sizes(
+    max_size: int, tokens: int, interactivity: bool, uniform: tuple[int, ...]
+) -> tuple[int, ...]:
+    first = list(range(1, min(max_size, 32) + 1)) if interactivity else [1, 2, 4]
+    sizes = capture_grid(max_size, tokens, first)
+    return tuple(sorted(set(sizes + [s for s in uniform if s <= tokens])))
+
+
 def capture_grid(max_size: int, max_tokens: int, first: list[int]) -> list[int]:
     """``_set_cudagraph_sizes``: ``first`` (1, 2, 4 or 1…32) + every 8 below 256 + every 16 from 256,
     up to ``max_size``; ``max_num_batched_tokens`` when it fits."""
@@ -187,9 +197,7 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     if a.cudagraph_capture_sizes is not None:
         sizes = sorted(i for i in set(a.cudagraph_capture_sizes) if i <= tokens)
     else:
-        first = list(range(1, min(max_size, 32) + 1)) if a.performance_mode == "interactivity" else [1, 2, 4]
-        sizes = capture_grid(max_size, tokens, first)
-        sizes = sorted(set(sizes + [s for s in uniform if s <= tokens]))
+        sizes = list(_default_sizes(max_size, tokens, a.performance_mode == "interactivity", tuple(uniform)))
     if ctx.release.has(CHANGES.SPLIT_CUDAGRAPH_CAPTURE_SIZES):
         legacy = a.cudagraph_capture_sizes is not None or user_max is not None
         sizes = split_capture_sizes(ctx, sizes, legacy, q)

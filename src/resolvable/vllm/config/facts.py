@@ -59,6 +59,15 @@ _POOLING_SUFFIXES = (
 _ATTENTION_LAYER_TYPES = frozenset({"attention", "full_attention", "sliding_attention", "sliding_window"})
 
 
+def derived_fact(hf: Any, key: str, compute: Any) -> Any:
+    """``compute(hf)``, kept with the config (``HFConfig.derived``: a config never changes); under
+    tracing (``explain``) the config is a recording proxy and the value is computed afresh, so the
+    keys it reads show in "because"."""
+    if type(hf) is HFConfig:
+        return hf.derived(key, compute)
+    return compute(hf)
+
+
 def architecture_kind(hf: HFConfig) -> str:
     """What the model registry says about the architecture, as far as the config shows it:
     ``pooling`` (classification, reward and embedding classes), ``encoder_only``, ``attention_free``,

@@ -16,6 +16,7 @@ from ...errors import ConflictError
 from .._base import registry
 from .facts import (
     architecture_kind,
+    derived_fact,
     env_flag,
     is_hybrid,
     platform_supported_dtypes,
@@ -64,13 +65,13 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     pooling models with non-causal attention are ``encoder_only``; else ``hybrid`` (``is_hybrid``),
     ``attention_free`` (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
     hf = ctx.hf
-    kind = architecture_kind(hf)
+    kind = derived_fact(hf, "vllm.arch_kind", architecture_kind)
     default = "pooling" if kind in ("pooling", "encoder_only") else "generate"
     runner = ctx.args.runner if ctx.args.runner != "auto" else default
     t = hf.text_config
     if runner == "pooling" and (t.get("is_causal") is False or kind == "encoder_only"):
         attn = "encoder_only"
-    elif is_hybrid(hf):
+    elif derived_fact(hf, "vllm.is_hybrid", is_hybrid):
         attn = "hybrid"
     elif kind == "attention_free":
         attn = "attention_free"
@@ -117,7 +118,7 @@ def model_dtype(ctx: Any) -> dict[str, Any]:
             if not (d == "float16" and model_type in FLOAT16_NOT_SUPPORTED)
         ]
         preferred = "float16" if ctx.args.runner_type == "pooling" and "float16" in allowed else allowed[0]
-        config = checkpoint_dtype(ctx.hf)
+        config = derived_fact(ctx.hf, "vllm.checkpoint_dtype", checkpoint_dtype)
         if config == "float32":
             config = preferred
         dtype = config if config in allowed else preferred
@@ -153,23 +154,17 @@ def derived_max_len(hf: HFConfig) -> tuple[float, str | None]:
     return value, key
 
 
-@registry.rule("model_config")
-def max_model_len(ctx: Any) -> dict[str, Any]:
-    """§3.2: ``config/model.py : _get_and_verify_max_len`` (2545). The derived length (smallest key),
-    capped by the sliding window with ``--disable-sliding-window``, 2048 when no key exists, times
-    the RoPE factor (not for YaRN/Llama-3/LongRoPE types, nor Gemma-3); unset or -1 → the derived
-    value (LongRoPE: ``original_max_position_embeddings``); a larger user value is refused unless
-    ``model_max_length`` allows it or ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``."""
-    hf = ctx.hf
+def length_facts(hf: HFConfig, disable_sliding_window: bool) -> tuple[bool, float, str | None, int | None]:
+    """What ``_get_and_verify_max_len`` derives from the config alone: (no length key at all, the
+    derived length after the sliding-window cap, RoPE scaling and the encoder's length, its key,
+    the LongRoPE default length or None)."""
     t = hf.text_config
     derived, key = derived_max_len(hf)
     window = t.get("sliding_window")
-    if ctx.args.disable_sliding_window and isinstance(window, int) and window < derived:
+    if disable_sliding_window and isinstance(window, int) and window < derived:
         derived, key = window, "sliding_window"
-    user = ctx.args.max_model_len
-    if derived == float("inf"):
-        if user is not None:
-            return {}
+    missing = derived == float("inf")
+    if missing:
         derived = 2048  # vLLM warns: no key in config.json, assuming 2048
     ropes = rope_parameters(t)
     model_type = str(hf.get("model_type") or t.get("model_type") or "")
@@ -182,11 +177,28 @@ def max_model_len(ctx: Any) -> dict[str, Any]:
     encoder = hf.get("encoder_config")
     if isinstance(encoder, HFConfig) and "max_seq_length" in encoder:
         derived = encoder["max_seq_length"]
+    longrope = None
+    if any(rp.get("rope_type", rp.get("type")) == "longrope" for rp in ropes):
+        longrope = int(t.get("original_max_position_embeddings") or derived)
+    return missing, derived, key, longrope
+
+
+@registry.rule("model_config")
+def max_model_len(ctx: Any) -> dict[str, Any]:
+    """§3.2: ``config/model.py : _get_and_verify_max_len`` (2545). The derived length (smallest key),
+    capped by the sliding window with ``--disable-sliding-window``, 2048 when no key exists, times
+    the RoPE factor (not for YaRN/Llama-3/LongRoPE types, nor Gemma-3); unset or -1 → the derived
+    value (LongRoPE: ``original_max_position_embeddings``); a larger user value is refused unless
+    ``model_max_length`` allows it or ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``."""
+    disable = bool(ctx.args.disable_sliding_window)
+    missing, derived, key, longrope = derived_fact(
+        ctx.hf, f"vllm.length/{disable}", lambda hf: length_facts(hf, disable)
+    )
+    user = ctx.args.max_model_len
+    if missing and user is not None:
+        return {}
     if user is None or user == -1:
-        if any(rp.get("rope_type", rp.get("type")) == "longrope" for rp in ropes):
-            value = int(t.get("original_max_position_embeddings") or derived)
-        else:
-            value = int(derived)
+        value = longrope if longrope is not None else int(derived)
         if user == -1:
             return {
                 "max_model_len": Force(
@@ -194,6 +206,7 @@ def max_model_len(ctx: Any) -> dict[str, Any]:
                 )
             }
         return {"max_model_len": value}
+    t = ctx.hf.text_config
     if user <= 0:
         raise ConflictError(
             f"max_model_len must be a positive integer, got {user}", fields=("max_model_len",)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..._record import record_replace
 from ...errors import ConflictError, InvalidArgumentError
 from .._base import registry
-from .facts import num_heads, num_kv_heads
+from .facts import derived_fact, num_heads, num_kv_heads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
     ``dcp <= tp // kv_heads`` and query heads per KV head divisible by DCP."""
     a = ctx.args
     tp = a.tensor_parallel_size
-    heads = num_heads(ctx.hf)
+    heads = derived_fact(ctx.hf, "vllm.num_heads", num_heads)
     if heads % tp != 0:
         raise ConflictError(
             f"Total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp}).",
@@ -106,7 +106,7 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
         )
     dcp = a.decode_context_parallel_size
     if dcp > 1 and not a.use_mla:
-        kv = num_kv_heads(ctx.hf)
+        kv = derived_fact(ctx.hf, "vllm.num_kv_heads", num_kv_heads)
         if tp <= kv:
             raise ConflictError(
                 "Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` "

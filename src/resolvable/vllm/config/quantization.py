@@ -12,6 +12,7 @@ from ..._declaration import Force
 from ..._hfconfig import HFConfig
 from ...errors import ConflictError
 from .._base import registry
+from .facts import derived_fact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -98,7 +99,10 @@ def checkpoint_quantization(hf: HFConfig, on_cpu: bool) -> str | None:
 def quantization_method(ctx: Any) -> dict[str, Any]:
     """§3.17 steps 1-3: ``ModelConfig._verify_quantization`` (``config/model.py`` 1383): the
     checkpoint's method wins when ``--quantization`` is unset; a different user method is refused."""
-    detected = checkpoint_quantization(ctx.hf, ctx.platform.vendor == "cpu")
+    on_cpu = ctx.platform.vendor == "cpu"
+    detected = derived_fact(
+        ctx.hf, f"vllm.quantization/{on_cpu}", lambda hf: checkpoint_quantization(hf, on_cpu)
+    )
     user = ctx.args.quantization
     if detected is None:
         return {}
