@@ -170,3 +170,25 @@ def test_matrix_with_gpus_and_version(capsys):
         "json",
     )
     assert json.loads(out)["cells"][0]["refused"].startswith("World size (2) is larger")
+
+
+def test_matrix_fields(capsys):
+    code, out, _ = run(
+        capsys,
+        "matrix",
+        "--engine",
+        "vllm",
+        "--models",
+        "llama-3.1-8b",
+        "--platforms",
+        "a100,h100,b200",
+        "--fields",
+        "max_num_seqs,async_scheduling",
+        "--format",
+        "json",
+    )
+    cells = {c["platform"]: c["values"] for c in json.loads(out)["cells"]}
+    assert code == 0
+    assert [cells[p]["max_num_seqs"] for p in ("a100", "h100", "b200")] == [256, 1024, 1024]
+    code, _, err = run(capsys, "matrix", "--engine", "vllm", "--fields", "max_num_sequences")
+    assert code == 2 and "is not a vLLM field" in err

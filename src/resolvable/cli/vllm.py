@@ -125,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "md", "json"), default="text")
     p.add_argument("--gpus", type=int, default=None, metavar="N", help="GPUs on the node")
     p.add_argument("--vllm-version", default=None, help="vLLM release to model")
+    p.add_argument(
+        "--fields",
+        help="comma-separated resolved fields to show per cell instead of the backends, "
+        "e.g. max_num_seqs,async_scheduling,cudagraph_mode",
+    )
     p.set_defaults(func=cmd_matrix)
     p = sub.add_parser("models", help="the bundled model configs and their vLLM layer kinds")
     p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
@@ -449,6 +454,7 @@ def matrix_cells(
     *,
     gpus: int | None = None,
     version: str | None = None,
+    fields: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """One cell per (model, platform): the backend per layer kind and the block size, or the refusal."""
     from ..vllm import KIND_FIELDS
@@ -462,15 +468,18 @@ def matrix_cells(
                 cells.append({"model": model, "platform": name, "refused": exc.message})
                 continue
             backends = {k: res[f] for k, f in KIND_FIELDS.items() if res[f] is not None}
-            cells.append(
-                {"model": model, "platform": name, "backends": backends, "block_size": res["block_size"]}
-            )
+            cell = {"model": model, "platform": name, "backends": backends, "block_size": res["block_size"]}
+            if fields:
+                cell["values"] = {f: res[f] for f in fields}
+            cells.append(cell)
     return cells
 
 
 def _cell_text(cell: dict[str, Any]) -> str:
     if "refused" in cell:
         return "refused"
+    if "values" in cell:
+        return " ".join(f"{v}" if not isinstance(v, list) else f"[{len(v)}]" for v in cell["values"].values())
     names = list(dict.fromkeys(cell["backends"].values()))
     return "/".join(names) + f" bs{cell['block_size']}"
 
@@ -483,8 +492,21 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     platforms = _csv_list(args.platforms) or list(_MATRIX_PLATFORMS)
     for name in platforms:
         platform(name)
+    from ..vllm import VllmArgs
+
+    fields = _csv_list(args.fields) or []
+    known = set(VllmArgs.__dataclass_fields__)
+    for field in fields:
+        if field not in known:
+            raise UsageError(f"--fields: {field!r} is not a vLLM field; e.g. max_num_seqs, async_scheduling")
     cells = matrix_cells(
-        models, platforms, _parse_set(args.set), _env(args.env), gpus=args.gpus, version=args.vllm_version
+        models,
+        platforms,
+        _parse_set(args.set),
+        _env(args.env),
+        gpus=args.gpus,
+        version=args.vllm_version,
+        fields=fields,
     )
     if args.format == "json":
         print(json.dumps({"schema": "resolvable.vllm-matrix/1", "cells": cells}, indent=2))
