@@ -557,3 +557,45 @@ def test_3_19_hybrid_kv_cache_manager():
     assert cfg_res(chunked, env=allow)["disable_hybrid_kv_cache_manager"] is False
     exc = cfg_refusal(chunked, disable_hybrid_kv_cache_manager=False)
     assert exc.message.startswith("Hybrid KV cache manager was explicitly enabled but is not supported")
+
+
+@pytest.mark.parametrize(
+    ("version", "plat", "model", "flags", "v2"),
+    [
+        (
+            "0.30.0",
+            "h100",
+            None,
+            {"speculative_config": '{"model": "some/draft-1b", "num_speculative_tokens": 2}'},
+            False,
+        ),
+        (
+            "0.31.0",
+            "h100",
+            None,
+            {"speculative_config": '{"model": "some/draft-1b", "num_speculative_tokens": 2}'},
+            True,
+        ),
+        (
+            "0.31.0",
+            "h100",
+            None,
+            {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 2}'},
+            False,
+        ),
+        (
+            "0.32.0",
+            "h100",
+            None,
+            {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 2}'},
+            True,
+        ),
+        ("0.31.0", "h100", None, {"compilation_mode": "STOCK_TORCH_COMPILE"}, False),
+        ("0.32.0", "h100", None, {"compilation_mode": "STOCK_TORCH_COMPILE"}, True),
+        ("0.31.0", "mi300x", "deepseek-v3.2", {"tensor_parallel_size": 8}, False),
+        ("0.32.0", "mi300x", "deepseek-v3.2", {"tensor_parallel_size": 8}, True),
+    ],
+)
+def test_3_13_model_runner_by_release(version, plat, model, flags, v2):
+    r = res(model, plat, version, **flags) if model else cfg_res(llama(), plat, version, **flags)
+    assert r["use_v2_model_runner"] is v2

@@ -17,6 +17,25 @@ CHANGES = ChangeTable(
     "vllm",
     [
         Change(
+            "ROCM_V1_RUNNER_DEFAULT",
+            "0.30.0",
+            until="0.32.0",
+            upstream="config/vllm.py:VllmConfig.use_v2_model_runner",
+            summary="ROCm defaults DeepSeek-V3.2/V4 and GLM-MoE-DSA to the V1 model runner",
+        ),
+        Change(
+            "V2_RUNNER_DRAFT_MODEL",
+            "0.31.0",
+            upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+            summary="the V2 runner supports draft-model speculative decoding",
+        ),
+        Change(
+            "V2_RUNNER_NGRAM",
+            "0.32.0",
+            upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+            summary="the V2 runner supports n-gram speculative decoding",
+        ),
+        Change(
             "CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS",
             "0.31.0",
             upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",

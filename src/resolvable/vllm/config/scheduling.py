@@ -17,8 +17,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: Speculative methods the V2 runner lacks in 0.33 (``_get_v2_model_runner_unsupported_features``).
-V2_UNSUPPORTED_SPEC = frozenset({"suffix", "custom_class"})
+#: Speculative methods the V2 runner lacks (``_get_v2_model_runner_unsupported_features``), 0.33;
+#: 0.30-0.32 also Medusa and MLP speculators, 0.30-0.31 n-gram, 0.30 draft models.
+V2_UNSUPPORTED_SPEC = frozenset({"suffix", "custom_class", "medusa", "mlp_speculator"})
+#: ``ROCM_DEFAULT_MRV1_ARCHITECTURES`` (0.30-0.31).
+ROCM_V1_ARCHS = frozenset({"DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "GlmMoeDsaForCausalLM"})
+
+
+def v2_unsupported_spec(ctx: Any) -> frozenset[str]:
+    """The speculative methods that send this release to the V1 runner."""
+    out = set(V2_UNSUPPORTED_SPEC)
+    if not ctx.release.has(CHANGES.V2_RUNNER_NGRAM):
+        out |= {"ngram", "ngram_gpu"}
+    if not ctx.release.has(CHANGES.V2_RUNNER_DRAFT_MODEL):
+        out.add("draft_model")
+    return frozenset(out)
+
+
 #: ``EagleModelTypes`` + ``NgramGPUTypes`` + draft model/DSpark: the speculative methods async
 #: scheduling supports (0.30-0.32 for every runner, 0.33 on V1); DFlash from 0.31.
 ASYNC_SPEC = frozenset({"eagle", "eagle3", "mtp", "ngram_gpu", "draft_model", "dspark"})
@@ -29,7 +44,9 @@ _IN_TREE_EXECUTORS = frozenset({"uni", "mp", "ray", "external_launcher", None})
 def model_runner(ctx: Any) -> dict[str, Any]:
     """§3.13: ``VllmConfig.use_v2_model_runner`` (``config/vllm.py`` 731): ``VLLM_USE_V2_MODEL_RUNNER``
     decides when set; else V1 for features V2 does not support yet (PP with the external launcher,
-    the ``suffix`` and ``custom_class`` speculative methods), else V2. 0.34 removed V1
+    the ``suffix``/``custom_class`` speculative methods; 0.30-0.31 also n-gram and stock
+    torch.compile, 0.30 draft models; ROCm's V1 list for DeepSeek-V3.2/V4 and GLM-MoE-DSA before
+    0.32), else V2. 0.34 removed V1
     (``Platform.validate_environ`` refuses the variable unless it is 1)."""
     env = ctx.env.get("VLLM_USE_V2_MODEL_RUNNER")
     if ctx.release.has(CHANGES.MODEL_RUNNER_V1_REMOVED):
@@ -47,7 +64,16 @@ def model_runner(ctx: Any) -> dict[str, Any]:
         a = ctx.args
         v2 = not (
             (a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher")
-            or a.speculative_method in V2_UNSUPPORTED_SPEC
+            or a.speculative_method in v2_unsupported_spec(ctx)
+            or (
+                a.compilation_mode == "STOCK_TORCH_COMPILE"
+                and not ctx.release.has(CHANGES.STOCK_COMPILE_V2_NO_GRAPHS)
+            )
+            or (
+                ctx.release.has(CHANGES.ROCM_V1_RUNNER_DEFAULT)
+                and ctx.platform.vendor == "hip"
+                and bool(set(ctx.hf.architectures or ()) & ROCM_V1_ARCHS)
+            )
         )
     return {"use_v2_model_runner": v2} if v2 != ctx.args.use_v2_model_runner else {}
 
@@ -126,7 +152,8 @@ def hybrid_kv_cache_manager(ctx: Any) -> dict[str, Any]:
         return {"disable_hybrid_kv_cache_manager": needs_off}
     if a.disable_hybrid_kv_cache_manager is False and needs_off:
         raise ConflictError(
-            "Hybrid KV cache manager was explicitly enabled but is not supported in this configuration.",
+            "Hybrid KV cache manager was explicitly enabled but is not supported in this configuration. "
+            "Consider omitting the --enable-hybrid-kv-cache-manager flag to let vLLM decide automatically.",
             fields=("disable_hybrid_kv_cache_manager",),
             fix="drop --enable-hybrid-kv-cache-manager (or pass --env VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)",
         )
