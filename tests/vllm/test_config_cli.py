@@ -192,3 +192,15 @@ def test_matrix_fields(capsys):
     assert [cells[p]["max_num_seqs"] for p in ("a100", "h100", "b200")] == [256, 1024, 1024]
     code, _, err = run(capsys, "matrix", "--engine", "vllm", "--fields", "max_num_sequences")
     assert code == 2 and "is not a vLLM field" in err
+
+
+def test_resolve_json_engine_config_at_config_time_and_final(capsys):
+    code, out, _ = run(
+        capsys, "resolve", "deepseek-v3", "--engine", "vllm", "--platform", "b200", "-tp", "8", "--json"
+    )
+    ec = json.loads(out)["engine_config"]
+    assert code == 0
+    # create_engine_config returns DEFAULT_BLOCK_SIZE; FLASHINFER_MLA's preference (32) comes at engine start
+    assert ec["cache_config.block_size"] == {"field": "block_size", "config": 16, "final": 32}
+    assert ec["scheduler_config.max_num_seqs"]["config"] == 1024
+    assert ec["model_config.quantization"]["final"] == "fp8"

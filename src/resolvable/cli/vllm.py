@@ -371,6 +371,8 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
+    from ..vllm.config.report import engine_config
+
     flags = _flags(args)
     env = _env(args.env)
     res = _resolve(args.model, args.platform, flags, env, gpus=args.gpus, version=args.vllm_version)
@@ -393,6 +395,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                     "notes": data["notes"],
                     "declarations": data["declarations"],
                     "release": res.release,
+                    "engine_config": engine_config(res),
                     "startup": _startup_json(passed, refusal),
                 },
                 indent=2,
