@@ -599,3 +599,21 @@ def test_3_19_hybrid_kv_cache_manager():
 def test_3_13_model_runner_by_release(version, plat, model, flags, v2):
     r = res(model, plat, version, **flags) if model else cfg_res(llama(), plat, version, **flags)
     assert r["use_v2_model_runner"] is v2
+
+
+# -- §5 model hooks ----------------------------------------------------------------------------
+def test_5_gpt_oss_capture_sizes():
+    r = res("gpt-oss-20b", "h100")
+    assert r["max_cudagraph_capture_size"] == 1024 and len(r["cudagraph_capture_sizes"]) == 83
+    assert r.decided_by("max_cudagraph_capture_size")[0] == "gpt_oss_capture_sizes"
+    capped = res("gpt-oss-20b", "h100", max_cudagraph_capture_size=256)
+    assert capped["max_cudagraph_capture_size"] == 256  # a user value keeps the hook out
+    r34 = res("gpt-oss-20b", "h100", "0.34.0")
+    assert r34["max_decode_cudagraph_capture_requests"] == 1024
+    assert r34["prefill_cudagraph_capture_token_sizes"][-1] == 1024
+    assert (
+        len(r34["prefill_cudagraph_capture_token_sizes"]) == 83 and len(r34["cudagraph_capture_sizes"]) == 93
+    )
+    assert (
+        res("gpt-oss-20b", "b200", "0.34.0")["prefill_cudagraph_capture_token_sizes"] is None
+    )  # SM10x: wide defaults

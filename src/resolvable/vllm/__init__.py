@@ -25,6 +25,7 @@ RULE_MODULES = (
     "config.parallel",
     "config.speculative",
     "config.batch",
+    "config.model_hooks",
     "config.scheduling",
     "config.compilation",
     "config.platform",

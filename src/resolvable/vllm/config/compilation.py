@@ -199,7 +199,7 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     else:
         sizes = list(_default_sizes(max_size, tokens, a.performance_mode == "interactivity", tuple(uniform)))
     if ctx.release.has(CHANGES.SPLIT_CUDAGRAPH_CAPTURE_SIZES):
-        legacy = a.cudagraph_capture_sizes is not None or user_max is not None
+        legacy = ctx.user_set("cudagraph_capture_sizes") or ctx.user_set("max_cudagraph_capture_size")
         sizes = split_capture_sizes(ctx, sizes, legacy, q)
     largest = sizes[-1] if sizes else 0
     if user_max is not None and user_max != largest and a.cudagraph_capture_sizes is not None:
@@ -243,21 +243,26 @@ def split_capture_sizes(ctx: Any, shared: list[int], legacy: bool, q: int) -> li
     """§3.11 (0.34): ``VllmConfig._split_cudagraph_capture_sizes`` (``config/vllm.py`` 2558). On the
     SM10x family without the deprecated fields: prefill token grid up to ``min(8192,
     max_num_batched_tokens)``, decode request grid up to ``max_num_seqs`` within 8192 decode tokens;
-    elsewhere both derive from the shared sizes. The recorded sizes are the decode token counts plus
+    elsewhere both derive from the shared sizes, unless set (``-cc.prefill_cudagraph_capture_token_sizes``,
+    ``-cc.max_decode_cudagraph_capture_requests``, or a model hook such as GPT-OSS's). The recorded sizes are the decode token counts plus
     the prefill sizes (decode only when the mixed mode is NONE)."""
     a = ctx.args
     tokens, seqs = a.max_num_batched_tokens, a.max_num_seqs
     cap = ctx.platform.capability
     wide = not legacy and ctx.platform.vendor == "cuda" and cap is not None and cap[0] == 10
-    if wide:
+    if a.prefill_cudagraph_capture_token_sizes is not None:
+        prefill = sorted({t for t in a.prefill_cudagraph_capture_token_sizes if 1 <= t <= tokens})
+    elif wide:
         prefill = prefill_grid(min(8192, tokens))
-        decode = decode_grid(seqs)
-        decode_max = min(tokens, 8192)
     else:
         prefill = list(shared)
+    max_requests = a.max_decode_cudagraph_capture_requests
+    if max_requests is not None or wide:
+        decode = decode_grid(seqs if max_requests is None else min(max_requests, seqs))
+    else:
         shared_max = shared[-1] if shared else 0
         decode = sorted({min(-(-s // q), seqs) for s in shared if -(-s // q) * q <= shared_max})
-        decode_max = tokens
+    decode_max = min(tokens, 8192) if wide else tokens
     limit = min(seqs, decode_max // q)
     reachable = decode[: bisect.bisect_left(decode, limit) + 1] if limit >= 1 else []
     out = {min(n, limit) * q for n in reachable}

@@ -84,6 +84,18 @@ class ConfigArgs:
         leaf="compilation.max_cudagraph_capture_size",
         help="Largest CUDA-graph capture size.",
     )
+    prefill_cudagraph_capture_token_sizes: list[int] | None = arg(
+        None,
+        resolvable=True,
+        leaf="compilation.prefill_cudagraph_capture_token_sizes",
+        help="0.34: token counts of the prefill CUDA graphs (-cc.prefill_cudagraph_capture_token_sizes).",
+    )
+    max_decode_cudagraph_capture_requests: int | None = arg(
+        None,
+        resolvable=True,
+        leaf="compilation.max_decode_cudagraph_capture_requests",
+        help="0.34: most requests of a decode CUDA graph (-cc.max_decode_cudagraph_capture_requests).",
+    )
     mm_encoder_only: bool = arg(False, help="Run only the multimodal encoder (prefix caching off).")
     trust_remote_code: bool = arg(False, help="Trust remote code (no effect on the derived values).")
 
