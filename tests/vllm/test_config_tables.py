@@ -617,3 +617,24 @@ def test_5_gpt_oss_capture_sizes():
     assert (
         res("gpt-oss-20b", "b200", "0.34.0")["prefill_cudagraph_capture_token_sizes"] is None
     )  # SM10x: wide defaults
+
+
+def test_5_mamba_ssm_cache_dtype_and_other_hooks():
+    assert res("nemotron-h-8b")["mamba_ssm_cache_dtype"] == "float32"
+    assert res("nemotron-h-8b", mamba_ssm_cache_dtype="bfloat16")["mamba_ssm_cache_dtype"] == "bfloat16"
+    qwen35 = {
+        **llama(architectures=["Qwen3_5ForCausalLM"], model_type="qwen3_5_text"),
+        "mamba_ssm_dtype": "float32",
+    }
+    assert cfg_res(qwen35)["mamba_ssm_cache_dtype"] == "float32"
+    longcat = llama(architectures=["LongcatFlashNgramForCausalLM"], model_type="longcat_flash_ngram")
+    r = cfg_res(longcat)
+    assert (r["compilation_mode"], r["cudagraph_mode"]) == ("NONE", "FULL")
+    gemma = llama(
+        architectures=["EmbeddingGemma2Model"], model_type="gemma3_text", max_position_embeddings=32768
+    )
+    assert cfg_res(gemma, "h100", "0.32.0")["max_model_len"] == 8192
+    assert cfg_res(gemma, "h100", "0.31.0")["max_model_len"] == 32768
+    assert cfg_res(gemma, "h100", "0.33.0", max_model_len=16384)["max_model_len"] == 16384
+    ocr = llama(architectures=["UnlimitedOCRForCausalLM"], model_type="unlimited_ocr")
+    assert cfg_res(ocr)["enable_prefix_caching"] is False

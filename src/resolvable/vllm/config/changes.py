@@ -60,6 +60,12 @@ CHANGES = ChangeTable(
             summary="stock torch.compile on the V2 runner runs without CUDA graphs",
         ),
         Change(
+            "EMBEDDING_GEMMA2_HOOK",
+            "0.32.0",
+            upstream="model_executor/models/config.py:EmbeddingGemma2ModelConfig.verify_and_update_config",
+            summary="EmbeddingGemma2 caps a derived max_model_len at 8192",
+        ),
+        Change(
             "GB10_SMALL_BATCH_TIER",
             "0.33.0",
             upstream="engine/arg_utils.py:EngineArgs.get_batch_defaults",

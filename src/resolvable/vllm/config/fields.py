@@ -194,6 +194,13 @@ class ConfigArgs:
     cudagraph_capture_sizes: list[int] | None = arg(
         None, resolvable=True, leaf="compilation.cudagraph_capture_sizes", help="CUDA-graph capture sizes."
     )
+    mamba_ssm_cache_dtype: str = arg(
+        "auto",
+        resolvable=True,
+        leaf="cache.mamba_ssm_cache_dtype",
+        choices=("auto", "float32", "float16", "bfloat16"),
+        help="dtype of the Mamba SSM state cache (auto: the model's, or a model hook's).",
+    )
     gpu_memory_utilization: float | None = arg(
         None,
         resolvable=True,

@@ -48,3 +48,69 @@ def gpt_oss_capture_sizes(ctx: Any) -> dict[str, Any]:
         ),
         "max_decode_cudagraph_capture_requests": 1024 // q,
     }
+
+
+@registry.for_arch(
+    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2", stage="vllm_config"
+)
+def nemotron_h_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
+    """§3.8: ``NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype`` (``models/config.py``; the
+    Nano-VL-V2 hook reads the text config): ``auto`` → the HF ``mamba_ssm_cache_dtype``, else
+    float32 ("only float32 is known to have no accuracy issues")."""
+    if ctx.args.mamba_ssm_cache_dtype != "auto":
+        return {}
+    value = ctx.hf.text_config.get("mamba_ssm_cache_dtype") or "float32"
+    return {"mamba_ssm_cache_dtype": str(value)}
+
+
+@registry.for_arch(
+    "Qwen3_5ForCausalLM",
+    "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration",
+    stage="vllm_config",
+)
+def qwen3_5_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
+    """§3.8: ``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config`` (``models/config.py``
+    955): ``auto`` → the HF ``mamba_ssm_dtype`` when the config names one (vLLM warns when the user
+    overrides it)."""
+    value = ctx.hf.text_config.get("mamba_ssm_dtype")
+    if ctx.args.mamba_ssm_cache_dtype != "auto" or value is None:
+        return {}
+    return {"mamba_ssm_cache_dtype": str(value)}
+
+
+@registry.for_arch("EmbeddingGemma2Model", stage="vllm_config")
+def embedding_gemma2_max_model_len(ctx: Any) -> dict[str, Any]:
+    """§3.2 step 10: ``EmbeddingGemma2ModelConfig.verify_and_update_config`` (0.32+): a derived
+    ``max_model_len`` above 8192 is capped at 8192 (a user's value is kept)."""
+    if not ctx.release.has(CHANGES.EMBEDDING_GEMMA2_HOOK):
+        return {}
+    if ctx.args.max_model_len > 8192 and not (ctx.user_set("max_model_len") and ctx.args.max_model_len != -1):
+        return {"max_model_len": 8192}
+    return {}
+
+
+@registry.for_arch("LongcatFlashNgramForCausalLM", stage="vllm_config")
+def longcat_flash_ngram_compilation(ctx: Any) -> dict[str, Any]:
+    """§3.10: ``LongcatFlashNgramForCausalLMConfig.verify_and_update_config`` (``models/config.py``
+    1196): compilation mode NONE and CUDA-graph mode FULL when unset."""
+    out: dict[str, Any] = {}
+    if ctx.args.compilation_mode is None:
+        out["compilation_mode"] = "NONE"
+    if ctx.args.cudagraph_mode is None:
+        out["cudagraph_mode"] = "FULL"
+    return out
+
+
+@registry.for_arch("UnlimitedOCRForCausalLM", stage="vllm_config")
+def unlimited_ocr_prefix_caching(ctx: Any) -> dict[str, Any]:
+    """§3.7 step 5: ``UnlimitedOCRForCausalLMConfig.verify_and_update_config``: prefix caching off
+    (R-SWA decode KV is not a pure causal function of the prefix)."""
+    from ..._declaration import Force
+
+    if ctx.args.enable_prefix_caching is False:
+        return {}
+    return {
+        "enable_prefix_caching": Force(False, "UnlimitedOCR: R-SWA decode KV cannot hit the prefix cache")
+    }
