@@ -638,3 +638,36 @@ def test_5_mamba_ssm_cache_dtype_and_other_hooks():
     assert cfg_res(gemma, "h100", "0.33.0", max_model_len=16384)["max_model_len"] == 16384
     ocr = llama(architectures=["UnlimitedOCRForCausalLM"], model_type="unlimited_ocr")
     assert cfg_res(ocr)["enable_prefix_caching"] is False
+
+
+@pytest.mark.parametrize(
+    ("config", "plat", "user", "expected"),
+    [
+        ({"compression_config": {"quant_method": "compressed_tensors"}}, "h100", None, "compressed-tensors"),
+        (
+            {
+                "quantization_config": {
+                    "producer": {"name": "modelopt"},
+                    "quantization": {"quant_algo": "NVFP4"},
+                }
+            },
+            "b200",
+            None,
+            "modelopt_fp4",
+        ),
+        ({"quantization_config": {"quant_method": "gptq"}}, "cpu", None, "auto_gptq"),  # no CPU exception
+        ({"quantization_config": {"quant_method": "gptq"}}, "h100", "marlin", "auto_gptq"),
+        ({"quantization_config": {"quant_method": "awq"}}, "cpu", "awq", "awq"),
+    ],
+)
+def test_3_17_normalisation_and_overrides(config, plat, user, expected):
+    flags = {"quantization": user} if user else {}
+    assert cfg_res(llama(**config), plat, **flags)["quantization"] == expected
+
+
+def test_3_17_unknown_method_by_release():
+    exc = cfg_refusal(llama(), quantization="w4afp8")
+    assert exc.message.startswith("Unknown quantization method: w4afp8. Must be one of ['awq', 'auto_awq',")
+    assert cfg_res(llama(), "h100", "0.34.0", quantization="w4afp8")["quantization"] == "w4afp8"
+    exc = cfg_refusal(llama(quantization_config={"quant_method": "gptq"}), quantization="awq")
+    assert "model config (gptq) does not match" in exc.message

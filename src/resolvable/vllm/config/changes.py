@@ -102,6 +102,12 @@ CHANGES = ChangeTable(
             summary="gpu_memory_utilization unset: 1.0 with the default-on extensible KV cache (CUDA/ROCm), else 0.92",
         ),
         Change(
+            "QUANTIZATION_METHODS_034",
+            "0.34.0",
+            upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
+            summary="quantization methods + w4afp8, lut_b_moe, mxfp4_hadamard32; - fp_quant",
+        ),
+        Change(
             "MODEL_RUNNER_V1_REMOVED",
             "0.34.0",
             upstream="config/vllm.py:VllmConfig.use_v2_model_runner",

@@ -12,24 +12,30 @@ from ..._declaration import Force
 from ..._hfconfig import HFConfig
 from ...errors import ConflictError
 from .._base import registry
+from .changes import CHANGES
 from .facts import derived_fact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: ``_verify_quantization``: checkpoint ``quant_method`` → the method vLLM resolves it to
-#: (the override methods' ``override_quantization_method``, on GPUs).
-_METHOD_ALIASES = {
-    "gptq": "auto_gptq",
-    "awq": "auto_awq",
-    "gptq_marlin": "auto_gptq",
-    "awq_marlin": "auto_awq",
-}
+#: ``model_executor/layers/quantization/__init__.py : QuantizationMethods`` (0.30-0.33: 30 names).
+QUANTIZATION_METHODS = (
+    *("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8"),
+    *("modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors"),
+    *("experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8"),
+    *("online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only"),
+    *("nvfp4_per_token", "mxfp8"),
+)
+#: 0.34: + ``w4afp8``, ``lut_b_moe``, ``mxfp4_hadamard32``; − ``fp_quant``.
+QUANTIZATION_METHODS_034 = (
+    *(m for m in QUANTIZATION_METHODS if m != "fp_quant"),
+    *("w4afp8", "lut_b_moe", "mxfp4_hadamard32"),
+)
 #: Spellings of the same method a user may pass (``--quantization gptq`` on a GPTQ checkpoint).
 _COMPATIBLE = {
-    "auto_gptq": {"gptq", "gptq_marlin", "auto_gptq"},
-    "auto_awq": {"awq", "awq_marlin", "auto_awq"},
+    "auto_gptq": {"gptq", "gptq_marlin", "auto_gptq", "marlin"},
+    "auto_awq": {"awq", "awq_marlin", "auto_awq", "marlin"},
 }
 #: ``get_min_capability`` of the quantization configs (spec §3.17 step 5).
 MIN_CAPABILITY = {
@@ -65,33 +71,68 @@ _ACT_DTYPES = {
 }
 
 
-def checkpoint_quantization(hf: HFConfig, on_cpu: bool) -> str | None:
-    """The method ``_verify_quantization`` detects from ``quantization_config.quant_method`` after the
-    model hooks' renames (GPT-OSS ``mxfp4`` → ``gpt_oss_mxfp4``; DeepSeek-V4 ``fp8`` →
-    ``deepseek_v4_fp8``) and the override methods (GPTQ → ``auto_gptq``, AWQ → ``auto_awq`` off CPU;
-    ModelOpt by ``quant_algo``)."""
-    quant = hf.get("quantization_config") or hf.text_config.get("quantization_config")
+#: ``_normalize_quantization_config``: ModelOpt ``quant_algo`` → ``quant_method``.
+_MODELOPT_ALGOS = {
+    "FP8": "modelopt",
+    "FP8_PER_CHANNEL_PER_TOKEN": "modelopt",
+    "FP8_PB_WO": "modelopt",
+    "NVFP4": "modelopt_fp4",
+    "MIXED_PRECISION": "modelopt_mixed",
+}
+
+
+def _modelopt_algo(quant: HFConfig) -> str | None:
+    """``_extract_modelopt_quant_algo``: the upper-cased ``quant_algo`` of a ModelOpt config."""
+    if not str(quant.get("quant_method") or "").lower().startswith("modelopt"):
+        return None
+    inner = quant.get("quantization")
+    if inner is not None:
+        return str(inner.get("quant_algo") or "").upper() if isinstance(inner, HFConfig) else None
+    return str(quant.get("quant_algo") or "").upper()
+
+
+def checkpoint_quantization(hf: HFConfig, on_cpu: bool, user: str | None = None) -> str | None:
+    """The method ``_verify_quantization`` detects (``config/model.py`` 1383): the HF
+    ``quantization_config`` (or compressed-tensors' ``compression_config``; a multimodal model's
+    text config), normalised by ``_normalize_quantization_config`` (ModelOpt producer →
+    ``modelopt``/``modelopt_fp4``/``modelopt_mixed``, ``compressed_tensors`` → ``compressed-tensors``)
+    and the model hooks (GPT-OSS ``mxfp4`` → ``gpt_oss_mxfp4``, DeepSeek-V4 ``fp8`` →
+    ``deepseek_v4_fp8``), then the override methods: GPTQ → ``auto_gptq``, AWQ → ``auto_awq`` (not on
+    CPU) when the user's method is unset or a compatible spelling; ModelOpt by ``quant_algo``."""
+    quant = hf.get("quantization_config") or hf.get("compression_config")
+    if not isinstance(quant, HFConfig):
+        quant = hf.text_config.get("quantization_config")
     if not isinstance(quant, HFConfig):
         return None
-    method = str(quant.get("quant_method") or "").lower() or None
-    if method is None:
+    method = str(quant.get("quant_method") or "").lower().replace("compressed_tensors", "compressed-tensors")
+    inner = quant.get("quantization")
+    producer = quant.get("producer")
+    legacy = isinstance(inner, HFConfig) and "modelopt_quant_config" in inner
+    if (isinstance(producer, HFConfig) and producer.get("name") == "modelopt") or legacy:
+        algo = inner.get("quant_algo") if isinstance(inner, HFConfig) else None
+        if algo is not None:
+            method = _MODELOPT_ALGOS.get(str(algo).upper(), method)
+    if not method:
         return None
     model_type = str(hf.text_config.get("model_type") or "")
     if method == "mxfp4" and model_type == "gpt_oss":
         return "gpt_oss_mxfp4"
     if method == "fp8" and model_type.startswith("deepseek_v4"):
         return "deepseek_v4_fp8"
-    if method == "modelopt":
-        algo = str(quant.get("quant_algo") or "").upper()
-        if "MIXED" in algo:
-            return "modelopt_mixed"
+    if method == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
+        return "auto_gptq"
+    if method == "awq" and not on_cpu and user in (None, "awq", "awq_marlin", "auto_awq", "marlin"):
+        return "auto_awq"
+    algo = _modelopt_algo(HFConfig({**quant.to_dict(), "quant_method": method}))
+    if algo:
+        if algo == "FP8":
+            return "modelopt"
+        if "NVFP4" in algo or "FP4" in algo:
+            return "modelopt_fp4"
         if "MXFP8" in algo:
             return "modelopt_mxfp8"
-        if "FP4" in algo:
-            return "modelopt_fp4"
-        return "modelopt"
-    if method in _METHOD_ALIASES and not on_cpu:
-        return _METHOD_ALIASES[method]
+        if algo == "MIXED_PRECISION":
+            return "modelopt_mixed"
     return method
 
 
@@ -100,12 +141,12 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
     """§3.17 steps 1-3: ``ModelConfig._verify_quantization`` (``config/model.py`` 1383): the
     checkpoint's method wins when ``--quantization`` is unset; a different user method is refused."""
     on_cpu = ctx.platform.vendor == "cpu"
-    detected = derived_fact(
-        ctx.hf, f"vllm.quantization/{on_cpu}", lambda hf: checkpoint_quantization(hf, on_cpu)
-    )
     user = ctx.args.quantization
+    detected = derived_fact(
+        ctx.hf, f"vllm.quantization/{on_cpu}/{user}", lambda hf: checkpoint_quantization(hf, on_cpu, user)
+    )
     if detected is None:
-        return {}
+        return _known_method(ctx, user)
     if user is None:
         return {"quantization": detected}
     if user == detected or user in _COMPATIBLE.get(detected, ()):
@@ -118,6 +159,24 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
         fields=("quantization",),
         fix=f"drop --quantization (or pass --quantization {detected})",
     )
+
+
+def _known_method(ctx: Any, method: str | None) -> dict[str, Any]:
+    """``_verify_quantization``: an unknown method is refused ("Unknown quantization method: …")."""
+    if method is None:
+        return {}
+    known = (
+        QUANTIZATION_METHODS_034
+        if ctx.release.has(CHANGES.QUANTIZATION_METHODS_034)
+        else QUANTIZATION_METHODS
+    )
+    if method not in known:
+        raise ConflictError(
+            f"Unknown quantization method: {method}. Must be one of {list(known)}.",
+            fields=("quantization",),
+            fix="drop --quantization",
+        )
+    return {}
 
 
 @registry.rule("vllm_config")
