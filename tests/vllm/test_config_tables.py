@@ -671,3 +671,36 @@ def test_3_17_unknown_method_by_release():
     assert cfg_res(llama(), "h100", "0.34.0", quantization="w4afp8")["quantization"] == "w4afp8"
     exc = cfg_refusal(llama(quantization_config={"quant_method": "gptq"}), quantization="awq")
     assert "model config (gptq) does not match" in exc.message
+
+
+# -- §3.4 block size when create_engine_config returns -----------------------------------------
+@pytest.mark.parametrize(
+    ("model", "plat", "version", "flags", "expected"),
+    [
+        ("llama-3.1-8b", "h100", "0.33.0", {}, 16),
+        ("llama-3.1-8b", "h100", "0.34.0", {}, 64),
+        ("llama-3.1-8b", "h100", "0.34.0", {"block_size": 32}, 32),
+        ("llama-3.1-8b", "cpu", "0.32.0", {}, 128),  # CPU hook before 0.33
+        ("llama-3.1-8b", "cpu", "0.33.0", {}, 16),  # 128 comes with the backend preference
+        ("deepseek-v3", "cpu", "0.34.0", {"block_size": 64}, 16),  # reference CPU MLA forces 16
+        ("deepseek-v3", "cpu-amx", "0.33.0", {}, 16),  # AMX MLA: the default
+    ],
+)
+def test_3_4_block_size_at_config_time(model, plat, version, flags, expected):
+    assert res(model, plat, version, **flags)["block_size_config"] == expected
+
+
+def test_3_10_config_time_cudagraph_mode_and_batch_invariance():
+    r = res("deepseek-v3", "b200", tensor_parallel_size=8, optimization_level=1)
+    assert r["cudagraph_mode_config"] == "PIECEWISE"
+    env = {"VLLM_BATCH_INVARIANT": "1"}
+    assert (
+        res("llama-3.1-8b", "h100", "0.33.0", env)["compilation_mode"] == "NONE"
+    )  # tuned shape (6144, 4096)
+    assert res("llama-3.1-8b", "h100", "0.30.0", env)["compilation_mode"] == "VLLM_COMPILE"
+    assert res("llama-3.1-8b", "a100", "0.33.0", env)["compilation_mode"] == "VLLM_COMPILE"  # no sm80 table
+    assert res("qwen3.5-397b-a17b", "h100", "0.34.0", tensor_parallel_size=8)["compilation_mode"] == "NONE"
+    assert (
+        res("qwen3.5-397b-a17b", "h100", "0.33.0", tensor_parallel_size=8)["compilation_mode"]
+        == "VLLM_COMPILE"
+    )

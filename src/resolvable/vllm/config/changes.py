@@ -36,6 +36,12 @@ CHANGES = ChangeTable(
             summary="the V2 runner supports n-gram speculative decoding",
         ),
         Change(
+            "BATCH_INVARIANT_BREAKABLE_GRAPHS",
+            "0.31.0",
+            upstream="config/vllm.py:VllmConfig._uses_breakable_cudagraph_for_batch_invariance",
+            summary="VLLM_BATCH_INVARIANT turns on breakable CUDA graphs for models with a tuned matmul shape",
+        ),
+        Change(
             "CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS",
             "0.31.0",
             upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",
@@ -72,6 +78,12 @@ CHANGES = ChangeTable(
             summary="GB10 (cc 12.1) takes the small batch-default tier despite its memory",
         ),
         Change(
+            "CPU_BLOCK_SIZE_AT_SELECTION",
+            "0.33.0",
+            upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+            summary="CPU's default block size 128 moves from the config hook to the backend preference",
+        ),
+        Change(
             "ASYNC_SCHED_SPEC_RULES_V1_ONLY",
             "0.33.0",
             upstream="config/vllm.py:VllmConfig.__post_init__",
@@ -100,6 +112,12 @@ CHANGES = ChangeTable(
             "0.34.0",
             upstream="config/cache.py:CacheConfig._resolve_extensible_kv_cache",
             summary="gpu_memory_utilization unset: 1.0 with the default-on extensible KV cache (CUDA/ROCm), else 0.92",
+        ),
+        Change(
+            "BREAKABLE_GRAPHS_QWEN3_5",
+            "0.34.0",
+            upstream="config/vllm.py:default_breakable_cudagraph_architectures",
+            summary="Qwen3.5 defaults to breakable CUDA graphs on CUDA; ROCm adds HYV4",
         ),
         Change(
             "QUANTIZATION_METHODS_034",

@@ -72,13 +72,83 @@ ROCM_BREAKABLE_ARCHS = frozenset({"DeepseekV41ForCausalLM"})
 STATIC_GRAPH_VENDORS = frozenset({"cuda", "hip", "xpu"})
 
 
+#: ``_QWEN3_5_ARCHITECTURES`` (0.34: breakable by default on CUDA).
+QWEN3_5_ARCHS = frozenset(
+    {
+        "Qwen3_5ForCausalLM",
+        "Qwen3_5ForConditionalGeneration",
+        "Qwen3_5MTP",
+        "Qwen3_5MoeForCausalLM",
+        "Qwen3_5MoeForConditionalGeneration",
+        "Qwen3_5MoeMTP",
+    }
+)
+
+
+def _default_breakable(ctx: Any) -> frozenset[str]:
+    """``default_breakable_cudagraph_architectures`` of this platform and release."""
+    qwen = ctx.release.has(CHANGES.BREAKABLE_GRAPHS_QWEN3_5)
+    if ctx.platform.vendor == "hip":
+        return ROCM_BREAKABLE_ARCHS | ({"HYV4ForCausalLM", "HYV4MTPModel"} if qwen else set())
+    if ctx.platform.vendor == "cuda" and qwen:
+        return BREAKABLE_ARCHS | QWEN3_5_ARCHS
+    return BREAKABLE_ARCHS
+
+
+def _tuned_family(capability: Any) -> str | None:
+    """``batch_invariant_configs._get_tuned_matmul_arch_family``."""
+    if capability is None:
+        return None
+    major, minor = capability
+    return {12: "sm120", 10: "blackwell", 9: "hopper"}.get(major) or (
+        "ada" if (major, minor) == (8, 9) else None
+    )
+
+
+def batch_invariance_breakable(ctx: Any) -> bool:
+    """``VllmConfig._uses_breakable_cudagraph_for_batch_invariance`` (0.31+): ``VLLM_BATCH_INVARIANT``,
+    not eager, bf16, unquantized, CUDA, and a per-rank qkv/o/gate_up/down shape of the model in the
+    family's tuned table (``batch_invariant_shapes``)."""
+    a = ctx.args
+    if (
+        not env_flag(ctx.env, "VLLM_BATCH_INVARIANT")
+        or not ctx.release.has(CHANGES.BATCH_INVARIANT_BREAKABLE_GRAPHS)
+        or a.enforce_eager
+        or a.dtype != "bfloat16"
+        or a.quantization is not None
+        or ctx.platform.vendor != "cuda"
+    ):
+        return False
+    from ..layers import head_size
+    from .batch_invariant_shapes import TUNED_SHAPES
+    from .facts import num_heads, num_kv_heads
+
+    table = TUNED_SHAPES.get(ctx.release.version or "", {}).get(_tuned_family(ctx.platform.capability) or "")
+    if not table:
+        return False
+    t = ctx.hf.text_config
+    tp = max(1, a.tensor_parallel_size)
+    hidden = int(t.get("hidden_size") or 0)
+    head = head_size(ctx.hf, bool(a.use_mla))
+    heads = num_heads(ctx.hf) // tp
+    kv_heads = max(1, num_kv_heads(ctx.hf) // tp)
+    shapes = [((heads + 2 * kv_heads) * head, hidden), (hidden, heads * head)]
+    intermediate = t.get("intermediate_size")
+    if isinstance(intermediate, int) and not isinstance(intermediate, bool):
+        shapes += [(2 * intermediate // tp, hidden), (hidden, intermediate // tp)]
+    return any(shape in table for shape in shapes)
+
+
 def breakable_cudagraph(ctx: Any) -> bool:
-    """``_maybe_enable_breakable_cudagraph``: ``VLLM_USE_BREAKABLE_CUDAGRAPH`` when set, else the
-    platform's default architecture list."""
+    """``_maybe_enable_breakable_cudagraph`` (``config/vllm.py`` 842): ``VLLM_USE_BREAKABLE_CUDAGRAPH``
+    when set, else the platform's default architecture list, else batch invariance with tuned shapes."""
     if "VLLM_USE_BREAKABLE_CUDAGRAPH" in ctx.env:
         return env_flag(ctx.env, "VLLM_USE_BREAKABLE_CUDAGRAPH")
-    archs = ROCM_BREAKABLE_ARCHS if ctx.platform.vendor == "hip" else BREAKABLE_ARCHS
-    return ctx.platform.vendor in ("cuda", "hip") and bool(set(ctx.hf.architectures or ()) & archs)
+    if ctx.platform.vendor in ("cuda", "hip") and bool(
+        set(ctx.hf.architectures or ()) & _default_breakable(ctx)
+    ):
+        return True
+    return batch_invariance_breakable(ctx)
 
 
 def _set(ctx: Any, field: str, value: Any, reason: str) -> dict[str, Any]:

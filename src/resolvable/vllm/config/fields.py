@@ -201,6 +201,21 @@ class ConfigArgs:
         choices=("auto", "float32", "float16", "bfloat16"),
         help="dtype of the Mamba SSM state cache (auto: the model's, or a model hook's).",
     )
+    block_size_config: int | None = arg(
+        None,
+        resolvable=True,
+        leaf="cache.block_size_at_config",
+        cli=False,
+        help="CacheConfig.block_size when create_engine_config returns (before the backends' preference).",
+    )
+    cudagraph_mode_config: str | None = arg(
+        None,
+        resolvable=True,
+        leaf="compilation.cudagraph_mode_at_config",
+        choices=("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"),
+        cli=False,
+        help="CompilationConfig.cudagraph_mode when create_engine_config returns (before the backends').",
+    )
     gpu_memory_utilization: float | None = arg(
         None,
         resolvable=True,

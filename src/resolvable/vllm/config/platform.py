@@ -98,3 +98,24 @@ def piecewise_normalisation(ctx: Any) -> dict[str, Any]:
         out.update(_force(ctx, "max_cudagraph_capture_size", 0, reason))
         return out
     return {}
+
+
+@registry.rule("platform_config")
+def config_time_values(ctx: Any) -> dict[str, Any]:
+    """§3.4, §3.10: what ``create_engine_config`` returns before the model is built: the block size
+    (the user's, else ``CacheConfig.DEFAULT_BLOCK_SIZE`` — 16, 64 from 0.34 — except the CPU hook's:
+    16 for the reference CPU MLA kernel, 256 for DeepSeek-V4, 128 when not user-set before 0.33)
+    and the provisional CUDA-graph mode (the attention backends may lower both at engine start)."""
+    a = ctx.args
+    user = a.block_size if ctx.user_set("block_size") else None
+    block = user if user is not None else (64 if ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64) else 16)
+    if ctx.platform.vendor == "cpu":
+        is_v4 = "deepseek_v4" in (ctx.hf.get("model_type"), ctx.hf.text_config.get("model_type"))
+        amx = ctx.platform.cpu_amx and ctx.platform.cpu_arch == "x86_64"
+        if a.use_mla and not is_v4 and not (amx and a.attention_backend != "CPU_MLA"):
+            block = 16
+        elif is_v4:
+            block = 256
+        elif user is None and not ctx.release.has(CHANGES.CPU_BLOCK_SIZE_AT_SELECTION):
+            block = 128
+    return {"block_size_config": block, "cudagraph_mode_config": a.cudagraph_mode}

@@ -54,10 +54,17 @@ PATHS = {
 
 
 def config_time_value(res: Any, field: str) -> Any:
-    """The value of ``field`` when ``create_engine_config`` returns: the last effective write of a
-    configuration stage, else the user's value or the default. For ``block_size`` that is the
-    user's value or ``CacheConfig.DEFAULT_BLOCK_SIZE`` (16; 64 from 0.34), except where a platform
-    hook forces one."""
+    """The value of ``field`` when ``create_engine_config`` returns (block size and CUDA-graph mode:
+    the rule ``config_time_values`` records them; the rest: the configuration stages' last write)."""
+    if field == "block_size":
+        return res["block_size_config"]
+    if field == "cudagraph_mode":
+        return res["cudagraph_mode_config"]
+    return _config_time_value(res, field)
+
+
+def _config_time_value(res: Any, field: str) -> Any:
+    """The last effective write of a configuration stage, else the user's value or the default."""
     value: Any = res.user.get(field, res.schema.defaults.get(field))
     for decl in res.declarations:
         if decl.stage not in CONFIG_STAGES:
@@ -65,14 +72,6 @@ def config_time_value(res: Any, field: str) -> Any:
         for w in decl.writes:
             if w.field == field and w.outcome != "blocked":
                 value = w.value
-    if field == "block_size" and res.platform.vendor == "cpu" and res["attn_backend_mla"] == "CPU_MLA":
-        return 16  # CpuPlatform.check_and_update_config forces it for the reference CPU MLA kernel
-    if field == "block_size" and value is None:
-        from .caching import CONFIG_BLOCK_SIZE, CONFIG_BLOCK_SIZE_034
-        from .changes import CHANGES
-
-        big = res.release is not None and CHANGES.DEFAULT_BLOCK_SIZE_64.range.contains(res.release)
-        value = CONFIG_BLOCK_SIZE_034 if big else CONFIG_BLOCK_SIZE
     return value
 
 
