@@ -11,11 +11,14 @@ from resolvable.vllm import load_model, resolve_vllm_args
 from resolvable.vllm.config.parallel import with_gpus
 from resolvable.vllm.platforms import platform
 
+#: The release the spec's examples describe (vllm-config-spec.md: "0.33.0 unless noted").
+SPEC_RELEASE = "0.33.0"
+
 
 def res(
     model: str,
     plat: str = "h100",
-    version: str | None = None,
+    version: str | None = SPEC_RELEASE,
     env: Any = None,
     gpus: int | None = None,
     **flags: Any,
@@ -28,7 +31,7 @@ def res(
 def refusal(
     model: str,
     plat: str = "h100",
-    version: str | None = None,
+    version: str | None = SPEC_RELEASE,
     env: Any = None,
     gpus: int | None = None,
     **flags: Any,
@@ -56,13 +59,21 @@ def llama(**overrides: Any) -> dict[str, Any]:
 
 
 def cfg_res(
-    config: dict[str, Any], plat: str = "h100", version: str | None = None, env: Any = None, **flags: Any
+    config: dict[str, Any],
+    plat: str = "h100",
+    version: str | None = SPEC_RELEASE,
+    env: Any = None,
+    **flags: Any,
 ):
     return resolve_vllm_args(config, platform(plat), env, vllm_version=version, **flags)
 
 
 def cfg_refusal(
-    config: dict[str, Any], plat: str = "h100", version: str | None = None, env: Any = None, **flags: Any
+    config: dict[str, Any],
+    plat: str = "h100",
+    version: str | None = SPEC_RELEASE,
+    env: Any = None,
+    **flags: Any,
 ):
     with pytest.raises(ConflictError) as info:
         cfg_res(config, plat, version, env, **flags)

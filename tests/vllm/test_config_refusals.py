@@ -156,12 +156,12 @@ CASES = [
 def test_refusal_message_type_and_checked_fix(model, plat, gpus, flags, start, upstream, status):
     hf, p = load_model(model), with_gpus(platform(plat), gpus)
     with pytest.raises(ConflictError) as info:
-        check_startup(resolve_vllm_args(hf, p, **flags), hf)
+        check_startup(resolve_vllm_args(hf, p, vllm_version="0.33.0", **flags), hf)
     exc = info.value
     assert exc.message.startswith(start)
     assert exc.upstream == upstream
     assert exc.rule and exc.location.startswith("resolvable/vllm/")
-    check = check_refusal(exc, hf, p, {}, flags)
+    check = check_refusal(exc, hf, p, {}, flags, vllm_version="0.33.0")
     assert check.status == status, check.text
     if status in ("verified", "corrected"):
         assert check.accepted  # at least one alternative resolves (and would start)

@@ -202,8 +202,9 @@ def test_3_5_cpu_scales_with_world_size():
 
 def test_3_5_steps():
     big = llama(max_position_embeddings=131072)
+    moe = llama(max_position_embeddings=131072, num_experts=8, num_experts_per_tok=2)
     batched_dp = cfg_res(
-        big, data_parallel_size=2, enable_expert_parallel=True, all2all_backend="deepep_low_latency"
+        moe, data_parallel_size=2, enable_expert_parallel=True, all2all_backend="deepep_low_latency"
     )
     assert batched_dp["max_num_batched_tokens"] == 256 and batched_dp["max_num_seqs"] == 256
     doubled = cfg_res(big, performance_mode="throughput")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..._record import record_replace
 from ...errors import ConflictError, InvalidArgumentError
 from .._base import registry
-from .facts import derived_fact, num_heads, num_kv_heads
+from .facts import derived_fact, is_moe, num_heads, num_kv_heads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _fit(tp: int, gpus: int) -> int:
 @registry.rule("vllm_config")
 def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
     """§3.15: ``ModelConfig.verify_with_parallel_config`` (``config/model.py`` 1545): attention heads
-    divisible by TP; DCP on a GQA/MQA (non-MLA) model needs TP above the KV-head count,
+    divisible by TP; expert parallelism needs experts; DCP on a GQA/MQA (non-MLA) model needs TP above the KV-head count,
     ``dcp <= tp // kv_heads`` and query heads per KV head divisible by DCP."""
     a = ctx.args
     tp = a.tensor_parallel_size
@@ -103,6 +103,12 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
             f"Total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp}).",
             fields=("tensor_parallel_size",),
             fix=f"pass --tensor-parallel-size {_largest_divisor(heads, tp)}",
+        )
+    if a.enable_expert_parallel and not derived_fact(ctx.hf, "vllm.is_moe", is_moe):
+        raise ConflictError(
+            "Number of experts in the model must be greater than 0 when expert parallelism is enabled.",
+            fields=("enable_expert_parallel",),
+            fix="drop --enable-expert-parallel",
         )
     dcp = a.decode_context_parallel_size
     if dcp > 1 and not a.use_mla:
