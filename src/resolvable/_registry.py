@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Mapping
 from ._changes import ChangeTable, ReleaseView
 from ._record import field as record_field
 from ._record import record, record_replace
-from ._release import ReleaseRange, check_release, release_key
+from ._release import ArchList, ReleaseRange, check_release, release_key
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
 
@@ -95,6 +95,14 @@ class Rule:
     series: str = ""
     #: The rule this one extends (``extends=``; its body gets the predecessor as ``previous``).
     extends: str | None = None
+    #: For a rule keyed on an ``ArchList``: the members that are not in every release, with
+    #: their ranges (the rule is in an architecture's plan only for the releases listing it).
+    arch_releases: Mapping[str, ReleaseRange] | None = record_field(default=None, compare=False)
+
+    def applies(self, arch: str, release: str | None) -> bool:
+        """Whether the rule is in the plan of ``arch`` in ``release`` (architecture ranges only)."""
+        bounded = self.arch_releases.get(arch) if self.arch_releases else None
+        return bounded is None or bounded.contains(release)
 
     @property
     def kind(self) -> str:
@@ -108,7 +116,8 @@ class Rule:
 
     def selector(self) -> str:
         if self.archs:
-            return ", ".join(self.archs)
+            ranges = self.arch_releases or {}
+            return ", ".join(f"{a} ({ranges[a].describe()})" if a in ranges else a for a in self.archs)
         if self.predicate is not None:
             return f"arch matching {self.predicate_label}"
         return "every architecture"
@@ -308,7 +317,8 @@ class Registry:
         series: str | None = None,
         extends: Callable[..., Any] | None = None,
     ) -> Callable[[RuleFn], RuleFn]:
-        """Register ``fn(ctx) -> dict`` in ``stage``: for the exact ``archs``, for architectures
+        """Register ``fn(ctx) -> dict`` in ``stage``: for the exact ``archs`` (an ``ArchList``
+        keys it on upstream's list per release), for architectures
         accepted by ``when``, or (neither) for every architecture. ``since``/``until`` limit it
         to a release range (``since`` inclusive, ``until`` exclusive); ``series`` names the rule
         it replaces in other releases (default: its own name).
@@ -317,6 +327,7 @@ class Registry:
         architectures): from ``since`` on, ``fn(ctx, previous)`` replaces ``old``, and
         ``previous(ctx)`` runs ``old``'s body — a release that rewrites a rule extends it
         instead of copying it. ``old``'s range ends at ``since``."""
+        arch_releases = archs.ranges if isinstance(archs, ArchList) and archs.ranges else None
         archs = tuple(archs)
         if archs and when is not None:
             raise RegistrationError(
@@ -344,6 +355,7 @@ class Registry:
                 doc=_first_paragraph(getattr(original, "__doc__", None)),
                 releases=ReleaseRange.of(since, until, f"rule {name} ({location})"),
                 series=series or name,
+                arch_releases=arch_releases,
             )
             if extends is not None:
                 self._add_extension(rule, extends, series)
@@ -611,7 +623,11 @@ class Registry:
     ) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
         picked = [r for r in self._global_rules if r.releases.contains(release)]
         if arch is not None:
-            picked += [r for r in self._by_arch.get(arch, ()) if r.releases.contains(release)]
+            picked += [
+                r
+                for r in self._by_arch.get(arch, ())
+                if r.releases.contains(release) and r.applies(arch, release)
+            ]
             picked += [
                 r for r in self._predicate_rules if r.releases.contains(release) and _safe_predicate(r, arch)
             ]

@@ -14,6 +14,8 @@ engine module (``resolvable._x``); ``tests/engine/test_layers.py`` checks it. A 
 
 * writes each rule once and asks the release: ``if ctx.release.has(CHANGES.DSA_TRITON_ON_ROCM)``
   (traced: explain says "because sglang ≥ 0.5.20 (DSA_TRITON_ON_ROCM, overrides._…)");
+* keys a rule on upstream's architecture list with release ranges: ``archs=ArchList("A",
+  ("B", "0.5.16"))`` puts the rule in B's plan from 0.5.16 on (one rule, no per-arch copy);
 * when a release rewrites a rule wholesale, extends it: ``@registry.rule(stage, since="0.5.24",
   extends=old_rule)`` on ``def new_rule(ctx, previous)``; ``previous(ctx)`` runs the old body.
 
@@ -31,7 +33,7 @@ from ._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
 from ._platform import Platform
 from ._record import field, record, record_replace
 from ._registry import Registry, Rule, Stage, caller_location, location_of
-from ._release import ReleaseRange, base_release, check_release, release_key
+from ._release import ArchList, ReleaseRange, base_release, check_release, release_key
 from ._resolution import Resolution
 from ._resolve import RuleContext, View, check, resolve
 from ._schema import Arg, arg, record_arg, resolvable_fields, schema_of
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RELEASE_READ",
     "Arg",
+    "ArchList",
     "CapabilityTable",
     "Candidate",
     "Change",

@@ -11,6 +11,7 @@ import pytest
 
 from resolvable.rules import (
     RELEASE_READ,
+    ArchList,
     Change,
     ChangeTable,
     Platform,
@@ -333,3 +334,44 @@ def test_freeze_refuses_a_series_with_a_gap_and_two_heads():
     heads.rule("fill", since="0.5.17", series="s")(lambda ctx: {})
     with pytest.raises(RegistrationError, match="two heads"):
         heads.validate()
+
+
+# -- architecture lists with release ranges ----------------------------------------------------
+
+
+def test_an_arch_list_keys_one_rule_per_release():
+    family = ArchList("XForCausalLM", ("YForCausalLM", "0.5.16"), ("ZForCausalLM", None, "0.5.17"))
+    assert list(family) == ["XForCausalLM", "YForCausalLM", "ZForCausalLM"] and "YForCausalLM" in family
+    assert family.at("0.5.15") == {"XForCausalLM", "ZForCausalLM"}
+    assert family.at("0.5.18") == {"XForCausalLM", "YForCausalLM"}
+    assert family.contains("YForCausalLM", "0.5.16") and not family.contains("YForCausalLM", "0.5.15")
+    registry = _registry()
+
+    @registry.rule("fill", archs=family)
+    def fam(ctx):
+        return {"page": 7}
+
+    rule = next(r for r in registry.rules if r.name.endswith("fam"))
+    assert "YForCausalLM (since 0.5.16)" in rule.selector()
+    for arch, release, page in [
+        ("XForCausalLM", "0.5.14", 7),
+        ("YForCausalLM", "0.5.15", None),
+        ("YForCausalLM", "0.5.16", 7),
+        ("ZForCausalLM", "0.5.16", 7),
+        ("ZForCausalLM", "0.5.17", None),
+    ]:
+        res = resolve(registry, hf={"architectures": [arch]}, platform=H100, release=release)
+        assert res["page"] == page, (arch, release)
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ((("A", "0.5.16", "0.5.15"),), "empty release range"),
+        (("A", "A"), "listed twice"),
+        ((3,), "not a name"),
+    ],
+)
+def test_an_arch_list_validates_its_entries(entries, message):
+    with pytest.raises(RegistrationError, match=message):
+        ArchList(*entries)

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from .._registry import Registry, Stage
 from .args import VllmArgs
-from .config.changes import CHANGES, VLLM_RELEASES
+from .config.changes import CHANGES
 
-#: vLLM release whose behaviour this pack reproduces.
-VLLM_VERSION = "0.33.0"
-RULESET_VERSION = "1"
+#: vLLM releases whose behaviour this pack reproduces, oldest first (one flag table each, in
+#: ``flags/``; what changed between them is named in ``config/changes.py``).
+VLLM_RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
+#: The release resolved when none is named: the newest supported (a user who names none most
+#: likely runs, or is about to install, the current vLLM).
+VLLM_VERSION = VLLM_RELEASES[-1]
+RULESET_VERSION = "2"
 
 STAGES = (
     Stage("platform", doc="spec §1.3: installed optional kernels (standard install, then --kernels)"),
@@ -48,9 +52,9 @@ registry = Registry(
     VllmArgs,
     STAGES,
     model_stage="model",
-    name=f"vllm-{VLLM_VERSION}",
+    name="vllm",
     version=RULESET_VERSION,
     releases=VLLM_RELEASES,
-    default_release=VLLM_VERSION,  # the attention rules model 0.33.0
-    changes=CHANGES,
+    default_release=VLLM_VERSION,
+    changes=CHANGES,  # the engine-configuration changes 0.30 → 0.34 (config/changes.py)
 )

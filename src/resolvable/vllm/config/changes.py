@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from ..._changes import Change, ChangeTable
 
-#: vLLM releases the pack knows, oldest first (the attention rules model 0.33.0: the default).
-VLLM_RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
-
 CHANGES = ChangeTable(
     "vllm",
     [

@@ -97,7 +97,6 @@ class ConfigArgs:
         help="0.34: most requests of a decode CUDA graph (-cc.max_decode_cudagraph_capture_requests).",
     )
     mm_encoder_only: bool = arg(False, help="Run only the multimodal encoder (prefix caching off).")
-    trust_remote_code: bool = arg(False, help="Trust remote code (no effect on the derived values).")
 
     # -- derived (create_engine_config / VllmConfig.__post_init__) --------------------------------
     runner_type: str = arg(
