@@ -12,8 +12,13 @@ One module per concern, registered in vLLM's order (spec §2) by ``resolvable.vl
 ``scheduling``     async scheduling, model runner V1/V2, hybrid KV-cache manager (§3.9, §3.13, §3.19)
 ``compilation``    compilation mode, ``-O`` level, ``cudagraph_mode``, capture sizes (§3.10-§3.12)
 ``platform``       the platforms' ``check_and_update_config`` (§4)
-``hybrid``         hybrid/Mamba block alignment and ``mamba_block_size`` (§3.4, §3.8)
 ``startup``        refusals at engine start; what cannot be known offline (§3.1 step 7, §3.14)
+``model_hooks``    ``MODELS_CONFIG_MAP`` hooks that change §3 values (§5)
+``changes``        the named changes 0.30 → 0.34 the rules ask about (§8)
+``fields``         the engine-configuration fields (a mixin of ``VllmArgs``)
+``facts``          what the rules read from the config, platform and env
+``fixes``          checked fixes (a refusal's fix, resolved again)
+``report``         ``engine_config(res)``: values under their ``VllmConfig`` paths
 =================  ==============================================================================
 
 Invariant: this package's ``__init__`` imports nothing (``fields`` is imported by
