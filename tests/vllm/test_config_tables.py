@@ -553,10 +553,12 @@ def test_3_17_hooks_and_refusals():
 def test_3_19_hybrid_kv_cache_manager():
     assert cfg_res(llama())["disable_hybrid_kv_cache_manager"] is False
     chunked = llama(attention_chunk_size=8192)
-    assert cfg_res(chunked)["disable_hybrid_kv_cache_manager"] is True
-    allow = {"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1"}
-    assert cfg_res(chunked, env=allow)["disable_hybrid_kv_cache_manager"] is False
-    exc = cfg_refusal(chunked, disable_hybrid_kv_cache_manager=False)
+    assert cfg_res(chunked)["disable_hybrid_kv_cache_manager"] is False  # the env default is 1
+    deny = {"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "0"}
+    assert cfg_res(chunked, env=deny)["disable_hybrid_kv_cache_manager"] is True
+    eagle = '{"model": "x/eagle-head", "num_speculative_tokens": 2}'
+    assert cfg_res(chunked, speculative_config=eagle)["disable_hybrid_kv_cache_manager"] is True
+    exc = cfg_refusal(chunked, env=deny, disable_hybrid_kv_cache_manager=False)
     assert exc.message.startswith("Hybrid KV cache manager was explicitly enabled but is not supported")
 
 

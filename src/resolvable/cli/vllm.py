@@ -599,7 +599,7 @@ def default_versions(from_version: str | None, to_version: str | None) -> tuple[
 def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None]:
     try:
         _env_refusal(args, version)
-        return _resolve(args, args.platform, release=version), None
+        return _resolve(args, args.platform, release=version, trace=True), None
     except ConflictError as exc:
         return None, exc
 
@@ -618,7 +618,10 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     new, new_refusal = _side(args, new_version)
     changes = []
     if old is not None and new is not None:
-        changes = [{**c.to_dict(), "since": _changed_in(new, c.field)} for c in old.diff(new)]
+        changes = [
+            {**c.to_dict(), "since": _changed_in(new, c.field, old_version, new_version)}
+            for c in old.diff(new)
+        ]
     if args.json:
         print(
             json.dumps(
@@ -670,8 +673,23 @@ def _option_given(args: argparse.Namespace, dest: str) -> bool:
     return getattr(args, dest, None) is not None
 
 
-def _changed_in(res: Any, field: str) -> str | None:
-    """The release named by a change the deciding rule asked about (traced reads), if any."""
+def _changed_in(res: Any, field: str, old: str, new: str) -> str | None:
+    """The named change (vllm/changes.py) behind a field's new value: one the deciding rule asked
+    about (a traced read) that arrived after ``old`` and by ``new`` — "0.34.0 (NAME)"."""
+    import re
+
+    from .._release import release_key
+    from ..vllm.changes import CHANGES
+
+    steps = res.explain(field).steps
+    if not steps:
+        return None
+    for key, present in steps[-1].inputs:
+        match = re.search(r"\((\w+),", str(key)) if str(key).startswith("release: ") else None
+        if match and present and match.group(1) in CHANGES:
+            change = CHANGES.get(match.group(1))
+            if release_key(old) < release_key(change.since) <= release_key(new):
+                return f"{change.since} ({change.name})"
     return None
 
 

@@ -6,12 +6,12 @@ Invariant: this module depends on no rule module, so every rule module can impor
 
 from __future__ import annotations
 
-from .._registry import Registry, Stage
+from ..rules import Registry, Stage
 from .args import VllmArgs
-from .config.changes import CHANGES
+from .changes import CHANGES
 
 #: vLLM releases whose behaviour this pack reproduces, oldest first (one flag table each, in
-#: ``flags/``; what changed between them is named in ``config/changes.py``).
+#: ``flags/``; what changed between them is named in ``changes.py``).
 VLLM_RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
 #: The release resolved when none is named: the newest supported (a user who names none most
 #: likely runs, or is about to install, the current vLLM).
@@ -56,5 +56,5 @@ registry = Registry(
     version=RULESET_VERSION,
     releases=VLLM_RELEASES,
     default_release=VLLM_VERSION,
-    changes=CHANGES,  # the engine-configuration changes 0.30 → 0.34 (config/changes.py)
+    changes=CHANGES,
 )

@@ -210,6 +210,31 @@ _MEMO: dict[tuple, tuple[HFConfig, tuple[LayerQuery, ...]]] = {}
 _MEMO_LIMIT = 4096
 
 
+def changes_of(query: LayerQuery, has: Any, present: frozenset[Any] = frozenset()) -> frozenset[str]:
+    """The ``LayerQuery.changes`` of ``query``: each change of its vendor's ``SELECTION`` list —
+    asked of ``has`` (``ctx.release.has``: the read is traced) where it can matter for this layer,
+    else looked up in ``present`` (the release's changes, untraced)."""
+    from .changes import SELECTION
+
+    out = []
+    for change, matters in SELECTION.get(query.vendor, ()):
+        found = has(change) if matters(query) else change.name in present
+        out.append(change.name if found else "!" + change.name)
+    return frozenset(out)
+
+
+def newest_changes() -> frozenset[str]:
+    """Every vendor's selection changes as the newest release has them (queries built outside a
+    resolution: the capability table)."""
+    from ._base import VLLM_VERSION
+    from .changes import CHANGES, SELECTION
+
+    present = CHANGES.present(VLLM_VERSION)
+    return frozenset(
+        c.name if c.name in present else "!" + c.name for changes in SELECTION.values() for c, _ in changes
+    )
+
+
 def layer_queries(
     hf: HFConfig,
     args: Any,
@@ -303,6 +328,7 @@ def _build(
         cache_dtype=args.kv_cache_dtype,
         env=flags,
         model_type=t.get("model_type"),
+        changes=newest_changes(),
     )
     out = []
     for kind in kinds_of(hf, mla):

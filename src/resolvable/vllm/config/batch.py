@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
-from .changes import CHANGES
+from ..changes import CHANGES
 from .facts import GIB, device_memory_bytes
 
 TYPE_CHECKING = False
@@ -122,13 +122,13 @@ def verify_max_model_len(ctx: Any) -> dict[str, Any]:
 
 @registry.rule("vllm_config")
 def max_num_scheduled_tokens(ctx: Any) -> dict[str, Any]:
-    """§3.16: ``VllmConfig._set_max_num_scheduled_tokens`` (``config/vllm.py`` 2341): defaults to
-    ``max_num_batched_tokens``; with speculative decoding the budget must exceed the lookahead
+    """§3.16: ``VllmConfig._set_max_num_scheduled_tokens`` (``config/vllm.py`` 2341): with speculative
+    decoding it defaults to ``max_num_batched_tokens`` (without, it stays None); with speculative decoding the budget must exceed the lookahead
     slots ("VllmConfig does not have enough slots …")."""
     a = ctx.args
     out = {}
-    if a.max_num_scheduled_tokens is None:
-        out["max_num_scheduled_tokens"] = a.max_num_batched_tokens
+    if a.max_num_scheduled_tokens is None and a.speculative_method is not None:
+        out["max_num_scheduled_tokens"] = a.max_num_batched_tokens  # None without speculative decoding
     if a.num_speculative_tokens and a.max_num_batched_tokens <= a.num_speculative_tokens:
         raise ConflictError(
             "VllmConfig does not have enough slots to schedule a token and support the speculative "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
-from .changes import CHANGES
+from ..changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

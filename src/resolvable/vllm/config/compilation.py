@@ -20,7 +20,7 @@ import math
 from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
-from .changes import CHANGES
+from ..changes import CHANGES
 from .facts import env_flag
 
 TYPE_CHECKING = False

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..._hfconfig import HFConfig
 from ...errors import ConflictError
 from .._base import registry
-from .changes import CHANGES
+from ..changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

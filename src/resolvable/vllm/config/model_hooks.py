@@ -11,7 +11,7 @@ only when vLLM's would (an explicit user value wins unless vLLM overrides it).
 from __future__ import annotations
 
 from .._base import registry
-from .changes import CHANGES
+from ..changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

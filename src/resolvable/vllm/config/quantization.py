@@ -12,7 +12,7 @@ from ..._declaration import Force
 from ..._hfconfig import HFConfig
 from ...errors import ConflictError
 from .._base import registry
-from .changes import CHANGES
+from ..changes import CHANGES
 from .facts import derived_fact
 
 TYPE_CHECKING = False

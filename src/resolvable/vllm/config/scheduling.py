@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from .._base import registry
-from .changes import CHANGES
+from ..changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def model_runner(ctx: Any) -> dict[str, Any]:
                 and not ctx.release.has(CHANGES.STOCK_COMPILE_V2_NO_GRAPHS)
             )
             or (
-                ctx.release.has(CHANGES.ROCM_V1_RUNNER_DEFAULT)
+                not ctx.release.has(CHANGES.ROCM_V1_RUNNER_DEFAULT_REMOVED)
                 and ctx.platform.vendor == "hip"
                 and bool(set(ctx.hf.architectures or ()) & ROCM_V1_ARCHS)
             )
@@ -139,14 +139,14 @@ def async_scheduling(ctx: Any) -> dict[str, Any]:
 @registry.rule("vllm_config")
 def hybrid_kv_cache_manager(ctx: Any) -> dict[str, Any]:
     """§3.19: ``disable_hybrid_kv_cache_manager`` (``VllmConfig.__post_init__``, after the platform
-    hook): needed off for chunked-local attention (HF ``attention_chunk_size``) with EAGLE or without
-    ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1``; unset → on otherwise (every in-tree
+    hook): needed off for chunked-local attention (HF ``attention_chunk_size``) with EAGLE or with
+    ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0`` (its default is 1); unset → on otherwise (every in-tree
     platform supports it); explicitly enabled where it must be off → refused."""
     a = ctx.args
     chunked_local = ctx.hf.text_config.get("attention_chunk_size") is not None
     needs_off = chunked_local and (
         a.speculative_method in ("eagle", "eagle3")
-        or ctx.env.get("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE") not in ("1", "true", "True")
+        or ctx.env.get("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "1") in ("0", "false", "False")
     )
     if a.disable_hybrid_kv_cache_manager is None:
         return {"disable_hybrid_kv_cache_manager": needs_off}
