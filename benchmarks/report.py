@@ -7,7 +7,7 @@ from typing import Any
 import _common  # noqa: F401  (first: puts benchmarks/ on sys.path)
 import baseline
 from bench_releases import print_releases
-from bench_vllm import print_vllm
+from bench_vllm import print_vllm, print_vs_sglang
 
 from resolvable import Platform
 from resolvable.sglang import grid
@@ -83,6 +83,7 @@ def build_rows(r: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             "-",
             "-",
         ),
+        *_versus_row(r["vllm"].get("versus")),
         (
             f"8. slowest release / {rel['reference']} (same cases)",
             f"{worst['ratio']:.3f}× ({worst['release']}, {worst['median_us']:.1f} µs)",
@@ -139,6 +140,8 @@ def print_report(r: dict[str, Any]) -> None:
         f"interpreter: resolvable {imp['cpu_resolvable_ms']:.1f} ms, resolvable.sglang {imp['cpu_sglang_ms']:.1f} ms"
     )
     print_vllm(r["vllm"]["plain"], r["vllm"]["traced"], imp["vllm_ms"])
+    if "versus" in r["vllm"]:
+        print_vs_sglang(r["vllm"]["versus"])
     print_releases(r["releases"], imp)
     ratio = r["ratio"]
     print(
@@ -381,6 +384,35 @@ def _vllm_markdown(r: dict[str, Any]) -> list[str]:
         "",
         f"Whole grid: {plain['total_ms']:.0f} ms. Cold import of `resolvable.vllm`: "
         f"{r['import']['vllm_ms']:.1f} ms over the bare interpreter (benchmark 2's runs).",
+        "",
+        *_versus_markdown(r["vllm"].get("versus")),
+    ]
+
+
+def _versus_row(v: dict[str, Any] | None) -> list[tuple[str, str, str, str]]:
+    if v is None:
+        return []
+    text = f"{v['ratio_of_medians']:.2f}× ({v['vllm_median_us']:.1f} vs {v['sglang_median_us']:.1f} µs)"
+    return [("7. vLLM / SGLang resolution (same cases)", text, "≤ 2×", verdict(v["ratio_of_medians"] <= 2.0))]
+
+
+def _versus_markdown(v: dict[str, Any] | None) -> list[str]:
+    if v is None:
+        return []
+    return [
+        "### vLLM resolution against SGLang's (same cases, same process)",
+        "",
+        f"Every bundled model × {', '.join(v.get('presets', ()))} with default flags: {v['cases']} cases, each",
+        "resolved by both packs in turn, interleaved per case (`bench_vllm.bench_vllm_vs_sglang`). A vLLM",
+        "resolution covers the attention backends and the whole engine configuration (vllm-config-spec.md §3:",
+        "about 30 more rules). Bound: at most 2× an SGLang resolution.",
+        "",
+        "| | µs per resolution |",
+        "|---|---|",
+        f"| SGLang pack, median over cases | {v['sglang_median_us']:.1f} |",
+        f"| vLLM pack, median over cases | {v['vllm_median_us']:.1f} |",
+        f"| ratio of the medians | {v['ratio_of_medians']:.2f}× ({verdict(v['ratio_of_medians'] <= 2.0)}) |",
+        f"| median of the per-case ratios | {v['median_case_ratio']:.2f}× |",
         "",
     ]
 

@@ -48,7 +48,7 @@ from bench_releases import bench_releases
 from bench_resolution import bench_ratio, bench_resolution, check_parity
 from bench_startup import bench_cli, bench_import, bench_memory
 from bench_throughput import bench_matrix, bench_scaling, profile
-from bench_vllm import bench_vllm_resolution
+from bench_vllm import bench_vllm_resolution, bench_vllm_vs_sglang
 from report import markdown, parity_text, print_report
 
 from resolvable.sglang.args import ServerArgs
@@ -109,7 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     log("6/8 memory …")
     r["memory"] = bench_memory()
     log("7/8 vLLM pack …")
-    r["vllm"] = {"plain": bench_vllm_resolution(s), "traced": bench_vllm_resolution(s, trace=True)}
+    r["vllm"] = {
+        "plain": bench_vllm_resolution(s),
+        "traced": bench_vllm_resolution(s, trace=True),
+        "versus": bench_vllm_vs_sglang(s),
+    }
     log("8/8 per release …")
     r["releases"] = bench_releases(s)
     r["environment"]["load average at end"] = load_average()

@@ -67,7 +67,19 @@ def _add_common(p: argparse.ArgumentParser, release: str) -> None:
         "--kernels", metavar="NAME=0|1,...", help="override installed-kernel facts (resolvable's own option)"
     )
     _add_version(p)
+    _add_gpus(p)
     add_cli_args(p, release)
+
+
+def _add_gpus(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--gpus",
+        type=int,
+        default=None,
+        metavar="N",
+        help="GPUs on the node (default: the preset's, 8 for GPU presets, 1 for CPU); "
+        "vLLM refuses a world size above it (resolvable's own option)",
+    )
 
 
 def _add_version(p: argparse.ArgumentParser, name: str = "--vllm-version", **kwargs: Any) -> None:
@@ -125,6 +137,12 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "md", "json"), default="text")
     _add_version(p)
     _add_version(p, "--vs-vllm-version", help="list only the cells that change in this release")
+    _add_gpus(p)
+    p.add_argument(
+        "--fields",
+        help="comma-separated resolved fields to show per cell instead of the backends, "
+        "e.g. max_num_seqs,async_scheduling,cudagraph_mode",
+    )
     p.set_defaults(func=cmd_matrix)
     p = sub.add_parser("models", help="the bundled model configs and their vLLM layer kinds")
     p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
@@ -248,21 +266,77 @@ def _resolve(
     parsed: Any = None,
     trace: bool = False,
 ) -> Any:
+    """Resolve; a refusal's fix is checked by resolving again (``exc.fix_check``)."""
     from ..vllm import load_model, resolve_vllm_args
     from ..vllm.cli_args import resolution_kwargs
+    from ..vllm.config.fixes import with_checked_fix
+    from ..vllm.config.parallel import with_gpus
     from ..vllm.platforms import platform
 
     kwargs = resolution_kwargs(parsed or args.parsed)
     if args.kernels is not None:
         kwargs["kernels"] = args.kernels
-    return resolve_vllm_args(
-        load_model(args.model),
-        platform(platform_name),
-        _env(args),
-        trace=trace,
-        vllm_version=release or args.release,
-        **kwargs,
-    )
+    hf, plat, env = load_model(args.model), with_gpus(platform(platform_name), args.gpus), _env(args)
+    version = release or args.release
+    try:
+        return resolve_vllm_args(hf, plat, env, trace=trace, vllm_version=version, **kwargs)
+    except ConflictError as exc:
+        if "attention_config" in kwargs:  # the fix search speaks flags, not the JSON
+            raise
+        raise with_checked_fix(exc, hf, plat, env, kwargs, vllm_version=version) from None
+
+
+def _startup(res: Any, args: argparse.Namespace) -> tuple[tuple[Any, ...], ConflictError | None]:
+    """The engine-start checks (``resolvable.vllm.config.startup``): (passed, None) or ((), refusal),
+    the refusal's fix checked by resolving again."""
+    from ..vllm import load_model
+    from ..vllm.cli_args import resolution_kwargs
+    from ..vllm.config.fixes import with_checked_fix
+    from ..vllm.config.startup import check_startup
+
+    hf, env = load_model(args.model), _env(args)
+    try:
+        return check_startup(res, hf, env), None
+    except ConflictError as exc:
+        user = {k: v for k, v in resolution_kwargs(args.parsed).items() if k != "attention_config"}
+        return (), with_checked_fix(exc, hf, res.platform, env, user, vllm_version=res.release)
+
+
+def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
+    from ..vllm.config.startup import NOT_KNOWN_OFFLINE, STARTUP_LABEL
+
+    if refusal is None:
+        lines = [
+            f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({len(passed)} checks passed)"
+        ]
+    else:
+        lines = [
+            f"{STARTUP_LABEL}: accepted by create_engine_config, refused at engine start: {refusal.message}"
+        ]
+        if refusal.fix:
+            lines.append(f"    fix: {refusal.fix}")
+    lines.append("not known offline (decided on the GPU at start):")
+    return lines + [f"    - {item}" for item in NOT_KNOWN_OFFLINE]
+
+
+def _startup_json(passed: Any, refusal: ConflictError | None) -> dict[str, Any]:
+    from ..vllm.config.startup import NOT_KNOWN_OFFLINE, STARTUP_LABEL, STARTUP_PHASE
+
+    return {
+        "phase": STARTUP_PHASE,
+        "label": STARTUP_LABEL,
+        "would_start": refusal is None,
+        "checks_passed": [r.name for r in passed],
+        "refusal": None
+        if refusal is None
+        else {
+            "message": refusal.message,
+            "rule": refusal.rule,
+            "location": refusal.location,
+            "fix": refusal.fix,
+        },
+        "not_known_offline": list(NOT_KNOWN_OFFLINE),
+    }
 
 
 def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]:
@@ -285,6 +359,9 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
     lines += [
         release_line,
         f"rules     vllm {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
+        f"node      {res.platform.device_count} × {res.platform.device_name or res.platform.name}"
+        + (f", {res.platform.memory_gib:g} GiB each" if res.platform.memory_gib else "")
+        + "  (--gpus N to change)",
         f"kernels   {', '.join(res['installed_kernels']) or '(none)'}  (standard install; override with --kernels)",
     ]
     lines += [f"env       {line}" for line in classify(_env(args), res.release).lines()]
@@ -318,7 +395,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if not args.json:
             print("\n".join(_refusal_lines(exc)))
         raise
-    fields = [args.field] if args.field else [f for f in res.changed() if f != "installed_kernels"]
+    passed, refusal = _startup(res, args)
+    fields = [args.field] if args.field else _in_pipeline_order(res)
     explained = [res.explain(f) for f in fields]
     if args.json:
         print(
@@ -335,12 +413,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     "fingerprint": res.fingerprint(),
                     **_launch_json(args, res),
                     "fields": {e.field: e.to_dict() for e in explained},
+                    "startup": _startup_json(passed, refusal),
                 },
                 indent=2,
                 default=repr,
             )
         )
-        return 0
+        return 2 if refusal is not None else 0
     print("\n".join(_header(res, args)))
     for exp in explained:
         if exp.steps or args.field:
@@ -349,10 +428,22 @@ def cmd_explain(args: argparse.Namespace) -> int:
     untouched = [f"{e.field}={e.value!r}" for e in explained if not e.steps and not args.field]
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
+    print()
+    print("\n".join(_startup_lines(passed, refusal)))
     print(
         "\nlegend: ✓ applied/chosen  ! forced over your flag  ✗ blocked / rejected  ~ shadowed  · valid, lower priority"
     )
-    return 0
+    return 2 if refusal is not None else 0
+
+
+def _in_pipeline_order(res: Any) -> list[str]:
+    """The changed fields in the order vLLM decides them (first declaration first)."""
+    first: dict[str, int] = {}
+    for decl in res.declarations:
+        for field in (w.field for w in decl.writes):
+            first.setdefault(field, decl.seq)
+    changed = [f for f in res.changed() if f != "installed_kernels"]
+    return sorted(changed, key=lambda f: first.get(f, 1 << 30))
 
 
 def _precluded(exp: Any, res: Any) -> list[str]:
@@ -372,7 +463,10 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
+    from ..vllm.config.report import engine_config
+
     res = _resolve(args, args.platform)
+    passed, refusal = _startup(res, args)
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -391,6 +485,9 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                     **_launch_json(args, res),
                     "notes": data["notes"],
                     "declarations": data["declarations"],
+                    "release": res.release,
+                    "engine_config": engine_config(res),
+                    "startup": _startup_json(passed, refusal),
                 },
                 indent=2,
             )
@@ -403,6 +500,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
     ]
     print(table(["published leaf", "value", "decided by"], rows))
+    print()
+    print("\n".join(_startup_lines(passed, refusal)))
     return 0
 
 
@@ -592,10 +691,15 @@ def matrix_cells(
     parsed: Any,
     env: dict[str, str],
     release: str | None = None,
+    *,
+    gpus: int | None = None,
+    fields: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """One cell per (model, platform): the backend per layer kind and the block size, or the refusal."""
+    """One cell per (model, platform): the backend per layer kind and the block size (and the
+    ``fields`` asked for), or the refusal."""
     from ..vllm import KIND_FIELDS, load_model, resolve_vllm_args
     from ..vllm.cli_args import resolution_kwargs
+    from ..vllm.config.parallel import with_gpus
     from ..vllm.platforms import platform
 
     kwargs = resolution_kwargs(parsed)
@@ -604,20 +708,25 @@ def matrix_cells(
         hf = load_model(model)
         for name in platforms:
             try:
-                res = resolve_vllm_args(hf, platform(name), env, vllm_version=release, **kwargs)
+                res = resolve_vllm_args(
+                    hf, with_gpus(platform(name), gpus), env, vllm_version=release, **kwargs
+                )
             except ConflictError as exc:
                 cells.append({"model": model, "platform": name, "refused": exc.message})
                 continue
             backends = {k: res[f] for k, f in KIND_FIELDS.items() if res[f] is not None}
-            cells.append(
-                {"model": model, "platform": name, "backends": backends, "block_size": res["block_size"]}
-            )
+            cell = {"model": model, "platform": name, "backends": backends, "block_size": res["block_size"]}
+            if fields:
+                cell["values"] = {f: res[f] for f in fields}
+            cells.append(cell)
     return cells
 
 
 def _cell_text(cell: dict[str, Any]) -> str:
     if "refused" in cell:
         return "refused"
+    if "values" in cell:
+        return " ".join(f"{v}" if not isinstance(v, list) else f"[{len(v)}]" for v in cell["values"].values())
     names = list(dict.fromkeys(cell["backends"].values()))
     return "/".join(names) + f" bs{cell['block_size']}"
 
@@ -633,12 +742,28 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         platform(name)
     args.launch_env = {}
     env = _env(args)
-    cells = matrix_cells(models, platforms, _parse_set(args.set, args.release), env, args.release)
+    from ..vllm import VllmArgs
+
+    fields = _csv_list(args.fields) or []
+    for field in fields:
+        if field not in VllmArgs.__dataclass_fields__:
+            raise UsageError(f"--fields: {field!r} is not a vLLM field; e.g. max_num_seqs, async_scheduling")
+    cells = matrix_cells(
+        models,
+        platforms,
+        _parse_set(args.set, args.release),
+        env,
+        args.release,
+        gpus=args.gpus,
+        fields=fields,
+    )
     other = vllm_release(args.vs_vllm_version) if args.vs_vllm_version else None
     if other is not None:
         if other == args.release:
             raise UsageError(f"--vllm-version and --vs-vllm-version are both {other}")
-        after = matrix_cells(models, platforms, _parse_set(args.set, other), env, other)
+        after = matrix_cells(
+            models, platforms, _parse_set(args.set, other), env, other, gpus=args.gpus, fields=fields
+        )
         changed = [
             {
                 "model": a["model"],

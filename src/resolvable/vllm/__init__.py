@@ -17,6 +17,19 @@ from ._base import VLLM_VERSION, registry
 #: Rule modules in registration order (stages order them; this order only matters inside a stage).
 RULE_MODULES = (
     "rules.model",
+    # Engine configuration (vllm-config-spec.md §2-§4), in vLLM's order inside each stage.
+    "config.model_config",
+    "config.quantization",
+    "config.caching",
+    "config.kv_cache",
+    "config.parallel",
+    "config.speculative",
+    "config.batch",
+    "config.model_hooks",
+    "config.scheduling",
+    "config.compilation",
+    "config.platform",
+    "config.startup",
     "rules.overrides",
     "rules.attention",
     "rules.block_size",

@@ -150,7 +150,8 @@ def resolve_vllm_args(
     ``vllm_version`` (``"0.30.0"`` … ``"0.34.0"``, ``"auto"``; default: the newest supported).
 
     ``flags`` are vLLM engine-argument names (``attention_backend``, ``block_size``,
-    ``kv_cache_dtype``, ``dtype``, ``tensor_parallel_size``, ``kernels`` …).
+    ``kv_cache_dtype``, ``dtype``, ``tensor_parallel_size``, ``kernels`` …). The engine
+    configuration follows the release's named changes (``config/changes.py``).
     """
     release = vllm_release(vllm_version)
     hf = hf_config if isinstance(hf_config, HFConfig) else HFConfig(hf_config)

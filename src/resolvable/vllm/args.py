@@ -17,13 +17,14 @@ import dataclasses
 
 from ..rules import arg
 from . import choices as C
+from .config.fields import ConfigArgs
 
 _BACKEND = C.ATTENTION_BACKENDS
 _KIND_HELP = "Backend of the model's {} layers (None: the model has none)."
 
 
 @dataclasses.dataclass
-class VllmArgs:
+class VllmArgs(ConfigArgs):  # engine-configuration fields: resolvable.vllm.config.fields
     # -- inputs ------------------------------------------------------------------------------
     model: str | None = arg(None, help="Model: bundled sample name, config.json, model dir, or hub id.")
     tensor_parallel_size: int = arg(1, help="Tensor-parallel size (heads per rank = heads / TP).")
@@ -49,7 +50,12 @@ class VllmArgs:
         help="Non-causal (bidirectional) decoder attention.",
     )
     kv_connector: bool = arg(False, help="A KV-transfer connector is configured (--kv-transfer-config).")
-    num_speculative_tokens: int = arg(0, help="Speculative tokens per step (0: no speculative decoding).")
+    num_speculative_tokens: int = arg(
+        0,
+        resolvable=True,
+        leaf="speculative.num_speculative_tokens",
+        help="Speculative tokens per step (0: no speculative decoding; also from --speculative-config).",
+    )
     enforce_eager: bool = arg(False, help="Disable CUDA graphs.")
     disable_multimodal: bool = arg(False, help="Text-only serving (mm_prefix stays off).")
     kernels: str | None = arg(

@@ -1,4 +1,5 @@
-"""What changed between vLLM 0.30.0 and 0.34.0 in attention selection and block size, as data.
+"""What changed between vLLM 0.30.0 and 0.34.0 in attention selection and block size, as data
+(and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
 the release it arrived in and the upstream file/function. A rule is written once and asks
@@ -15,6 +16,7 @@ ask about (asking for another one raises, ``LayerQuery.changed``).
 from __future__ import annotations
 
 from ..rules import Change, ChangeTable
+from .config.changes import CONFIG_CHANGES
 
 CHANGES = ChangeTable(
     "vllm",
@@ -123,6 +125,7 @@ CHANGES = ChangeTable(
             upstream="v1/attention/backends/rocm_attn.py : RocmAttentionBackend.get_preferred_block_size",
             summary="ROCM_ATTN keeps block size 16 although the default became 64",
         ),
+        *CONFIG_CHANGES,  # the engine-configuration changes (config/changes.py, vllm-config-spec.md §8)
     ],
 )
 

@@ -405,7 +405,47 @@ class VllmParsed:
 
 #: The keys of the translated JSON flags that the rules read (``resolution_kwargs``); the
 #: ``--attention-config`` keys are all read (``api.flatten_attention_config`` refuses others).
-_READ_KEYS = {"compilation_config": ("cudagraph_mode",), "speculative_config": ("num_speculative_tokens",)}
+_READ_KEYS = {
+    "compilation_config": (
+        "cudagraph_mode",
+        "mode",
+        "cudagraph_capture_sizes",
+        "max_cudagraph_capture_size",
+        "prefill_cudagraph_capture_token_sizes",
+        "max_decode_cudagraph_capture_requests",
+    ),
+    "speculative_config": (
+        "num_speculative_tokens",
+        "method",
+        "model",
+        "prompt_lookup_min",
+        "prompt_lookup_max",
+        "tensor_parallel_size",
+    ),
+}
+
+
+#: ``CompilationMode`` by number (``-cc.mode 3``, ``-O`` tables).
+_COMPILATION_MODES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
+
+
+def _compilation_kwargs(compilation: dict[str, Any]) -> dict[str, Any]:
+    """``-cc.mode`` (name or number), ``-cc.cudagraph_capture_sizes``, ``-cc.max_cudagraph_capture_size``
+    and the 0.34 prefill/decode size keys → the engine-configuration fields."""
+    out: dict[str, Any] = {}
+    mode = compilation.get("mode")
+    if mode is not None:
+        text = str(mode).strip().upper()
+        out["compilation_mode"] = _COMPILATION_MODES[int(text)] if text.isdigit() and int(text) < 4 else text
+    for key in (
+        "cudagraph_capture_sizes",
+        "max_cudagraph_capture_size",
+        "prefill_cudagraph_capture_token_sizes",
+        "max_decode_cudagraph_capture_requests",
+    ):
+        if compilation.get(key) is not None:
+            out[key] = compilation[key]
+    return out
 
 
 def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
@@ -424,7 +464,23 @@ def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
     compilation = values.get("compilation_config") or {}
     if isinstance(compilation, dict) and compilation.get("cudagraph_mode") is not None:
         out["cudagraph_mode"] = str(compilation["cudagraph_mode"]).upper()
+    if isinstance(compilation, dict):  # -cc keys the engine-configuration rules read
+        out.update(_compilation_kwargs(compilation))
+    level = out.get("optimization_level")
+    if isinstance(level, str) and level.strip().isdigit():  # an OptimizationLevel: pydantic makes it an int
+        out["optimization_level"] = int(level)
     speculative = values.get("speculative_config") or {}
+    spec = dict(speculative) if isinstance(speculative, dict) else {}
+    for flag, key in (
+        ("spec_method", "method"),
+        ("spec_model", "model"),
+        ("spec_tokens", "num_speculative_tokens"),
+    ):
+        if values.get(flag) is not None:  # create_speculative_config merges --spec-* into the JSON
+            spec.setdefault(key, values[flag])
+    out.pop("speculative_config", None)
+    if spec:  # the rules take the JSON text
+        out["speculative_config"] = json.dumps(spec, sort_keys=True)
     tokens = speculative.get("num_speculative_tokens") if isinstance(speculative, dict) else None
     if tokens is None:
         tokens = values.get("spec_tokens")

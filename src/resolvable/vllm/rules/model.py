@@ -1,4 +1,4 @@
-"""Stages "platform" and "model": installed kernels, use_mla, model dtype, checkpoint kv-cache dtype.
+"""Stages "platform" and "model": installed kernels, use_mla, checkpoint kv-cache dtype (the model dtype: ``config.model_config``).
 
 Spec §1.1 (``config/model.py : ModelConfig.use_mla``, ``_resolve_auto_dtype``), §1.3 (the install)
 and §5 (``utils/torch_utils.py : resolve_kv_cache_dtype_string``; llm-compressor
@@ -50,56 +50,14 @@ def mla_model(ctx: Any) -> dict[str, Any]:
     return {"use_mla": True} if use_mla(ctx.hf, ctx.env) else {}
 
 
-_DTYPE_ALIASES = {
-    "half": "float16",
-    "float16": "float16",
-    "bfloat16": "bfloat16",
-    "float": "float32",
-    "float32": "float32",
-}
-
-
-def _supported_dtypes(platform: Any) -> tuple[str, ...]:
-    """``Platform.supported_dtypes``: CUDA bf16 from SM80; fp16 before; CPU bf16 with AVX-512/AMX."""
-    if platform.vendor in ("cuda",):
-        cap = platform.capability or (0, 0)
-        if tuple(cap) >= (8, 0):
-            return ("bfloat16", "float16", "float32")
-        return ("float16", "float32")
-    if platform.vendor == "cpu" and platform.is_arm64_host:
-        return ("float16", "float32") if not platform.cpu_amx else ("bfloat16", "float16", "float32")
-    return ("bfloat16", "float16", "float32")
-
-
-@registry.rule("model")
-def model_dtype(ctx: Any) -> dict[str, Any]:
-    """Spec §1.1: the model dtype (``--dtype``, else the checkpoint's; fp32 and unsupported dtypes
-    fall back to the platform's preferred one, e.g. fp16 on SM75) (``config/model.py : _resolve_auto_dtype``)."""
-    supported = _supported_dtypes(ctx.platform)
-    requested = ctx.args.dtype
-    if requested != "auto":
-        return {"dtype": _DTYPE_ALIASES.get(requested, requested)}
-    hf = ctx.hf
-    raw = None
-    if hf is not None:
-        raw = (
-            hf.get("torch_dtype")
-            or hf.get("dtype")
-            or hf.text_config.get("torch_dtype")
-            or hf.text_config.get("dtype")
-        )
-    config = _DTYPE_ALIASES.get(str(raw), "float32" if raw is None else str(raw))
-    if config == "float32":
-        config = supported[0]
-    return {"dtype": config if config in supported else supported[0]}
-
-
 @registry.rule("model")
 def checkpoint_kv_cache_dtype(ctx: Any) -> dict[str, Any]:
     """Spec §5: ``--kv-cache-dtype auto`` with an llm-compressor ``kv_cache_scheme`` in the checkpoint becomes fp8."""
     if ctx.args.kv_cache_dtype != "auto" or ctx.hf is None:
         return {}
     quant = ctx.hf.get("quantization_config") or ctx.hf.text_config.get("quantization_config")
+    if isinstance(quant, HFConfig) and str(quant.get("quant_method") or "").startswith("modelopt"):
+        return {}  # ModelOpt: resolve_kv_cache_dtype_string (config.kv_cache) decides
     if isinstance(quant, HFConfig) and isinstance(quant.get("kv_cache_scheme"), HFConfig):
         return {"kv_cache_dtype": "fp8"}
     return {}

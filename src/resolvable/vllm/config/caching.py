@@ -1,0 +1,129 @@
+"""Chunked prefill, prefix caching and the Mamba cache mode (vllm-config-spec.md §3.6, §3.7).
+
+Order (spec §2): ``_set_default_chunked_prefill_and_prefix_caching_args`` in
+``create_engine_config`` (stage "engine_args"), the encoder-decoder switch of
+``SchedulerConfig.__post_init__``, then ``MambaModelConfig.verify_and_update_config`` in
+``VllmConfig.try_verify_and_update_config`` (stage "vllm_config"). Invariants: ``None`` means
+"decide by model" and is replaced here; a user's explicit value is kept (vLLM only warns) except
+where vLLM itself overrides it (then ``Force`` with vLLM's reason).
+"""
+
+from __future__ import annotations
+
+from ..._declaration import Force
+from ...errors import ConflictError
+from .._base import registry
+from ..changes import CHANGES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: ``CacheConfig.DEFAULT_BLOCK_SIZE`` (the block size at config time; spec §3.4): 16, 64 from 0.34.
+CONFIG_BLOCK_SIZE = 16
+CONFIG_BLOCK_SIZE_034 = 64
+
+
+def chunked_prefill_supported(runner: str, attn_type: str) -> bool:
+    """``ModelConfig.is_chunked_prefill_supported`` (``config/model.py`` 2193): generative models
+    except encoder-decoder; pooling models unless bidirectional (CLS/MEAN pooling is not in config.json:
+    causal pooling models count as supported)."""
+    if runner == "pooling":
+        return attn_type not in ("encoder_only", "encoder_decoder")
+    return attn_type != "encoder_decoder"
+
+
+def prefix_caching_supported(runner: str, attn_type: str) -> bool:
+    """``ModelConfig.is_prefix_caching_supported`` (``config/model.py`` 2239): generative ``decoder``
+    and ``hybrid`` models; not ``attention_free`` nor ``encoder_decoder``; pooling: causal only."""
+    if runner == "pooling":
+        return attn_type == "decoder"
+    return attn_type in ("decoder", "hybrid")
+
+
+@registry.rule("engine_args")
+def chunked_prefill_and_prefix_caching(ctx: Any) -> dict[str, Any]:
+    """§3.6 step 1, §3.7 step 1: ``EngineArgs._set_default_chunked_prefill_and_prefix_caching_args``
+    (``engine/arg_utils.py`` 3041): unset switches take the model's support (vLLM warns when a user
+    turns chunked prefill off on a generative model that supports it); the encoder-decoder switch of
+    ``SchedulerConfig.__post_init__`` forces chunked prefill off."""
+    a = ctx.args
+    runner, attn = a.runner_type, a.attn_type
+    out: dict[str, Any] = {}
+    if a.enable_chunked_prefill is None:
+        out["enable_chunked_prefill"] = chunked_prefill_supported(runner, attn)
+    if a.enable_prefix_caching is None:
+        out["enable_prefix_caching"] = prefix_caching_supported(runner, attn)
+    if attn == "encoder_decoder" and (out.get("enable_chunked_prefill", a.enable_chunked_prefill)):
+        out["enable_chunked_prefill"] = Force(
+            False, "SchedulerConfig: encoder-decoder models run without chunked prefill"
+        )
+    return out
+
+
+@registry.rule("vllm_config")
+def mm_encoder_only_prefix_caching(ctx: Any) -> dict[str, Any]:
+    """§3.7 step 4: ``VllmConfig._resolve_mm_encoder_only``: an instance that runs only the
+    multimodal encoder turns prefix caching off ("Disabling prefix caching: this instance runs the
+    multi-modal encoder only.")."""
+    if ctx.args.mm_encoder_only and ctx.args.enable_prefix_caching:
+        return {"enable_prefix_caching": Force(False, "this instance runs the multi-modal encoder only")}
+    return {}
+
+
+@registry.rule("vllm_config")
+def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
+    """§3.7 step 7: ``MambaModelConfig.verify_and_update_config`` (``model_executor/models/config.py``
+    750; called by ``HybridAttentionMambaModelConfig`` for every hybrid model): prefix caching on →
+    mode ``align`` (chunked prefill required), ``mamba_block_size`` = the block size; off → mode
+    ``none``, ``mamba_block_size`` = ``max_model_len``."""
+    a = ctx.args
+    if a.attn_type not in ("hybrid", "attention_free"):
+        return {}
+    out: dict[str, Any] = {}
+    if a.enable_prefix_caching:
+        if a.mamba_cache_mode == "none":
+            out["mamba_cache_mode"] = "align"
+        if not a.enable_chunked_prefill:
+            wording = (
+                "Chunked prefill is required for Mamba prefix caching."
+                if ctx.release.has(CHANGES.MAMBA_PREFIX_CACHING_WORDING)
+                else "Chunked prefill is required for mamba cache mode 'align'."
+            )
+            raise ConflictError(
+                wording,
+                fields=("enable_chunked_prefill", "enable_prefix_caching"),
+                fix="drop --enable-chunked-prefill (vLLM turns it on for this model)",
+                upstream="AssertionError",
+            )
+        if a.mamba_block_size is None:
+            default = (
+                CONFIG_BLOCK_SIZE_034 if ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64) else CONFIG_BLOCK_SIZE
+            )
+            out["mamba_block_size"] = a.block_size if ctx.user_set("block_size") else default
+    else:
+        if a.mamba_cache_mode != "none":
+            out["mamba_cache_mode"] = Force(
+                "none", "Mamba cache mode is set to 'none' when prefix caching is disabled"
+            )
+        if a.mamba_block_size is None:
+            out["mamba_block_size"] = a.max_model_len
+    return out
+
+
+@registry.rule("vllm_config")
+def validate_mamba_block_size(ctx: Any) -> dict[str, Any]:
+    """§3.8: ``VllmConfig.validate_mamba_block_size`` (pydantic validator): an explicit
+    ``--mamba-block-size`` needs prefix caching."""
+    a = ctx.args
+    if (
+        ctx.user_set("mamba_block_size")
+        and not a.enable_prefix_caching
+        and a.mamba_block_size != a.max_model_len
+    ):
+        raise ConflictError(
+            "--mamba-block-size can only be set with --enable-prefix-caching",
+            fields=("mamba_block_size", "enable_prefix_caching"),
+            fix="drop --mamba-block-size (or pass --enable-prefix-caching)",
+        )
+    return {}

@@ -1,0 +1,129 @@
+"""vLLM's engine-configuration changes 0.30 → 0.34, as data (vllm-config-spec.md §8).
+
+One ``Change`` per behaviour a release changed; they join the pack's one change table
+(``resolvable.vllm.changes.CHANGES``) and rule bodies ask ``ctx.release.has(CHANGES.X)`` (traced
+into ``explain``). The default block size 64 (0.34) is the table's ``DEFAULT_BLOCK_SIZE_64``. Invariants: names are the behaviour, not the release; ``since`` is the
+first release with the behaviour, ``until`` (exclusive) the release that removed it again;
+``upstream`` is the vLLM file:function that changed (paths relative to the ``vllm`` package).
+"""
+
+from __future__ import annotations
+
+from ...rules import Change
+
+CONFIG_CHANGES = (
+    Change(
+        "ROCM_V1_RUNNER_DEFAULT_REMOVED",
+        "0.32.0",
+        upstream="config/vllm.py:VllmConfig.use_v2_model_runner",
+        summary="ROCm no longer defaults DeepSeek-V3.2/V4 and GLM-MoE-DSA to the V1 model runner",
+    ),
+    Change(
+        "V2_RUNNER_DRAFT_MODEL",
+        "0.31.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="the V2 runner supports draft-model speculative decoding",
+    ),
+    Change(
+        "V2_RUNNER_NGRAM",
+        "0.32.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="the V2 runner supports n-gram speculative decoding",
+    ),
+    Change(
+        "BATCH_INVARIANT_BREAKABLE_GRAPHS",
+        "0.31.0",
+        upstream="config/vllm.py:VllmConfig._uses_breakable_cudagraph_for_batch_invariance",
+        summary="VLLM_BATCH_INVARIANT turns on breakable CUDA graphs for models with a tuned matmul shape",
+    ),
+    Change(
+        "CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS",
+        "0.31.0",
+        upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",
+        summary="the uniform-decode size max_num_seqs joins the CUDA-graph capture sizes",
+    ),
+    Change(
+        "ASYNC_SCHED_OFF_FOR_PP_ON_V1",
+        "0.31.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="async scheduling defaults off for pipeline parallelism on the V1 runner",
+    ),
+    Change(
+        "ASYNC_SCHED_DFLASH",
+        "0.31.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="DFlash counts as an async-scheduling speculative method",
+    ),
+    Change(
+        "STOCK_COMPILE_V2_NO_GRAPHS",
+        "0.32.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="stock torch.compile on the V2 runner runs without CUDA graphs",
+    ),
+    Change(
+        "EMBEDDING_GEMMA2_HOOK",
+        "0.32.0",
+        upstream="model_executor/models/config.py:EmbeddingGemma2ModelConfig.verify_and_update_config",
+        summary="EmbeddingGemma2 caps a derived max_model_len at 8192",
+    ),
+    Change(
+        "GB10_SMALL_BATCH_TIER",
+        "0.33.0",
+        upstream="engine/arg_utils.py:EngineArgs.get_batch_defaults",
+        summary="GB10 (cc 12.1) takes the small batch-default tier despite its memory",
+    ),
+    Change(
+        "CPU_BLOCK_SIZE_AT_SELECTION",
+        "0.33.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="CPU's default block size 128 moves from the config hook to the backend preference",
+    ),
+    Change(
+        "ASYNC_SCHED_SPEC_RULES_V1_ONLY",
+        "0.33.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="the speculative-method and PP limits of async scheduling apply to the V1 runner only",
+    ),
+    Change(
+        "REJECT_MISMATCHED_FLOAT_KV_CACHE",
+        "0.33.0",
+        upstream="config/vllm.py:VllmConfig._reject_mismatched_float_kv_cache",
+        summary="an explicit float16/bfloat16 KV cache must equal the model dtype",
+    ),
+    Change(
+        "MAMBA_PREFIX_CACHING_WORDING",
+        "0.33.0",
+        upstream="model_executor/models/config.py:MambaModelConfig.verify_and_update_config",
+        summary="'Chunked prefill is required for Mamba prefix caching.' (before: mamba cache mode 'align')",
+    ),
+    Change(
+        "EXTENSIBLE_KV_CACHE",
+        "0.34.0",
+        upstream="config/cache.py:CacheConfig._resolve_extensible_kv_cache",
+        summary="gpu_memory_utilization unset: 1.0 with the default-on extensible KV cache (CUDA/ROCm), else 0.92",
+    ),
+    Change(
+        "BREAKABLE_GRAPHS_QWEN3_5",
+        "0.34.0",
+        upstream="config/vllm.py:default_breakable_cudagraph_architectures",
+        summary="Qwen3.5 defaults to breakable CUDA graphs on CUDA; ROCm adds HYV4",
+    ),
+    Change(
+        "QUANTIZATION_METHODS_034",
+        "0.34.0",
+        upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
+        summary="quantization methods + w4afp8, lut_b_moe, mxfp4_hadamard32; - fp_quant",
+    ),
+    Change(
+        "MODEL_RUNNER_V1_REMOVED",
+        "0.34.0",
+        upstream="config/vllm.py:VllmConfig.use_v2_model_runner",
+        summary="Model Runner V1 is gone; VLLM_USE_V2_MODEL_RUNNER other than 1 is refused",
+    ),
+    Change(
+        "SPLIT_CUDAGRAPH_CAPTURE_SIZES",
+        "0.34.0",
+        upstream="config/vllm.py:VllmConfig._split_cudagraph_capture_sizes",
+        summary="CUDA-graph sizes split into prefill token sizes and decode request sizes (wider on SM10x)",
+    ),
+)

@@ -1,0 +1,228 @@
+"""Stage "model_config": ``ModelConfig.__post_init__`` — runner, ``attn_type``, dtype,
+``max_model_len`` and quantization (vllm-config-spec.md §3.1, §3.2, §3.7 step 1, §3.17).
+
+Invariants: the checkpoint is read only through ``ctx.hf`` (``config.json`` and its side files);
+what vLLM would read from the weights (the safetensors dtype when ``config.json`` names none, the
+tokenizer's ``model_max_length``) is not known offline and the rule says which default it used.
+Messages are vLLM's, word for word; every refusal is a ``ConflictError`` with vLLM's exception
+type and a fix that names flags (so ``resolvable._fixes`` can check it).
+"""
+
+from __future__ import annotations
+
+from ..._declaration import Force
+from ..._hfconfig import HFConfig
+from ...errors import ConflictError
+from .._base import registry
+from .facts import (
+    architecture_kind,
+    derived_fact,
+    env_flag,
+    is_hybrid,
+    platform_supported_dtypes,
+    rope_parameters,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: ``config/model.py : _STR_DTYPE_TO_TORCH_DTYPE``.
+_DTYPE_NAMES = {
+    "half": "float16",
+    "float16": "float16",
+    "float": "float32",
+    "float32": "float32",
+    "bfloat16": "bfloat16",
+}
+#: ``config/model.py : _FLOAT16_NOT_SUPPORTED_MODELS`` (model_type → reason).
+FLOAT16_NOT_SUPPORTED = {
+    "gemma2": "Numerical instability. Please use bfloat16 or float32 instead.",
+    "gemma3": "Numerical instability. Please use bfloat16 or float32 instead.",
+    "gemma3_text": "Numerical instability. Please use bfloat16 or float32 instead.",
+    "glm4": "Numerical instability. Please use bfloat16 or float32 instead.",
+}
+#: ``transformers_utils/model_arch_config_convertor.py : derive_max_model_len_and_key`` keys.
+MAX_LEN_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
+#: RoPE types whose ``factor`` is already in ``max_position_embeddings`` (not multiplied again).
+_UNSCALED_ROPE = frozenset({"su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"})
+
+
+@registry.rule("model_config")
+def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
+    """§3.7 step 1: ``ModelConfig.runner_type`` (``--runner``, else the registry's default for the
+    architecture) and ``ModelConfig.attn_type`` (``config/model.py : attn_type``, line 2174):
+    pooling models with non-causal attention are ``encoder_only``; else ``hybrid`` (``is_hybrid``),
+    ``attention_free`` (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
+    hf = ctx.hf
+    kind = derived_fact(hf, "vllm.arch_kind", architecture_kind)
+    default = "pooling" if kind in ("pooling", "encoder_only") else "generate"
+    runner = ctx.args.runner if ctx.args.runner != "auto" else default
+    t = hf.text_config
+    if runner == "pooling" and (t.get("is_causal") is False or kind == "encoder_only"):
+        attn = "encoder_only"
+    elif derived_fact(hf, "vllm.is_hybrid", is_hybrid):
+        attn = "hybrid"
+    elif kind == "attention_free":
+        attn = "attention_free"
+    elif hf.get("is_encoder_decoder") or t.get("is_encoder_decoder"):
+        attn = "encoder_decoder"
+    else:
+        attn = "decoder"
+    out: dict[str, Any] = {}
+    if runner != ctx.args.runner_type:
+        out["runner_type"] = runner
+    if attn != ctx.args.attn_type:
+        out["attn_type"] = attn
+    return out
+
+
+def checkpoint_dtype(hf: HFConfig) -> str:
+    """``get_torch_dtype`` (``model_arch_config_convertor.py:201``): HF ``dtype``/``torch_dtype``, the
+    text, vision and encoder sub-configs'; else the safetensors metadata (not read offline: float32)."""
+    configs = [hf, hf.text_config]
+    for key in ("vision_config", "encoder_config"):
+        sub = hf.get(key)
+        if isinstance(sub, HFConfig):
+            configs.append(sub)
+    for cfg in configs:
+        raw = cfg.get("dtype") or cfg.get("torch_dtype")
+        if raw:
+            name = str(raw).replace("torch.", "")
+            return _DTYPE_NAMES.get(name, name)
+    return "float32"
+
+
+@registry.rule("model_config")
+def model_dtype(ctx: Any) -> dict[str, Any]:
+    """§3.1: the model dtype (``config/model.py : _get_and_verify_dtype`` 2467, ``_resolve_auto_dtype``
+    2423). ``auto``: the platform's list without fp16 for Gemma-2/3 and GLM-4; pooling prefers fp16;
+    a float32 checkpoint is downcast; a checkpoint dtype the device lacks falls back to the first
+    allowed one. An explicit fp16 for those model types is refused."""
+    model_type = str(ctx.hf.get("model_type") or ctx.hf.text_config.get("model_type") or "")
+    requested = str(ctx.args.dtype).lower()
+    if requested == "auto":
+        allowed = [
+            d
+            for d in platform_supported_dtypes(ctx.platform)
+            if not (d == "float16" and model_type in FLOAT16_NOT_SUPPORTED)
+        ]
+        preferred = "float16" if ctx.args.runner_type == "pooling" and "float16" in allowed else allowed[0]
+        config = derived_fact(ctx.hf, "vllm.checkpoint_dtype", checkpoint_dtype)
+        if config == "float32":
+            config = preferred
+        dtype = config if config in allowed else preferred
+    else:
+        dtype = _DTYPE_NAMES[requested]
+    if dtype == "float16" and model_type in FLOAT16_NOT_SUPPORTED:
+        raise ConflictError(
+            f"The model type {model_type!r} does not support float16. Reason: {FLOAT16_NOT_SUPPORTED[model_type]}",
+            fields=("dtype",),
+            fix="pass --dtype bfloat16 or --dtype float32",
+        )
+    if dtype == ctx.args.dtype:
+        return {}
+    if ctx.user_set("dtype"):  # vLLM's spelling of the user's choice, not a different one
+        return {"dtype": Force(dtype, f"--dtype {ctx.args.dtype} is torch.{dtype}")}
+    return {"dtype": dtype}
+
+
+def derived_max_len(hf: HFConfig) -> tuple[float, str | None]:
+    """``derive_max_model_len_and_key`` (convertor line 374): the smallest of the length keys of the
+    text config, overridden by a truthy ``model_max_length`` (Command-R)."""
+    t = hf.text_config
+    value: float = float("inf")
+    key = None
+    for name in MAX_LEN_KEYS:
+        v = t.get(name)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if v < value:
+                key = name
+            value = min(value, v)
+    if t.get("model_max_length"):
+        return t["model_max_length"], "model_max_length"
+    return value, key
+
+
+def length_facts(hf: HFConfig, disable_sliding_window: bool) -> tuple[bool, float, str | None, int | None]:
+    """What ``_get_and_verify_max_len`` derives from the config alone: (no length key at all, the
+    derived length after the sliding-window cap, RoPE scaling and the encoder's length, its key,
+    the LongRoPE default length or None)."""
+    t = hf.text_config
+    derived, key = derived_max_len(hf)
+    window = t.get("sliding_window")
+    if disable_sliding_window and isinstance(window, int) and window < derived:
+        derived, key = window, "sliding_window"
+    missing = derived == float("inf")
+    if missing:
+        derived = 2048  # vLLM warns: no key in config.json, assuming 2048
+    ropes = rope_parameters(t)
+    model_type = str(hf.get("model_type") or t.get("model_type") or "")
+    if ropes and "gemma3" not in model_type:
+        factor: Any = 1.0
+        for rp in ropes:
+            if rp.get("rope_type", rp.get("type", "default")) not in _UNSCALED_ROPE:
+                factor = rp.get("factor", factor)
+        derived = derived * (1.0 if factor is None else factor)
+    encoder = hf.get("encoder_config")
+    if isinstance(encoder, HFConfig) and "max_seq_length" in encoder:
+        derived = encoder["max_seq_length"]
+    longrope = None
+    if any(rp.get("rope_type", rp.get("type")) == "longrope" for rp in ropes):
+        longrope = int(t.get("original_max_position_embeddings") or derived)
+    return missing, derived, key, longrope
+
+
+@registry.rule("model_config")
+def max_model_len(ctx: Any) -> dict[str, Any]:
+    """§3.2: ``config/model.py : _get_and_verify_max_len`` (2545). The derived length (smallest key),
+    capped by the sliding window with ``--disable-sliding-window``, 2048 when no key exists, times
+    the RoPE factor (not for YaRN/Llama-3/LongRoPE types, nor Gemma-3); unset or -1 → the derived
+    value (LongRoPE: ``original_max_position_embeddings``); a larger user value is refused unless
+    ``model_max_length`` allows it or ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``."""
+    disable = bool(ctx.args.disable_sliding_window)
+    missing, derived, key, longrope = derived_fact(
+        ctx.hf, f"vllm.length/{disable}", lambda hf: length_facts(hf, disable)
+    )
+    user = ctx.args.max_model_len
+    if missing and user is not None:
+        return {}
+    if user is None or user == -1:
+        value = longrope if longrope is not None else int(derived)
+        if user == -1:
+            return {
+                "max_model_len": Force(
+                    value, "-1 (auto): the derived length; vLLM fits it to the KV memory at start"
+                )
+            }
+        return {"max_model_len": value}
+    t = ctx.hf.text_config
+    if user <= 0:
+        raise ConflictError(
+            f"max_model_len must be a positive integer, got {user}", fields=("max_model_len",)
+        )
+    if user > derived:
+        model_max_length = t.get("model_max_length")
+        if (model_max_length is None or user > model_max_length) and not env_flag(
+            ctx.env, "VLLM_ALLOW_LONG_MAX_MODEL_LEN"
+        ):
+            shown = int(derived) if float(derived).is_integer() else derived
+            raise ConflictError(
+                f"User-specified max_model_len ({user}) is greater than the derived max_model_len "
+                f"({key}={shown} or model_max_length={model_max_length} in model's config.json). "
+                "To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. "
+                "VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution.",
+                fields=("max_model_len",),
+                fix=f"pass --max-model-len {int(derived)} or less (or drop --max-model-len)",
+            )
+    return {}

@@ -1,0 +1,116 @@
+"""Model hooks of ``model_executor/models/config.py : MODELS_CONFIG_MAP`` that change a derived
+value of vllm-config-spec.md §3 (§5), beyond the attention ones (``resolvable.vllm.rules.overrides``)
+and the Mamba hook (``config.caching``).
+
+Each rule is one hook class, registered for its architectures in stage "vllm_config", where the
+registry runs architecture rules first — as ``VllmConfig.try_verify_and_update_config`` runs the
+hooks first in ``VllmConfig.__post_init__``. Invariant: a hook only writes what vLLM's hook writes,
+only when vLLM's would (an explicit user value wins unless vLLM overrides it).
+"""
+
+from __future__ import annotations
+
+from .._base import registry
+from ..changes import CHANGES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: The 0.34 GPT-OSS prefill token grid below 1024 (``GptOssForCausalLMConfig``).
+_GPT_OSS_PREFILL = frozenset({1, 2, 4, *range(8, 256, 8), *range(256, 1024, 16)})
+
+
+@registry.for_arch("GptOssForCausalLM", stage="vllm_config")
+def gpt_oss_capture_sizes(ctx: Any) -> dict[str, Any]:
+    """§5: ``GptOssForCausalLMConfig.verify_and_update_config`` (``models/config.py`` 544): with no
+    capture size set, 0.30-0.33 raise ``max_cudagraph_capture_size`` to 1024 ("for performance");
+    0.34 (off the SM10x family) sets the prefill token sizes up to ``min(max_num_batched_tokens,
+    1024)`` and at most ``1024 // q`` decode requests."""
+    a = ctx.args
+    if a.cudagraph_capture_sizes is not None or a.max_cudagraph_capture_size is not None:
+        return {}
+    if not ctx.release.has(CHANGES.SPLIT_CUDAGRAPH_CAPTURE_SIZES):
+        return {"max_cudagraph_capture_size": 1024}
+    cap = ctx.platform.capability
+    if (
+        a.prefill_cudagraph_capture_token_sizes is not None
+        or a.max_decode_cudagraph_capture_requests is not None
+    ):
+        return {}
+    if ctx.platform.vendor == "cuda" and cap is not None and cap[0] == 10:
+        return {}
+    tokens = min(a.max_num_batched_tokens, 1024)
+    q = 1 + max(0, int(a.num_speculative_tokens or 0))
+    return {
+        "prefill_cudagraph_capture_token_sizes": sorted(
+            {s for s in _GPT_OSS_PREFILL if s < tokens} | {tokens}
+        ),
+        "max_decode_cudagraph_capture_requests": 1024 // q,
+    }
+
+
+@registry.for_arch(
+    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2", stage="vllm_config"
+)
+def nemotron_h_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
+    """§3.8: ``NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype`` (``models/config.py``; the
+    Nano-VL-V2 hook reads the text config): ``auto`` → the HF ``mamba_ssm_cache_dtype``, else
+    float32 ("only float32 is known to have no accuracy issues")."""
+    if ctx.args.mamba_ssm_cache_dtype != "auto":
+        return {}
+    value = ctx.hf.text_config.get("mamba_ssm_cache_dtype") or "float32"
+    return {"mamba_ssm_cache_dtype": str(value)}
+
+
+@registry.for_arch(
+    "Qwen3_5ForCausalLM",
+    "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration",
+    stage="vllm_config",
+)
+def qwen3_5_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
+    """§3.8: ``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config`` (``models/config.py``
+    955): ``auto`` → the HF ``mamba_ssm_dtype`` when the config names one (vLLM warns when the user
+    overrides it)."""
+    value = ctx.hf.text_config.get("mamba_ssm_dtype")
+    if ctx.args.mamba_ssm_cache_dtype != "auto" or value is None:
+        return {}
+    return {"mamba_ssm_cache_dtype": str(value)}
+
+
+@registry.for_arch("EmbeddingGemma2Model", stage="vllm_config")
+def embedding_gemma2_max_model_len(ctx: Any) -> dict[str, Any]:
+    """§3.2 step 10: ``EmbeddingGemma2ModelConfig.verify_and_update_config`` (0.32+): a derived
+    ``max_model_len`` above 8192 is capped at 8192 (a user's value is kept)."""
+    if not ctx.release.has(CHANGES.EMBEDDING_GEMMA2_HOOK):
+        return {}
+    if ctx.args.max_model_len > 8192 and not (ctx.user_set("max_model_len") and ctx.args.max_model_len != -1):
+        return {"max_model_len": 8192}
+    return {}
+
+
+@registry.for_arch("LongcatFlashNgramForCausalLM", stage="vllm_config")
+def longcat_flash_ngram_compilation(ctx: Any) -> dict[str, Any]:
+    """§3.10: ``LongcatFlashNgramForCausalLMConfig.verify_and_update_config`` (``models/config.py``
+    1196): compilation mode NONE and CUDA-graph mode FULL when unset."""
+    out: dict[str, Any] = {}
+    if ctx.args.compilation_mode is None:
+        out["compilation_mode"] = "NONE"
+    if ctx.args.cudagraph_mode is None:
+        out["cudagraph_mode"] = "FULL"
+    return out
+
+
+@registry.for_arch("UnlimitedOCRForCausalLM", stage="vllm_config")
+def unlimited_ocr_prefix_caching(ctx: Any) -> dict[str, Any]:
+    """§3.7 step 5: ``UnlimitedOCRForCausalLMConfig.verify_and_update_config``: prefix caching off
+    (R-SWA decode KV is not a pure causal function of the prefix)."""
+    from ..._declaration import Force
+
+    if ctx.args.enable_prefix_caching is False:
+        return {}
+    return {
+        "enable_prefix_caching": Force(False, "UnlimitedOCR: R-SWA decode KV cannot hit the prefix cache")
+    }

@@ -1,0 +1,121 @@
+"""The platforms' ``check_and_update_config`` (vllm-config-spec.md §4); stage "platform_config".
+
+Each rule is one platform's hook, restricted to what changes a derived value of §3. The CUDA hook
+(``platforms/cuda.py`` 326) changes none of them (worker class, WSL warning, multimodal
+prefix-LM chunked input), so it has no rule. Invariant: a hook's override of the user's value is a
+``Force`` with the hook's own log line as the reason.
+"""
+
+from __future__ import annotations
+
+from ..._declaration import Force
+from .._base import registry
+from ..changes import CHANGES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Piecewise modes and what they become without piecewise compilation.
+_WITHOUT_PIECEWISE = {"PIECEWISE": "NONE", "FULL_AND_PIECEWISE": "FULL_DECODE_ONLY"}
+
+
+def _force(ctx: Any, field: str, value: Any, reason: str) -> dict[str, Any]:
+    if ctx.args[field] == value:
+        return {}
+    return {field: Force(value, reason) if ctx.user_set(field) else value}
+
+
+@registry.rule("platform_config")
+def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
+    """§4 CPU: ``CpuPlatform.check_and_update_config`` (``platforms/cpu.py`` 234): async scheduling
+    off; the ``uni`` executor becomes ``mp`` (V1 multiprocessing); no capture sizes; VLLM_COMPILE →
+    DYNAMO_TRACE_ONCE; MLA without AMX (the reference CPU_MLA kernel) turns chunked prefill and
+    prefix caching off and sets ``max_num_batched_tokens = max(max_model_len, 2048)``."""
+    if ctx.platform.vendor != "cpu":
+        return {}
+    a = ctx.args
+    out: dict[str, Any] = {}
+    out.update(_force(ctx, "async_scheduling", False, "async scheduling is not supported on CPU"))
+    if a.distributed_executor_backend == "uni" and ctx.env.get("VLLM_ENABLE_V1_MULTIPROCESSING", "1") == "1":
+        out.update(_force(ctx, "distributed_executor_backend", "mp", "V1 multiprocessing on CPU"))
+    out.update(_force(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs on CPU"))
+    if a.compilation_mode == "VLLM_COMPILE":
+        out.update(
+            _force(ctx, "compilation_mode", "DYNAMO_TRACE_ONCE", "CPU compiles with DYNAMO_TRACE_ONCE")
+        )
+    is_v4 = ctx.hf.text_config.get("model_type") == "deepseek_v4" or ctx.hf.get("model_type") == "deepseek_v4"
+    amx = ctx.platform.cpu_amx and ctx.platform.cpu_arch == "x86_64"
+    amx_mla = a.use_mla and not is_v4 and amx and a.attention_backend != "CPU_MLA"
+    if a.use_mla and not (amx_mla or (is_v4 and amx)):
+        reason = (
+            "MLA is enabled on a non-GPU platform; forcing chunked prefill and prefix caching to be disabled."
+        )
+        out.update(_force(ctx, "enable_chunked_prefill", False, reason))
+        out.update(_force(ctx, "enable_prefix_caching", False, reason))
+        out.update(_force(ctx, "max_num_batched_tokens", max(a.max_model_len, 2048), reason))
+    return out
+
+
+@registry.rule("platform_config")
+def rocm_platform_hook(ctx: Any) -> dict[str, Any]:
+    """§4 ROCm: ``RocmPlatform.check_and_update_config`` (``platforms/rocm.py`` 1169): prefill context
+    parallelism with FULL CUDA graphs falls back to PIECEWISE."""
+    a = ctx.args
+    if ctx.platform.vendor != "hip" or a.prefill_context_parallel_size <= 1:
+        return {}
+    if a.cudagraph_mode in ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"):
+        return _force(ctx, "cudagraph_mode", "PIECEWISE", "ROCm runs PCP with piecewise CUDA graphs")
+    return {}
+
+
+@registry.rule("platform_config")
+def piecewise_normalisation(ctx: Any) -> dict[str, Any]:
+    """§3.10 rule 12: after the platform hook, ``_normalize_piecewise_cudagraph_mode`` again (piecewise
+    modes need VLLM_COMPILE or breakable graphs), and stock torch.compile on the V2 runner runs
+    without CUDA graphs (0.32+)."""
+    from .compilation import breakable_cudagraph
+
+    a = ctx.args
+    mode = a.cudagraph_mode
+    if mode in _WITHOUT_PIECEWISE and a.compilation_mode != "VLLM_COMPILE" and not breakable_cudagraph(ctx):
+        out = _force(
+            ctx, "cudagraph_mode", _WITHOUT_PIECEWISE[mode], "piecewise CUDA graphs need VLLM_COMPILE"
+        )
+        if _WITHOUT_PIECEWISE[mode] == "NONE":
+            out.update(_force(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs in use"))
+            out.update(_force(ctx, "max_cudagraph_capture_size", 0, "no CUDA graphs in use"))
+        return out
+    if (
+        a.compilation_mode == "STOCK_TORCH_COMPILE"
+        and a.use_v2_model_runner
+        and mode != "NONE"
+        and ctx.release.has(CHANGES.STOCK_COMPILE_V2_NO_GRAPHS)
+    ):
+        reason = "CUDA graphs are not supported with stock torch.compile in Model Runner V2"
+        out = _force(ctx, "cudagraph_mode", "NONE", reason)
+        out.update(_force(ctx, "cudagraph_capture_sizes", [], reason))
+        out.update(_force(ctx, "max_cudagraph_capture_size", 0, reason))
+        return out
+    return {}
+
+
+@registry.rule("platform_config")
+def config_time_values(ctx: Any) -> dict[str, Any]:
+    """§3.4, §3.10: what ``create_engine_config`` returns before the model is built: the block size
+    (the user's, else ``CacheConfig.DEFAULT_BLOCK_SIZE`` — 16, 64 from 0.34 — except the CPU hook's:
+    16 for the reference CPU MLA kernel, 256 for DeepSeek-V4, 128 when not user-set before 0.33)
+    and the provisional CUDA-graph mode (the attention backends may lower both at engine start)."""
+    a = ctx.args
+    user = a.block_size if ctx.user_set("block_size") else None
+    block = user if user is not None else (64 if ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64) else 16)
+    if ctx.platform.vendor == "cpu":
+        is_v4 = "deepseek_v4" in (ctx.hf.get("model_type"), ctx.hf.text_config.get("model_type"))
+        amx = ctx.platform.cpu_amx and ctx.platform.cpu_arch == "x86_64"
+        if a.use_mla and not is_v4 and not (amx and a.attention_backend != "CPU_MLA"):
+            block = 16
+        elif is_v4:
+            block = 256
+        elif user is None and not ctx.release.has(CHANGES.CPU_BLOCK_SIZE_AT_SELECTION):
+            block = 128
+    return {"block_size_config": block, "cudagraph_mode_config": a.cudagraph_mode}

@@ -1,0 +1,210 @@
+"""Quantization detection and its checks (vllm-config-spec.md §3.17).
+
+``config/model.py : ModelConfig._verify_quantization`` (stage "model_config") and
+``config/vllm.py : VllmConfig._get_quantization_config`` (stage "vllm_config"). Invariant: the
+detected method is what vLLM reports as ``model_config.quantization``; per-layer schemes
+(compressed-tensors' ``kv_cache_scheme``) are the attention rules' business.
+"""
+
+from __future__ import annotations
+
+from ..._declaration import Force
+from ..._hfconfig import HFConfig
+from ...errors import ConflictError
+from .._base import registry
+from ..changes import CHANGES
+from .facts import derived_fact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: ``model_executor/layers/quantization/__init__.py : QuantizationMethods`` (0.30-0.33: 30 names).
+QUANTIZATION_METHODS = (
+    *("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8"),
+    *("modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors"),
+    *("experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8"),
+    *("online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only"),
+    *("nvfp4_per_token", "mxfp8"),
+)
+#: 0.34: + ``w4afp8``, ``lut_b_moe``, ``mxfp4_hadamard32``; − ``fp_quant``.
+QUANTIZATION_METHODS_034 = (
+    *(m for m in QUANTIZATION_METHODS if m != "fp_quant"),
+    *("w4afp8", "lut_b_moe", "mxfp4_hadamard32"),
+)
+#: Spellings of the same method a user may pass (``--quantization gptq`` on a GPTQ checkpoint).
+_COMPATIBLE = {
+    "auto_gptq": {"gptq", "gptq_marlin", "auto_gptq", "marlin"},
+    "auto_awq": {"awq", "awq_marlin", "auto_awq", "marlin"},
+}
+#: ``get_min_capability`` of the quantization configs (spec §3.17 step 5).
+MIN_CAPABILITY = {
+    "fp8": 75,
+    "auto_awq": 75,
+    "auto_gptq": 60,
+    "compressed-tensors": 70,
+    "modelopt": 80,
+    "modelopt_fp4": 75,
+    "modelopt_mxfp8": 80,
+    "modelopt_mixed": 75,
+    "mxfp4": 80,
+    "gpt_oss_mxfp4": 80,
+    "moe_wna16": 70,
+    "experts_int8": 80,
+    "fbgemm_fp8": 80,
+    "fp_quant": 100,
+    "torchao": 75,
+    "humming": 75,
+    "quark": 70,
+    "inc": 60,
+    "bitsandbytes": 70,
+    "gguf": 60,
+}
+#: ``get_supported_act_dtypes`` where it is not {bf16, fp16}.
+_ACT_DTYPES = {
+    "mxfp4": ("bfloat16",),
+    "gpt_oss_mxfp4": ("bfloat16",),
+    "modelopt_mxfp8": ("bfloat16",),
+    "fp_quant": ("bfloat16",),
+    "compressed-tensors": ("float32", "float16", "bfloat16"),
+    "torchao": ("float32", "float16", "bfloat16"),
+}
+
+
+#: ``_normalize_quantization_config``: ModelOpt ``quant_algo`` → ``quant_method``.
+_MODELOPT_ALGOS = {
+    "FP8": "modelopt",
+    "FP8_PER_CHANNEL_PER_TOKEN": "modelopt",
+    "FP8_PB_WO": "modelopt",
+    "NVFP4": "modelopt_fp4",
+    "MIXED_PRECISION": "modelopt_mixed",
+}
+
+
+def _modelopt_algo(quant: HFConfig) -> str | None:
+    """``_extract_modelopt_quant_algo``: the upper-cased ``quant_algo`` of a ModelOpt config."""
+    if not str(quant.get("quant_method") or "").lower().startswith("modelopt"):
+        return None
+    inner = quant.get("quantization")
+    if inner is not None:
+        return str(inner.get("quant_algo") or "").upper() if isinstance(inner, HFConfig) else None
+    return str(quant.get("quant_algo") or "").upper()
+
+
+def checkpoint_quantization(hf: HFConfig, on_cpu: bool, user: str | None = None) -> str | None:
+    """The method ``_verify_quantization`` detects (``config/model.py`` 1383): the HF
+    ``quantization_config`` (or compressed-tensors' ``compression_config``; a multimodal model's
+    text config), normalised by ``_normalize_quantization_config`` (ModelOpt producer →
+    ``modelopt``/``modelopt_fp4``/``modelopt_mixed``, ``compressed_tensors`` → ``compressed-tensors``)
+    and the model hooks (GPT-OSS ``mxfp4`` → ``gpt_oss_mxfp4``, DeepSeek-V4 ``fp8`` →
+    ``deepseek_v4_fp8``), then the override methods: GPTQ → ``auto_gptq``, AWQ → ``auto_awq`` (not on
+    CPU) when the user's method is unset or a compatible spelling; ModelOpt by ``quant_algo``."""
+    quant = hf.get("quantization_config") or hf.get("compression_config")
+    if not isinstance(quant, HFConfig):
+        quant = hf.text_config.get("quantization_config")
+    if not isinstance(quant, HFConfig):
+        return None
+    method = str(quant.get("quant_method") or "").lower().replace("compressed_tensors", "compressed-tensors")
+    inner = quant.get("quantization")
+    producer = quant.get("producer")
+    legacy = isinstance(inner, HFConfig) and "modelopt_quant_config" in inner
+    if (isinstance(producer, HFConfig) and producer.get("name") == "modelopt") or legacy:
+        algo = inner.get("quant_algo") if isinstance(inner, HFConfig) else None
+        if algo is not None:
+            method = _MODELOPT_ALGOS.get(str(algo).upper(), method)
+    if not method:
+        return None
+    model_type = str(hf.text_config.get("model_type") or "")
+    if method == "mxfp4" and model_type == "gpt_oss":
+        return "gpt_oss_mxfp4"
+    if method == "fp8" and model_type.startswith("deepseek_v4"):
+        return "deepseek_v4_fp8"
+    if method == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
+        return "auto_gptq"
+    if method == "awq" and not on_cpu and user in (None, "awq", "awq_marlin", "auto_awq", "marlin"):
+        return "auto_awq"
+    algo = _modelopt_algo(HFConfig({**quant.to_dict(), "quant_method": method}))
+    if algo:
+        if algo == "FP8":
+            return "modelopt"
+        if "NVFP4" in algo or "FP4" in algo:
+            return "modelopt_fp4"
+        if "MXFP8" in algo:
+            return "modelopt_mxfp8"
+        if algo == "MIXED_PRECISION":
+            return "modelopt_mixed"
+    return method
+
+
+@registry.rule("model_config")
+def quantization_method(ctx: Any) -> dict[str, Any]:
+    """§3.17 steps 1-3: ``ModelConfig._verify_quantization`` (``config/model.py`` 1383): the
+    checkpoint's method wins when ``--quantization`` is unset; a different user method is refused."""
+    on_cpu = ctx.platform.vendor == "cpu"
+    user = ctx.args.quantization
+    detected = derived_fact(
+        ctx.hf, f"vllm.quantization/{on_cpu}/{user}", lambda hf: checkpoint_quantization(hf, on_cpu, user)
+    )
+    if detected is None:
+        return _known_method(ctx, user)
+    if user is None:
+        return {"quantization": detected}
+    if user == detected or user in _COMPATIBLE.get(detected, ()):
+        if user == detected:
+            return {}
+        return {"quantization": Force(detected, f"the checkpoint's {detected} checkpoint, spelled {user}")}
+    raise ConflictError(
+        f"Quantization method specified in the model config ({detected}) does not match the "
+        f"quantization method specified in the `quantization` argument ({user}).",
+        fields=("quantization",),
+        fix=f"drop --quantization (or pass --quantization {detected})",
+    )
+
+
+def _known_method(ctx: Any, method: str | None) -> dict[str, Any]:
+    """``_verify_quantization``: an unknown method is refused ("Unknown quantization method: …")."""
+    if method is None:
+        return {}
+    known = (
+        QUANTIZATION_METHODS_034
+        if ctx.release.has(CHANGES.QUANTIZATION_METHODS_034)
+        else QUANTIZATION_METHODS
+    )
+    if method not in known:
+        raise ConflictError(
+            f"Unknown quantization method: {method}. Must be one of {list(known)}.",
+            fields=("quantization",),
+            fix="drop --quantization",
+        )
+    return {}
+
+
+@registry.rule("vllm_config")
+def quantization_support(ctx: Any) -> dict[str, Any]:
+    """§3.17 step 5: ``VllmConfig._get_quantization_config`` (``config/vllm.py`` 926): the GPU's
+    capability must reach the method's minimum, and the model dtype must be an activation dtype of
+    the method."""
+    method = ctx.args.quantization
+    if method is None:
+        return {}
+    cap = ctx.platform.capability
+    minimum = MIN_CAPABILITY.get(method)
+    if cap is not None and ctx.platform.vendor != "cpu" and minimum is not None:
+        current = cap[0] * 10 + cap[1]
+        if current < minimum:
+            raise ConflictError(
+                f"The quantization method {method} is not supported for the current GPU. Minimum "
+                f"capability: {minimum}. Current capability: {current}.",
+                fields=("quantization",),
+                fix="use a GPU of that capability (--platform), or a checkpoint with another quantization",
+            )
+    supported = _ACT_DTYPES.get(method, ("bfloat16", "float16"))
+    if ctx.args.dtype not in supported:
+        listed = ", ".join(f"torch.{d}" for d in supported)
+        raise ConflictError(
+            f"torch.{ctx.args.dtype} is not supported for quantization method {method}. "
+            f"Supported dtypes: [{listed}]",
+            fields=("dtype",),
+            fix=f"pass --dtype {supported[0]}",
+        )
+    return {}

@@ -1,0 +1,160 @@
+"""Model runner V1/V2 and async scheduling (vllm-config-spec.md §3.9, §3.13).
+
+``VllmConfig.use_v2_model_runner`` (``config/vllm.py`` 731) and the async-scheduling block of
+``VllmConfig.__post_init__`` (1668); stage "vllm_config". Invariants: a standard install has
+Triton, so the V2 runner is the default unless ``VLLM_USE_V2_MODEL_RUNNER`` says otherwise or a
+feature V2 lacks is used; every in-tree executor (``uni``, ``mp``, ``ray``, external launcher)
+supports async scheduling; the CPU platform turns it off later (``config.platform``).
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError
+from .._base import registry
+from ..changes import CHANGES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Speculative methods the V2 runner lacks (``_get_v2_model_runner_unsupported_features``), 0.33;
+#: 0.30-0.32 also Medusa and MLP speculators, 0.30-0.31 n-gram, 0.30 draft models.
+V2_UNSUPPORTED_SPEC = frozenset({"suffix", "custom_class", "medusa", "mlp_speculator"})
+#: ``ROCM_DEFAULT_MRV1_ARCHITECTURES`` (0.30-0.31).
+ROCM_V1_ARCHS = frozenset({"DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "GlmMoeDsaForCausalLM"})
+
+
+def v2_unsupported_spec(ctx: Any) -> frozenset[str]:
+    """The speculative methods that send this release to the V1 runner."""
+    out = set(V2_UNSUPPORTED_SPEC)
+    if not ctx.release.has(CHANGES.V2_RUNNER_NGRAM):
+        out |= {"ngram", "ngram_gpu"}
+    if not ctx.release.has(CHANGES.V2_RUNNER_DRAFT_MODEL):
+        out.add("draft_model")
+    return frozenset(out)
+
+
+#: ``EagleModelTypes`` + ``NgramGPUTypes`` + draft model/DSpark: the speculative methods async
+#: scheduling supports (0.30-0.32 for every runner, 0.33 on V1); DFlash from 0.31.
+ASYNC_SPEC = frozenset({"eagle", "eagle3", "mtp", "ngram_gpu", "draft_model", "dspark"})
+_IN_TREE_EXECUTORS = frozenset({"uni", "mp", "ray", "external_launcher", None})
+
+
+@registry.rule("vllm_config")
+def model_runner(ctx: Any) -> dict[str, Any]:
+    """§3.13: ``VllmConfig.use_v2_model_runner`` (``config/vllm.py`` 731): ``VLLM_USE_V2_MODEL_RUNNER``
+    decides when set; else V1 for features V2 does not support yet (PP with the external launcher,
+    the ``suffix``/``custom_class`` speculative methods; 0.30-0.31 also n-gram and stock
+    torch.compile, 0.30 draft models; ROCm's V1 list for DeepSeek-V3.2/V4 and GLM-MoE-DSA before
+    0.32), else V2. 0.34 removed V1
+    (``Platform.validate_environ`` refuses the variable unless it is 1)."""
+    env = ctx.env.get("VLLM_USE_V2_MODEL_RUNNER")
+    if ctx.release.has(CHANGES.MODEL_RUNNER_V1_REMOVED):
+        if env is not None and env != "1":
+            raise ConflictError(
+                f"VLLM_USE_V2_MODEL_RUNNER={env} is no longer supported: Model Runner V1 has been removed. "
+                "Unset this variable.",
+                fields=(),
+                fix="drop VLLM_USE_V2_MODEL_RUNNER from the environment",
+            )
+        v2 = True
+    elif env is not None:
+        v2 = str(env).strip().lower() in ("1", "true")
+    else:
+        a = ctx.args
+        v2 = not (
+            (a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher")
+            or a.speculative_method in v2_unsupported_spec(ctx)
+            or (
+                a.compilation_mode == "STOCK_TORCH_COMPILE"
+                and not ctx.release.has(CHANGES.STOCK_COMPILE_V2_NO_GRAPHS)
+            )
+            or (
+                not ctx.release.has(CHANGES.ROCM_V1_RUNNER_DEFAULT_REMOVED)
+                and ctx.platform.vendor == "hip"
+                and bool(set(ctx.hf.architectures or ()) & ROCM_V1_ARCHS)
+            )
+        )
+    return {"use_v2_model_runner": v2} if v2 != ctx.args.use_v2_model_runner else {}
+
+
+def _spec_incompatibility(ctx: Any) -> str | None:
+    """A speculative method async scheduling does not support (0.30-0.32: any runner; 0.33: V1;
+    0.34: none), or pipeline parallelism on V1 (0.31-0.33)."""
+    a = ctx.args
+    if ctx.release.has(CHANGES.MODEL_RUNNER_V1_REMOVED):
+        return None
+    v1_only = ctx.release.has(CHANGES.ASYNC_SCHED_SPEC_RULES_V1_ONLY)
+    if v1_only and a.use_v2_model_runner:
+        return None
+    allowed = ASYNC_SPEC | ({"dflash"} if ctx.release.has(CHANGES.ASYNC_SCHED_DFLASH) else set())
+    if a.speculative_method is not None and a.speculative_method not in allowed:
+        return f"{a.speculative_method}-based speculative decoding"
+    if (
+        a.pipeline_parallel_size > 1
+        and not a.use_v2_model_runner
+        and ctx.release.has(CHANGES.ASYNC_SCHED_OFF_FOR_PP_ON_V1)
+    ):
+        return "pipeline parallelism"
+    return None
+
+
+@registry.rule("vllm_config")
+def async_scheduling(ctx: Any) -> dict[str, Any]:
+    """§3.9: the async-scheduling block of ``VllmConfig.__post_init__`` (``config/vllm.py`` 1668): an
+    explicit ``--async-scheduling`` is refused with a custom executor or an unsupported speculative
+    method (0.33: on the V1 runner, also PP); unset → off for pooling models and those cases, else
+    **on**. (The CPU platform hook turns it off afterwards.)"""
+    a = ctx.args
+    incompat = _spec_incompatibility(ctx)
+    supported = a.distributed_executor_backend in _IN_TREE_EXECUTORS
+    if a.async_scheduling:
+        if incompat is not None:
+            if ctx.release.has(CHANGES.ASYNC_SCHED_SPEC_RULES_V1_ONLY):
+                message = f"Async scheduling is not supported by the V1 model runner with {incompat}."
+            elif incompat == "pipeline parallelism":
+                message = None  # 0.31-0.32 only default it off (no refusal)
+            else:
+                kinds = "EAGLE/MTP/Draft Model/NGram GPU/DSpark" + (
+                    "/DFlash" if ctx.release.has(CHANGES.ASYNC_SCHED_DFLASH) else ""
+                )
+                message = (
+                    f"Currently, async scheduling is only supported with {kinds} kind of speculative decoding"
+                )
+            if message is not None:
+                raise ConflictError(message, fields=("async_scheduling",), fix="pass --no-async-scheduling")
+        if not supported:
+            raise ConflictError(
+                f"`{a.distributed_executor_backend}` does not support async scheduling yet.",
+                fields=("async_scheduling", "distributed_executor_backend"),
+                fix="pass --no-async-scheduling",
+            )
+        return {}
+    if a.async_scheduling is None:
+        on = a.runner_type != "pooling" and supported and incompat is None
+        return {"async_scheduling": on}
+    return {}
+
+
+@registry.rule("vllm_config")
+def hybrid_kv_cache_manager(ctx: Any) -> dict[str, Any]:
+    """§3.19: ``disable_hybrid_kv_cache_manager`` (``VllmConfig.__post_init__``, after the platform
+    hook): needed off for chunked-local attention (HF ``attention_chunk_size``) with EAGLE or with
+    ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0`` (its default is 1); unset → on otherwise (every in-tree
+    platform supports it); explicitly enabled where it must be off → refused."""
+    a = ctx.args
+    chunked_local = ctx.hf.text_config.get("attention_chunk_size") is not None
+    needs_off = chunked_local and (
+        a.speculative_method in ("eagle", "eagle3")
+        or ctx.env.get("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "1") in ("0", "false", "False")
+    )
+    if a.disable_hybrid_kv_cache_manager is None:
+        return {"disable_hybrid_kv_cache_manager": needs_off}
+    if a.disable_hybrid_kv_cache_manager is False and needs_off:
+        raise ConflictError(
+            "Hybrid KV cache manager was explicitly enabled but is not supported in this configuration. "
+            "Consider omitting the --enable-hybrid-kv-cache-manager flag to let vLLM decide automatically.",
+            fields=("disable_hybrid_kv_cache_manager",),
+            fix="drop --enable-hybrid-kv-cache-manager (or pass --env VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)",
+        )
+    return {}

@@ -1,0 +1,146 @@
+"""Speculative decoding from ``--speculative-config`` (vllm-config-spec.md §3.16).
+
+``EngineArgs.create_speculative_config`` (``engine/arg_utils.py`` 2100) builds a
+``SpeculativeConfig`` from the JSON; ``SpeculativeConfig.__post_init__`` (``config/speculative.py``
+1226) infers the method and fills the n-gram lookup, ``_verify_args`` (1939) refuses. Invariants:
+the JSON is parsed here and nowhere else; a draft model's own ``config.json`` is not read offline
+(its ``n_predict`` is unknown, so ``num_speculative_tokens`` must be given for draft models, which
+is what vLLM asks of EAGLE heads too).
+"""
+
+from __future__ import annotations
+
+from ...errors import ConflictError, InvalidArgumentError
+from .._base import registry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+#: ``MTPModelTypes``: method names vLLM renames to ``mtp`` (with a deprecation warning).
+MTP_MODEL_TYPES = frozenset(
+    {
+        "deepseek_mtp",
+        "mimo_mtp",
+        "glm4_moe_mtp",
+        "glm4_moe_lite_mtp",
+        "glm_ocr_mtp",
+        "ernie_mtp",
+        "exaone_moe_mtp",
+        "qwen3_next_mtp",
+        "qwen3_5_mtp",
+        "longcat_flash_mtp",
+        "pangu_ultra_moe_mtp",
+        "step3p5_mtp",
+    }
+)
+#: Methods that need no draft model (a pseudo model is set).
+_NO_MODEL = {
+    "ngram": "ngram",
+    "ngram_gpu": "ngram_gpu",
+    "suffix": "suffix",
+    "extract_hidden_states": "extract_hidden_states",
+}
+
+
+def parse_speculative_config(text: Any) -> dict[str, Any]:
+    """``--speculative-config`` JSON (or a mapping) → a dict; bad JSON is an input error."""
+    if text is None:
+        return {}
+    if isinstance(text, str):
+        import json  # lazily: `import resolvable.vllm` stays light
+
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise InvalidArgumentError(f"--speculative-config is not valid JSON: {exc}") from None
+    else:
+        value = text
+    if not isinstance(value, dict):
+        raise InvalidArgumentError(
+            '--speculative-config must be a JSON object, e.g. \'{"method": "ngram", "num_speculative_tokens": 3}\''
+        )
+    return dict(value)
+
+
+def infer_method(method: str | None, model: str | None) -> str:
+    """``SpeculativeConfig.__post_init__``: no method → ``ngram`` for the model ``ngram``, a draft
+    detected from its name (EAGLE/EAGLE3/DFlash/DSpark heads), else ``draft_model``; MTP model
+    types → ``mtp``."""
+    if method is None:
+        name = str(model or "").lower()
+        if name in ("ngram", "[ngram]"):
+            return "ngram"
+        for marker, found in (
+            ("eagle3", "eagle3"),
+            ("eagle", "eagle"),
+            ("dflash", "dflash"),
+            ("dspark", "dspark"),
+        ):
+            if marker in name:
+                return found
+        return "draft_model"
+    if method == "[ngram]":
+        return "ngram"
+    if method in MTP_MODEL_TYPES:
+        return "mtp"
+    return method
+
+
+@registry.rule("engine_args")
+def speculative_decoding(ctx: Any) -> dict[str, Any]:
+    """§3.16: the method, ``num_speculative_tokens`` and the refusals of ``SpeculativeConfig``:
+    ``num_speculative_tokens`` without a model for a draft method, a ``tensor_parallel_size`` key,
+    none or a non-positive ``num_speculative_tokens``, ``prompt_lookup_min > prompt_lookup_max``."""
+    spec = parse_speculative_config(ctx.args.speculative_config)
+    if not spec:
+        return {}
+    model = spec.get("model")
+    method = infer_method(spec.get("method"), model)
+    num = spec.get("num_speculative_tokens")
+    if num is None and ctx.user_set("num_speculative_tokens"):
+        num = ctx.args.num_speculative_tokens
+    if (
+        model is None
+        and num is not None
+        and method not in _NO_MODEL
+        and method not in ("mtp", "dspark", "custom_class")
+    ):
+        raise ConflictError(
+            "num_speculative_tokens was provided but without speculative model.",
+            fields=("speculative_config",),
+            fix='add "model" to the speculative config (JSON), or use "method": "ngram"',
+        )
+    if method in ("ngram", "ngram_gpu"):
+        low, high = spec.get("prompt_lookup_min"), spec.get("prompt_lookup_max")
+        low, high = (low if low is not None else high) or 5, (high if high is not None else low) or 5
+        if low > high:
+            raise ConflictError(
+                f"prompt_lookup_min={low} must be <= prompt_lookup_max={high}",
+                fields=("speculative_config",),
+                fix="set prompt_lookup_min <= prompt_lookup_max in the speculative config (JSON)",
+            )
+    if "tensor_parallel_size" in spec:
+        raise ConflictError(
+            "'tensor_parallel_size' is not a valid argument in the speculative_config. Please pass "
+            "'draft_tensor_parallel_size' instead.",
+            fields=("speculative_config",),
+            fix="rename tensor_parallel_size to draft_tensor_parallel_size in the speculative config (JSON)",
+        )
+    if num is None:
+        raise ConflictError(
+            "num_speculative_tokens must be provided with speculative model unless the draft model "
+            "config contains an n_predict parameter.",
+            fields=("speculative_config",),
+            fix='add "num_speculative_tokens" to the speculative config (JSON)',
+        )
+    if not isinstance(num, int) or num <= 0:
+        raise ConflictError(
+            f"Expected num_speculative_tokens to be greater than zero ({num}).",
+            fields=("speculative_config",),
+            fix='set "num_speculative_tokens" to 1 or more in the speculative config (JSON)',
+        )
+    out: dict[str, Any] = {"speculative_method": method}
+    if num != ctx.args.num_speculative_tokens:
+        out["num_speculative_tokens"] = num
+    return out
