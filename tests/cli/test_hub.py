@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from hubserver import HubServer
-from resolvable._bundled import suggest_sample
 from resolvable.cli import main
 from resolvable.errors import ConfigError
 from resolvable.hub import (
@@ -21,6 +20,7 @@ from resolvable.hub import (
     fetch_config,
 )
 from resolvable.sglang import load_model
+from resolvable.sglang.models import SAMPLES as BUNDLED
 
 SAMPLES = Path(__file__).resolve().parents[2] / "src" / "resolvable" / "sglang" / "models"
 
@@ -175,4 +175,4 @@ def test_an_absent_local_model_path_names_config_and_config_stands_for_it(capsys
     ],
 )
 def test_suggestions_use_the_family_in_the_name_before_spelling(name, expected):
-    assert suggest_sample(name) == expected
+    assert BUNDLED.suggest(name) == expected

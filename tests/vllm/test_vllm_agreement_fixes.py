@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from vllm_cases import res
 
+from resolvable.errors import ConflictError
 from resolvable.vllm import load_model
 
 
@@ -38,7 +39,7 @@ def test_h17o_repro_00297_dtype_half_through_the_api():
     FLASH_ATTN (FA2), block 32."""
     import json
 
-    from resolvable._bundled import MODELS_DIR
+    from resolvable.sglang.models import MODELS_DIR
     from resolvable.vllm import resolve_vllm_args
     from resolvable.vllm.platforms import platform
 
@@ -78,7 +79,23 @@ def test_h17o_repro_00297_dtype_half_through_the_api():
         attention_backend="FLASH_ATTN",
         block_size=32,
         tensor_parallel_size=2,
-        kv_cache_dtype="bfloat16",
+        kv_cache_dtype="float16",
         kernels="flashinfer=0",
     )
     assert (r["attn_backend_full"], r["block_size"], r["flash_attn_version"]) == ("FLASH_ATTN", 32, 2)
+    assert r["dtype"] == "float16"
+    # The selector oracle's case had a bfloat16 KV cache: the whole engine (0.33+,
+    # VllmConfig._reject_mismatched_float_kv_cache) refuses that with a float16 model.
+    with pytest.raises(ConflictError, match='kv_cache_dtype="bfloat16" is incompatible with dtype="float16"'):
+        resolve_vllm_args(
+            config,
+            platform("a100"),
+            {},
+            vllm_version="0.34.0",
+            dtype="half",
+            attention_backend="FLASH_ATTN",
+            block_size=32,
+            tensor_parallel_size=2,
+            kv_cache_dtype="bfloat16",
+            kernels="flashinfer=0",
+        )

@@ -10,8 +10,8 @@ where vLLM itself overrides it (then ``Force`` with vLLM's reason).
 
 from __future__ import annotations
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
 from ..changes import CHANGES
 

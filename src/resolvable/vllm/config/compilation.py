@@ -17,8 +17,8 @@ import bisect
 import functools
 import math
 
-from ..._declaration import Force
 from ...errors import ConflictError
+from ...rules import Force
 from .._base import registry
 from ..changes import CHANGES
 from .facts import env_flag

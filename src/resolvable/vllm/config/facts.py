@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..._hfconfig import HFConfig
+from ...rules import HFConfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..._schema import arg
+from ...rules import arg
 
 #: ``usage/usage_lib.py : UsageContext`` members that change the batch defaults (spec §3.5).
 USAGE_CONTEXTS = ("OPENAI_API_SERVER", "LLM_CLASS", "OPENAI_BATCH_RUNNER", "ENGINE_CONTEXT")

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..._fixes import FixCheck, check_fix
-from ..._schema import schema_of
 from ...errors import ConflictError
+from ...rules import FixCheck, check_fix, schema_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ user value is never replaced here.
 
 from __future__ import annotations
 
-from ..._hfconfig import HFConfig
 from ...errors import ConflictError
+from ...rules import HFConfig
 from .._base import registry
 from ..changes import CHANGES
 

@@ -10,9 +10,8 @@ type and a fix that names flags (so ``resolvable._fixes`` can check it).
 
 from __future__ import annotations
 
-from ..._declaration import Force
-from ..._hfconfig import HFConfig
 from ...errors import ConflictError
+from ...rules import Force, HFConfig
 from .._base import registry
 from .facts import (
     architecture_kind,

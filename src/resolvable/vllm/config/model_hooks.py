@@ -107,7 +107,7 @@ def longcat_flash_ngram_compilation(ctx: Any) -> dict[str, Any]:
 def unlimited_ocr_prefix_caching(ctx: Any) -> dict[str, Any]:
     """§3.7 step 5: ``UnlimitedOCRForCausalLMConfig.verify_and_update_config``: prefix caching off
     (R-SWA decode KV is not a pure causal function of the prefix)."""
-    from ..._declaration import Force
+    from ...rules import Force
 
     if ctx.args.enable_prefix_caching is False:
         return {}

@@ -10,8 +10,8 @@ are separate processes, each with its own world); the executor default follows
 
 from __future__ import annotations
 
-from ..._record import record_replace
 from ...errors import ConflictError, InvalidArgumentError
+from ...rules import record_replace
 from .._base import registry
 from .facts import derived_fact, is_moe, num_heads, num_kv_heads
 
@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..._platform import Platform
+    from ...rules import Platform
 
 
 def with_gpus(platform: Platform, gpus: int | None) -> Platform:

@@ -8,7 +8,7 @@ prefix-LM chunked input), so it has no rule. Invariant: a hook's override of the
 
 from __future__ import annotations
 
-from ..._declaration import Force
+from ...rules import Force
 from .._base import registry
 from ..changes import CHANGES
 

@@ -8,9 +8,8 @@ detected method is what vLLM reports as ``model_config.quantization``; per-layer
 
 from __future__ import annotations
 
-from ..._declaration import Force
-from ..._hfconfig import HFConfig
 from ...errors import ConflictError
+from ...rules import Force, HFConfig
 from .._base import registry
 from ..changes import CHANGES
 from .facts import derived_fact

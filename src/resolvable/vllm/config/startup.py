@@ -53,6 +53,6 @@ def check_startup(res: Any, hf_config: Any, env: Any = None) -> tuple[Any, ...]:
     """The engine-start checks of a vLLM resolution: the rules that passed ("would start"), or a
     ``ConflictError`` with ``phase == "startup"`` (accepted by ``create_engine_config``, refused when
     the engine starts)."""
-    from ..._resolve import check
+    from ...rules import check
 
     return check(registry, res, hf_config, env, phase=STARTUP_PHASE)
