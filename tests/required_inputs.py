@@ -6,8 +6,8 @@ cache directory and installs chromium and chromedriver, so a missing one is a br
 reason to check less. On a developer's machine the test skips, and pytest prints the reason
 (``-rs`` in the pytest options).
 
-``RESOLVABLE_SGLANG_WHEELS`` names the wheel directory (``.ci/run`` sets it to its cache;
-default ``/work/wheels``).
+``RESOLVABLE_SGLANG_WHEELS`` and ``RESOLVABLE_VLLM_WHEELS`` name the wheel directories
+(``.ci/run`` sets both to its cache; default ``/work/wheels``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 WHEELS = Path(os.environ.get("RESOLVABLE_SGLANG_WHEELS", "/work/wheels"))
+VLLM_WHEELS = Path(os.environ.get("RESOLVABLE_VLLM_WHEELS", "/work/wheels"))
 
 
 def in_ci() -> bool:
@@ -37,5 +38,15 @@ def sglang_wheel(release: str) -> Path:
     if not found:
         missing_input(
             f"the sglang {release} wheel is not in {WHEELS} (pip download --no-deps sglang=={release})"
+        )
+    return found[0]
+
+
+def vllm_wheel(release: str) -> Path:
+    """The vLLM wheel of ``release`` in ``VLLM_WHEELS``; missing: ``missing_input``."""
+    found = sorted(VLLM_WHEELS.glob(f"vllm-{release}-*.whl"))
+    if not found:
+        missing_input(
+            f"the vLLM {release} wheel is not in {VLLM_WHEELS} (pip download --no-deps vllm=={release})"
         )
     return found[0]

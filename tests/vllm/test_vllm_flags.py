@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from required_inputs import vllm_wheel
 from resolvable.vllm.cli_args import CONFIG_MAX_BYTES, VllmArgumentError, parse, preprocess
 from resolvable.vllm.flags import load_table, modelled_dests, option_history, releases
 from resolvable.vllm.flags.values import human_readable_int, human_readable_int_or_auto
 
 ROOT = Path(__file__).resolve().parents[2]
-WHEELS = Path(os.environ.get("RESOLVABLE_VLLM_WHEELS", "/work/wheels"))
 RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
 
 
@@ -30,13 +29,6 @@ def _extractor():
     return extractor
 
 
-def _wheel(release: str) -> Path | None:
-    """The vLLM wheel of ``release`` here (``pip download --no-deps vllm==V -d /work/wheels``), or
-    None: CI has none, so the byte-for-byte check runs where one is."""
-    found = sorted(WHEELS.glob(f"vllm-{release}-*.whl"))
-    return found[0] if found else None
-
-
 def test_one_table_per_release():
     assert tuple(releases()) == RELEASES
 
@@ -44,9 +36,7 @@ def test_one_table_per_release():
 @pytest.mark.parametrize("release", RELEASES)
 def test_table_regenerates_from_the_wheel_byte_for_byte(release):
     """Every committed table is what tools/extract_vllm_flags.py writes from that release's wheel."""
-    wheel = _wheel(release)
-    if wheel is None:
-        pytest.skip(f"the vLLM {release} wheel is not in {WHEELS}")
+    wheel = vllm_wheel(release)  # in CI a missing wheel fails (.ci/run fetches it)
     extractor = _extractor()
     committed = ROOT / f"src/resolvable/vllm/flags/vllm-{release}.json"
     assert extractor.dump(extractor.extract(str(wheel))) == committed.read_text()
