@@ -26,6 +26,7 @@ from ._common import (
     _startup,
     _user_flags,
     flags_of,
+    report_diff,
     side_of,
     user_flags_for,
 )
@@ -106,36 +107,7 @@ def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
         left = _resolve(args, args.platform, user)
         right = _resolve(args, args.vs_platform or args.platform, other_user, version=args.vs_sglang_version)
     changes = [c for c in left.diff(right) if c.field != "device" or args.vs_platform]
-    versions = left.release != right.release
-    labels = (
-        f"{args.platform}" + (f" @ sglang {left.release}" if versions else ""),
-        f"{args.vs_platform or args.platform}"
-        + (f" @ sglang {right.release}" if versions else "")
-        + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
-    )
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema": "resolvable.diff/1",
-                    "left": labels[0],
-                    "right": labels[1],
-                    "sglang_version": [left.release, right.release],
-                    "changes": [c.to_dict() for c in changes],
-                },
-                indent=2,
-            )
-        )
-        return 0
-    print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
-    if not changes:
-        print("no resolved field differs")
-        return 0
-    rows = [
-        [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes
-    ]
-    print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
-    return 0
+    return report_diff(args, left, right, changes, "sglang")
 
 
 def _diff_flag_refusal(args: argparse.Namespace, *sides: tuple[str, ConflictError | None]) -> int:

@@ -22,7 +22,7 @@ from typing import Any
 
 from .._text import short, table
 from ..errors import ConflictError
-from ._common import UsageError, _csv_list, _Parser
+from ._common import UsageError, _csv_list, _Parser, report_diff
 from .explain import _explain_lines, _refusal_lines
 
 COMMANDS = ("explain", "resolve", "diff", "upgrade", "matrix", "models", "backends")
@@ -529,37 +529,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     left = _resolve(args, args.platform)
     right = _resolve(args, args.vs_platform or args.platform, release=right_release, parsed=right_parsed)
     changes = left.diff(right)
-    versions = left.release != right.release
-    labels = (
-        f"{args.platform}" + (f" @ vLLM {left.release}" if versions else ""),
-        f"{args.vs_platform or args.platform}"
-        + (f" @ vLLM {right.release}" if versions else "")
-        + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
-    )
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema": "resolvable.diff/1",
-                    "engine": "vllm",
-                    "left": labels[0],
-                    "right": labels[1],
-                    "vllm_version": [left.release, right.release],
-                    "changes": [c.to_dict() for c in changes],
-                },
-                indent=2,
-            )
-        )
-        return 0
-    print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
-    if not changes:
-        print("no resolved field differs")
-        return 0
-    rows = [
-        [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes
-    ]
-    print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
-    return 0
+    return report_diff(args, left, right, changes, "vllm")
 
 
 def default_versions(from_version: str | None, to_version: str | None) -> tuple[str, str]:
