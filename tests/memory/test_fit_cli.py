@@ -201,7 +201,7 @@ def test_vllm_fit_uses_the_packs_resolved_kv_dtype_and_block_size(capsys):
         "--platform",
         "h100",
         "--vllm-version",
-        "0.33",
+        "0.33.0",
         "--json",
     )
     assert json.loads(out)["memory"]["inputs"]["block_size"] == 16 and code == 0

@@ -148,7 +148,9 @@ def _vllm_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", default="vllm")
     p.add_argument("--platform", default="h100")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--vllm-version", default="0.34")
+    p.add_argument(
+        "--vllm-version", help="vLLM release (default: the newest modelled; auto: the installed one)"
+    )
     p.add_argument("--tensor-parallel-size", "-tp", type=int, dest="tensor_parallel_size")
     p.add_argument("--pipeline-parallel-size", "-pp", type=int, dest="pipeline_parallel_size")
     p.add_argument("--data-parallel-size", "-dp", type=int, dest="data_parallel_size")
@@ -167,10 +169,12 @@ def _vllm_parser() -> argparse.ArgumentParser:
 
 def _vllm(argv: list[str]) -> int:
     from ..sglang import load_model
+    from ..vllm.api import vllm_release
     from ..vllm.memory import capacity
     from ._common import _platform
 
     args = _vllm_parser().parse_args(argv)
+    args.vllm_version = vllm_release(args.vllm_version)
     platform = _platform(args.platform)
     hf = load_model(args.model)
     values = {
@@ -178,18 +182,22 @@ def _vllm(argv: list[str]) -> int:
         for k, v in vars(args).items()
         if k not in ("model", "engine", "platform", "json", "vllm_version")
     }
-    # The KV dtype and block size come from the vLLM pack's resolution (its rules: model hooks
-    # such as GLM-5's fp8 KV on SM10x, the backends' preferred block sizes; vLLM 0.33), not the flags.
+    # The KV dtype and block size come from the vLLM pack's resolution for the release (its rules:
+    # model hooks such as GLM-5's fp8 KV on SM10x, the backends' preferred block sizes, 0.34's
+    # default of 64), not the flags.
     from ..vllm.api import resolve_vllm_args
 
     asked = {k: values[k] for k in ("tensor_parallel_size", "kv_cache_dtype", "block_size", "dtype")}
-    res = resolve_vllm_args(hf, platform, **{k: v for k, v in asked.items() if v not in (None, "auto")})
+    res = resolve_vllm_args(
+        hf,
+        platform,
+        vllm_version=args.vllm_version,
+        **{k: v for k, v in asked.items() if v not in (None, "auto")},
+    )
     if asked["kv_cache_dtype"] in (None, "auto"):
         values["kv_cache_dtype"] = res["kv_cache_dtype"]
     if asked["block_size"] is None:
-        # 0.34 raised DEFAULT_BLOCK_SIZE from 16 to 64 (spec §3.4); larger backend sizes are kept.
-        block = int(res["block_size"] or 16)
-        values["block_size"] = max(block, 64) if args.vllm_version.startswith("0.34") else block
+        values["block_size"] = int(res["block_size"] or 16)
     index = _index_size(args.model)
 
     def report_for(tp: int | None = None, **changes: Any) -> Any:
