@@ -67,10 +67,18 @@ def oracle_platform(p: Platform) -> dict:
     }
 
 
-def oracle_case(case_id: str, hf, res, flags: dict, *, refused: bool = False) -> dict:
+def oracle_case(
+    case_id: str, hf, res, flags: dict, *, refused: bool = False, overrides: dict | None = None, platform=None
+) -> dict:
+    """The oracle's input for one case: the layer arguments the pack derives (``overrides``
+    replaces resolved values, ``platform`` the resolution's device, for refused cases)."""
     args = _View(res)
+    args.update(overrides or {})
+    res = args
     kernels = frozenset(res["installed_kernels"])
-    qs = layer_queries(hf, args, res.platform, {}, user_block_size=flags.get("block_size"), kernels=kernels)
+    qs = layer_queries(
+        hf, args, platform or res.platform, {}, user_block_size=flags.get("block_size"), kernels=kernels
+    )
     t = hf.text_config
     heads = int(t.get("num_attention_heads") or 1)
     mla = bool(res["use_mla"])
@@ -143,6 +151,10 @@ class _View(dict):
         self.__dict__ = self
 
 
+#: vLLM's --dtype spellings (config/model.py : _STR_DTYPE_TO_TORCH_DTYPE)
+DTYPE_SPELLINGS = {"half": "float16", "float": "float32"}
+
+
 def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
     """(expected answer, oracle case or None). Expected: backends/block size/…, or error/crash."""
     from resolvable.errors import ConflictError
@@ -158,23 +170,31 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
         res = resolve_vllm_args(hf, platform, env, **extra, **flags)
     except ConflictError as exc:
         expected = {"error": str(exc)[:300]}
-        for drop in ("attention_backend", "kv_cache_dtype", "block_size", "dtype"):
-            flags.pop(drop, None)
+        # the oracle still needs the layer arguments the user's flags give: resolve without the
+        # flags that can make selection fail (on a device where some backend fits, B200, if none
+        # does here), then put the user's dtype and KV-cache dtype back (vLLM's spellings)
+        sub = {k: v for k, v in flags.items() if k not in ("attention_backend", "kv_cache_dtype", "dtype")}
+        res = None
+        for device in (platform, Platform.preset("b200")):
             try:
-                res = resolve_vllm_args(hf, platform, env, **extra, **flags)
+                res = resolve_vllm_args(hf, device, env, **extra, **sub)
+                break
             except ValueError:
                 continue
-            return expected, oracle_case(case["id"], _HF(hf), res, case["flags"], refused=True)
-        # no backend fits on this device: the layer arguments from a device where one does
-        # (B200), with the dtype this device's "auto" gives (float16 below SM80)
-        sub = {k: v for k, v in case["flags"].items() if k != "attention_backend"}
-        if tuple(platform.capability) < (8, 0) and sub.get("dtype", "auto") == "auto":
-            sub["dtype"] = "float16"
-        try:
-            res = resolve_vllm_args(hf, Platform.preset("b200"), env, **extra, **sub)
-        except ValueError:
+        if res is None:
             return expected, None
-        return expected, oracle_case(case["id"], _HF(hf), res, case["flags"], refused=True)
+        overrides = {}
+        dtype = DTYPE_SPELLINGS.get(str(flags.get("dtype", "auto")), flags.get("dtype", "auto"))
+        if dtype != "auto":
+            overrides["dtype"] = dtype
+        elif tuple(platform.capability) < (8, 0) and res["dtype"] == "bfloat16":
+            overrides["dtype"] = "float16"
+        if flags.get("kv_cache_dtype") not in (None, "auto"):
+            overrides["kv_cache_dtype"] = flags["kv_cache_dtype"]
+        ocase = oracle_case(
+            case["id"], _HF(hf), res, case["flags"], refused=True, overrides=overrides, platform=platform
+        )
+        return expected, ocase
     except ValueError as exc:
         return {"error": f"{type(exc).__name__}: {str(exc)[:300]}", "input_error": True}, None
     except Exception as exc:
