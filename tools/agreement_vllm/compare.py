@@ -74,10 +74,15 @@ def oracle_case(
     replaces resolved values, ``platform`` the resolution's device, for refused cases)."""
     args = _View(res)
     args.update(overrides or {})
-    res = args
+    resolution, res = res, args
     kernels = frozenset(res["installed_kernels"])
     qs = layer_queries(
-        hf, args, platform or res.platform, {}, user_block_size=flags.get("block_size"), kernels=kernels
+        hf,
+        args,
+        platform or resolution.platform,
+        {},
+        user_block_size=flags.get("block_size"),
+        kernels=kernels,
     )
     t = hf.text_config
     heads = int(t.get("num_attention_heads") or 1)
@@ -120,7 +125,7 @@ def oracle_case(
         # the oracle runs only the selector, so it gets the backend after those overrides
         "attention": {
             "backend": flags.get("attention_backend") if refused or not layers else res["attention_backend"],
-            "flash_attn_version": _override_fa_version(res),
+            "flash_attn_version": _override_fa_version(resolution),
         },
         "model": {
             "hf_text": text,
@@ -220,9 +225,11 @@ def _cache_key(release: str, install, platform: dict, env: dict, ocase: dict) ->
     return hashlib.sha1(text.encode()).hexdigest()
 
 
-def run_oracle(release: str, groups: dict, workers: int) -> dict[str, dict]:
-    """groups: install -> list of (key, platform, env, ocase). Cached by key."""
-    cache_path = ORACLE_ROOT / f"cache-selector-{release}.jsonl"
+def run_oracle(release: str, groups: dict, workers: int, isolated: bool = False) -> dict[str, dict]:
+    """groups: install -> list of (key, platform, env, ocase). Cached by key. ``isolated``: one
+    process per (install, device, env) group, cached apart (checks the shared-process shortcut)."""
+    suffix = "-isolated" if isolated else ""
+    cache_path = ORACLE_ROOT / f"cache-selector-{release}{suffix}.jsonl"
     cache: dict[str, dict] = {}
     if cache_path.exists():
         for line in cache_path.read_text().splitlines():
@@ -262,7 +269,16 @@ def run_oracle(release: str, groups: dict, workers: int) -> dict[str, dict]:
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(one, install, items) for install, items in todo.items()]
+        units = []
+        for install, items in todo.items():
+            if not isolated:
+                units.append((install, items))
+                continue
+            split: dict[str, list] = defaultdict(list)
+            for item in items:
+                split[json.dumps([item[1], item[2]], sort_keys=True)].append(item)
+            units += [(install, part) for part in split.values()]
+        futures = [pool.submit(one, install, items) for install, items in units]
         with cache_path.open("a") as fh:
             for fut in futures:
                 rows, keys = fut.result()
@@ -325,6 +341,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="oracle processes at a time")
     parser.add_argument("--show", type=int, default=20)
     parser.add_argument("--out", default=str(HERE / "reports"))
+    parser.add_argument("--isolated", action="store_true", help="one oracle process per device/env group")
     args = parser.parse_args()
     release = args.vllm_version
     seed = generate.seed_for(args.split, args.seed)
@@ -341,7 +358,7 @@ def main() -> int:
             key = _cache_key(release, case["install"], platform, case["env"], ocase)
             groups[case["install"]].append((key, platform, case["env"], ocase))
     t_pack = time.time() - t0
-    results = run_oracle(release, groups, args.workers)
+    results = run_oracle(release, groups, args.workers, args.isolated)
     rows = []
     counts = Counter()
     for cid, exp in expected.items():

@@ -32,7 +32,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("VLLM_CACHE_ROOT", tempfile.mkdtemp(prefix="vllm-oracle-cache-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agreement_vllm"))
 
-import oracle  # noqa: E402  (the selector oracle's fakes)
+import oracle
 
 WORKER_REVISION = 1
 
