@@ -31,6 +31,18 @@ def resolve_golden(hf_config: Any, platform: Any, env: Any = None, model_path: A
     return resolve_server_args(hf_config, platform, env, model_path, sglang_version=GOLDEN, **kw)
 
 
+def _pastes_vllm(argv: Sequence[str]) -> bool:
+    """Whether the command after ``--`` starts vLLM (the engine is read from the command)."""
+    if "--" not in argv:
+        return False
+    from resolvable.cli.paste import read
+
+    try:
+        return read(list(argv)[list(argv).index("--") + 1 :]).engine == "vllm"
+    except ValueError:
+        return False
+
+
 def golden_argv(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``--sglang-version 0.5.15`` after the command, for a command that resolves
     one release; unchanged when the command takes no release, when ``argv`` names a release
@@ -39,7 +51,7 @@ def golden_argv(argv: Sequence[str]) -> list[str]:
     if not argv or argv[0] not in RELEASE_COMMANDS:
         return argv
     names_release = any(a.split("=", 1)[0] == "--sglang-version" for a in argv)
-    vllm = "--engine=vllm" in argv or ("--engine", "vllm") in pairwise(argv)
+    vllm = "--engine=vllm" in argv or ("--engine", "vllm") in pairwise(argv) or _pastes_vllm(argv)
     if names_release or vllm:
         return argv
     return [argv[0], *GOLDEN_FLAGS, *argv[1:]]

@@ -67,7 +67,10 @@ class _ClassNS:
 
 
 class Source:
-    """Read ``sglang/...`` files from a wheel or a directory."""
+    """Read ``<package>/...`` files from a wheel or a directory (``package``: the top-level
+    package whose imports the evaluator follows; ``tools/extract_vllm_flags.py`` reads vLLM's)."""
+
+    package = "sglang"
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -87,7 +90,7 @@ class Source:
             return fh.read()
 
     def version(self) -> str:
-        text = self.text("sglang/version.py")
+        text = self.text(f"{self.package}/version.py")
         if text:
             for node in ast.parse(text).body:
                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__version__":
@@ -126,7 +129,7 @@ class Module:
                 self.nodes[node.name] = self.classes[node.name] = node
             elif isinstance(node, ast.FunctionDef):
                 self.functions[node.name] = node
-            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sglang"):
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(source.package):
                 for alias in node.names:
                     self.imports[alias.asname or alias.name] = (node.module, alias.name)
 
@@ -156,7 +159,7 @@ class Module:
             raise Unresolved(f"{self.name}.{name}() does not end with a return")
         scope: dict[str, Any] = {}
         for stmt in fn.body:
-            if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.startswith("sglang"):
+            if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.startswith(self.source.package):
                 for alias in stmt.names:
                     scope[alias.asname or alias.name] = self.source.module(stmt.module).lookup(alias.name)
         return Evaluator(self, scope=scope).eval(last.value)

@@ -18,6 +18,15 @@ Invariants:
   rule or stage with a release range (``since=``/``until=``, half-open, see ``_release``) is in
   the plan of exactly the releases its range contains; rules that replace each other across
   releases share a ``series`` name (lint checks a series for overlaps and gaps);
+* behaviour that changed in a release is a named change of the pack's ``ChangeTable``
+  (``Registry(..., changes=CHANGES)``, see ``_changes``): one rule body asks
+  ``ctx.release.has(CHANGES.X)``; ``ctx.release`` is one immutable view per release;
+* a release that rewrites a rule wholesale registers the new body with ``extends=<old rule>``:
+  it is called as ``fn(ctx, previous)`` (``previous`` runs the predecessor's body), takes over
+  from its ``since`` (the predecessor's range ends there), and joins the predecessor's series.
+  A chain is checked at registration (same stage and selector, adjacent ranges, one successor
+  per rule) and every series again by ``validate()`` (``freeze()`` runs it): an overlap, a gap
+  inside the supported releases or two heads is a ``RegistrationError`` naming the rules;
 * a stage may belong to a named *check phase* (``Stage(..., phase="startup")``): ``resolve`` never
   runs it; ``check`` runs it afterwards over the final values, and its rules may only refuse.
 """
@@ -30,9 +39,10 @@ import sys
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
 
+from ._changes import ChangeTable, ReleaseView
 from ._record import field as record_field
-from ._record import record
-from ._release import ReleaseRange, check_release, release_key
+from ._record import record, record_replace
+from ._release import ArchList, ReleaseRange, check_release, release_key
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
 
@@ -83,6 +93,16 @@ class Rule:
     releases: ReleaseRange = _ALL_RELEASES
     #: Rules that replace each other across releases share a series (default: the rule name).
     series: str = ""
+    #: The rule this one extends (``extends=``; its body gets the predecessor as ``previous``).
+    extends: str | None = None
+    #: For a rule keyed on an ``ArchList``: the members that are not in every release, with
+    #: their ranges (the rule is in an architecture's plan only for the releases listing it).
+    arch_releases: Mapping[str, ReleaseRange] | None = record_field(default=None, compare=False)
+
+    def applies(self, arch: str, release: str | None) -> bool:
+        """Whether the rule is in the plan of ``arch`` in ``release`` (architecture ranges only)."""
+        bounded = self.arch_releases.get(arch) if self.arch_releases else None
+        return bounded is None or bounded.contains(release)
 
     @property
     def kind(self) -> str:
@@ -96,7 +116,8 @@ class Rule:
 
     def selector(self) -> str:
         if self.archs:
-            return ", ".join(self.archs)
+            ranges = self.arch_releases or {}
+            return ", ".join(f"{a} ({ranges[a].describe()})" if a in ranges else a for a in self.archs)
         if self.predicate is not None:
             return f"arch matching {self.predicate_label}"
         return "every architecture"
@@ -187,6 +208,7 @@ class Registry:
         version: str = "0",
         releases: Iterable[str] = (),
         default_release: str | None = None,
+        changes: ChangeTable | None = None,
     ) -> None:
         self.schema = schema if isinstance(schema, Schema) else schema_of(schema)
         self.stages: tuple[Stage, ...] = tuple(s if isinstance(s, Stage) else Stage(s) for s in stages)
@@ -219,6 +241,17 @@ class Registry:
                 f"default_release {default_release!r} is not one of the releases {list(self.releases)}"
             )
         self.default_release = default_release or (self.releases[-1] if self.releases else None)
+        if changes is not None and not isinstance(changes, ChangeTable):
+            raise RegistrationError(f"changes must be a ChangeTable, got {type(changes).__name__}")
+        if changes is not None and not self.releases:
+            raise RegistrationError("a change table needs a release-aware registry (releases=...)")
+        #: The pack's named changes (an empty table when the pack declares none).
+        self.changes: ChangeTable = changes if changes is not None else ChangeTable(name, ())
+        #: What ``ctx.release`` is for each supported release (and None), built once.
+        self._release_views: dict[str | None, ReleaseView] = {
+            r: ReleaseView(r, self.changes) for r in self.releases
+        }
+        self._release_views[None] = ReleaseView(None, self.changes)
         for stage in self.stages:
             ReleaseRange.of(stage.since, stage.until, f"stage {stage.name!r}")
         # Registration state, guarded by _lock: every rule in order, exact-arch rules and constants
@@ -228,6 +261,11 @@ class Registry:
         self._predicate_rules: list[Rule] = []
         self._global_rules: list[Rule] = []
         self._keys: set[tuple[Any, ...]] = set()
+        #: (id(fn), stage) -> the rule registered with that function, for ``extends=``.
+        self._by_fn: dict[tuple[int, str], Rule] = {}
+        #: (id(fn), stage) of a rule another rule extends -> its successor (one successor each:
+        #: a second would be a second head).
+        self._extended: dict[tuple[int, str], Rule] = {}
         self._lock = _thread.RLock()
         self._plans: dict[tuple[str | None, str | None], Plan] = {}
         self._frozen = False
@@ -277,11 +315,19 @@ class Registry:
         since: str | None = None,
         until: str | None = None,
         series: str | None = None,
+        extends: Callable[..., Any] | None = None,
     ) -> Callable[[RuleFn], RuleFn]:
-        """Register ``fn(ctx) -> dict`` in ``stage``: for the exact ``archs``, for architectures
+        """Register ``fn(ctx) -> dict`` in ``stage``: for the exact ``archs`` (an ``ArchList``
+        keys it on upstream's list per release), for architectures
         accepted by ``when``, or (neither) for every architecture. ``since``/``until`` limit it
         to a release range (``since`` inclusive, ``until`` exclusive); ``series`` names the rule
-        it replaces in other releases (default: its own name)."""
+        it replaces in other releases (default: its own name).
+
+        ``extends=old`` (a rule function registered in the same stage, for the same
+        architectures): from ``since`` on, ``fn(ctx, previous)`` replaces ``old``, and
+        ``previous(ctx)`` runs ``old``'s body — a release that rewrites a rule extends it
+        instead of copying it. ``old``'s range ends at ``since``."""
+        arch_releases = archs.ranges if isinstance(archs, ArchList) and archs.ranges else None
         archs = tuple(archs)
         if archs and when is not None:
             raise RegistrationError(
@@ -294,7 +340,7 @@ class Registry:
         predicate_label = label or getattr(when, "__doc__", None) or getattr(when, "__name__", None)
 
         def decorate(fn: RuleFn) -> RuleFn:
-            self._check_signature(fn)
+            self._check_signature(fn, 2 if extends is not None else 1)
             original = _unwrap(fn)
             name = getattr(original, "__qualname__", None) or repr(fn)
             location = location_of(fn)
@@ -309,8 +355,12 @@ class Registry:
                 doc=_first_paragraph(getattr(original, "__doc__", None)),
                 releases=ReleaseRange.of(since, until, f"rule {name} ({location})"),
                 series=series or name,
+                arch_releases=arch_releases,
             )
-            self._add(rule)
+            if extends is not None:
+                self._add_extension(rule, extends, series)
+            else:
+                self._add(rule)
             return fn
 
         return decorate
@@ -326,10 +376,123 @@ class Registry:
         return self.rule(stage or self.model_stage, when=predicate, label=label)
 
     def freeze(self) -> None:
-        """Refuse further registration (resolution is unaffected)."""
+        """Validate the release chains (``validate``), then refuse further registration."""
+        self.validate()
         self._frozen = True
 
-    def _add(self, rule: Rule) -> None:
+    def validate(self) -> None:
+        """Check every series (a rule and the rules that replace it across releases): no two
+        members apply to one release (overlap, e.g. two heads), and no supported release inside
+        the series' span lacks a member (gap). Raises ``RegistrationError`` naming the rules."""
+        releases = self.releases
+        if not releases:
+            return
+        with self._lock:
+            rules = list(self._all)
+        series: dict[tuple[str, str, str], list[Rule]] = {}
+        for rule in rules:
+            series.setdefault((rule.stage, rule.series, rule.selector()), []).append(rule)
+        for (stage, name, _), members in series.items():
+            if len(members) < 2:
+                continue
+            for i, a in enumerate(members):
+                for b in members[i + 1 :]:
+                    if a.releases.overlaps(b.releases):
+                        heads = a.releases.until is None and b.releases.until is None
+                        raise RegistrationError(
+                            f"series {name!r} in stage {stage!r}: {a.name} ({a.location}, "
+                            f"{a.releases.describe(releases)}) and {b.name} ({b.location}, "
+                            f"{b.releases.describe(releases)}) both apply to one release"
+                            + (" (two heads: give the older one until=, or extend it)" if heads else "")
+                        )
+            covered = [r for r in releases if any(m.releases.contains(r) for m in members)]
+            if covered:
+                inside = releases[releases.index(covered[0]) : releases.index(covered[-1]) + 1]
+                missing = [r for r in inside if r not in covered]
+                if missing:
+                    last = members[-1]
+                    raise RegistrationError(
+                        f"series {name!r} in stage {stage!r} ({last.name}, {last.location}) applies in "
+                        f"{covered[0]} and {covered[-1]} but not in {', '.join(missing)} (a gap)"
+                    )
+
+    def release_view(self, release: str | None) -> ReleaseView:
+        """``ctx.release`` for ``release`` (a supported release or None), one shared view each."""
+        view = self._release_views.get(release)
+        if view is None:
+            view = ReleaseView(self.release(release), self.changes)
+        return view
+
+    def _add_extension(self, rule: Rule, extends: Callable[..., Any], series: str | None) -> None:
+        """Register ``rule`` as the successor of the rule registered with ``extends``."""
+        what = f"rule {rule.name} ({rule.location})"
+        key = (id(extends), rule.stage)
+        with self._lock:
+            if self._frozen:
+                raise RegistrationError(f"registry {self.name!r} is frozen; cannot register {what}")
+            old = self._by_fn.get(key)
+            if old is None:
+                target = getattr(_unwrap(extends), "__qualname__", repr(extends))
+                raise RegistrationError(
+                    f"{what} extends {target}, which is not a rule registered in stage {rule.stage!r}; "
+                    "register the predecessor first, in the same stage"
+                )
+            if old.selector() != rule.selector():
+                raise RegistrationError(
+                    f"{what} extends {old.name} ({old.location}) but applies to {rule.selector()}, "
+                    f"not {old.selector()}; a release chain keeps its architectures"
+                )
+            if series is not None and series != old.series:
+                raise RegistrationError(
+                    f"{what}: series {series!r} differs from its predecessor's {old.series!r}"
+                )
+            since = rule.releases.since
+            if since is None:
+                raise RegistrationError(
+                    f"{what} extends {old.name}: give since=, the release it takes over in"
+                )
+            if key in self._extended:
+                other = self._extended[key]
+                raise RegistrationError(
+                    f"{what} and {other.name} ({other.location}) both extend {old.name}: two heads; "
+                    f"extend {other.name} instead"
+                )
+            if old.releases.since is not None and release_key(old.releases.since) >= release_key(since):
+                raise RegistrationError(
+                    f"{what} takes over since {since}, but {old.name} ({old.location}) starts at "
+                    f"{old.releases.since}: the chain overlaps"
+                )
+            if old.releases.until is not None and old.releases.until != since:
+                kind = "gap" if release_key(old.releases.until) < release_key(since) else "overlap"
+                raise RegistrationError(
+                    f"{what} takes over since {since}, but {old.name} ({old.location}) ends at "
+                    f"{old.releases.until}: a {kind} in the chain; let the predecessor end where "
+                    "its successor starts (or drop its until=)"
+                )
+            body, previous = rule.fn, old.fn
+
+            def bound(ctx: Any, _body: Any = body, _previous: Any = previous) -> Any:
+                return _body(ctx, _previous)
+
+            bound.__wrapped__ = body  # type: ignore[attr-defined]
+            new = record_replace(rule, fn=bound, series=old.series, extends=old.name)
+            ended = record_replace(old, releases=ReleaseRange(old.releases.since, since))
+            self._replace(old, ended)
+            self._extended[key] = new
+        self._add(new, by_fn=body)
+
+    def _replace(self, old: Rule, new: Rule) -> None:
+        """Swap a registered rule's record for ``new`` (same function and order; under the lock)."""
+        for rules in (self._all, self._predicate_rules, self._global_rules, *self._by_arch.values()):
+            for i, rule in enumerate(rules):
+                if rule is old:
+                    rules[i] = new
+        for key, rule in list(self._by_fn.items()):
+            if rule is old:
+                self._by_fn[key] = new
+        self._plans = {}
+
+    def _add(self, rule: Rule, by_fn: Any = None) -> None:
         if rule.constant is not None:
             key: tuple[Any, ...] = ("constant", rule.archs[0], rule.stage, rule.releases)
             duplicate = f"constant for {rule.archs[0]!r} is already registered in stage {rule.stage!r}"
@@ -344,6 +507,8 @@ class Registry:
             if key in self._keys:
                 raise RegistrationError(duplicate)
             self._keys.add(key)
+            if rule.constant is None:
+                self._by_fn[(id(by_fn if by_fn is not None else rule.fn), rule.stage)] = rule
             self._seq += 1
             object.__setattr__(rule, "seq", self._seq)  # the record is not shared yet
             self._all.append(rule)
@@ -371,8 +536,9 @@ class Registry:
             )
 
     @staticmethod
-    def _check_signature(fn: Any) -> None:
-        """A rule must be callable with exactly one positional argument (the context)."""
+    def _check_signature(fn: Any, arity: int = 1) -> None:
+        """A rule must be callable with exactly one positional argument (the context); a rule
+        that extends another takes two (the context and ``previous``)."""
         if not callable(fn):
             raise RegistrationError(f"{fn!r} is not callable")
         original = _unwrap(fn)
@@ -384,10 +550,14 @@ class Registry:
         required = positional - defaults
         kwonly_required = code.co_kwonlyargcount - len(getattr(fn, "__kwdefaults__", None) or {})
         varargs = bool(code.co_flags & 0x04)
-        if kwonly_required or required > 1 or (positional == 0 and not varargs):
+        if kwonly_required or required > arity or (positional < arity and not varargs):
+            shape = "(ctx)" if arity == 1 else "(ctx, previous)"
+            count = (
+                "one argument, the rule context" if arity == 1 else "two arguments, the context and previous"
+            )
             raise RegistrationError(
-                f"rule {getattr(fn, '__qualname__', fn)} ({location_of(fn)}) must take exactly one "
-                f"argument, the rule context: def {getattr(fn, '__name__', 'rule')}(ctx) -> dict; "
+                f"rule {getattr(fn, '__qualname__', fn)} ({location_of(fn)}) must take exactly {count}: "
+                f"def {getattr(fn, '__name__', 'rule')}{shape} -> dict; "
                 f"it takes {code.co_varnames[: positional + code.co_kwonlyargcount]}"
             )
 
@@ -453,7 +623,11 @@ class Registry:
     ) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
         picked = [r for r in self._global_rules if r.releases.contains(release)]
         if arch is not None:
-            picked += [r for r in self._by_arch.get(arch, ()) if r.releases.contains(release)]
+            picked += [
+                r
+                for r in self._by_arch.get(arch, ())
+                if r.releases.contains(release) and r.applies(arch, release)
+            ]
             picked += [
                 r for r in self._predicate_rules if r.releases.contains(release) and _safe_predicate(r, arch)
             ]

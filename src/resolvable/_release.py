@@ -11,7 +11,10 @@ Invariants:
 * a range is half-open: ``since <= release < until``; a missing bound is unbounded, so a rule
   that changed in 0.5.19 is two rules, ``until="0.5.19"`` and ``since="0.5.19"``, that never
   overlap and leave no gap;
-* comparisons are numeric (``0.5.9 < 0.5.15``), never textual.
+* comparisons are numeric (``0.5.9 < 0.5.15``), never textual;
+* an ``ArchList`` is upstream's architecture list with a release range per member: a rule keyed
+  on it (``archs=FAMILY``) is in the plan of an architecture only for the releases in which
+  upstream's list holds it, so one rule follows the list instead of one copy per member.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["ReleaseRange", "base_release", "release_key"]
+__all__ = ["ArchList", "ReleaseRange", "base_release", "release_key"]
 
 
 def release_key(text: str) -> tuple[int, ...]:
@@ -149,3 +152,65 @@ def check_release(release: str, releases: tuple[str, ...], owner: str) -> str:
     raise InvalidArgumentError(
         f"{owner} does not model release {release!r}{extra}; supported releases: {', '.join(releases)}"
     )
+
+
+class ArchList(tuple):
+    """Upstream's architecture list, with the releases each member is in (immutable).
+
+    ``ArchList("DeepseekV3ForCausalLM", ("LongcatFlashForCausalLM", "0.5.16"),
+    ("OldForCausalLM", None, "0.5.20"))``: a bare name is in every release; a tuple gives
+    ``(name, since[, until])``. It is a tuple of the names (so ``archs=`` and ``in`` work
+    unchanged); ``contains(arch, release)`` and ``at(release)`` answer per release."""
+
+    _ranges: dict[str, ReleaseRange]  # the members not in every release
+
+    def __new__(cls, *entries: str | tuple[Any, ...], what: str = "architecture list") -> ArchList:
+        names: list[str] = []
+        ranges: dict[str, ReleaseRange] = {}
+        for entry in entries:
+            if isinstance(entry, str):
+                name, bounds = entry, ()
+            elif isinstance(entry, tuple) and entry and isinstance(entry[0], str) and len(entry) <= 3:
+                name, bounds = entry[0], entry[1:]
+            else:
+                raise RegistrationError(f"{what}: {entry!r} is not a name or (name, since[, until])")
+            if name in names:
+                raise RegistrationError(f"{what}: {name!r} is listed twice")
+            names.append(name)
+            if bounds:
+                since, until = (*bounds, None)[:2]
+                valid = ReleaseRange.of(since, until, f"{what}: {name}")
+                if not valid.unbounded:
+                    ranges[name] = valid
+        self = super().__new__(cls, names)
+        object.__setattr__(self, "_ranges", ranges)
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("an ArchList is immutable")
+
+    @property
+    def ranges(self) -> dict[str, ReleaseRange]:
+        """The members that are not in every release, with their ranges."""
+        return dict(self._ranges)
+
+    def range(self, arch: str) -> ReleaseRange:
+        return self._ranges.get(arch, _EVERY)
+
+    def contains(self, arch: str | None, release: str | None) -> bool:
+        """Whether upstream's list holds ``arch`` in ``release`` (None: any release)."""
+        return arch in self and self.range(arch).contains(release)
+
+    def at(self, release: str | None) -> frozenset[str]:
+        """The members in ``release``."""
+        return frozenset(a for a in self if self.range(a).contains(release))
+
+    def describe(self, arch: str, releases: Iterable[str] = ()) -> str:
+        bounded = self._ranges.get(arch)
+        return arch if bounded is None else f"{arch} ({bounded.describe(releases)})"
+
+    def __repr__(self) -> str:
+        return f"ArchList({', '.join(self.describe(a) for a in self)})"
+
+
+_EVERY = ReleaseRange()

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
+from ._changes import ReleaseView, TracedReleaseView
 from ._declaration import Outcome, apply_declaration, check_value
 from ._hfconfig import HFConfig
 from ._platform import Platform
@@ -31,6 +32,7 @@ from .errors import (
     InvalidArgumentError,
     ResolvableError,
     RuleFailure,
+    UnknownChangeError,
 )
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -191,9 +193,10 @@ class _Traced:
 
 
 class RuleContext:
-    """What a rule sees: ``args`` (read-only view), ``hf``, ``platform``, ``env``, ``arch``."""
+    """What a rule sees: ``args`` (read-only view), ``hf``, ``platform``, ``env``, ``arch`` and
+    ``release`` (the release resolved for: ``ctx.release.has(CHANGES.X)``, ``ctx.release.version``)."""
 
-    __slots__ = ("arch", "args", "env", "explicit", "hf", "platform")
+    __slots__ = ("arch", "args", "env", "explicit", "hf", "platform", "release")
 
     def __init__(
         self,
@@ -203,6 +206,7 @@ class RuleContext:
         env: Mapping[str, str],
         arch: str | None,
         explicit: frozenset[str],
+        release: ReleaseView | None = None,
     ) -> None:
         self.args = args
         self.hf = hf
@@ -210,6 +214,7 @@ class RuleContext:
         self.env = env
         self.arch = arch
         self.explicit = explicit
+        self.release = release if release is not None else _NO_RELEASE
 
     def user_set(self, field: str) -> bool:
         """Whether the user chose ``field`` explicitly (a non-default value)."""
@@ -238,6 +243,7 @@ def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
 
 
 _EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
+_NO_RELEASE = ReleaseView(None)
 
 
 def resolve(
@@ -280,10 +286,12 @@ def resolve(
         rule_platform: Any = _Traced(platform, "platform", reads)
         rule_env: Any = _Traced(env_map, "env", reads)
         live: View = _TracedView(values, reads)
+        rule_release: ReleaseView = TracedReleaseView(registry.release_view(release), reads)
     else:
         rule_hf, rule_platform, rule_env = hf, platform, env_map
         live = View(values)
-    live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit)
+        rule_release = registry.release_view(release)
+    live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
 
     resolvable = schema.resolvable
     declarations = []
@@ -292,7 +300,7 @@ def resolve(
         if isolated:  # every rule of the stage reads the state as it was when the stage began
             snapshot = dict(values)
             view = _TracedView(snapshot, reads) if reads is not None else View(snapshot)
-            ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit)
+            ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
         else:
             ctx = live_ctx
         if guard is not None and not guard(ctx.args):
@@ -307,6 +315,8 @@ def resolve(
                     exc.rule, exc.location, exc.stage = rule.name, rule.location, stage_name
                     exc.origins = _origins(exc.fields, values, user, declarations)
                 raise
+            except UnknownChangeError as exc:
+                raise _asked_by(exc, rule) from None
             except ResolvableError:
                 raise
             except Exception as exc:
@@ -374,7 +384,8 @@ def check(
         hf = HFConfig(hf)
     env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))
     values = dict(res)
-    ctx = RuleContext(View(values), hf, res.platform, env_map, res.arch, res.explicit)
+    view = registry.release_view(res.release)
+    ctx = RuleContext(View(values), hf, res.platform, env_map, res.arch, res.explicit, view)
     passed = []
     for stage_name, _isolated, guard, rules in registry.compiled(res.arch, res.release).checks.get(phase, ()):
         if guard is not None and not guard(ctx.args):
@@ -388,6 +399,8 @@ def check(
                     exc.origins = _origins(exc.fields, values, dict(res.user), list(res.declarations))
                 exc.phase, exc.resolution = phase, res
                 raise
+            except UnknownChangeError as exc:
+                raise _asked_by(exc, rule) from None
             except ResolvableError:
                 raise
             except Exception as exc:
@@ -404,6 +417,11 @@ def check(
                 raise err
             passed.append(rule)
     return tuple(passed)
+
+
+def _asked_by(exc: UnknownChangeError, rule: Any) -> UnknownChangeError:
+    """The same error, naming the rule that asked for the unknown change."""
+    return UnknownChangeError(f"rule {rule.name} ({rule.location}): {exc}")
 
 
 def _origins(

@@ -23,6 +23,7 @@ __all__ = [
     "RegistrationError",
     "ResolvableError",
     "RuleFailure",
+    "UnknownChangeError",
     "UnknownPresetError",
     "closest",
 ]
@@ -119,6 +120,11 @@ class LateDeclarationError(ResolvableError):
 
 class RegistrationError(ResolvableError):
     """A rule or constant could not be registered (bad signature, unknown stage, ...)."""
+
+
+class UnknownChangeError(RegistrationError):
+    """A rule asked for a named change its pack's change table does not declare (a typo, or a
+    change of another pack). The resolver adds the rule that asked (name and ``file:line``)."""
 
 
 class FrozenContextError(AttributeError):

@@ -140,7 +140,11 @@ def test_pasted_command_without_a_model_is_a_usage_error(capsys):
     ("pasted", "needle"),
     [
         (["python", "train.py"], "not an sglang server"),
-        (["python", "-m", "vllm.entrypoints.openai.api_server"], "-m vllm.entrypoints"),
+        (["python", "-m", "vllm.entrypoints.openai.api_server"], "would serve its default, Qwen/Qwen3-0.6B"),
+        (
+            ["python", "-m", "vllm.entrypoints.api_server"],
+            "-m vllm.entrypoints.api_server, not a vLLM server",
+        ),
         (["sglang", "generate"], "only `sglang serve` launches a server"),
         (["torchrun", "x.py"], "starts with 'torchrun'"),
         (["sglang", "serve", "--model-path", "x", "--model-type", "diffusion"], "diffusion server"),

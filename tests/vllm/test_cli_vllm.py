@@ -26,6 +26,8 @@ def test_acceptance_example_explains_triton_mla_and_the_rejected_candidates(caps
         "8",
         "--block-size",
         "16",
+        "--vllm-version",
+        "0.33.0",
     )
     assert code == 0
     assert "attn_backend_mla = 'TRITON_MLA'" in out
@@ -121,6 +123,8 @@ def test_matrix_models_and_backends(capsys):
         "t4,h100,b200,cpu",
         "--format",
         "md",
+        "--vllm-version",
+        "0.33.0",
     )
     assert code == 0
     assert "| llama-3.1-8b | TRITON_ATTN bs16 | FLASH_ATTN bs16 | FLASHINFER bs16 | CPU_ATTN bs128 |" in out

@@ -6,10 +6,15 @@ from resolvable import Platform
 from resolvable.vllm import load_model, resolve_vllm_args
 from resolvable.vllm.platforms import platform
 
+#: The release of vllm-attention-spec.md (its decision tables and appendix): the golden cases are
+#: pinned to it; the release differences (spec §9) are tested in test_releases.py.
+SPEC_RELEASE = "0.33.0"
+
 
 def res(model, preset, env=None, **flags):
     hf = load_model(model) if isinstance(model, str) else model
     p = preset if isinstance(preset, Platform) else platform(preset)
+    flags.setdefault("vllm_version", SPEC_RELEASE)
     return resolve_vllm_args(hf, p, env, **flags)
 
 

@@ -256,6 +256,44 @@ def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
     return head, rest
 
 
+def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[str], Any]:
+    """Read the pasted command (``cli.paste``): a vLLM command goes to the vLLM pack whatever
+    ``--engine`` says by default; an SGLang docker image's tag names ``--sglang-version``."""
+    from .paste import read, tag_release
+
+    command = read(pasted)
+    engine = _option_of(argv, "--engine")
+    if command.engine is None:
+        command.engine = engine or "sglang"
+        return argv, pasted, command
+    if engine is not None and engine != command.engine:
+        raise UsageError(
+            f"--engine {engine}, but the pasted command starts {command.engine}; drop --engine "
+            "(the engine is read from the command)"
+        )
+    if command.engine == "vllm":
+        return argv, pasted, command
+    words = [f"{k}={v}" for k, v in command.env.items()] + command.words
+    if command.tag is not None:
+        from ..sglang import registry
+
+        release, note = tag_release(command.tag, list(registry.releases), "sglang")
+        named = _option_of(argv, "--sglang-version")
+        if named is None:
+            argv = [*argv, "--sglang-version", release]
+        if note and "--json" not in argv:
+            print(f"note: {note}", file=sys.stderr)
+    return argv, words, command
+
+
+def _option_of(argv: Sequence[str], name: str) -> str | None:
+    for i, token in enumerate(argv):
+        key, eq, value = token.partition("=")
+        if key == name:
+            return value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return None
+
+
 _OWN_SWITCHES = ("--json",)
 _OWN_OPTIONS = (
     "--platform",
@@ -270,6 +308,9 @@ _OWN_OPTIONS = (
     "--from",
     "--to",
     "--engine",
+    "--vllm-version",
+    "--vs-vllm-version",
+    "--kernels",
 )
 
 
@@ -323,9 +364,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     wants_json = "--json" in argv
     previous_table = flags.use_release(None)
     try:
-        if _vllm.wants_vllm(argv):  # the vLLM pack has its own flag names
-            return _vllm.main(argv)
         argv, pasted = _split_pasted(argv)
+        command = None
+        if pasted is not None:  # the engine (and a docker image's release) from the command itself
+            argv, pasted, command = _route_pasted(argv, pasted)
+        if (command is not None and command.engine == "vllm") or _vllm.wants_vllm(argv):
+            if command is None and pasted is not None:
+                from .paste import read
+
+                command = read(pasted)
+            return _vllm.main(argv, command)  # the vLLM pack has its own flag names
         # sglang's flags (their names and choices) are those of the release being modelled.
         flags.use_release(_named_release(argv))
         parser = build_parser()

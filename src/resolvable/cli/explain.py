@@ -16,6 +16,7 @@ from typing import Any
 
 from .._text import short
 from ..errors import ConflictError, InvalidArgumentError
+from ..rules import RELEASE_READ
 from ._common import (
     EXIT_USAGE,
     _header,
@@ -30,7 +31,12 @@ from ._common import (
 
 
 def _why(inputs: Sequence[Sequence[Any]], limit: int = 6) -> str:
-    shown = [f"{n}={short(v, 24)}" for n, v in inputs if n not in ("hf.source",)]
+    # A named change the rule asked about reads as its release condition, first:
+    # "sglang ≥ 0.5.20 (DSA_TRITON_ON_ROCM, overrides._dsa_split_backend_resolution)".
+    changes = [n[len(RELEASE_READ) :] for n, _ in inputs if n.startswith(RELEASE_READ)]
+    shown = changes + [
+        f"{n}={short(v, 24)}" for n, v in inputs if n != "hf.source" and not n.startswith(RELEASE_READ)
+    ]
     more = f", … {len(shown) - limit} more" if len(shown) > limit else ""
     return ", ".join(shown[:limit]) + more
 

@@ -112,6 +112,7 @@ def _verdict(
     old_refusal: ConflictError | None,
     new_refusal: ConflictError | None,
     changes: list[dict[str, Any]],
+    engine: str = "sglang",
 ) -> str:
     lead = f"your launch on {new_version}:"
     if old_refusal is None and new_refusal is None:
@@ -119,7 +120,7 @@ def _verdict(
             return f"{lead} nothing changes; still accepted"
         if len(changes) == 1:
             c = changes[0]
-            since = f", sglang {c['since']}" if c["since"] else ""
+            since = f", {engine} {c['since']}" if c["since"] else ""
             return (
                 f"{lead} {c['field']} {c['before']!r} → {c['after']!r} (rule {c['decided_after']}{since}); "
                 "still accepted"

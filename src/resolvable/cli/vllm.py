@@ -1,12 +1,15 @@
-"""`resolvable COMMAND --engine vllm …`: the vLLM pack's explain, resolve, matrix, models, backends.
+"""`resolvable COMMAND --engine vllm …` (or a pasted vLLM command): explain, resolve, diff, upgrade,
+matrix, models, backends for vLLM 0.30.0–0.34.0.
 
-``main()`` routes here when ``--engine vllm`` is given; this module builds its own parser with
-vLLM's flag names (``--tensor-parallel-size``, ``--block-size``, ``--attention-backend``,
-``--attention-config``, ``--kv-cache-dtype``, ``--kernels`` …), so the SGLang flag set is not
-touched. Invariants: the same as the SGLang commands — every user error is one ``error:`` line
-and exit code 2 (raised as ``ResolvableError`` and printed by ``main``); ``--json`` output carries
-a versioned ``schema``; every step chosen from candidates lists every candidate and why it was
-rejected.
+``main()`` routes here when ``--engine vllm`` is given or the command after ``--`` starts vLLM
+(``vllm serve``, the api_server module, a ``vllm/vllm-openai`` docker image). The parser carries
+resolvable's own options and every flag of ``vllm serve`` of the release being modelled (its
+table: ``resolvable.vllm.flags``), and the argv goes through vLLM's own pre-processing first
+(underscores, ``-O3``, dotted JSON keys, ``--config`` YAML). Invariants: the same as the SGLang
+commands — every user error is one ``error:`` line and exit code 2; ``--json`` output carries a
+versioned ``schema``; the release is named in the header, the fingerprint and the JSON; every flag
+of the launch is either read by the rules or listed as not modelled, and every variable of the
+launch's environment too.
 """
 
 from __future__ import annotations
@@ -22,73 +25,9 @@ from ..errors import ConflictError
 from ._common import UsageError, _csv_list, _Parser
 from .explain import _explain_lines, _refusal_lines
 
-COMMANDS = ("explain", "resolve", "matrix", "models", "backends")
-
-#: Flags (dest, option strings, argparse kwargs) with vLLM's names.
-_FLAGS: tuple[tuple[str, tuple[str, ...], dict[str, Any]], ...] = (
-    ("tensor_parallel_size", ("--tensor-parallel-size", "-tp"), {"type": int}),
-    ("decode_context_parallel_size", ("--decode-context-parallel-size", "-dcp"), {"type": int}),
-    ("prefill_context_parallel_size", ("--prefill-context-parallel-size", "-pcp"), {"type": int}),
-    ("attention_backend", ("--attention-backend",), {}),
-    ("attention_config", ("--attention-config",), {"metavar": "JSON"}),
-    ("block_size", ("--block-size",), {"type": int}),
-    ("kv_cache_dtype", ("--kv-cache-dtype",), {}),
-    ("dtype", ("--dtype",), {}),
-    ("num_speculative_tokens", ("--num-speculative-tokens",), {"type": int}),
-    ("cudagraph_mode", ("--cudagraph-mode",), {}),
-    ("kernels", ("--kernels",), {"metavar": "NAME=0|1,...", "help": "override installed-kernel facts"}),
-)
-_SWITCHES = (
-    ("enforce_eager", "--enforce-eager"),
-    ("kv_connector", "--kv-transfer-config-set"),
-    ("disable_multimodal", "--language-model-only"),
-)
-
-
-def _add_inputs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="bundled sample name, config.json, model directory, or cached hub repo id")
-    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm", help="rule pack (here: vllm)")
-    p.add_argument("--platform", default="detect", help="platform preset to simulate, or 'detect'")
-    p.add_argument(
-        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
-    )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    for dest, options, kwargs in _FLAGS:
-        p.add_argument(*options, dest=dest, default=None, **kwargs)
-    for dest, option in _SWITCHES:
-        p.add_argument(option, dest=dest, action="store_true", default=None)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="resolvable", description="vLLM 0.33.0 rule pack (--engine vllm)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-    p = sub.add_parser("explain", help="why each resolved field has its value; every candidate backend")
-    _add_inputs(p)
-    p.add_argument("--field", help="explain only this field")
-    p.set_defaults(func=cmd_explain)
-    p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
-    _add_inputs(p)
-    p.set_defaults(func=cmd_resolve)
-    p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
-    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
-    p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
-    p.add_argument("--platforms", help="comma-separated presets (default: the GPU and CPU presets)")
-    p.add_argument(
-        "--set", action="append", metavar="FLAG=VALUE", default=[], help="vLLM flag for every cell"
-    )
-    p.add_argument("--env", action="append", metavar="KEY=VALUE")
-    p.add_argument("--format", choices=("text", "md", "json"), default="text")
-    p.set_defaults(func=cmd_matrix)
-    p = sub.add_parser("models", help="the bundled model configs and their vLLM layer kinds")
-    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_models)
-    p = sub.add_parser("backends", help="the vLLM backend capability table (from the candidates' checks)")
-    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
-    p.add_argument("--format", choices=("text", "md", "json"), default="md")
-    p.set_defaults(func=cmd_backends)
-    return parser
+COMMANDS = ("explain", "resolve", "diff", "upgrade", "matrix", "models", "backends")
+#: Commands that take a launch (a model and vLLM flags, or a pasted command).
+LAUNCH_COMMANDS = ("explain", "resolve", "diff", "upgrade")
 
 
 def wants_vllm(argv: Sequence[str]) -> bool:
@@ -101,18 +40,199 @@ def wants_vllm(argv: Sequence[str]) -> bool:
     return False
 
 
-def main(argv: Sequence[str]) -> int:
-    """Run one vLLM command; user errors propagate as ``ResolvableError`` (printed by the caller)."""
-    args = build_parser().parse_args(list(argv))
+def _option_value(argv: Sequence[str], name: str) -> str | None:
+    for i, token in enumerate(argv):
+        key, eq, value = token.partition("=")
+        if key == name:
+            return value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return None
+
+
+# -- parser ------------------------------------------------------------------------------------
+
+
+def _add_common(p: argparse.ArgumentParser, release: str) -> None:
+    from ..vllm.cli_args import add_cli_args
+
+    p.add_argument(
+        "model", nargs="?", help="bundled sample name, config.json, model directory, or cached hub repo id"
+    )
+    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm", help="rule pack (here: vllm)")
+    p.add_argument("--platform", default="detect", help="platform preset to simulate, or 'detect'")
+    p.add_argument(
+        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--kernels", metavar="NAME=0|1,...", help="override installed-kernel facts (resolvable's own option)"
+    )
+    _add_version(p)
+    add_cli_args(p, release)
+
+
+def _add_version(p: argparse.ArgumentParser, name: str = "--vllm-version", **kwargs: Any) -> None:
+    p.add_argument(
+        name,
+        metavar="VERSION",
+        help=kwargs.pop(
+            "help", "vLLM release to model: 0.30.0 … 0.34.0, or auto (the installed vllm); default: newest"
+        ),
+        **kwargs,
+    )
+
+
+def build_parser(release: str) -> argparse.ArgumentParser:
+    parser = _Parser(prog="resolvable", description=f"vLLM rule pack (--engine vllm), vLLM {release}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    p = sub.add_parser("explain", help="why each resolved field has its value; every candidate backend")
+    _add_common(p, release)
+    p.add_argument("--field", help="explain only this field")
+    p.set_defaults(func=cmd_explain)
+    p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
+    _add_common(p, release)
+    p.set_defaults(func=cmd_resolve)
+    p = sub.add_parser("diff", help="what changes between two platforms, flag sets or vLLM releases")
+    _add_common(p, release)
+    p.add_argument("--vs-platform", help="the platform preset to compare with")
+    _add_version(p, "--vs-vllm-version", help="the vLLM release to compare with")
+    p.add_argument(
+        "--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra vLLM flag on the right"
+    )
+    p.set_defaults(func=cmd_diff)
+    p = sub.add_parser(
+        "upgrade", help="what a vLLM upgrade changes for one launch: fields, deciding rules, outcome"
+    )
+    _add_common(p, release)
+    _add_version(
+        p,
+        "--from",
+        dest="from_version",
+        help="the release you run now (default: auto, else the one before --to)",
+    )
+    _add_version(
+        p, "--to", dest="to_version", help="the release to upgrade to (default: the newest supported)"
+    )
+    p.set_defaults(func=cmd_upgrade)
+    p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
+    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
+    p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
+    p.add_argument("--platforms", help="comma-separated presets (default: the GPU and CPU presets)")
+    p.add_argument(
+        "--set", action="append", metavar="FLAG=VALUE", default=[], help="vLLM flag for every cell"
+    )
+    p.add_argument("--env", action="append", metavar="KEY=VALUE")
+    p.add_argument("--format", choices=("text", "md", "json"), default="text")
+    _add_version(p)
+    _add_version(p, "--vs-vllm-version", help="list only the cells that change in this release")
+    p.set_defaults(func=cmd_matrix)
+    p = sub.add_parser("models", help="the bundled model configs and their vLLM layer kinds")
+    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_models)
+    p = sub.add_parser("backends", help="the vLLM backend capability table (from the candidates' checks)")
+    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
+    p.add_argument("--format", choices=("text", "md", "json"), default="md")
+    _add_version(p)
+    p.set_defaults(func=cmd_backends)
+    return parser
+
+
+def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
+    """The vLLM release to model (``--vllm-version``, else the pasted image's tag, else the
+    newest), and a note saying where it came from when that is not obvious."""
+    from ..vllm import registry
+    from ..vllm.api import vllm_release
+
+    named = _option_value(argv, "--vllm-version")
+    tag_release, note = None, None
+    if pasted is not None and pasted.tag is not None:
+        from .paste import tag_release as read_tag
+
+        tag_release, note = read_tag(pasted.tag, registry.releases, "vLLM")
+        note = note or f"from the image tag {pasted.tag!r}"
+    if named is not None:
+        release = vllm_release(named)
+        if tag_release is not None and tag_release != release:
+            raise UsageError(
+                f"--vllm-version {named} and the image {pasted.image}:{pasted.tag} name different releases; give one"
+            )
+        if named == "auto":
+            note = "the installed vllm (--vllm-version auto)"
+        return release, note
+    if tag_release is not None:
+        return tag_release, note
+    return vllm_release(None), None
+
+
+def main(argv: Sequence[str], pasted: Any = None) -> int:
+    """Run one vLLM command. ``pasted`` is a ``cli.paste.Pasted`` of a vLLM launch (the words
+    after ``--``), or None. User errors propagate as ``ResolvableError`` (printed by the caller)."""
+    from ..vllm.cli_args import preprocess
+    from ..vllm.flags import load_table
+
+    argv = list(argv)
+    release, release_note = _release_for(argv, pasted)
+    table = load_table(release)
+    notes: list[str] = []
+    if argv and argv[0] in LAUNCH_COMMANDS:
+        rest, notes = preprocess(argv[1:], table, serve=True)
+        argv = [argv[0], *rest]
+    args, extra = build_parser(release).parse_known_args(argv)
+    if extra:
+        from ..vllm.cli_args import unknown_message
+
+        raise UsageError(unknown_message(extra, table))
+    args.release, args.release_note, args.pasted = release, release_note, pasted
+    if args.command in LAUNCH_COMMANDS:
+        _take_launch(args, notes, table)
     return int(args.func(args) or 0)
 
 
-# -- inputs ----------------------------------------------------------------------------------
-def _env(pairs: Sequence[str] | None) -> dict[str, str]:
+# -- the launch: model, flags, environment ----------------------------------------------------
+
+
+def _take_launch(args: argparse.Namespace, notes: list[str], table: Any) -> None:
+    """The model, the parsed vLLM flags (the pasted command's, then those given to resolvable)
+    and the launch's environment, on ``args``."""
+    from ..vllm.cli_args import VllmParsed, from_namespace, parse
+    from ..vllm.launch import parse_launch
+
+    head = from_namespace(args, table, notes, model=None)
+    args.launcher = None
+    args.launch_env = {}
+    parsed: VllmParsed = head
+    if args.pasted is not None:
+        launch = parse_launch(args.pasted.words)
+        args.launcher = launch.launcher
+        args.launch_env = dict(args.pasted.env)
+        pasted = parse(launch.argv, table.release, serve=launch.serve)
+        if args.model is not None and pasted.model is not None and args.model != pasted.model:
+            raise UsageError(
+                f"two models: {args.model!r} before `--` and {pasted.model!r} in the pasted command; give one"
+            )
+        args.model = args.model or pasted.model
+        parsed = pasted.merged(head)
+    if args.model is None:
+        where = " (the pasted command names none)" if args.pasted is not None else ""
+        default = table.default("model")
+        if isinstance(default, str):
+            where += f"; vLLM {table.release} would serve its default, {default}"
+        raise UsageError(
+            f"no model{where}: pass MODEL, or paste the launch command after `--` "
+            "(resolvable explain -- vllm serve MODEL ...)"
+        )
+    args.parsed = parsed
+
+
+def _env(args: argparse.Namespace) -> dict[str, str]:
+    """The environment the rules see: this shell's vLLM variables, the pasted command's
+    assignments (and docker ``-e``), then ``--env`` (the last word)."""
     from ..vllm.api import env_from_os
 
     env = env_from_os()
-    for pair in pairs or ():
+    env.update(getattr(args, "launch_env", {}) or {})
+    for pair in args.env or ():
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"--env expects KEY=VALUE, got {pair!r}")
@@ -120,60 +240,93 @@ def _env(pairs: Sequence[str] | None) -> dict[str, str]:
     return env
 
 
-def _flags(args: argparse.Namespace) -> dict[str, Any]:
-    out = {}
-    for dest, _, _ in _FLAGS:
-        value = getattr(args, dest, None)
-        if value is not None:
-            out[dest] = value
-    for dest, _ in _SWITCHES:
-        if getattr(args, dest, None):
-            out[dest] = True
-    return out
-
-
 def _resolve(
-    model: str, platform_name: str, flags: dict[str, Any], env: dict[str, str], *, trace: bool = False
-):
+    args: argparse.Namespace,
+    platform_name: str,
+    *,
+    release: str | None = None,
+    parsed: Any = None,
+    trace: bool = False,
+) -> Any:
     from ..vllm import load_model, resolve_vllm_args
+    from ..vllm.cli_args import resolution_kwargs
     from ..vllm.platforms import platform
 
-    flags = dict(flags)
-    attention_config = flags.pop("attention_config", None)
+    kwargs = resolution_kwargs(parsed or args.parsed)
+    if args.kernels is not None:
+        kwargs["kernels"] = args.kernels
     return resolve_vllm_args(
-        load_model(model),
+        load_model(args.model),
         platform(platform_name),
-        env,
-        attention_config=attention_config,
+        _env(args),
         trace=trace,
-        **flags,
+        vllm_version=release or args.release,
+        **kwargs,
     )
 
 
-def _header(res: Any, model: str, flags: dict[str, Any]) -> list[str]:
-    from ..vllm import VLLM_VERSION
+def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]:
+    from ..vllm.environ import classify
 
-    shown = " ".join(
-        f"--{k.replace('_', '-')} {v}" if v is not True else f"--{k.replace('_', '-')}"
-        for k, v in flags.items()
-    )
-    lines = [
-        f"model     {model}  [{res.arch}]",
+    parsed = parsed or args.parsed
+    modelled = [s for s in parsed.shown_all() if s not in parsed.shown]
+    lines = [f"model     {args.model}  [{res.arch}]"]
+    if args.launcher is not None:
+        lines.append(f"command   {args.launcher}" + "".join(f"  {k}={v}" for k, v in args.launch_env.items()))
+    lines += [
         f"platform  {res.platform.name}: {res.platform.describe()}",
-        f"flags     {shown or '(none)'}",
-        f"rules     vllm {VLLM_VERSION} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
+        f"flags     {' '.join(modelled) or '(none)'}",
+    ]
+    if parsed.shown:
+        lines.append(f"not modelled (accepted, not read by the rules): {' '.join(parsed.shown)}")
+    release_line = f"release   vLLM {res.release}"
+    if args.release_note:
+        release_line += f"  ({args.release_note})"
+    lines += [
+        release_line,
+        f"rules     vllm {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
         f"kernels   {', '.join(res['installed_kernels']) or '(none)'}  (standard install; override with --kernels)",
     ]
+    lines += [f"env       {line}" for line in classify(_env(args), res.release).lines()]
+    lines += [f"note      {n}" for n in parsed.notes]
     # The vLLM pack dispatches on config facts, not on architecture names: the engine's
     # "no architecture-specific rule" note says nothing here.
     return lines + [f"note      {n}" for n in res.notes if "architecture-specific" not in n]
 
 
+def _env_refusal(args: argparse.Namespace, release: str) -> None:
+    """Platform.validate_environ (0.34): a removed variable stops vLLM before any config."""
+    from ..vllm.environ import classify
+
+    report = classify(_env(args), release)
+    if report.removed:
+        name, message = next(iter(report.removed.items()))
+        exc = ConflictError(message, fields=(), fix=f"unset {name}")
+        exc.rule, exc.location = "validate_environ", "vllm/platforms/interface.py : Platform.validate_environ"
+        raise exc
+
+
+def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
+    from ..vllm.environ import classify
+
+    return {
+        "vllm_version": res.release,
+        "release_note": args.release_note,
+        "launcher": args.launcher,
+        "flags": {k: v for k, v in args.parsed.values.items() if k not in args.parsed.not_modelled},
+        "not_modelled": args.parsed.not_modelled,
+        "environment": classify(_env(args), res.release).to_dict(),
+        "notes": list(args.parsed.notes),
+    }
+
+
 # -- commands ------------------------------------------------------------------------------
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
-    flags = _flags(args)
     try:
-        res = _resolve(args.model, args.platform, flags, _env(args.env), trace=True)
+        _env_refusal(args, args.release)
+        res = _resolve(args, args.platform, trace=True)
     except ConflictError as exc:
         if not args.json:
             print("\n".join(_refusal_lines(exc)))
@@ -193,6 +346,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     "installed_kernels": res["installed_kernels"],
                     "notes": list(res.notes),
                     "fingerprint": res.fingerprint(),
+                    **_launch_json(args, res),
                     "fields": {e.field: e.to_dict() for e in explained},
                 },
                 indent=2,
@@ -200,7 +354,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print("\n".join(_header(res, args.model, flags)))
+    print("\n".join(_header(res, args)))
     for exp in explained:
         if exp.steps or args.field:
             print()
@@ -231,8 +385,8 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    flags = _flags(args)
-    res = _resolve(args.model, args.platform, flags, _env(args.env))
+    _env_refusal(args, args.release)
+    res = _resolve(args, args.platform)
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -248,6 +402,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                     "values": data["values"],
                     "context": ctx.to_dict(),
                     "fingerprint": res.fingerprint(),
+                    **_launch_json(args, res),
                     "notes": data["notes"],
                     "declarations": data["declarations"],
                 },
@@ -255,7 +410,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print("\n".join(_header(res, args.model, flags)))
+    print("\n".join(_header(res, args)))
     print()
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
@@ -265,52 +420,188 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
-_MATRIX_PLATFORMS = (
-    "t4",
-    "a100",
-    "l40s",
-    "h100",
-    "b200",
-    "b300",
-    "thor",
-    "rtx5090",
-    "dgx-spark",
-    "mi300x",
-    "mi355x",
-    "xpu",
-    "cpu",
-    "cpu-amx",
-)
+def _parse_set(pairs: Sequence[str], release: str) -> Any:
+    """``--set``/``--vs-set FLAG=VALUE`` pairs → a parsed vLLM command line of ``release``."""
+    from ..vllm.cli_args import parse
 
-
-def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
-    parser = _Parser(prog="--set", add_help=False)
-    for dest, options, kwargs in _FLAGS:
-        parser.add_argument(*options, dest=dest, default=None, **kwargs)
-    for dest, option in _SWITCHES:
-        parser.add_argument(option, dest=dest, action="store_true", default=None)
     argv: list[str] = []
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
-        flag = "--" + key.lstrip("-").replace("_", "-")
+        flag = key if key.startswith("-") else "--" + key.replace("_", "-")
         argv += [flag, value] if sep else [flag]
-    namespace, extra = parser.parse_known_args(argv)
-    if extra:
-        raise UsageError(f"--set: unknown vLLM flag {extra[0]}")
-    return _flags(namespace)
+    return parse(["model", *argv], release)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from ..vllm.api import vllm_release
+
+    if args.vs_platform is None and not args.vs_set and args.vs_vllm_version is None:
+        raise UsageError(
+            "diff needs --vs-platform PRESET, --vs-vllm-version VERSION and/or --vs-set FLAG=VALUE"
+        )
+    right_release = vllm_release(args.vs_vllm_version) if args.vs_vllm_version else args.release
+    right_parsed = args.parsed.merged(_parse_set(args.vs_set, right_release)) if args.vs_set else args.parsed
+    left = _resolve(args, args.platform)
+    right = _resolve(args, args.vs_platform or args.platform, release=right_release, parsed=right_parsed)
+    changes = left.diff(right)
+    versions = left.release != right.release
+    labels = (
+        f"{args.platform}" + (f" @ vLLM {left.release}" if versions else ""),
+        f"{args.vs_platform or args.platform}"
+        + (f" @ vLLM {right.release}" if versions else "")
+        + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "resolvable.diff/1",
+                    "engine": "vllm",
+                    "left": labels[0],
+                    "right": labels[1],
+                    "vllm_version": [left.release, right.release],
+                    "changes": [c.to_dict() for c in changes],
+                },
+                indent=2,
+            )
+        )
+        return 0
+    print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
+    if not changes:
+        print("no resolved field differs")
+        return 0
+    rows = [
+        [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes
+    ]
+    print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
+    return 0
+
+
+def default_versions(from_version: str | None, to_version: str | None) -> tuple[str, str]:
+    """(from, to): ``to`` defaults to the newest; ``from`` to the installed vllm's release when it is
+    modelled, else the release before ``to``."""
+    from ..vllm import registry
+    from ..vllm.api import installed_vllm_version, vllm_release
+
+    to = vllm_release(to_version)
+    if from_version is not None:
+        return vllm_release(from_version), to
+    installed = installed_vllm_version()
+    if installed is not None:
+        try:
+            return vllm_release(installed), to
+        except ValueError:
+            pass
+    releases = list(registry.releases)
+    earlier = releases[: releases.index(to)]
+    return (earlier[-1] if earlier else to), to
+
+
+def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None]:
+    try:
+        _env_refusal(args, version)
+        return _resolve(args, args.platform, release=version), None
+    except ConflictError as exc:
+        return None, exc
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    from .upgrade import _refusal, _verdict
+
+    if _option_given(args, "vllm_version"):
+        raise UsageError("upgrade takes --from VERSION and --to VERSION, not --vllm-version")
+    old_version, new_version = default_versions(args.from_version, args.to_version)
+    if old_version == new_version:
+        raise UsageError(
+            f"--from and --to are both vLLM {new_version}; name the release you run now with --from"
+        )
+    old, old_refusal = _side(args, old_version)
+    new, new_refusal = _side(args, new_version)
+    changes = []
+    if old is not None and new is not None:
+        changes = [{**c.to_dict(), "since": _changed_in(new, c.field)} for c in old.diff(new)]
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "resolvable.upgrade/1",
+                    "engine": "vllm",
+                    "model": args.model,
+                    "from": old_version,
+                    "to": new_version,
+                    "outcome": {
+                        "from": "refused" if old is None else "accepted",
+                        "to": "refused" if new is None else "accepted",
+                    },
+                    "refusal": {
+                        "from": _refusal(old_refusal) if old_refusal else None,
+                        "to": _refusal(new_refusal) if new_refusal else None,
+                    },
+                    "changes": changes,
+                },
+                indent=2,
+                default=repr,
+            )
+        )
+        return 0
+    shown = new or old
+    if shown is not None:
+        header = _header(shown, args)
+        print("\n".join(line for line in header if not line.startswith(("rules ", "release "))))
+    print(f"upgrade   vLLM {old_version} → {new_version}")
+    print()
+    print(_verdict(new_version, old_refusal, new_refusal, changes, engine="vLLM"))
+    if len(changes) > 1:
+        rows = [
+            [
+                c["field"],
+                repr(c["before"]),
+                repr(c["after"]),
+                c["decided_after"],
+                c["since"] or "all releases",
+            ]
+            for c in changes
+        ]
+        print()
+        print(table(["field", old_version, new_version, f"decided on {new_version} by", "changed in"], rows))
+    return 0
+
+
+def _option_given(args: argparse.Namespace, dest: str) -> bool:
+    return getattr(args, dest, None) is not None
+
+
+def _changed_in(res: Any, field: str) -> str | None:
+    """The release named by a change the deciding rule asked about (traced reads), if any."""
+    return None
+
+
+def _matrix_platforms() -> tuple[str, ...]:
+    return (
+        "t4", "a100", "l40s", "h100", "b200", "b300", "thor", "rtx5090", "dgx-spark",
+        "mi300x", "mi355x", "xpu", "cpu", "cpu-amx",
+    )  # fmt: skip
 
 
 def matrix_cells(
-    models: Sequence[str], platforms: Sequence[str], flags: dict[str, Any], env: dict[str, str]
+    models: Sequence[str],
+    platforms: Sequence[str],
+    parsed: Any,
+    env: dict[str, str],
+    release: str | None = None,
 ) -> list[dict[str, Any]]:
     """One cell per (model, platform): the backend per layer kind and the block size, or the refusal."""
-    from ..vllm import KIND_FIELDS
+    from ..vllm import KIND_FIELDS, load_model, resolve_vllm_args
+    from ..vllm.cli_args import resolution_kwargs
+    from ..vllm.platforms import platform
 
+    kwargs = resolution_kwargs(parsed)
     cells = []
     for model in models:
+        hf = load_model(model)
         for name in platforms:
             try:
-                res = _resolve(model, name, flags, env)
+                res = resolve_vllm_args(hf, platform(name), env, vllm_version=release, **kwargs)
             except ConflictError as exc:
                 cells.append({"model": model, "platform": name, "refused": exc.message})
                 continue
@@ -330,23 +621,73 @@ def _cell_text(cell: dict[str, Any]) -> str:
 
 def cmd_matrix(args: argparse.Namespace) -> int:
     from ..vllm import catalog
+    from ..vllm.api import vllm_release
     from ..vllm.platforms import platform
 
     models = _csv_list(args.models) or list(catalog())
-    platforms = _csv_list(args.platforms) or list(_MATRIX_PLATFORMS)
+    platforms = _csv_list(args.platforms) or list(_matrix_platforms())
     for name in platforms:
         platform(name)
-    cells = matrix_cells(models, platforms, _parse_set(args.set), _env(args.env))
+    args.launch_env = {}
+    env = _env(args)
+    cells = matrix_cells(models, platforms, _parse_set(args.set, args.release), env, args.release)
+    other = vllm_release(args.vs_vllm_version) if args.vs_vllm_version else None
+    if other is not None:
+        if other == args.release:
+            raise UsageError(f"--vllm-version and --vs-vllm-version are both {other}")
+        after = matrix_cells(models, platforms, _parse_set(args.set, other), env, other)
+        changed = [
+            {
+                "model": a["model"],
+                "platform": a["platform"],
+                args.release: _cell_text(a),
+                other: _cell_text(b),
+            }
+            for a, b in zip(cells, after)
+            if _cell_text(a) != _cell_text(b)
+        ]
+        if args.format == "json":
+            print(
+                json.dumps(
+                    {
+                        "schema": "resolvable.vllm-matrix-diff/1",
+                        "from": args.release,
+                        "to": other,
+                        "changed": changed,
+                    },
+                    indent=2,
+                )
+            )
+            return 0
+        print(f"vLLM {args.release} → {other}: {len(changed)} of {len(cells)} cells change")
+        if changed:
+            print(
+                table(
+                    ["model", "platform", args.release, other],
+                    [[c["model"], c["platform"], c[args.release], c[other]] for c in changed],
+                )
+            )
+        return 0
     if args.format == "json":
-        print(json.dumps({"schema": "resolvable.vllm-matrix/1", "cells": cells}, indent=2))
+        print(
+            json.dumps(
+                {"schema": "resolvable.vllm-matrix/1", "vllm_version": args.release, "cells": cells}, indent=2
+            )
+        )
         return 0
     by = {(c["model"], c["platform"]): _cell_text(c) for c in cells}
     rows = [[m, *(by[(m, p)] for p in platforms)] for m in models]
     if args.format == "md":
-        lines = ["| model | " + " | ".join(platforms) + " |", "|" + "---|" * (len(platforms) + 1)]
+        lines = [
+            f"vLLM {args.release}",
+            "",
+            "| model | " + " | ".join(platforms) + " |",
+            "|" + "---|" * (len(platforms) + 1),
+        ]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         print("\n".join(lines))
     else:
+        print(f"vLLM {args.release}")
         print(table(["model", *platforms], rows))
     return 0
 
@@ -377,11 +718,17 @@ def cmd_backends(args: argparse.Namespace) -> int:
 
     rows = capability_table()
     if args.format == "json":
-        print(json.dumps({"schema": "resolvable.vllm-backends/1", "backends": rows}, indent=2))
+        print(
+            json.dumps(
+                {"schema": "resolvable.vllm-backends/1", "vllm_version": args.release, "backends": rows},
+                indent=2,
+            )
+        )
     elif args.format == "md":
         sys.stdout.write(capability_markdown(rows))
     else:
         keep = ("backend", "platforms", "MLA", "sparse", "block sizes", "compute capability", "sinks")
+        print(f"vLLM {args.release}")
         print(table(list(keep), [[short(r[c], 40) for c in keep] for r in rows]))
         print(f"\n({len(COLUMNS)} columns with --format md or json)")
     return 0

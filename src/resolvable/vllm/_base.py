@@ -6,12 +6,17 @@ Invariant: this module depends on no rule module, so every rule module can impor
 
 from __future__ import annotations
 
-from .._registry import Registry, Stage
+from ..rules import Registry, Stage
 from .args import VllmArgs
+from .changes import CHANGES
 
-#: vLLM release whose behaviour this pack reproduces.
-VLLM_VERSION = "0.33.0"
-RULESET_VERSION = "1"
+#: vLLM releases whose behaviour this pack reproduces, oldest first (one flag table each, in
+#: ``flags/``; what changed between them is named in ``changes.py``).
+VLLM_RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
+#: The release resolved when none is named: the newest supported (a user who names none most
+#: likely runs, or is about to install, the current vLLM).
+VLLM_VERSION = VLLM_RELEASES[-1]
+RULESET_VERSION = "2"
 
 STAGES = (
     Stage("platform", doc="spec §1.3: installed optional kernels (standard install, then --kernels)"),
@@ -26,5 +31,12 @@ STAGES = (
 )
 
 registry = Registry(
-    VllmArgs, STAGES, model_stage="model", name=f"vllm-{VLLM_VERSION}", version=RULESET_VERSION
+    VllmArgs,
+    STAGES,
+    model_stage="model",
+    name="vllm",
+    version=RULESET_VERSION,
+    releases=VLLM_RELEASES,
+    default_release=VLLM_VERSION,
+    changes=CHANGES,
 )

@@ -104,6 +104,33 @@ def flatten_attention_config(config: Any, flags: dict[str, Any]) -> dict[str, An
     return out
 
 
+def installed_vllm_version() -> str | None:
+    """The installed vllm's version (package metadata; vllm is not imported), or None."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("vllm")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def vllm_release(version: str | None) -> str:
+    """The supported release a version names: None → the newest supported; ``"auto"`` → the
+    installed vllm's (its package metadata). A release the pack does not model is refused with the
+    supported list: answering for another release would be a wrong answer."""
+    if version is None:
+        return str(registry.default_release)
+    if version == "auto":
+        installed = installed_vllm_version()
+        if installed is None:
+            raise InvalidArgumentError(
+                "--vllm-version auto: vllm is not installed in this environment; name the release, "
+                f"one of {', '.join(registry.releases)}"
+            )
+        return registry.release(installed)
+    return registry.release(version)
+
+
 def resolve_vllm_args(
     hf_config: HFConfig | Mapping[str, Any],
     platform: Platform,
@@ -111,13 +138,16 @@ def resolve_vllm_args(
     *,
     attention_config: Any = None,
     trace: bool = False,
+    vllm_version: str | None = None,
     **flags: Any,
 ) -> Resolution:
-    """Resolve vLLM 0.33.0's attention fields for a model config on a platform.
+    """Resolve vLLM's attention fields for a model config on a platform, for release
+    ``vllm_version`` (``"0.30.0"`` … ``"0.34.0"``, ``"auto"``; default: the newest supported).
 
     ``flags`` are vLLM engine-argument names (``attention_backend``, ``block_size``,
     ``kv_cache_dtype``, ``dtype``, ``tensor_parallel_size``, ``kernels`` …).
     """
+    release = vllm_release(vllm_version)
     hf = hf_config if isinstance(hf_config, HFConfig) else HFConfig(hf_config)
     if hf.architecture is None:
         raise ConfigError(
@@ -129,7 +159,7 @@ def resolve_vllm_args(
     if flags.get("mla_prefill_backend") is not None:
         flags["mla_prefill_backend"] = str(flags["mla_prefill_backend"]).upper()
     flags = {k: v for k, v in flags.items() if v is not None or k in ("block_size",)}
-    return resolve(registry, flags, hf, platform, env, trace=trace)
+    return resolve(registry, flags, hf, platform, env, trace=trace, release=release)
 
 
 def env_from_os() -> dict[str, str]:

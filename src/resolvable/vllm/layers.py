@@ -210,6 +210,26 @@ _MEMO: dict[tuple, tuple[HFConfig, tuple[LayerQuery, ...]]] = {}
 _MEMO_LIMIT = 4096
 
 
+def changes_of(vendor: str, has: Any) -> frozenset[str]:
+    """The ``LayerQuery.changes`` of ``vendor``: each change of its ``SELECTION`` list, asked of
+    ``has`` (``ctx.release.has``, so a rule's reads are traced)."""
+    from .changes import SELECTION
+
+    return frozenset(c.name if has(c) else "!" + c.name for c in SELECTION.get(vendor, ()))
+
+
+def newest_changes() -> frozenset[str]:
+    """Every vendor's selection changes as the newest release has them (queries built outside a
+    resolution: the capability table)."""
+    from ._base import VLLM_VERSION
+    from .changes import CHANGES, SELECTION
+
+    present = CHANGES.present(VLLM_VERSION)
+    return frozenset(
+        c.name if c.name in present else "!" + c.name for changes in SELECTION.values() for c in changes
+    )
+
+
 def layer_queries(
     hf: HFConfig,
     args: Any,
@@ -303,6 +323,7 @@ def _build(
         cache_dtype=args.kv_cache_dtype,
         env=flags,
         model_type=t.get("model_type"),
+        changes=newest_changes(),
     )
     out = []
     for kind in kinds_of(hf, mla):

@@ -57,6 +57,8 @@ FIELDS = (
     "cache_dtype",  # the run-wide cache_config.cache_dtype
     "env",  # frozenset of enabled boolean env switches (VLLM_ROCM_USE_AITER, ...)
     "model_type",
+    # -- the release (vllm/changes.py) -----------------------------------------------------------
+    "changes",  # frozenset: "NAME" for a change the release has, "!NAME" for one it lacks
 )
 
 
@@ -86,6 +88,17 @@ class LayerQuery(namedtuple("LayerQuery", FIELDS)):
 
     def flag(self, name: str) -> bool:
         return name in self.env
+
+    def changed(self, change: object) -> bool:
+        """Whether the release has ``change`` (a ``Change`` of ``vllm.changes.CHANGES``). The
+        query carries the answers of its vendor's ``SELECTION`` list, read from ``ctx.release``
+        (traced) when the query was built; a change outside that list is a pack bug."""
+        name = getattr(change, "name", change)
+        if name in self.changes:
+            return True
+        if "!" + str(name) in self.changes:
+            return False
+        raise LookupError(f"change {name} is not in vllm.changes.SELECTION[{self.vendor!r}]")
 
     def replace(self, **changes: object) -> LayerQuery:
         return self._replace(**changes)

@@ -20,6 +20,7 @@ from ..errors import ConflictError
 from .backends import cuda as CUDA
 from .backends import rocm as ROCM
 from .backends._spec import Backend, M, backend, said
+from .changes import CHANGES
 from .choices import is_quantized_kv
 from .query import LayerQuery
 
@@ -104,7 +105,7 @@ def select(q: LayerQuery, selected: str | None, label: str) -> Choice:
     if q.vendor == "cpu":
         return _cpu(q, selected, label)
     raise ConflictError(
-        f"vLLM 0.33.0 has no in-tree attention backend selection for platform {q.vendor!r}",
+        f"vLLM has no in-tree attention backend selection for platform {q.vendor!r}",
         fields=("attention_backend",),
         fix="use a CUDA, ROCm, XPU or CPU platform preset (TPU selection lives in tpu_inference)",
         upstream="NotImplementedError",
@@ -129,6 +130,9 @@ def _branch(name: str, reason: str, test) -> Candidate:
 
 
 def _xpu(q: LayerQuery, selected: str | None, label: str) -> Choice:
+    if q.use_mla and not q.use_sparse and not q.changed(CHANGES.XPU_FLASH_ATTN_MLA):
+        # 0.30-0.31: XPU MLA is always TRITON_MLA, whatever was selected (no XPUFlashAttnMLABackend).
+        return choose([_branch("TRITON_MLA", "not MLA", lambda q: q.use_mla)], q, label=label)
     if (
         selected is not None
         and selected not in ("TRITON_ATTN", "FLASH_ATTN", "TRITON_MLA", "FLASH_ATTN_MLA")
@@ -186,8 +190,13 @@ def _xpu(q: LayerQuery, selected: str | None, label: str) -> Choice:
         ),
         _branch(
             "TRITON_FLASH_ATTN",
-            "no mm_prefix with head 256/512 and fp16/bf16",
-            lambda q: q.use_mm_prefix and q.head_size in (256, 512) and not fp32,
+            "no mm_prefix with head 256/512 and fp16/bf16 (a composite of vLLM 0.33+)",
+            lambda q: (
+                q.use_mm_prefix
+                and q.head_size in (256, 512)
+                and not fp32
+                and q.changed(CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN)
+            ),
         ),
         _branch("TRITON_ATTN", "no mm_prefix", lambda q: q.use_mm_prefix),
         _branch("TRITON_ATTN", "dtype is not float32", lambda q: fp32),
@@ -241,13 +250,14 @@ def _cpu(q: LayerQuery, selected: str | None, label: str) -> Choice:
             fields=("attention_backend",),
             upstream="NotImplementedError",
         )
-    if q.use_mla and is_quantized_kv(q.kv_cache_dtype):
+    checks = q.changed(CHANGES.CPU_KV_DTYPE_CHECKS)  # 0.33+: refused before selection
+    if checks and q.use_mla and is_quantized_kv(q.kv_cache_dtype):
         raise ConflictError(
             f"--kv-cache-dtype {q.kv_cache_dtype} is not supported by MLA attention on CPU.",
             fields=("kv_cache_dtype",),
             fix="use --kv-cache-dtype auto",
         )
-    if not q.use_mla and not CPU_ATTN.candidate.checks[2].test(q):
+    if checks and not q.use_mla and not CPU_ATTN.candidate.checks[2].test(q):
         raise ConflictError(
             f"--kv-cache-dtype {q.kv_cache_dtype} is not supported by the CPU attention backend on this host.",
             fields=("kv_cache_dtype",),

@@ -8,6 +8,7 @@ dims, run flags), so the same declarations give the capability table and the sel
 from __future__ import annotations
 
 from .. import fa_version as FA
+from ..changes import CHANGES
 from ..choices import is_quantized_kv
 from ..query import LayerQuery
 from ._spec import Backend, M, backend, combo, said
@@ -457,7 +458,10 @@ FLASHINFER_MLA_SPARSE = _mla(
     sparse=True,
     kv_dtypes=(*_BASE_KV, *_FP8),
     head_sizes=(512, 576),
-    block_sizes=(M(32),),
+    block_sizes=said(
+        "M32 (0.30-0.31: 32, 64)",
+        lambda q: (M(32),) if q.changed(CHANGES.SPARSE_MLA_BLOCK_MULTIPLES) else (32, 64),
+    ),
     cc=lambda q: q.major == 10,
     cc_text="major 10",
     dcp=True,
@@ -512,7 +516,14 @@ FLASH_ATTN_MLA_SPARSE_FA4 = _mla(
 def _flashmla_sparse_512(q: LayerQuery) -> bool:
     if q.head_size != 512:
         return False
-    if q.kv_cache_dtype in (None, "auto", "bfloat16", "float16", "fp8_ds_mla") and q.major == 9:
+    # 0.31 takes head 512 with a bf16 cache only; fp8_ds_mla from 0.32 (FLASHMLA_SPARSE_HEAD_512_FP8).
+    kvs = (
+        "auto",
+        "bfloat16",
+        "float16",
+        *(("fp8_ds_mla",) if q.changed(CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8) else ()),
+    )
+    if (q.kv_cache_dtype is None or q.kv_cache_dtype in kvs) and q.major == 9:
         return q.qk_rope_head_dim != 0
     return True
 
@@ -522,10 +533,18 @@ FLASHMLA_SPARSE = _mla(
     sparse=True,
     dtypes=("bfloat16",),
     kv_dtypes=("auto", "bfloat16", "fp8_ds_mla", "fp8", "nvfp4_ds_mla"),
-    head_sizes=(576, 512),
+    head_ok=said(
+        "576; 512 from 0.31",
+        lambda q, h: h == 576 or (h == 512 and q.changed(CHANGES.FLASHMLA_SPARSE_HEAD_512)),
+    ),
     block_sizes=said(
-        "M64; 64 with a quantized cache on SM10x",
-        lambda q: (64,) if is_quantized_kv(q.cache_dtype) and q.family(100) else (M(64),),
+        "M64; 64 with a quantized cache on SM10x (0.30-0.31: 64)",
+        lambda q: (
+            (64,)
+            if not q.changed(CHANGES.SPARSE_MLA_BLOCK_MULTIPLES)
+            or (is_quantized_kv(q.cache_dtype) and q.family(100))
+            else (M(64),)
+        ),
     ),
     cc=lambda q: q.major in (9, 10),
     cc_text="major 9 or 10",
@@ -551,7 +570,10 @@ FLASHINFER_MLA_SPARSE_SM120 = _mla(
     dtypes=("bfloat16",),
     kv_dtypes=("auto", "fp8", "fp8_e4m3", "fp8_ds_mla"),
     head_sizes=(512, 576),
-    block_sizes=(M(64),),
+    block_sizes=said(
+        "M64 (0.30-0.31: 64, 256)",
+        lambda q: (M(64),) if q.changed(CHANGES.SPARSE_MLA_BLOCK_MULTIPLES) else (64, 256),
+    ),
     cc=lambda q: q.major == 12,
     cc_text="major 12",
     combination=(
@@ -570,7 +592,10 @@ FLASH_ATTN_MLA_SPARSE = _mla(
     sparse=True,
     kv_dtypes=_BASE_KV,
     head_sizes=(),
-    block_sizes=(M(64),),
+    block_sizes=said(
+        "M64 (0.30-0.31: 64)",
+        lambda q: (M(64),) if q.changed(CHANGES.SPARSE_MLA_BLOCK_MULTIPLES) else (64,),
+    ),
     cc=lambda q: q.major == 9,
     cc_text="major 9",
     pcp=True,
@@ -650,7 +675,9 @@ def priorities(q: LayerQuery) -> list[str]:
             if is_quantized_kv(q.kv_cache_dtype):
                 sparse = ["FLASHINFER_MLA_SPARSE", "FLASHMLA_SPARSE"]
             elif q.num_heads is not None and q.num_heads <= 16:
-                sparse = ["FLASH_ATTN_MLA_SPARSE_FA4", "FLASHINFER_MLA_SPARSE", "FLASHMLA_SPARSE"]
+                sparse = ["FLASHINFER_MLA_SPARSE", "FLASHMLA_SPARSE"]
+                if q.changed(CHANGES.SPARSE_MLA_FA4):  # 0.33: FA4 first at low head counts
+                    sparse.insert(0, "FLASH_ATTN_MLA_SPARSE_FA4")
             else:
                 sparse = ["FLASHMLA_SPARSE", "FLASHINFER_MLA_SPARSE"]
             return [

@@ -7,8 +7,9 @@ the ``VLLM_ROCM_USE_AITER*`` switches come through the query, never from the pro
 
 from __future__ import annotations
 
+from ..changes import CHANGES
 from ..query import LayerQuery
-from ._spec import Backend, M, backend, said
+from ._spec import Backend, M, backend, preferred_block, said
 from .cuda import TRITON_ATTN, TRITON_MLA, TURBOQUANT
 
 _BASE_KV = ("auto", "float16", "bfloat16")
@@ -44,6 +45,13 @@ ROCM_ATTN = backend(
     kv_dtypes=(*_BASE_KV, *_FP8),
     head_sizes=(32, 64, 80, 96, 128, 160, 192, 224, 256),
     block_sizes=(M(16),),
+    # 0.34 keeps the native 16-token kernel when the default became 64 (CHANGES.ROCM_ATTN_PREFERS_16).
+    preferred=said(
+        "16 from 0.34, else the default",
+        lambda q, default: (
+            16 if q.changed(CHANGES.ROCM_ATTN_PREFERS_16) else preferred_block((M(16),), default)
+        ),
+    ),
     non_causal=True,
     kv_connector=False,
     sliding_window=True,
@@ -167,4 +175,9 @@ def priorities(q: LayerQuery) -> list[str]:
         out.append("ROCM_AITER_UNIFIED_ATTN")
     elif q.has("aiter") and on_rdna4(q) and q.flag("VLLM_ROCM_USE_AITER"):
         out.insert(0, "ROCM_AITER_UNIFIED_ATTN")
-    return [*out, "TRITON_ATTN", "TURBOQUANT", "ROCM_OCTAVE", "ULTRAQUANT"]
+    tail = ["TRITON_ATTN", "TURBOQUANT"]
+    if q.changed(CHANGES.ROCM_OCTAVE_BACKEND):
+        tail.append("ROCM_OCTAVE")
+    if q.changed(CHANGES.ULTRAQUANT_BACKEND):
+        tail.append("ULTRAQUANT")
+    return [*out, *tail]

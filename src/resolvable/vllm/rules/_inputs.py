@@ -8,7 +8,7 @@ through declared fields.
 from __future__ import annotations
 
 from ..args import KIND_FIELDS
-from ..layers import layer_queries
+from ..layers import changes_of, layer_queries
 from ..query import LayerQuery
 
 TYPE_CHECKING = False
@@ -23,7 +23,7 @@ def user_block_size(ctx: Any) -> int | None:
 
 def queries(ctx: Any) -> list[LayerQuery]:
     """The per-kind queries for the current view (after the backends are chosen: with them)."""
-    return layer_queries(
+    out = layer_queries(
         ctx.hf,
         ctx.args,
         ctx.platform,
@@ -31,6 +31,10 @@ def queries(ctx: Any) -> list[LayerQuery]:
         user_block_size=user_block_size(ctx),
         kernels=frozenset(ctx.args.installed_kernels),
     )
+    if not out:
+        return out
+    changes = changes_of(out[0].vendor, ctx.release.has)  # the release's answers, traced here
+    return [q._replace(changes=changes) for q in out]
 
 
 def chosen(ctx: Any) -> list[tuple[LayerQuery, str]]:

@@ -16,6 +16,7 @@ from ..._declaration import Force
 from ...errors import ConflictError
 from .._base import registry
 from ..backends._spec import M, supports_block
+from ..changes import CHANGES
 from ..select import backend_entry
 from ._inputs import chosen, user_block_size
 
@@ -23,7 +24,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-DEFAULT_BLOCK_SIZE = 16
+DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE, 0.30-0.33
+DEFAULT_BLOCK_SIZE_64 = 64  # from 0.34 (CHANGES.DEFAULT_BLOCK_SIZE_64)
 CPU_DEFAULT_BLOCK_SIZE = 128
 
 
@@ -50,7 +52,9 @@ def common_block_size(entries: list[tuple[Any, Any]], default: int) -> int:
 
 @registry.rule("block_size")
 def block_size_for_backends(ctx: Any) -> dict[str, Any]:
-    """Spec §4: without --block-size, the preferred size of the distinct chosen backends."""
+    """Spec §4, §9.2 item 1, §9.5 item 1: without --block-size, the preferred size of the distinct
+    chosen backends for the release's default (16; 64 from 0.34; 128 on CPU), across every
+    backend from 0.31 (``platforms/interface.py : update_block_size_for_backend``)."""
     pairs = chosen(ctx)
     if not pairs:
         return {}
@@ -66,5 +70,13 @@ def block_size_for_backends(ctx: Any) -> dict[str, Any]:
         entry = backend_entry(name, vendor)
         if entry is not None and name not in distinct:
             distinct[name] = (q, entry)
-    default = CPU_DEFAULT_BLOCK_SIZE if vendor == "cpu" else DEFAULT_BLOCK_SIZE
-    return {"block_size": common_block_size(list(distinct.values()), default)}
+    if vendor == "cpu":
+        default = CPU_DEFAULT_BLOCK_SIZE
+    elif ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64):
+        default = DEFAULT_BLOCK_SIZE_64
+    else:
+        default = DEFAULT_BLOCK_SIZE
+    entries = list(distinct.values())
+    if not ctx.release.has(CHANGES.BLOCK_SIZE_ACROSS_BACKENDS):
+        entries = entries[:1]  # 0.30: _find_non_ssm_backend, the first attention backend only
+    return {"block_size": common_block_size(entries, default)}

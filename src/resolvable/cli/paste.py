@@ -1,0 +1,202 @@
+"""A pasted launch command, for either engine: shell words, ``KEY=VALUE`` prefixes, a ``docker run``
+prefix, and which engine the command starts.
+
+``read(tokens)`` takes the words after ``resolvable COMMAND --`` (or one string holding the whole
+command, backslash-newline continuations included) and returns a ``Pasted`` record: the engine
+(recognised from the command: ``vllm serve``/the vLLM api_server module, ``sglang serve``/
+``python -m sglang.launch_server``, or the image of a ``docker run``), the environment the server
+sees (the leading assignments and docker's ``-e``/``--env``), the release a docker image tag names,
+and the server's own words. Each pack parses those words (``resolvable.vllm.launch``,
+``resolvable.sglang.launch``). Invariants:
+
+* the line is split as a POSIX shell splits it; a trailing ``&``, output redirections and a
+  leading ``nohup``/``exec``/``time`` are shell, not server, and are dropped;
+* a docker image tag names the release (``v0.34.0`` → 0.34.0); ``latest`` (or another tag that
+  names none) means the newest supported release, and ``note`` says so;
+* nothing here reads a flag's meaning: that is the pack's table.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from ..errors import ResolvableError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
+#: Images whose entrypoint is ``vllm serve`` (vLLM's docs, deployment/docker.md), and SGLang's.
+VLLM_IMAGES = ("vllm/vllm-openai", "vllm/vllm-openai-rocm", "rocm/vllm")
+SGLANG_IMAGES = ("lmsysorg/sglang",)
+#: ``docker run``/``podman run`` options that take a value (the rest are switches).
+_DOCKER_VALUED = {
+    "-v", "--volume", "-p", "--publish", "-e", "--env", "--env-file", "--name", "--gpus", "--ipc",
+    "--shm-size", "--runtime", "--network", "--net", "-w", "--workdir", "--entrypoint", "--device",
+    "--mount", "--ulimit", "--user", "-u", "--cpus", "--memory", "-m", "--restart", "--label", "-l",
+    "--hostname", "-h", "--cap-add", "--cap-drop", "--security-opt", "--platform", "--pid",
+    "--log-driver", "--log-opt", "--add-host", "--group-add", "--cpuset-cpus", "--memory-swap",
+    "--tmpfs", "--pull", "--uts", "--userns", "--stop-signal", "--health-cmd", "--dns",
+}  # fmt: skip
+_SHELL_PREFIXES = ("nohup", "exec", "time", "sudo")
+
+
+class PasteError(ResolvableError):
+    """A pasted command that cannot be read."""
+
+
+class Pasted:
+    """``engine`` ("vllm", "sglang" or None: not recognisable from the command), ``env``, ``words``
+    (the server command), ``image``/``tag`` of a docker run, ``release`` (the tag's, or None),
+    ``note`` (how the tag was read, or None)."""
+
+    def __init__(
+        self,
+        engine: str | None,
+        env: dict[str, str],
+        words: list[str],
+        image: str | None = None,
+        tag: str | None = None,
+    ) -> None:
+        self.engine, self.env, self.words, self.image, self.tag = engine, env, words, image, tag
+        self.release: str | None = None
+        self.note: str | None = None
+
+    def __repr__(self) -> str:
+        return f"Pasted(engine={self.engine!r}, env={self.env!r}, words={self.words!r}, image={self.image!r})"
+
+
+def words_of(tokens: Sequence[str]) -> list[str]:
+    """Shell words: a single pasted string is split as a shell would (continuations joined)."""
+    if len(tokens) == 1 and any(c.isspace() for c in tokens[0]):
+        text = re.sub(r"\\\r?\n", " ", tokens[0])
+        try:
+            words = shlex.split(text, comments=True)
+        except ValueError as exc:
+            raise PasteError(f"cannot split the pasted command: {exc}") from None
+    else:  # already split by the shell; a stray "\" or newline from a careless paste is not a word
+        words = [t for t in tokens if t.strip() not in ("\\", "")]
+    return _drop_shell(words)
+
+
+def _drop_shell(words: list[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        if word in ("&", "&&", ";", "|"):
+            break  # what follows is another command (tee, a second server …)
+        if re.fullmatch(r"\d?>>?(&\d)?|&>", word):
+            skip = not word.endswith(("&1", "&2"))
+            continue
+        if re.fullmatch(r"\d?>>?\S+|&>\S+|\d>&\d", word):
+            continue
+        out.append(word)
+    while out and out[0] in _SHELL_PREFIXES:
+        out.pop(0)
+    return out
+
+
+def _take_env(words: list[str], env: dict[str, str]) -> list[str]:
+    i = 0
+    if words[:1] == ["env"]:
+        i = 1
+    while i < len(words) and _ASSIGNMENT.fullmatch(words[i]) and not words[i].startswith("-"):
+        key, _, value = words[i].partition("=")
+        env[key] = value
+        i += 1
+    return words[i:]
+
+
+def read(tokens: Sequence[str]) -> Pasted:
+    """The pasted command, its engine and environment (see the module docstring)."""
+    env: dict[str, str] = {}
+    words = _take_env(words_of(tokens), env)
+    while words[:1] and words[0] in _SHELL_PREFIXES:
+        words = _take_env(words[1:], env)
+    if not words:
+        raise PasteError("the pasted command is empty: paste the launch command after `--`")
+    if words[0] in ("docker", "podman", "nvidia-docker"):
+        return _docker(words, env)
+    return Pasted(_engine(words), env, words)
+
+
+def _engine(words: list[str]) -> str | None:
+    from ..sglang.launch import _LAUNCH_MODULES
+    from ..vllm.launch import is_vllm_command
+
+    if is_vllm_command(words):
+        return "vllm"
+    head = words[0]
+    if (
+        head == "sglang"
+        or head.endswith("/sglang")
+        or head in _LAUNCH_MODULES
+        or "sglang.launch_server" in words
+    ):
+        return "sglang"
+    return None
+
+
+def _docker(words: list[str], env: dict[str, str]) -> Pasted:
+    if words[1:2] != ["run"]:
+        raise PasteError(f"the pasted command runs `{' '.join(words[:2])}`; paste a `docker run ...` line")
+    i = 2
+    while i < len(words) and words[i].startswith("-"):
+        option, eq, value = words[i].partition("=")
+        if option in ("-e", "--env") or (option in _DOCKER_VALUED and not eq):
+            if not eq:
+                i += 1
+                value = words[i] if i < len(words) else ""
+            if option in ("-e", "--env"):
+                key, has, val = value.partition("=")
+                if has:
+                    env[key] = val
+                # `-e NAME` passes the caller's value through: not known here
+        i += 1
+    if i >= len(words):
+        raise PasteError("the docker run line names no image")
+    image, _, tag = words[i].partition(":")
+    repo = image.split("/", 1)[1] if image.count("/") >= 2 else image  # drop a registry host
+    rest = words[i + 1 :]
+    if rest[:1] in (["bash"], ["sh"], ["/bin/bash"], ["/bin/sh"]) and rest[1:2] == ["-c"] and len(rest) > 2:
+        rest = _take_env(words_of([rest[2]]), env)  # `bash -c "python3 -m ..."`: the command is one word
+    if repo in VLLM_IMAGES or image in VLLM_IMAGES:
+        engine = "vllm"
+        if not rest or rest[0].startswith("-") or not _engine(rest):
+            rest = ["vllm", "serve", *rest]  # the image's entrypoint is `vllm serve`
+    elif repo in SGLANG_IMAGES or image in SGLANG_IMAGES:
+        engine = "sglang"
+    else:
+        engine = _engine(rest) if rest else None
+        if engine is None:
+            raise PasteError(
+                f"the docker image {words[i]!r} is not a vLLM or SGLang image: expected "
+                f"{VLLM_IMAGES[0]}:TAG or {SGLANG_IMAGES[0]}:TAG, or a vllm/sglang command after the image"
+            )
+    return Pasted(engine, env, rest, image=image, tag=tag or "latest")
+
+
+def tag_release(tag: str, supported: Sequence[str], engine: str) -> tuple[str, str | None]:
+    """The release a docker tag names, and a note when it names none (``latest``, ``nightly``):
+    then the newest of ``supported``."""
+    from .._release import base_release
+
+    try:
+        release = base_release(tag)
+    except ResolvableError:
+        newest = supported[-1]
+        return (
+            newest,
+            f"the image tag {tag!r} names no release: read as the newest supported {engine} {newest}",
+        )
+    if release not in supported:
+        raise PasteError(
+            f"the image tag {tag!r} is {engine} {release}, which resolvable does not model; "
+            f"supported: {', '.join(supported)}"
+        )
+    return release, None

@@ -1,0 +1,211 @@
+"""The ``vllm serve`` flag tables of vLLM 0.30.0–0.34.0: every command-line flag, as data.
+
+One generated file per release, ``vllm-<version>.json`` in this directory, written by
+``tools/extract_vllm_flags.py`` from that release's wheel (facts only: option strings and
+aliases, negative spellings, dest, action, vLLM's converter name, choices, default, nargs,
+JSON-config class, deprecation). The layout follows the SGLang tables
+(``resolvable.sglang.flags``): ``releases()``, ``load_table()``, ``option_history()``,
+``modelled_dests()``. Invariants:
+
+* the table is the only list of vLLM's flags; the argparse integration (``vllm.cli_args``), the
+  CLI and the pasted-command parser all read it;
+* a flag is *modelled* when its dest is a CLI field of ``VllmArgs`` or one of the flags the pack
+  translates into fields (``TRANSLATED``) — derived on every call, never kept by hand;
+* loading is lazy (json is imported on first use, not by ``import resolvable.vllm``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
+
+_DIR = os.path.dirname(os.path.abspath(__file__))
+
+#: A default the table does not store (argparse.SUPPRESS, a factory, or a machine-dependent one).
+NO_DEFAULT = object()
+
+#: Flags the pack reads although no ``VllmArgs`` field has their dest: the JSON config flags it
+#: flattens (``--attention-config``, ``--compilation-config``, ``--speculative-config``,
+#: ``--kv-transfer-config``), the positional model, the speculative shorthands and
+#: ``--optimization-level`` (the -O level selects the CUDA-graph defaults).
+TRANSLATED = frozenset(
+    {
+        "model_tag",
+        "attention_config",
+        "compilation_config",
+        "speculative_config",
+        "kv_transfer_config",
+        "spec_method",
+        "spec_tokens",
+        "spec_model",
+        "language_model_only",
+    }
+)
+
+
+class Flag(
+    namedtuple(
+        "Flag",
+        "dest options negatives action type choices default nargs const optional config_class "
+        "deprecated positional group dynamic",
+    )
+):
+    """One argparse action of ``vllm serve``. ``action`` is ``store``, ``store_true``,
+    ``boolean_optional`` (``--x``/``--no-x``, and from 0.33 the ``--enable-``/``--disable-``
+    inverse, all in ``negatives``), ``append`` or ``lora_modules``; ``type`` names vLLM's
+    converter (``str``, ``int``, ``float``, ``json``, ``config`` (a JSON object validated as
+    ``config_class``), ``dict_or_str``, ``human_readable_int``, ``human_readable_int_or_auto``,
+    ``reasoning_parser``, ``lower_snake``, ``device_ids``); ``optional``: ``""``/``"None"`` read
+    as None; ``dynamic``: a value that depends on the machine or plugins (source text)."""
+
+    __slots__ = ()
+
+    @property
+    def flag(self) -> str:
+        return self.options[0]
+
+    @property
+    def takes_value(self) -> bool:
+        return self.action in ("store", "append", "lora_modules")
+
+    @property
+    def takes_json(self) -> bool:
+        """Whether the value is JSON that the dotted form (``--x.key v``) can build."""
+        return self.type in ("json", "config", "dict_or_str")
+
+
+class FlagTable:
+    """The flags of one vLLM release, looked up by option string (negatives included) or dest."""
+
+    def __init__(
+        self,
+        release: str,
+        flags: tuple[Flag, ...],
+        enable_disable: bool,
+        environment: frozenset[str] = frozenset(),
+        removed_environment: dict[str, str] | None = None,
+    ) -> None:
+        self.release = release
+        #: ``vllm/envs.py : environment_variables`` names, and ``removed_environment_variables``
+        #: (name → vLLM's migration hint; 0.34+).
+        self.environment = environment
+        self.removed_environment = dict(removed_environment or {})
+        self.flags = flags
+        self.enable_disable = enable_disable
+        self.by_option = {o: f for f in flags for o in (*f.options, *f.negatives) if not f.positional}
+        self.by_dest = {f.dest: f for f in flags}
+
+    def __len__(self) -> int:
+        return len(self.flags)
+
+    def __iter__(self):
+        return iter(self.flags)
+
+    def options(self) -> list[str]:
+        return sorted(self.by_option)
+
+    def default(self, dest: str) -> Any:
+        flag = self.by_dest.get(dest)
+        return NO_DEFAULT if flag is None else flag.default
+
+
+def releases() -> list[str]:
+    """The vLLM releases that have a table, oldest first."""
+    from ..._release import release_key
+
+    names = [n[len("vllm-") : -len(".json")] for n in os.listdir(_DIR) if n.startswith("vllm-")]
+    return sorted(names, key=release_key)
+
+
+def newest() -> str:
+    return releases()[-1]
+
+
+def load_table(release: str | None = None) -> FlagTable:
+    """The flag table of ``release`` (default: the newest)."""
+    if release is None:
+        release = newest()
+    return _load_table(release)
+
+
+@functools.cache
+def _load_table(release: str) -> FlagTable:
+    path = os.path.join(_DIR, f"vllm-{release}.json")
+    if not os.path.isfile(path):
+        from ...errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"no flag table for vLLM {release}; tables exist for {releases()}")
+    import json
+
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    flags = tuple(
+        Flag(
+            dest=f["dest"],
+            options=tuple(f["options"]),
+            negatives=tuple(f.get("negatives", ())),
+            action=f.get("action", "store"),
+            type=f.get("type"),
+            choices=tuple(f["choices"]) if "choices" in f else None,
+            default=f.get("default", NO_DEFAULT),
+            nargs=f.get("nargs"),
+            const=f.get("const"),
+            optional=bool(f.get("optional", False)),
+            config_class=f.get("config_class"),
+            deprecated=bool(f.get("deprecated", False)),
+            positional=bool(f.get("positional", False)),
+            group=f.get("group"),
+            dynamic=f.get("dynamic_choices") or f.get("dynamic_default"),
+        )
+        for f in data["flags"]
+    )
+    return FlagTable(
+        data["vllm"],
+        flags,
+        bool(data.get("enable_disable_inverses")),
+        frozenset(data.get("environment", ())),
+        data.get("removed_environment"),
+    )
+
+
+def option_history(option: str, release: str) -> str | None:
+    """Why ``option`` is not a flag of ``release`` although another table has it, in words
+    (``"it was added in vLLM 0.33.0"``, ``"it was removed in vLLM 0.31.0"``), or None when
+    ``release`` has it or no table does. Reads every table (the error path only)."""
+    from ..._release import release_key
+
+    key = release_key(release)
+    tables = releases()
+    has = {r: option in load_table(r).by_option for r in tables}
+    if has.get(release):
+        return None
+    earlier = [r for r in tables if release_key(r) < key and has[r]]
+    later = [r for r in tables if release_key(r) > key and has[r]]
+    if earlier:
+        last = earlier[-1]
+        removed = next(r for r in tables if release_key(r) > release_key(last) and not has[r])
+        text = f"it was removed in vLLM {removed}"
+        if later:
+            text += f" and is back in {later[0]}"
+        return text
+    if later:
+        return f"it was added in vLLM {later[0]}"
+    return None
+
+
+def modelled_dests() -> frozenset[str]:
+    """Dests this pack reads: the CLI fields of ``VllmArgs`` and the translated flags."""
+    from ..._schema import schema_of
+    from ..args import VllmArgs
+
+    fields = frozenset(n for n, spec in schema_of(VllmArgs).fields.items() if spec.arg.cli)
+    return fields | TRANSLATED
+
+
+def is_modelled(dest: str) -> bool:
+    return dest in modelled_dests()
