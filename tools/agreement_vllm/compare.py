@@ -178,11 +178,16 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
         # the oracle still needs the layer arguments the user's flags give: resolve without the
         # flags that can make selection fail (on a device where some backend fits, B200, if none
         # does here), then put the user's dtype and KV-cache dtype back (vLLM's spellings)
-        sub = {k: v for k, v in flags.items() if k not in ("attention_backend", "kv_cache_dtype", "dtype")}
+        drop = ("attention_backend", "kv_cache_dtype", "dtype", "block_size")
+        sub = {k: v for k, v in flags.items() if k not in drop}
         res = None
-        for device in (platform, Platform.preset("b200")):
+        for device, environ in (
+            (platform, env),
+            (Platform.preset("b200"), env),
+            (Platform.preset("b200"), {}),
+        ):
             try:
-                res = resolve_vllm_args(hf, device, env, **extra, **sub)
+                res = resolve_vllm_args(hf, device, environ, **extra, **sub)
                 break
             except ValueError:
                 continue
