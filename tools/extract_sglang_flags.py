@@ -159,7 +159,11 @@ class Module:
             raise Unresolved(f"{self.name}.{name}() does not end with a return")
         scope: dict[str, Any] = {}
         for stmt in fn.body:
-            if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.startswith(self.source.package):
+            if (
+                isinstance(stmt, ast.ImportFrom)
+                and stmt.module
+                and stmt.module.startswith(self.source.package)
+            ):
                 for alias in stmt.names:
                     scope[alias.asname or alias.name] = self.source.module(stmt.module).lookup(alias.name)
         return Evaluator(self, scope=scope).eval(last.value)

@@ -66,6 +66,26 @@ def _stub(name: str, permissive: bool = False) -> None:
         setattr(sys.modules[parent], child, module)
 
 
+_TORCHVISION_LIB = None
+
+
+def _torchvision_ops() -> None:
+    """torchvision's compiled ops are a CUDA build here and do not load; its import still
+    registers fake kernels for ``nms``/``qnms``: define those two schemas so the import (which the
+    multimodal model classes need for inspection) succeeds."""
+    global _TORCHVISION_LIB
+    import torch
+
+    try:
+        torch.ops.torchvision.nms  # noqa: B018 - present when the compiled ops loaded
+        return
+    except (AttributeError, RuntimeError):
+        pass
+    _TORCHVISION_LIB = torch.library.Library("torchvision", "DEF")
+    for name in ("nms", "qnms"):
+        _TORCHVISION_LIB.define(f"{name}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+
+
 class _Hw:
     """The faked device of the current group (read by the platform class at call time)."""
 
@@ -76,6 +96,7 @@ class _Hw:
 
 
 def setup(kernels: set[str]) -> None:
+    _torchvision_ops()
     import torch
 
     _real_empty = torch.empty

@@ -43,6 +43,10 @@ if [ ! -x base/bin/python ]; then
     cloudpickle watchfiles python-json-logger ninja pybase64 cbor2 ijson setproctitle triton \
     'apache-tvm-ffi==0.1.11' openai-harmony oss-harmony uvloop uvicorn 'xgrammar==0.2.8' \
     nvidia-ml-py 'llguidance>=1.7,<1.8' 'outlines_core==0.2.14' 'lm-format-enforcer==0.11.3'
+  # transformers' image utilities and the multimodal model classes import torchvision; the
+  # registry's build is a CUDA one whose ops do not load here (the oracles define the two op
+  # schemas its import needs, oracle._torchvision_ops)
+  base/bin/pip install -q --no-deps -c constraints.txt torchvision==0.28.0
 fi
 SITE=$(base/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 

@@ -37,7 +37,7 @@ import pack_adapter  # noqa: E402
 
 ORACLE_ROOT = Path(os.environ.get("VLLM_ORACLE_ROOT", "/work/oracle-vllm"))
 RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
-WORKER_REVISION = 1  # keep equal to oracle_worker.WORKER_REVISION (no vLLM import here)
+WORKER_REVISION = 2  # keep equal to oracle_worker.WORKER_REVISION (no vLLM import here)
 STOP = {
     "the",
     "a",
@@ -62,7 +62,7 @@ STOP = {
 ORACLE_LIMITS = re.compile(
     r"No such file|does not appear to have a file|trust_remote_code|Unrecognized model|"
     r"not supported by the transformers|ModuleNotFoundError|ImportError|has no attribute|"
-    r"Can't load|tokenizer"
+    r"Can't load|tokenizer|failed to be inspected|StrictDataclass"
 )
 
 

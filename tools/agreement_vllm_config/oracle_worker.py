@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agreement_vllm"))
 
 import oracle
 
-WORKER_REVISION = 1
+WORKER_REVISION = 2
 
 
 class _DummyOp:
