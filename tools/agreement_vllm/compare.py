@@ -324,12 +324,24 @@ def classify(exp: dict, got: dict | None) -> list[tuple]:
     return diffs
 
 
+def _reason(msg: str) -> str:
+    """The pack's reasons in a refusal, without the layer details (groups misses by cause)."""
+    import re
+
+    head = "selected backend" if msg.startswith("Selected backend") else "no valid backend"
+    found = re.findall(r"'([^']+)'|\b([a-z_]+ not supported)", msg.split("Reason", 1)[-1])
+    reasons = sorted({x or y for x, y in found if (x or y) and "not supported" in (x or y)})
+    dtype = re.search(r"dtype=(half|float)\b", msg)
+    tail = f" (dtype={dtype.group(1)})" if dtype else ""
+    return f"{head}: {', '.join(reasons[:4]) or msg[:60]}{tail}"
+
+
 def cause(diffs: list[tuple]) -> str:
     kind, a, b = diffs[0]
     if kind == "refusal":
         if a == "accepted":
             return f"oracle refuses, pack accepts: {str(b).split(':')[0]}"
-        return "pack refuses, oracle accepts: " + str(a).split(":")[0][:60]
+        return "pack refuses, oracle accepts: " + _reason(str(a))
     if kind == "backends":
         keys = sorted(set(a) | set(b))
         parts = [f"{k}: pack {a.get(k)} vs vllm {b.get(k)}" for k in keys if a.get(k) != b.get(k)]
