@@ -44,6 +44,19 @@ RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
 ORACLE_REVISION = 3  # keep equal to oracle.ORACLE_REVISION (no vLLM import here)
 
 
+#: the pack gets the case as argv through its own CLI parser (``--via-api``: as keyword arguments)
+VIA_CLI = True
+
+
+def _cli():
+    """``(parse, resolution_kwargs)`` of the pack's vLLM CLI surface, or None where it has none."""
+    try:
+        from resolvable.vllm.cli_args import parse, resolution_kwargs
+    except ImportError:
+        return None
+    return parse, resolution_kwargs
+
+
 def pack_releases() -> bool:
     """Whether this pack's ``resolve_vllm_args`` takes ``vllm_version`` (per-release answers)."""
     return "vllm_version" in inspect.signature(resolve_vllm_args).parameters
@@ -167,6 +180,12 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
     hf = case["config"]
     platform = platform_for(case["platform"])
     flags = dict(case["flags"])
+    if VIA_CLI and _cli() is not None:
+        parse, resolution_kwargs = _cli()
+        try:  # the pack's own `vllm serve` parser, as a pasted command reaches the rules
+            flags = resolution_kwargs(parse(["MODEL", *case["argv"]], release))
+        except ValueError as exc:
+            return {"error": f"{type(exc).__name__}: {str(exc)[:300]}", "input_error": True}, None
     if case["install"]:
         flags["kernels"] = case["install"]
     extra = {"vllm_version": release} if pack_releases() else {}
@@ -358,9 +377,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="oracle processes at a time")
     parser.add_argument("--show", type=int, default=20)
     parser.add_argument("--out", default=str(HERE / "reports"))
+    parser.add_argument("--via-api", action="store_true", help="flags as keyword arguments, not argv")
     parser.add_argument("--isolated", action="store_true", help="one oracle process per device/env group")
     args = parser.parse_args()
     release = args.vllm_version
+    global VIA_CLI
+    VIA_CLI = not args.via_api
     seed = generate.seed_for(args.split, args.seed)
     cases = generate.generate("selector", seed, args.n)
     t0 = time.time()
@@ -418,7 +440,7 @@ def main() -> int:
         f"# vLLM {release} selector agreement, {args.split} split (seed {seed})",
         "",
         f"Command: `{cmd}`  ",
-        f"Pack answers for: {pack_rel}  ",
+        f"Pack answers for: {pack_rel}; input: {'argv through the pack CLI parser' if VIA_CLI and _cli() else 'keyword arguments'}  ",
         f"Cases: {n}; agree: {agree} ({100.0 * agree / max(1, n):.2f}%); pack crashes: {crashes}; "
         f"oracle missing: {missing}; pack side {t_pack:.1f}s",
         "",
