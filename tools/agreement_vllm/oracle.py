@@ -278,7 +278,8 @@ def _preferred_block_size(distinct: list, cfg) -> int:
     from vllm.platforms import current_platform
 
     default = _default_block_size()
-    if hasattr(current_platform, "_preferred_block_size_for_backends"):  # 0.31+
+    # a class lookup: the platform instance answers None for unknown attributes (0.30)
+    if callable(getattr(type(current_platform), "_preferred_block_size_for_backends", None)):  # 0.31+
         return current_platform._preferred_block_size_for_backends(distinct, default, cfg)
     with set_current_vllm_config(cfg):  # 0.30: the first non-SSM backend decides
         return distinct[0].get_preferred_block_size(default)
@@ -347,6 +348,10 @@ def run_case(case: dict) -> dict:
 
                 out["mla_prefill_backend"] = get_mla_prefill_backend(cfg).get_name()
     except Exception as exc:  # a refusal: the comparer checks the pack refuses too
+        if os.environ.get("ORACLE_TRACE"):
+            import traceback
+
+            traceback.print_exc()
         out["error"] = f"{type(exc).__name__}: {str(exc)[:3000]}"
     return out
 
