@@ -165,12 +165,19 @@ def run_oracle(release: str, cases: list[dict], workers: int) -> dict[str, dict]
     return results
 
 
+#: the pack's attention-selection refusals: vLLM refuses those when the model is built, after
+#: create_engine_config (the selector harness measures them), so they are not config answers
+ATTENTION_REFUSAL = re.compile(r"Selected backend \S+ is not valid|No valid attention backend found")
+
+
 def classify(oracle: dict | None, pack: dict) -> tuple[str, list]:
-    """(status, diffs): status agree | disagree | crash | oracle_limit | oracle_missing."""
+    """(status, diffs): agree | disagree | crash | oracle_limit | oracle_missing | after_config."""
     if oracle is None:
         return "oracle_missing", []
     if "crash" in pack:
         return "crash", [("crash", pack["crash"][:200], None)]
+    if "error" in pack and "error" not in oracle and ATTENTION_REFUSAL.search(pack["error"]):
+        return "after_config", [("after_config", pack["error"][:200], None)]
     if "error" in oracle and ORACLE_LIMITS.search(oracle["error"]) and "error" not in pack:
         return "oracle_limit", [("oracle_limit", None, oracle["error"][:200])]
     if "error" in oracle or "error" in pack:
@@ -251,7 +258,9 @@ def main() -> int:
         f"Command: `{cmd}`  ",
         f"Cases: {len(rows)}; compared: {compared}; agree: {agree} ({100.0 * agree / max(1, compared):.2f}%); "
         f"pack crashes: {status['crash']}; oracle limits (excluded): {status['oracle_limit']}; "
-        f"oracle missing: {status['oracle_missing']}; oracle {t_oracle:.0f}s",
+        f"oracle missing: {status['oracle_missing']}; pack refuses at attention selection, after "
+        f"create_engine_config (excluded, see the selector harness): {status['after_config']}; "
+        f"oracle {t_oracle:.0f}s",
         "",
         "Keys the pack does not expose (cases): "
         + (", ".join(f"{k} ({v})" for k, v in sorted(not_exposed.items())) or "none"),
