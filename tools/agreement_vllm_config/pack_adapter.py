@@ -4,7 +4,9 @@ Interface (agreed with h21, written to /work/coord/h17o-config-oracle.md): the p
 ``resolve_vllm_args(config, platform, env, vllm_version=V, kernels=install, **flags)`` with the
 case's engine-argument names; ``FIELDS`` maps each oracle key to the ``Resolution`` field that
 holds the same value. A key the pack does not expose is reported as not exposed, not as a miss.
-Refusals are ``ValueError`` subclasses; anything else is a crash.
+Refusals are ``ValueError`` subclasses; anything else is a crash. Where the pack has a vLLM CLI
+parser (``resolvable.vllm.cli_args``), the case goes through it as argv (``VIA_CLI``), as a
+pasted ``vllm serve`` line would; else the flags are passed as keyword arguments.
 """
 
 from __future__ import annotations
@@ -48,6 +50,18 @@ FIELDS: dict[str, str] = {
 }
 
 
+#: the pack gets the case as argv through its CLI parser when it has one (else keyword arguments)
+VIA_CLI = True
+
+
+def _cli():
+    try:
+        from resolvable.vllm.cli_args import parse, resolution_kwargs
+    except ImportError:
+        return None
+    return parse, resolution_kwargs
+
+
 def platform_for(name: str, gpus: int | None = None):
     from resolvable import Platform
 
@@ -67,6 +81,13 @@ def pack_values(case: dict, release: str) -> dict[str, Any]:
     flags = dict(case["flags"])
     if isinstance(flags.get("speculative_config"), dict):
         flags["speculative_config"] = json.dumps(flags["speculative_config"])
+    cli = _cli() if VIA_CLI else None
+    if cli is not None:
+        parse, resolution_kwargs = cli
+        try:  # the pack's own `vllm serve` parser, as a pasted command reaches the rules
+            flags = resolution_kwargs(parse(["MODEL", *case["argv"]], release))
+        except ValueError as exc:
+            return {"error": f"{type(exc).__name__}: {exc}"}
     if case.get("install"):
         flags["kernels"] = case["install"]
     if "vllm_version" in inspect.signature(resolve_vllm_args).parameters:
