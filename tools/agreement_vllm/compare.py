@@ -257,7 +257,10 @@ def run_oracle(release: str, groups: dict, workers: int, isolated: bool = False)
     cache: dict[str, dict] = {}
     if cache_path.exists():
         for line in cache_path.read_text().splitlines():
-            row = json.loads(line)
+            try:  # two runs of one release may append at once: skip a torn line
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
             cache[row["key"]] = row["answer"]
     python = str(ORACLE_ROOT / f"v{release}" / "bin" / "python")
     results: dict[str, dict] = {}
@@ -303,7 +306,7 @@ def run_oracle(release: str, groups: dict, workers: int, isolated: bool = False)
                 split[json.dumps([item[1], item[2]], sort_keys=True)].append(item)
             units += [(install, part) for part in split.values()]
         futures = [pool.submit(one, install, items) for install, items in units]
-        with cache_path.open("a") as fh:
+        with cache_path.open("a", buffering=1) as fh:
             for fut in futures:
                 rows, keys = fut.result()
                 for row in rows:

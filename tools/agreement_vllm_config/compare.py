@@ -127,7 +127,10 @@ def run_oracle(release: str, cases: list[dict], workers: int) -> dict[str, dict]
     cache: dict[str, dict] = {}
     if cache_path.exists():
         for line in cache_path.read_text().splitlines():
-            row = json.loads(line)
+            try:  # two runs of one release may append at once: skip a torn line
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
             cache[row["key"]] = row["answer"]
     results: dict[str, dict] = {}
     todo: dict = defaultdict(dict)
@@ -159,7 +162,7 @@ def run_oracle(release: str, cases: list[dict], workers: int) -> dict[str, dict]
 
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=workers) as pool, cache_path.open("a") as fh:
+    with ThreadPoolExecutor(max_workers=workers) as pool, cache_path.open("a", buffering=1) as fh:
         for rows in pool.map(lambda item: one(*item), list(todo.items())):
             for row in rows:
                 answer = {k: v for k, v in row.items() if k != "id"}
