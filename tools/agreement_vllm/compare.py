@@ -461,20 +461,15 @@ def main() -> int:
     tmp.write_text("\n".join(lines) + "\n")
     tmp.replace(out / f"{stem}.md")
     tmp = out / f".{stem}.json.tmp"
-    tmp.write_text(
-        json.dumps(
-            {
-                "release": release,
-                "split": args.split,
-                "seed": seed,
-                "n": n,
-                "agree": agree,
-                "crashes": crashes,
-                "rows": rows,
-            },
-            indent=1,
-        )
-    )
+    summary = {
+        "release": release,
+        "split": args.split,
+        "seed": seed,
+        "n": n,
+        "agree": agree,
+        "crashes": crashes,
+    }
+    tmp.write_text(json.dumps(dict(summary, misses=[r for r in rows if not r["agree"]]), indent=1))
     tmp.replace(out / f"{stem}.json")
     print("\n".join(lines[:6]))
     for text, k in by_cause.most_common(args.show):

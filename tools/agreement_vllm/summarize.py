@@ -45,15 +45,19 @@ def summarize(kind: str, split: str) -> str:
         data = _load(kind, release, split)
         if data is None:
             continue
-        rows = data["rows"]
-        if kind == "selector":
-            n, agree, crashes = len(rows), sum(r["agree"] for r in rows), data.get("crashes", 0)
-            misses = [r for r in rows if not r["agree"]]
-        else:
-            counted = [r for r in rows if r["status"] in ("agree", "disagree", "crash")]
-            n, agree = len(counted), sum(r["status"] == "agree" for r in counted)
-            crashes = sum(r["status"] == "crash" for r in counted)
-            misses = [r for r in counted if r["status"] != "agree"]
+        if "rows" in data:  # a report written before the compact format (every row kept)
+            rows = data["rows"]
+            if kind == "config":
+                rows = [r for r in rows if r["status"] in ("agree", "disagree", "crash")]
+                data["agree"] = sum(r["status"] == "agree" for r in rows)
+                data["crashes"] = sum(r["status"] == "crash" for r in rows)
+                data["misses"] = [r for r in rows if r["status"] != "agree"]
+            else:
+                data["agree"] = sum(r["agree"] for r in rows)
+                data["misses"] = [r for r in rows if not r["agree"]]
+            data["n"] = len(rows)
+        n, agree, crashes = data["n"], data["agree"], data.get("crashes", 0)
+        misses = data["misses"]
         lines.append(f"| {release} | {n} | {agree} | {100.0 * agree / max(1, n):.2f} | {crashes} |")
         for r in misses:
             causes[r["cause"]][release].append(r)

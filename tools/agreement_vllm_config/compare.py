@@ -292,7 +292,7 @@ def main() -> int:
     stem = f"config-{release}-{args.split}"
     for suffix, text in (
         (".md", "\n".join(lines) + "\n"),
-        (".json", json.dumps({"release": release, "split": args.split, "seed": seed, "status": status, "rows": rows}, indent=1, default=str)),
+        (".json", json.dumps({"release": release, "split": args.split, "seed": seed, "status": status, "n": compared, "agree": agree, "crashes": status["crash"], "misses": [r for r in rows if r["status"] in ("disagree", "crash")]}, indent=1, default=str)),
     ):  # fmt: skip
         tmp = out / f".{stem}{suffix}.tmp"
         tmp.write_text(text)
