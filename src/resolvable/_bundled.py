@@ -65,9 +65,15 @@ def unknown_message(spec: str) -> str:
 
 
 def bundled_for_repo(repo_id: str) -> str | None:
-    """The bundled sample whose catalog entry names hub repo ``repo_id`` (case-insensitive)."""
+    """The bundled sample whose catalog entry names hub repo ``repo_id`` (case-insensitive): its
+    ``repo_id``, or one of ``same_config_as`` (later checkpoints of the same model whose
+    config.json equals the sample's, e.g. DeepSeek-R1-0528 for DeepSeek-R1)."""
     wanted = repo_id.strip().lower()
-    return next((n for n, e in catalog().items() if str(e.get("repo_id", "")).lower() == wanted), None)
+    for name, entry in catalog().items():
+        ids = [entry.get("repo_id", ""), *entry.get("same_config_as", ())]
+        if wanted in (str(i).lower() for i in ids):
+            return name
+    return None
 
 
 def load_model(spec: str) -> HFConfig:

@@ -326,3 +326,19 @@ def test_unsupported_tag_is_refused():
 def test_unknown_image_is_refused():
     with pytest.raises(ValueError, match="not a vLLM or SGLang image"):
         read(["docker run nginx:latest"])
+
+
+def test_sglang_launch_env_is_listed_when_not_modelled(capsys):
+    code, out, _ = run(
+        capsys,
+        "explain",
+        "--platform",
+        "h100",
+        "--sglang-version",
+        "0.5.23",
+        "--",
+        "CUDA_VISIBLE_DEVICES=0 SGLANG_USE_AITER=0 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B",
+    )
+    assert code == 0
+    assert "env       not modelled (not read by the rules): CUDA_VISIBLE_DEVICES=0" in out
+    assert "SGLANG_USE_AITER=0" not in out.split("env       not modelled")[1].split("\n")[0]

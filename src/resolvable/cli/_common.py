@@ -317,6 +317,12 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
     launch = getattr(args, "launch", None)
     if launch is not None:
         lines.insert(0, f"command   {launch.launcher}" + "".join(f"  {k}={v}" for k, v in launch.env.items()))
+        from ..sglang.api import ENV_VARS
+
+        # Every variable of the launch is accounted for: the rules read ENV_VARS, nothing else.
+        other = [f"{k}={v}" for k, v in launch.env.items() if k not in ENV_VARS]
+        if other:
+            lines.append(f"env       not modelled (not read by the rules): {', '.join(other)}")
     shown = getattr(args, "not_modelled", None)
     if shown:
         lines.append(

@@ -69,16 +69,48 @@ class Pasted:
 
 
 def words_of(tokens: Sequence[str]) -> list[str]:
-    """Shell words: a single pasted string is split as a shell would (continuations joined)."""
+    """Shell words: a single pasted string is split as a shell would (continuations joined).
+
+    A pasted block of several lines is read as a shell reads it: ``export K=V`` and ``K=V`` lines
+    before the command set variables (passed on as ``K=V`` prefixes when exported, and expanded
+    where the command says ``$K``/``${K}``); the command is the first other line; what follows it
+    is another command."""
     if len(tokens) == 1 and any(c.isspace() for c in tokens[0]):
         text = re.sub(r"\\\r?\n", " ", tokens[0])
+        exported: list[str] = []
+        variables: dict[str, str] = {}
+        command = ""
+        for line in text.splitlines():
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            match = re.fullmatch(r"(export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)", stripped)
+            if match and not command:
+                value = _unquote(match.group(3))
+                variables[match.group(2)] = value
+                if match.group(1):
+                    exported.append(f"{match.group(2)}={value}")
+                continue
+            command = stripped
+            break
+        command = re.sub(
+            r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", lambda m: variables.get(m.group(1), m.group(0)), command
+        )
         try:
-            words = shlex.split(text, comments=True)
+            words = [*exported, *shlex.split(command, comments=True)]
         except ValueError as exc:
             raise PasteError(f"cannot split the pasted command: {exc}") from None
     else:  # already split by the shell; a stray "\" or newline from a careless paste is not a word
         words = [t for t in tokens if t.strip() not in ("\\", "")]
     return _drop_shell(words)
+
+
+def _unquote(value: str) -> str:
+    try:
+        parts = shlex.split(value)
+    except ValueError:
+        return value
+    return parts[0] if len(parts) == 1 else value
 
 
 def _drop_shell(words: list[str]) -> list[str]:
@@ -96,7 +128,7 @@ def _drop_shell(words: list[str]) -> list[str]:
         if re.fullmatch(r"\d?>>?\S+|&>\S+|\d>&\d", word):
             continue
         out.append(word)
-    while out and out[0] in _SHELL_PREFIXES:
+    while out and (out[0] in _SHELL_PREFIXES or out[0] in ("$", "%")):  # a copied prompt sign
         out.pop(0)
     return out
 

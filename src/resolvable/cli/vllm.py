@@ -294,18 +294,6 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
     return lines + [f"note      {n}" for n in res.notes if "architecture-specific" not in n]
 
 
-def _env_refusal(args: argparse.Namespace, release: str) -> None:
-    """Platform.validate_environ (0.34): a removed variable stops vLLM before any config."""
-    from ..vllm.environ import classify
-
-    report = classify(_env(args), release)
-    if report.removed:
-        name, message = next(iter(report.removed.items()))
-        exc = ConflictError(message, fields=(), fix=f"unset {name}")
-        exc.rule, exc.location = "validate_environ", "vllm/platforms/interface.py : Platform.validate_environ"
-        raise exc
-
-
 def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
     from ..vllm.environ import classify
 
@@ -325,7 +313,6 @@ def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     try:
-        _env_refusal(args, args.release)
         res = _resolve(args, args.platform, trace=True)
     except ConflictError as exc:
         if not args.json:
@@ -385,7 +372,6 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    _env_refusal(args, args.release)
     res = _resolve(args, args.platform)
     ctx = res.publish()
     if args.json:
@@ -499,8 +485,7 @@ def default_versions(from_version: str | None, to_version: str | None) -> tuple[
 
 def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None]:
     try:
-        _env_refusal(args, version)
-        return _resolve(args, args.platform, release=version), None
+        return _resolve(args, args.platform, release=version, trace=True), None
     except ConflictError as exc:
         return None, exc
 
@@ -519,7 +504,10 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     new, new_refusal = _side(args, new_version)
     changes = []
     if old is not None and new is not None:
-        changes = [{**c.to_dict(), "since": _changed_in(new, c.field)} for c in old.diff(new)]
+        changes = [
+            {**c.to_dict(), "since": _changed_in(new, c.field, old_version, new_version)}
+            for c in old.diff(new)
+        ]
     if args.json:
         print(
             json.dumps(
@@ -571,8 +559,23 @@ def _option_given(args: argparse.Namespace, dest: str) -> bool:
     return getattr(args, dest, None) is not None
 
 
-def _changed_in(res: Any, field: str) -> str | None:
-    """The release named by a change the deciding rule asked about (traced reads), if any."""
+def _changed_in(res: Any, field: str, old: str, new: str) -> str | None:
+    """The named change (vllm/changes.py) behind a field's new value: one the deciding rule asked
+    about (a traced read) that arrived after ``old`` and by ``new`` — "0.34.0 (NAME)"."""
+    import re
+
+    from .._release import release_key
+    from ..vllm.changes import CHANGES
+
+    steps = res.explain(field).steps
+    if not steps:
+        return None
+    for key, present in steps[-1].inputs:
+        match = re.search(r"\((\w+),", str(key)) if str(key).startswith("release: ") else None
+        if match and present and match.group(1) in CHANGES:
+            change = CHANGES.get(match.group(1))
+            if release_key(old) < release_key(change.since) <= release_key(new):
+                return f"{change.since} ({change.name})"
     return None
 
 

@@ -17,7 +17,7 @@ from .._resolution import Resolution
 from .._resolve import resolve
 from ..errors import ConfigError, InvalidArgumentError, closest
 from ._base import registry
-from .choices import ATTENTION_BACKENDS, KINDS
+from .choices import ATTENTION_BACKENDS, DTYPE_SPELLINGS, KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -154,6 +154,10 @@ def resolve_vllm_args(
             f'{hf.source}: no \'architectures\' entry; add e.g. "architectures": ["LlamaForCausalLM"]'
         )
     flags = flatten_attention_config(attention_config, flags)
+    # config/model.py:_get_and_verify_dtype reads "half"/"float" as float16/float32 before any
+    # backend sees the dtype: the layers are asked with the torch name (as from the CLI).
+    if flags.get("dtype") in DTYPE_SPELLINGS:
+        flags["dtype"] = DTYPE_SPELLINGS[flags["dtype"]]
     if flags.get("attention_backend") is not None:
         flags["attention_backend"] = backend_name(flags["attention_backend"], "--attention-backend")
     if flags.get("mla_prefill_backend") is not None:

@@ -27,6 +27,25 @@ CHANGES = ChangeTable(
             "smallest common LCM); 0.30 used the first non-SSM backend's preference only",
         ),
         Change(
+            "FA_FP8_SM90_FA4_D512",
+            "0.31.0",
+            upstream="v1/attention/backends/fa_utils.py : flash_attn_supports_kv_cache_dtype",
+            summary="FLASH_ATTN takes an FP8 KV cache on SM90 with FA4 at head size 512 too (0.30: FA3 on "
+            "SM90 or FA4 on SM100 only)",
+        ),
+        Change(
+            "FA_SM90_FP8_MM_PREFIX_TRITON",
+            "0.31.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_combination",
+            summary='FLASH_ATTN refuses "SM90 FP8 KV with mm_prefix requires Triton"',
+        ),
+        Change(
+            "TRITON_FLASH_ATTN_FA3",
+            "0.31.0",
+            upstream="v1/attention/backends/triton_flash_attn.py : _FABackend.supports_combination",
+            summary="the TRITON_FLASH_ATTN composite's causal route runs on FA3 or FA4 (0.30: FA4 only)",
+        ),
+        Change(
             "ULTRAQUANT_BACKEND",
             "0.32.0",
             upstream="platforms/rocm.py : _get_backend_priorities",
@@ -37,6 +56,12 @@ CHANGES = ChangeTable(
             "0.32.0",
             upstream="v1/attention/backends/mla/*sparse*.py : get_supported_kernel_block_sizes",
             summary="sparse MLA kernels take multiples of 32/64 (0.30-0.31: the listed sizes only)",
+        ),
+        Change(
+            "FLASHINFER_NVFP4_CHECKS",
+            "0.32.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supports_combination",
+            summary="FLASHINFER refuses an NVFP4 cache at head size 64 or with sinks on SM8x/9x/12x",
         ),
         Change(
             "XPU_FLASH_ATTN_MLA",
@@ -87,6 +112,12 @@ CHANGES = ChangeTable(
             summary="the default KV-cache block size is 64 (16 before); every backend that accepts 64 prefers it",
         ),
         Change(
+            "FA_FP8_MESSAGE_0_34",
+            "0.34.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_combination",
+            summary='the FP8 refusal reads "FP8 KV requires FA3 (SM90), equal-d512 FA4 (SM90), or FA4 (SM100)."',
+        ),
+        Change(
             "ROCM_ATTN_PREFERS_16",
             "0.34.0",
             upstream="v1/attention/backends/rocm_attn.py : RocmAttentionBackend.get_preferred_block_size",
@@ -95,15 +126,43 @@ CHANGES = ChangeTable(
     ],
 )
 
-#: The changes a backend check of each vendor may ask about (``LayerQuery.changes``).
+
+def _sparse(q) -> bool:
+    return bool(q.use_sparse)
+
+
+def _quantized(q) -> bool:
+    kv = q.kv_cache_dtype or "auto"
+    return kv not in ("auto", "float16", "bfloat16", "float32")
+
+
+def _always(q) -> bool:
+    return True
+
+
+#: The changes a backend check of each vendor may ask about (``LayerQuery.changes``), each with
+#: the layers it can matter for: only those reads are traced (explain names them), the others are
+#: answered from the table without a trace.
 SELECTION = {
     "cuda": (
-        CHANGES.SPARSE_MLA_FA4,
-        CHANGES.SPARSE_MLA_BLOCK_MULTIPLES,
-        CHANGES.FLASHMLA_SPARSE_HEAD_512,
-        CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8,
+        (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
+        (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
+        (CHANGES.FA_FP8_MESSAGE_0_34, _quantized),
+        (CHANGES.FLASHINFER_NVFP4_CHECKS, lambda q: (q.kv_cache_dtype or "").startswith("nvfp4")),
+        (CHANGES.TRITON_FLASH_ATTN_FA3, lambda q: q.use_mm_prefix and q.major == 9),
+        (CHANGES.SPARSE_MLA_FA4, lambda q: q.use_sparse and q.major == 10),
+        (CHANGES.SPARSE_MLA_BLOCK_MULTIPLES, _sparse),
+        (CHANGES.FLASHMLA_SPARSE_HEAD_512, _sparse),
+        (CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8, _sparse),
     ),
-    "hip": (CHANGES.ULTRAQUANT_BACKEND, CHANGES.ROCM_OCTAVE_BACKEND, CHANGES.ROCM_ATTN_PREFERS_16),
-    "xpu": (CHANGES.XPU_FLASH_ATTN_MLA, CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN),
-    "cpu": (CHANGES.CPU_KV_DTYPE_CHECKS,),
+    "hip": (
+        (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
+        (CHANGES.ROCM_OCTAVE_BACKEND, lambda q: not q.use_mla),
+        (CHANGES.ROCM_ATTN_PREFERS_16, lambda q: not q.use_mla),
+    ),
+    "xpu": (
+        (CHANGES.XPU_FLASH_ATTN_MLA, lambda q: q.use_mla),
+        (CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN, lambda q: q.use_mm_prefix),
+    ),
+    "cpu": ((CHANGES.CPU_KV_DTYPE_CHECKS, _always),),
 }

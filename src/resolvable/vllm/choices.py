@@ -77,6 +77,8 @@ KV_CACHE_DTYPES = (
 
 #: ``--dtype`` values (``config/model.py : ModelDType``).
 DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+#: config/model.py:_STR_DTYPE_TO_TORCH_DTYPE: the other spellings of ``--dtype`` and what they are.
+DTYPE_SPELLINGS = {"half": "float16", "float": "float32"}
 
 #: ``v1/attention/selector.py : get_attn_spec_kind`` values (``backend_per_kind`` keys).
 KINDS = (

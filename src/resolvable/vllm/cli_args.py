@@ -416,9 +416,9 @@ def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
     from .._schema import schema_of
     from .args import VllmArgs
 
-    fields = {n for n, spec in schema_of(VllmArgs).fields.items() if spec.arg.cli}
+    specs = {n: spec for n, spec in schema_of(VllmArgs).fields.items() if spec.arg.cli}
     values = parsed.values
-    out = {k: v for k, v in values.items() if k in fields and k != "model"}
+    out = {k: _as_field(v, specs[k]) for k, v in values.items() if k in specs and k != "model"}
     if values.get("attention_config") is not None:
         out["attention_config"] = values["attention_config"]
     compilation = values.get("compilation_config") or {}
@@ -435,6 +435,20 @@ def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
     if values.get("language_model_only"):
         out["disable_multimodal"] = True
     return out
+
+
+def _as_field(value: Any, spec: Any) -> Any:
+    """A parsed flag value in the form its ``VllmArgs`` field holds: a JSON object as its JSON
+    text (fields are scalars), a number given as text (``-O3`` → ``"3"``) as the number."""
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    default = spec.default
+    if isinstance(value, str) and isinstance(default, (int, float)) and not isinstance(default, bool):
+        try:
+            return type(default)(value)
+        except ValueError:
+            return value
+    return value
 
 
 def add_cli_args(parser: argparse.ArgumentParser, release: str | None = None) -> None:

@@ -9,6 +9,7 @@ but its arguments.
 
 from __future__ import annotations
 
+from .changes import CHANGES
 from .choices import is_quantized_kv
 from .query import LayerQuery
 
@@ -136,7 +137,9 @@ def supports_kv_cache_dtype(q: LayerQuery, kv_cache_dtype: str, **kwargs: object
         return True
     version = flash_attn_version(q, **kwargs)  # type: ignore[arg-type]
     head_size = kwargs.get("head_size")
-    sm90_ok = version == 3 or (version == 4 and head_size in (None, 512))
+    # FA4 at head size 512 on SM90 from 0.31 (CHANGES.FA_FP8_SM90_FA4_D512; asked only on SM90).
+    fa4_d512 = q.family(90) and version == 4 and head_size in (None, 512)
+    sm90_ok = version == 3 or (fa4_d512 and q.changed(CHANGES.FA_FP8_SM90_FA4_D512))
     return (sm90_ok and q.family(90)) or (version == 4 and q.family(100))
 
 

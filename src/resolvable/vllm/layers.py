@@ -210,12 +210,19 @@ _MEMO: dict[tuple, tuple[HFConfig, tuple[LayerQuery, ...]]] = {}
 _MEMO_LIMIT = 4096
 
 
-def changes_of(vendor: str, has: Any) -> frozenset[str]:
-    """The ``LayerQuery.changes`` of ``vendor``: each change of its ``SELECTION`` list, asked of
-    ``has`` (``ctx.release.has``, so a rule's reads are traced)."""
+def changes_of(query: LayerQuery, has: Any, present: frozenset[Any] = frozenset()) -> frozenset[str]:
+    """The ``LayerQuery.changes`` of ``query``: each change of its vendor's ``SELECTION`` list —
+    asked of ``has`` (``ctx.release.has``: the read is traced) where it can matter for this layer,
+    else looked up in ``present`` (the release's changes, untraced)."""
     from .changes import SELECTION
 
-    return frozenset(c.name if has(c) else "!" + c.name for c in SELECTION.get(vendor, ()))
+    out = []
+    for vendor, changes in SELECTION.items():
+        for change, matters in changes:
+            traced = vendor == query.vendor and matters(query)
+            found = has(change) if traced else change.name in present
+            out.append(change.name if found else "!" + change.name)
+    return frozenset(out)
 
 
 def newest_changes() -> frozenset[str]:
@@ -226,7 +233,7 @@ def newest_changes() -> frozenset[str]:
 
     present = CHANGES.present(VLLM_VERSION)
     return frozenset(
-        c.name if c.name in present else "!" + c.name for changes in SELECTION.values() for c in changes
+        c.name if c.name in present else "!" + c.name for changes in SELECTION.values() for c, _ in changes
     )
 
 

@@ -94,6 +94,34 @@ def fa_kv_ok(q: LayerQuery, kv: str) -> bool:
     return not is_quantized_kv(kv) or FA.supports_kv_cache_dtype(q, kv)
 
 
+def _composite_fa(q: LayerQuery) -> int | None:
+    return FA.flash_attn_version(
+        q, head_size=q.head_size, has_sinks=q.has_sink, block_size=q.block_size, supports_fa4_hd256=True
+    )
+
+
+def _fi_nvfp4(q: LayerQuery) -> bool:
+    """An NVFP4 cache on SM8x/9x/12x, where 0.32+ FlashInfer checks it (CHANGES.FLASHINFER_NVFP4_CHECKS)."""
+    return (
+        (q.kv_cache_dtype or "").startswith("nvfp4")
+        and q.major in (8, 9, 12)
+        and q.changed(CHANGES.FLASHINFER_NVFP4_CHECKS)
+    )
+
+
+def _fa_fp8_refused(q: LayerQuery) -> bool:
+    """``flash_attn.py : supports_combination``: a quantized cache FA cannot read at this head size."""
+    return is_quantized_kv(q.kv_cache_dtype) and not FA.supports_kv_cache_dtype(
+        q,
+        q.kv_cache_dtype,
+        head_size=q.head_size,
+        head_size_v=q.head_size,
+        has_sinks=q.has_sink,
+        block_size=q.block_size,
+        supports_fa4_hd256=True,
+    )
+
+
 def fa_sink(q: LayerQuery) -> bool:
     """FA3 or FA4"""
     return FA.supports_sinks(q)
@@ -137,22 +165,29 @@ FLASH_ATTN = backend(
         ),
         combo(
             "SM90 FP8 KV with mm_prefix requires Triton",
-            lambda q: q.use_mm_prefix and is_quantized_kv(q.kv_cache_dtype) and q.is_cc(9, 0),
+            lambda q: (
+                q.use_mm_prefix
+                and is_quantized_kv(q.kv_cache_dtype)
+                and q.is_cc(9, 0)
+                and q.changed(CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON)
+            ),
+        ),
+        # One refusal, worded per release (0.30; 0.31-0.33; 0.34).
+        combo(
+            "FP8 KV cache requires FA3 on SM90 or FA4 on SM100",
+            lambda q: _fa_fp8_refused(q) and not q.changed(CHANGES.FA_FP8_SM90_FA4_D512),
         ),
         combo(
             "FP8 KV cache requires FA3 on SM90, FA4 with head_size=512 on SM90, or FA4 on SM100",
             lambda q: (
-                is_quantized_kv(q.kv_cache_dtype)
-                and not FA.supports_kv_cache_dtype(
-                    q,
-                    q.kv_cache_dtype,
-                    head_size=q.head_size,
-                    head_size_v=q.head_size,
-                    has_sinks=q.has_sink,
-                    block_size=q.block_size,
-                    supports_fa4_hd256=True,
-                )
+                _fa_fp8_refused(q)
+                and q.changed(CHANGES.FA_FP8_SM90_FA4_D512)
+                and not q.changed(CHANGES.FA_FP8_MESSAGE_0_34)
             ),
+        ),
+        combo(
+            "FP8 KV requires FA3 (SM90), equal-d512 FA4 (SM90), or FA4 (SM100).",
+            lambda q: _fa_fp8_refused(q) and q.changed(CHANGES.FA_FP8_MESSAGE_0_34),
         ),
         combo(
             "mm_prefix (PrefixLM bidirectional attention) requires FlashAttention v4, which does not "
@@ -225,13 +260,11 @@ FLASHINFER = backend(
     combination=(
         combo(
             "fa2 prefill misreads an NVFP4 KV cache at head_size 64",
-            lambda q: (
-                (q.kv_cache_dtype or "").startswith("nvfp4") and q.major in (8, 9, 12) and q.head_size == 64
-            ),
+            lambda q: _fi_nvfp4(q) and q.head_size == 64,
         ),
         combo(
             "the sink prefill wrapper cannot read an NVFP4 KV cache",
-            lambda q: (q.kv_cache_dtype or "").startswith("nvfp4") and q.major in (8, 9, 12) and q.has_sink,
+            lambda q: _fi_nvfp4(q) and q.has_sink,
         ),
     ),
     requires=(("flashinfer", "ImportError: No module named 'flashinfer'"),),
@@ -315,9 +348,14 @@ TRITON_FLASH_ATTN = backend(
     cc_text="major 9",
     sliding_window=True,
     combination=(
+        # triton_flash_attn.py : _FABackend.supports_combination (0.31+: FA3 or FA4; 0.30: FA4 only).
         combo(
-            "the causal part needs FlashAttention 3 or 4",
-            lambda q: FA.flash_attn_version(q, head_size=q.head_size, has_sinks=q.has_sink) not in (3, 4),
+            "causal route requires FlashAttention v4",
+            lambda q: not q.changed(CHANGES.TRITON_FLASH_ATTN_FA3) and _composite_fa(q) != 4,
+        ),
+        combo(
+            "causal route requires FlashAttention v3 or v4",
+            lambda q: q.changed(CHANGES.TRITON_FLASH_ATTN_FA3) and _composite_fa(q) not in (3, 4),
         ),
     ),
     cg_support="UNIFORM_BATCH",

@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..choices import DTYPE_SPELLINGS  # one table for the CLI and the library (api.resolve_vllm_args)
+
 _SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
@@ -137,9 +139,6 @@ def converter(type_name: str | None, is_optional: bool) -> Callable[[str], Any]:
 
 
 # -- normalisations of the user's input -------------------------------------------------------
-
-#: config/model.py:_STR_DTYPE_TO_TORCH_DTYPE: the spellings of ``--dtype`` and what they mean.
-DTYPE_SPELLINGS = {"half": "float16", "float": "float32"}
 
 
 def normalise(values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:

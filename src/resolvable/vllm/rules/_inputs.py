@@ -31,10 +31,9 @@ def queries(ctx: Any) -> list[LayerQuery]:
         user_block_size=user_block_size(ctx),
         kernels=frozenset(ctx.args.installed_kernels),
     )
-    if not out:
-        return out
-    changes = changes_of(out[0].vendor, ctx.release.has)  # the release's answers, traced here
-    return [q._replace(changes=changes) for q in out]
+    present = ctx.release.changes.present(ctx.release.version) if ctx.release.version else frozenset()
+    # The release's answers; the reads that can matter for a layer are traced here.
+    return [q._replace(changes=changes_of(q, ctx.release.has, present)) for q in out]
 
 
 def chosen(ctx: Any) -> list[tuple[LayerQuery, str]]:

@@ -8,6 +8,7 @@ and §5 (``utils/torch_utils.py : resolve_kv_cache_dtype_string``; llm-compresso
 from __future__ import annotations
 
 from ..._hfconfig import HFConfig
+from ...errors import ConflictError
 from .. import kernels
 from .._base import registry
 from ..layers import use_mla
@@ -21,6 +22,24 @@ if TYPE_CHECKING:
 def standard_install_kernels(ctx: Any) -> dict[str, Any]:
     """Spec §1.3: optional kernels of a standard vLLM install on this platform, then ``--kernels``."""
     return {"installed_kernels": kernels.installed(ctx.platform, ctx.args.kernels)}
+
+
+@registry.rule("platform")
+def validate_environ(ctx: Any) -> dict[str, Any]:
+    """Appendix B, §8 (0.34): ``platforms/interface.py : Platform.validate_environ`` refuses a
+    variable of ``vllm/envs.py : removed_environment_variables`` with vLLM's migration hint, and
+    ``VLLM_USE_V2_MODEL_RUNNER`` other than 1 once the V1 runner is gone; other unknown
+    ``VLLM_*`` names only warn (``resolvable.vllm.environ`` lists them)."""
+    env = ctx.env or {}
+    if not any(k.startswith("VLLM_") for k in env):
+        return {}
+    from ..environ import classify
+
+    report = classify(env, ctx.release.version)
+    if report.removed:
+        name, message = next(iter(report.removed.items()))
+        raise ConflictError(message, fields=(), fix=f"unset {name}")
+    return {}
 
 
 @registry.rule("model")

@@ -3,6 +3,8 @@ through named changes (`vllm/changes.py`), one rule body each; explain names the
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from vllm_cases import candidates, res
 
@@ -22,7 +24,7 @@ def test_releases_and_default():
 
 def test_every_change_arrives_in_a_supported_release():
     assert {c.since for c in CHANGES} <= set(RELEASES[1:])
-    assert all(c in CHANGES for changes in SELECTION.values() for c in changes)
+    assert all(c in CHANGES for changes in SELECTION.values() for c, _ in changes)
 
 
 @pytest.mark.parametrize(
@@ -87,7 +89,7 @@ def test_sparse_mla_block_lists_before_0_32():
         load_model("deepseek-v3.2"), args, platform("b200"), {}, user_block_size=None, kernels=frozenset()
     )[0]
     for release, sizes in (("0.31.0", ["32", "64"]), ("0.32.0", ["M32"])):
-        changes = changes_of("cuda", lambda c, r=release: c.name in CHANGES.present(r))
+        changes = changes_of(query, lambda c, r=release: c.name in CHANGES.present(r))
         assert [repr(b) for b in FLASHINFER_MLA_SPARSE.block_sizes(query._replace(changes=changes))] == sizes
 
 
@@ -136,3 +138,70 @@ def test_fingerprint_differs_per_release():
     a = res("qwen3-8b", "h100", vllm_version="0.33.0").fingerprint()
     b = res("qwen3-8b", "h100", vllm_version="0.34.0").fingerprint()
     assert a != b
+
+
+def test_fa_fp8_head_512_on_sm90_from_0_31():
+    """fa_utils.flash_attn_supports_kv_cache_dtype: 0.30 reads an FP8 cache only with FA3 on SM90 or
+    FA4 on SM100, so gemma-4's head-512 full layers leave FLASH_ATTN (with 0.30's words); 0.31 adds
+    FA4 at head 512 on SM90."""
+    r30 = res("gemma-4-31b", "h100", vllm_version="0.30.0", kv_cache_dtype="fp8", trace=True)
+    assert r30["attn_backend_full"] != "FLASH_ATTN"
+    assert candidates(r30, "attn_backend_full")["FLASH_ATTN"] == (
+        "FP8 KV cache requires FA3 on SM90 or FA4 on SM100",
+    )
+    assert (
+        res("gemma-4-31b", "h100", vllm_version="0.31.0", kv_cache_dtype="fp8")["attn_backend_full"]
+        == "FLASH_ATTN"
+    )
+
+
+@pytest.mark.parametrize(
+    ("release", "words"),
+    [
+        ("0.33.0", "FP8 KV cache requires FA3 on SM90, FA4 with head_size=512 on SM90, or FA4 on SM100"),
+        ("0.34.0", "FP8 KV requires FA3 (SM90), equal-d512 FA4 (SM90), or FA4 (SM100)."),
+    ],
+)
+def test_fa_fp8_refusal_words_per_release(release, words):
+    """The oracle's messages (h17o dev case selector-3117-00000, mimo-v2-flash head 192 on SM121)."""
+    with pytest.raises(ConflictError, match=re.escape(words)):
+        res(
+            "mimo-v2-flash",
+            "rtx5090",
+            vllm_version=release,
+            kv_cache_dtype="fp8",
+            attention_backend="FLASH_ATTN",
+            block_size=16,
+        )
+
+
+def test_triton_flash_attn_causal_route_fa4_only_in_0_30():
+    """§9.5 item 3: 0.30's composite asks FA4 for its causal route ("causal route requires
+    FlashAttention v4"); 0.31 accepts FA3 too."""
+    from resolvable.vllm.backends.cuda import TRITON_FLASH_ATTN
+
+    q30 = _sm90_mm_prefix_query("0.30.0")
+    q31 = _sm90_mm_prefix_query("0.31.0")
+    assert "causal route requires FlashAttention v4" in TRITON_FLASH_ATTN.candidate.reasons(q30)
+    assert "causal route requires FlashAttention v3 or v4" not in TRITON_FLASH_ATTN.candidate.reasons(q31)
+
+
+def _sm90_mm_prefix_query(release):
+    from resolvable.vllm import load_model
+    from resolvable.vllm.layers import changes_of, layer_queries
+    from resolvable.vllm.platforms import platform
+
+    class Args(dict):
+        __getattr__ = dict.__getitem__
+
+    args = Args(res("gemma-3-27b", "h100", vllm_version="0.33.0").to_dict()["values"])
+    q = layer_queries(
+        load_model("gemma-3-27b"),
+        args,
+        platform("h100"),
+        {},
+        user_block_size=None,
+        kernels=frozenset({"fa3"}),
+    )[0]
+    q = q._replace(head_size=256, use_mm_prefix=True)
+    return q._replace(changes=changes_of(q, lambda c: c.name in CHANGES.present(release)))
