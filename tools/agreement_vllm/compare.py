@@ -453,6 +453,8 @@ def main() -> int:
     for text, k in by_cause.most_common():
         ex = next(r for r in rows if r["cause"] == text)
         lines.append(f"- **{k}** × {text}  ")
+        if args.split == "heldout":
+            continue  # held-out cases are never shown (nobody fixing may look at them)
         lines.append(
             f"  repro: `{ex['id']}` model {ex['model']} {ex['mutations']} on {ex['platform']}, "
             f"install {ex['install']}, env {ex['env']}, flags `{' '.join(ex['argv'])}`"
@@ -469,7 +471,9 @@ def main() -> int:
         "agree": agree,
         "crashes": crashes,
     }
-    tmp.write_text(json.dumps(dict(summary, misses=[r for r in rows if not r["agree"]]), indent=1))
+    misses = [r for r in rows if not r["agree"]]
+    detail = {"causes": dict(by_cause)} if args.split == "heldout" else {"misses": misses}
+    tmp.write_text(json.dumps(dict(summary, **detail), indent=1))
     tmp.replace(out / f"{stem}.json")
     print("\n".join(lines[:6]))
     for text, k in by_cause.most_common(args.show):

@@ -57,7 +57,7 @@ def summarize(kind: str, split: str) -> str:
                 data["misses"] = [r for r in rows if not r["agree"]]
             data["n"] = len(rows)
         n, agree, crashes = data["n"], data["agree"], data.get("crashes", 0)
-        misses = data["misses"]
+        misses = data.get("misses", [])  # held-out reports keep counts by cause only
         lines.append(f"| {release} | {n} | {agree} | {100.0 * agree / max(1, n):.2f} | {crashes} |")
         for r in misses:
             causes[r["cause"]][release].append(r)
