@@ -1,90 +1,102 @@
-"""Agreement of the vLLM pack with the real vLLM 0.33.0 selector (the oracle), on a case grid.
+"""Agreement of the vLLM pack with each release's real attention selector (the oracle).
 
-Usage (repository venv; the oracle venv is separate)::
+Usage (repository venv; the oracle venvs are separate, see README.md)::
 
-    python tools/agreement_vllm/compare.py [--oracle /work/oracle/venv-vllm/bin/python] [--limit N] [--json OUT]
+    python tools/agreement_vllm/compare.py --vllm-version 0.33.0 --split dev -n 1500
+    python tools/agreement_vllm/compare.py --vllm-version 0.34.0 --split heldout -n 1500
 
-For every case (bundled model × CUDA capability × flag variant × install variant), the pack
-resolves; the same layer arguments go to ``oracle.py`` (one process per platform, install and
-environment), which runs vLLM's own selector. Compared per case: the backend of every layer
-kind, the block size, the FlashAttention version of FLASH_ATTN layers and the MLA prefill
-backend; a refusal must be a refusal on both sides. Not collected by pytest (no ``test_``
-prefix); nothing here is imported by the package.
+Cases come from ``generate.py`` (kind ``selector``): a bundled model config with mutations × a
+CUDA device × an install variant × an environment × 0–5 selector flags. For every case the pack
+resolves (``resolve_vllm_args``, with ``vllm_version`` when the pack has it); the same layer
+arguments go to ``oracle.py`` in the release's venv (one process per install variant), which runs
+vLLM's own selector. Compared per case: the backend of every layer kind, the block size, the
+FlashAttention version of FLASH_ATTN layers and the MLA prefill backend; a refusal must be a
+refusal on both sides. Oracle answers are cached in ``/work/oracle-vllm/cache-selector-<V>.jsonl``
+(key: release, oracle revision, install, device, env, the oracle case). Reports go to
+``reports/selector-<V>-<split>.{md,json}``. Not collected by pytest; nothing here is imported by
+the package.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+import hashlib
+import inspect
 import json
+import os
 import subprocess
 import sys
-from collections import defaultdict
+import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import generate
+
 from resolvable import Platform
-from resolvable.errors import ConflictError
-from resolvable.vllm import KIND_FIELDS, load_model, resolve_vllm_args
-from resolvable.vllm.layers import layer_queries, use_mla
+from resolvable.vllm import KIND_FIELDS, resolve_vllm_args
+from resolvable.vllm.layers import layer_queries
 
 HERE = Path(__file__).resolve().parent
-ORACLE = "/work/oracle/venv-vllm/bin/python"
-
-#: CUDA capabilities: SM75 … SM121 (presets where they exist, else a custom platform).
-CAPABILITIES = [(7, 5), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0), (12, 0), (12, 1)]
-
-MODELS = [
-    "llama-3.1-8b",
-    "qwen3-8b",
-    "gemma-2-9b",
-    "gemma-3-27b",
-    "gemma-4-31b",
-    "gpt-oss-120b",
-    "mimo-v2-flash",
-    "exaone-4.0-32b",
-    "olmo-3-7b",
-    "step-3.5-flash",
-    "deepseek-v3",
-    "deepseek-v2-lite",
-    "kimi-k2-instruct",
-    "deepseek-v3.2",
-    "glm-5",
-    "qwen3-next-80b-a3b",
-    "llama-4-scout",
-    "minimax-m2",
-]
-
-VARIANTS = [
-    {},
-    {"tensor_parallel_size": 8},
-    {"kv_cache_dtype": "fp8"},
-    {"block_size": 16},
-    {"block_size": 128},
-    {"tensor_parallel_size": 8, "block_size": 16},
-    {"tensor_parallel_size": 8, "kv_cache_dtype": "fp8"},
-    {"attention_backend": "FLASH_ATTN"},
-    {"attention_backend": "TRITON_ATTN"},
-    {"attention_backend": "FLASHINFER"},
-    {"attention_backend": "TRITON_MLA"},
-    {"dtype": "float16"},
-    {"kv_cache_dtype": "fp8_e5m2"},
-]
-
-ENVS = [{}, {"VLLM_BATCH_INVARIANT": "1"}]
-INSTALLS = [None, "flashinfer=0", "fa3=0,fa4=0", "cute_dsl=0,tokenspeed_mla=0"]
+ORACLE_ROOT = Path(os.environ.get("VLLM_ORACLE_ROOT", "/work/oracle-vllm"))
+RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
+ORACLE_REVISION = 3  # keep equal to oracle.ORACLE_REVISION (no vLLM import here)
 
 
-def platform_for(cc: tuple[int, int]) -> Platform:
-    for p in Platform.presets().values():
-        if p.vendor == "cuda" and tuple(p.capability) == cc:
-            return p
-    return Platform.preset("h100").replace(name=f"sm{cc[0]}{cc[1]}", capability=cc)
+#: the pack gets the case as argv through its own CLI parser (``--via-api``: as keyword arguments)
+VIA_CLI = True
 
 
-def oracle_case(case_id: str, hf, res, flags: dict, *, refused: bool = False) -> dict:
+def _cli():
+    """``(parse, resolution_kwargs)`` of the pack's vLLM CLI surface, or None where it has none."""
+    try:
+        from resolvable.vllm.cli_args import parse, resolution_kwargs
+    except ImportError:
+        return None
+    return parse, resolution_kwargs
+
+
+def pack_releases() -> bool:
+    """Whether this pack's ``resolve_vllm_args`` takes ``vllm_version`` (per-release answers)."""
+    return "vllm_version" in inspect.signature(resolve_vllm_args).parameters
+
+
+def platform_for(name: str) -> Platform:
+    if name.startswith("sm"):
+        cc = (int(name[2:-1]), int(name[-1]))
+        base = Platform.preset("b200" if cc[0] >= 10 else "h100")
+        return base.replace(name=name, capability=cc, device_name=f"NVIDIA sm{name[2:]}")
+    return Platform.preset(name)
+
+
+def oracle_platform(p: Platform) -> dict:
+    return {
+        "vendor": "cuda",
+        "cc": list(p.capability),
+        "device_name": p.device_name,
+        "memory_gib": p.memory_gib,
+        "device_count": p.device_count,
+    }
+
+
+def oracle_case(
+    case_id: str, hf, res, flags: dict, *, refused: bool = False, overrides: dict | None = None, platform=None
+) -> dict:
+    """The oracle's input for one case: the layer arguments the pack derives (``overrides``
+    replaces resolved values, ``platform`` the resolution's device, for refused cases)."""
     args = _View(res)
+    args.update(overrides or {})
+    resolution, res = res, args
     kernels = frozenset(res["installed_kernels"])
-    qs = layer_queries(hf, args, res.platform, {}, user_block_size=flags.get("block_size"), kernels=kernels)
+    qs = layer_queries(
+        hf,
+        args,
+        platform or resolution.platform,
+        {},
+        user_block_size=flags.get("block_size"),
+        kernels=kernels,
+    )
     t = hf.text_config
     heads = int(t.get("num_attention_heads") or 1)
     mla = bool(res["use_mla"])
@@ -126,7 +138,7 @@ def oracle_case(case_id: str, hf, res, flags: dict, *, refused: bool = False) ->
         # the oracle runs only the selector, so it gets the backend after those overrides
         "attention": {
             "backend": flags.get("attention_backend") if refused or not layers else res["attention_backend"],
-            "flash_attn_version": _override_fa_version(res),
+            "flash_attn_version": _override_fa_version(resolution),
         },
         "model": {
             "hf_text": text,
@@ -157,147 +169,315 @@ class _View(dict):
         self.__dict__ = self
 
 
-def build_cases(limit: int | None, installs=None, envs=None):
-    jobs: dict[tuple, list] = defaultdict(list)
-    expected: dict[str, dict] = {}
-    n = 0
-    for model, cc, flags, env, kernels in itertools.product(
-        MODELS, CAPABILITIES, VARIANTS, envs or ENVS, installs or INSTALLS
-    ):
-        if env and kernels:
-            continue  # keep the grid small: one axis at a time besides the flags
-        hf = load_model(model)
-        if flags.get("attention_backend") == "TRITON_MLA" and not use_mla(hf, env):
-            continue
-        if flags.get("attention_backend") in ("FLASHINFER", "TRITON_ATTN") and use_mla(hf, env):
-            continue
-        case_id = f"{model}|sm{cc[0]}{cc[1]}|{json.dumps(flags, sort_keys=True)}|{json.dumps(env)}|{kernels}"
-        platform = platform_for(cc)
-        all_flags = dict(flags, **({"kernels": kernels} if kernels else {}))
-        try:
-            res = resolve_vllm_args(hf, platform, env, **all_flags)
-        except ConflictError as exc:
-            expected[case_id] = {"error": str(exc)[:200]}
-            # the oracle still needs the layer arguments: resolve without the failing check
+#: vLLM's --dtype spellings (config/model.py : _STR_DTYPE_TO_TORCH_DTYPE)
+DTYPE_SPELLINGS = {"half": "float16", "float": "float32"}
+
+
+def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
+    """(expected answer, oracle case or None). Expected: backends/block size/…, or error/crash."""
+    from resolvable.errors import ConflictError
+
+    hf = case["config"]
+    platform = platform_for(case["platform"])
+    flags = dict(case["flags"])
+    if VIA_CLI and _cli() is not None:
+        parse, resolution_kwargs = _cli()
+        try:  # the pack's own `vllm serve` parser, as a pasted command reaches the rules
+            flags = resolution_kwargs(parse(["MODEL", *case["argv"]], release))
+        except ValueError as exc:
+            return {"error": f"{type(exc).__name__}: {str(exc)[:300]}", "input_error": True}, None
+    if case["install"]:
+        flags["kernels"] = case["install"]
+    extra = {"vllm_version": release} if pack_releases() else {}
+    env = case["env"]
+    try:
+        res = resolve_vllm_args(hf, platform, env, **extra, **flags)
+    except ConflictError as exc:
+        expected = {"error": str(exc)[:300]}
+        # the oracle still needs the layer arguments the user's flags give: resolve without the
+        # flags that can make selection fail (on a device where some backend fits, B200, if none
+        # does here), then put the user's dtype and KV-cache dtype back (vLLM's spellings)
+        drop = ("attention_backend", "kv_cache_dtype", "dtype", "block_size")
+        sub = {k: v for k, v in flags.items() if k not in drop}
+        res = None
+        for device, environ in (
+            (platform, env),
+            (Platform.preset("b200"), env),
+            (Platform.preset("b200"), {}),
+        ):
             try:
-                res = resolve_vllm_args(
-                    hf, platform, env, **{k: v for k, v in all_flags.items() if k != "attention_backend"}
-                )
-            except ConflictError:
+                res = resolve_vllm_args(hf, device, environ, **extra, **sub)
+                break
+            except ValueError:
                 continue
-            ocase = oracle_case(case_id, hf, res, flags, refused=True)
-        else:
-            expected[case_id] = {
-                "backends": {
-                    q: res[f] for q, f in KIND_FIELDS.items() if res[f] is not None and q != "indexer"
-                },
-                "block_size": res["block_size"],
-                "flash_attn_version": res["flash_attn_version"],
-                "mla_prefill_backend": res["mla_prefill_backend"],
-            }
-            ocase = oracle_case(case_id, hf, res, flags)
-        key = (cc, tuple(sorted(res["installed_kernels"])), tuple(sorted(env.items())))
-        jobs[key].append(ocase)
-        n += 1
-        if limit and n >= limit:
-            return jobs, expected
-    return jobs, expected
-
-
-def _run_group(python: str, key: tuple, cases: list) -> list[dict]:
-    cc, kernels, env = key
-    payload = {
-        "platform": {"vendor": "cuda", "cc": list(cc)},
-        "kernels": list(kernels),
-        "env": dict(env),
-        "cases": cases,
+        if res is None:
+            return expected, None
+        overrides = {}
+        dtype = DTYPE_SPELLINGS.get(str(flags.get("dtype", "auto")), flags.get("dtype", "auto"))
+        if dtype != "auto":
+            overrides["dtype"] = dtype
+        elif tuple(platform.capability) < (8, 0) and res["dtype"] == "bfloat16":
+            overrides["dtype"] = "float16"
+        if flags.get("kv_cache_dtype") not in (None, "auto"):
+            overrides["kv_cache_dtype"] = flags["kv_cache_dtype"]
+        ocase = oracle_case(
+            case["id"], _HF(hf), res, case["flags"], refused=True, overrides=overrides, platform=platform
+        )
+        return expected, ocase
+    except ValueError as exc:
+        return {"error": f"{type(exc).__name__}: {str(exc)[:300]}", "input_error": True}, None
+    except Exception as exc:
+        return {"crash": f"{type(exc).__name__}: {exc}"[:300]}, None
+    expected = {
+        "backends": {q: res[f] for q, f in KIND_FIELDS.items() if res[f] is not None and q != "indexer"},
+        "block_size": res["block_size"],
+        "flash_attn_version": res["flash_attn_version"],
+        "mla_prefill_backend": res["mla_prefill_backend"],
     }
-    proc = subprocess.run(
-        [python, str(HERE / "oracle.py")],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=3000,
-    )
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stderr[-3000:])
-        raise SystemExit(f"oracle failed for sm{cc}: rc={proc.returncode}")
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    return expected, oracle_case(case["id"], _HF(hf), res, case["flags"])
 
 
-def run_oracle(python: str, jobs: dict, workers: int = 12, on_group=None) -> dict[str, dict]:
-    """One oracle process per (capability, install, env) group, ``workers`` at a time;
-    ``on_group(results_so_far)`` runs after each group (partial figures survive an interruption)."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed
+def _HF(config: dict):
+    from resolvable._hfconfig import HFConfig
 
-    results = {}
+    return HFConfig(config)
+
+
+def _cache_key(release: str, install, platform: dict, env: dict, ocase: dict) -> str:
+    body = dict(ocase, id=None)
+    text = json.dumps([release, ORACLE_REVISION, install, platform, env, body], sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def run_oracle(release: str, groups: dict, workers: int, isolated: bool = False) -> dict[str, dict]:
+    """groups: install -> list of (key, platform, env, ocase). Cached by key. ``isolated``: one
+    process per (install, device, env) group, cached apart (checks the shared-process shortcut)."""
+    suffix = "-isolated" if isolated else ""
+    cache_path = ORACLE_ROOT / f"cache-selector-{release}{suffix}.jsonl"
+    cache: dict[str, dict] = {}
+    if cache_path.exists():
+        for line in cache_path.read_text().splitlines():
+            try:  # two runs of one release may append at once: skip a torn line
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            cache[row["key"]] = row["answer"]
+    python = str(ORACLE_ROOT / f"v{release}" / "bin" / "python")
+    results: dict[str, dict] = {}
+    todo: dict = {}
+    for install, items in groups.items():
+        for key, platform, env, ocase in items:
+            if key in cache:
+                results[ocase["id"]] = cache[key]
+            else:
+                todo.setdefault(install, []).append((key, platform, env, ocase))
+
+    def one(install, items):
+        by_group: dict[str, dict] = {}
+        keys = {}
+        for key, platform, env, ocase in items:
+            gk = json.dumps([platform, env], sort_keys=True)
+            by_group.setdefault(gk, {"platform": platform, "env": env, "cases": []})["cases"].append(ocase)
+            keys[ocase["id"]] = key
+        kernels = sorted(_kernels_for(install))
+        payload = {"kernels": kernels, "groups": list(by_group.values())}
+        proc = subprocess.run(
+            [python, str(HERE / "oracle.py")],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=5400,
+        )
+        rows = [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stderr[-3000:])
+        return rows, keys
+
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_run_group, python, key, cases) for key, cases in jobs.items()]
-        for i, future in enumerate(as_completed(futures), 1):
-            for row in future.result():
-                results[row["id"]] = row
-            print(f"  oracle groups done: {i}/{len(futures)}", file=sys.stderr, flush=True)
-            if on_group is not None:
-                on_group(results)
+        units = []
+        for install, items in todo.items():
+            if not isolated:
+                units.append((install, items))
+                continue
+            split: dict[str, list] = defaultdict(list)
+            for item in items:
+                split[json.dumps([item[1], item[2]], sort_keys=True)].append(item)
+            units += [(install, part) for part in split.values()]
+        futures = [pool.submit(one, install, items) for install, items in units]
+        with cache_path.open("a", buffering=1) as fh:
+            for fut in futures:
+                rows, keys = fut.result()
+                for row in rows:
+                    answer = {k: v for k, v in row.items() if k != "id"}
+                    results[row["id"]] = answer
+                    fh.write(json.dumps({"key": keys[row["id"]], "answer": answer}) + "\n")
     return results
 
 
-def compare(expected: dict, results: dict) -> list[dict]:
-    rows = []
-    for case_id, exp in expected.items():
-        got = results.get(case_id)
-        if got is None:
-            continue
-        diffs = []
-        if "error" in exp or "error" in got:
-            if ("error" in exp) != ("error" in got):
-                diffs.append(("refusal", exp.get("error", "accepted"), got.get("error", "accepted")))
-        else:
-            if exp["backends"] != got["backends"]:
-                diffs.append(("backends", exp["backends"], got["backends"]))
-            if exp["block_size"] != got.get("block_size"):
-                diffs.append(("block_size", exp["block_size"], got.get("block_size")))
-            if (
-                got.get("flash_attn_version") is not None
-                and exp["flash_attn_version"] != got["flash_attn_version"]
-            ):
-                diffs.append(("flash_attn_version", exp["flash_attn_version"], got["flash_attn_version"]))
-            if got.get("mla_prefill_backend") and exp["mla_prefill_backend"] != got["mla_prefill_backend"]:
-                diffs.append(("mla_prefill_backend", exp["mla_prefill_backend"], got["mla_prefill_backend"]))
-        rows.append({"id": case_id, "agree": not diffs, "diffs": diffs})
-    return rows
+def _kernels_for(install: str | None) -> set[str]:
+    from resolvable.vllm.kernels import parse_overrides, standard_install
+
+    kernels = set(standard_install(Platform.preset("h100")))
+    for name, on in parse_overrides(install).items():
+        (kernels.add if on else kernels.discard)(name)
+    return kernels
+
+
+def classify(exp: dict, got: dict | None) -> list[tuple]:
+    if got is None:
+        return [("oracle_missing", None, None)]
+    if "crash" in exp:
+        return [("pack_crash", exp["crash"], None)]
+    if "error" in exp or "error" in got:
+        if ("error" in exp) != ("error" in got):
+            return [("refusal", exp.get("error", "accepted"), got.get("error", "accepted"))]
+        return []
+    diffs = []
+    if exp["backends"] != got["backends"]:
+        diffs.append(("backends", exp["backends"], got["backends"]))
+    if exp["block_size"] != got.get("block_size"):
+        diffs.append(("block_size", exp["block_size"], got.get("block_size")))
+    if got.get("flash_attn_version") is not None and exp["flash_attn_version"] != got["flash_attn_version"]:
+        diffs.append(("flash_attn_version", exp["flash_attn_version"], got["flash_attn_version"]))
+    if got.get("mla_prefill_backend") and exp["mla_prefill_backend"] != got["mla_prefill_backend"]:
+        diffs.append(("mla_prefill_backend", exp["mla_prefill_backend"], got["mla_prefill_backend"]))
+    return diffs
+
+
+def _reason(msg: str) -> str:
+    """The pack's reasons in a refusal, without the layer details (groups misses by cause)."""
+    import re
+
+    head = "selected backend" if msg.startswith("Selected backend") else "no valid backend"
+    found = re.findall(r"'([^']+)'|\b([a-z_]+ not supported)", msg.split("Reason", 1)[-1])
+    reasons = sorted({x or y for x, y in found if (x or y) and "not supported" in (x or y)})
+    dtype = re.search(r"dtype=(half|float)\b", msg)
+    tail = f" (dtype={dtype.group(1)})" if dtype else ""
+    return f"{head}: {', '.join(reasons[:4]) or msg[:60]}{tail}"
+
+
+def cause(diffs: list[tuple]) -> str:
+    kind, a, b = diffs[0]
+    if kind == "refusal":
+        if a == "accepted":
+            return f"oracle refuses, pack accepts: {str(b).split(':')[0]}"
+        return "pack refuses, oracle accepts: " + _reason(str(a))
+    if kind == "backends":
+        keys = sorted(set(a) | set(b))
+        parts = [f"{k}: pack {a.get(k)} vs vllm {b.get(k)}" for k in keys if a.get(k) != b.get(k)]
+        return "backend " + "; ".join(parts)
+    return f"{kind}: pack {a} vs vllm {b}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--oracle", default=ORACLE)
-    parser.add_argument("--limit", type=int)
-    parser.add_argument("--json", help="write every row to this file")
-    parser.add_argument("--show", type=int, default=25, help="disagreements to print")
-    parser.add_argument("--workers", type=int, default=12, help="oracle processes at a time")
-    parser.add_argument("--default-install-only", action="store_true", help="skip the install variants")
-    parser.add_argument("--models", help="comma-separated subset of the models")
+    parser.add_argument("--vllm-version", default="0.33.0", choices=RELEASES)
+    parser.add_argument("--split", choices=("dev", "heldout"), default="dev")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("-n", type=int, default=1500)
+    parser.add_argument("--workers", type=int, default=2, help="oracle processes at a time")
+    parser.add_argument("--show", type=int, default=20)
+    parser.add_argument("--out", default=str(HERE / "reports"))
+    parser.add_argument("--via-api", action="store_true", help="flags as keyword arguments, not argv")
+    parser.add_argument("--isolated", action="store_true", help="one oracle process per device/env group")
     args = parser.parse_args()
-    installs = [None] if args.default_install_only else None
-    if args.models:
-        MODELS[:] = [m for m in args.models.split(",") if m]
-    jobs, expected = build_cases(args.limit, installs=installs)
-
-    def progress(results):
-        rows = compare(expected, results)
-        agree = sum(r["agree"] for r in rows)
-        print(f"  so far: {agree}/{len(rows)} agree", file=sys.stderr, flush=True)
-        if args.json:
-            Path(args.json).write_text(json.dumps(rows, indent=1))
-
-    results = run_oracle(args.oracle, jobs, args.workers, progress)
-    rows = compare(expected, results)
+    release = args.vllm_version
+    global VIA_CLI
+    VIA_CLI = not args.via_api
+    seed = generate.seed_for(args.split, args.seed)
+    cases = generate.generate("selector", seed, args.n)
+    t0 = time.time()
+    expected: dict[str, dict] = {}
+    groups: dict = defaultdict(list)
+    byid = {c["id"]: c for c in cases}
+    for case in cases:
+        exp, ocase = pack_side(case, release)
+        expected[case["id"]] = exp
+        if ocase is not None:
+            platform = oracle_platform(platform_for(case["platform"]))
+            key = _cache_key(release, case["install"], platform, case["env"], ocase)
+            groups[case["install"]].append((key, platform, case["env"], ocase))
+    t_pack = time.time() - t0
+    results = run_oracle(release, groups, args.workers, args.isolated)
+    rows = []
+    counts = Counter()
+    for cid, exp in expected.items():
+        if "input_error" in exp:
+            diffs = [("pack_input_error", exp["error"], None)]
+        else:
+            diffs = classify(exp, results.get(cid))
+        c = byid[cid]
+        row = {
+            "id": cid,
+            "agree": not diffs,
+            "model": c["model"],
+            "mutations": c["mutations"],
+            "platform": c["platform"],
+            "install": c["install"],
+            "env": c["env"],
+            "argv": c["argv"],
+            "pack": exp,
+            "oracle": results.get(cid),
+            "diffs": diffs,
+            "cause": cause(diffs) if diffs else None,
+        }
+        rows.append(row)
+        counts[
+            "crash"
+            if "crash" in exp
+            else ("oracle_missing" if diffs and diffs[0][0] == "oracle_missing" else "")
+        ] += 1
+    n = len(rows)
     agree = sum(r["agree"] for r in rows)
-    print(f"cases compared: {len(rows)}  agree: {agree}  ({100.0 * agree / max(1, len(rows)):.2f}%)")
-    for r in [r for r in rows if not r["agree"]][: args.show]:
-        print(f"  {r['id']}: {r['diffs']}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    crashes = counts["crash"]
+    missing = counts["oracle_missing"]
+    by_cause = Counter(r["cause"] for r in rows if not r["agree"])
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"selector-{release}-{args.split}"
+    pack_rel = release if pack_releases() else "0.33.0 (the pack has no vllm_version yet)"
+    cmd = f"python tools/agreement_vllm/compare.py --vllm-version {release} --split {args.split} -n {args.n}"
+    lines = [
+        f"# vLLM {release} selector agreement, {args.split} split (seed {seed})",
+        "",
+        f"Command: `{cmd}`  ",
+        f"Pack answers for: {pack_rel}; input: {'argv through the pack CLI parser' if VIA_CLI and _cli() else 'keyword arguments'}  ",
+        f"Cases: {n}; agree: {agree} ({100.0 * agree / max(1, n):.2f}%); pack crashes: {crashes}; "
+        f"oracle missing: {missing}; pack side {t_pack:.1f}s",
+        "",
+        "## Disagreements by cause (count, one repro)",
+        "",
+    ]
+    for text, k in by_cause.most_common():
+        ex = next(r for r in rows if r["cause"] == text)
+        lines.append(f"- **{k}** × {text}  ")
+        if args.split == "heldout":
+            continue  # held-out cases are never shown (nobody fixing may look at them)
+        lines.append(
+            f"  repro: `{ex['id']}` model {ex['model']} {ex['mutations']} on {ex['platform']}, "
+            f"install {ex['install']}, env {ex['env']}, flags `{' '.join(ex['argv'])}`"
+        )
+    tmp = out / f".{stem}.md.tmp"
+    tmp.write_text("\n".join(lines) + "\n")
+    tmp.replace(out / f"{stem}.md")
+    tmp = out / f".{stem}.json.tmp"
+    summary = {
+        "release": release,
+        "split": args.split,
+        "seed": seed,
+        "n": n,
+        "agree": agree,
+        "crashes": crashes,
+    }
+    misses = [r for r in rows if not r["agree"]]
+    detail = {"causes": dict(by_cause)} if args.split == "heldout" else {"misses": misses}
+    tmp.write_text(json.dumps(dict(summary, **detail), indent=1))
+    tmp.replace(out / f"{stem}.json")
+    print("\n".join(lines[:6]))
+    for text, k in by_cause.most_common(args.show):
+        print(f"  {k:5d}  {text[:200]}")
     return 0
 
 

@@ -1,16 +1,25 @@
-"""Oracle: run the real vLLM 0.33.0 selector on a CPU-only host, one platform per process.
+"""Oracle: run a real vLLM release's attention selector (0.30.0 … 0.34.0) on a CPU-only host.
 
-Run with the oracle interpreter (``/work/oracle/venv-vllm/bin/python``: torch 2.13.0 CPU build +
-the vllm 0.33.0 wheel with --no-deps + the few imports it needs + flashinfer-python 0.7.2.post1).
-Reads ``{"platform": {...}, "cases": [...]}`` as JSON on stdin; writes one JSON result per case.
+Run with a release's oracle interpreter (``/work/oracle-vllm/v<V>/bin/python``, built by
+``setup_oracle.sh``: the vllm wheel installed with --no-deps, flashinfer-python at the release's
+pin, and the shared heavy dependencies, torch 2.13.0 CPU among them, through a ``.pth`` file).
+Reads ``{"kernels": [...], "groups": [{"platform": {...}, "env": {...}, "cases": [...]}]}`` as
+JSON on stdin; writes one JSON line per case.
 
-What is faked (vllm-attention-spec.md, appendix B), and nothing else:
+One process serves every group of one *install* (the set of kernel packages): the CUDA
+capability, device name and environment change between groups, and every ``functools`` cache of
+the ``vllm`` modules is cleared then (``_reset``), because vLLM's import costs 30–40 s here.
+``--isolated`` (or ``ORACLE_ISOLATED=1`` from the comparer) checks that shortcut: it is what the
+per-group answers must equal when each group runs in its own process.
 
-* ``current_platform``: a ``NonNvmlCudaPlatform`` subclass with a fixed capability (or a
-  ``RocmPlatform`` with a fixed gfx arch), set before any backend module is imported;
+What is faked (vllm-attention-spec.md, appendix B; vllm-config-spec.md §10), and nothing else:
+
+* ``current_platform``: a ``NonNvmlCudaPlatform`` subclass whose capability, name, memory and GPU
+  count come from the group, set before any backend module is imported;
 * compiled extensions that cannot load without a GPU: ``vllm._C_stable_libtorch`` and, when the
-  case's install has them, ``_vllm_fa2_C``/``_vllm_fa3_C``/``_flashmla_C``/``_flashmla_extension_C``,
+  install has them, ``_vllm_fa2_C``/``_vllm_fa3_C``/``_flashmla_C``/``_flashmla_extension_C``,
   ``tokenspeed_mla``, ``vllm_flash_attn.cute.interface`` (empty modules: "the .so imports");
+  ``importlib.util.find_spec`` answers None for kernel packages the install lacks;
 * ``VLLM_HAS_FLASHINFER_CUBIN=1`` (no network); ``torch.empty(device="cuda")`` goes to ``meta``;
   the GEMM probes ``_custom_ops.cutlass_*supports*`` return True;
 * the current ``VllmConfig`` is a namespace holding the real ``AttentionConfig`` and the fields the
@@ -19,12 +28,17 @@ What is faked (vllm-attention-spec.md, appendix B), and nothing else:
 The layer arguments (head size, dtype, kv dtype, MLA/sparse/sink/sliding-window/mm-prefix flags,
 attention type, heads per rank) come from the case: the comparer derives them from the model
 config. What this measures is vLLM's own selection: priorities, every backend's
-``validate_configuration``, the FA-version rules, ``_preferred_block_size_for_backends`` and the
-MLA prefill selection.
+``validate_configuration``, the FA-version rules, the release's block-size preference
+(``_preferred_block_size_for_backends`` 0.31+, the first backend's preference in 0.30, with the
+release's ``CacheConfig.DEFAULT_BLOCK_SIZE``) and the MLA prefill selection.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib.util
+import inspect
 import json
 import os
 import sys
@@ -33,6 +47,12 @@ import types
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 os.environ["VLLM_HAS_FLASHINFER_CUBIN"] = "1"
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+
+#: bump when a recorded answer changes meaning (the comparer's cache key includes it)
+ORACLE_REVISION = 3
+
+_BASE_ENV = dict(os.environ)
+_ABSENT: set[str] = set()  # top-level packages find_spec must not find (not in this install)
 
 
 def _stub(name: str, permissive: bool = False) -> None:
@@ -46,9 +66,37 @@ def _stub(name: str, permissive: bool = False) -> None:
         setattr(sys.modules[parent], child, module)
 
 
-def setup(platform: dict, kernels: set[str], env: dict[str, str]) -> None:
-    for key, value in env.items():
-        os.environ[key] = value
+_TORCHVISION_LIB = None
+
+
+def _torchvision_ops() -> None:
+    """torchvision's compiled ops are a CUDA build here and do not load; its import still
+    registers fake kernels for ``nms``/``qnms``: define those two schemas so the import (which the
+    multimodal model classes need for inspection) succeeds."""
+    global _TORCHVISION_LIB
+    import torch
+
+    try:
+        torch.ops.torchvision.nms  # noqa: B018 - present when the compiled ops loaded
+        return
+    except (AttributeError, RuntimeError):
+        pass
+    _TORCHVISION_LIB = torch.library.Library("torchvision", "DEF")
+    for name in ("nms", "qnms"):
+        _TORCHVISION_LIB.define(f"{name}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+
+
+class _Hw:
+    """The faked device of the current group (read by the platform class at call time)."""
+
+    cc = (9, 0)
+    name = "NVIDIA H100 80GB HBM3"
+    memory = 80 * 1024**3
+    count = 8
+
+
+def setup(kernels: set[str]) -> None:
+    _torchvision_ops()
     import torch
 
     _real_empty = torch.empty
@@ -59,6 +107,18 @@ def setup(platform: dict, kernels: set[str], env: dict[str, str]) -> None:
         return _real_empty(*args, **kwargs)
 
     torch.empty = empty
+    _real_find_spec = importlib.util.find_spec
+
+    def find_spec(name, package=None):
+        if name.split(".")[0] in _ABSENT:
+            return None
+        return _real_find_spec(name, package)
+
+    importlib.util.find_spec = find_spec
+    for package, kernel in (("flashinfer", "flashinfer"), ("tokenspeed_mla", "tokenspeed_mla")):
+        if kernel not in kernels:  # not installed: `import` fails and find_spec answers None
+            _ABSENT.add(package)
+            sys.modules[package] = None
     import vllm  # noqa: F401
 
     _stub("vllm._C_stable_libtorch")
@@ -75,72 +135,97 @@ def setup(platform: dict, kernels: set[str], env: dict[str, str]) -> None:
         _stub("vllm.vllm_flash_attn.cute.interface", permissive=True)
 
     import vllm.platforms as platforms
+    from vllm.platforms.cuda import NonNvmlCudaPlatform
     from vllm.platforms.interface import DeviceCapability
 
-    if platform["vendor"] == "cuda":
-        from vllm.platforms.cuda import NonNvmlCudaPlatform
+    class FakeCuda(NonNvmlCudaPlatform):
+        @classmethod
+        def get_device_capability(cls, device_id: int = 0):
+            return DeviceCapability(major=_Hw.cc[0], minor=_Hw.cc[1])
 
-        major, minor = platform["cc"]
+        @classmethod
+        def get_device_name(cls, device_id: int = 0) -> str:
+            return _Hw.name
 
-        class FakeCuda(NonNvmlCudaPlatform):
-            @classmethod
-            def get_device_capability(cls, device_id: int = 0):
-                return DeviceCapability(major=major, minor=minor)
+        @classmethod
+        def get_device_total_memory(cls, device_id: int = 0) -> int:
+            return _Hw.memory
 
-            @classmethod
-            def get_device_name(cls, device_id: int = 0) -> str:
-                return f"fake-sm{major}{minor}"
+        @classmethod
+        def device_count(cls) -> int:
+            return _Hw.count
 
-            @classmethod
-            def device_count(cls) -> int:
-                return 8
+        @classmethod
+        def num_compute_units(cls, device_id: int = 0) -> int:
+            return 132
 
-            @classmethod
-            def num_compute_units(cls, device_id: int = 0) -> int:
-                return 132
-
-        platforms._current_platform = FakeCuda()
-    elif platform["vendor"] == "hip":
-        raise SystemExit("ROCm oracle not set up in this harness")
-    elif platform["vendor"] == "cpu":
-        pass  # the real CPU platform
+    platforms._current_platform = FakeCuda()
     import vllm._custom_ops as ops
 
     for name in dir(ops):
         if name.startswith("cutlass_") and "supports" in name:
             setattr(ops, name, lambda *a, **k: True)
-    if "fa4" not in kernels:
-        import vllm.vllm_flash_attn.flash_attn_interface as fai
+    import vllm.vllm_flash_attn.flash_attn_interface as fai
 
-        fai.FA4_AVAILABLE = False
-    if "fa2" in kernels or "fa3" in kernels:
-        import vllm.vllm_flash_attn.flash_attn_interface as fai
+    fai.FA4_AVAILABLE = "fa4" in kernels and getattr(fai, "FA4_AVAILABLE", True)
+    fai.FA2_AVAILABLE = "fa2" in kernels
+    fai.FA3_AVAILABLE = "fa3" in kernels
 
-        fai.FA2_AVAILABLE = "fa2" in kernels
-        fai.FA3_AVAILABLE = "fa3" in kernels
+
+def _reset(platform: dict, env: dict[str, str]) -> None:
+    """Switch to a group's device and environment; clear vLLM's functools caches."""
+    _Hw.cc = tuple(platform["cc"])
+    _Hw.name = platform.get("device_name") or f"NVIDIA sm{_Hw.cc[0]}{_Hw.cc[1]}"
+    _Hw.memory = int(float(platform.get("memory_gib") or 80) * 1024**3)
+    _Hw.count = int(platform.get("device_count") or 8)
+    os.environ.clear()
+    os.environ.update(_BASE_ENV)
+    os.environ.update(env)
+    import vllm.envs as envs
+
+    if hasattr(envs, "disable_envs_cache"):
+        envs.disable_envs_cache()
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("vllm") or module is None:
+            continue
+        for value in list(getattr(module, "__dict__", {}).values()):
+            _clear(value)
+            if isinstance(value, type) and value.__module__ == name:
+                for attr in list(value.__dict__.values()):
+                    _clear(getattr(attr, "__func__", attr))
+
+
+def _clear(obj) -> None:
+    # only functools caches: a generic getattr can trigger lazy loaders (ctypes, platform proxies)
+    if isinstance(obj, functools._lru_cache_wrapper):
+        obj.cache_clear()
 
 
 class _Obj(types.SimpleNamespace):
     pass
 
 
-def _hf(text: dict) -> _Obj:
-    return _Obj(**text)
+def _default_block_size() -> int:
+    from vllm.config.cache import CacheConfig
+
+    return CacheConfig.DEFAULT_BLOCK_SIZE
 
 
 def vllm_config(case: dict):
     from vllm.config.attention import AttentionConfig
 
     att = case["attention"]
-    attention_config = AttentionConfig(
-        backend=att.get("backend"),
-        backend_per_kind=att.get("backend_per_kind") or {},
-        flash_attn_version=att.get("flash_attn_version"),
-        use_trtllm_attention=att.get("use_trtllm_attention"),
-        use_non_causal=att.get("use_non_causal", False),
-    )
+    known = {f.name for f in dataclasses.fields(AttentionConfig)}
+    kwargs = {
+        "backend": att.get("backend"),
+        "backend_per_kind": att.get("backend_per_kind") or {},
+        "flash_attn_version": att.get("flash_attn_version"),
+        "use_trtllm_attention": att.get("use_trtllm_attention"),
+        "use_non_causal": att.get("use_non_causal", False),
+    }
+    attention_config = AttentionConfig(**{k: v for k, v in kwargs.items() if k in known})
     model = case["model"]
-    text = _hf(model["hf_text"])
+    text = _Obj(**model["hf_text"])
     tp = case["tp"]
 
     class ModelConfig(_Obj):
@@ -168,7 +253,7 @@ def vllm_config(case: dict):
     )
     cache = _Obj(
         cache_dtype=case["kv_cache_dtype"],
-        block_size=case["block_size"] or 16,
+        block_size=case["block_size"] or _default_block_size(),
         user_specified_block_size=case["block_size"] is not None,
         kv_cache_dtype_skip_layers=None,
     )
@@ -188,10 +273,21 @@ def vllm_config(case: dict):
     )
 
 
+def _preferred_block_size(distinct: list, cfg) -> int:
+    from vllm.config.vllm import set_current_vllm_config
+    from vllm.platforms import current_platform
+
+    default = _default_block_size()
+    # a class lookup: the platform instance answers None for unknown attributes (0.30)
+    if callable(getattr(type(current_platform), "_preferred_block_size_for_backends", None)):  # 0.31+
+        return current_platform._preferred_block_size_for_backends(distinct, default, cfg)
+    with set_current_vllm_config(cfg):  # 0.30: the first non-SSM backend decides
+        return distinct[0].get_preferred_block_size(default)
+
+
 def run_case(case: dict) -> dict:
     import torch
     from vllm.config.vllm import set_current_vllm_config
-    from vllm.platforms import current_platform
     from vllm.v1.attention import selector
 
     selector._cached_get_attn_backend.cache_clear()
@@ -200,19 +296,21 @@ def run_case(case: dict) -> dict:
     try:
         with set_current_vllm_config(cfg):
             classes = []
+            params = inspect.signature(selector.get_attn_backend).parameters
             for layer in case["layers"]:
-                cls = selector.get_attn_backend(
-                    head_size=layer["head_size"],
-                    dtype=getattr(torch, layer["dtype"]),
-                    kv_cache_dtype=layer["kv_cache_dtype"],
-                    use_mla=layer["use_mla"],
-                    has_sink=layer["has_sink"],
-                    use_sparse=layer["use_sparse"],
-                    use_mm_prefix=layer["use_mm_prefix"],
-                    attn_type=layer["attn_type"],
-                    num_heads=layer["num_heads"],
-                    has_sliding_window=layer["has_sliding_window"],
-                )
+                kwargs = {
+                    "head_size": layer["head_size"],
+                    "dtype": getattr(torch, layer["dtype"]),
+                    "kv_cache_dtype": layer["kv_cache_dtype"],
+                    "use_mla": layer["use_mla"],
+                    "has_sink": layer["has_sink"],
+                    "use_sparse": layer["use_sparse"],
+                    "use_mm_prefix": layer["use_mm_prefix"],
+                    "attn_type": layer["attn_type"],
+                    "num_heads": layer["num_heads"],
+                    "has_sliding_window": layer["has_sliding_window"],
+                }
+                cls = selector.get_attn_backend(**{k: v for k, v in kwargs.items() if k in params})
                 out["backends"][layer["kind"]] = _enum_name(cls)
                 classes.append((layer, cls))
             distinct = []
@@ -224,21 +322,25 @@ def run_case(case: dict) -> dict:
                 from vllm.v1.attention.backends.mla.indexer import DeepseekV32IndexerBackend
 
                 distinct.append(DeepseekV32IndexerBackend)
-            if case["block_size"] is None:
-                out["block_size"] = current_platform._preferred_block_size_for_backends(distinct, 16, cfg)
+            if case["block_size"] is None and distinct:
+                out["block_size"] = _preferred_block_size(distinct, cfg)
             else:
-                out["block_size"] = case["block_size"]
+                out["block_size"] = case["block_size"] or _default_block_size()
             for layer, cls in classes:
                 if cls.get_name() == "FLASH_ATTN":
                     from vllm.v1.attention.backends.fa_utils import get_flash_attn_version
 
-                    out["flash_attn_version"] = get_flash_attn_version(
-                        head_size=layer["head_size"],
-                        has_sinks=layer["has_sink"],
-                        requires_softcap=bool(
+                    fa_params = inspect.signature(get_flash_attn_version).parameters
+                    fa_kwargs = {
+                        "head_size": layer["head_size"],
+                        "has_sinks": layer["has_sink"],
+                        "requires_softcap": bool(
                             getattr(cfg.model_config.hf_text_config, "attn_logit_softcapping", None)
                         ),
-                        supports_fa4_hd256=True,
+                        "supports_fa4_hd256": True,
+                    }
+                    out["flash_attn_version"] = get_flash_attn_version(
+                        **{k: v for k, v in fa_kwargs.items() if k in fa_params}
                     )
                     break
             if case["model"]["use_mla"]:
@@ -246,6 +348,10 @@ def run_case(case: dict) -> dict:
 
                 out["mla_prefill_backend"] = get_mla_prefill_backend(cfg).get_name()
     except Exception as exc:  # a refusal: the comparer checks the pack refuses too
+        if os.environ.get("ORACLE_TRACE"):
+            import traceback
+
+            traceback.print_exc()
         out["error"] = f"{type(exc).__name__}: {str(exc)[:3000]}"
     return out
 
@@ -265,9 +371,11 @@ def _enum_name(cls) -> str:
 
 def main() -> None:
     job = json.load(sys.stdin)
-    setup(job["platform"], set(job["kernels"]), job.get("env", {}))
-    for case in job["cases"]:
-        print(json.dumps(run_case(case)), flush=True)
+    setup(set(job["kernels"]))
+    for group in job["groups"]:
+        _reset(group["platform"], group.get("env", {}))
+        for case in group["cases"]:
+            print(json.dumps(run_case(case)), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,295 @@
+"""Seeded generator of realistic vLLM launches: a model config × a CUDA device × 0–5 flags.
+
+Invariants: the same (kind, seed, n) gives the same cases, byte for byte; no vLLM import; flags
+are vLLM engine-argument names (``EngineArgs`` fields) with values vLLM's CLI accepts, also
+rendered as the argv of ``vllm serve``. The *dev* seed is for iterating on the pack; the
+*held-out* seed is for acceptance only and must never be used while fixing. Configs vary beyond
+the bundled samples: a case's model is a bundled sample with 0–3 *mutations* (checkpoint dtype,
+head size, KV heads, sliding window, logit soft-capping, MLA sparse/dense, quantization
+checkpoints, context length, RoPE scaling), recorded in the case.
+
+``kind="selector"`` draws the flags the attention selector reads (``tools/agreement_vllm``);
+``kind="config"`` also draws engine-configuration flags (``tools/agreement_vllm_config``).
+
+Each case: {"id", "model", "mutations", "config", "platform", "flags", "argv", "env", "install"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import random
+import sys
+from pathlib import Path
+
+DEV_SEED = 3117
+HELDOUT_SEED = 604233  # picked once; never iterate on it
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS_DIR = ROOT / "src" / "resolvable" / "sglang" / "models"
+
+#: bundled samples whose architecture vLLM registers in-tree (remote-code-only ones excluded)
+MODELS = [
+    "llama-3.1-8b", "llama-3.3-70b", "qwen3-8b", "qwen3-30b-a3b", "qwen3-235b-a22b-fp8",
+    "qwen2.5-7b-instruct-1m", "gemma-2-9b", "gemma-3-27b", "gemma-4-31b", "gpt-oss-20b",
+    "gpt-oss-120b", "exaone-4.0-32b", "olmo-2-7b", "olmo-3-7b", "glm-4.5", "minimax-m2",
+    "deepseek-v2-lite", "deepseek-v3", "deepseek-r1", "kimi-k2-instruct", "mistral-large-3",
+    "deepseek-v3.2", "glm-5", "qwen3-next-80b-a3b", "qwen3.5-397b-a17b", "nemotron-h-8b",
+    "falcon-h1-7b", "granite-4.0-h-small", "granite-4.0-micro", "lfm2-1.2b", "llama-4-scout",
+    "qwen3-vl-8b", "qwen3-vl-30b-a3b", "step-3.5-flash", "mimo-v2-flash",
+]  # fmt: skip
+
+#: (preset, weight); custom capabilities are "sm<MAJ><MIN>" (the comparer builds the platform)
+PLATFORMS = [
+    ("h100", 5), ("h200", 4), ("b200", 4), ("a100", 3), ("l40s", 2), ("l4", 1), ("a10g", 1),
+    ("t4", 1), ("b300", 2), ("rtx5090", 1), ("rtxpro6000", 1), ("h20", 1), ("a100-40g", 1),
+    ("rtx4090", 1), ("sm110", 1), ("sm121", 1),
+]  # fmt: skip
+
+INSTALLS = [None] * 8 + ["flashinfer=0", "fa3=0,fa4=0", "cute_dsl=0,tokenspeed_mla=0"]
+ENVS = [{}] * 12 + [{"VLLM_BATCH_INVARIANT": "1"}]
+
+MHA_BACKENDS = ["FLASH_ATTN", "TRITON_ATTN", "FLASHINFER", "FLEX_ATTENTION"]
+MLA_BACKENDS = [
+    "TRITON_MLA",
+    "FLASHMLA",
+    "FLASHINFER_MLA",
+    "CUTLASS_MLA",
+    "FLASH_ATTN_MLA",
+    "FLASHMLA_SPARSE",
+]
+
+QUANT_CONFIGS = {
+    "fp8": {"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]},
+    "fp8-tensor": {"quant_method": "fp8", "activation_scheme": "static"},
+    "awq": {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
+    "gptq": {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True},
+    "modelopt-fp8-kv": {
+        "quant_method": "modelopt",
+        "quant_algo": "FP8",
+        "kv_cache_quant_algo": "FP8",
+    },
+    "compressed-tensors-fp8": {
+        "quant_method": "compressed-tensors",
+        "format": "float-quantized",
+        "config_groups": {
+            "group_0": {
+                "targets": ["Linear"],
+                "weights": {"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": True, "dynamic": False},
+                "input_activations": {"num_bits": 8, "type": "float", "strategy": "token", "symmetric": True, "dynamic": True},
+            }
+        },
+        "ignore": ["lm_head"],
+    },
+}  # fmt: skip
+
+
+def _text(config: dict) -> dict:
+    return config.get("text_config") or config
+
+
+def _is_mla(t: dict) -> bool:
+    return bool(t.get("kv_lora_rank"))
+
+
+def _mutate(rng: random.Random, config: dict) -> tuple[dict, list[str]]:
+    config = copy.deepcopy(config)
+    t = _text(config)
+    done: list[str] = []
+    options = ["dtype", "quant", "context", "rope"]
+    if not _is_mla(t) and t.get("num_attention_heads"):
+        options += ["head_dim", "kv_heads", "sliding_window", "softcap"]
+    if _is_mla(t):
+        options += ["sparse"]
+    for name in rng.sample(options, k=min(len(options), rng.choice([0, 1, 1, 2, 2, 3]))):
+        if name == "dtype":
+            value = rng.choice(["float16", "float32", "bfloat16"])
+            for holder in {id(config): config, id(t): t}.values():
+                holder.pop("torch_dtype", None)
+                holder["dtype"] = value
+            done.append(f"dtype={value}")
+        elif name == "quant":
+            key = rng.choice(sorted(QUANT_CONFIGS))
+            config["quantization_config"] = copy.deepcopy(QUANT_CONFIGS[key])
+            done.append(f"quant={key}")
+        elif name == "context":
+            value = rng.choice([2048, 8192, 32768, 131072, 262144])
+            t["max_position_embeddings"] = value
+            done.append(f"max_position_embeddings={value}")
+        elif name == "rope":
+            kind = rng.choice(["linear", "dynamic", "yarn"])
+            factor = rng.choice([2.0, 4.0])
+            rope = {"rope_type": kind, "factor": factor}
+            if kind == "yarn":
+                rope["original_max_position_embeddings"] = t.get("max_position_embeddings", 4096)
+            t["rope_scaling"] = rope
+            done.append(f"rope={kind}x{factor}")
+        elif name == "head_dim":
+            value = rng.choice([64, 80, 96, 112, 128, 192, 256, 512])
+            t["head_dim"] = value
+            done.append(f"head_dim={value}")
+        elif name == "kv_heads":
+            heads = int(t["num_attention_heads"])
+            value = rng.choice([d for d in (1, 2, 4, 8, 16, heads) if heads % d == 0])
+            t["num_key_value_heads"] = value
+            done.append(f"kv_heads={value}")
+        elif name == "sliding_window":
+            if t.get("sliding_window"):
+                t["sliding_window"] = None
+                t.pop("layer_types", None)
+                done.append("sliding_window=off")
+            else:
+                t["sliding_window"] = rng.choice([512, 4096])
+                done.append(f"sliding_window={t['sliding_window']}")
+        elif name == "softcap":
+            t["attn_logit_softcapping"] = 50.0
+            done.append("softcap=50")
+        elif name == "sparse":
+            if t.get("index_topk"):
+                t.pop("index_topk")
+                done.append("sparse=off")
+            else:
+                t.update(index_topk=2048, index_head_dim=128, index_n_heads=64)
+                done.append("sparse=on")
+    return config, done
+
+
+def _draw_flags(rng: random.Random, kind: str, t: dict, mla: bool) -> dict:
+    heads = int(t.get("num_attention_heads") or 32)
+    pool = {
+        "tensor_parallel_size": lambda: rng.choice([d for d in (2, 4, 8) if heads % d == 0] or [1]),
+        "kv_cache_dtype": lambda: rng.choice(["fp8", "fp8", "fp8_e4m3", "fp8_e5m2", "auto", "bfloat16"]),
+        "block_size": lambda: rng.choice([16, 32, 64, 128]),
+        "attention_backend": lambda: rng.choice(
+            (MLA_BACKENDS if mla else MHA_BACKENDS) if rng.random() < 0.8 else MHA_BACKENDS + MLA_BACKENDS
+        ),
+        "dtype": lambda: rng.choice(["auto", "float16", "bfloat16", "half", "float32"]),
+    }
+    weights = {
+        "tensor_parallel_size": 3,
+        "kv_cache_dtype": 3,
+        "block_size": 2,
+        "attention_backend": 3,
+        "dtype": 1,
+    }
+    if kind == "config":
+        pool.update(
+            {
+                "max_model_len": lambda: rng.choice([4096, 8192, 32768, 131072, 1048576]),
+                "enforce_eager": lambda: True,
+                "max_num_seqs": lambda: rng.choice([64, 128, 256, 512]),
+                "max_num_batched_tokens": lambda: rng.choice([2048, 8192, 16384]),
+                "enable_prefix_caching": lambda: rng.choice([True, False]),
+                "enable_chunked_prefill": lambda: rng.choice([True, False]),
+                "speculative_config": lambda: rng.choice(
+                    [
+                        {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4},
+                        {"method": "mtp", "num_speculative_tokens": 1},
+                        {"method": "ngram", "num_speculative_tokens": 5},
+                    ]
+                ),
+                "optimization_level": lambda: rng.choice([0, 1, 2, 3]),
+                "async_scheduling": lambda: rng.choice([True, False]),
+                "pipeline_parallel_size": lambda: rng.choice([2, 4]),
+                "data_parallel_size": lambda: rng.choice([2, 4]),
+                "enable_expert_parallel": lambda: True,
+                "gpu_memory_utilization": lambda: rng.choice([0.8, 0.9, 0.95]),
+                "quantization": lambda: rng.choice(["fp8", "fp8", "awq", "gptq"]),
+                "max_cudagraph_capture_size": lambda: rng.choice([64, 256, 512]),
+            }
+        )
+        weights.update(
+            {
+                "max_model_len": 3, "enforce_eager": 2, "max_num_seqs": 2, "max_num_batched_tokens": 2,
+                "enable_prefix_caching": 2, "enable_chunked_prefill": 1, "speculative_config": 2,
+                "optimization_level": 1, "async_scheduling": 1, "pipeline_parallel_size": 1,
+                "data_parallel_size": 1, "enable_expert_parallel": 1, "gpu_memory_utilization": 1,
+                "quantization": 1, "max_cudagraph_capture_size": 1,
+            }
+        )  # fmt: skip
+    names = sorted(pool)
+    k = rng.choice([0, 1, 1, 2, 2, 3, 3, 4, 5])
+    chosen: list[str] = []
+    while len(chosen) < k:
+        name = rng.choices(names, weights=[weights[n] for n in names])[0]
+        if name not in chosen:
+            chosen.append(name)
+    return {name: pool[name]() for name in chosen}
+
+
+def argv_of(flags: dict) -> list[str]:
+    """The ``vllm serve`` spelling of engine-argument values."""
+    out: list[str] = []
+    for name, value in flags.items():
+        flag = "--" + name.replace("_", "-")
+        if name == "optimization_level":
+            out.append(f"-O{value}")
+        elif value is True:
+            out.append(flag)
+        elif value is False:
+            out.append("--no-" + name.replace("_", "-"))
+        elif isinstance(value, dict):
+            out += [flag, json.dumps(value, separators=(",", ":"))]
+        else:
+            out += [flag, str(value)]
+    return out
+
+
+def load_sample(name: str) -> dict:
+    return json.loads((MODELS_DIR / f"{name}.json").read_text())
+
+
+def generate(kind: str, seed: int, n: int) -> list[dict]:
+    rng = random.Random(f"{kind}:{seed}")
+    names = [p for p, _ in PLATFORMS]
+    weights = [w for _, w in PLATFORMS]
+    cases = []
+    for i in range(n):
+        model = rng.choice(MODELS)
+        config, mutations = _mutate(rng, load_sample(model))
+        t = _text(config)
+        flags = _draw_flags(rng, kind, t, _is_mla(t))
+        env = dict(rng.choice(ENVS))
+        install = rng.choice(INSTALLS)
+        platform = rng.choices(names, weights=weights)[0]
+        body = json.dumps([model, mutations, platform, flags, env, install], sort_keys=True)
+        digest = hashlib.sha1(body.encode()).hexdigest()[:8]
+        cases.append(
+            {
+                "id": f"{kind}-{seed}-{i:05d}-{digest}",
+                "model": model,
+                "mutations": mutations,
+                "config": config,
+                "platform": platform,
+                "flags": flags,
+                "argv": argv_of(flags),
+                "env": env,
+                "install": install,
+            }
+        )
+    return cases
+
+
+def seed_for(split: str, seed: int | None) -> int:
+    if seed is not None:
+        return seed
+    return {"dev": DEV_SEED, "heldout": HELDOUT_SEED}[split]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", type=int, default=10)
+    parser.add_argument("--split", choices=("dev", "heldout"), default="dev")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--kind", choices=("selector", "config"), default="selector")
+    args = parser.parse_args()
+    for case in generate(args.kind, seed_for(args.split, args.seed), args.n):
+        slim = {k: v for k, v in case.items() if k != "config"}
+        print(json.dumps(slim))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
