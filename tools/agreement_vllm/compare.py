@@ -332,6 +332,11 @@ def classify(exp: dict, got: dict | None) -> list[tuple]:
         return [("pack_crash", exp["crash"], None)]
     if "error" in exp or "error" in got:
         if ("error" in exp) != ("error" in got):
+            if "resolvable/vllm/config/" in exp.get("error", ""):
+                # Refused by an engine-configuration rule (create_engine_config, vllm/config/):
+                # a stage this oracle (the selector alone) never runs; tools/agreement_vllm_config
+                # measures it. Counted apart, never as agreement.
+                return [("config_stage", exp["error"], "accepted")]
             return [("refusal", exp.get("error", "accepted"), got.get("error", "accepted"))]
         return []
     diffs = []
@@ -427,7 +432,7 @@ def main() -> int:
         counts[
             "crash"
             if "crash" in exp
-            else ("oracle_missing" if diffs and diffs[0][0] == "oracle_missing" else "")
+            else (diffs[0][0] if diffs and diffs[0][0] in ("oracle_missing", "config_stage") else "")
         ] += 1
     n = len(rows)
     agree = sum(r["agree"] for r in rows)
@@ -445,7 +450,10 @@ def main() -> int:
         f"Command: `{cmd}`  ",
         f"Pack answers for: {pack_rel}; input: {'argv through the pack CLI parser' if VIA_CLI and _cli() else 'keyword arguments'}  ",
         f"Cases: {n}; agree: {agree} ({100.0 * agree / max(1, n):.2f}%); pack crashes: {crashes}; "
-        f"oracle missing: {missing}; pack side {t_pack:.1f}s",
+        f"oracle missing: {missing}; pack side {t_pack:.1f}s  ",
+        f"Refused by an engine-configuration rule before selection (outside this oracle): "
+        f"{counts['config_stage']}; agreement on the other cases: {agree}/{n - counts['config_stage']} "
+        f"({100.0 * agree / max(1, n - counts['config_stage']):.2f}%)",
         "",
         "## Disagreements by cause (count, one repro)",
         "",
@@ -470,6 +478,7 @@ def main() -> int:
         "n": n,
         "agree": agree,
         "crashes": crashes,
+        "config_stage": counts["config_stage"],
     }
     misses = [r for r in rows if not r["agree"]]
     detail = {"causes": dict(by_cause)} if args.split == "heldout" else {"misses": misses}
