@@ -49,6 +49,29 @@ def _refusal(exc: ConflictError) -> dict[str, Any]:
     return {"message": exc.message, "fix": exc.fix, "rule": exc.rule, "location": exc.location}
 
 
+def print_upgrade_json(
+    model: str,
+    versions: tuple[str, str],
+    sides: tuple[Any, Any],
+    refusals: tuple[ConflictError | None, ConflictError | None],
+    changes: list[dict[str, Any]],
+    engine: str | None = None,
+) -> int:
+    """``upgrade --json`` for either engine (``engine`` is named for packs other than sglang)."""
+    data: dict[str, Any] = {"schema": "resolvable.upgrade/1"}
+    if engine is not None:
+        data["engine"] = engine
+    data.update(
+        model=model,
+        **{"from": versions[0], "to": versions[1]},
+        outcome={side: "refused" if res is None else "accepted" for side, res in zip(("from", "to"), sides)},
+        refusal={side: _refusal(exc) if exc else None for side, exc in zip(("from", "to"), refusals)},
+        changes=changes,
+    )
+    print(json.dumps(data, indent=2, default=repr))
+    return 0
+
+
 def cmd_upgrade(args: argparse.Namespace, ignored: list[str]) -> int:
     if getattr(args, "sglang_version", None) is not None:
         raise UsageError("upgrade takes --from VERSION and --to VERSION, not --sglang-version")
@@ -66,28 +89,9 @@ def cmd_upgrade(args: argparse.Namespace, ignored: list[str]) -> int:
             rule, location = new.decided_by(c.field)
             changes.append({**c.to_dict(), "since": release_of_rule(rule, location or "", new)})
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema": "resolvable.upgrade/1",
-                    "model": args.model,
-                    "from": old_version,
-                    "to": new_version,
-                    "outcome": {
-                        "from": "refused" if old is None else "accepted",
-                        "to": "refused" if new is None else "accepted",
-                    },
-                    "refusal": {
-                        "from": _refusal(old_refusal) if old_refusal else None,
-                        "to": _refusal(new_refusal) if new_refusal else None,
-                    },
-                    "changes": changes,
-                },
-                indent=2,
-                default=repr,
-            )
+        return print_upgrade_json(
+            args.model, (old_version, new_version), (old, new), (old_refusal, new_refusal), changes
         )
-        return 0
     shown = new or old
     if shown is not None:
         shown_args, _ = side_of(args, new_version if new is not None else old_version)

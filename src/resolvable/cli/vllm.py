@@ -560,7 +560,7 @@ def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | 
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
-    from .upgrade import _refusal, _verdict
+    from .upgrade import _verdict, print_upgrade_json
 
     if _option_given(args, "vllm_version"):
         raise UsageError("upgrade takes --from VERSION and --to VERSION, not --vllm-version")
@@ -578,29 +578,9 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
             for c in old.diff(new)
         ]
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema": "resolvable.upgrade/1",
-                    "engine": "vllm",
-                    "model": args.model,
-                    "from": old_version,
-                    "to": new_version,
-                    "outcome": {
-                        "from": "refused" if old is None else "accepted",
-                        "to": "refused" if new is None else "accepted",
-                    },
-                    "refusal": {
-                        "from": _refusal(old_refusal) if old_refusal else None,
-                        "to": _refusal(new_refusal) if new_refusal else None,
-                    },
-                    "changes": changes,
-                },
-                indent=2,
-                default=repr,
-            )
+        return print_upgrade_json(
+            args.model, (old_version, new_version), (old, new), (old_refusal, new_refusal), changes, "vllm"
         )
-        return 0
     shown = new or old
     if shown is not None:
         header = _header(shown, args)
