@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Arg", "FieldSpec", "Schema", "arg", "record_arg", "resolvable_fields", "schema_of"]
+__all__ = ["Arg", "FieldSpec", "Schema", "arg", "has_kind", "record_arg", "resolvable_fields", "schema_of"]
 
 _METADATA_KEY = "resolvable.arg"
 
@@ -146,6 +146,15 @@ _CHECKS: dict[str, Any] = {
     "list[str]": lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v),
     "list[int]": lambda v: isinstance(v, (list, tuple)) and all(_is_int(x) for x in v),
 }
+
+
+def has_kind(value: Any, kind: str) -> bool:
+    """Whether ``value`` is a value of the annotation word ``kind`` (``"bool"``, ``"int"``,
+    ``"float"``, ``"str"``, ``"None"``, ``"list[str]"``, ``"list[int]"``) as the engine types
+    arguments: a string is never a bool or a number, a bool is not an int, an int is a float."""
+    return _CHECKS[kind](value)
+
+
 _KIND_WORDS = {
     "bool": "a bool (True or False)",
     "int": "an int",

@@ -37,7 +37,7 @@ from ._registry import Registry, Rule, Stage, caller_location, location_of
 from ._release import ArchList, ReleaseRange, base_release, check_release, release_key
 from ._resolution import Resolution
 from ._resolve import RuleContext, View, check, resolve
-from ._schema import Arg, arg, record_arg, resolvable_fields, schema_of
+from ._schema import Arg, arg, has_kind, record_arg, resolvable_fields, schema_of
 from .errors import (
     ConfigError,
     ConflictError,
@@ -108,6 +108,7 @@ __all__ = [
     "closest",
     "field",
     "find_in_hub_cache",
+    "has_kind",
     "load_hf_config",
     "location_of",
     "looks_like_repo_id",

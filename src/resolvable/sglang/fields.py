@@ -73,13 +73,9 @@ def _check(name: str, value: Any, kind: str | None, nullable: bool, many: bool, 
         for item in value:
             _check(name, item, kind, False, False, release)
         return
-    ok = {
-        "bool": isinstance(value, bool),
-        "int": isinstance(value, int) and not isinstance(value, bool),
-        "float": isinstance(value, (int, float)) and not isinstance(value, bool),
-        "str": isinstance(value, str),
-    }[kind]
-    if ok:
+    from ..rules import has_kind
+
+    if has_kind(value, kind):
         return
     fix = {
         "bool": "pass True or False",
