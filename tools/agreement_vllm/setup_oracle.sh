@@ -65,8 +65,14 @@ for v in "${RELEASES[@]}"; do
     vsite=$("v$v/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
     echo "$SITE" > "$vsite/zz-oracle-shared-deps.pth"
   fi
-  # smoke test: the release imports and Triton is seen (0.30-0.33 pick other defaults without it)
+  # smoke test: the release imports and Triton is seen (0.30-0.33 pick other defaults without it);
+  # torchvision's compiled ops (a CUDA build) do not load: define the two schemas its import
+  # registers fake kernels for, as the oracles do (oracle._torchvision_ops)
   CUDA_VISIBLE_DEVICES= "v$v/bin/python" -c "
+import torch
+lib = torch.library.Library('torchvision', 'DEF')
+for name in ('nms', 'qnms'):
+    lib.define(name + '(Tensor dets, Tensor scores, float iou_threshold) -> Tensor')
 import vllm, vllm.triton_utils as t
 from vllm.engine.arg_utils import EngineArgs
 assert vllm.__version__ == '$v', vllm.__version__
