@@ -47,6 +47,9 @@ FIELDS: dict[str, str] = {
     "use_v2_model_runner": "use_v2_model_runner",
     "disable_hybrid_kv_cache_manager": "disable_hybrid_kv_cache_manager",
     "attn_type": "attn_type",
+    "runner_type": "runner_type",
+    "optimization_level": "optimization_level",
+    "prefill_context_parallel_size": "prefill_context_parallel_size",
 }
 
 

@@ -25,6 +25,12 @@ CONFIG_CHANGES = (
         summary="the V2 runner supports draft-model speculative decoding",
     ),
     Change(
+        "V2_RUNNER_MAMBA_CACHE_ALL",
+        "0.32.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="mamba cache mode 'all' no longer sends the engine to the V1 runner",
+    ),
+    Change(
         "V2_RUNNER_NGRAM",
         "0.32.0",
         upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",

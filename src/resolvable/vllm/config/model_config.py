@@ -153,6 +153,12 @@ def derived_max_len(hf: HFConfig) -> tuple[float, str | None]:
     return value, key
 
 
+#: transformers config classes whose ``__post_init__`` sets ``sliding_window = None`` unless
+#: ``use_sliding_window`` (default False) is true (``Qwen2Config``, ``Qwen3Config``,
+#: ``Qwen3MoeConfig``, ``Qwen2VLTextConfig``, ``Qwen2_5_VLTextConfig``): vLLM sees no window.
+_WINDOW_NEEDS_USE_FLAG = frozenset({"qwen2", "qwen3", "qwen3_moe", "qwen2_vl_text", "qwen2_5_vl_text"})
+
+
 def length_facts(hf: HFConfig, disable_sliding_window: bool) -> tuple[bool, float, str | None, int | None]:
     """What ``_get_and_verify_max_len`` derives from the config alone: (no length key at all, the
     derived length after the sliding-window cap, RoPE scaling and the encoder's length, its key,
@@ -160,6 +166,8 @@ def length_facts(hf: HFConfig, disable_sliding_window: bool) -> tuple[bool, floa
     t = hf.text_config
     derived, key = derived_max_len(hf)
     window = t.get("sliding_window")
+    if str(t.get("model_type") or "") in _WINDOW_NEEDS_USE_FLAG and not t.get("use_sliding_window", False):
+        window = None  # transformers' config class dropped it (config-3117-00343)
     if disable_sliding_window and isinstance(window, int) and window < derived:
         derived, key = window, "sliding_window"
     missing = derived == float("inf")

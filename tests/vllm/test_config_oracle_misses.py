@@ -1,0 +1,104 @@
+"""Regression tests for engine-configuration misses found by the config oracle
+(``tools/agreement_vllm_config/compare.py``, dev split seed 3117): each test names the case and
+the upstream vLLM function that decides it."""
+
+from __future__ import annotations
+
+import pytest
+from config_cases import cfg_refusal, cfg_res, llama, refusal, res
+
+RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_mamba_cache_mode_all_sends_0_30_and_0_31_to_the_v1_runner(release):
+    """config-3117-00158 (gpt-oss-20b ``--mamba-cache-mode all``): 0.30-0.31 list "mamba cache mode
+    'all'" in ``VllmConfig._get_v2_model_runner_unsupported_features`` (``config/vllm.py``), so
+    ``use_v2_model_runner`` is False; 0.32 dropped it from the list."""
+    r = res("gpt-oss-20b", "l40s", release, mamba_cache_mode="all")
+    assert r["use_v2_model_runner"] is (release not in ("0.30.0", "0.31.0"))
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.31.0"])
+def test_prefill_context_parallel_on_the_v1_runner_is_refused(release):
+    """config-3117-00117 (qwen2.5-7b-instruct-1m, n-gram speculation — V1 before 0.32 — and
+    ``--prefill-context-parallel-size 2``): ``VllmConfig._validate_v1_model_runner`` raises "Model
+    Runner V1 does not support: prefill context parallel" inside ``create_engine_config``."""
+    spec = '{"method": "ngram", "num_speculative_tokens": 5}'
+    exc = refusal(
+        "qwen2.5-7b-instruct-1m",
+        "h100",
+        release,
+        gpus=2,
+        speculative_config=spec,
+        prefill_context_parallel_size=2,
+    )
+    assert str(exc).startswith("Model Runner V1 does not support: prefill context parallel")
+    assert exc.rule == "v1_runner_features"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_disable_sliding_window_on_qwen2_without_use_sliding_window(release):
+    """config-3117-00343 (qwen2.5-7b-instruct-1m ``--disable-sliding-window``): transformers'
+    ``Qwen2Config`` sets ``sliding_window = None`` when ``use_sliding_window`` is false, so
+    ``_get_and_verify_max_len`` has no window to cap at: 1010000 stays the derived length."""
+    r = res(
+        "qwen2.5-7b-instruct-1m", "l40s", release, gpus=2, tensor_parallel_size=2, disable_sliding_window=True
+    )
+    assert r["max_model_len"] == 1010000
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_gpt_oss_mxfp4_override_replaces_a_user_quantization(release):
+    """config-3117-00041 (gpt-oss-20b ``--quantization gptq``): ``GptOssMxfp4Config.
+    override_quantization_method`` claims an ``mxfp4`` checkpoint of model type ``gpt_oss`` whatever
+    the user passed, and ``ModelConfig._verify_quantization`` (``config/model.py``) then replaces
+    ``--quantization``: accepted, quantization ``gpt_oss_mxfp4``."""
+    r = res("gpt-oss-20b", "h100", release, quantization="gptq")
+    assert r["quantization"] == "gpt_oss_mxfp4"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_modelopt_override_replaces_a_user_quantization(release):
+    """config-3117-00086 (qwen3-30b-a3b with a ModelOpt FP8 ``quantization_config``,
+    ``--quantization awq``): ``ModelOptFp8Config.override_quantization_method`` claims it by
+    ``quant_algo`` without looking at the user's method: accepted as ``modelopt``."""
+    cfg = llama(
+        quantization_config={"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}
+    )
+    assert cfg_res(cfg, "h100", release, quantization="awq")["quantization"] == "modelopt"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_inc_override_claims_auto_round(release):
+    """``INCConfig.override_quantization_method``: an ``auto-round`` checkpoint is ``inc``, also
+    under another ``--quantization``."""
+    cfg = llama(quantization_config={"quant_method": "auto-round", "bits": 4, "group_size": 128})
+    assert cfg_res(cfg, "h100", release)["quantization"] == "inc"
+    assert cfg_res(cfg, "h100", release, quantization="gptq")["quantization"] == "inc"
+
+
+def test_a_non_override_mismatch_is_still_refused():
+    """``_verify_quantization``: AWQ's override only claims an AWQ checkpoint under a compatible
+    user method; ``--quantization gptq`` on it is refused."""
+    cfg = llama(quantization_config={"quant_method": "awq", "bits": 4, "group_size": 128})
+    exc = cfg_refusal(cfg, "h100", quantization="gptq")
+    assert "does not match" in str(exc)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("method", ["awq", "gptq", "modelopt", "inc", "moe_wna16"])
+def test_file_based_quantization_on_an_unquantized_checkpoint_is_refused(release, method):
+    """config-3117-00015 (granite-4.0-h-small ``--quantization awq``), config-3117-00058
+    (``--quantization gptq``): ``model_loader/weight_utils.py : get_quant_config`` looks for the
+    method's own file (``get_config_filenames``) when config.json has no quantization config and
+    raises "Cannot find the config file for awq" inside ``VllmConfig._get_quantization_config``."""
+    exc = cfg_refusal(llama(), "h100", release, quantization=method)
+    assert str(exc).startswith(f"Cannot find the config file for {method}")
+
+
+@pytest.mark.parametrize("method", ["fp8", "fp8_per_tensor", "mxfp8"])
+def test_methods_without_a_config_file_quantize_online(method):
+    """``get_quant_config``: a method with no config file (fp8) or an online shorthand (mxfp8)
+    needs none: accepted on an unquantized checkpoint."""
+    assert cfg_res(llama(), "h100", quantization=method)["quantization"] == method
