@@ -102,3 +102,48 @@ def test_methods_without_a_config_file_quantize_online(method):
     """``get_quant_config``: a method with no config file (fp8) or an online shorthand (mxfp8)
     needs none: accepted on an unquantized checkpoint."""
     assert cfg_res(llama(), "h100", quantization=method)["quantization"] == method
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_mtp_on_a_target_without_an_mtp_draft(release):
+    """config-3117-00042 (qwen3-8b ``{"method": "mtp"}``): 0.30-0.33 build the draft config with
+    ``SpeculativeConfig.hf_config_override`` (``config/speculative.py``), which leaves qwen3 a
+    non-MTP model type, so ``SpeculativeConfig.__post_init__`` raises "Unsupported speculative
+    method: 'mtp'"; 0.34 accepts."""
+    spec = '{"method": "mtp", "num_speculative_tokens": 1}'
+    if release == "0.34.0":
+        assert res("qwen3-8b", "h200", release, speculative_config=spec)["speculative_method"] == "mtp"
+    else:
+        exc = refusal("qwen3-8b", "h200", release, speculative_config=spec)
+        assert str(exc).startswith("Unsupported speculative method: 'mtp'")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_mtp_on_a_target_with_an_mtp_draft(release):
+    """``hf_config_override`` maps qwen3_next to ``qwen3_next_mtp``: accepted on every release."""
+    spec = '{"method": "mtp", "num_speculative_tokens": 1}'
+    r = res("qwen3-next-80b-a3b", "h200", release, gpus=4, tensor_parallel_size=4, speculative_config=spec)
+    assert r["speculative_method"] == "mtp"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_step3p5_max_seq_len_default(release):
+    """config-3117-00083/00107 (step-3.5-flash, no ``--max-model-len``): 0.30-0.32 load the config
+    with vLLM's own ``Step3p5Config`` (``transformers_utils/configs/step3p5.py``), whose
+    ``max_seq_len`` defaults to 4096, a key ``derive_max_model_len_and_key`` takes the minimum of;
+    0.33 uses transformers' ``Step3p7TextConfig`` and derives ``max_position_embeddings``."""
+    r = res("step-3.5-flash", "b200", release, gpus=8, tensor_parallel_size=8)
+    assert r["max_model_len"] == (4096 if release in ("0.30.0", "0.31.0", "0.32.0") else 262144)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_deepseek_v32_without_index_topk_fails_the_assert(release):
+    """config-3117-00361/00465 (deepseek-v3.2 with ``index_topk`` removed):
+    ``DeepseekV32ForCausalLM.verify_and_update_config`` (``model_executor/models/config.py``)
+    asserts ``index_topk``; vLLM reports "1 validation error for VllmConfig / Assertion failed"."""
+    from resolvable.vllm import load_model
+
+    cfg = load_model("deepseek-v3.2").to_dict()
+    cfg.pop("index_topk")
+    exc = cfg_refusal(cfg, "b200", release)
+    assert "assertion failed" in str(exc) and exc.rule == "deepseek_v32_index_topk"

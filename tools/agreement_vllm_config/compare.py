@@ -81,7 +81,8 @@ def _tokens(text: str) -> set[str]:
 def _core(msg: str) -> str:
     msg = re.sub(r"^\w+(Error|Exception): ", "", msg)
     msg = re.sub(r"\d+ validation error for \w+\s+Value error, ", "", msg)
-    msg = re.split(r" \[type=value_error| Fix: | \[refused by ", msg)[0]
+    # pydantic's trailer "[type=value_error, ..." or "[type=assertion_error, ..." is not the message
+    msg = re.split(r" \[type=\w+| Fix: | \[refused by ", msg)[0]
     return msg.strip()
 
 

@@ -114,3 +114,21 @@ def unlimited_ocr_prefix_caching(ctx: Any) -> dict[str, Any]:
     return {
         "enable_prefix_caching": Force(False, "UnlimitedOCR: R-SWA decode KV cannot hit the prefix cache")
     }
+
+
+@registry.for_arch("DeepseekV32ForCausalLM", stage="vllm_config")
+def deepseek_v32_index_topk(ctx: Any) -> dict[str, Any]:
+    """§5, §6: ``DeepseekV32ForCausalLM.verify_and_update_config`` (``models/config.py``) asserts
+    ``hasattr(hf_config, "index_topk")`` (the sparse indexer of DeepSeek-V3.2), so a
+    DeepseekV32ForCausalLM config without it fails VllmConfig's validation with a bare assertion
+    (config-3117-00361, 00465: deepseek-v3.2 with ``index_topk`` removed)."""
+    from ...errors import ConflictError
+
+    if ctx.hf.text_config.get("index_topk") is not None or "index_topk" in ctx.hf:
+        return {}
+    raise ConflictError(
+        "VllmConfig validation error: assertion failed (DeepseekV32ForCausalLM needs index_topk in config.json).",
+        fields=(),
+        fix="use the checkpoint's config.json with its index_topk (DeepSeek-V3.2 sparse attention)",
+        upstream="AssertionError",
+    )
