@@ -147,3 +147,21 @@ def test_deepseek_v32_without_index_topk_fails_the_assert(release):
     cfg.pop("index_topk")
     exc = cfg_refusal(cfg, "b200", release)
     assert "assertion failed" in str(exc) and exc.rule == "deepseek_v32_index_topk"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_expert_parallel_on_a_dense_model_is_refused_before_the_quantization_file(release):
+    """config-3117-00036 (olmo-3-7b ``--quantization awq --enable-expert-parallel``):
+    ``VllmConfig.__post_init__`` (``config/vllm.py``) calls ``verify_with_parallel_config`` before
+    ``_get_quantization_config``, so the expert-parallel refusal is the one reported."""
+    exc = cfg_refusal(llama(), "b200", release, quantization="awq", enable_expert_parallel=True)
+    assert str(exc).startswith("Number of experts in the model must be greater than 0")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_glm_dsa_fp8_cache_on_sm10x_from_0_32(release):
+    """config-3117-00458 (glm-5 on B300): ``GlmMoeDsaForCausalLM.verify_and_update_config``
+    (``model_executor/models/config.py``) turns an auto KV cache into fp8_e4m3 on SM10x from 0.32;
+    0.30-0.31 only set the DCP defaults."""
+    r = res("glm-5", "b300", release, gpus=8, tensor_parallel_size=8)
+    assert r["kv_cache_dtype"] == ("auto" if release in ("0.30.0", "0.31.0") else "fp8_e4m3")

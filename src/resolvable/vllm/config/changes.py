@@ -85,6 +85,18 @@ CONFIG_CHANGES = (
         summary="step3p5 loads transformers' Step3p7TextConfig, without vLLM's max_seq_len default 4096",
     ),
     Change(
+        "GLM_DSA_FP8_CACHE_SM10X",
+        "0.32.0",
+        upstream="model_executor/models/config.py:GlmMoeDsaForCausalLM.verify_and_update_config",
+        summary="GLM-MoE-DSA turns an auto KV cache into fp8_e4m3 on CUDA SM10x",
+    ),
+    Change(
+        "GLM5_NEXT_FP8_CACHE_SM10X",
+        "0.33.0",
+        upstream="model_executor/models/config.py:Glm5NextModelConfig.verify_and_update_config",
+        summary="GLM-5-Next with index_topk turns an auto KV cache into fp8 on CUDA SM10x",
+    ),
+    Change(
         "GB10_SMALL_BATCH_TIER",
         "0.33.0",
         upstream="engine/arg_utils.py:EngineArgs.get_batch_defaults",
