@@ -165,3 +165,26 @@ def test_glm_dsa_fp8_cache_on_sm10x_from_0_32(release):
     0.30-0.31 only set the DCP defaults."""
     r = res("glm-5", "b300", release, gpus=8, tensor_parallel_size=8)
     assert r["kv_cache_dtype"] == ("auto" if release in ("0.30.0", "0.31.0") else "fp8_e4m3")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_rope_scaling_wins_over_rope_parameters(release):
+    """config-3117-00996 (qwen3.5-397b-a17b with a ``rope_scaling`` linear ×4 next to its default
+    ``rope_parameters``), config-3117-00948 (glm-5, dynamic ×2): transformers'
+    ``RotaryEmbeddingConfigMixin.convert_rope_params_to_dict`` keeps ``rope_scaling`` over
+    ``rope_parameters``, so ``_get_and_verify_max_len`` scales the derived length."""
+    from resolvable.vllm import load_model
+
+    cfg = load_model("glm-5").to_dict()
+    cfg["rope_scaling"] = {"rope_type": "dynamic", "factor": 2.0}
+    r = cfg_res(cfg, "h200", release)
+    assert r["max_model_len"] == 2 * cfg["max_position_embeddings"]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_nemotron_h_without_expert_count_counts_as_moe(release):
+    """config-3117-00955 (nemotron-h-8b ``--enable-expert-parallel``): ``NemotronHConfig`` defaults
+    ``n_routed_experts`` to 8, so ``ModelConfig.is_moe`` is true and
+    ``_verify_with_expert_parallelism`` (``config/model.py``) accepts."""
+    r = res("nemotron-h-8b", "a100", release, enable_expert_parallel=True)
+    assert r["enable_expert_parallel"] is True
