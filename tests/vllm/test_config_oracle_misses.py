@@ -146,7 +146,7 @@ def test_deepseek_v32_without_index_topk_fails_the_assert(release):
     cfg = load_model("deepseek-v3.2").to_dict()
     cfg.pop("index_topk")
     exc = cfg_refusal(cfg, "b200", release)
-    assert "assertion failed" in str(exc) and exc.rule == "deepseek_v32_index_topk"
+    assert "assertion failed" in str(exc) and exc.rule == "deepseek_v32_config"
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -188,3 +188,18 @@ def test_nemotron_h_without_expert_count_counts_as_moe(release):
     ``_verify_with_expert_parallelism`` (``config/model.py``) accepts."""
     r = res("nemotron-h-8b", "a100", release, enable_expert_parallel=True)
     assert r["enable_expert_parallel"] is True
+
+
+@pytest.mark.parametrize("release", ["0.33.0", "0.34.0"])
+def test_deepseek_v32_bf16_cache_is_auto_before_the_float_kv_check(release):
+    """config-3117-01089 (deepseek-v3.2, float16 checkpoint, ``--kv-cache-dtype bfloat16``): the
+    model hook (``DeepseekV32ForCausalLM.verify_and_update_config``) turns the bfloat16 cache into
+    auto in ``try_verify_and_update_config``, before ``VllmConfig._reject_mismatched_float_kv_cache``
+    (``config/vllm.py``): accepted."""
+    from resolvable.vllm import load_model
+
+    cfg = load_model("deepseek-v3.2").to_dict()
+    cfg.pop("torch_dtype", None)
+    cfg["dtype"] = "float16"
+    r = cfg_res(cfg, "h100", release, kv_cache_dtype="bfloat16")
+    assert r["kv_cache_dtype"] in ("auto", "fp8_ds_mla")

@@ -7,7 +7,6 @@ vLLM itself overrides it, then ``Force`` with vLLM's reason).
 
 from __future__ import annotations
 
-from ...rules import Force
 from .. import fa_version as FA
 from .._base import registry
 from ..changes import CHANGES
@@ -16,14 +15,6 @@ from ..layers import layer_queries
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-
-@registry.for_arch("DeepseekV32ForCausalLM", stage="model_overrides")
-def deepseek_v32_bf16_cache(ctx: Any) -> dict[str, Any]:
-    """Spec §2 (``DeepseekV32ForCausalLM.verify_and_update_config``): a bfloat16 kv-cache is served as auto."""
-    if ctx.args.kv_cache_dtype == "bfloat16":
-        return {"kv_cache_dtype": Force("auto", "vLLM serves DeepSeek-V3.2's bfloat16 kv-cache as 'auto'")}
-    return {}
 
 
 @registry.for_arch(
