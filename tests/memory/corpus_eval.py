@@ -57,6 +57,14 @@ def _platform(entry: dict[str, Any]) -> Platform | None:
     )
 
 
+def vllm_version(entry: dict[str, Any]) -> str | None:
+    """ "0.10.1.dev101 (V1, Aug 2025)" → "0.10"; the release decides the profile-run defaults."""
+    import re
+
+    m = re.match(r"\s*(\d+)\.(\d+)", str(entry.get("engine_version", "")))
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
 def _rel(pred: float, obs: float) -> float:
     return (pred - obs) / obs
 
@@ -110,7 +118,13 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
     from resolvable.vllm.memory import kv_page_bytes
 
     if platform is not None:
-        rep = vcap(flags, hf, device_name=platform.device_name, memory_gib=platform.memory_gib, version="0.9")
+        rep = vcap(
+            flags,
+            hf,
+            device_name=platform.device_name,
+            memory_gib=platform.memory_gib,
+            version=vllm_version(entry),
+        )
         if "weights_gib" in obs:
             out["weights"] = _rel(rep.weights_bytes / GIB, obs["weights_gib"])
         if "kv_tokens" in obs:
@@ -167,12 +181,14 @@ def report() -> str:
             f"{r['id']:48s} {f('weights'):>9s} {f('kv_tokens'):>9s} {f('kv_formula'):>9s} {f('available_kv'):>9s} {f('mem_fraction_static'):>8s}  {ref_s}"
         )
     held = {e["id"] for e in entries() if e.get("held_out")}
+    added = {e["id"] for e in entries() if e.get("added") == "h18"}
     for name, subset in (
         ("all entries", results),
         (
             "held-out entries (collected after the constants were set)",
             [r for r in results if r["id"] in held],
         ),
+        ("entries added by h18 (held out)", [r for r in results if r["id"] in added]),
     ):
         lines.append(f"\n{name}:")
         for key, label in (
