@@ -279,3 +279,35 @@ def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[
     else:
         line = f"memory    would not fit: {rep.refusal} (`resolvable fit` for a checked fix)"
     return [line], rep.to_dict()
+
+
+def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:
+    """The memory section of ``explain --engine vllm``: weights per rank, KV tokens, concurrency
+    at ``max_model_len``, from the resolved engine arguments of the release (the KV dtype, the
+    block size, the utilization), like SGLang's (``memory_section``)."""
+    from ..memory import MemoryModelError
+    from ..vllm import load_model
+    from ..vllm.memory import capacity
+
+    values = {k: res[k] for k in res}
+    try:
+        rep = capacity(
+            values,
+            load_model(args.model),
+            device_name=res.platform.device_name,
+            memory_gib=res.platform.memory_gib,
+            version=getattr(args, "release", None),
+            index_total_size=_index_size(args.model),
+        )
+    except MemoryModelError as exc:
+        return [f"memory    not modelled here: {exc}"], {"error": str(exc)}
+    if rep.fits:
+        est = " (estimate)" if rep.weights_estimated else ""
+        line = (
+            f"memory    weights {rep.weights_bytes / (1 << 30):.1f} GiB/rank{est}, KV cache {rep.kv_tokens:,} tokens, "
+            f"{rep.concurrency_at_context:.2f}× the {rep.context_length:,}-token max_model_len "
+            "(`resolvable fit --engine vllm` for details)"
+        )
+    else:
+        line = f"memory    would not fit: {rep.refusal} (`resolvable fit --engine vllm` for a checked fix)"
+    return [line], rep.to_dict()

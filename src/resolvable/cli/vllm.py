@@ -398,6 +398,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     passed, refusal = _startup(res, args)
     fields = [args.field] if args.field else _in_pipeline_order(res)
     explained = [res.explain(f) for f in fields]
+    from .fit import vllm_memory_section
+
+    memory_lines, memory_json = vllm_memory_section(args, res)
     if args.json:
         print(
             json.dumps(
@@ -414,6 +417,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     **_launch_json(args, res),
                     "fields": {e.field: e.to_dict() for e in explained},
                     "startup": _startup_json(passed, refusal),
+                    "memory": memory_json,
                 },
                 indent=2,
                 default=repr,
@@ -421,6 +425,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         )
         return 2 if refusal is not None else 0
     print("\n".join(_header(res, args)))
+    print("\n".join(memory_lines))
     for exp in explained:
         if exp.steps or args.field:
             print()
