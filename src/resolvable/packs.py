@@ -120,6 +120,12 @@ class Pack:
         """Whether the launch command ``words`` (environment assignments removed) starts this engine."""
         return bool(words) and words[0] == self.name
 
+    def launch_flags(self, words: Sequence[str]) -> list[str]:
+        """The flags of the launch command ``words`` (default: from the first word that starts
+        with ``-``; the launcher and its subcommand before it)."""
+        start = next((i for i, w in enumerate(words) if w.startswith("-")), len(words))
+        return list(words[start:])
+
     def add_cli_args(self, parser: argparse.ArgumentParser, release: str | None = None) -> None:
         """Add the engine's launch flags (of ``release``) to ``parser``."""
         raise self._missing("add_cli_args")

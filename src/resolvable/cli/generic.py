@@ -61,7 +61,7 @@ def main(pack: packs.Pack, argv: Sequence[str], pasted: Any = None) -> int:
         if extra:
             raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
         return _models(pack, args)
-    words = list(pasted.words[1:]) if pasted is not None else []
+    words = pack.launch_flags(pasted.words) if pasted is not None else []
     flags = _Parser(prog=f"{pack.name} serve", add_help=False)
     flags.add_argument("--model", dest="model_path")
     pack.add_cli_args(flags, pack.release(args.release))
