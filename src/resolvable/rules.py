@@ -29,6 +29,7 @@ from __future__ import annotations
 from ._changes import RELEASE_READ, Change, ChangeTable, ReleaseView
 from ._choose import Candidate, Check, Choice, Chosen, choose, validate
 from ._declaration import Declaration, Force, Outcome
+from ._fix import Fix
 from ._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
 from ._hfconfig import _looks_like_repo_id as looks_like_repo_id
 from ._platform import Platform
@@ -77,6 +78,7 @@ __all__ = [
     "Declaration",
     "DeclarationError",
     "Entry",
+    "Fix",
     "FixCheck",
     "Force",
     "HFConfig",
