@@ -7,7 +7,7 @@ first use, so building ``PACK`` imports nothing of the pack.
 
 from __future__ import annotations
 
-from resolvable.packs import Pack, member
+from ..packs import Pack, member
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
