@@ -299,9 +299,10 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
             f"--engine {engine}, but the pasted command starts {command.engine}; drop --engine "
             "(the engine is read from the command)"
         )
-    sglang = pack(command.engine)
-    if sglang.frontend != "sglang":  # the other front-ends read the pasted command themselves
+    known = command.engine in packs.names()  # an unknown --engine is argparse's to refuse, below
+    if known and pack(command.engine).frontend != "sglang":  # other front-ends read it themselves
         return argv, pasted, command
+    sglang = pack("sglang")
     words = [f"{k}={v}" for k, v in command.env.items()] + command.words
     if command.tag is not None:
         release, note = tag_release(command.tag, list(sglang.releases), sglang.name)
