@@ -40,7 +40,10 @@ def _structured_sites() -> list[tuple[str, Fix]]:
                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ConflictError":
                     for kw in node.keywords:
                         if kw.arg == "fix" and isinstance(kw.value, ast.Call):
-                            value = eval(compile(ast.Expression(kw.value), path, "eval"), {"Fix": Fix})
+                            try:  # a literal Fix; one built from the rule's values is checked below
+                                value = eval(compile(ast.Expression(kw.value), path, "eval"), {"Fix": Fix})
+                            except NameError:
+                                continue
                             sites.append((f"{os.path.relpath(path, PACK)}:{kw.value.lineno}", value))
     return sites
 
@@ -80,6 +83,12 @@ TRIGGERS = (
     ("step-3.5-flash", "a100", {"attention_backend": "triton"}),
     ("deepseek-r1", "b200", {"speculative_algorithm": "NGRAM"}),
     ("llama-3.1-8b", "npu", {"speculative_algorithm": "EAGLE"}),
+    # fixes built from the rule's values (not literals): the text/value agreement is checked here
+    ("llama-4-scout", "h100", {"attention_backend": "flashinfer"}),
+    ("gpt-oss-120b", "h100", {"attention_backend": "flashinfer"}),
+    ("deepseek-r1", "b200", {"enable_deterministic_inference": True, "attention_backend": "trtllm_mla"}),
+    ("qwen3-8b", "h100", {"context_length": 10**7}),
+    ("qwen3-8b", "h100", {"page_size": 64, "chunked_prefill_size": 100}),
 )
 
 
@@ -101,11 +110,15 @@ def _refusals():
 
 def test_each_structured_fix_applied_to_the_command_makes_the_refusal_go_away():
     cases = _refusals()
-    assert len(cases) >= 17, len(cases)  # one command per refusing rule
+    assert len(cases) >= 22, len(cases)  # one command per refusing rule
     schema = schema_of(ServerArgs)
     failures, removed = [], 0
     for case, exc, hf, platform, flags in cases:
         alternatives, _ = fix_alternatives(exc.fix_value, schema)
+        if parse_fix(exc.fix, schema, flag_aliases())[0] != alternatives:
+            failures.append(
+                f"{case}: {exc.location}: the value {exc.fix_value!r} is not what {exc.fix!r} says"
+            )
         gone = []
         for changes, _expanded in alternatives:
             user, env = apply(flags, {}, changes)

@@ -66,7 +66,10 @@ def gpt_oss_backend_check(ctx):
             f"GptOssForCausalLM requires one of {list(SUPPORTED)} attention backend, but got the following "
             f"backends\n- Prefill: {prefill}\n- Decode: {decode}",
             fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
-            fix=f"set --attention-backend (or both split flags) to one of {list(SUPPORTED)}",
+            fix=Fix.any_of(
+                *(Fix(set={"attention_backend": b}) for b in SUPPORTED),
+                text=f"set --attention-backend (or both split flags) to one of {list(SUPPORTED)}",
+            ),
             upstream="AssertionError",
         )
     return {}

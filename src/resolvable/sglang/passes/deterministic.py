@@ -101,7 +101,11 @@ def deterministic_attention_backend(ctx):
             f"Currently only {allowed} attention backends are supported for "
             f"deterministic inference, but you explicitly specified '{backend}'.",
             fields=("enable_deterministic_inference", "attention_backend"),
-            fix=f"pass --attention-backend with one of {allowed}, or drop --enable-deterministic-inference",
+            fix=Fix.any_of(
+                *(Fix(set={"attention_backend": b}) for b in allowed),
+                Fix(drop=("enable_deterministic_inference",)),
+                text=f"pass --attention-backend with one of {allowed}, or drop --enable-deterministic-inference",
+            ),
         )
     radix_for_deepseek = deepseek and has(CHANGES.DETERMINISTIC_DEEPSEEK_RADIX_LIST)
     word = (

@@ -122,6 +122,10 @@ def context_length_limit(ctx):
             "context_length may differ from max_position_embeddings in the model's config. To allow "
             "overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
             fields=("context_length",),
-            fix=f"pass --context-length {derived} or less, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+            fix=Fix.any_of(
+                Fix(set={"context_length": derived}),
+                Fix(env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}),
+                text=f"pass --context-length {derived} or less, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+            ),
         )
     return {}

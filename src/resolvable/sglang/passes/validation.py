@@ -119,7 +119,7 @@ def chunked_prefill_page_alignment(ctx):
         raise ConflictError(
             f"chunked_prefill_size ({chunk}) must be a multiple of page_size ({page}).",
             fields=("chunked_prefill_size", "page_size"),
-            fix=f"pass --chunked-prefill-size {chunk - chunk % page or page}",
+            fix=Fix(set={"chunked_prefill_size": chunk - chunk % page or page}),
             upstream="AssertionError",
         )
     return {}
