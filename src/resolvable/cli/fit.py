@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InvalidArgumentError
-from ._common import EXIT_USAGE, _Parser
+from ._common import EXIT_USAGE, _Parser, pack
 
 TP_CANDIDATES = (1, 2, 4, 8, 16)
 
@@ -82,8 +82,7 @@ def _sglang(argv: list[str]) -> int:
         raise InvalidArgumentError(f"unrecognized arguments: {' '.join(extra)}")
     _take_model(args, pasted)
     user = _user_flags(args)
-    from ..sglang.memory import capacity
-
+    capacity = pack("sglang").memory_capacity
     platform = _platform(args.platform)
     hf = model_config(args, user)  # --config stands in for a launch's absent local model path
     not_modelled = dict(getattr(args, "not_modelled_values", {}))
@@ -168,15 +167,14 @@ def _vllm_parser() -> argparse.ArgumentParser:
 
 
 def _vllm(argv: list[str]) -> int:
-    from ..sglang import load_model
-    from ..vllm.api import vllm_release
-    from ..vllm.memory import capacity
     from ._common import _platform
 
+    vllm = pack("vllm")
+    capacity = vllm.memory_capacity
     args = _vllm_parser().parse_args(argv)
-    args.vllm_version = vllm_release(args.vllm_version)
+    args.vllm_version = vllm.release(args.vllm_version)
     platform = _platform(args.platform)
-    hf = load_model(args.model)
+    hf = pack("sglang").load_model(args.model)  # the sglang pack's reader, as fit has always used
     values = {
         k: v
         for k, v in vars(args).items()
@@ -185,13 +183,11 @@ def _vllm(argv: list[str]) -> int:
     # The KV dtype and block size come from the vLLM pack's resolution for the release (its rules:
     # model hooks such as GLM-5's fp8 KV on SM10x, the backends' preferred block sizes, 0.34's
     # default of 64), not the flags.
-    from ..vllm.api import resolve_vllm_args
-
     asked = {k: values[k] for k in ("tensor_parallel_size", "kv_cache_dtype", "block_size", "dtype")}
-    res = resolve_vllm_args(
+    res = vllm.resolve(
         hf,
         platform,
-        vllm_version=args.vllm_version,
+        release=args.vllm_version,
         **{k: v for k, v in asked.items() if v not in (None, "auto")},
     )
     if asked["kv_cache_dtype"] in (None, "auto"):
@@ -246,18 +242,19 @@ def _vllm(argv: list[str]) -> int:
 
 def main(argv: Sequence[str]) -> int:
     """``argv`` after ``fit``."""
-    from .vllm import wants_vllm
+    from ._common import engine_named
 
     argv = list(argv)
-    return _vllm(argv) if wants_vllm(argv) else _sglang(argv)
+    return _vllm(argv) if engine_named(argv) == "vllm" else _sglang(argv)
 
 
 def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:
     """The memory section of ``explain``: a short text and the ``memory`` object of ``--json``
     (an ``error`` entry when the model or the platform is outside the memory model)."""
     from ..memory import MemoryModelError
-    from ..sglang.memory import capacity
     from ._common import model_config
+
+    capacity = pack("sglang").memory_capacity
 
     try:
         rep = capacity(
