@@ -251,60 +251,56 @@ def main(argv: Sequence[str]) -> int:
 def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:
     """The memory section of ``explain``: a short text and the ``memory`` object of ``--json``
     (an ``error`` entry when the model or the platform is outside the memory model)."""
-    from ..memory import MemoryModelError
     from ._common import model_config
 
-    capacity = pack("sglang").memory_capacity
-
-    try:
-        rep = capacity(
+    return _memory_summary(
+        lambda: pack("sglang").memory_capacity(
             {k: res[k] for k in res},
             model_config(args),  # the config the resolution read (--config, --revision)
             device_name=res.platform.device_name,
             memory_gib=res.platform.memory_gib,
             extra=dict(getattr(args, "not_modelled_values", {})),
             index_total_size=_index_size(args.model),
-        )
-    except MemoryModelError as exc:
-        return [f"memory    not modelled here: {exc}"], {"error": str(exc)}
-    if rep.fits:
-        est = " (estimate)" if rep.weights_estimated else ""
-        line = (
-            f"memory    weights {rep.weights_bytes / (1 << 30):.1f} GiB/rank{est}, KV cache {rep.kv_tokens:,} tokens, "
-            f"{rep.concurrency_at_context:.2f}× the {rep.context_length:,}-token context (`resolvable fit` for details)"
-        )
-    else:
-        line = f"memory    would not fit: {rep.refusal} (`resolvable fit` for a checked fix)"
-    return [line], rep.to_dict()
+        ),
+        context="context",
+        fit_command="resolvable fit",
+    )
 
 
 def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:
     """The memory section of ``explain --engine vllm``: weights per rank, KV tokens, concurrency
     at ``max_model_len``, from the resolved engine arguments of the release (the KV dtype, the
     block size, the utilization), like SGLang's (``memory_section``)."""
-    from ..memory import MemoryModelError
-    from ..vllm import load_model
-    from ..vllm.memory import capacity
-
-    values = {k: res[k] for k in res}
-    try:
-        rep = capacity(
-            values,
-            load_model(args.model),
+    vllm = pack("vllm")
+    return _memory_summary(
+        lambda: vllm.memory_capacity(
+            {k: res[k] for k in res},
+            vllm.load_model(args.model),
             device_name=res.platform.device_name,
             memory_gib=res.platform.memory_gib,
             version=getattr(args, "release", None),
             index_total_size=_index_size(args.model),
-        )
+        ),
+        context="max_model_len",
+        fit_command="resolvable fit --engine vllm",
+    )
+
+
+def _memory_summary(
+    capacity: Callable[[], Any], *, context: str, fit_command: str
+) -> tuple[list[str], dict[str, Any]]:
+    """One line and the ``memory`` object for ``explain``, whichever engine's capacity report."""
+    from ..memory import MemoryModelError
+
+    try:
+        rep = capacity()
     except MemoryModelError as exc:
         return [f"memory    not modelled here: {exc}"], {"error": str(exc)}
-    if rep.fits:
-        est = " (estimate)" if rep.weights_estimated else ""
-        line = (
-            f"memory    weights {rep.weights_bytes / (1 << 30):.1f} GiB/rank{est}, KV cache {rep.kv_tokens:,} tokens, "
-            f"{rep.concurrency_at_context:.2f}× the {rep.context_length:,}-token max_model_len "
-            "(`resolvable fit --engine vllm` for details)"
-        )
-    else:
-        line = f"memory    would not fit: {rep.refusal} (`resolvable fit --engine vllm` for a checked fix)"
+    if not rep.fits:
+        return [f"memory    would not fit: {rep.refusal} (`{fit_command}` for a checked fix)"], rep.to_dict()
+    est = " (estimate)" if rep.weights_estimated else ""
+    line = (
+        f"memory    weights {rep.weights_bytes / (1 << 30):.1f} GiB/rank{est}, KV cache {rep.kv_tokens:,} tokens, "
+        f"{rep.concurrency_at_context:.2f}× the {rep.context_length:,}-token {context} (`{fit_command}` for details)"
+    )
     return [line], rep.to_dict()
