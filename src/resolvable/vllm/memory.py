@@ -29,11 +29,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..device_memory import Estimate, context_overhead, device_total_bytes
+from ..device_memory import Estimate, context_overhead, require_device_bytes
 from ..memory import (
     GIB,
     FitReport,
-    MemoryModelError,
     attention_shape,
     dtype_bytes,
     kv_heads_per_rank,
@@ -243,11 +242,7 @@ def capacity(
     ``max_model_len`` (``-1``/``auto``: fit), ``max_num_batched_tokens``, ``max_num_seqs``, ``dtype``,
     ``quantization``, ``kv_cache_memory_bytes``.
     """
-    total = device_total_bytes(device_name, memory_gib)
-    if total is None:
-        raise MemoryModelError(
-            "the platform has no device memory: pick a GPU preset (`resolvable platforms`) or give memory_gib"
-        )
+    total = require_device_bytes(device_name, memory_gib)
     tp = int(values.get("tensor_parallel_size") or 1)
     pp = int(values.get("pipeline_parallel_size") or 1)
     dp = int(values.get("data_parallel_size") or 1)
