@@ -37,6 +37,12 @@ CONFIG_CHANGES = (
         summary="VLLM_BATCH_INVARIANT turns on breakable CUDA graphs for models with a tuned matmul shape",
     ),
     Change(
+        "XPU_BATCH_INVARIANT_REFUSALS",
+        "0.31.0",
+        upstream="platforms/xpu.py:XPUPlatform.check_and_update_config",
+        summary="XPU with VLLM_BATCH_INVARIANT refuses quantized models and quantized KV caches",
+    ),
+    Change(
         "CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS",
         "0.31.0",
         upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",

@@ -8,9 +8,11 @@ prefix-LM chunked input), so it has no rule. Invariant: a hook's override of the
 
 from __future__ import annotations
 
+from ...errors import ConflictError
 from ...rules import Force
 from .._base import registry
 from ..changes import CHANGES
+from .facts import env_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,6 +68,36 @@ def rocm_platform_hook(ctx: Any) -> dict[str, Any]:
         return {}
     if a.cudagraph_mode in ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"):
         return _force(ctx, "cudagraph_mode", "PIECEWISE", "ROCm runs PCP with piecewise CUDA graphs")
+    return {}
+
+
+@registry.rule("platform_config")
+def xpu_batch_invariance(ctx: Any) -> dict[str, Any]:
+    """§4 XPU: ``XPUPlatform.check_and_update_config`` (``platforms/xpu.py`` 357, 0.31+): with
+    ``VLLM_BATCH_INVARIANT`` only unquantized models and unquantized KV caches (``auto``,
+    ``float16``, ``bfloat16``) are accepted; the model is checked first."""
+    if (
+        ctx.platform.vendor != "xpu"
+        or not env_flag(ctx.env, "VLLM_BATCH_INVARIANT")
+        or not ctx.release.has(CHANGES.XPU_BATCH_INVARIANT_REFUSALS)
+    ):
+        return {}
+    quant = ctx.args.quantization
+    if quant is not None:
+        raise ConflictError(
+            "XPU batch invariance currently supports only unquantized models; "
+            f"got quantization={quant!r}. Use an unquantized model or disable VLLM_BATCH_INVARIANT.",
+            fields=("quantization",),
+            fix="pass --env VLLM_BATCH_INVARIANT=0",
+        )
+    cache = ctx.args.kv_cache_dtype
+    if cache not in ("auto", "float16", "bfloat16"):
+        raise ConflictError(
+            "XPU batch invariance currently does not support quantized KV caches; "
+            f"got kv_cache_dtype={cache!r}. Use an unquantized KV cache dtype or disable VLLM_BATCH_INVARIANT.",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype auto",
+        )
     return {}
 
 
