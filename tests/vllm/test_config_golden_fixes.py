@@ -58,3 +58,49 @@ def test_xpu_batch_invariance_refusals(model, flags, start, fix, version):
 def test_xpu_batch_invariance_accepts(model, plat, version, env, flags):
     r = res(model, plat, version, env=env, **flags)
     assert r["kv_cache_dtype"] == flags.get("kv_cache_dtype", "auto")
+
+
+# -- §3.11 step 4: V1 runner, FULL decode graphs, speculative decoding: sizes rounded to q ------
+SUFFIX_2 = '{"method": "suffix", "num_speculative_tokens": 2}'  # suffix decoding runs on V1 (0.30-0.33)
+
+
+@pytest.mark.parametrize("version", ["0.32.0", "0.33.0"])
+def test_v1_capture_sizes_rounded_up_to_multiples_of_q(version):
+    r = res("llama-3.1-8b", "h100", version, speculative_config=SUFFIX_2)
+    assert r["use_v2_model_runner"] is False and r["cudagraph_mode"] == "FULL_AND_PIECEWISE"
+    sizes = r["cudagraph_capture_sizes"]
+    assert sizes[:8] == [3, 6, 9, 12, 18, 24, 33, 42]  # 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 40 → ×3
+    assert all(s % 3 == 0 for s in sizes)
+    assert r["max_cudagraph_capture_size"] == sizes[-1] == 504  # 512 is not a multiple of 3
+    # what create_engine_config returns is unrounded (the rounding runs at model-runner start)
+    from resolvable.vllm.config.report import config_time_value
+
+    assert config_time_value(r, "cudagraph_capture_sizes")[:4] == [1, 2, 3, 4]
+
+
+def test_v1_capture_sizes_not_rounded_on_v2_or_without_full_decode():
+    assert res("llama-3.1-8b", "h100", "0.34.0", speculative_config=SUFFIX_2)["cudagraph_capture_sizes"][
+        :3
+    ] == [
+        1,
+        2,
+        3,
+    ]  # V2 (the only runner in 0.34)
+    r = res("llama-3.1-8b", "h100", "0.33.0", speculative_config=SUFFIX_2, cudagraph_mode="PIECEWISE")
+    assert r["cudagraph_capture_sizes"][:3] == [1, 2, 3]  # no FULL decode graphs
+
+
+def test_v1_capture_sizes_nothing_left_after_rounding():
+    with pytest.raises(ConflictError) as info:
+        res(
+            "llama-3.1-8b",
+            "h100",
+            "0.33.0",
+            speculative_config=SUFFIX_2,
+            cudagraph_capture_sizes=[1, 2],
+            max_cudagraph_capture_size=2,
+        )
+    assert info.value.message.startswith(
+        "No valid cudagraph sizes after rounding to multiple of 3 (num_speculative_tokens + 1) please adjust "
+        "num_speculative_tokens (2) or max_cudagraph_capture_size (2) or cudagraph_capture_sizes ([1, 2])"
+    )
