@@ -104,3 +104,43 @@ def test_v1_capture_sizes_nothing_left_after_rounding():
         "No valid cudagraph sizes after rounding to multiple of 3 (num_speculative_tokens + 1) please adjust "
         "num_speculative_tokens (2) or max_cudagraph_capture_size (2) or cudagraph_capture_sizes ([1, 2])"
     )
+
+
+# -- §3.10 rule 14: DeepEP high-throughput with DP > 1 (MoE) turns CUDA graphs off (0.30-0.34) ----
+DEEPEP_HT = {"data_parallel_size": 2, "all2all_backend": "deepep_high_throughput"}
+
+
+@pytest.mark.parametrize("version", ["0.30.0", "0.33.0", "0.34.0"])
+def test_deepep_high_throughput_with_dp_has_no_cuda_graphs(version):
+    r = res("qwen3-30b-a3b", "h100", version, gpus=8, enable_expert_parallel=True, **DEEPEP_HT)
+    assert r["cudagraph_mode_config"] == "NONE" and r["cudagraph_mode"] == "NONE"
+    assert r.explain("cudagraph_mode").steps[-1].rule == "deepep_high_throughput_no_graphs"
+    assert len(r["cudagraph_capture_sizes"]) == 51  # set before, left as they are
+
+
+@pytest.mark.parametrize(
+    ("model", "flags"),
+    [
+        ("llama-3.1-8b", DEEPEP_HT),  # not MoE: the effective DP size is 1
+        ("qwen3-30b-a3b", {**DEEPEP_HT, "data_parallel_size": 1}),
+        ("qwen3-30b-a3b", {**DEEPEP_HT, "all2all_backend": "deepep_low_latency"}),
+    ],
+)
+def test_deepep_rule_needs_moe_dp_and_high_throughput(model, flags):
+    r = res(model, "h100", gpus=8, **flags)
+    assert r["cudagraph_mode"] == "FULL_AND_PIECEWISE"
+
+
+# -- §3.10 rule 11 (XPU, 0.30): XPU graphs need VLLM_XPU_ENABLE_XPU_GRAPH=1 -------------------------
+@pytest.mark.parametrize(
+    ("version", "env", "mode"),
+    [
+        ("0.30.0", {}, "NONE"),
+        ("0.30.0", {"VLLM_XPU_ENABLE_XPU_GRAPH": "1"}, "FULL_AND_PIECEWISE"),
+        ("0.31.0", {}, "FULL_AND_PIECEWISE"),
+        ("0.34.0", {}, "FULL_AND_PIECEWISE"),
+    ],
+)
+def test_xpu_graphs_by_release(version, env, mode):
+    r = res("llama-3.1-8b", "xpu", version, env=env)
+    assert r["cudagraph_mode_config"] == mode and r["cudagraph_mode"] == mode

@@ -43,6 +43,12 @@ CONFIG_CHANGES = (
         summary="XPU with VLLM_BATCH_INVARIANT refuses quantized models and quantized KV caches",
     ),
     Change(
+        "XPU_GRAPHS_WITHOUT_ENV",
+        "0.31.0",
+        upstream="platforms/xpu.py:XPUPlatform.check_and_update_config",
+        summary="XPU graphs no longer need VLLM_XPU_ENABLE_XPU_GRAPH=1",
+    ),
+    Change(
         "CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS",
         "0.31.0",
         upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",

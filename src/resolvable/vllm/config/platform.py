@@ -72,6 +72,27 @@ def rocm_platform_hook(ctx: Any) -> dict[str, Any]:
 
 
 @registry.rule("platform_config")
+def xpu_graphs(ctx: Any) -> dict[str, Any]:
+    """§3.10 rule 11 (XPU): ``XPUPlatform.check_and_update_config`` (``platforms/xpu.py`` 293, 0.30):
+    XPU graphs are off unless ``VLLM_XPU_ENABLE_XPU_GRAPH=1``; 0.31+ need no variable. (Assumed: a
+    PyTorch with XPU graphs, ``supports_xpu_graph``, 2.11+, which vLLM's XPU wheels require.) The
+    capture sizes, set earlier, are left as they are."""
+    if (
+        ctx.platform.vendor != "xpu"
+        or ctx.args.cudagraph_mode == "NONE"
+        or ctx.release.has(CHANGES.XPU_GRAPHS_WITHOUT_ENV)
+        or env_flag(ctx.env, "VLLM_XPU_ENABLE_XPU_GRAPH")
+    ):
+        return {}
+    return _force(
+        ctx,
+        "cudagraph_mode",
+        "NONE",
+        "XPU Graph is disabled by environment variable, please set VLLM_XPU_ENABLE_XPU_GRAPH=1 to enable it.",
+    )
+
+
+@registry.rule("platform_config")
 def xpu_batch_invariance(ctx: Any) -> dict[str, Any]:
     """§4 XPU: ``XPUPlatform.check_and_update_config`` (``platforms/xpu.py`` 357, 0.31+): with
     ``VLLM_BATCH_INVARIANT`` only unquantized models and unquantized KV caches (``auto``,
@@ -130,6 +151,32 @@ def piecewise_normalisation(ctx: Any) -> dict[str, Any]:
         out.update(_force(ctx, "max_cudagraph_capture_size", 0, reason))
         return out
     return {}
+
+
+@registry.rule("platform_config")
+def deepep_high_throughput_no_graphs(ctx: Any) -> dict[str, Any]:
+    """§3.10 rule 14: ``CompilationConfig.set_splitting_ops_for_v1`` (``config/compilation.py`` 1242,
+    called at the end of ``VllmConfig.__post_init__``, 0.30-0.34): with VLLM_COMPILE, the DeepEP
+    high-throughput all-to-all backend and data parallelism above 1 (counted for MoE models only)
+    turn CUDA graphs off. The capture sizes, set earlier, are left as they are."""
+    from .facts import derived_fact, is_moe
+
+    a = ctx.args
+    if (
+        a.compilation_mode != "VLLM_COMPILE"
+        or a.all2all_backend != "deepep_high_throughput"
+        or a.cudagraph_mode == "NONE"
+        or a.data_parallel_size <= 1
+        or not derived_fact(ctx.hf, "vllm.is_moe", is_moe)
+    ):
+        return {}
+    return _force(
+        ctx,
+        "cudagraph_mode",
+        "NONE",
+        "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are optimized for prefill "
+        "and are incompatible with CUDA Graphs.",
+    )
 
 
 @registry.rule("platform_config")
