@@ -49,6 +49,12 @@ CONFIG_CHANGES = (
         summary="XPU graphs no longer need VLLM_XPU_ENABLE_XPU_GRAPH=1",
     ),
     Change(
+        "SPARSE_MLA_PREFILL_WORKSPACE_FACTOR",
+        "0.32.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="sparse_mla_prefill_workspace_factor is resolved from max_model_len (5 up to 256K tokens, else 2)",
+    ),
+    Change(
         "CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS",
         "0.31.0",
         upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",

@@ -227,3 +227,16 @@ class ConfigArgs:
         leaf="scheduler.disable_hybrid_kv_cache_manager",
         help="Disable the hybrid KV-cache manager (None: decided).",
     )
+    reasoning_parser: str = arg(
+        "",
+        resolvable=True,
+        leaf="structured_outputs.reasoning_parser",
+        help="Reasoning parser ('': none, unless a model hook names one, e.g. GPT-OSS's openai_gptoss).",
+    )
+    sparse_mla_prefill_workspace_factor: int | None = arg(
+        None,
+        resolvable=True,
+        leaf="attention.sparse_mla_prefill_workspace_factor",
+        cli=False,
+        help="Sparse-MLA prefill workspace, in multiples of max_model_len (0.32+: 5 up to 256K tokens, else 2).",
+    )

@@ -50,6 +50,8 @@ PATHS = {
     "cudagraph_capture_sizes": "compilation_config.cudagraph_capture_sizes",
     "max_cudagraph_capture_size": "compilation_config.max_cudagraph_capture_size",
     "use_v2_model_runner": "use_v2_model_runner",
+    "reasoning_parser": "structured_outputs_config.reasoning_parser",
+    "sparse_mla_prefill_workspace_factor": "attention_config.sparse_mla_prefill_workspace_factor",
 }
 
 
