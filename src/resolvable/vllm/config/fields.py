@@ -227,6 +227,18 @@ class ConfigArgs:
         leaf="scheduler.disable_hybrid_kv_cache_manager",
         help="Disable the hybrid KV-cache manager (None: decided).",
     )
+    worker_cls: str = arg(
+        "auto",
+        resolvable=True,
+        leaf="parallel.worker_cls",
+        help="Worker class (auto: the platform's).",
+    )
+    disable_chunked_mm_input: bool = arg(
+        False,
+        resolvable=True,
+        leaf="scheduler.disable_chunked_mm_input",
+        help="Schedule a multimodal item's tokens whole (forced for encoder-decoder and multimodal prefix-LM models).",
+    )
     reasoning_parser: str = arg(
         "",
         resolvable=True,

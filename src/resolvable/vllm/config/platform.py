@@ -71,6 +71,47 @@ def rocm_platform_hook(ctx: Any) -> dict[str, Any]:
     return {}
 
 
+#: The worker class each platform's ``check_and_update_config`` sets for ``worker_cls="auto"``.
+WORKER_CLASSES = {
+    "cuda": "vllm.v1.worker.gpu_worker.Worker",
+    "hip": "vllm.v1.worker.gpu_worker.Worker",
+    "cpu": "vllm.v1.worker.cpu_worker.CPUWorker",
+    "xpu": "vllm.v1.worker.xpu_worker.XPUWorker",
+}
+
+
+@registry.rule("platform_config")
+def worker_class(ctx: Any) -> dict[str, Any]:
+    """§3.20, §4: the platforms' ``check_and_update_config`` (``platforms/cuda.py`` 330,
+    ``rocm.py`` 1187, ``cpu.py`` 360, ``xpu.py`` 450; 0.30-0.34): ``worker_cls="auto"`` becomes the
+    platform's worker class; a user's class is kept."""
+    cls = WORKER_CLASSES.get(ctx.platform.vendor)
+    if ctx.args.worker_cls != "auto" or cls is None:
+        return {}
+    return {"worker_cls": cls}
+
+
+@registry.rule("platform_config")
+def chunked_mm_input(ctx: Any) -> dict[str, Any]:
+    """§3.20: ``disable_chunked_mm_input`` is forced on for encoder-decoder models
+    (``SchedulerConfig.__post_init__``) and, on CUDA/ROCm, for multimodal prefix-LM models (the
+    platforms' ``check_and_update_config``: "Forcing --disable_chunked_mm_input for models with
+    multimodal-bidirectional attention."; text-only serving has no prefix-LM attention)."""
+    from ..layers import mm_prefix
+
+    a = ctx.args
+    if a.attn_type == "encoder_decoder":
+        return _force(ctx, "disable_chunked_mm_input", True, "encoder-decoder models schedule whole items")
+    if ctx.platform.vendor in ("cuda", "hip") and mm_prefix(ctx.hf, a.disable_multimodal):
+        return _force(
+            ctx,
+            "disable_chunked_mm_input",
+            True,
+            "Forcing --disable_chunked_mm_input for models with multimodal-bidirectional attention.",
+        )
+    return {}
+
+
 @registry.rule("platform_config")
 def xpu_graphs(ctx: Any) -> dict[str, Any]:
     """§3.10 rule 11 (XPU): ``XPUPlatform.check_and_update_config`` (``platforms/xpu.py`` 293, 0.30):
