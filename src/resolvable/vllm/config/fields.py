@@ -239,6 +239,12 @@ class ConfigArgs:
         leaf="scheduler.disable_chunked_mm_input",
         help="Schedule a multimodal item's tokens whole (forced for encoder-decoder and multimodal prefix-LM models).",
     )
+    disable_custom_all_reduce: bool = arg(
+        False,
+        resolvable=True,
+        leaf="parallel.disable_custom_all_reduce",
+        help="Disable the custom all-reduce kernel (forced where the platform has none).",
+    )
     reasoning_parser: str = arg(
         "",
         resolvable=True,
