@@ -405,7 +405,8 @@ def _versus_markdown(v: dict[str, Any] | None) -> list[str]:
         f"Every bundled model × {', '.join(v.get('presets', ()))} with default flags: {v['cases']} cases, each",
         "resolved by both packs in turn, interleaved per case (`bench_vllm.bench_vllm_vs_sglang`). A vLLM",
         "resolution covers the attention backends and the whole engine configuration (vllm-config-spec.md §3:",
-        "about 30 more rules). Bound: at most 2× an SGLang resolution.",
+        "about 40 more rules). Bound (issue 21): at most 2× an SGLang resolution. Alone:",
+        "`python benchmarks/run.py --vllm` (prints the ratio and the verdict).",
         "",
         "| | µs per resolution |",
         "|---|---|",
@@ -413,6 +414,7 @@ def _versus_markdown(v: dict[str, Any] | None) -> list[str]:
         f"| vLLM pack, median over cases | {v['vllm_median_us']:.1f} |",
         f"| ratio of the medians | {v['ratio_of_medians']:.2f}× ({verdict(v['ratio_of_medians'] <= 2.0)}) |",
         f"| median of the per-case ratios | {v['median_case_ratio']:.2f}× |",
+        f"| p95 of the per-case ratios | {v['p95_case_ratio']:.2f}× |",
         "",
     ]
 

@@ -5,6 +5,7 @@ Usage (from the repository root, with the package installed)::
     python benchmarks/run.py            # full run (a few minutes), writes docs/benchmarks.md
     python benchmarks/run.py --quick    # fewer repeats (about a minute), same measurements
     python benchmarks/run.py --profile  # only: cProfile over the full matrix, top 25 functions
+    python benchmarks/run.py --vllm     # only step 7 (vLLM pack, vLLM/SGLang ratio); prints only
 
 Measurements (every timing is a median over repeated runs; every comparison is a ratio of two
 timings taken in the same process, interleaved, on the same cases):
@@ -21,7 +22,9 @@ timings taken in the same process, interleaved, on the same cases):
    and 10 … 1,000 passes (must be linear);
 5. end-to-end latency of ``resolvable explain llama-3.1-8b --platform h100``;
 6. peak RSS of a full-matrix run, in a subprocess;
-7. per-resolution cost of the vLLM pack over its grid (plain and traced);
+7. per-resolution cost of the vLLM pack over its grid (plain and traced), and a vLLM resolution
+   against an SGLang one on the same cases, interleaved (printed at once with its verdict: the
+   bound of issue 21 is at most 2×; ``--vllm`` runs this step alone);
 8. per-resolution cost of every modelled sglang release (``SGLANG_RELEASES``) on the same grid
    sample, interleaved per case, as a ratio to 0.5.15.
 
@@ -48,7 +51,7 @@ from bench_releases import bench_releases
 from bench_resolution import bench_ratio, bench_resolution, check_parity
 from bench_startup import bench_cli, bench_import, bench_memory
 from bench_throughput import bench_matrix, bench_scaling, profile
-from bench_vllm import bench_vllm_resolution, bench_vllm_vs_sglang
+from bench_vllm import bench_vllm_resolution, bench_vllm_vs_sglang, print_vs_sglang
 from report import markdown, parity_text, print_report
 
 from resolvable.sglang.args import ServerArgs
@@ -63,6 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--profile",
         action="store_true",
         help="only profile the full matrix with cProfile (top 25 by cumulative and self time)",
+    )
+    parser.add_argument(
+        "--vllm",
+        action="store_true",
+        help="only step 7: the vLLM pack's cost and its ratio to SGLang's (prints; writes nothing)",
     )
     parser.add_argument(
         "-o",
@@ -81,6 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         profile()
         return 0
     s = QUICK if args.quick else FULL
+    if args.vllm:
+        step_vllm(s)
+        return 0
     started = time.perf_counter()
     r: dict[str, Any] = {"settings": s, "environment": environment(), "note": args.note}
     defaults = baseline.defaults_of(ServerArgs)
@@ -109,11 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log("6/8 memory …")
     r["memory"] = bench_memory()
     log("7/8 vLLM pack …")
-    r["vllm"] = {
-        "plain": bench_vllm_resolution(s),
-        "traced": bench_vllm_resolution(s, trace=True),
-        "versus": bench_vllm_vs_sglang(s),
-    }
+    r["vllm"] = step_vllm(s)
     log("8/8 per release …")
     r["releases"] = bench_releases(s)
     r["environment"]["load average at end"] = load_average()
@@ -125,6 +132,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nwrote {path}")
     print(f"total {time.perf_counter() - started:.0f} s")
     return 0
+
+
+def step_vllm(s: Any) -> dict[str, Any]:
+    """Step 7: the vLLM pack over its grid (plain, traced) and against SGLang on the same cases;
+    the ratio and its verdict against the 2× bound are printed as soon as they are measured."""
+    out = {
+        "plain": bench_vllm_resolution(s),
+        "traced": bench_vllm_resolution(s, trace=True),
+        "versus": bench_vllm_vs_sglang(s),
+    }
+    print_vs_sglang(out["versus"])
+    return out
 
 
 if __name__ == "__main__":

@@ -134,8 +134,9 @@ def canonical(value: Any) -> Any:
 def check_value(value: Any, where: str) -> Any:
     if isinstance(value, _SCALARS):
         return value
-    if type(value) is list and all(type(v) in _SCALAR_TYPES for v in value):
-        return value[:]  # a flat list of plain scalars is already canonical: copy it
+    if type(value) in (list, tuple) and _SCALAR_TYPES.issuperset(map(type, value)):
+        # a flat list of plain scalars is canonical once copied (one set operation, not a loop)
+        return list(value)
     if isinstance(value, (list, tuple)) and all(isinstance(v, _SCALARS) for v in value):
         return canonical(value)
     raise DeclarationError(f"{where}: value {value!r} is not a JSON scalar or a list of scalars")

@@ -1,8 +1,9 @@
 """Checked fixes: resolve again with the flags a refusal's ``fix`` names, before showing it.
 
-A ``ConflictError.fix`` is prose written by the rule author ("pass --attention-backend fa3
-or triton", "drop --page-size (or pass --page-size 1)"). ``check_fix`` reads the flags and
-values out of that prose against the schema, tries each alternative it names by resolving
+A ``ConflictError.fix`` is either a value (``resolvable.rules.Fix``: the flags to set or drop,
+``exc.fix_value``), applied as it is, or prose written by the rule author ("pass
+--attention-backend fa3 or triton", "drop --page-size (or pass --page-size 1)"), from which
+``check_fix`` reads the flags and values against the schema. It tries each alternative by resolving
 again, and when an alternative is refused too, searches a few steps further using the flags
 *that* refusal's fix names (e.g. ``--mamba-radix-cache-strategy no_buffer`` is refused
 because no_buffer needs ``--disable-overlap-schedule``: the checked fix names both).
@@ -32,9 +33,22 @@ TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
+    from ._fix import Fix
     from ._schema import Schema
 
-__all__ = ["BUDGET", "MAX_EXTRA", "UNSET", "Change", "FixCheck", "apply", "check_fix", "parse_fix", "render"]
+__all__ = [
+    "BUDGET",
+    "MAX_EXTRA",
+    "UNSET",
+    "Change",
+    "FixCheck",
+    "alternatives_of",
+    "apply",
+    "check_fix",
+    "fix_alternatives",
+    "parse_fix",
+    "render",
+]
 
 #: Extra changes the search may add to one alternative of the fix (so at most 1 + MAX_EXTRA flags).
 MAX_EXTRA = 2
@@ -202,6 +216,46 @@ def parse_fix(
     return alternatives, unknown
 
 
+def fix_alternatives(fix: Fix, schema: Schema) -> tuple[list[tuple[tuple[Change, ...], bool]], list[str]]:
+    """The alternatives of a structured fix, as ``parse_fix`` gives them for prose: each
+    (changes, expanded), and the fields it names that the schema does not have.
+
+    ``another=("f",)`` expands to one alternative per choice of ``f`` (expanded: the accepted
+    ones speak for it); several ``another`` fields are alternatives of each other, as "choose
+    another --a / --b" reads."""
+    unknown = [f for f in fix.fields() if f not in schema.fields]
+    if unknown:
+        return [], unknown
+    alternatives: list[tuple[tuple[Change, ...], bool]] = []
+    for option in fix.options():
+        base: tuple[Change, ...] = (
+            *(("arg", f, v) for f, v in option.set),
+            *(("arg", f, UNSET) for f in option.drop),
+            *(("env", k, v) for k, v in option.env),
+        )
+        if not option.another:
+            if base and (base, False) not in alternatives:
+                alternatives.append((base, False))
+            continue
+        for field in option.another:
+            member = _Member(field, schema.fields[field], drop=False)
+            for change in member.changes():
+                candidate = ((*base, change), member.expanded)
+                if candidate not in alternatives:
+                    alternatives.append(candidate)
+    return alternatives, []
+
+
+def alternatives_of(
+    exc: ConflictError, schema: Schema, aliases: Mapping[str, Iterable[str]] | None = None
+) -> list[tuple[tuple[Change, ...], bool]]:
+    """The alternatives of ``exc``'s fix: its value when the rule gave one, else read from the text."""
+    value = getattr(exc, "fix_value", None)
+    if value is not None:
+        return fix_alternatives(value, schema)[0]
+    return parse_fix(exc.fix, schema, aliases)[0]
+
+
 def _join(groups: list[list[Any]], member: Any, gap: list[str]) -> None:
     key = member[1] if isinstance(member, tuple) else member.field
     same = groups and not (_SEPARATORS & set(gap))
@@ -305,7 +359,7 @@ def check_fix(
     """
     env = dict(env or {})
     original = exc.fix
-    alternatives, _ = parse_fix(original, schema, aliases)
+    alternatives = alternatives_of(exc, schema, aliases)
     seen: dict[frozenset, BaseException | None] = {}
 
     def outcome(changes: tuple[Change, ...]) -> BaseException | None:
@@ -395,7 +449,7 @@ def _complete(
             if not isinstance(e, ConflictError):
                 continue  # an invalid value or a spent budget: nothing further to read
             fixed = {(k, n) for k, n, _ in combo}
-            for changes, _expanded in parse_fix(e.fix, schema, aliases)[0]:
+            for changes, _expanded in alternatives_of(e, schema, aliases):
                 if any((k, n) in fixed for k, n, _ in changes):
                     continue
                 candidate = combo + changes

@@ -4,8 +4,10 @@ Invariants:
 
 * a ``Platform`` is immutable and hashable; rules read its predicates and never probe the
   machine, so resolving for an H100 gives the same answer on a laptop;
-* predicates follow SGLang's exact semantics (spec §1): e.g. ``is_sm90`` needs capability
-  major 9 **and** a torch CUDA build >= 12.3; ``is_blackwell`` is majors 10-12 with CUDA >= 12.8;
+* the engine holds facts, not one engine's gates: a pack defines the predicates its engine
+  gates on with ``define_fact`` (the SGLang pack's ``is_sm90``: capability major 9 **and** a
+  torch CUDA build >= 12.3); ``cuda_major_in(majors, min_cuda)`` is the neutral fact such a
+  predicate reads; ``is_blackwell`` is majors 10-12 with CUDA >= 12.8;
 * every fact is validated and normalised when a ``Platform`` is built (``Platform(...)``,
   ``replace``, ``from_dict``): capability and CUDA version are ``(major, minor)`` tuples of
   ints, the driver version a tuple of ints, kernels a ``frozenset`` of strings, the bool facts
@@ -29,7 +31,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["PLATFORM_ENV_VAR", "Platform"]
+__all__ = ["PLATFORM_ENV_VAR", "Platform", "define_fact"]
 
 PLATFORM_ENV_VAR = "RESOLVABLE_PLATFORM"
 
@@ -119,6 +121,11 @@ class Platform(HiddenDict):
         return self.cpu_arch in ("aarch64", "arm64")
 
     # -- NVIDIA generations (spec §1: capability major AND torch CUDA version) ------------
+    def cuda_major_in(self, majors: tuple[int, ...], min_cuda: tuple[int, int]) -> bool:
+        """A CUDA device whose capability major is one of ``majors``, with a torch CUDA build of at
+        least ``min_cuda``: the neutral fact under a pack's generation predicate (``define_fact``)."""
+        return self._cuda_major_in(majors, min_cuda)
+
     def _cuda_major_in(self, majors: tuple[int, ...], min_cuda: tuple[int, int]) -> bool:
         return (
             self.vendor == "cuda"
@@ -131,11 +138,6 @@ class Platform(HiddenDict):
     @cached
     def is_sm80(self) -> bool:
         return self._cuda_major_in((8,), (11, 0))
-
-    @cached
-    def is_sm90(self) -> bool:
-        """Hopper with CUDA >= 12.3 (also SGLang's ``is_hopper_with_cuda_12_3``)."""
-        return self._cuda_major_in((9,), (12, 3))
 
     @cached
     def is_sm100(self) -> bool:
@@ -455,3 +457,36 @@ _PRESETS: dict[str, Platform] = {
     ),
     "cpu-arm": Platform(vendor="cpu", name="cpu-arm", cpu_arch="aarch64", detected_by="preset"),
 }
+
+
+#: name → the function of each fact a pack defined (``define_fact``).
+_DEFINED: dict[str, Any] = {}
+
+
+def define_fact(name: str, fn: Any) -> None:
+    """Define the platform predicate ``name`` as ``fn(platform)``, for a pack whose engine gates
+    on it (the SGLang pack's ``is_sm90``): it reads like a built-in fact, ``platform.is_sm90``,
+    cached per value, and traced under that name. Defining a name twice with another function, or
+    a name the engine already has, is a ``RegistrationError`` naming both."""
+    from ._frozen import cached
+    from .errors import RegistrationError
+
+    if not name.isidentifier() or name.startswith("_"):
+        raise RegistrationError(f"platform fact {name!r}: use a public identifier such as 'is_sm90'")
+    where = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', fn)!s}"
+    previous = _DEFINED.get(name)
+    if previous is not None:
+        if previous is fn or f"{previous.__module__}.{previous.__qualname__}" == where:
+            return  # the same definition again (a module imported twice)
+        raise RegistrationError(
+            f"platform fact {name!r} is defined by {previous.__module__}.{previous.__qualname__}; "
+            f"{where} cannot define it again (one meaning per name)"
+        )
+    if name in vars(Platform) or name in {f.name for f in _FIELDS}:
+        raise RegistrationError(
+            f"platform fact {name!r}: Platform already has {name!r}; {where} must pick another name"
+        )
+    _DEFINED[name] = fn
+    descriptor = cached(fn)
+    descriptor.__set_name__(Platform, name)
+    setattr(Platform, name, descriptor)

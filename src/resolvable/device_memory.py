@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Estimate", "context_overhead", "device_total_bytes"]
+__all__ = ["Estimate", "context_overhead", "device_total_bytes", "require_device_bytes"]
 
 GIB = 1 << 30
 
@@ -31,6 +31,8 @@ _TORCH_TOTAL_GIB = (
     ("h100 nvl", 93.1),
     ("h100", 79.19),
     ("h200", 139.8),
+    ("h20-3e", 139.8),
+    ("h20 141", 139.8),
     ("h20", 95.0),
     ("b200", 178.4),
     ("b300", 268.0),
@@ -40,6 +42,8 @@ _TORCH_TOTAL_GIB = (
     ("a10g", 22.0),
     ("a10", 22.0),
     ("t4", 14.58),
+    ("v100-sxm2-16gb", 15.77),
+    ("v100", 31.74),
     ("rtx 4090", 23.64),
     ("rtx 3090", 23.58),
     ("rtx 5090", 31.36),
@@ -58,6 +62,22 @@ def device_total_bytes(device_name: str | None, memory_gib: float | None) -> int
     if memory_gib is None:
         return None
     return int(memory_gib * GIB)
+
+
+def require_device_bytes(device_name: str | None, memory_gib: float | None) -> int:
+    """``device_total_bytes``, refused with the fix when the platform has no device memory (the
+    CPU presets: their KV cache lives in host memory, which neither engine's capacity model here
+    covers)."""
+    from .memory import MemoryModelError  # memory.py is the heavier module; only this path needs it
+
+    total = device_total_bytes(device_name, memory_gib)
+    if total is None:
+        raise MemoryModelError(
+            "the platform has no device memory (a CPU preset: the KV cache lives in host memory, "
+            "which the memory model does not cover): pick a GPU preset with --platform "
+            "(`resolvable platforms` lists them)"
+        )
+    return total
 
 
 @dataclass(frozen=True)

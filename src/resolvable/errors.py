@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ._fix import Fix
+
 __all__ = [
     "ConfigError",
     "ConflictError",
@@ -96,7 +98,8 @@ class DeclarationError(ResolvableError):
 class ConflictError(ResolvableError):
     """The configuration is refused: the inputs contradict a rule.
 
-    ``fields`` names the arguments involved, ``fix`` says what to change, ``upstream`` is the
+    ``fields`` names the arguments involved, ``fix`` says what to change (a ``Fix`` value, or
+    prose; ``exc.fix`` is its text either way, ``exc.fix_value`` the value), ``upstream`` is the
     exception type the original engine raises in this situation (for fidelity checks), and
     ``rule``/``location``/``stage`` are filled in by the resolver with the rule that refused.
     ``phase`` is None for a refusal while resolving, or the check phase (e.g. ``"startup"``) of a
@@ -109,12 +112,19 @@ class ConflictError(ResolvableError):
         message: str,
         *,
         fields: Iterable[str] = (),
-        fix: str | None = None,
+        fix: str | Fix | None = None,
         upstream: str = "ValueError",
     ) -> None:
         super().__init__(message)
         self.message = message
         self.fields = tuple(fields)
+        #: The fix as data (``resolvable.rules.Fix``), or None when the rule gave prose (or none):
+        #: the fix checker applies it as it is instead of reading flags out of ``fix``.
+        self.fix_value: Fix | None = None
+        if fix is not None and not isinstance(fix, str):
+            if not isinstance(fix, Fix):
+                raise TypeError(f"ConflictError(fix=...) takes a Fix or a str, not {type(fix).__name__}")
+            self.fix_value, fix = fix, fix.render()
         self.fix = fix
         self.upstream = upstream
         self.rule: str | None = None

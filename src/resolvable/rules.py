@@ -29,9 +29,11 @@ from __future__ import annotations
 from ._changes import RELEASE_READ, Change, ChangeTable, ReleaseView
 from ._choose import Candidate, Check, Choice, Chosen, choose, validate
 from ._declaration import Declaration, Force, Outcome
+from ._fix import Fix
 from ._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
 from ._hfconfig import _looks_like_repo_id as looks_like_repo_id
 from ._platform import Platform
+from ._platform import define_fact as define_platform_fact
 from ._record import field, record, record_replace
 from ._registry import Registry, Rule, Stage, caller_location, location_of
 from ._release import ArchList, ReleaseRange, base_release, check_release, release_key
@@ -77,6 +79,7 @@ __all__ = [
     "Declaration",
     "DeclarationError",
     "Entry",
+    "Fix",
     "FixCheck",
     "Force",
     "HFConfig",
@@ -106,6 +109,7 @@ __all__ = [
     "check_release",
     "choose",
     "closest",
+    "define_platform_fact",
     "field",
     "find_in_hub_cache",
     "has_kind",

@@ -12,6 +12,9 @@ import dataclasses
 
 import pytest
 
+# ``platform.is_sm90`` (Hopper with CUDA >= 12.3) is the SGLang pack's predicate, not an engine
+# fact (resolvable.sglang.platform_facts); these tests use it as their example predicate.
+import resolvable.sglang.platform_facts  # noqa: F401
 from resolvable import HFConfig, Platform, Registry, Stage, arg
 
 BACKENDS = ("auto", "fa3", "flashinfer", "triton", "dsv4")

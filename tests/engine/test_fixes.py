@@ -118,3 +118,84 @@ def test_a_fix_that_holds_is_verified_and_one_without_flags_is_unchecked(registr
     assert (check.status, check.text) == ("verified", "pass --also-resolved 8")
     assert check.to_dict()["accepted"][0]["set"] == {"also_resolved": 8}
     assert _check(registry, hf, h100, {"plain": 5}).status == "unchecked"
+
+
+# -- a fix as a value (resolvable.rules.Fix) ----------------------------------------------------
+
+
+def test_a_structured_fix_renders_the_authors_text_or_its_changes():
+    from resolvable.rules import Fix
+
+    written = Fix(set={"page_size": 1}, text="pass --page-size 1 (sglang's default for this backend)")
+    assert written.render() == "pass --page-size 1 (sglang's default for this backend)"
+    assert Fix(set={"page_size": 1, "disable_x": True}).render() == "pass --page-size 1 --disable-x"
+    assert Fix(drop=("page_size",), env={"K": "1"}).render() == "pass --env K=1 and drop --page-size"
+    either = Fix(set={"a": "x"}) | Fix(another=("b",))
+    assert either == Fix.any_of(Fix(set={"a": "x"}), Fix(another=("b",)))
+    assert either.render() == "pass --a x, or choose another --b"
+    assert (either | Fix(drop=("c",))).options()[2] == Fix(drop=("c",))  # flattened, in order
+    assert either.fields() == ("a", "b")
+    assert hash(either) == hash(Fix(set={"a": "x"}) | Fix(another=("b",)))
+
+
+def test_a_structured_fix_is_frozen_and_checked_when_built():
+    import pytest
+
+    from resolvable.rules import Fix
+
+    fix = Fix(set={"a": 1})
+    with pytest.raises(AttributeError, match="immutable"):
+        fix.set = ()
+    with pytest.raises(TypeError, match="field names"):
+        Fix(drop="page_size")
+    with pytest.raises(TypeError, match="not both"):
+        Fix(set={"a": 1}, alternatives=(Fix(set={"b": 2}),))
+    with pytest.raises(TypeError, match="takes a Fix or a str"):
+        ConflictError("no", fix=42)
+
+
+def test_conflict_error_keeps_the_text_and_the_value():
+    from resolvable.rules import Fix
+
+    value = Fix(set={"also_resolved": 16}, text="pass --also-resolved 16")
+    exc = ConflictError("no", fix=value)
+    assert exc.fix == "pass --also-resolved 16" and exc.fix_value is value
+    assert str(exc) == str(ConflictError("no", fix="pass --also-resolved 16"))
+    assert ConflictError("no", fix="prose").fix_value is None
+
+
+def test_the_checker_applies_a_structured_fix_without_reading_its_text(registry, arch, hf, h100):
+    """The value is applied as it is: a text that names no flag does not matter."""
+    from resolvable.rules import Fix
+
+    @registry.rule("passes")
+    def needs_sixteen(ctx):
+        if ctx.args.resolved_by_model == "flashinfer" and ctx.args.also_resolved != 16:
+            raise ConflictError(
+                "flashinfer needs 16",
+                fix=Fix(set={"also_resolved": 16}, text="use the page size the kernel was built for")
+                | Fix(another=("resolved_by_model",)),
+            )
+        return {}
+
+    check = _check(registry, hf, h100, {"resolved_by_model": "flashinfer"})
+    assert check.status == "verified"
+    assert check.accepted[0] == (("arg", "also_resolved", 16),)
+    # the "another" alternative expands to the field's choices; flashinfer itself stays refused
+    assert ("arg", "resolved_by_model", "fa3") in {c for alt in check.accepted for c in alt}
+    assert check.text == "use the page size the kernel was built for, or choose another --resolved-by-model"
+
+
+def test_a_structured_fix_naming_an_unknown_field_is_unchecked(registry, arch, hf, h100):
+    from resolvable._fixes import fix_alternatives
+    from resolvable.rules import Fix
+
+    assert fix_alternatives(Fix(set={"no_such_field": 1}), registry.schema) == ([], ["no_such_field"])
+
+    @registry.rule("passes")
+    def refuses(ctx):
+        if ctx.args.plain == 3:
+            raise ConflictError("no", fix=Fix(set={"no_such_field": 1}))
+        return {}
+
+    assert _check(registry, hf, h100, {"plain": 3}).status == "unchecked"

@@ -4,7 +4,9 @@
 * a pack (``resolvable.sglang``, ``resolvable.vllm``) imports the engine only through its public
   modules (``resolvable``, ``resolvable.rules``, ``resolvable.errors``), never a private engine
   module (``resolvable._x``), never the CLI and never another pack;
-* nothing in a pack imports another module's private names (``from m import _name``).
+* nothing in a pack imports another module's private names (``from m import _name``);
+* the CLI imports no pack module at all: it reaches a pack through ``resolvable.packs``
+  (``packs.get(name)``), so a third engine is a new pack, not CLI surgery.
 
 Checked on the source (every import statement, top level or inside a function), so a lazy import
 cannot slip through.
@@ -90,6 +92,8 @@ def test_imports_point_down(module, path):
         target_layer = _layer(target)
         if layer == "engine" and target_layer != "engine":
             problems.append(f"{where}: the engine imports {target}")
+        if layer == "cli" and target_layer in PACKS:
+            problems.append(f"{where}: the CLI imports {target}; reach the pack through resolvable.packs.get")
         if layer in PACKS:
             if target_layer == "cli" or (target_layer in PACKS and target_layer != layer):
                 problems.append(f"{where}: pack {layer} imports {target}")
@@ -100,3 +104,24 @@ def test_imports_point_down(module, path):
             if private:
                 problems.append(f"{where}: imports private names {private} of {target}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_pack_registry_imports_no_pack():
+    """``resolvable.packs`` names packs as strings: importing it (and ``resolvable``) loads none."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, resolvable, resolvable.packs as p; "
+        "print(sorted(m for m in sys.modules if m.startswith(('resolvable.sglang', 'resolvable.vllm'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_layer_check_sees_a_cli_import_of_a_pack(tmp_path):
+    """The CLI rule fails on a CLI module that imports a pack module (lazily, inside a function)."""
+    path = tmp_path / "bad.py"
+    path.write_text("def f():\n    from ..sglang import registry\n    return registry\n")
+    imports = _imports("resolvable.cli.bad", str(path))
+    assert [(_layer(t), line) for t, _, line in imports] == [("sglang", 2)]

@@ -317,3 +317,28 @@ def test_detect_uses_the_first_probe_that_answers(monkeypatch):
     assert p == found
     assert p.is_sm100
     assert p.detected_by.startswith("torch (CUDA)")
+
+
+def test_the_engine_holds_no_sglang_gate_a_pack_defines_it():
+    """``is_sm90`` (CUDA >= 12.3) is the SGLang pack's predicate: the engine alone has none."""
+    import subprocess
+    import sys
+
+    code = "import resolvable; print(hasattr(resolvable.Platform.preset('h100'), 'is_sm90'))"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+    )
+    from resolvable.sglang.platform_facts import is_sm90
+
+    assert Platform.preset("h100").is_sm90 is is_sm90(Platform.preset("h100")) is True
+
+
+def test_define_fact_refuses_a_second_meaning_and_an_engine_name():
+    from resolvable.rules import RegistrationError, define_platform_fact
+
+    with pytest.raises(RegistrationError, match="cannot define it again"):
+        define_platform_fact("is_sm90", lambda p: True)
+    with pytest.raises(RegistrationError, match="already has 'is_cuda'"):
+        define_platform_fact("is_cuda", lambda p: True)
+    with pytest.raises(RegistrationError, match="public identifier"):
+        define_platform_fact("_hidden", lambda p: True)

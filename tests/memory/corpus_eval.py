@@ -57,6 +57,14 @@ def _platform(entry: dict[str, Any]) -> Platform | None:
     )
 
 
+def vllm_version(entry: dict[str, Any]) -> str | None:
+    """ "0.10.1.dev101 (V1, Aug 2025)" → "0.10"; the release decides the profile-run defaults."""
+    import re
+
+    m = re.match(r"\s*(\d+)\.(\d+)", str(entry.get("engine_version", "")))
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
 def _rel(pred: float, obs: float) -> float:
     return (pred - obs) / obs
 
@@ -110,7 +118,13 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
     from resolvable.vllm.memory import kv_page_bytes
 
     if platform is not None:
-        rep = vcap(flags, hf, device_name=platform.device_name, memory_gib=platform.memory_gib, version="0.9")
+        rep = vcap(
+            flags,
+            hf,
+            device_name=platform.device_name,
+            memory_gib=platform.memory_gib,
+            version=vllm_version(entry),
+        )
         if "weights_gib" in obs:
             out["weights"] = _rel(rep.weights_bytes / GIB, obs["weights_gib"])
         if "kv_tokens" in obs:
@@ -149,6 +163,40 @@ def summary(results: list[dict[str, Any]], key: str) -> dict[str, float] | None:
     }
 
 
+def kv_capacity(r: dict[str, Any]) -> float | None:
+    """End-to-end KV capacity error: KV tokens where the log states them, else vLLM's available KV
+    memory (the tokens are that memory over the page size; the llm-d and refusal logs print no
+    token count). None when the log states neither."""
+    if "kv_tokens" in r:
+        return r["kv_tokens"]
+    return r.get("available_kv")
+
+
+def markdown_table(results: list[dict[str, Any]] | None = None) -> str:
+    """The per-entry table of docs/memory.md (``python benchmarks/memory_accuracy.py --markdown``)."""
+    results = results if results is not None else [evaluate(e) for e in entries()]
+    meta = {e["id"]: e for e in entries()}
+    rows = [
+        "| entry | engine release | GPU | weights | KV tokens | KV formula | vLLM avail. KV | refusal (pred/log) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        e = meta[r["id"]]
+
+        def f(k: str, r: dict[str, Any] = r) -> str:
+            return f"{r[k]:+.1%}" if k in r else "–"
+
+        ref = r.get("refusal")
+        ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {ref[0]}/{ref[1]}"
+        held = " (h18)" if e.get("added") == "h18" else ""
+        gpu = f"{e.get('gpus', 1)}× {e['gpu']['device_name']}" if e.get("gpu") else "–"
+        rows.append(
+            f"| [{r['id']}]({e['source']}){held} | {e['engine']} {str(e.get('engine_version', '')).split(' ')[0]} | "
+            f"{gpu} | {f('weights')} | {f('kv_tokens')} | {f('kv_formula')} | {f('available_kv')} | {ref_s} |"
+        )
+    return "\n".join(rows)
+
+
 def report() -> str:
     results = [evaluate(e) for e in entries()]
     lines = [
@@ -167,12 +215,14 @@ def report() -> str:
             f"{r['id']:48s} {f('weights'):>9s} {f('kv_tokens'):>9s} {f('kv_formula'):>9s} {f('available_kv'):>9s} {f('mem_fraction_static'):>8s}  {ref_s}"
         )
     held = {e["id"] for e in entries() if e.get("held_out")}
+    added = {e["id"] for e in entries() if e.get("added") == "h18"}
     for name, subset in (
         ("all entries", results),
         (
             "held-out entries (collected after the constants were set)",
             [r for r in results if r["id"] in held],
         ),
+        ("entries added by h18 (held out)", [r for r in results if r["id"] in added]),
     ):
         lines.append(f"\n{name}:")
         for key, label in (
@@ -188,6 +238,17 @@ def report() -> str:
                     f"  {label:38s} n={s['n']:2d}  median {s['median']:.1%}  p90 {s['p90']:.1%}  "
                     f"worst {s['worst']:.1%}  within 10%: {s['within_10pct']:.0%}"
                 )
+    for name, subset in (
+        ("all entries", results),
+        ("h18 entries", [r for r in results if r["id"] in added]),
+    ):
+        cap = [{"kv_capacity": c} for c in (kv_capacity(r) for r in subset) if c is not None]
+        s = summary(cap, "kv_capacity")
+        if s:
+            lines.append(
+                f"KV capacity end to end ({name}; tokens, else vLLM available KV): n={s['n']}  median "
+                f"{s['median']:.1%}  p90 {s['p90']:.1%}  worst {s['worst']:.1%}  within 10%: {s['within_10pct']:.0%}"
+            )
     for engine in ("sglang", "vllm"):
         s = summary([r for r in results if r["engine"] == engine], "kv_tokens")
         if s:

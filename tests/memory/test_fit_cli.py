@@ -205,3 +205,31 @@ def test_vllm_fit_uses_the_packs_resolved_kv_dtype_and_block_size(capsys):
         "--json",
     )
     assert json.loads(out)["memory"]["inputs"]["block_size"] == 16 and code == 0
+
+
+def test_explain_vllm_has_a_memory_section(capsys):
+    """`explain --engine vllm` (and --json) shows the weights, the KV tokens and the concurrency
+    at max_model_len for the resolved launch, like SGLang's memory line."""
+    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--engine", "vllm", "--platform", "h100")
+    assert code == 0
+    line = next(ln for ln in out.splitlines() if ln.startswith("memory "))
+    assert "GiB/rank" in line and "KV cache" in line and "max_model_len" in line
+    code, out, _ = run(capsys, "explain", "llama-3.1-8b", "--engine", "vllm", "--platform", "h100", "--json")
+    mem = json.loads(out)["memory"]
+    assert mem["engine"] == "vllm" and mem["fits"] and mem["kv_tokens"] > 100_000
+    assert 14 < mem["weights_gib_per_rank"] < 16
+
+
+def test_vllm_profile_run_sampler_and_release_defaults():
+    """The profile run's sampler over max_num_seqs × vocab (sort-based top-k/top-p, ~36 B a
+    logit) and the V0/V1 batch defaults: V0 profiles 256 sequences, V1 1024 on an H100."""
+    from resolvable.vllm import load_model
+    from resolvable.vllm.memory import SAMPLER_BYTES_PER_LOGIT, activation_peak, profile_batch
+
+    assert profile_batch(79.19, "NVIDIA H100 80GB HBM3", 1, "0.6", 8192)[:2] == (8192, 256)
+    assert profile_batch(79.19, "NVIDIA H100 80GB HBM3", 1, "0.11", 8192)[:2] == (8192, 1024)
+    assert profile_batch(79.15, "NVIDIA A100-SXM4-80GB", 1, "0.11", 8192)[:2] == (2048, 256)
+    hf = load_model("gpt-oss-120b")
+    peak = activation_peak(hf, 1024, 1, 1024)
+    assert peak.value == 1024 * 201088 * SAMPLER_BYTES_PER_LOGIT + 0.1 * (1 << 30)
+    assert "sampler" in peak.why and peak.low < peak.value < peak.high

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .. import packs
 from ..errors import ConflictError, ResolvableError, one_line
 from . import backends as _backends
 from . import vllm as _vllm
@@ -27,6 +28,8 @@ from ._common import (
     _check_extras,
     _Parser,
     _report_ignored,
+    engine_named,
+    pack,
     refusal_json,
     refusal_prefix,
     use_ascii_where_needed,
@@ -43,7 +46,7 @@ __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 def _add_engine(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--engine",
-        choices=("sglang", "vllm"),
+        choices=packs.names(),
         default="sglang",
         help="rule pack: sglang (default) or vllm (vLLM flag names; see `resolvable explain M --engine vllm -h`)",
     )
@@ -51,7 +54,6 @@ def _add_engine(p: argparse.ArgumentParser) -> None:
 
 def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> None:
     from .._platform import Platform
-    from ..sglang.cli_args import add_cli_args
 
     p.add_argument(
         "model",
@@ -80,19 +82,18 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
     _add_sglang_version(p)
-    add_cli_args(p, skip=("model_path", "config"))
+    pack("sglang").add_cli_args(p, skip=("model_path", "config"))
 
 
 def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-version", **kw: Any) -> None:
-    from ..sglang import SGLANG_RELEASES, registry
-
-    default = registry.default_release
-    newest = ", the newest supported" if default == SGLANG_RELEASES[-1] else ""
+    sglang = pack("sglang")
+    default = sglang.default_release
+    newest = ", the newest supported" if default == sglang.releases[-1] else ""
     p.add_argument(
         flag,
         metavar="VERSION",
         help=kw.pop("help", None)
-        or f"sglang release to model: {', '.join(SGLANG_RELEASES)}, or 'auto' for the installed one "
+        or f"sglang release to model: {', '.join(sglang.releases)}, or 'auto' for the installed one "
         f"(default: {default}{newest})",
         **kw,
     )
@@ -155,8 +156,6 @@ def build_parser() -> argparse.ArgumentParser:
         "upgrade", help="what an sglang upgrade changes for one launch: fields, deciding rules, outcome"
     )
     _add_model_inputs(p, platform_default=default_platform)
-    from ..sglang import registry as _sglang_registry
-
     _add_sglang_version(
         p,
         "--from",
@@ -168,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         p,
         "--to",
         dest="to_version",
-        help=f"the release to upgrade to (default: {_sglang_registry.default_release}, the pack's default)",
+        help=f"the release to upgrade to (default: {pack('sglang').default_release}, the pack's default)",
     )
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_upgrade)
@@ -285,12 +284,13 @@ def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[str], Any]:
-    """Read the pasted command (``cli.paste``): a vLLM command goes to the vLLM pack whatever
-    ``--engine`` says by default; an SGLang docker image's tag names ``--sglang-version``."""
+    """Read the pasted command (``cli.paste``): a command of another engine (vLLM) goes to that
+    pack whatever ``--engine`` says by default; an SGLang docker image's tag names
+    ``--sglang-version``."""
     from .paste import read, tag_release
 
     command = read(pasted)
-    engine = _option_of(argv, "--engine")
+    engine = engine_named(argv)
     if command.engine is None:
         command.engine = engine or "sglang"
         return argv, pasted, command
@@ -299,16 +299,16 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
             f"--engine {engine}, but the pasted command starts {command.engine}; drop --engine "
             "(the engine is read from the command)"
         )
-    if command.engine == "vllm":
+    known = command.engine in packs.names()  # an unknown --engine is argparse's to refuse, below
+    if known and pack(command.engine).frontend != "sglang":  # other front-ends read it themselves
         return argv, pasted, command
+    sglang = pack("sglang")
     words = [f"{k}={v}" for k, v in command.env.items()] + command.words
     if command.tag is not None:
-        from ..sglang import registry
-
-        release, note = tag_release(command.tag, list(registry.releases), "sglang")
-        named = _option_of(argv, "--sglang-version")
+        release, note = tag_release(command.tag, list(sglang.releases), sglang.name)
+        named = _option_of(argv, sglang.release_option)
         if named is None:
-            argv = [*argv, "--sglang-version", release]
+            argv = [*argv, sglang.release_option, release]
         if note and "--json" not in argv:
             print(f"note: {note}", file=sys.stderr)
     return argv, words, command
@@ -369,7 +369,6 @@ def _named_release(argv: Sequence[str]) -> str | None:
     """The release ``--sglang-version`` names in resolvable's own arguments (None: not given, or
     not a supported release — resolving reports that later, with the supported list)."""
     from ..errors import ResolvableError as _Error
-    from ..sglang.api import sglang_release
 
     for i, token in enumerate(argv):
         name, eq, value = token.partition("=")
@@ -378,7 +377,7 @@ def _named_release(argv: Sequence[str]) -> str | None:
         if not eq:
             value = argv[i + 1] if i + 1 < len(argv) else ""
         try:
-            return sglang_release(value)
+            return pack("sglang").release(value)
         except _Error:
             return None
     return None
@@ -476,8 +475,8 @@ def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
     ``matrix`` with ``--vs-sglang-version``), or None (one release; or a release that is not
     supported, which the command reports itself)."""
     from ..errors import ResolvableError as _Error
-    from ..sglang.api import sglang_release
 
+    sglang_release = pack("sglang").release
     command = next((t for t in argv if not t.startswith("-")), None)
     if any(t in ("-h", "--help") for t in argv):
         return None
@@ -502,15 +501,16 @@ def _parse_sides(
     """Parse the command once per side, each with its release's flag table. A flag (or choice)
     that one side lacks becomes that side's finding (``args.side_errors``), not a parse error;
     None when no side parses (the caller then reports the error as for one release)."""
-    from ..sglang import flags
     from ._common import FlagError
+
+    sglang = pack("sglang")
 
     parsed: dict[str, argparse.Namespace | None] = {}
     errors: dict[str, FlagError] = {}
     _Parser.raise_errors = True
     try:
         for release in sides:
-            flags.use_release(release)
+            sglang.use_release(release)
             try:
                 parsed[release] = _parse(argv, pasted)[0]
             except FlagError as exc:
@@ -547,8 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    from ..sglang import flags
-
+    flags = pack("sglang")  # its flag table follows the release being modelled (use_release)
     argv = list(sys.argv[1:] if argv is None else argv)
     wants_json = "--json" in argv
     previous_table = flags.use_release(None)
@@ -561,12 +560,18 @@ def _run(argv: Sequence[str] | None) -> int:
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself
             argv, pasted, command = _route_pasted(argv, pasted)
-        if (command is not None and command.engine == "vllm") or _vllm.wants_vllm(argv):
+        engine = command.engine if command is not None else engine_named(argv)
+        frontend = pack(engine).frontend if engine in packs.names() else "sglang"
+        if frontend != "sglang":  # another engine's flag names: its own front-end
             if command is None and pasted is not None:
                 from .paste import read
 
                 command = read(pasted)
-            return _vllm.main(argv, command)  # the vLLM pack has its own flag names
+            if frontend == "vllm":
+                return _vllm.main(argv, command)
+            from .generic import main as generic_main
+
+            return generic_main(pack(engine), argv, command)
         sides = _comparison_releases(argv)
         if sides is not None:  # each side's flags are read with its own release's flag table
             args = _parse_sides(argv, pasted, sides)

@@ -14,11 +14,28 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .. import packs
 from .._platform import Platform
 from .._text import short, table
 from ..errors import ConflictError, ResolvableError, closest, one_line
+from ..packs import Pack
 
 EXIT_USAGE = 2
+
+
+def pack(name: str) -> Pack:
+    """The rule pack ``name`` (``resolvable.packs``): the CLI's only way into a pack."""
+    return packs.get(name)
+
+
+def engine_named(argv: Sequence[str]) -> str | None:
+    """The pack ``--engine NAME`` (or ``--engine=NAME``) names in ``argv``, or None."""
+    for i, token in enumerate(argv):
+        if token == "--engine" and i + 1 < len(argv):
+            return argv[i + 1]
+        if token.startswith("--engine="):
+            return token.partition("=")[2]
+    return None
 
 
 EXIT_FINDINGS = 1
@@ -55,11 +72,10 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse's own usage errors: one line, exit 2
         ambiguous = re.match(r"ambiguous option: (\S+?)(=\S*)? could match", message)
         if ambiguous:  # a flag of another release that is now a prefix of this one's flags
-            from ..sglang.flags import chosen_release, option_history
-
-            history = option_history(ambiguous.group(1), chosen_release())
+            sglang = pack("sglang")
+            history = sglang.option_history(ambiguous.group(1), sglang.chosen_release())
             if history is not None:
-                message = f"{ambiguous.group(1)} is not a flag of sglang {chosen_release()}; {history}"
+                message = f"{ambiguous.group(1)} is not a flag of sglang {sglang.chosen_release()}; {history}"
                 if _Parser.raise_errors:
                     raise FlagError(message)
                 self.exit(EXIT_USAGE, f"error: {message}\n")
@@ -137,10 +153,15 @@ def check_platform_env() -> None:
 def _env(pairs: Sequence[str], pasted: dict[str, str] | None = None) -> dict[str, str]:
     """The environment the rules see: this shell's SGLang variables, then the pasted command's
     ``KEY=VALUE`` assignments (as sglang would see them), then ``--env`` (it has the last word)."""
-    from ..sglang.api import env_from_os
-
-    env = env_from_os()
+    env = pack("sglang").env_from_os()
     env.update(pasted or {})
+    env.update(_env_pairs(pairs))
+    return env
+
+
+def _env_pairs(pairs: Sequence[str] | None) -> dict[str, str]:
+    """``--env KEY=VALUE`` pairs as a dict (a pair without ``=`` or key is a ``UsageError``)."""
+    env: dict[str, str] = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
         if not sep or not key:
@@ -152,23 +173,20 @@ def _env(pairs: Sequence[str], pasted: dict[str, str] | None = None) -> dict[str
 def unread_env(args: argparse.Namespace) -> dict[str, str]:
     """The launch's environment assignments (pasted ``KEY=VALUE`` words and ``--env``) that no rule
     reads (not in ``sglang.api.ENV_VARS``): listed as not modelled, never dropped silently."""
-    from ..sglang.api import ENV_VARS
-
+    env_vars = pack("sglang").env_vars
     launch = getattr(args, "launch", None)
     given = dict(launch.env) if launch is not None else {}
     for pair in getattr(args, "env", None) or ():
         key, _, value = pair.partition("=")
         given[key] = value
-    return {k: v for k, v in given.items() if k not in ENV_VARS}
+    return {k: v for k, v in given.items() if k not in env_vars}
 
 
 def _set_namespace(pairs: Sequence[str]) -> argparse.Namespace:
     """``--set FLAG=VALUE`` (SGLang flag or field name) → the parsed sglang namespace."""
-    from ..sglang.cli_args import add_cli_args
-
     parser = _Parser(prog="--set", add_help=False)
     parser.see = "`resolvable explain --help` for the SGLang flags"
-    add_cli_args(parser, skip=("model_path",))
+    pack("sglang").add_cli_args(parser, skip=("model_path",))
     argv: list[str] = []
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -187,11 +205,9 @@ def _set_namespace(pairs: Sequence[str]) -> argparse.Namespace:
 
 def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
     """``--set FLAG=VALUE`` → the modelled user arguments (not-modelled flags get a note)."""
-    from ..sglang.cli_args import parse_namespace
-
     if not pairs:
         return {}
-    parsed = parse_namespace(_set_namespace(pairs))
+    parsed = pack("sglang").parse_namespace(_set_namespace(pairs))
     if parsed.shown:
         print(
             one_line(
@@ -213,8 +229,7 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
     """Unknown flags are errors (the flag table holds every flag sglang accepts). A flag of
     another sglang release says which release added or removed it; otherwise a near-miss of a
     known flag names it."""
-    from ..sglang.flags import chosen_release, option_history
-
+    sglang = pack("sglang")
     known = [s for a in parser._actions for s in a.option_strings]
     for token in extra:
         if not token.startswith("-"):
@@ -222,8 +237,8 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
                 f"unexpected value {token!r} (sglang would reject it as an unrecognized argument)"
             )
         name = token.split("=", 1)[0]
-        release = chosen_release()
-        history = option_history(name, release)
+        release = sglang.chosen_release()
+        history = sglang.option_history(name, release)
         if history is not None:  # a real flag of another release: say which, not a near-miss
             raise FlagError(f"{name} is not a flag of sglang {release}; {history}")
         hint = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
@@ -241,12 +256,10 @@ class Pasted:
 
 def parse_pasted(tokens: Sequence[str]) -> Pasted:
     """Parse the words after ``--`` as sglang's own parser would (``prog`` ``sglang serve``)."""
-    from ..sglang.cli_args import add_cli_args
-    from ..sglang.launch import parse_launch
-
-    launch = parse_launch(tokens)
+    sglang = pack("sglang")
+    launch = sglang.parse_launch(tokens)
     parser = _Parser(prog="sglang serve", add_help=False)
-    add_cli_args(parser)
+    sglang.add_cli_args(parser)
     namespace, extra = parser.parse_known_args(launch.argv)
     _check_extras(parser, extra, strict=True)
     model = vars(namespace).pop("model_path", None)
@@ -264,22 +277,20 @@ def _resolve(
     """Resolve the command's model on a platform for ``version`` (default: ``--sglang-version``);
     a refusal's fix is checked by resolving again with it before it is shown."""
     from ..errors import ConflictError
-    from ..sglang import resolve_server_args
 
+    sglang = pack("sglang")
     hf = model_config(args, user)
     launch = getattr(args, "launch", None)
     platform = _platform(platform_name)
     env = _env(args.env, launch.env if launch is not None else None)
     sglang_version = version or getattr(args, "sglang_version", None)
     try:
-        return resolve_server_args(
-            hf, platform, env, model_path=args.model, trace=trace, sglang_version=sglang_version, **user
+        return sglang.resolve(
+            hf, platform, env, model_path=args.model, trace=trace, release=sglang_version, **user
         )
     except ConflictError as exc:  # show a fix only after resolving again with it
-        from ..sglang.fixes import with_checked_fix
-
-        raise with_checked_fix(
-            exc, hf, platform, env, {**user, "model_path": args.model}, sglang_version=sglang_version
+        raise sglang.checked_fix(
+            exc, hf, platform, env, {**user, "model_path": args.model}, release=sglang_version
         ) from None
 
 
@@ -289,8 +300,7 @@ def model_config(args: argparse.Namespace, user: dict[str, Any] | None = None) -
     ``--config PATH|SAMPLE`` names the config that stands for the model (a launch's local
     ``--model-path`` that is not on this machine); otherwise MODEL is read by ``load_model``,
     fetching a hub id that is not cached, at sglang's ``--revision`` when one is given."""
-    from ..sglang import load_model
-
+    load_model = pack("sglang").load_model
     cached = getattr(args, "loaded_config", None)
     if cached is not None:
         return cached
@@ -315,13 +325,12 @@ def model_revision(args: argparse.Namespace) -> str | None:
 @contextlib.contextmanager
 def flags_of(release: str | None) -> Iterator[None]:
     """sglang's flags are those of ``release`` inside the block (``flags.use_release``)."""
-    from ..sglang import flags
-
-    previous = flags.use_release(release)
+    sglang = pack("sglang")
+    previous = sglang.use_release(release)
     try:
         yield
     finally:
-        flags.use_release(previous)
+        sglang.use_release(previous)
 
 
 def side_of(args: argparse.Namespace, release: str) -> tuple[argparse.Namespace | None, ConflictError | None]:
@@ -339,8 +348,6 @@ def side_of(args: argparse.Namespace, release: str) -> tuple[argparse.Namespace 
 def flag_refusal(error: Exception, release: str) -> ConflictError:
     """A flag that sglang ``release``'s parser refuses, as a refusal of that side (with the
     replacement the flag tables or the release logs name)."""
-    from ..sglang.flags import load_table
-
     message = str(error)
     use = re.search(r", use (.+)$", message)
     refusal = ConflictError(
@@ -349,7 +356,7 @@ def flag_refusal(error: Exception, release: str) -> ConflictError:
         upstream="SystemExit (argparse: sglang's parser exits with status 2)",
     )
     refusal.rule = "sglang's argument parser"
-    refusal.location = f"resolvable/sglang/flags/sglang-{load_table(release).release}.json"
+    refusal.location = f"resolvable/sglang/flags/sglang-{pack('sglang').flag_table(release).release}.json"
     refusal.stage = "parse"
     return refusal
 
@@ -364,23 +371,19 @@ def release_of_rule(rule: str, location: str, res: Any = None) -> str | None:
     """The release range of the pack's rule ``rule`` at ``location`` in words (``since 0.5.15``),
     or None when the rule applies to every release (or is not a registered rule); with the
     resolution ``res``, narrowed by the named changes the rule asked there."""
-    from ..sglang import registry
-    from ..sglang.api import rule_releases
-
-    releases = rule_releases(rule, location, res)
-    return None if releases is None or releases.unbounded else releases.describe(registry.releases)
+    sglang = pack("sglang")
+    releases = sglang.rule_releases(rule, location, res)
+    return None if releases is None or releases.unbounded else releases.describe(sglang.releases)
 
 
 def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], ConflictError | None]:
     """The start-up checks (after ServerArgs) of ``res``: (checks passed, None) or ((), refusal);
     ((), None) with ``--no-startup-check``."""
-    from ..sglang import check_startup
-
     if not getattr(args, "startup_check", True):
         return (), None
 
     try:
-        return check_startup(res, model_config(args), _env(args.env)), None
+        return pack("sglang").check_startup(res, model_config(args), _env(args.env)), None
     except ConflictError as exc:
         return (), exc
 
@@ -388,10 +391,9 @@ def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], Confl
 def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
     """The modelled flags (pasted command, then flags given to resolvable, then ``--set``), after
     sglang's input normalisation. Sets ``args.not_modelled`` (as typed) and ``args.input_notes``."""
-    from ..sglang.cli_args import PASSED, parse_namespace
-    from ..sglang.flags import load_table, modelled_dests
-
-    dests = load_table().dests | modelled_dests()
+    sglang = pack("sglang")
+    PASSED = sglang.passed_attr
+    dests = sglang.flag_table().dests | sglang.modelled_dests()
     merged = argparse.Namespace()
     passed: list[Any] = []
     sources = [getattr(args, "launch", None) and args.launch.namespace, args]
@@ -405,7 +407,7 @@ def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
                 setattr(merged, key, value)
         passed += getattr(ns, PASSED, [])
     setattr(merged, PASSED, passed)
-    parsed = parse_namespace(merged)
+    parsed = sglang.parse_namespace(merged)
     args.not_modelled = parsed.shown
     args.not_modelled_values = parsed.not_modelled
     args.input_notes = parsed.notes
@@ -431,10 +433,9 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
     launch = getattr(args, "launch", None)
     if launch is not None:
         lines.insert(0, f"command   {launch.launcher}" + "".join(f"  {k}={v}" for k, v in launch.env.items()))
-        from ..sglang.api import ENV_VARS
-
         # Every variable of the launch is accounted for: the rules read ENV_VARS, nothing else.
-        other = [f"{k}={v}" for k, v in launch.env.items() if k not in ENV_VARS]
+        env_vars = pack("sglang").env_vars
+        other = [f"{k}={v}" for k, v in launch.env.items() if k not in env_vars]
         if other:
             lines.append(f"env       not modelled (not read by the rules): {', '.join(other)}")
     shown = getattr(args, "not_modelled", None)

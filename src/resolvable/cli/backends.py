@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .. import packs
 from .._files import shown
 from ._common import UsageError, _csv_list
 
@@ -27,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     p.add_argument(
         "--engine",
-        choices=("sglang", "vllm"),
+        choices=packs.names(),
         default="sglang",
         help="rule pack (--engine vllm: vLLM's table)",
     )
@@ -38,9 +39,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._platform import Platform
     from ..errors import closest
-    from ..sglang.capabilities import backend_table
-    from ..sglang.choices import ATTENTION_BACKENDS
+    from ._common import pack
 
+    sglang = pack("sglang")
+    ATTENTION_BACKENDS = sglang.attention_backends
     backends = _csv_list(args.backends)
     for b in backends or ():
         if b not in ATTENTION_BACKENDS:
@@ -53,7 +55,9 @@ def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
     platforms = _csv_list(args.platforms)
     for p in platforms or ():
         Platform.preset(p)  # unknown preset: UnknownPresetError with a suggestion
-    text = backend_table(backends, platforms, sglang_version=args.sglang_version).render(args.format)
+    text = sglang.capability_table(backends, platforms, sglang_version=args.sglang_version).render(
+        args.format
+    )
     if args.output:
         from .._files import write_atomic
 

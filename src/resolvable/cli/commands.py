@@ -26,6 +26,7 @@ from ._common import (
     _startup,
     _user_flags,
     flags_of,
+    pack,
     report_diff,
     side_of,
     user_flags_for,
@@ -143,17 +144,15 @@ def _diff_flag_refusal(args: argparse.Namespace, *sides: tuple[str, ConflictErro
 
 def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._schema import schema_of
-    from ..sglang import ServerArgs, load_model
-    from ..sglang import grid as sglang_grid
-    from ..sglang.api import sglang_release
-    from ..sglang.matrix import Cell, compute, render
 
-    models = _csv_list(args.models) or sglang_grid.models()
-    platforms = _csv_list(args.platforms) or sglang_grid.presets()
+    sglang = pack("sglang")
+    sglang_release, Cell = sglang.release, sglang.matrix_cell
+    models = _csv_list(args.models) or sglang.grid_models()
+    platforms = _csv_list(args.platforms) or sglang.grid_presets()
     for p in platforms:
         Platform.preset(p)
     fields = _csv_list(args.fields) or ["attention_backend", "page_size"]
-    schema = schema_of(ServerArgs)
+    schema = schema_of(sglang.args_class)
     for f in fields:
         if f != "kv_tokens":  # the memory model's pseudo-field (sglang/matrix.py KV_TOKENS_FIELD)
             schema.spec(f)
@@ -165,7 +164,7 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
             "--sglang-version A --vs-sglang-version B (A defaults to the default release, "
             f"{sglang_release(None)})"
         )
-    options = {"hf_loader": load_model, "startup": args.startup_check}
+    options = {"hf_loader": sglang.load_model, "startup": args.startup_check}
 
     def cells_of(version: str) -> list[Any]:
         """The cells of one release, its --set flags read with that release's flag table: a flag
@@ -197,20 +196,20 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
             ]
         finally:
             _Parser.raise_errors = False
-        return compute(models, platforms, fields, flags, _env(args.env), sglang_version=version, **options)
+        return sglang.matrix(
+            models, platforms, fields, flags, _env(args.env), sglang_version=version, **options
+        )
 
     cells = cells_of(release)
     title = "SGLang support matrix" + (f" ({' '.join(args.set)})" if args.set else "")
     if other is None:
-        text = render(cells, args.format, fields=fields, title=title)
+        text = sglang.render_matrix(cells, args.format, fields=fields, title=title)
         wrote = f"{len(cells)} cells"
     else:
-        from ..sglang.matrix_diff import compare, render_diff
-
         after = cells_of(other)
-        diff = compare(cells, after, fields)
+        diff = sglang.compare_matrices(cells, after, fields)
         title = f"{title}: what changes from sglang {release} to {other}"
-        text = render_diff(diff, args.format, title=title)
+        text = sglang.render_matrix_diff(diff, args.format, title=title)
         wrote = diff.summary
     if args.output:
         from .._files import write_atomic
@@ -280,9 +279,9 @@ def cmd_platforms(args: argparse.Namespace, ignored: list[str]) -> int:
 
 
 def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
-    from ..sglang import catalog, load_model
-
-    entries = catalog()
+    sglang = pack("sglang")
+    load_model = sglang.load_model
+    entries = sglang.catalog()
     if args.json:
         print(
             json.dumps(
@@ -303,9 +302,13 @@ def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
 
 def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._lint import lint
-    from ..sglang import check_startup, registry, resolve_server_args
-    from ..sglang import grid as sglang_grid
-    from ..sglang.models import bundled
+
+    sglang = pack("sglang")
+    check_startup, registry, resolve_server_args = (
+        sglang.check_startup,
+        sglang.registry,
+        sglang.resolve_server_args,
+    )
 
     def with_startup(res: Any, hf: Any) -> Any:
         # The start-up checks run too, so a check that crashes is a finding; a start-up refusal
@@ -325,16 +328,16 @@ def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
                     )
                 ),
             )
-            for m, p, v, hf, pl, fl in sglang_grid.cases()
+            for m, p, v, hf, pl, fl in sglang.grid_cases()
         ]
         # Explicit-choice sweep: every field a rule declared in a default cell, set by the user to
         # another valid value. A rule that declares over it without Force is a silent override.
-        for m, p, _, hf, pl, _ in sglang_grid.cases(variants={"default": {}}):
+        for m, p, _, hf, pl, _ in sglang.grid_cases(variants={"default": {}}):
             try:
                 base = resolve_server_args(hf, pl, load_time=False, sglang_version=release)
             except ConflictError:
                 continue
-            for user in sglang_grid.explicit_variants(base):
+            for user in sglang.explicit_variants(base):
                 label = f"{m}@{p}:" + ",".join(f"{k}={v}" for k, v in user.items() if k != "model_path")
                 attempts.append(
                     (
@@ -345,7 +348,7 @@ def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
                     )
                 )
     known = sorted(
-        {a for m in sglang_grid.models() for a in bundled(m).architectures} | registry.architectures()
+        {a for m in sglang.grid_models() for a in sglang.bundled(m).architectures} | registry.architectures()
     )
     findings, stats = lint(registry, attempts, known)
     if args.json:

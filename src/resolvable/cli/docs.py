@@ -20,25 +20,23 @@ DOCS = (("docs/support-matrix.md", "md"), ("docs/support-matrix.html", "html"))
 def generate_docs(root: str | None = None) -> dict[str, str]:
     """The generated documents (path → content): support matrix (md, html), rule reference and,
     when ``root`` holds a README.md, the README with every ``$ resolvable …`` example re-run."""
-    from ..sglang import grid as sglang_grid
-    from ..sglang import registry
-    from ..sglang.matrix import compute, render
+    from ._common import pack
 
-    cells = compute(sglang_grid.models(), sglang_grid.presets(), ["attention_backend", "page_size"])
+    sglang = pack("sglang")
+    render = sglang.render_matrix
+    cells = sglang.matrix(sglang.grid_models(), sglang.grid_presets(), ["attention_backend", "page_size"])
     title = "SGLang support matrix (bundled models × platform presets, default flags)"
     docs = {
         path: render(cells, fmt, fields=["attention_backend", "page_size"], title=title) for path, fmt in DOCS
     }
-    docs["docs/rules.md"] = rules_reference(registry)
-    from ..sglang.capabilities import README_BACKENDS, backend_table
-
-    backends = backend_table()
+    docs["docs/rules.md"] = rules_reference(sglang.registry)
+    backends = sglang.capability_table()
     docs["docs/backends.md"] = backends.render("md")
     docs["docs/backends.html"] = backends.render("html")
     readme = os.path.join(root, "README.md") if root is not None else None
     if readme is not None and os.path.isfile(readme):
         text = refresh_examples(_read_text(readme, "README.md"))
-        excerpt = backends.select(README_BACKENDS).render("md", notes=False)
+        excerpt = backends.select(sglang.readme_backends).render("md", notes=False)
         docs["README.md"] = refresh_section(text, "backends", excerpt)
     return docs
 

@@ -24,6 +24,7 @@ from ._common import (
     _startup,
     _user_flags,
     config_origin_lines,
+    pack,
     refusal_json,
     refusal_prefix,
     release_of_rule,
@@ -121,8 +122,7 @@ def _refusal_lines(exc: ConflictError) -> list[str]:
 def _startup_lines(
     passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
 ) -> list[str]:
-    from ..sglang._base import STARTUP_LABEL
-
+    STARTUP_LABEL = pack("sglang").startup_label
     if skipped:
         return [f"{STARTUP_LABEL}: not run (--no-startup-check); ServerArgs accepts it"]
     if refusal is None:
@@ -134,11 +134,10 @@ def _startup_lines(
 def _startup_json(
     passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
 ) -> dict[str, Any]:
-    from ..sglang._base import STARTUP_LABEL, STARTUP_PHASE
-
+    sglang = pack("sglang")
     return {
-        "phase": STARTUP_PHASE,
-        "label": STARTUP_LABEL,
+        "phase": sglang.startup_phase,
+        "label": sglang.startup_label,
         "outcome": "skipped" if skipped else "accepted" if refusal is None else "refused",
         "checks": [r.name for r in passed],
         "refusal": refusal_json(refusal) if refusal is not None else None,
@@ -214,10 +213,9 @@ def _startup_exit(refusal: ConflictError | None) -> int:
 
 def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
     from .._schema import schema_of
-    from ..sglang import ServerArgs
 
     field = args.field or "attention_backend"
-    schema = schema_of(ServerArgs)
+    schema = schema_of(pack("sglang").args_class)
     spec = schema.spec(field)
     if field not in schema.resolvable:
         raise InvalidArgumentError(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InvalidArgumentError
-from ._common import EXIT_USAGE, _Parser
+from ._common import EXIT_USAGE, _Parser, pack
 
 TP_CANDIDATES = (1, 2, 4, 8, 16)
 
@@ -82,8 +82,7 @@ def _sglang(argv: list[str]) -> int:
         raise InvalidArgumentError(f"unrecognized arguments: {' '.join(extra)}")
     _take_model(args, pasted)
     user = _user_flags(args)
-    from ..sglang.memory import capacity
-
+    capacity = pack("sglang").memory_capacity
     platform = _platform(args.platform)
     hf = model_config(args, user)  # --config stands in for a launch's absent local model path
     not_modelled = dict(getattr(args, "not_modelled_values", {}))
@@ -168,15 +167,14 @@ def _vllm_parser() -> argparse.ArgumentParser:
 
 
 def _vllm(argv: list[str]) -> int:
-    from ..sglang import load_model
-    from ..vllm.api import vllm_release
-    from ..vllm.memory import capacity
     from ._common import _platform
 
+    vllm = pack("vllm")
+    capacity = vllm.memory_capacity
     args = _vllm_parser().parse_args(argv)
-    args.vllm_version = vllm_release(args.vllm_version)
+    args.vllm_version = vllm.release(args.vllm_version)
     platform = _platform(args.platform)
-    hf = load_model(args.model)
+    hf = pack("sglang").load_model(args.model)  # the sglang pack's reader, as fit has always used
     values = {
         k: v
         for k, v in vars(args).items()
@@ -185,13 +183,11 @@ def _vllm(argv: list[str]) -> int:
     # The KV dtype and block size come from the vLLM pack's resolution for the release (its rules:
     # model hooks such as GLM-5's fp8 KV on SM10x, the backends' preferred block sizes, 0.34's
     # default of 64), not the flags.
-    from ..vllm.api import resolve_vllm_args
-
     asked = {k: values[k] for k in ("tensor_parallel_size", "kv_cache_dtype", "block_size", "dtype")}
-    res = resolve_vllm_args(
+    res = vllm.resolve(
         hf,
         platform,
-        vllm_version=args.vllm_version,
+        release=args.vllm_version,
         **{k: v for k, v in asked.items() if v not in (None, "auto")},
     )
     if asked["kv_cache_dtype"] in (None, "auto"):
@@ -246,36 +242,65 @@ def _vllm(argv: list[str]) -> int:
 
 def main(argv: Sequence[str]) -> int:
     """``argv`` after ``fit``."""
-    from .vllm import wants_vllm
+    from ._common import engine_named
 
     argv = list(argv)
-    return _vllm(argv) if wants_vllm(argv) else _sglang(argv)
+    return _vllm(argv) if engine_named(argv) == "vllm" else _sglang(argv)
 
 
 def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:
     """The memory section of ``explain``: a short text and the ``memory`` object of ``--json``
     (an ``error`` entry when the model or the platform is outside the memory model)."""
-    from ..memory import MemoryModelError
-    from ..sglang.memory import capacity
     from ._common import model_config
 
-    try:
-        rep = capacity(
+    return _memory_summary(
+        lambda: pack("sglang").memory_capacity(
             {k: res[k] for k in res},
             model_config(args),  # the config the resolution read (--config, --revision)
             device_name=res.platform.device_name,
             memory_gib=res.platform.memory_gib,
             extra=dict(getattr(args, "not_modelled_values", {})),
             index_total_size=_index_size(args.model),
-        )
+        ),
+        context="context",
+        fit_command="resolvable fit",
+    )
+
+
+def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:
+    """The memory section of ``explain --engine vllm``: weights per rank, KV tokens, concurrency
+    at ``max_model_len``, from the resolved engine arguments of the release (the KV dtype, the
+    block size, the utilization), like SGLang's (``memory_section``)."""
+    vllm = pack("vllm")
+    return _memory_summary(
+        lambda: vllm.memory_capacity(
+            {k: res[k] for k in res},
+            vllm.load_model(args.model),
+            device_name=res.platform.device_name,
+            memory_gib=res.platform.memory_gib,
+            version=getattr(args, "release", None),
+            index_total_size=_index_size(args.model),
+        ),
+        context="max_model_len",
+        fit_command="resolvable fit --engine vllm",
+    )
+
+
+def _memory_summary(
+    capacity: Callable[[], Any], *, context: str, fit_command: str
+) -> tuple[list[str], dict[str, Any]]:
+    """One line and the ``memory`` object for ``explain``, whichever engine's capacity report."""
+    from ..memory import MemoryModelError
+
+    try:
+        rep = capacity()
     except MemoryModelError as exc:
         return [f"memory    not modelled here: {exc}"], {"error": str(exc)}
-    if rep.fits:
-        est = " (estimate)" if rep.weights_estimated else ""
-        line = (
-            f"memory    weights {rep.weights_bytes / (1 << 30):.1f} GiB/rank{est}, KV cache {rep.kv_tokens:,} tokens, "
-            f"{rep.concurrency_at_context:.2f}× the {rep.context_length:,}-token context (`resolvable fit` for details)"
-        )
-    else:
-        line = f"memory    would not fit: {rep.refusal} (`resolvable fit` for a checked fix)"
+    if not rep.fits:
+        return [f"memory    would not fit: {rep.refusal} (`{fit_command}` for a checked fix)"], rep.to_dict()
+    est = " (estimate)" if rep.weights_estimated else ""
+    line = (
+        f"memory    weights {rep.weights_bytes / (1 << 30):.1f} GiB/rank{est}, KV cache {rep.kv_tokens:,} tokens, "
+        f"{rep.concurrency_at_context:.2f}× the {rep.context_length:,}-token {context} (`{fit_command}` for details)"
+    )
     return [line], rep.to_dict()

@@ -74,12 +74,12 @@ class _LegacyCrashed(Exception):
 def cmd_parity(args: argparse.Namespace, ignored: list[str]) -> int:
     from .. import RecordingArgs, check_parity
     from .._schema import schema_of
-    from ..sglang import ServerArgs, resolve_server_args
-    from ..sglang import grid as sglang_grid
-    from ._common import _env, _parse_set
+    from ._common import _env, _parse_set, pack
 
+    sglang = pack("sglang")
+    resolve_server_args = sglang.resolve_server_args
     legacy_fn = load_function(args.target)
-    schema = schema_of(ServerArgs)
+    schema = schema_of(sglang.args_class)
     fields = _csv_list(args.fields)
     for f in fields or ():
         schema.spec(f)
@@ -88,7 +88,7 @@ def cmd_parity(args: argparse.Namespace, ignored: list[str]) -> int:
     variants = {"flags": extra} if args.set else None
     cases = [
         (f"{m} on {p} [{v}]", (hf, pl, flags))
-        for m, p, v, hf, pl, flags in sglang_grid.cases(
+        for m, p, v, hf, pl, flags in sglang.grid_cases(
             _csv_list(args.models), _csv_list(args.platforms), variants
         )
     ]

@@ -158,20 +158,9 @@ def read(tokens: Sequence[str]) -> Pasted:
 
 
 def _engine(words: list[str]) -> str | None:
-    from ..sglang.launch import _LAUNCH_MODULES
-    from ..vllm.launch import is_vllm_command
+    from .. import packs
 
-    if is_vllm_command(words):
-        return "vllm"
-    head = words[0]
-    if (
-        head == "sglang"
-        or head.endswith("/sglang")
-        or head in _LAUNCH_MODULES
-        or "sglang.launch_server" in words
-    ):
-        return "sglang"
-    return None
+    return packs.recognise(words)
 
 
 def _docker(words: list[str], env: dict[str, str]) -> Pasted:

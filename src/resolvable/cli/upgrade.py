@@ -13,7 +13,7 @@ from typing import Any
 
 from .._text import table
 from ..errors import ConflictError
-from ._common import UsageError, _header, _resolve, release_of_rule, side_of, user_flags_for
+from ._common import UsageError, _header, _resolve, pack, release_of_rule, side_of, user_flags_for
 
 
 def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None, dict[str, Any]]:
@@ -32,16 +32,15 @@ def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | 
 def default_versions(from_version: str | None, to_version: str | None) -> tuple[str, str]:
     """(from, to): ``to`` defaults to the newest supported release; ``from`` to the installed
     sglang's release when one is installed and modelled, else the supported release before ``to``."""
-    from ..sglang import registry
-    from ..sglang.api import installed_sglang_version, sglang_release
-
-    to = sglang_release(to_version)
+    sglang = pack("sglang")
+    to = sglang.release(to_version)
     if from_version is not None:
-        return sglang_release(from_version), to
-    installed = installed_sglang_version()
+        return sglang.release(from_version), to
+    installed = sglang.installed_version()
     if installed is not None:
-        return sglang_release(installed), to
-    earlier = [r for r in registry.releases if registry.releases.index(r) < registry.releases.index(to)]
+        return sglang.release(installed), to
+    releases = sglang.releases
+    earlier = [r for r in releases if releases.index(r) < releases.index(to)]
     return (earlier[-1] if earlier else to), to
 
 

@@ -20,24 +20,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .. import packs
 from .._text import short, table
 from ..errors import ConflictError
-from ._common import UsageError, _csv_list, _Parser, report_diff
+from ._common import UsageError, _csv_list, _Parser, pack, report_diff
 from .explain import _explain_lines, _refusal_lines
 
 COMMANDS = ("explain", "resolve", "diff", "upgrade", "matrix", "models", "backends")
 #: Commands that take a launch (a model and vLLM flags, or a pasted command).
 LAUNCH_COMMANDS = ("explain", "resolve", "diff", "upgrade")
-
-
-def wants_vllm(argv: Sequence[str]) -> bool:
-    """Whether ``argv`` asks for the vLLM pack (``--engine vllm`` or ``--engine=vllm``)."""
-    for i, token in enumerate(argv):
-        if token == "--engine" and i + 1 < len(argv) and argv[i + 1] == "vllm":
-            return True
-        if token == "--engine=vllm":
-            return True
-    return False
 
 
 def _option_value(argv: Sequence[str], name: str) -> str | None:
@@ -52,12 +43,10 @@ def _option_value(argv: Sequence[str], name: str) -> str | None:
 
 
 def _add_common(p: argparse.ArgumentParser, release: str) -> None:
-    from ..vllm.cli_args import add_cli_args
-
     p.add_argument(
         "model", nargs="?", help="bundled sample name, config.json, model directory, or cached hub repo id"
     )
-    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm", help="rule pack (here: vllm)")
+    p.add_argument("--engine", choices=packs.names(), default="vllm", help="rule pack (here: vllm)")
     p.add_argument("--platform", default="detect", help="platform preset to simulate, or 'detect'")
     p.add_argument(
         "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
@@ -68,7 +57,7 @@ def _add_common(p: argparse.ArgumentParser, release: str) -> None:
     )
     _add_version(p)
     _add_gpus(p)
-    add_cli_args(p, release)
+    pack("vllm").add_cli_args(p, release)
 
 
 def _add_gpus(p: argparse.ArgumentParser) -> None:
@@ -127,7 +116,7 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_upgrade)
     p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
-    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
+    p.add_argument("--engine", choices=packs.names(), default="vllm")
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
     p.add_argument("--platforms", help="comma-separated presets (default: the GPU and CPU presets)")
     p.add_argument(
@@ -145,11 +134,11 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_matrix)
     p = sub.add_parser("models", help="the bundled model configs and their vLLM layer kinds")
-    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
+    p.add_argument("--engine", choices=packs.names(), default="vllm")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_models)
     p = sub.add_parser("backends", help="the vLLM backend capability table (from the candidates' checks)")
-    p.add_argument("--engine", choices=("sglang", "vllm"), default="vllm")
+    p.add_argument("--engine", choices=packs.names(), default="vllm")
     p.add_argument("--format", choices=("text", "md", "json"), default="md")
     _add_version(p)
     p.set_defaults(func=cmd_backends)
@@ -159,18 +148,16 @@ def build_parser(release: str) -> argparse.ArgumentParser:
 def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
     """The vLLM release to model (``--vllm-version``, else the pasted image's tag, else the
     newest), and a note saying where it came from when that is not obvious."""
-    from ..vllm import registry
-    from ..vllm.api import vllm_release
-
+    vllm = pack("vllm")
     named = _option_value(argv, "--vllm-version")
     tag_release, note = None, None
     if pasted is not None and pasted.tag is not None:
         from .paste import tag_release as read_tag
 
-        tag_release, note = read_tag(pasted.tag, registry.releases, "vLLM")
+        tag_release, note = read_tag(pasted.tag, vllm.releases, "vLLM")
         note = note or f"from the image tag {pasted.tag!r}"
     if named is not None:
-        release = vllm_release(named)
+        release = vllm.release(named)
         if tag_release is not None and tag_release != release:
             raise UsageError(
                 f"--vllm-version {named} and the image {pasted.image}:{pasted.tag} name different releases; give one"
@@ -180,27 +167,23 @@ def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
         return release, note
     if tag_release is not None:
         return tag_release, note
-    return vllm_release(None), None
+    return vllm.release(None), None
 
 
 def main(argv: Sequence[str], pasted: Any = None) -> int:
     """Run one vLLM command. ``pasted`` is a ``cli.paste.Pasted`` of a vLLM launch (the words
     after ``--``), or None. User errors propagate as ``ResolvableError`` (printed by the caller)."""
-    from ..vllm.cli_args import preprocess
-    from ..vllm.flags import load_table
-
+    vllm = pack("vllm")
     argv = list(argv)
     release, release_note = _release_for(argv, pasted)
-    table = load_table(release)
+    table = vllm.flag_table(release)
     notes: list[str] = []
     if argv and argv[0] in LAUNCH_COMMANDS:
-        rest, notes = preprocess(argv[1:], table, serve=True)
+        rest, notes = vllm.preprocess(argv[1:], table, serve=True)
         argv = [argv[0], *rest]
     args, extra = build_parser(release).parse_known_args(argv)
     if extra:
-        from ..vllm.cli_args import unknown_message
-
-        raise UsageError(unknown_message(extra, table))
+        raise UsageError(vllm.unknown_message(extra, table))
     args.release, args.release_note, args.pasted = release, release_note, pasted
     if args.command in LAUNCH_COMMANDS:
         _take_launch(args, notes, table)
@@ -213,18 +196,16 @@ def main(argv: Sequence[str], pasted: Any = None) -> int:
 def _take_launch(args: argparse.Namespace, notes: list[str], table: Any) -> None:
     """The model, the parsed vLLM flags (the pasted command's, then those given to resolvable)
     and the launch's environment, on ``args``."""
-    from ..vllm.cli_args import VllmParsed, from_namespace, parse
-    from ..vllm.launch import parse_launch
-
-    head = from_namespace(args, table, notes, model=None)
+    vllm = pack("vllm")
+    head = vllm.from_namespace(args, table, notes, model=None)
     args.launcher = None
     args.launch_env = {}
-    parsed: VllmParsed = head
+    parsed = head
     if args.pasted is not None:
-        launch = parse_launch(args.pasted.words)
+        launch = vllm.parse_launch(args.pasted.words)
         args.launcher = launch.launcher
         args.launch_env = dict(args.pasted.env)
-        pasted = parse(launch.argv, table.release, serve=launch.serve)
+        pasted = vllm.parse_argv(launch.argv, table.release, serve=launch.serve)
         if args.model is not None and pasted.model is not None and args.model != pasted.model:
             raise UsageError(
                 f"two models: {args.model!r} before `--` and {pasted.model!r} in the pasted command; give one"
@@ -246,9 +227,7 @@ def _take_launch(args: argparse.Namespace, notes: list[str], table: Any) -> None
 def _env(args: argparse.Namespace) -> dict[str, str]:
     """The environment the rules see: this shell's vLLM variables, the pasted command's
     assignments (and docker ``-e``), then ``--env`` (the last word)."""
-    from ..vllm.api import env_from_os
-
-    env = env_from_os()
+    env = pack("vllm").env_from_os()
     env.update(getattr(args, "launch_env", {}) or {})
     for pair in args.env or ():
         key, sep, value = pair.partition("=")
@@ -267,44 +246,36 @@ def _resolve(
     trace: bool = False,
 ) -> Any:
     """Resolve; a refusal's fix is checked by resolving again (``exc.fix_check``)."""
-    from ..vllm import load_model, resolve_vllm_args
-    from ..vllm.cli_args import resolution_kwargs
-    from ..vllm.config.fixes import with_checked_fix
-    from ..vllm.config.parallel import with_gpus
-    from ..vllm.platforms import platform
-
-    kwargs = resolution_kwargs(parsed or args.parsed)
+    vllm = pack("vllm")
+    kwargs = vllm.resolution_kwargs(parsed or args.parsed)
     if args.kernels is not None:
         kwargs["kernels"] = args.kernels
-    hf, plat, env = load_model(args.model), with_gpus(platform(platform_name), args.gpus), _env(args)
+    hf = vllm.load_model(args.model)
+    plat, env = vllm.with_gpus(vllm.platform(platform_name), args.gpus), _env(args)
     version = release or args.release
     try:
-        return resolve_vllm_args(hf, plat, env, trace=trace, vllm_version=version, **kwargs)
+        return vllm.resolve(hf, plat, env, trace=trace, release=version, **kwargs)
     except ConflictError as exc:
         if "attention_config" in kwargs:  # the fix search speaks flags, not the JSON
             raise
-        raise with_checked_fix(exc, hf, plat, env, kwargs, vllm_version=version) from None
+        raise vllm.checked_fix(exc, hf, plat, env, kwargs, release=version) from None
 
 
 def _startup(res: Any, args: argparse.Namespace) -> tuple[tuple[Any, ...], ConflictError | None]:
     """The engine-start checks (``resolvable.vllm.config.startup``): (passed, None) or ((), refusal),
     the refusal's fix checked by resolving again."""
-    from ..vllm import load_model
-    from ..vllm.cli_args import resolution_kwargs
-    from ..vllm.config.fixes import with_checked_fix
-    from ..vllm.config.startup import check_startup
-
-    hf, env = load_model(args.model), _env(args)
+    vllm = pack("vllm")
+    hf, env = vllm.load_model(args.model), _env(args)
     try:
-        return check_startup(res, hf, env), None
+        return vllm.check_startup(res, hf, env), None
     except ConflictError as exc:
-        user = {k: v for k, v in resolution_kwargs(args.parsed).items() if k != "attention_config"}
-        return (), with_checked_fix(exc, hf, res.platform, env, user, vllm_version=res.release)
+        user = {k: v for k, v in vllm.resolution_kwargs(args.parsed).items() if k != "attention_config"}
+        return (), vllm.checked_fix(exc, hf, res.platform, env, user, release=res.release)
 
 
 def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
-    from ..vllm.config.startup import NOT_KNOWN_OFFLINE, STARTUP_LABEL
-
+    vllm = pack("vllm")
+    STARTUP_LABEL, NOT_KNOWN_OFFLINE = vllm.startup_label, vllm.not_known_offline
     if refusal is None:
         lines = [
             f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({len(passed)} checks passed)"
@@ -320,11 +291,10 @@ def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
 
 
 def _startup_json(passed: Any, refusal: ConflictError | None) -> dict[str, Any]:
-    from ..vllm.config.startup import NOT_KNOWN_OFFLINE, STARTUP_LABEL, STARTUP_PHASE
-
+    vllm = pack("vllm")
     return {
-        "phase": STARTUP_PHASE,
-        "label": STARTUP_LABEL,
+        "phase": vllm.startup_phase,
+        "label": vllm.startup_label,
         "would_start": refusal is None,
         "checks_passed": [r.name for r in passed],
         "refusal": None
@@ -335,13 +305,11 @@ def _startup_json(passed: Any, refusal: ConflictError | None) -> dict[str, Any]:
             "location": refusal.location,
             "fix": refusal.fix,
         },
-        "not_known_offline": list(NOT_KNOWN_OFFLINE),
+        "not_known_offline": list(vllm.not_known_offline),
     }
 
 
 def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]:
-    from ..vllm.environ import classify
-
     parsed = parsed or args.parsed
     modelled = [s for s in parsed.shown_all() if s not in parsed.shown]
     lines = [f"model     {args.model}  [{res.arch}]"]
@@ -364,7 +332,7 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
         + "  (--gpus N to change)",
         f"kernels   {', '.join(res['installed_kernels']) or '(none)'}  (standard install; override with --kernels)",
     ]
-    lines += [f"env       {line}" for line in classify(_env(args), res.release).lines()]
+    lines += [f"env       {line}" for line in pack("vllm").classify_env(_env(args), res.release).lines()]
     lines += [f"note      {n}" for n in parsed.notes]
     # The vLLM pack dispatches on config facts, not on architecture names: the engine's
     # "no architecture-specific rule" note says nothing here.
@@ -372,15 +340,13 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
 
 
 def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
-    from ..vllm.environ import classify
-
     return {
         "vllm_version": res.release,
         "release_note": args.release_note,
         "launcher": args.launcher,
         "flags": {k: v for k, v in args.parsed.values.items() if k not in args.parsed.not_modelled},
         "not_modelled": args.parsed.not_modelled,
-        "environment": classify(_env(args), res.release).to_dict(),
+        "environment": pack("vllm").classify_env(_env(args), res.release).to_dict(),
         "notes": list(args.parsed.notes),
     }
 
@@ -398,6 +364,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     passed, refusal = _startup(res, args)
     fields = [args.field] if args.field else _in_pipeline_order(res)
     explained = [res.explain(f) for f in fields]
+    from .fit import vllm_memory_section
+
+    memory_lines, memory_json = vllm_memory_section(args, res)
     if args.json:
         print(
             json.dumps(
@@ -414,6 +383,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     **_launch_json(args, res),
                     "fields": {e.field: e.to_dict() for e in explained},
                     "startup": _startup_json(passed, refusal),
+                    "memory": memory_json,
                 },
                 indent=2,
                 default=repr,
@@ -421,6 +391,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         )
         return 2 if refusal is not None else 0
     print("\n".join(_header(res, args)))
+    print("\n".join(memory_lines))
     for exp in explained:
         if exp.steps or args.field:
             print()
@@ -463,8 +434,6 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    from ..vllm.config.report import engine_config
-
     res = _resolve(args, args.platform)
     passed, refusal = _startup(res, args)
     ctx = res.publish()
@@ -486,7 +455,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                     "notes": data["notes"],
                     "declarations": data["declarations"],
                     "release": res.release,
-                    "engine_config": engine_config(res),
+                    "engine_config": pack("vllm").engine_config(res),
                     "startup": _startup_json(passed, refusal),
                 },
                 indent=2,
@@ -507,24 +476,20 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 def _parse_set(pairs: Sequence[str], release: str) -> Any:
     """``--set``/``--vs-set FLAG=VALUE`` pairs → a parsed vLLM command line of ``release``."""
-    from ..vllm.cli_args import parse
-
     argv: list[str] = []
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
         flag = key if key.startswith("-") else "--" + key.replace("_", "-")
         argv += [flag, value] if sep else [flag]
-    return parse(["model", *argv], release)
+    return pack("vllm").parse_argv(["model", *argv], release)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from ..vllm.api import vllm_release
-
     if args.vs_platform is None and not args.vs_set and args.vs_vllm_version is None:
         raise UsageError(
             "diff needs --vs-platform PRESET, --vs-vllm-version VERSION and/or --vs-set FLAG=VALUE"
         )
-    right_release = vllm_release(args.vs_vllm_version) if args.vs_vllm_version else args.release
+    right_release = pack("vllm").release(args.vs_vllm_version) if args.vs_vllm_version else args.release
     right_parsed = args.parsed.merged(_parse_set(args.vs_set, right_release)) if args.vs_set else args.parsed
     left = _resolve(args, args.platform)
     right = _resolve(args, args.vs_platform or args.platform, release=right_release, parsed=right_parsed)
@@ -535,19 +500,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def default_versions(from_version: str | None, to_version: str | None) -> tuple[str, str]:
     """(from, to): ``to`` defaults to the newest; ``from`` to the installed vllm's release when it is
     modelled, else the release before ``to``."""
-    from ..vllm import registry
-    from ..vllm.api import installed_vllm_version, vllm_release
-
-    to = vllm_release(to_version)
+    vllm = pack("vllm")
+    to = vllm.release(to_version)
     if from_version is not None:
-        return vllm_release(from_version), to
-    installed = installed_vllm_version()
+        return vllm.release(from_version), to
+    installed = vllm.installed_version()
     if installed is not None:
         try:
-            return vllm_release(installed), to
+            return vllm.release(installed), to
         except ValueError:
             pass
-    releases = list(registry.releases)
+    releases = list(vllm.releases)
     earlier = releases[: releases.index(to)]
     return (earlier[-1] if earlier else to), to
 
@@ -614,7 +577,8 @@ def _changed_in(res: Any, field: str, old: str, new: str) -> str | None:
     import re
 
     from .._release import release_key
-    from ..vllm.changes import CHANGES
+
+    CHANGES = pack("vllm").changes
 
     steps = res.explain(field).steps
     if not steps:
@@ -647,24 +611,20 @@ def matrix_cells(
 ) -> list[dict[str, Any]]:
     """One cell per (model, platform): the backend per layer kind and the block size (and the
     ``fields`` asked for), or the refusal."""
-    from ..vllm import KIND_FIELDS, load_model, resolve_vllm_args
-    from ..vllm.cli_args import resolution_kwargs
-    from ..vllm.config.parallel import with_gpus
-    from ..vllm.platforms import platform
-
-    kwargs = resolution_kwargs(parsed)
+    vllm = pack("vllm")
+    kwargs = vllm.resolution_kwargs(parsed)
     cells = []
     for model in models:
-        hf = load_model(model)
+        hf = vllm.load_model(model)
         for name in platforms:
             try:
-                res = resolve_vllm_args(
-                    hf, with_gpus(platform(name), gpus), env, vllm_version=release, **kwargs
+                res = vllm.resolve(
+                    hf, vllm.with_gpus(vllm.platform(name), gpus), env, release=release, **kwargs
                 )
             except ConflictError as exc:
                 cells.append({"model": model, "platform": name, "refused": exc.message})
                 continue
-            backends = {k: res[f] for k, f in KIND_FIELDS.items() if res[f] is not None}
+            backends = {k: res[f] for k, f in vllm.kind_fields.items() if res[f] is not None}
             cell = {"model": model, "platform": name, "backends": backends, "block_size": res["block_size"]}
             if fields:
                 cell["values"] = {f: res[f] for f in fields}
@@ -682,21 +642,16 @@ def _cell_text(cell: dict[str, Any]) -> str:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from ..vllm import catalog
-    from ..vllm.api import vllm_release
-    from ..vllm.platforms import platform
-
-    models = _csv_list(args.models) or list(catalog())
+    vllm = pack("vllm")
+    models = _csv_list(args.models) or list(vllm.catalog())
     platforms = _csv_list(args.platforms) or list(_matrix_platforms())
     for name in platforms:
-        platform(name)
+        vllm.platform(name)
     args.launch_env = {}
     env = _env(args)
-    from ..vllm import VllmArgs
-
     fields = _csv_list(args.fields) or []
     for field in fields:
-        if field not in VllmArgs.__dataclass_fields__:
+        if field not in vllm.args_class.__dataclass_fields__:
             raise UsageError(f"--fields: {field!r} is not a vLLM field; e.g. max_num_seqs, async_scheduling")
     cells = matrix_cells(
         models,
@@ -707,7 +662,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         gpus=args.gpus,
         fields=fields,
     )
-    other = vllm_release(args.vs_vllm_version) if args.vs_vllm_version else None
+    other = vllm.release(args.vs_vllm_version) if args.vs_vllm_version else None
     if other is not None:
         if other == args.release:
             raise UsageError(f"--vllm-version and --vs-vllm-version are both {other}")
@@ -771,15 +726,13 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from ..vllm import catalog, load_model
-    from ..vllm.layers import kinds_of, use_mla
-
+    vllm = pack("vllm")
     rows, data = [], {}
-    for name, entry in catalog().items():
-        hf = load_model(name)
-        mla = use_mla(hf, {})
+    for name, entry in vllm.catalog().items():
+        hf = vllm.load_model(name)
+        mla = vllm.use_mla(hf, {})
         try:
-            kinds = kinds_of(hf, mla)
+            kinds = vllm.kinds_of(hf, mla)
         except ConflictError:
             kinds = ["(not modelled)"]
         data[name] = {**entry, "architecture": hf.architecture, "use_mla": mla, "layer_kinds": kinds}
@@ -792,9 +745,8 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_backends(args: argparse.Namespace) -> int:
-    from ..vllm.capabilities import COLUMNS, capability_markdown, capability_table
-
-    rows = capability_table()
+    vllm = pack("vllm")
+    rows = vllm.capability_table()
     if args.format == "json":
         print(
             json.dumps(
@@ -803,10 +755,10 @@ def cmd_backends(args: argparse.Namespace) -> int:
             )
         )
     elif args.format == "md":
-        sys.stdout.write(capability_markdown(rows))
+        sys.stdout.write(vllm.capability_markdown(rows))
     else:
         keep = ("backend", "platforms", "MLA", "sparse", "block sizes", "compute capability", "sinks")
         print(f"vLLM {args.release}")
         print(table(list(keep), [[short(r[c], 40) for c in keep] for r in rows]))
-        print(f"\n({len(COLUMNS)} columns with --format md or json)")
+        print(f"\n({len(vllm.capability_columns)} columns with --format md or json)")
     return 0

@@ -8,6 +8,7 @@ Invariant: this module depends on no rule module, so every family and pass can i
 from __future__ import annotations
 
 from ..rules import Registry, Stage
+from . import platform_facts  # noqa: F401  (defines platform.is_sm90 before any rule reads it)
 from .args import ServerArgs
 from .changes import CHANGES
 

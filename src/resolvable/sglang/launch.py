@@ -41,6 +41,21 @@ class Launch:
         return f"Launch(env={self.env!r}, launcher={self.launcher!r}, argv={self.argv!r})"
 
 
+def is_sglang_command(words: Sequence[str]) -> bool:
+    """Whether the words (environment assignments removed) start an SGLang server: ``sglang
+    serve``, a path to the ``sglang`` script, the launch module, or ``python -m
+    sglang.launch_server``."""
+    if not words:
+        return False
+    head = words[0]
+    return (
+        head == "sglang"
+        or head.endswith("/sglang")
+        or head in _LAUNCH_MODULES
+        or "sglang.launch_server" in words
+    )
+
+
 def _words(tokens: Sequence[str]) -> list[str]:
     """Shell words: a single pasted string is split as a shell would (continuations joined)."""
     if len(tokens) == 1 and any(c.isspace() for c in tokens[0]):

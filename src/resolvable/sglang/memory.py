@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..device_memory import Estimate, context_overhead, device_total_bytes
+from ..device_memory import Estimate, context_overhead, require_device_bytes
 from ..memory import (
     GIB,
     FitReport,
@@ -241,13 +241,7 @@ def capacity(
     ``pre_load_free_bytes`` replaces the estimate of free memory before the weights load (a
     start-up log's first ``avail mem``)."""
     extra = dict(extra or {})
-    total = device_total_bytes(device_name, memory_gib)
-    if total is None:
-        from ..memory import MemoryModelError
-
-        raise MemoryModelError(
-            "the platform has no device memory: pick a GPU preset (`resolvable platforms`) or give memory_gib"
-        )
+    total = require_device_bytes(device_name, memory_gib)
     gpu_mib = total / (1 << 20)
     tp, pp = int(values.get("tp_size") or 1), int(values.get("pp_size") or 1)
     dp = int(values.get("dp_size") or 1) if values.get("enable_dp_attention") else 1

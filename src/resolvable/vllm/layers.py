@@ -208,12 +208,14 @@ _ARG_KEYS = (
     "flash_attn_version",
     "use_trtllm_attention",
 )
-#: id(config) -> (the config, {inputs: queries}). A memo keyed on user input stays bounded: it
-#: keeps the entries of the last few configs only (each config object is kept alive while its
-#: entries are), and a bounded number of entries per config.
-_MEMO: dict[int, tuple[HFConfig, dict[tuple, tuple[LayerQuery, ...]]]] = {}
-_MEMO_CONFIGS = 4
+#: Entries kept per config (``HFConfig.derived``: the memo lives and dies with its config object,
+#: so a grid of many models never evicts one model's queries to make room for another's); a
+#: memo keyed on user input stays bounded: past this many entries it starts afresh.
 _MEMO_PER_CONFIG = 1024
+#: id(config) -> (the config, {inputs: queries}) for configs that are not plain ``HFConfig``
+#: objects (a tracing proxy under ``explain``): the last few only.
+_MEMO: dict[int, tuple[Any, dict[tuple, tuple[LayerQuery, ...]]]] = {}
+_MEMO_CONFIGS = 4
 
 
 def changes_of(query: LayerQuery, has: Any, present: frozenset[Any] = frozenset()) -> frozenset[str]:
@@ -265,22 +267,34 @@ def layer_queries(
         user_block_size,
         kernels,
     )
-    kept = _MEMO.get(id(hf))
-    if kept is not None and kept[0] is hf:
-        hit = kept[1].get(key)
-        if hit is not None:
-            return list(hit)
+    memo = _memo_for(hf)
+    hit = memo.get(key)
+    if hit is not None:
+        return list(hit)
     out = _build(hf, args, platform, env, user_block_size=user_block_size, kernels=kernels)
+    if len(memo) >= _MEMO_PER_CONFIG:
+        memo.clear()
+    memo[key] = tuple(out)
+    return out
+
+
+def _memo_for(hf: Any) -> dict[tuple, tuple[LayerQuery, ...]]:
+    """The query memo of ``hf``: kept with a plain config (``HFConfig.derived``), else in the
+    small module memo checked by identity."""
+    if type(hf) is HFConfig:
+        return hf.derived("vllm.layer_queries", _new_memo)
+    kept = _MEMO.get(id(hf))
     if kept is None or kept[0] is not hf:
         if len(_MEMO) >= _MEMO_CONFIGS:
             # the oldest config (another thread may have dropped it, or be changing the dict)
             with contextlib.suppress(RuntimeError, StopIteration):
                 _MEMO.pop(next(iter(_MEMO)), None)
         kept = _MEMO[id(hf)] = (hf, {})
-    if len(kept[1]) >= _MEMO_PER_CONFIG:
-        kept[1].clear()
-    kept[1][key] = tuple(out)
-    return out
+    return kept[1]
+
+
+def _new_memo(_hf: HFConfig) -> dict[tuple, tuple[LayerQuery, ...]]:
+    return {}
 
 
 def _build(

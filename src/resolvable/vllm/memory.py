@@ -29,11 +29,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..device_memory import Estimate, context_overhead, device_total_bytes
+from ..device_memory import Estimate, context_overhead, require_device_bytes
 from ..memory import (
     GIB,
     FitReport,
-    MemoryModelError,
     attention_shape,
     dtype_bytes,
     kv_heads_per_rank,
@@ -98,6 +97,14 @@ def max_model_len(hf: Mapping[str, Any], user: int | None) -> int:
     return derived
 
 
+def _release(version: str | None) -> tuple[int, int] | None:
+    try:
+        major, minor = (int(x) for x in str(version).split(".")[:2])
+    except ValueError:
+        return None
+    return major, minor
+
+
 def _batched_tokens(total_gib: float, device_name: str | None, world: int) -> int:
     """``get_batch_defaults`` for ``vllm serve`` (OPENAI_API_SERVER) on a GPU (spec §3.5)."""
     if total_gib >= 160:
@@ -107,10 +114,39 @@ def _batched_tokens(total_gib: float, device_name: str | None, world: int) -> in
     return 2048
 
 
+def profile_batch(
+    total_gib: float, device_name: str | None, world: int, version: str | None, max_len: int
+) -> tuple[int, int, str]:
+    """(batched tokens, sequences, words) of the profile run when the user set neither.
+
+    V1 (0.8 and later, and the modelled 0.30–0.34 wheels): ``get_batch_defaults`` for ``vllm
+    serve`` (spec §3.5): 8192 tokens / 1024 sequences on a ≥ 70 GiB device that is not an A100,
+    16384 / 1024 from 160 GiB, else 2048 / 256. V0 (before 0.8; ``SchedulerConfig`` of those
+    releases): 256 sequences, and ``max(max_model_len, 2048)`` tokens without chunked prefill,
+    which V0 turned on for contexts above 32k (then 2048 tokens, an estimate of its per-release
+    default)."""
+    rel = _release(version)
+    if rel is not None and rel < (0, 8):
+        tokens = max(max_len, 2048) if max_len <= 32768 else 2048
+        return tokens, 256, f"V0 ({version}): 256 sequences, {tokens} tokens"
+    tokens = _batched_tokens(total_gib, device_name, world)
+    seqs = 1024 if tokens >= 8192 else 256
+    return tokens, seqs, f"V1 get_batch_defaults: {seqs} sequences, {tokens} tokens"
+
+
+#: Bytes per element of the profile run's sampler over [max_num_seqs, vocab]: both V0's
+#: ``profile_run`` (SamplingParams(top_p=0.99, top_k=vocab-1)) and V1's ``_dummy_sampler_run``
+#: exercise the sort-based top-k/top-p path: fp32 logits, sorted values, int64 indices, softmax,
+#: cumulative sum, the scattered mask and the final probabilities live at once (~36 B).
+SAMPLER_BYTES_PER_LOGIT = 36
+
+
 def activation_peak(hf: Mapping[str, Any], tokens: int, tp: int, num_seqs: int) -> Estimate:
-    """The torch peak of vLLM's profile run (``profile_run`` with ``max_num_batched_tokens``): the
-    widest MLP intermediate of the batch, the attention projections and the sampler's logits. A
-    documented estimate: the corpus spread is about ±50 %."""
+    """The torch peak of vLLM's profile run: the larger of the forward pass at
+    ``max_num_batched_tokens`` (the widest MLP intermediate, the attention projections) and the
+    sampler over ``max_num_seqs`` rows of the vocabulary (they run one after the other, so the
+    peak is a max, not a sum), plus 0.1 GiB. A documented estimate: the corpus spread is about
+    ±50 %."""
     cfg = text_config(hf)
     hidden = int(cfg.get("hidden_size") or 4096)
     inter = int(cfg.get("intermediate_size") or 4 * hidden)
@@ -118,15 +154,33 @@ def activation_peak(hf: Mapping[str, Any], tokens: int, tp: int, num_seqs: int) 
     moe_inter = int(cfg.get("moe_intermediate_size") or inter)
     width = max(inter, topk * moe_inter) if topk else inter
     vocab = int(cfg.get("vocab_size") or 32000)
-    per_token = 2 * (2 * width / max(1, tp) + 4 * hidden)
-    logits = num_seqs * vocab * 4 * 3
-    value = tokens * per_token + logits + 0.1 * GIB
+    # gate/up output (2 × width) and ~6 hidden-wide tensors (residual, norm, q/k/v/o) in bf16
+    per_token = 2 * (2 * width / max(1, tp) + 6 * hidden)
+    forward = tokens * per_token
+    sampler = num_seqs * vocab * SAMPLER_BYTES_PER_LOGIT
+    value = max(forward, sampler) + 0.1 * GIB
+    which = "sampler" if sampler > forward else "forward pass"
     return Estimate(
         value,
         value * 0.5,
         value * 1.6,
-        f"profile-run activation peak at {tokens} batched tokens (estimated from the MLP/attention widths)",
+        f"profile-run activation peak ({which}): forward at {tokens} batched tokens, sampler over "
+        f"{num_seqs} × {vocab} logits (estimated)",
     )
+
+
+def cudagraph_estimate(version: str | None, seqs: int, enforce_eager: bool) -> Estimate:
+    """CUDA-graph memory held back before the KV cache is sized. Releases before 0.30 captured
+    the graphs after the KV cache was allocated (the memory came out of the utilization headroom,
+    not the KV budget); the modelled 0.30–0.34 wheels subtract ``determine_available_memory``'s
+    estimate. Public logs print estimates of 0.1–1.5 GiB; the value scales with the capture
+    sizes (up to ``max_num_seqs``)."""
+    rel = _release(version)
+    counted = not enforce_eager and (rel is None or rel >= (0, 30))
+    if not counted:
+        return Estimate(0.0, 0.0, 0.0, "CUDA graphs captured after the KV cache (not in the budget)")
+    value = (0.25 + 0.5 * min(seqs, 1024) / 1024) * GIB
+    return Estimate(value, 0.1 * GIB, 1.5 * GIB, "CUDA-graph pool estimate held back before the KV cache")
 
 
 def kv_page_bytes(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, float, str]:
@@ -188,11 +242,7 @@ def capacity(
     ``max_model_len`` (``-1``/``auto``: fit), ``max_num_batched_tokens``, ``max_num_seqs``, ``dtype``,
     ``quantization``, ``kv_cache_memory_bytes``.
     """
-    total = device_total_bytes(device_name, memory_gib)
-    if total is None:
-        raise MemoryModelError(
-            "the platform has no device memory: pick a GPU preset (`resolvable platforms`) or give memory_gib"
-        )
+    total = require_device_bytes(device_name, memory_gib)
     tp = int(values.get("tensor_parallel_size") or 1)
     pp = int(values.get("pipeline_parallel_size") or 1)
     dp = int(values.get("data_parallel_size") or 1)
@@ -210,9 +260,14 @@ def capacity(
     shards = tp * dp if values.get("enable_expert_parallel") else tp
     per_rank = weights.per_rank(tp=tp, pp=pp, expert_shards=shards)
     world = tp * pp
-    seqs = int(values.get("max_num_seqs") or (1024 if total / GIB >= 70 else 256))
-    batched = int(values.get("max_num_batched_tokens") or _batched_tokens(total / GIB, device_name, world))
+    max_len_flag = values.get("max_model_len")
+    auto_fit = str(max_len_flag).lower() in ("-1", "auto")
+    max_len = max_model_len(hf, None if auto_fit else max_len_flag)
+    d_batched, d_seqs, batch_words = profile_batch(total / GIB, device_name, world, version, max_len)
+    seqs = int(values.get("max_num_seqs") or d_seqs)
+    batched = int(values.get("max_num_batched_tokens") or d_batched)
     peak = activation_peak(hf, batched, tp, min(seqs, batched))
+    graphs = cudagraph_estimate(version, seqs, bool(values.get("enforce_eager")))
     nontorch = context_overhead(world)
     # non-torch memory counted against the budget: what appears after the snapshot (cuBLAS
     # workspaces, NCCL buffers); the CUDA context itself is outside the snapshot.
@@ -226,13 +281,10 @@ def capacity(
     if user_kv:
         available = float(user_kv)
     else:
-        available = total * util - per_rank - peak.value - nontorch_counted.value
+        available = total * util - per_rank - peak.value - nontorch_counted.value - graphs.value
     full_pl, _swa_pl, words = kv_page_bytes(values, hf)
     shape = attention_shape(hf)
     block = int(values.get("block_size") or 16)
-    max_len_flag = values.get("max_model_len")
-    auto_fit = str(max_len_flag).lower() in ("-1", "auto")
-    max_len = max_model_len(hf, None if auto_fit else max_len_flag)
     # Layers per KV kind; a Mamba/linear layer holds its state in pages of the same size.
     full_layers, swa_layers, lin_layers = shape.full_layers, shape.swa_layers, shape.linear_layers
     window = shape.sliding_window or max_len
@@ -290,8 +342,18 @@ def capacity(
     per_token_bytes = (
         block_bytes * num_groups / block if len(counts) > 1 else full_pl * (full_layers + swa_layers)
     )
-    lo_avail = available - (peak.high - peak.value) - (nontorch_counted.high - nontorch_counted.value)
-    hi_avail = available + (peak.value - peak.low) + (nontorch_counted.value - nontorch_counted.low)
+    lo_avail = (
+        available
+        - (peak.high - peak.value)
+        - (nontorch_counted.high - nontorch_counted.value)
+        - (graphs.high - graphs.value)
+    )
+    hi_avail = (
+        available
+        + (peak.value - peak.low)
+        + (nontorch_counted.value - nontorch_counted.low)
+        + (graphs.value - graphs.low)
+    )
 
     def tok(avail: float) -> int:
         n = int(avail // block_bytes) if avail > 0 else 0
@@ -307,6 +369,8 @@ def capacity(
         "tensor_parallel_size": tp,
         "pipeline_parallel_size": pp,
         "max_num_batched_tokens": batched,
+        "max_num_seqs": seqs,
+        "profile_batch": batch_words,
         "max_model_len_auto_fit": auto_fit,
         "kv_formula": words
         + f"; {full_layers} full"
@@ -328,7 +392,7 @@ def capacity(
         concurrency_at_context=concurrency,
         refusal=refusal,
         inputs=inputs,
-        estimates={"activation_peak": peak, "non_torch": nontorch_counted},
+        estimates={"activation_peak": peak, "non_torch": nontorch_counted, "cudagraphs": graphs},
         kv_tokens_range=(tok(lo_avail), tok(hi_avail)),
         state_bytes_per_request=state,
     )

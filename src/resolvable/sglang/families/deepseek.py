@@ -16,7 +16,7 @@ Mistral-Large-3 and Pixtral always run in bfloat16.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import ArchList, Force
+from ...rules import ArchList, Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import (
@@ -126,7 +126,11 @@ def _prefill_cp(ctx, *, dsa: bool) -> dict:
         raise ConflictError(
             "interleave DSA CP does not support DP attention.",
             fields=("enable_prefill_cp", "dp_size"),
-            fix="pass --dp-size 1 or --cp-strategy zigzag",
+            fix=Fix.any_of(
+                Fix(set={"dp_size": 1}),
+                Fix(set={"cp_strategy": "zigzag"}),
+                text="pass --dp-size 1 or --cp-strategy zigzag",
+            ),
             upstream="AssertionError",
         )
     return out
@@ -140,19 +144,24 @@ def _dsa_dcp(args) -> dict:
         raise ConflictError(
             "DSA DCP does not support HiSparse or HiCache.",
             fields=("dcp_size", "enable_hisparse", "enable_hierarchical_cache"),
-            fix="pass --dcp-size 1, or drop --enable-hisparse / --enable-hierarchical-cache",
+            fix=Fix.any_of(
+                Fix(set={"dcp_size": 1}),
+                Fix(drop=("enable_hisparse",)),
+                Fix(set={"enable_hierarchical_cache": True}),
+                text="pass --dcp-size 1, or drop --enable-hisparse / --enable-hierarchical-cache",
+            ),
         )
     if args.disaggregation_mode != "null":
         raise ConflictError(
             "DSA DCP does not support PD disaggregation.",
             fields=("dcp_size", "disaggregation_mode"),
-            fix="pass --dcp-size 1",
+            fix=Fix(set={"dcp_size": 1}),
         )
     if args.speculative_eagle_topk not in (None, 1):
         raise ConflictError(
             "DSA DCP requires --speculative-eagle-topk 1.",
             fields=("dcp_size", "speculative_eagle_topk"),
-            fix="pass --speculative-eagle-topk 1",
+            fix=Fix(set={"speculative_eagle_topk": 1}),
         )
     return {f: "trtllm" for f in ("dsa_prefill_backend", "dsa_decode_backend") if args[f] is None}
 
@@ -168,7 +177,7 @@ def _dsa_page_size(ctx) -> Force:
             f"--dcp-size > 1 is not supported for DSA with index_kpool={kpool}: a pooled index key spans "
             "positions owned by different DCP ranks.",
             fields=("dcp_size",),
-            fix="pass --dcp-size 1",
+            fix=Fix(set={"dcp_size": 1}),
         )
     if kpool == 1:
         return Force(64, "DSA kernels use 64-token pages")
@@ -195,13 +204,13 @@ def deepseek_family(ctx):
                 raise ConflictError(
                     "--enable-two-batch-overlap is not supported with DSA index-topk sharing",
                     fields=("enable_two_batch_overlap",),
-                    fix="drop --enable-two-batch-overlap",
+                    fix=Fix(drop=("enable_two_batch_overlap",)),
                 )
         if args.enable_prefill_cp and args.disaggregation_mode == "decode":
             raise ConflictError(
                 "CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp.",
                 fields=("enable_prefill_cp", "disaggregation_mode"),
-                fix="drop --enable-prefill-cp",
+                fix=Fix(drop=("enable_prefill_cp",)),
                 upstream="AssertionError",
             )
         if not (platform.is_npu or platform.is_xpu):
@@ -210,7 +219,7 @@ def deepseek_family(ctx):
                     raise ConflictError(
                         "DSA prefill context parallelism supports --tp-size <= 8",
                         fields=("tp_size",),
-                        fix="use --tp-size 8 or less",
+                        fix=Fix(set={"tp_size": 8}, text="use --tp-size 8 or less"),
                         upstream="AssertionError",
                     )
                 out.update(_prefill_cp(ctx, dsa=True))
@@ -244,7 +253,7 @@ def deepseek_v32_prefill_cp_strategy(ctx):
         raise ConflictError(
             "DeepSeek V3.2 prefill CP does not support --cp-strategy zigzag; use interleave.",
             fields=("enable_prefill_cp", "cp_strategy"),
-            fix="pass --cp-strategy interleave",
+            fix=Fix(set={"cp_strategy": "interleave"}),
         )
     return {}
 
@@ -257,7 +266,11 @@ def _dsa_kv_check(kv: str) -> dict:
         raise ConflictError(
             "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype",
             fields=("kv_cache_dtype",),
-            fix="pass --kv-cache-dtype fp8_e4m3 or bf16",
+            fix=Fix.any_of(
+                Fix(set={"kv_cache_dtype": "fp8_e4m3"}),
+                Fix(set={"kv_cache_dtype": "bf16"}),
+                text="pass --kv-cache-dtype fp8_e4m3 or bf16",
+            ),
             upstream="AssertionError",
         )
     return {}
@@ -283,7 +296,11 @@ def dsa_kv_cache_dtype(ctx):
         raise ConflictError(
             f"Learnable DSA attention sinks require a bfloat16 KV cache; got kv_cache_dtype={kv}.",
             fields=("kv_cache_dtype",),
-            fix="pass --kv-cache-dtype bfloat16 (or leave it auto)",
+            fix=Fix.any_of(
+                Fix(set={"kv_cache_dtype": "bfloat16"}),
+                Fix(set={"kv_cache_dtype": "auto"}),
+                text="pass --kv-cache-dtype bfloat16 (or leave it auto)",
+            ),
         )
     if kv == "auto":
         return {
@@ -344,13 +361,16 @@ def _check_tilelang_fp8_scaled(ctx, out: dict) -> None:
         raise ConflictError(
             "CUDA TileLang FP8 KV does not support --dcp-size > 1.",
             fields=(*fields, "dcp_size"),
-            fix="pass --dcp-size 1, or another DSA backend",
+            fix=Fix(set={"dcp_size": 1}, text="pass --dcp-size 1, or another DSA backend"),
         )
     if (platform.capability or (0, 0)) < (8, 9):
         raise ConflictError(
             "CUDA TileLang FP8 KV requires SM89 or newer.",
             fields=fields,
-            fix="pass --kv-cache-dtype bfloat16, or run on SM89 or newer",
+            fix=Fix(
+                set={"kv_cache_dtype": "bfloat16"},
+                text="pass --kv-cache-dtype bfloat16, or run on SM89 or newer",
+            ),
         )
 
 
@@ -407,7 +427,9 @@ def dsa_split_backends(ctx):
             raise ConflictError(
                 "CUDA TileLang FP8 KV does not support HiSparse.",
                 fields=("enable_hisparse", "dsa_prefill_backend", "dsa_decode_backend", "kv_cache_dtype"),
-                fix="drop --enable-hisparse, or pick another DSA backend",
+                fix=Fix(
+                    drop=("enable_hisparse",), text="drop --enable-hisparse, or pick another DSA backend"
+                ),
             )
         if not constraints:  # before 0.5.20 the HiSparse branch skipped the kernel checks
             return out
@@ -425,7 +447,12 @@ def dsa_split_backends(ctx):
             "The triton DSA backend is only supported on ROCm/HIP. Pick an alternative DSA backend "
             "for CUDA (flashmla_kv on Hopper, trtllm on Blackwell).",
             fields=("dsa_prefill_backend", "dsa_decode_backend"),
-            fix="pass --dsa-prefill-backend/--dsa-decode-backend flashmla_kv (Hopper) or trtllm (Blackwell)",
+            fix=Fix.any_of(
+                Fix(another=("dsa_prefill_backend",)),
+                Fix(set={"dsa_decode_backend": "flashmla_kv"}),
+                Fix(set={"dsa_decode_backend": "trtllm"}),
+                text="pass --dsa-prefill-backend/--dsa-decode-backend flashmla_kv (Hopper) or trtllm (Blackwell)",
+            ),
         )
     if has(CHANGES.DSA_TILELANG_FP8_SCALED):
         _check_tilelang_fp8_scaled(ctx, out)
@@ -500,7 +527,7 @@ def deepseek_spec_moe(ctx):
             raise ConflictError(
                 "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE needs expert parallelism (deepep) for the draft MoE",
                 fields=("ep_size",),
-                fix="pass --ep-size > 1",
+                fix=Fix(set={"ep_size": 2}, text="pass --ep-size > 1"),
             )
         return {"speculative_moe_runner_backend": "deep_gemm", "speculative_moe_a2a_backend": "deepep"}
     return {"speculative_moe_runner_backend": "triton", "speculative_moe_a2a_backend": "none"}

@@ -7,6 +7,7 @@ comes with ``--dp-size > 1`` (0.5.22 reads that deprecated spelling as ``--attn-
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 
 ARCH = "Ernie4_5_VLMoeForConditionalGeneration"
@@ -20,6 +21,6 @@ def ernie45_vl_no_dp_attention(ctx):
             "ERNIE 4.5 VL MoE does not support DP attention: its attention heads are split over the full "
             "TP group.",
             fields=("enable_dp_attention",),
-            fix="drop --enable-dp-attention",
+            fix=Fix(drop=("enable_dp_attention",)),
         )
     return {}

@@ -10,7 +10,7 @@ CUDA SM100, fa3 on CUDA SM80+, else triton), and the ``ExaoneMoeForCausalLM`` sp
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import ArchList
+from ...rules import ArchList, Fix
 from .._base import registry
 from ..changes import CHANGES
 
@@ -54,7 +54,12 @@ def exaone_backend_check(ctx):
         raise ConflictError(
             f"One of the attention backends in {list(SUPPORTED)} is required for {ctx.arch}, but got {backend}",
             fields=("attention_backend",),
-            fix="pass --attention-backend fa3 (or triton, or trtllm_mha on SM100) explicitly",
+            fix=Fix.any_of(
+                Fix(set={"attention_backend": "fa3"}),
+                Fix(set={"attention_backend": "triton"}),
+                Fix(set={"attention_backend": "trtllm_mha"}),
+                text="pass --attention-backend fa3 (or triton, or trtllm_mha on SM100) explicitly",
+            ),
             upstream="AssertionError",
         )
     return {}

@@ -8,6 +8,7 @@ unset ``A`` is filled even when only one split flag was given, so the other side
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES, in_release
 from ..checkpoint import checkpoint_quant_method
@@ -57,6 +58,10 @@ def gemma4_backend_check(ctx):
     raise ConflictError(
         f"Gemma4 only supports {names} attention backend, got prefill={prefill}, decode={decode}",
         fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
-        fix="pass --attention-backend triton (or trtllm_mha on SM100)",
+        fix=Fix.any_of(
+            Fix(set={"attention_backend": "triton"}),
+            Fix(set={"attention_backend": "trtllm_mha"}),
+            text="pass --attention-backend triton (or trtllm_mha on SM100)",
+        ),
         upstream="AssertionError",
     )

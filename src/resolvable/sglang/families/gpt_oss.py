@@ -9,7 +9,7 @@ bfloat16; the MoE runner follows the platform and the checkpoint.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import backends_not_set, effective_backends, env_flag, quant_method
@@ -45,7 +45,11 @@ def gpt_oss_defaults(ctx):
         raise ConflictError(
             f"GptOssForCausalLM on Intel XPU only supports bfloat16 dtype, but got '{args.dtype}'.",
             fields=("dtype",),
-            fix="pass --dtype bfloat16 (or leave it auto)",
+            fix=Fix.any_of(
+                Fix(set={"dtype": "bfloat16"}),
+                Fix(set={"dtype": "auto"}),
+                text="pass --dtype bfloat16 (or leave it auto)",
+            ),
             upstream="NotImplementedError",
         )
     if quant_method(ctx.hf) == "mxfp4":
@@ -62,7 +66,10 @@ def gpt_oss_backend_check(ctx):
             f"GptOssForCausalLM requires one of {list(SUPPORTED)} attention backend, but got the following "
             f"backends\n- Prefill: {prefill}\n- Decode: {decode}",
             fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
-            fix=f"set --attention-backend (or both split flags) to one of {list(SUPPORTED)}",
+            fix=Fix.any_of(
+                *(Fix(set={"attention_backend": b}) for b in SUPPORTED),
+                text=f"set --attention-backend (or both split flags) to one of {list(SUPPORTED)}",
+            ),
             upstream="AssertionError",
         )
     return {}
@@ -102,7 +109,11 @@ def gpt_oss_moe_runner(ctx):
         raise ConflictError(
             "the triton_kernel MoE runner requires --ep-size 1",
             fields=("moe_runner_backend", "ep_size"),
-            fix="pass --ep-size 1 or another --moe-runner-backend",
+            fix=Fix.any_of(
+                Fix(set={"ep_size": 1}),
+                Fix(another=("moe_runner_backend",)),
+                text="pass --ep-size 1 or another --moe-runner-backend",
+            ),
             upstream="AssertionError",
         )
     return out

@@ -10,7 +10,7 @@ checkpoints pick their quantization and MoE runner. The mamba radix cache is in
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import ArchList, Force
+from ...rules import ArchList, Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 from ..checkpoint import hf_quantization_config
@@ -106,7 +106,11 @@ def no_triton_check(ctx):
             f"{ctx.arch} does not support triton attention backend, as the first layer might not be an "
             "attention layer",
             fields=("attention_backend",),
-            fix="pass another --attention-backend (e.g. flashinfer or fa3)",
+            fix=Fix.any_of(
+                Fix(set={"attention_backend": "flashinfer"}),
+                Fix(set={"attention_backend": "fa3"}),
+                text="pass another --attention-backend (e.g. flashinfer or fa3)",
+            ),
             upstream="AssertionError",
         )
     return {}

@@ -11,7 +11,7 @@ FlashInfer DCP-patch probe and the MXFP4 MoE cubin-pool check (they read install
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..facts import backends_not_set, effective_backends
 
@@ -40,7 +40,12 @@ def kimi_k3_attention(ctx):
         raise ConflictError(
             f"Decode attention backend for Kimi-K3 DCP must be 'cutedsl_mla' or 'tokenspeed_mla', got {decode!r}.",
             fields=("decode_attention_backend", "attention_backend", "dcp_size"),
-            fix="pass --decode-attention-backend cutedsl_mla (or tokenspeed_mla), or drop --dcp-size",
+            fix=Fix.any_of(
+                Fix(set={"decode_attention_backend": "cutedsl_mla"}),
+                Fix(set={"decode_attention_backend": "tokenspeed_mla"}),
+                Fix(drop=("dcp_size",)),
+                text="pass --decode-attention-backend cutedsl_mla (or tokenspeed_mla), or drop --dcp-size",
+            ),
             upstream="AssertionError",
         )
     cap = tuple(platform.capability or ())

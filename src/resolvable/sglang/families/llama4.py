@@ -7,6 +7,7 @@ Invariant: Llama 4 runs on fa3, aiter, triton, ascend, trtllm_mha or intel_xpu; 
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 
 ARCHS = ("Llama4ForConditionalGeneration", "Llama4ForCausalLM")
@@ -48,7 +49,10 @@ def llama4_backend_check(ctx):
         raise ConflictError(
             f"fa3, aiter, triton, ascend, trtllm_mha or intel_xpu is required for Llama4 model but got {backend}",
             fields=("attention_backend",),
-            fix=f"pass --attention-backend with one of {list(SUPPORTED)}",
+            fix=Fix.any_of(
+                *(Fix(set={"attention_backend": b}) for b in SUPPORTED),
+                text=f"pass --attention-backend with one of {list(SUPPORTED)}",
+            ),
             upstream="AssertionError",
         )
     return {}

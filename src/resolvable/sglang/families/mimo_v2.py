@@ -9,6 +9,7 @@ attention fill: attention sinks keep flashinfer out of the generic default.
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import env_flag, quant_method
@@ -61,7 +62,9 @@ def mimo_v2_defaults(ctx):
         raise ConflictError(
             f"{ctx.arch} with --enable-hierarchical-cache requires SGLANG_ENABLE_UNIFIED_RADIX_TREE=1",
             fields=("enable_hierarchical_cache",),
-            fix="set SGLANG_ENABLE_UNIFIED_RADIX_TREE=1",
+            fix=Fix(
+                env={"SGLANG_ENABLE_UNIFIED_RADIX_TREE": "1"}, text="set SGLANG_ENABLE_UNIFIED_RADIX_TREE=1"
+            ),
         )
     out = {}
     if args.speculative_algorithm == "EAGLE":

@@ -8,6 +8,7 @@ attention fills ``A`` with a MiniCPM sparse backend only when A, P and D are all
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..facts import env_flag
 
@@ -27,7 +28,7 @@ def minicpm_sala_defaults(ctx):
         raise ConflictError(
             "MiniCPM does not support DP attention",
             fields=("enable_dp_attention",),
-            fix="drop --enable-dp-attention",
+            fix=Fix(drop=("enable_dp_attention",)),
             upstream="ValueError",
         )
     sparse = bool(hf.get("has_minicpm_sparse_attention"))
@@ -38,7 +39,7 @@ def minicpm_sala_defaults(ctx):
             raise ConflictError(
                 "MiniCPM SALA does not support hierarchical cache",
                 fields=("enable_hierarchical_cache",),
-                fix="drop --enable-hierarchical-cache",
+                fix=Fix(drop=("enable_hierarchical_cache",)),
                 upstream="ValueError",
             )
         out["disable_radix_cache"] = True
@@ -59,7 +60,7 @@ def minicpm_sala_defaults(ctx):
             raise ConflictError(
                 "MiniCPM sparse attention does not support PD disaggregation",
                 fields=("disaggregation_mode",),
-                fix="drop --disaggregation-mode",
+                fix=Fix(drop=("disaggregation_mode",)),
                 upstream="ValueError",
             )
         if unset:

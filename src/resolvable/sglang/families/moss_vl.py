@@ -7,6 +7,7 @@ chosen only prefill is set, so decode keeps the platform default (a hybrid backe
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..facts import backends_not_set, effective_backends
 
@@ -29,7 +30,7 @@ def moss_vl_prefill_check(ctx):
             "MossVLForConditionalGeneration requires flashinfer prefill attention backend for cross-attention "
             "custom mask support.",
             fields=("attention_backend", "prefill_attention_backend"),
-            fix="pass --prefill-attention-backend flashinfer",
+            fix=Fix(set={"prefill_attention_backend": "flashinfer"}),
             upstream="AssertionError",
         )
     return {}

@@ -7,6 +7,7 @@ triton, and flashinfer is refused.
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 
 ARCH = "Olmo2ForCausalLM"
@@ -34,7 +35,11 @@ def olmo2_backend_check(ctx):
         raise ConflictError(
             "FlashInfer backend can significantly degrade the performance of Olmo3 models.",
             fields=("attention_backend",),
-            fix="pass --attention-backend fa3 or triton",
+            fix=Fix.any_of(
+                Fix(set={"attention_backend": "fa3"}),
+                Fix(set={"attention_backend": "triton"}),
+                text="pass --attention-backend fa3 or triton",
+            ),
             upstream="AssertionError",
         )
     return {}

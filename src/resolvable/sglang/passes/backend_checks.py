@@ -7,6 +7,7 @@ each refusal names the flag to change.
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import effective_backends, is_mla
@@ -24,7 +25,11 @@ def trtllm_mla_checks(ctx):
         raise ConflictError(
             "TRTLLM MLA backend is only supported on Blackwell GPUs (SM100/SM12x). Please use a different backend.",
             fields=("attention_backend",),
-            fix="choose another --attention-backend (e.g. fa3 or flashinfer)",
+            fix=Fix.any_of(
+                Fix(set={"attention_backend": "fa3"}),
+                Fix(set={"attention_backend": "flashinfer"}),
+                text="choose another --attention-backend (e.g. fa3 or flashinfer)",
+            ),
         )
     if ctx.release.has(CHANGES.TRTLLM_MLA_NO_FP4_KV):
         kv_dtypes: tuple[str, ...] = ("fp8_e4m3", "bf16", "auto")
@@ -51,13 +56,13 @@ def tokenspeed_mla_checks(ctx):
         raise ConflictError(
             "tokenspeed_mla backend is only supported on Blackwell GPUs (SM100/SM12x).",
             fields=("attention_backend",),
-            fix="choose another --attention-backend",
+            fix=Fix(another=("attention_backend",)),
         )
     if args.kv_cache_dtype != "fp8_e4m3":
         raise ConflictError(
             f"tokenspeed_mla backend requires kv-cache-dtype=fp8_e4m3, got {args.kv_cache_dtype}.",
             fields=("kv_cache_dtype",),
-            fix="pass --kv-cache-dtype fp8_e4m3",
+            fix=Fix(set={"kv_cache_dtype": "fp8_e4m3"}),
         )
     return {}
 
@@ -76,20 +81,28 @@ def cutedsl_mla_checks(ctx):
         raise ConflictError(
             "CuteDSL MLA only supports decoding for now",
             fields=("prefill_attention_backend",),
-            fix="use cutedsl_mla with --decode-attention-backend only",
+            fix=Fix(
+                another=("decode_attention_backend",),
+                text="use cutedsl_mla with --decode-attention-backend only",
+            ),
             upstream="AssertionError",
         )
     if not ctx.platform.is_sm100:
         raise ConflictError(
             "CuteDSL MLA backend is only supported on Blackwell GPUs (SM100). Please use a different backend.",
             fields=("decode_attention_backend",),
-            fix="choose another --decode-attention-backend",
+            fix=Fix(another=("decode_attention_backend",)),
         )
     if args.kv_cache_dtype not in ("fp8_e4m3", "bf16", "bfloat16", "auto"):
         raise ConflictError(
             f"CuteDSL MLA backend does not support kv-cache-dtype {args.kv_cache_dtype}.",
             fields=("kv_cache_dtype",),
-            fix="pass --kv-cache-dtype fp8_e4m3, bf16 or auto",
+            fix=Fix.any_of(
+                Fix(set={"kv_cache_dtype": "fp8_e4m3"}),
+                Fix(set={"kv_cache_dtype": "bf16"}),
+                Fix(set={"kv_cache_dtype": "auto"}),
+                text="pass --kv-cache-dtype fp8_e4m3, bf16 or auto",
+            ),
         )
     if args.prefill_attention_backend is None:
         return {"prefill_attention_backend": "trtllm_mla"}
@@ -103,7 +116,11 @@ def _trtllm_mha_decode_check(platform, decode) -> None:
             "TRTLLM MHA backend for decode is only supported on Hopper (SM90), Blackwell (SM100) and (SM120) "
             "GPUs. Please use a different decode backend.",
             fields=("attention_backend", "decode_attention_backend"),
-            fix="choose another --attention-backend / --decode-attention-backend",
+            fix=Fix.any_of(
+                Fix(another=("attention_backend",)),
+                Fix(another=("decode_attention_backend",)),
+                text="choose another --attention-backend / --decode-attention-backend",
+            ),
         )
 
 
@@ -125,7 +142,11 @@ def trtllm_mha_platform_checks(ctx):
             "TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100). "
             "Please use a different prefill backend.",
             fields=("attention_backend", "prefill_attention_backend"),
-            fix="choose another --attention-backend / --prefill-attention-backend",
+            fix=Fix.any_of(
+                Fix(another=("attention_backend",)),
+                Fix(another=("prefill_attention_backend",)),
+                text="choose another --attention-backend / --prefill-attention-backend",
+            ),
         )
     if not fmhav2:
         _trtllm_mha_decode_check(platform, decode)
@@ -136,13 +157,20 @@ def trtllm_mha_platform_checks(ctx):
                 "TRTLLM MHA backend for prefill requires Hopper (SM90), Blackwell (SM100), or SM120 GPUs. "
                 "Please use a different prefill backend.",
                 fields=("attention_backend", "prefill_attention_backend"),
-                fix="choose another --attention-backend / --prefill-attention-backend",
+                fix=Fix.any_of(
+                    Fix(another=("attention_backend",)),
+                    Fix(another=("prefill_attention_backend",)),
+                    text="choose another --attention-backend / --prefill-attention-backend",
+                ),
             )
         if platform.is_sm120 and args.kv_cache_dtype == "fp8_e4m3":
             raise ConflictError(
                 "TRTLLM FMHAv2 prefill on SM120 does not support fp8_e4m3 KV cache or skip-softmax.",
                 fields=("attention_backend", "prefill_attention_backend", "kv_cache_dtype"),
-                fix="use another --kv-cache-dtype, or another prefill backend",
+                fix=Fix(
+                    another=("kv_cache_dtype",),
+                    text="use another --kv-cache-dtype, or another prefill backend",
+                ),
             )
     _trtllm_mha_decode_check(platform, decode)
     if prefill == "trtllm_mha" and not platform.is_sm100 and args.attn_cp_size > 1:
@@ -164,7 +192,7 @@ def intel_xpu_mla_prefill(ctx):
             "intel_xpu backend is only supported on decode for MLA models, please set "
             "--decode-attention-backend to intel_xpu and use another prefill backend.",
             fields=("attention_backend", "prefill_attention_backend"),
-            fix="pass --decode-attention-backend intel_xpu --prefill-attention-backend triton",
+            fix=Fix(set={"decode_attention_backend": "intel_xpu", "prefill_attention_backend": "triton"}),
         )
     return {}
 

@@ -9,6 +9,7 @@ meets ``--enable-hierarchical-cache`` here.
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..facts import is_mla
 
@@ -23,13 +24,21 @@ def cache_compatibility(ctx):
             "The arguments enable-hierarchical-cache and disable-radix-cache are mutually exclusive "
             "and cannot be used at the same time. Please use only one of them.",
             fields=("enable_hierarchical_cache", "disable_radix_cache"),
-            fix="drop --enable-hierarchical-cache or --disable-radix-cache",
+            fix=Fix.any_of(
+                Fix(drop=("enable_hierarchical_cache",)),
+                Fix(set={"disable_radix_cache": True}),
+                text="drop --enable-hierarchical-cache or --disable-radix-cache",
+            ),
         )
     if not 0 < args.swa_full_tokens_ratio <= 1.0:
         raise ConflictError(
             "--swa-full-tokens-ratio should be in range (0, 1.0].",
             fields=("swa_full_tokens_ratio",),
-            fix="pass --swa-full-tokens-ratio between 0 (exclusive) and 1",
+            fix=Fix.any_of(
+                Fix(set={"swa_full_tokens_ratio": 0.0}),
+                Fix(set={"swa_full_tokens_ratio": 1.0}),
+                text="pass --swa-full-tokens-ratio between 0 (exclusive) and 1",
+            ),
         )
     return {}
 
@@ -46,7 +55,10 @@ def pd_decode_dcp_cache(ctx):
         raise ConflictError(
             "PD decode DCP currently requires chunk cache; --enable-hierarchical-cache is not supported.",
             fields=("disaggregation_mode", "dcp_size", "enable_hierarchical_cache"),
-            fix="drop --enable-hierarchical-cache (or --dcp-size) on the decode server",
+            fix=Fix(
+                drop=("enable_hierarchical_cache",),
+                text="drop --enable-hierarchical-cache (or --dcp-size) on the decode server",
+            ),
         )
     return {}
 
@@ -90,7 +102,9 @@ def hicache_dcp_compatibility(ctx):
             raise ConflictError(
                 message,
                 fields=("dcp_size", "enable_hierarchical_cache", field),
-                fix="drop --enable-hierarchical-cache or --dcp-size",
+                fix=Fix(
+                    drop=("enable_hierarchical_cache",), text="drop --enable-hierarchical-cache or --dcp-size"
+                ),
                 upstream="NotImplementedError",
             )
     return {}

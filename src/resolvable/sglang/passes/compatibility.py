@@ -8,7 +8,7 @@ in ``page_constraints`` and kernel/platform refusals in ``backend_checks``.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..facts import context_length
 
@@ -32,7 +32,11 @@ def torch_native_and_flex_graphs(ctx):
             raise ConflictError(
                 "Speculative decoding is currently not supported with Flex Attention backend",
                 fields=("attention_backend", "speculative_algorithm"),
-                fix="drop --speculative-algorithm or choose another --attention-backend",
+                fix=Fix.any_of(
+                    Fix(drop=("speculative_algorithm",)),
+                    Fix(another=("attention_backend",)),
+                    text="drop --speculative-algorithm or choose another --attention-backend",
+                ),
                 upstream="AssertionError",
             )
         return _disable_graphs(args, "flex_attention does not support CUDA graphs")
@@ -122,6 +126,6 @@ def dual_chunk_attention_check(ctx):
             f"Dual chunk attention is enabled, but attention backend is set to {args.attention_backend}. "
             "Please set it to 'dual_chunk_flash_attn'.",
             fields=("attention_backend",),
-            fix="pass --attention-backend dual_chunk_flash_attn",
+            fix=Fix(set={"attention_backend": "dual_chunk_flash_attn"}),
         )
     return {}

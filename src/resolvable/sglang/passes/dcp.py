@@ -7,6 +7,7 @@ checks); the DSA-specific DCP rules live with the DeepSeek family (``families/de
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..facts import effective_backends, is_deepseek_dsa, is_mla
 
@@ -25,7 +26,7 @@ def npu_dcp_dsa_only(ctx):
         "NPU decode context parallelism is currently implemented only for DeepSeek DSA models; got "
         f"{ctx.arch}. Set --decode-context-parallel-size=1 or use a DSA model.",
         fields=("dcp_size",),
-        fix="pass --dcp-size 1",
+        fix=Fix(set={"dcp_size": 1}),
     )
 
 
@@ -36,7 +37,11 @@ def dcp_without_prefill_cp(ctx):
         raise ConflictError(
             "--dcp-size > 1 does not support --enable-prefill-cp.",
             fields=("dcp_size", "enable_prefill_cp"),
-            fix="pass --dcp-size 1 or drop --enable-prefill-cp",
+            fix=Fix.any_of(
+                Fix(set={"dcp_size": 1}),
+                Fix(drop=("enable_prefill_cp",)),
+                text="pass --dcp-size 1 or drop --enable-prefill-cp",
+            ),
         )
     return {}
 
@@ -65,4 +70,8 @@ def xpu_dcp_checks(ctx):
 
 def _xpu(message: str, field: str) -> ConflictError:
     fields = ("dcp_size",) if field == "dcp_size" else ("dcp_size", field)
-    return ConflictError(message, fields=fields, fix="pass --dcp-size 1, or change the named flag")
+    return ConflictError(
+        message,
+        fields=fields,
+        fix=Fix(set={"dcp_size": 1}, text="pass --dcp-size 1, or change the named flag"),
+    )

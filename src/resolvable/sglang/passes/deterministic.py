@@ -8,7 +8,7 @@ model rule chose (sglang reports it as "explicitly specified"). Only ``A`` is ex
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import ArchList, Force
+from ...rules import ArchList, Fix, Force
 from .._base import registry
 from ..changes import CHANGES, in_release
 
@@ -101,7 +101,11 @@ def deterministic_attention_backend(ctx):
             f"Currently only {allowed} attention backends are supported for "
             f"deterministic inference, but you explicitly specified '{backend}'.",
             fields=("enable_deterministic_inference", "attention_backend"),
-            fix=f"pass --attention-backend with one of {allowed}, or drop --enable-deterministic-inference",
+            fix=Fix.any_of(
+                *(Fix(set={"attention_backend": b}) for b in allowed),
+                Fix(drop=("enable_deterministic_inference",)),
+                text=f"pass --attention-backend with one of {allowed}, or drop --enable-deterministic-inference",
+            ),
         )
     radix_for_deepseek = deepseek and has(CHANGES.DETERMINISTIC_DEEPSEEK_RADIX_LIST)
     word = (
@@ -116,7 +120,11 @@ def deterministic_attention_backend(ctx):
             f"Currently only {listed} attention backends are supported for deterministic "
             f"inference with {word}. But you're using {backend}.",
             fields=("enable_deterministic_inference", "attention_backend"),
-            fix="pass --attention-backend fa3 or triton",
+            fix=Fix.any_of(
+                Fix(set={"attention_backend": "fa3"}),
+                Fix(set={"attention_backend": "triton"}),
+                text="pass --attention-backend fa3 or triton",
+            ),
         )
     # utils/common.py is_sm100_or_sm110_supported: CUDA capability major 10 or 11
     sm100_or_sm110 = platform.is_cuda and (platform.capability or (0, 0))[0] in (10, 11)
@@ -126,7 +134,7 @@ def deterministic_attention_backend(ctx):
             "SM100/SM110: it runs absorbed MLA, whose qv argument flash_attn.cute only implements on "
             "those archs.",
             fields=("enable_deterministic_inference", "attention_backend"),
-            fix="pass --attention-backend triton",
+            fix=Fix(set={"attention_backend": "triton"}),
         )
     if backend not in radix and not args.disable_radix_cache:
         out["disable_radix_cache"] = True
@@ -154,5 +162,9 @@ def deterministic_rocm_rccl_check(ctx):
         "ROCm when --tp-size is above 2: the all-reduce would run through RCCL, which is not "
         "batch-invariant.",
         fields=("disable_custom_all_reduce", "enable_deterministic_inference", "tp_size"),
-        fix="drop --disable-custom-all-reduce (or run with --tp-size 2 or less)",
+        fix=Fix.any_of(
+            Fix(drop=("disable_custom_all_reduce",)),
+            Fix(set={"tp_size": 2}),
+            text="drop --disable-custom-all-reduce (or run with --tp-size 2 or less)",
+        ),
     )

@@ -10,6 +10,7 @@ refuses it when it starts (``LOAD_TIME_REFUSALS``, applied by ``api.resolve_serv
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import effective_backends, is_mla
@@ -30,7 +31,10 @@ def _refuse(message: str) -> ConflictError:
     return ConflictError(
         message,
         fields=("kv_cache_dtype", "attention_backend"),
-        fix="choose a backend with FP4 KV kernels or another --kv-cache-dtype",
+        fix=Fix(
+            another=("kv_cache_dtype",),
+            text="choose a backend with FP4 KV kernels or another --kv-cache-dtype",
+        ),
         upstream="AssertionError",
     )
 
@@ -65,7 +69,7 @@ def _not_cuda() -> ConflictError:
     return ConflictError(
         "KV4 is not tested on non-CUDA platforms.",
         fields=("kv_cache_dtype",),
-        fix="use another --kv-cache-dtype on this platform",
+        fix=Fix(another=("kv_cache_dtype",), text="use another --kv-cache-dtype on this platform"),
         upstream="RuntimeError",
     )
 
@@ -80,14 +84,25 @@ def _nvfp4_native_checks(ctx) -> dict:
             f"SM100 native NVFP4 speculative decoding does not yet support {algorithm}; use "
             "EAGLE/NEXTN or NGRAM.",
             fields=fields,
-            fix="use --speculative-algorithm EAGLE, NEXTN or NGRAM with an NVFP4 KV cache",
+            fix=Fix.any_of(
+                Fix(set={"speculative_algorithm": "EAGLE"}),
+                Fix(set={"speculative_algorithm": "NEXTN"}),
+                Fix(set={"speculative_algorithm": "NGRAM"}),
+                text="use --speculative-algorithm EAGLE, NEXTN or NGRAM with an NVFP4 KV cache",
+            ),
         )
     if algorithm is not None and algorithm not in _NVFP4_NATIVE_SPEC:
         raise ConflictError(
             "SM100 native NVFP4 speculative decoding supports EAGLE, EAGLE3, NEXTN, and breadth-1 "
             f"NGRAM; got {algorithm}.",
             fields=fields,
-            fix="use --speculative-algorithm EAGLE, EAGLE3, NEXTN or NGRAM",
+            fix=Fix.any_of(
+                Fix(set={"speculative_algorithm": "EAGLE"}),
+                Fix(set={"speculative_algorithm": "EAGLE3"}),
+                Fix(set={"speculative_algorithm": "NEXTN"}),
+                Fix(set={"speculative_algorithm": "NGRAM"}),
+                text="use --speculative-algorithm EAGLE, EAGLE3, NEXTN or NGRAM",
+            ),
         )
     breadth = args.speculative_ngram_max_bfs_breadth
     if algorithm == "NGRAM" and breadth != 1:
@@ -95,7 +110,7 @@ def _nvfp4_native_checks(ctx) -> dict:
             "SM100 native NVFP4 NGRAM speculative decoding requires --speculative-ngram-max-bfs-breadth=1 "
             f"because trtllm_mha supports linear target verification only; got {breadth}.",
             fields=(*fields, "speculative_ngram_max_bfs_breadth"),
-            fix="pass --speculative-ngram-max-bfs-breadth 1",
+            fix=Fix(set={"speculative_ngram_max_bfs_breadth": 1}),
         )
     out = {}
     if algorithm not in (None, "NGRAM"):
@@ -108,21 +123,31 @@ def _nvfp4_native_checks(ctx) -> dict:
                 "--speculative-draft-attention-backend=trtllm_mha so the draft worker consumes its "
                 f"physical NVFP4 KV layout; got {draft!r}.",
                 fields=(*fields, "speculative_draft_attention_backend"),
-                fix="pass --speculative-draft-attention-backend trtllm_mha (or drop it)",
+                fix=Fix(
+                    set={"speculative_draft_attention_backend": "trtllm_mha"},
+                    text="pass --speculative-draft-attention-backend trtllm_mha (or drop it)",
+                ),
             )
     if args.disaggregation_mode != "null":
         raise ConflictError(
             "SM100 native NVFP4 with trtllm_mha does not yet support PD disaggregation because its "
             "physical block-scale layout is not implemented by the KV transfer path.",
             fields=("kv_cache_dtype", "disaggregation_mode"),
-            fix="use another --kv-cache-dtype on PD-disaggregated servers",
+            fix=Fix(
+                another=("kv_cache_dtype",), text="use another --kv-cache-dtype on PD-disaggregated servers"
+            ),
         )
     if args.enable_hierarchical_cache or args.enable_lmcache:
         raise ConflictError(
             "SM100 native NVFP4 with trtllm_mha does not yet support hierarchical KV cache or LMCache "
             "because their host pools do not preserve the physical block-scale layout.",
             fields=("kv_cache_dtype", "enable_hierarchical_cache", "enable_lmcache"),
-            fix="drop --enable-hierarchical-cache / --enable-lmcache, or use another --kv-cache-dtype",
+            fix=Fix.any_of(
+                Fix(drop=("enable_hierarchical_cache",)),
+                Fix(set={"enable_lmcache": True}),
+                Fix(another=("kv_cache_dtype",)),
+                text="drop --enable-hierarchical-cache / --enable-lmcache, or use another --kv-cache-dtype",
+            ),
         )
     return out
 
@@ -150,7 +175,7 @@ def fp4_kv_cache_checks(ctx):
             "--kv-cache-dtype=nvfp4 requires Blackwell SM100 or SM120. "
             "Use --kv-cache-dtype=fp4_mx_block16 for the block-size-16 FP4 recipe.",
             fields=("kv_cache_dtype",),
-            fix="pass --kv-cache-dtype fp4_mx_block16",
+            fix=Fix(set={"kv_cache_dtype": "fp4_mx_block16"}),
             upstream="RuntimeError",
         )
     if not has(CHANGES.KV4_NATIVE_NVFP4):
@@ -161,7 +186,11 @@ def fp4_kv_cache_checks(ctx):
             "FP4 KV cache does not yet support --enable-unified-memory: the unified MHA pool does not "
             "allocate FP4 block scales or the prefill dequant workspace.",
             fields=("kv_cache_dtype", "enable_unified_memory"),
-            fix="drop --enable-unified-memory or use another --kv-cache-dtype",
+            fix=Fix.any_of(
+                Fix(drop=("enable_unified_memory",)),
+                Fix(another=("kv_cache_dtype",)),
+                text="drop --enable-unified-memory or use another --kv-cache-dtype",
+            ),
         )
     out = {}
     if args.kv_cache_dtype == "nvfp4" and platform.is_sm100 and "trtllm_mha" in effective_backends(args):
@@ -180,5 +209,9 @@ def mxfp8_kv_cache_check(ctx):
         "--kv-cache-dtype mxfp8 requires an SM100+ (Blackwell) GPU for the block-scaled operands "
         "used by the FA4 MXFP8 attention path.",
         fields=("kv_cache_dtype",),
-        fix="use --kv-cache-dtype fp8_e4m3 (or auto) on this GPU",
+        fix=Fix.any_of(
+            Fix(set={"kv_cache_dtype": "fp8_e4m3"}),
+            Fix(set={"kv_cache_dtype": "auto"}),
+            text="use --kv-cache-dtype fp8_e4m3 (or auto) on this GPU",
+        ),
     )

@@ -11,6 +11,7 @@ is registered before ``passes.speculative`` so the draft default is seen by
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..choices import LORA_MOE_RUNNERS
 
@@ -28,7 +29,10 @@ def lora_moe_runner(ctx):
             f"--speculative-moe-runner-backend {draft} is not supported: the LoRA MoE runner "
             "serves adapter traffic on the target model",
             fields=("speculative_moe_runner_backend",),
-            fix="drop --speculative-moe-runner-backend (the draft then uses auto)",
+            fix=Fix(
+                drop=("speculative_moe_runner_backend",),
+                text="drop --speculative-moe-runner-backend (the draft then uses auto)",
+            ),
         )
     runner = args.moe_runner_backend
     if runner not in LORA_MOE_RUNNERS:
@@ -37,7 +41,7 @@ def lora_moe_runner(ctx):
         raise ConflictError(
             f"--moe-runner-backend {runner} requires --enable-lora (or --lora-paths)",
             fields=("moe_runner_backend", "enable_lora"),
-            fix="pass --enable-lora, or choose another --moe-runner-backend",
+            fix=Fix.any_of(Fix(set={"enable_lora": True}), Fix(another=("moe_runner_backend",))),
         )
     if not args.disable_shared_experts_fusion:
         return {"disable_shared_experts_fusion": True}

@@ -12,6 +12,7 @@ does not model.
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import flashinfer_available
@@ -26,6 +27,9 @@ def mamba_backend_available(ctx):
         raise ConflictError(
             f"FlashInfer mamba module not available, please check {install} installation.",
             fields=("mamba_backend",),
-            fix="drop --mamba-backend flashinfer (triton is the default), or run where FlashInfer is installed (CUDA)",
+            fix=Fix(
+                drop=("mamba_backend",),
+                text="drop --mamba-backend flashinfer (triton is the default), or run where FlashInfer is installed (CUDA)",
+            ),
         )
     return {}

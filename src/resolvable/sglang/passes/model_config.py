@@ -9,6 +9,7 @@ explained refusal.
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..facts import env_flag
 
@@ -67,7 +68,10 @@ def step3p5_per_layer_heads(ctx):
         "'num_attention_heads' is a per-layer attribute and may vary across layers. Access it via "
         "the individual layer configs instead (e.g. config.per_layer_config[i].num_attention_heads).",
         fields=(),
-        fix="pass --trust-remote-code (the checkpoint's own config class loads it)",
+        fix=Fix(
+            set={"trust_remote_code": True},
+            text="pass --trust-remote-code (the checkpoint's own config class loads it)",
+        ),
     )
 
 
@@ -118,6 +122,10 @@ def context_length_limit(ctx):
             "context_length may differ from max_position_embeddings in the model's config. To allow "
             "overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
             fields=("context_length",),
-            fix=f"pass --context-length {derived} or less, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+            fix=Fix.any_of(
+                Fix(set={"context_length": derived}),
+                Fix(env={"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}),
+                text=f"pass --context-length {derived} or less, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1",
+            ),
         )
     return {}

@@ -6,6 +6,7 @@ Invariant: reads only the environment mapping given to the resolution.
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 
 
@@ -33,5 +34,8 @@ def extra_buffer_needs_mamba_state(ctx):
     raise ConflictError(
         f"--mamba-radix-cache-strategy {strategy} needs mamba state, got {arch}.",
         fields=("mamba_radix_cache_strategy",),
-        fix="drop --mamba-radix-cache-strategy (it applies to hybrid mamba models only)",
+        fix=Fix(
+            drop=("mamba_radix_cache_strategy",),
+            text="drop --mamba-radix-cache-strategy (it applies to hybrid mamba models only)",
+        ),
     )

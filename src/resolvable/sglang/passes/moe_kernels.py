@@ -12,7 +12,7 @@ model config's.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES, in_release
 from ..checkpoint import hf_quantization_config
@@ -91,7 +91,7 @@ def moe_runner_backend_quant_constraints(ctx):
             raise ConflictError(
                 "--quantization nvfp4_online is supported only on NVIDIA Blackwell SM100/SM103 GPUs.",
                 fields=("quantization",),
-                fix="use another --quantization on this GPU",
+                fix=Fix(another=("quantization",), text="use another --quantization on this GPU"),
             )
         if runner == "auto":
             chosen = "flashinfer_trtllm"
@@ -101,7 +101,7 @@ def moe_runner_backend_quant_constraints(ctx):
                 "--quantization nvfp4_online supports only --moe-runner-backend flashinfer_trtllm or "
                 f"flashinfer_trtllm_routed{cutedsl}.",
                 fields=("quantization", "moe_runner_backend"),
-                fix="pass --moe-runner-backend flashinfer_trtllm",
+                fix=Fix(set={"moe_runner_backend": "flashinfer_trtllm"}),
             )
     if quant == "mxfp8" and not (platform.is_npu and has(CHANGES.MOE_NVFP4_ONLINE_CUTEDSL)):
         gfx95 = platform.is_gfx95 and has(CHANGES.MOE_MXFP8_DEEP_GEMM)
@@ -190,7 +190,11 @@ def moe_runner_backend_checks(ctx):
                 "flashinfer_cutedsl per-token NVFP4 activation requires moe_a2a_backend='none' or "
                 "'flashinfer'.",
                 fields=("moe_a2a_backend", "moe_runner_backend", "quantization"),
-                fix="pass --moe-a2a-backend none or flashinfer",
+                fix=Fix.any_of(
+                    Fix(set={"moe_a2a_backend": "none"}),
+                    Fix(set={"moe_a2a_backend": "flashinfer"}),
+                    text="pass --moe-a2a-backend none or flashinfer",
+                ),
             )
     if runner in ("flashinfer_trtllm", "experimental_sgl_trtllm") and quant not in _TRTLLM_QUANT:
         raise _assert(
@@ -325,7 +329,7 @@ def _deepep_v2(ctx, out: dict) -> None:
             f"{sorted(_DEEPEP_V2_ARCHS)}. Other model workflows may require an all-reduce after A2A "
             "combine. Use --moe-a2a-backend deepep.",
             fields=("moe_a2a_backend",),
-            fix="use --moe-a2a-backend deepep",
+            fix=Fix(set={"moe_a2a_backend": "deepep"}, text="use --moe-a2a-backend deepep"),
             upstream="ValueError",
         )
     if args.enable_deterministic_inference:
@@ -388,7 +392,11 @@ def a2a_moe_checks(ctx):
             "DeepEP normal (prefill) dispatch has no CuteDSL FP4 handler. Pass --deepep-mode "
             "low_latency or auto.",
             fields=("deepep_mode", "moe_runner_backend", "moe_a2a_backend"),
-            fix="pass --deepep-mode low_latency (or auto)",
+            fix=Fix.any_of(
+                Fix(set={"deepep_mode": "low_latency"}),
+                Fix(set={"deepep_mode": "auto"}),
+                text="pass --deepep-mode low_latency (or auto)",
+            ),
         )
     if backend == "deepep" and args.enable_deepep_waterfill and args.disable_shared_experts_fusion:
         out["disable_shared_experts_fusion"] = Force(
@@ -488,7 +496,11 @@ def _pplx_checks(ctx) -> dict:
             "moe_a2a_backend='pplx' only supports low-latency mode; set --deepep-mode to "
             "'low_latency' or 'auto'.",
             fields=("deepep_mode", "moe_a2a_backend"),
-            fix="pass --deepep-mode low_latency (or auto)",
+            fix=Fix.any_of(
+                Fix(set={"deepep_mode": "low_latency"}),
+                Fix(set={"deepep_mode": "auto"}),
+                text="pass --deepep-mode low_latency (or auto)",
+            ),
         )
     if not (args.enable_dp_attention and args.dp_size >= 2):
         raise _assert(

@@ -9,7 +9,7 @@ attention off), so "DP attention" here always means ``dp_size > 1``.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 
@@ -50,7 +50,11 @@ def dp_lm_head_validation(ctx):
         raise ConflictError(
             "Please enable dp attention when setting enable_dp_lm_head. ",
             fields=("enable_dp_lm_head", "enable_dp_attention"),
-            fix="pass --enable-dp-attention (with --dp-size > 1) or drop --enable-dp-lm-head",
+            fix=Fix.any_of(
+                Fix(set={"enable_dp_attention": True, "dp_size": 2}),
+                Fix(drop=("enable_dp_lm_head",)),
+                text="pass --enable-dp-attention (with --dp-size > 1) or drop --enable-dp-lm-head",
+            ),
             upstream="AssertionError",
         )
     return {}
@@ -78,13 +82,17 @@ def boundary_parallelism_cp_checks(ctx):
         raise ConflictError(
             "Nemotron-H does not support --attn-cp-size > 1",
             fields=("attn_cp_size",),
-            fix="pass --attn-cp-size 1",
+            fix=Fix(set={"attn_cp_size": 1}),
         )
     if model_type == "longcat_flash" and args.enable_prefill_cp:
         raise ConflictError(
             "LongCat-Flash does not support --enable-prefill-cp with --attn-cp-size > 1",
             fields=("enable_prefill_cp", "attn_cp_size"),
-            fix="drop --enable-prefill-cp or pass --attn-cp-size 1",
+            fix=Fix.any_of(
+                Fix(drop=("enable_prefill_cp",)),
+                Fix(set={"attn_cp_size": 1}),
+                text="drop --enable-prefill-cp or pass --attn-cp-size 1",
+            ),
         )
     return {}
 
@@ -102,7 +110,7 @@ def mega_moe_compat(ctx):
             "--moe-a2a-backend megamoe has no two-batch / single-batch overlap decomposition; disable "
             "--enable-two-batch-overlap and --enable-single-batch-overlap.",
             fields=("moe_a2a_backend", "enable_two_batch_overlap"),
-            fix="drop --enable-two-batch-overlap",
+            fix=Fix(drop=("enable_two_batch_overlap",)),
         )
     if not ((platform.is_cuda and (platform.is_sm90 or platform.is_sm100)) or platform.is_hip):
         raise ConflictError(
@@ -110,6 +118,6 @@ def mega_moe_compat(ctx):
             "(MXFP4 / NVFP4 experts); it runs DeepGEMM kernels over CUDA symmetric memory. On ROCm, set "
             "SGLANG_AMD_USE_FLYDSL_MEGA_MOE=1 to select aiter MegaMoEv2 instead.",
             fields=("moe_a2a_backend",),
-            fix="use another --moe-a2a-backend on this GPU",
+            fix=Fix(another=("moe_a2a_backend",), text="use another --moe-a2a-backend on this GPU"),
         )
     return {}

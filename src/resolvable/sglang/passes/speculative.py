@@ -12,7 +12,7 @@ refusals come in sglang's order.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .. import choices as C
 from .._base import registry
 from ..changes import CHANGES, in_release
@@ -67,7 +67,11 @@ def eagle_family(ctx):
         raise ConflictError(
             "Currently standalone speculative decoding does not support dp attention.",
             fields=("speculative_algorithm", "enable_dp_attention"),
-            fix="drop --enable-dp-attention or use another --speculative-algorithm",
+            fix=Fix.any_of(
+                Fix(drop=("enable_dp_attention",)),
+                Fix(another=("speculative_algorithm",)),
+                text="drop --enable-dp-attention or use another --speculative-algorithm",
+            ),
         )
     keeps_mixed_chunk = algo != "STANDALONE" and ctx.release.has(CHANGES.SPEC_MIXED_CHUNK)
     out = _common_writes(args, "EAGLE", keeps_mixed_chunk=keeps_mixed_chunk)
@@ -82,7 +86,10 @@ def eagle_family(ctx):
                 "--speculative-eagle-topk / --speculative-num-draft-tokens need --speculative-num-steps: "
                 "without it sglang chooses all three and asserts that none was given.",
                 fields=("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"),
-                fix="pass --speculative-num-steps too, or drop --speculative-eagle-topk/--speculative-num-draft-tokens",
+                fix=Fix(
+                    drop=("speculative_eagle_topk",),
+                    text="pass --speculative-num-steps too, or drop --speculative-eagle-topk/--speculative-num-draft-tokens",
+                ),
                 upstream="AssertionError",
             )
         if algo != "STANDALONE" and ctx.arch in _TOPK4_ARCHS:
@@ -97,7 +104,11 @@ def eagle_family(ctx):
             "--speculative-num-steps without --speculative-eagle-topk: sglang compares the unset topk "
             "with 1 and fails ('>' not supported between 'NoneType' and 'int').",
             fields=("speculative_num_steps", "speculative_eagle_topk"),
-            fix="pass --speculative-eagle-topk too (e.g. 1), or drop --speculative-num-steps",
+            fix=Fix.any_of(
+                Fix(set={"speculative_eagle_topk": 1}),
+                Fix(drop=("speculative_num_steps",)),
+                text="pass --speculative-eagle-topk too (e.g. 1), or drop --speculative-num-steps",
+            ),
             upstream="TypeError",
         )
     if ctx.release.has(CHANGES.EAGLE_TRTLLM_EFFECTIVE_BACKENDS):
@@ -112,7 +123,11 @@ def eagle_family(ctx):
         raise ConflictError(
             "trtllm_mha backend only supports topk = 1 for speculative decoding.",
             fields=("speculative_eagle_topk", "attention_backend"),
-            fix="pass --speculative-eagle-topk 1 or another --attention-backend",
+            fix=Fix.any_of(
+                Fix(set={"speculative_eagle_topk": 1}),
+                Fix(another=("attention_backend",)),
+                text="pass --speculative-eagle-topk 1 or another --attention-backend",
+            ),
         )
     if topk == 1 and draft != steps + 1:
         _set(args, out, "speculative_num_draft_tokens", steps + 1, "topk 1 drafts num_steps + 1 tokens")
@@ -121,8 +136,14 @@ def eagle_family(ctx):
             f"speculative_eagle_topk > 1 with page_size > 1 is only supported on {_PAGE_TREE_SPEC_BACKENDS}; "
             f"got attention_backend={args.attention_backend!r}. Use page_size == 1 or one of those backends.",
             fields=("speculative_eagle_topk", "page_size", "attention_backend"),
-            fix="pass --speculative-eagle-topk 1 (with --speculative-num-steps), --page-size 1, "
-            "or --attention-backend flashinfer/fa3/triton",
+            fix=Fix.any_of(
+                Fix(set={"speculative_eagle_topk": 1}),
+                Fix(set={"page_size": 1}),
+                Fix(set={"attention_backend": "flashinfer"}),
+                Fix(set={"attention_backend": "fa3"}),
+                Fix(set={"attention_backend": "triton"}),
+                text="pass --speculative-eagle-topk 1 (with --speculative-num-steps), --page-size 1, or --attention-backend flashinfer/fa3/triton",
+            ),
         )
     return out
 
@@ -152,7 +173,9 @@ def ngram_speculative(ctx):
         raise ConflictError(
             _NGRAM_MESSAGES[devices],
             fields=("speculative_algorithm", "device"),
-            fix="use another --speculative-algorithm on this device",
+            fix=Fix(
+                another=("speculative_algorithm",), text="use another --speculative-algorithm on this device"
+            ),
         )
     out = _common_writes(args, "ngram")
     topk = args.speculative_ngram_max_bfs_breadth
@@ -174,13 +197,18 @@ def ngram_speculative(ctx):
             f"speculative_eagle_topk({topk}) > 1 with page_size({page}) > 1 is unstable and produces incorrect "
             "results for paged attention backends. This combination is only supported for the 'flashinfer' backend.",
             fields=("speculative_ngram_max_bfs_breadth", "page_size", "attention_backend"),
-            fix="pass --attention-backend flashinfer, --page-size 1 or --speculative-ngram-max-bfs-breadth 1",
+            fix=Fix.any_of(
+                Fix(set={"attention_backend": "flashinfer"}),
+                Fix(set={"page_size": 1}),
+                Fix(set={"speculative_ngram_max_bfs_breadth": 1}),
+                text="pass --attention-backend flashinfer, --page-size 1 or --speculative-ngram-max-bfs-breadth 1",
+            ),
         )
     if args.enable_dp_attention:
         raise ConflictError(
             "Currently ngram speculative decoding does not support dp attention.",
             fields=("speculative_algorithm", "enable_dp_attention"),
-            fix="drop --enable-dp-attention",
+            fix=Fix(drop=("enable_dp_attention",)),
         )
     return out
 
@@ -341,7 +369,7 @@ def dflash_speculative(ctx):
         raise ConflictError(
             "Currently DFLASH speculative decoding only supports pp_size == 1.",
             fields=("speculative_algorithm", "pp_size"),
-            fix="pass --pp-size 1",
+            fix=Fix(set={"pp_size": 1}),
         )
     if args.speculative_draft_model_path is None:
         raise ConflictError(

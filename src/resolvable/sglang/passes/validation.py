@@ -8,7 +8,7 @@ the main attention backend.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import effective_backends, is_mla
@@ -25,7 +25,7 @@ def multi_item_scoring(ctx):
         raise ConflictError(
             "Multi-item scoring requires the flashinfer attention backend for prefill and decode.",
             fields=("enable_mis", "attention_backend"),
-            fix="pass --attention-backend flashinfer",
+            fix=Fix(set={"attention_backend": "flashinfer"}),
             upstream="AssertionError",
         )
     reason = "multi-item scoring runs without CUDA graphs"
@@ -48,7 +48,11 @@ def prefill_only_backend(ctx):
         raise ConflictError(
             f"--prefill-only-disable-kv-cache currently requires the FA prefill backend (fa3 or fa4), got {prefill}.",
             fields=("prefill_only_disable_kv_cache", "attention_backend"),
-            fix="pass --prefill-attention-backend fa3 (or fa4)",
+            fix=Fix.any_of(
+                Fix(set={"prefill_attention_backend": "fa3"}),
+                Fix(set={"prefill_attention_backend": "fa4"}),
+                text="pass --prefill-attention-backend fa3 (or fa4)",
+            ),
         )
     return {}
 
@@ -91,7 +95,7 @@ def page_major_kv_layout(ctx):
                 "--enable-unified-memory (page-major KV layout) supports only the triton attention "
                 f"backend, got {sorted(used)}.",
                 fields=("enable_unified_memory", "attention_backend"),
-                fix="pass --attention-backend triton",
+                fix=Fix(set={"attention_backend": "triton"}),
             )
         return {}
     allowed = _UNIFIED_MLA_BACKENDS if is_mla(ctx.hf) else frozenset({"triton"})
@@ -101,7 +105,7 @@ def page_major_kv_layout(ctx):
             "layers (unified-memory MLA also allows the paged MLA backends); got "
             f"{sorted(used)}, allowed {sorted(allowed)}. Pass a compatible --attention-backend.",
             fields=("enable_unified_memory", "attention_backend"),
-            fix="pass --attention-backend triton",
+            fix=Fix(set={"attention_backend": "triton"}),
         )
     return {}
 
@@ -115,7 +119,7 @@ def chunked_prefill_page_alignment(ctx):
         raise ConflictError(
             f"chunked_prefill_size ({chunk}) must be a multiple of page_size ({page}).",
             fields=("chunked_prefill_size", "page_size"),
-            fix=f"pass --chunked-prefill-size {chunk - chunk % page or page}",
+            fix=Fix(set={"chunked_prefill_size": chunk - chunk % page or page}),
             upstream="AssertionError",
         )
     return {}
@@ -130,6 +134,10 @@ def device_sampling_backend(ctx):
         raise ConflictError(
             f"--sampling-backend intel_xpu requires --device xpu, got --device {args.device}",
             fields=("sampling_backend", "device"),
-            fix="drop --sampling-backend intel_xpu (or pass --sampling-backend pytorch)",
+            fix=Fix.any_of(
+                Fix(drop=("sampling_backend",)),
+                Fix(set={"sampling_backend": "pytorch"}),
+                text="drop --sampling-backend intel_xpu (or pass --sampling-backend pytorch)",
+            ),
         )
     return {}

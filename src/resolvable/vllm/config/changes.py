@@ -49,6 +49,24 @@ CONFIG_CHANGES = (
         summary="VLLM_BATCH_INVARIANT turns on breakable CUDA graphs for models with a tuned matmul shape",
     ),
     Change(
+        "XPU_BATCH_INVARIANT_REFUSALS",
+        "0.31.0",
+        upstream="platforms/xpu.py:XPUPlatform.check_and_update_config",
+        summary="XPU with VLLM_BATCH_INVARIANT refuses quantized models and quantized KV caches",
+    ),
+    Change(
+        "XPU_GRAPHS_WITHOUT_ENV",
+        "0.31.0",
+        upstream="platforms/xpu.py:XPUPlatform.check_and_update_config",
+        summary="XPU graphs no longer need VLLM_XPU_ENABLE_XPU_GRAPH=1",
+    ),
+    Change(
+        "SPARSE_MLA_PREFILL_WORKSPACE_FACTOR",
+        "0.32.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="sparse_mla_prefill_workspace_factor is resolved from max_model_len (5 up to 256K tokens, else 2)",
+    ),
+    Change(
         "CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS",
         "0.31.0",
         upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",

@@ -301,12 +301,22 @@ def _walk_grid(limit: int, step: Any) -> list[int]:
 
 def prefill_grid(max_tokens: int) -> list[int]:
     """``prefill_cudagraph_capture_grid`` (0.34): 54 sizes at 8192."""
-    return _walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+    return list(_prefill_grid(max_tokens))
 
 
 def decode_grid(max_requests: int) -> list[int]:
     """``decode_cudagraph_capture_grid`` (0.34): 64 sizes at 1024."""
-    return _walk_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
+    return list(_decode_grid(max_requests))
+
+
+@functools.lru_cache(maxsize=256)  # a pure function of one int: the same few limits recur
+def _prefill_grid(max_tokens: int) -> tuple[int, ...]:
+    return tuple(_walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096))))
+
+
+@functools.lru_cache(maxsize=256)
+def _decode_grid(max_requests: int) -> tuple[int, ...]:
+    return tuple(_walk_grid(max_requests, lambda n: 0.65 * n ** (2 / 3)))
 
 
 def split_capture_sizes(ctx: Any, shared: list[int], legacy: bool, q: int) -> list[int]:
@@ -317,18 +327,36 @@ def split_capture_sizes(ctx: Any, shared: list[int], legacy: bool, q: int) -> li
     ``-cc.max_decode_cudagraph_capture_requests``, or a model hook such as GPT-OSS's). The recorded sizes are the decode token counts plus
     the prefill sizes (decode only when the mixed mode is NONE)."""
     a = ctx.args
+    # read in the order vLLM's code does (explain lists the inputs in reading order)
     tokens, seqs = a.max_num_batched_tokens, a.max_num_seqs
     cap = ctx.platform.capability
     wide = not legacy and ctx.platform.vendor == "cuda" and cap is not None and cap[0] == 10
-    if a.prefill_cudagraph_capture_token_sizes is not None:
-        prefill = sorted({t for t in a.prefill_cudagraph_capture_token_sizes if 1 <= t <= tokens})
+    user_prefill = a.prefill_cudagraph_capture_token_sizes
+    max_requests = a.max_decode_cudagraph_capture_requests
+    with_prefill = legacy or a.cudagraph_mode not in ("NONE", "FULL_DECODE_ONLY")
+    prefill = tuple(user_prefill) if user_prefill is not None else None
+    return list(_split_sizes(tuple(shared), tokens, seqs, q, wide, prefill, max_requests, with_prefill))
+
+
+@functools.lru_cache(maxsize=1024)  # a pure function of ints: the same few splits recur
+def _split_sizes(
+    shared: tuple[int, ...],
+    tokens: int,
+    seqs: int,
+    q: int,
+    wide: bool,
+    user_prefill: tuple[int, ...] | None,
+    max_requests: int | None,
+    with_prefill: bool,
+) -> tuple[int, ...]:
+    if user_prefill is not None:
+        prefill = sorted({t for t in user_prefill if 1 <= t <= tokens})
     elif wide:
-        prefill = prefill_grid(min(8192, tokens))
+        prefill = list(_prefill_grid(min(8192, tokens)))
     else:
         prefill = list(shared)
-    max_requests = a.max_decode_cudagraph_capture_requests
     if max_requests is not None or wide:
-        decode = decode_grid(seqs if max_requests is None else min(max_requests, seqs))
+        decode = list(_decode_grid(seqs if max_requests is None else min(max_requests, seqs)))
     else:
         shared_max = shared[-1] if shared else 0
         decode = sorted({min(-(-s // q), seqs) for s in shared if -(-s // q) * q <= shared_max})
@@ -336,6 +364,6 @@ def split_capture_sizes(ctx: Any, shared: list[int], legacy: bool, q: int) -> li
     limit = min(seqs, decode_max // q)
     reachable = decode[: bisect.bisect_left(decode, limit) + 1] if limit >= 1 else []
     out = {min(n, limit) * q for n in reachable}
-    if legacy or a.cudagraph_mode not in ("NONE", "FULL_DECODE_ONLY"):
+    if with_prefill:
         out.update(prefill)
-    return sorted(out)
+    return tuple(sorted(out))

@@ -227,3 +227,34 @@ class ConfigArgs:
         leaf="scheduler.disable_hybrid_kv_cache_manager",
         help="Disable the hybrid KV-cache manager (None: decided).",
     )
+    worker_cls: str = arg(
+        "auto",
+        resolvable=True,
+        leaf="parallel.worker_cls",
+        help="Worker class (auto: the platform's).",
+    )
+    disable_chunked_mm_input: bool = arg(
+        False,
+        resolvable=True,
+        leaf="scheduler.disable_chunked_mm_input",
+        help="Schedule a multimodal item's tokens whole (forced for encoder-decoder and multimodal prefix-LM models).",
+    )
+    disable_custom_all_reduce: bool = arg(
+        False,
+        resolvable=True,
+        leaf="parallel.disable_custom_all_reduce",
+        help="Disable the custom all-reduce kernel (forced where the platform has none).",
+    )
+    reasoning_parser: str = arg(
+        "",
+        resolvable=True,
+        leaf="structured_outputs.reasoning_parser",
+        help="Reasoning parser ('': none, unless a model hook names one, e.g. GPT-OSS's openai_gptoss).",
+    )
+    sparse_mla_prefill_workspace_factor: int | None = arg(
+        None,
+        resolvable=True,
+        leaf="attention.sparse_mla_prefill_workspace_factor",
+        cli=False,
+        help="Sparse-MLA prefill workspace, in multiples of max_model_len (0.32+: 5 up to 256K tokens, else 2).",
+    )

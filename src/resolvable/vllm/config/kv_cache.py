@@ -115,3 +115,17 @@ def nvfp4_kv_cache_with_mla(ctx: Any) -> dict[str, Any]:
             fix="pass --kv-cache-dtype auto or --kv-cache-dtype fp8",
         )
     return {}
+
+
+@registry.rule("vllm_config")
+def sparse_mla_prefill_workspace_factor(ctx: Any) -> dict[str, Any]:
+    """§3.20: ``VllmConfig.__post_init__`` (``config/vllm.py`` 1866, 0.32+): unset, the sparse-MLA
+    prefill workspace factor is resolved once from ``max_model_len``: 5 up to 256K tokens, else 2
+    (KV auto-fit may lower ``max_model_len`` later; the workspace reserved at start must hold
+    ``factor × max_model_len``)."""
+    a = ctx.args
+    if a.sparse_mla_prefill_workspace_factor is not None or not ctx.release.has(
+        CHANGES.SPARSE_MLA_PREFILL_WORKSPACE_FACTOR
+    ):
+        return {}
+    return {"sparse_mla_prefill_workspace_factor": 5 if a.max_model_len <= 256 * 1024 else 2}

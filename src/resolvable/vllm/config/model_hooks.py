@@ -23,26 +23,29 @@ _GPT_OSS_PREFILL = frozenset({1, 2, 4, *range(8, 256, 8), *range(256, 1024, 16)}
 
 @registry.for_arch("GptOssForCausalLM", stage="vllm_config")
 def gpt_oss_capture_sizes(ctx: Any) -> dict[str, Any]:
-    """§5: ``GptOssForCausalLMConfig.verify_and_update_config`` (``models/config.py`` 544): with no
-    capture size set, 0.30-0.33 raise ``max_cudagraph_capture_size`` to 1024 ("for performance");
-    0.34 (off the SM10x family) sets the prefill token sizes up to ``min(max_num_batched_tokens,
-    1024)`` and at most ``1024 // q`` decode requests."""
+    """§5: ``GptOssForCausalLMConfig.verify_and_update_config`` (``models/config.py`` 544): an empty
+    reasoning parser becomes ``openai_gptoss`` (§3.20); with no capture size set, 0.30-0.33 raise
+    ``max_cudagraph_capture_size`` to 1024 ("for performance"); 0.34 (off the SM10x family) sets the
+    prefill token sizes up to ``min(max_num_batched_tokens, 1024)`` and at most ``1024 // q``
+    decode requests."""
     a = ctx.args
+    out: dict[str, Any] = {} if a.reasoning_parser else {"reasoning_parser": "openai_gptoss"}
     if a.cudagraph_capture_sizes is not None or a.max_cudagraph_capture_size is not None:
-        return {}
+        return out
     if not ctx.release.has(CHANGES.SPLIT_CUDAGRAPH_CAPTURE_SIZES):
-        return {"max_cudagraph_capture_size": 1024}
+        return {**out, "max_cudagraph_capture_size": 1024}
     cap = ctx.platform.capability
     if (
         a.prefill_cudagraph_capture_token_sizes is not None
         or a.max_decode_cudagraph_capture_requests is not None
     ):
-        return {}
+        return out
     if ctx.platform.vendor == "cuda" and cap is not None and cap[0] == 10:
-        return {}
+        return out
     tokens = min(a.max_num_batched_tokens, 1024)
     q = 1 + max(0, int(a.num_speculative_tokens or 0))
     return {
+        **out,
         "prefill_cudagraph_capture_token_sizes": sorted(
             {s for s in _GPT_OSS_PREFILL if s < tokens} | {tokens}
         ),

@@ -11,7 +11,7 @@ are separate processes, each with its own world); the executor default follows
 from __future__ import annotations
 
 from ...errors import ConflictError, InvalidArgumentError
-from ...rules import record_replace
+from ...rules import Force, record_replace
 from .._base import registry
 from .facts import derived_fact, is_moe, num_heads, num_kv_heads
 
@@ -138,3 +138,22 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
                 fix="pass --decode-context-parallel-size 1",
             )
     return {}
+
+
+@registry.rule("engine_args")
+def custom_all_reduce(ctx: Any) -> dict[str, Any]:
+    """§3.20: ``ParallelConfig.__post_init__`` (``config/parallel.py`` 1167, 0.30-0.34): the custom
+    all-reduce kernel is disabled where ``Platform.use_custom_allreduce()`` is False: every platform
+    but CUDA and the ROCm MI300/MI350 families (``gfx94*``, ``gfx95*``)."""
+    p = ctx.platform
+    supported = p.vendor == "cuda" or (
+        p.vendor == "hip" and any(g in (p.gcn_arch or "") for g in ("gfx94", "gfx95"))
+    )
+    if supported or ctx.args.disable_custom_all_reduce:
+        return {}
+    reason = f"Disabled the custom all-reduce kernel because it is not supported on {p.vendor}."
+    return {
+        "disable_custom_all_reduce": Force(True, reason)
+        if ctx.user_set("disable_custom_all_reduce")
+        else True
+    }

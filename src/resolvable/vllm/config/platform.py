@@ -8,9 +8,11 @@ prefix-LM chunked input), so it has no rule. Invariant: a hook's override of the
 
 from __future__ import annotations
 
+from ...errors import ConflictError
 from ...rules import Force
 from .._base import registry
 from ..changes import CHANGES
+from .facts import env_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,6 +71,98 @@ def rocm_platform_hook(ctx: Any) -> dict[str, Any]:
     return {}
 
 
+#: The worker class each platform's ``check_and_update_config`` sets for ``worker_cls="auto"``.
+WORKER_CLASSES = {
+    "cuda": "vllm.v1.worker.gpu_worker.Worker",
+    "hip": "vllm.v1.worker.gpu_worker.Worker",
+    "cpu": "vllm.v1.worker.cpu_worker.CPUWorker",
+    "xpu": "vllm.v1.worker.xpu_worker.XPUWorker",
+}
+
+
+@registry.rule("platform_config")
+def worker_class(ctx: Any) -> dict[str, Any]:
+    """§3.20, §4: the platforms' ``check_and_update_config`` (``platforms/cuda.py`` 330,
+    ``rocm.py`` 1187, ``cpu.py`` 360, ``xpu.py`` 450; 0.30-0.34): ``worker_cls="auto"`` becomes the
+    platform's worker class; a user's class is kept."""
+    cls = WORKER_CLASSES.get(ctx.platform.vendor)
+    if ctx.args.worker_cls != "auto" or cls is None:
+        return {}
+    return {"worker_cls": cls}
+
+
+@registry.rule("platform_config")
+def chunked_mm_input(ctx: Any) -> dict[str, Any]:
+    """§3.20: ``disable_chunked_mm_input`` is forced on for encoder-decoder models
+    (``SchedulerConfig.__post_init__``) and, on CUDA/ROCm, for multimodal prefix-LM models (the
+    platforms' ``check_and_update_config``: "Forcing --disable_chunked_mm_input for models with
+    multimodal-bidirectional attention."; text-only serving has no prefix-LM attention)."""
+    from ..layers import mm_prefix
+
+    a = ctx.args
+    if a.attn_type == "encoder_decoder":
+        return _force(ctx, "disable_chunked_mm_input", True, "encoder-decoder models schedule whole items")
+    if ctx.platform.vendor in ("cuda", "hip") and mm_prefix(ctx.hf, a.disable_multimodal):
+        return _force(
+            ctx,
+            "disable_chunked_mm_input",
+            True,
+            "Forcing --disable_chunked_mm_input for models with multimodal-bidirectional attention.",
+        )
+    return {}
+
+
+@registry.rule("platform_config")
+def xpu_graphs(ctx: Any) -> dict[str, Any]:
+    """§3.10 rule 11 (XPU): ``XPUPlatform.check_and_update_config`` (``platforms/xpu.py`` 293, 0.30):
+    XPU graphs are off unless ``VLLM_XPU_ENABLE_XPU_GRAPH=1``; 0.31+ need no variable. (Assumed: a
+    PyTorch with XPU graphs, ``supports_xpu_graph``, 2.11+, which vLLM's XPU wheels require.) The
+    capture sizes, set earlier, are left as they are."""
+    if (
+        ctx.platform.vendor != "xpu"
+        or ctx.args.cudagraph_mode == "NONE"
+        or ctx.release.has(CHANGES.XPU_GRAPHS_WITHOUT_ENV)
+        or env_flag(ctx.env, "VLLM_XPU_ENABLE_XPU_GRAPH")
+    ):
+        return {}
+    return _force(
+        ctx,
+        "cudagraph_mode",
+        "NONE",
+        "XPU Graph is disabled by environment variable, please set VLLM_XPU_ENABLE_XPU_GRAPH=1 to enable it.",
+    )
+
+
+@registry.rule("platform_config")
+def xpu_batch_invariance(ctx: Any) -> dict[str, Any]:
+    """§4 XPU: ``XPUPlatform.check_and_update_config`` (``platforms/xpu.py`` 357, 0.31+): with
+    ``VLLM_BATCH_INVARIANT`` only unquantized models and unquantized KV caches (``auto``,
+    ``float16``, ``bfloat16``) are accepted; the model is checked first."""
+    if (
+        ctx.platform.vendor != "xpu"
+        or not env_flag(ctx.env, "VLLM_BATCH_INVARIANT")
+        or not ctx.release.has(CHANGES.XPU_BATCH_INVARIANT_REFUSALS)
+    ):
+        return {}
+    quant = ctx.args.quantization
+    if quant is not None:
+        raise ConflictError(
+            "XPU batch invariance currently supports only unquantized models; "
+            f"got quantization={quant!r}. Use an unquantized model or disable VLLM_BATCH_INVARIANT.",
+            fields=("quantization",),
+            fix="pass --env VLLM_BATCH_INVARIANT=0",
+        )
+    cache = ctx.args.kv_cache_dtype
+    if cache not in ("auto", "float16", "bfloat16"):
+        raise ConflictError(
+            "XPU batch invariance currently does not support quantized KV caches; "
+            f"got kv_cache_dtype={cache!r}. Use an unquantized KV cache dtype or disable VLLM_BATCH_INVARIANT.",
+            fields=("kv_cache_dtype",),
+            fix="pass --kv-cache-dtype auto",
+        )
+    return {}
+
+
 @registry.rule("platform_config")
 def piecewise_normalisation(ctx: Any) -> dict[str, Any]:
     """§3.10 rule 12: after the platform hook, ``_normalize_piecewise_cudagraph_mode`` again (piecewise
@@ -98,6 +192,32 @@ def piecewise_normalisation(ctx: Any) -> dict[str, Any]:
         out.update(_force(ctx, "max_cudagraph_capture_size", 0, reason))
         return out
     return {}
+
+
+@registry.rule("platform_config")
+def deepep_high_throughput_no_graphs(ctx: Any) -> dict[str, Any]:
+    """§3.10 rule 14: ``CompilationConfig.set_splitting_ops_for_v1`` (``config/compilation.py`` 1242,
+    called at the end of ``VllmConfig.__post_init__``, 0.30-0.34): with VLLM_COMPILE, the DeepEP
+    high-throughput all-to-all backend and data parallelism above 1 (counted for MoE models only)
+    turn CUDA graphs off. The capture sizes, set earlier, are left as they are."""
+    from .facts import derived_fact, is_moe
+
+    a = ctx.args
+    if (
+        a.compilation_mode != "VLLM_COMPILE"
+        or a.all2all_backend != "deepep_high_throughput"
+        or a.cudagraph_mode == "NONE"
+        or a.data_parallel_size <= 1
+        or not derived_fact(ctx.hf, "vllm.is_moe", is_moe)
+    ):
+        return {}
+    return _force(
+        ctx,
+        "cudagraph_mode",
+        "NONE",
+        "DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are optimized for prefill "
+        "and are incompatible with CUDA Graphs.",
+    )
 
 
 @registry.rule("platform_config")

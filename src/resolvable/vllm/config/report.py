@@ -50,6 +50,11 @@ PATHS = {
     "cudagraph_capture_sizes": "compilation_config.cudagraph_capture_sizes",
     "max_cudagraph_capture_size": "compilation_config.max_cudagraph_capture_size",
     "use_v2_model_runner": "use_v2_model_runner",
+    "reasoning_parser": "structured_outputs_config.reasoning_parser",
+    "worker_cls": "parallel_config.worker_cls",
+    "disable_custom_all_reduce": "parallel_config.disable_custom_all_reduce",
+    "disable_chunked_mm_input": "scheduler_config.disable_chunked_mm_input",
+    "sparse_mla_prefill_workspace_factor": "attention_config.sparse_mla_prefill_workspace_factor",
 }
 
 

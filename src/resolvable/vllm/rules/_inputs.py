@@ -2,7 +2,9 @@
 
 Invariant: pure functions of the rule context; every rule that needs the per-kind queries
 rebuilds them from the view (declarations so far), so no state passes between rules except
-through declared fields.
+through declared fields. The memo of release stamps below keeps only pure results (a query and a
+release give one stamp) and replays the release reads on a hit, so a rule asks exactly the
+changes a fresh stamp would ask, in the same order (release ranges and ``explain`` are unchanged).
 """
 
 from __future__ import annotations
@@ -31,9 +33,39 @@ def queries(ctx: Any) -> list[LayerQuery]:
         user_block_size=user_block_size(ctx),
         kernels=frozenset(ctx.args.installed_kernels),
     )
-    present = ctx.release.changes.present(ctx.release.version) if ctx.release.version else frozenset()
-    # The release's answers; the reads that can matter for a layer are traced here.
-    return [q._replace(changes=changes_of(q, ctx.release.has, present)) for q in out]
+    version = ctx.release.version
+    has = ctx.release.has
+    stamped = []
+    for q in out:
+        key = (q, version)
+        hit = _STAMPS.get(key)
+        if hit is None:
+            hit = _stamp(q, has, ctx.release.changes.present(version) if version else frozenset())
+            if len(_STAMPS) >= _STAMPS_MAX:
+                _STAMPS.clear()
+            _STAMPS[key] = hit
+        else:
+            for change in hit[1]:  # the release reads a fresh stamp makes (traced, recorded)
+                has(change)
+        stamped.append(hit[0])
+    return stamped
+
+
+#: (query, release) -> (the query with its release answers, the changes it asks): rules rebuild the
+#: same few queries on every resolution; a stamp is a pure function of the two.
+_STAMPS: dict[tuple[LayerQuery, Any], tuple[LayerQuery, tuple[Any, ...]]] = {}
+_STAMPS_MAX = 4096
+
+
+def _stamp(q: LayerQuery, has: Any, present: frozenset[Any]) -> tuple[LayerQuery, tuple[Any, ...]]:
+    """``q`` with its release answers (``changes_of``, asking ``has``), and the changes it asked."""
+    asked: list[Any] = []
+
+    def asking(change: Any) -> bool:
+        asked.append(change)
+        return has(change)
+
+    return q._replace(changes=changes_of(q, asking, present)), tuple(asked)
 
 
 def chosen(ctx: Any) -> list[tuple[LayerQuery, str]]:

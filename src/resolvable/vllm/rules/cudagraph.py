@@ -61,3 +61,41 @@ def cudagraph_mode_for_backends(ctx: Any) -> dict[str, Any]:
     ):  # FULL decode with NEVER: piecewise compile keeps PIECEWISE
         mode = "PIECEWISE"
     return _declare(ctx, mode, reason)
+
+
+#: ``CUDAGraphMode.decode_mode() == FULL``.
+_FULL_DECODE = frozenset({"FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"})
+
+
+@registry.rule("cudagraph")
+def v1_capture_sizes_for_spec_decode(ctx: Any) -> dict[str, Any]:
+    """Config spec §3.11 step 4: ``CompilationConfig.adjust_cudagraph_sizes_for_spec_decode``
+    (``config/compilation.py``, called from ``resolve_cudagraph_mode_and_sizes`` at model-runner
+    start, 0.30-0.33): on the V1 runner with FULL decode graphs and ``q = 1 + num_speculative_tokens
+    > 1``, every capture size is rounded up to a multiple of ``q`` (those past the largest size are
+    dropped; ``q`` alone if nothing else fits), and the largest size follows. The V2 runner (the
+    only one in 0.34) sizes decode graphs itself. Not a configuration-time value: the engine
+    configuration ``create_engine_config`` returns keeps the unrounded sizes."""
+    a = ctx.args
+    q = 1 + max(0, int(a.num_speculative_tokens or 0))
+    sizes = a.cudagraph_capture_sizes
+    if a.use_v2_model_runner or a.cudagraph_mode not in _FULL_DECODE or q <= 1 or not sizes:
+        return {}
+    largest = a.max_cudagraph_capture_size
+    rounded = sorted({-(-s // q) * q for s in sizes if -(-s // q) * q <= largest})
+    if not rounded and q <= largest:
+        rounded = [q]
+    if not rounded:
+        raise ConflictError(
+            f"No valid cudagraph sizes after rounding to multiple of {q} (num_speculative_tokens + 1) "
+            f"please adjust num_speculative_tokens ({q - 1}) or max_cudagraph_capture_size ({largest}) "
+            f"or cudagraph_capture_sizes ({list(sizes)})",
+            fields=("num_speculative_tokens", "max_cudagraph_capture_size"),
+            fix=f"pass --max-cudagraph-capture-size {q}",
+        )
+    out: dict[str, Any] = {}
+    if rounded != list(sizes):
+        out["cudagraph_capture_sizes"] = rounded
+    if rounded[-1] != largest:
+        out["max_cudagraph_capture_size"] = rounded[-1]
+    return out

@@ -1,0 +1,207 @@
+"""`resolvable explain|resolve|models --engine NAME` for a pack without a front-end of its own.
+
+A third engine is a new pack, not CLI surgery: a ``resolvable.packs.Pack`` that implements the
+launch methods (``releases``, ``release``, ``add_cli_args``, ``parse_flags``, ``load_model``,
+``resolve``; ``check_startup`` and ``checked_fix`` when it has them) gets these commands from
+this module, which talks to the pack object only. Invariants: as for every command — a user
+error is one ``error:`` line and exit code 2; ``--json`` output carries a versioned ``schema``
+and names the engine and its release; a refusal's fix is checked by the pack before it is shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .. import packs
+from .._text import short, table
+from ..errors import ConflictError
+from ._common import UsageError, _env_pairs, _Parser, _platform
+from .explain import _explain_lines, _refusal_lines
+
+COMMANDS = ("explain", "resolve", "models")
+
+
+def build_parser(pack: packs.Pack) -> argparse.ArgumentParser:
+    """resolvable's own options of the generic commands (the pack's flags are parsed apart)."""
+    parser = _Parser(
+        prog="resolvable", description=f"{pack.title or pack.name} rule pack (--engine {pack.name})"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, text in (
+        ("explain", "why each resolved field has its value"),
+        ("resolve", "all resolved values and the published runtime context"),
+    ):
+        p = sub.add_parser(name, help=text)
+        p.add_argument(
+            "model", nargs="?", help="bundled sample name, config.json, model directory, or hub repo id"
+        )
+        p.add_argument("--engine", choices=packs.names(), default=pack.name)
+        p.add_argument("--platform", default="detect", help="platform preset to simulate, or 'detect'")
+        p.add_argument(
+            "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
+        )
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+        p.add_argument(pack.release_option, dest="release", metavar="VERSION", help="release to model")
+        if name == "explain":
+            p.add_argument("--field", help="explain only this field")
+    p = sub.add_parser("models", help="the pack's bundled model configs")
+    p.add_argument("--engine", choices=packs.names(), default=pack.name)
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(pack: packs.Pack, argv: Sequence[str], pasted: Any = None) -> int:
+    """Run one command of ``pack``; ``pasted`` is a ``cli.paste.Pasted`` of its launch, or None."""
+    args, extra = build_parser(pack).parse_known_args(list(argv))
+    if args.command == "models":
+        if extra:
+            raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+        return _models(pack, args)
+    words = pack.launch_flags(pasted.words) if pasted is not None else []
+    flags = _Parser(prog=f"{pack.name} serve", add_help=False)
+    flags.add_argument("--model", dest="model_path")
+    pack.add_cli_args(flags, pack.release(args.release))
+    namespace, unknown = flags.parse_known_args(words + extra)
+    if unknown:
+        raise UsageError(f"unknown flag {unknown[0]} ({pack.title or pack.name} has no such flag)")
+    model = args.model or namespace.model_path
+    if model is None:
+        raise UsageError(
+            f"no model: pass MODEL, or paste the launch command after `--` ({pack.name} serve ...)"
+        )
+    del namespace.model_path
+    user, not_modelled = pack.parse_flags(namespace)
+    env = {**pack.env_from_os(), **(pasted.env if pasted is not None else {}), **_env_pairs(args.env)}
+    hf, platform = pack.load_model(model), _platform(args.platform)
+    release = pack.release(args.release)
+    try:
+        res = pack.resolve(hf, platform, env, release=release, trace=args.command == "explain", **user)
+    except ConflictError as exc:
+        exc = pack.checked_fix(exc, hf, platform, env, user, release=release)
+        if args.command == "explain" and not args.json:
+            print("\n".join(_refusal_lines(exc)))
+        raise exc from None
+    try:
+        passed, refusal = pack.check_startup(res, hf, env), None
+    except ConflictError as exc:
+        passed, refusal = (), exc
+    return (_explain if args.command == "explain" else _resolve)(
+        pack, args, model, res, not_modelled, passed, refusal
+    )
+
+
+def _startup(pack: packs.Pack, passed: Sequence[Any], refusal: ConflictError | None) -> dict[str, Any]:
+    return {
+        "phase": pack.startup_phase,
+        "label": pack.startup_label,
+        "outcome": "accepted" if refusal is None else "refused",
+        "checks": [r.name for r in passed],
+        "refusal": None
+        if refusal is None
+        else {"message": refusal.message, "rule": refusal.rule, "fix": refusal.fix},
+    }
+
+
+def _header(pack: packs.Pack, model: str, res: Any, not_modelled: Sequence[str]) -> list[str]:
+    lines = [
+        f"model     {model}  [{res.arch}]",
+        f"platform  {res.platform.name}: {res.platform.describe()}",
+        f"flags     {' '.join(f'{k}={v!r}' for k, v in res.user.items()) or '(none)'}",
+        f"rules     {pack.name} {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
+    ]
+    if not_modelled:
+        lines.append(
+            f"not modelled  {', '.join(not_modelled)}: accepted, does not affect the resolved fields"
+        )
+    return lines + [f"note      {n}" for n in res.notes]
+
+
+def _startup_line(pack: packs.Pack, passed: Sequence[Any], refusal: ConflictError | None) -> str:
+    if refusal is None:
+        return f"{pack.startup_label}: accepted, and would start ({len(passed)} checks passed)"
+    return f"{pack.startup_label}: refused: {refusal.message}" + (
+        f" (fix: {refusal.fix})" if refusal.fix else ""
+    )
+
+
+def _explain(
+    pack: packs.Pack, args: argparse.Namespace, model: str, res: Any, not_modelled: Any, *outcome: Any
+) -> int:
+    fields = [args.field] if args.field else [f for f in res if f in res.changed() or f in res.user]
+    explained = [res.explain(f) for f in fields]
+    if args.json:
+        data = {
+            "schema": "resolvable.explain/1",
+            "engine": pack.name,
+            "model": model,
+            "arch": res.arch,
+            "release": res.release,
+            "platform": res.platform.to_dict(),
+            "user_args": dict(res.user),
+            "not_modelled": list(not_modelled),
+            "notes": list(res.notes),
+            "fingerprint": res.fingerprint(),
+            "fields": {e.field: e.to_dict() for e in explained},
+            "startup": _startup(pack, *outcome),
+        }
+        print(json.dumps(data, indent=2, default=repr))
+        return 2 if outcome[1] is not None else 0
+    print("\n".join(_header(pack, model, res, not_modelled)))
+    print(_startup_line(pack, *outcome))
+    for exp in explained:
+        print()
+        print("\n".join(_explain_lines(exp)))
+    return 2 if outcome[1] is not None else 0
+
+
+def _resolve(
+    pack: packs.Pack, args: argparse.Namespace, model: str, res: Any, not_modelled: Any, *outcome: Any
+) -> int:
+    ctx = res.publish()
+    if args.json:
+        data = res.to_dict()
+        out = {
+            "schema": "resolvable.resolve/1",
+            "engine": pack.name,
+            "model": model,
+            "arch": res.arch,
+            "release": res.release,
+            "platform": data["platform"],
+            "user_args": data["user"],
+            "not_modelled": list(not_modelled),
+            "values": data["values"],
+            "context": ctx.to_dict(),
+            "fingerprint": res.fingerprint(),
+            "notes": data["notes"],
+            "declarations": data["declarations"],
+            "startup": _startup(pack, *outcome),
+        }
+        print(json.dumps(out, indent=2, default=repr))
+        return 2 if outcome[1] is not None else 0
+    print("\n".join(_header(pack, model, res, not_modelled)))
+    print(_startup_line(pack, *outcome))
+    print()
+    rows = [
+        [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
+        for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
+    ]
+    print(table(["published leaf", "value", "decided by"], rows))
+    return 2 if outcome[1] is not None else 0
+
+
+def _models(pack: packs.Pack, args: argparse.Namespace) -> int:
+    entries = pack.catalog()
+    if args.json:
+        print(json.dumps({"schema": "resolvable.models/1", "engine": pack.name, "models": entries}, indent=2))
+        return 0
+    print(
+        table(
+            ["model", "family", "hub repo"],
+            [[n, e.get("family", ""), e.get("repo_id", "")] for n, e in entries.items()],
+        )
+    )
+    return 0

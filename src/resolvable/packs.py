@@ -1,0 +1,269 @@
+"""Rule packs by name: the one interface between the ``resolvable`` command and an engine's pack.
+
+A pack (``resolvable.sglang``, ``resolvable.vllm``, or a third engine) exposes one object,
+``PACK``, an instance of a ``Pack`` subclass, in its ``pack`` module. The command line never
+imports a pack's modules: it asks this registry for the pack by name (``get("vllm")``), or
+for the pack whose launch command was pasted (``recognise(words)``), and talks to the object.
+
+Invariants:
+
+* ``REGISTRY`` maps a name to a ``"module:ATTRIBUTE"`` string, resolved on first use, so that
+  ``import resolvable`` (and ``import resolvable.packs``) imports no pack;
+* ``register(name, target)`` checks the name and the target's form at once, and ``get`` checks
+  that what the target names is a ``Pack`` whose ``name`` is the registered name (a pluggy-style
+  error naming the culprit, never a late ``AttributeError``);
+* the base class holds no engine's semantics: each method either has an engine-neutral default
+  or raises ``PackError`` naming the pack and the missing capability.
+
+How a third engine plugs in: write ``mypack/pack.py`` with ``class MyPack(Pack)`` implementing
+the launch methods (``releases``, ``release``, ``load_model``, ``add_cli_args``,
+``parse_flags``, ``resolve``), then ``register("myengine", "mypack.pack:PACK")``; ``resolvable
+explain MODEL --engine myengine`` and ``resolve`` then work through the generic front-end
+(``resolvable.cli.generic``). See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+from .errors import ResolvableError
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+__all__ = ["REGISTRY", "Pack", "PackError", "get", "member", "names", "recognise", "register"]
+
+
+class PackError(ResolvableError):
+    """An unknown pack, a malformed registration, or a capability a pack does not have."""
+
+
+class member:
+    """A pack's member that lives in one of its modules, imported on first use:
+    ``flag_table = member("resolvable.sglang.flags", "load_table")``. It keeps the pack object a
+    table of what the command line may use, without importing the pack when the object is built."""
+
+    def __init__(self, module: str, attr: str) -> None:
+        self.module, self.attr = module, attr
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        # Read from the module each time (not cached on the object): a test that patches the
+        # module's function (``monkeypatch.setattr(api, "installed_sglang_version", ...)``)
+        # is seen through the pack, as it is through a direct import at the call.
+        return getattr(importlib.import_module(self.module), self.attr)
+
+
+class Pack:
+    """What the command line asks of an engine's rule pack.
+
+    Launch (every pack): ``releases``, ``default_release``, ``release``, ``installed_version``,
+    ``recognises``, ``add_cli_args``, ``parse_flags``, ``load_model``, ``catalog``, ``env_from_os``,
+    ``resolve``, ``check_startup``, ``checked_fix``, ``rule_releases``.
+    Tables (optional): ``capability_table``, ``memory_capacity``.
+    """
+
+    #: The name ``--engine`` takes and ``REGISTRY`` keys it by.
+    name: str = ""
+    #: The engine's name in prose ("SGLang", "vLLM").
+    title: str = ""
+    #: Which front-end of the command line renders this pack's commands: ``generic`` (any pack
+    #: that implements the launch methods) or the name of a pack-specific front-end module of
+    #: ``resolvable.cli`` (``sglang``'s is the default command set; ``vllm`` has its own flags).
+    frontend: str = "generic"
+    #: The resolvable option that names the release (``--sglang-version``).
+    release_option: str = "--release"
+    #: The label and phase of the start-up checks (after argument resolution).
+    startup_label: str = "start-up"
+    startup_phase: str = "startup"
+    #: Environment variables the rules read (the others of a launch are listed as not modelled).
+    env_vars: tuple[str, ...] = ()
+
+    def _missing(self, what: str) -> PackError:
+        return PackError(f"the {self.name} pack has no {what}; implement Pack.{what} in its pack module")
+
+    # -- releases ------------------------------------------------------------------------------
+
+    @property
+    def registry(self) -> Any:
+        """The pack's frozen rule ``Registry`` (releases, rules, changes)."""
+        raise self._missing("registry")
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        return tuple(self.registry.releases)
+
+    @property
+    def default_release(self) -> str:
+        return str(self.registry.default_release)
+
+    def release(self, version: str | None) -> str:
+        """The supported release ``version`` names (None: the default), or a ``PackError``."""
+        if version is None:
+            return self.default_release
+        if version in self.releases:
+            return version
+        raise PackError(
+            f"{self.title or self.name} {version} is not modelled; supported: {', '.join(self.releases)}"
+        )
+
+    def installed_version(self) -> str | None:
+        """The engine's version installed in this environment, or None."""
+        return None
+
+    # -- input ---------------------------------------------------------------------------------
+
+    def recognises(self, words: Sequence[str]) -> bool:
+        """Whether the launch command ``words`` (environment assignments removed) starts this engine."""
+        return bool(words) and words[0] == self.name
+
+    def launch_flags(self, words: Sequence[str]) -> list[str]:
+        """The flags of the launch command ``words`` (default: from the first word that starts
+        with ``-``; the launcher and its subcommand before it)."""
+        start = next((i for i, w in enumerate(words) if w.startswith("-")), len(words))
+        return list(words[start:])
+
+    def add_cli_args(self, parser: argparse.ArgumentParser, release: str | None = None) -> None:
+        """Add the engine's launch flags (of ``release``) to ``parser``."""
+        raise self._missing("add_cli_args")
+
+    def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+        """(the modelled user arguments, the flags accepted but not modelled) of a parsed namespace."""
+        raise self._missing("parse_flags")
+
+    def load_model(self, name: str, **options: Any) -> Any:
+        """The ``HFConfig`` of a bundled sample, config.json, directory or hub id."""
+        raise self._missing("load_model")
+
+    def catalog(self) -> Mapping[str, Mapping[str, Any]]:
+        """The bundled model samples: name → {family, repo_id, ...}."""
+        return {}
+
+    def env_from_os(self) -> dict[str, str]:
+        """The variables of this process's environment that the rules read."""
+        import os
+
+        return {k: v for k, v in os.environ.items() if k in self.env_vars}
+
+    # -- resolution ----------------------------------------------------------------------------
+
+    def resolve(
+        self,
+        hf: Any,
+        platform: Any,
+        env: Mapping[str, str] | None = None,
+        *,
+        release: str | None = None,
+        trace: bool = False,
+        **user: Any,
+    ) -> Any:
+        """The ``Resolution`` of a launch (a ``ConflictError`` when the rules refuse it)."""
+        raise self._missing("resolve")
+
+    def check_startup(self, res: Any, hf: Any, env: Mapping[str, str] | None = None) -> tuple[Any, ...]:
+        """The start-up checks run after resolution: the checks passed, or a ``ConflictError``."""
+        return ()
+
+    def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
+        """``exc`` with its fix checked by resolving again with it (default: unchanged)."""
+        return exc
+
+    def rule_releases(self, rule: str, location: str | None, res: Any = None) -> Any:
+        """The ``ReleaseRange`` of a registered rule (None: every release, or not a rule)."""
+        return None
+
+    # -- tables --------------------------------------------------------------------------------
+
+    def capability_table(self, *args: Any, **kwargs: Any) -> Any:
+        """The backend capability table (rows computed by resolving probe inputs)."""
+        raise self._missing("capability_table")
+
+    def memory_capacity(self, values: Mapping[str, Any], hf: Any, **kwargs: Any) -> Any:
+        """The memory model's verdict for resolved ``values`` (``resolvable.memory``)."""
+        raise self._missing("memory_capacity")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+#: name → "module:ATTRIBUTE" of its ``Pack``; the order is the order of ``names()`` and of
+#: ``recognise`` (the first pack that recognises a command wins).
+REGISTRY: dict[str, str] = {
+    "sglang": "resolvable.sglang.pack:PACK",
+    "vllm": "resolvable.vllm.pack:PACK",
+}
+
+_loaded: dict[str, Pack] = {}
+_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+_TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def register(name: str, target: str) -> None:
+    """Register the pack ``name`` as ``"module:ATTRIBUTE"`` (imported on first ``get``).
+
+    A name already registered is replaced only by the same target (registering twice is
+    harmless; two packs under one name are refused)."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise PackError(f"pack name {name!r}: use lower-case letters, digits, '-' and '_' (e.g. 'myengine')")
+    if not isinstance(target, str) or not _TARGET.fullmatch(target):
+        raise PackError(
+            f"pack {name!r}: target {target!r} is not 'module:ATTRIBUTE' (e.g. 'mypack.pack:PACK')"
+        )
+    if REGISTRY.get(name, target) != target:
+        raise PackError(
+            f"pack {name!r} is already registered as {REGISTRY[name]}; unregister it first or pick another name"
+        )
+    REGISTRY[name] = target
+
+
+def unregister(name: str) -> None:
+    """Forget the pack ``name`` (tests; a third pack that is gone)."""
+    REGISTRY.pop(name, None)
+    _loaded.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    """The registered pack names, in registration order."""
+    return tuple(REGISTRY)
+
+
+def get(name: str) -> Pack:
+    """The pack registered as ``name`` (imported on first use)."""
+    pack = _loaded.get(name)
+    if pack is not None and REGISTRY.get(name) is not None:
+        return pack
+    target = REGISTRY.get(name)
+    if target is None:
+        from .errors import closest
+
+        hint = closest(name, list(REGISTRY))
+        raise PackError(
+            f"no rule pack named {name!r}"
+            + (f"; did you mean {hint!r}?" if hint else "")
+            + f" (registered: {', '.join(REGISTRY)})"
+        )
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise PackError(f"pack {name!r}: cannot import {module_name} ({exc})") from None
+    pack = getattr(module, attr, None)
+    if not isinstance(pack, Pack):
+        raise PackError(
+            f"pack {name!r}: {target} is {type(pack).__name__}, not a resolvable.packs.Pack instance"
+        )
+    if pack.name != name:
+        raise PackError(f"pack {name!r}: {target} calls itself {pack.name!r}; register it under that name")
+    _loaded[name] = pack
+    return pack
+
+
+def recognise(words: Sequence[str]) -> str | None:
+    """The name of the pack whose engine the launch command ``words`` starts, or None."""
+    for name in REGISTRY:
+        if get(name).recognises(words):
+            return name
+    return None

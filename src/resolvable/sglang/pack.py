@@ -1,0 +1,99 @@
+"""The SGLang pack as the command line sees it: ``PACK``, a ``resolvable.packs.Pack``.
+
+Invariant: this is the only module of the pack that ``resolvable.cli`` reaches (through
+``resolvable.packs.get("sglang")``); every member names the module that holds it, imported on
+first use, so building ``PACK`` imports nothing of the pack.
+"""
+
+from __future__ import annotations
+
+from ..packs import Pack, member
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+_PKG = "resolvable.sglang"
+
+
+class SglangPack(Pack):
+    name = "sglang"
+    title = "SGLang"
+    frontend = "sglang"
+    release_option = "--sglang-version"
+    startup_label = member(f"{_PKG}._base", "STARTUP_LABEL")
+    startup_phase = member(f"{_PKG}._base", "STARTUP_PHASE")
+    env_vars = member(f"{_PKG}.api", "ENV_VARS")
+
+    # releases
+    registry = member(_PKG, "registry")
+    release = member(f"{_PKG}.api", "sglang_release")
+    installed_version = member(f"{_PKG}.api", "installed_sglang_version")
+    rule_releases = member(f"{_PKG}.api", "rule_releases")
+
+    # input: the flag table of the release being modelled (``flags.use_release``)
+    use_release = member(f"{_PKG}.flags", "use_release")
+    chosen_release = member(f"{_PKG}.flags", "chosen_release")
+    option_history = member(f"{_PKG}.flags", "option_history")
+    flag_table = member(f"{_PKG}.flags", "load_table")
+    modelled_dests = member(f"{_PKG}.flags", "modelled_dests")
+    parse_namespace = member(f"{_PKG}.cli_args", "parse_namespace")
+    passed_attr = member(f"{_PKG}.cli_args", "PASSED")
+    parse_launch = member(f"{_PKG}.launch", "parse_launch")
+    recognises = member(f"{_PKG}.launch", "is_sglang_command")
+    env_from_os = member(f"{_PKG}.api", "env_from_os")
+    load_model = member(_PKG, "load_model")
+    catalog = member(_PKG, "catalog")
+    bundled = member(f"{_PKG}.models", "bundled")
+
+    # resolution
+    args_class = member(_PKG, "ServerArgs")
+    resolve_server_args = member(_PKG, "resolve_server_args")
+    check_startup = member(_PKG, "check_startup")
+    with_checked_fix = member(f"{_PKG}.fixes", "with_checked_fix")
+
+    # tables: the grid of bundled models × presets, the support matrix, the capability table
+    grid_models = member(f"{_PKG}.grid", "models")
+    grid_presets = member(f"{_PKG}.grid", "presets")
+    grid_cases = member(f"{_PKG}.grid", "cases")
+    explicit_variants = member(f"{_PKG}.grid", "explicit_variants")
+    matrix = member(f"{_PKG}.matrix", "compute")
+    render_matrix = member(f"{_PKG}.matrix", "render")
+    matrix_cell = member(f"{_PKG}.matrix", "Cell")
+    compare_matrices = member(f"{_PKG}.matrix_diff", "compare")
+    render_matrix_diff = member(f"{_PKG}.matrix_diff", "render_diff")
+    capability_table = member(f"{_PKG}.capabilities", "backend_table")
+    readme_backends = member(f"{_PKG}.capabilities", "README_BACKENDS")
+    attention_backends = member(f"{_PKG}.choices", "ATTENTION_BACKENDS")
+    memory_capacity = member(f"{_PKG}.memory", "capacity")
+
+    def add_cli_args(
+        self, parser: argparse.ArgumentParser, release: str | None = None, *, skip: Sequence[str] = ()
+    ) -> None:
+        from .cli_args import add_cli_args
+
+        add_cli_args(parser, skip=tuple(skip), release=release)
+
+    def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+        parsed = self.parse_namespace(namespace)
+        return parsed.user, parsed.shown
+
+    def resolve(
+        self,
+        hf: Any,
+        platform: Any,
+        env: Mapping[str, str] | None = None,
+        *,
+        release: str | None = None,
+        trace: bool = False,
+        **user: Any,
+    ) -> Any:
+        return self.resolve_server_args(hf, platform, env, trace=trace, sglang_version=release, **user)
+
+    def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
+        return self.with_checked_fix(exc, hf, platform, env, user, sglang_version=release)
+
+
+PACK = SglangPack()

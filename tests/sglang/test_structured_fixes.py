@@ -1,0 +1,142 @@
+"""The SGLang pack's refusals carry their fix as a value (``resolvable.rules.Fix``, issue 16 item 5).
+
+* Statically, over the pack's source: every ``ConflictError(..., fix=Fix(...))`` names only
+  ``ServerArgs`` fields, and its value says what its text says (the fix checker reads the value
+  exactly as it read the prose before, so every checked fix and its output are unchanged).
+* Dynamically, over the grid and a command per other refusing rule: each structured fix, applied
+  to the refused command, makes that refusal go away (the command is accepted, or refused by
+  another rule), or the fix checker says that no fix holds on this platform.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+
+from resolvable._fixes import apply, fix_alternatives, parse_fix
+from resolvable.errors import ConflictError, InvalidArgumentError
+from resolvable.rules import Fix, schema_of
+from resolvable.sglang import ServerArgs, grid, resolve_server_args
+from resolvable.sglang.fixes import check_refusal, flag_aliases
+
+PACK = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "src", "resolvable", "sglang"
+)
+
+
+def _structured_sites() -> list[tuple[str, Fix]]:
+    """(file:line, the Fix) of every refusal in the pack whose fix is a literal Fix value."""
+    sites = []
+    for dirpath, _, files in os.walk(PACK):
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(dirpath, name)
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read(), path)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ConflictError":
+                    for kw in node.keywords:
+                        if kw.arg == "fix" and isinstance(kw.value, ast.Call):
+                            try:  # a literal Fix; one built from the rule's values is checked below
+                                value = eval(compile(ast.Expression(kw.value), path, "eval"), {"Fix": Fix})
+                            except NameError:
+                                continue
+                            sites.append((f"{os.path.relpath(path, PACK)}:{kw.value.lineno}", value))
+    return sites
+
+
+SITES = _structured_sites()
+
+
+def test_most_refusals_of_the_pack_give_their_fix_as_a_value():
+    assert len(SITES) >= 90, len(SITES)
+
+
+@pytest.mark.parametrize(("site", "fix"), SITES, ids=[s for s, _ in SITES])
+def test_a_structured_fix_names_fields_and_says_what_its_text_says(site, fix):
+    schema = schema_of(ServerArgs)
+    alternatives, unknown = fix_alternatives(fix, schema)
+    assert unknown == [] and alternatives, site
+    assert parse_fix(fix.render(), schema, flag_aliases())[0] == alternatives, site
+
+
+#: Commands refused by a structured fix outside the grid's variants (found by sweeping each
+#: choice of the backend, KV-dtype, MoE-runner and speculative flags over the bundled models
+#: and presets; one command per refusing rule).
+TRIGGERS = (
+    ("deepseek-v3.2", "a100", {"kv_cache_dtype": "fp8_e5m2"}),
+    ("deepseek-v3.2", "a100", {"dsa_prefill_backend": "triton"}),
+    ("exaone-4.0-32b", "a100", {"attention_backend": "torch_native"}),
+    ("gemma-4-31b", "a100", {"attention_backend": "torch_native"}),
+    ("lfm2-1.2b", "a100", {"attention_backend": "triton"}),
+    ("moss-vl", "a100", {"attention_backend": "triton"}),
+    ("olmo-2-7b", "a100", {"attention_backend": "flashinfer"}),
+    ("deepseek-r1", "a100", {"attention_backend": "trtllm_mha"}),
+    ("deepseek-r1", "a100", {"attention_backend": "trtllm_mla"}),
+    ("deepseek-r1", "a100", {"attention_backend": "cutedsl_mla"}),
+    ("deepseek-r1", "a100", {"kv_cache_dtype": "fp4_mx_block16"}),
+    ("deepseek-r1", "a100", {"kv_cache_dtype": "mxfp8"}),
+    ("deepseek-r1", "a100", {"moe_runner_backend": "lora_cutedsl"}),
+    ("step-3.5-flash", "a100", {"attention_backend": "triton"}),
+    ("deepseek-r1", "b200", {"speculative_algorithm": "NGRAM"}),
+    ("llama-3.1-8b", "npu", {"speculative_algorithm": "EAGLE"}),
+    # fixes built from the rule's values (not literals): the text/value agreement is checked here
+    ("llama-4-scout", "h100", {"attention_backend": "flashinfer"}),
+    ("gpt-oss-120b", "h100", {"attention_backend": "flashinfer"}),
+    ("deepseek-r1", "b200", {"enable_deterministic_inference": True, "attention_backend": "trtllm_mla"}),
+    ("qwen3-8b", "h100", {"context_length": 10**7}),
+    ("qwen3-8b", "h100", {"page_size": 64, "chunked_prefill_size": 100}),
+)
+
+
+def _refusals():
+    """Every refusal with a structured fix in the grid and TRIGGERS (each rule location once)."""
+    from resolvable.rules import Platform
+    from resolvable.sglang import load_model
+
+    seen = {}
+    extra = [(m, p, "trigger", load_model(m), Platform.preset(p), flags) for m, p, flags in TRIGGERS]
+    for model, preset, variant, hf, platform, flags in [*grid.cases(), *extra]:
+        try:
+            resolve_server_args(hf, platform, **flags)
+        except ConflictError as exc:
+            if exc.fix_value is not None and exc.location not in seen:
+                seen[exc.location] = (f"{model}@{preset}:{variant}", exc, hf, platform, flags)
+    return list(seen.values())
+
+
+def test_each_structured_fix_applied_to_the_command_makes_the_refusal_go_away():
+    cases = _refusals()
+    assert len(cases) >= 22, len(cases)  # one command per refusing rule
+    schema = schema_of(ServerArgs)
+    failures, removed = [], 0
+    for case, exc, hf, platform, flags in cases:
+        alternatives, _ = fix_alternatives(exc.fix_value, schema)
+        if parse_fix(exc.fix, schema, flag_aliases())[0] != alternatives:
+            failures.append(
+                f"{case}: {exc.location}: the value {exc.fix_value!r} is not what {exc.fix!r} says"
+            )
+        gone = []
+        for changes, _expanded in alternatives:
+            user, env = apply(flags, {}, changes)
+            if user == flags and not env:
+                continue  # "another" value: the one refused is not an alternative
+            try:
+                resolve_server_args(hf, platform, env, **user)
+                gone.append(changes)
+            except ConflictError as again:
+                if again.location != exc.location:
+                    gone.append(changes)  # this refusal is gone; another rule has its say
+            except InvalidArgumentError:
+                continue  # a choice of another release ("another" tries every choice)
+        if gone:
+            removed += 1
+        elif check_refusal(exc, hf, platform, {}, flags).status != "none":
+            # (a fix that cannot hold on this platform, e.g. NPU forces ascend over any
+            # --attention-backend, is reported by the checker as "none on this platform")
+            failures.append(f"{case}: {exc.rule} at {exc.location}: {exc.fix!r} does not remove the refusal")
+    assert failures == []
+    assert removed >= len(cases) - 2, (removed, len(cases))
