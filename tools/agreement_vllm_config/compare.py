@@ -37,7 +37,7 @@ import pack_adapter  # noqa: E402
 
 ORACLE_ROOT = Path(os.environ.get("VLLM_ORACLE_ROOT", "/work/oracle-vllm"))
 RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
-WORKER_REVISION = 2  # keep equal to oracle_worker.WORKER_REVISION (no vLLM import here)
+WORKER_REVISION = 3  # keep equal to oracle_worker.WORKER_REVISION (no vLLM import here)
 STOP = {
     "the",
     "a",
@@ -81,7 +81,8 @@ def _tokens(text: str) -> set[str]:
 def _core(msg: str) -> str:
     msg = re.sub(r"^\w+(Error|Exception): ", "", msg)
     msg = re.sub(r"\d+ validation error for \w+\s+Value error, ", "", msg)
-    msg = re.split(r" \[type=value_error| Fix: | \[refused by ", msg)[0]
+    # pydantic's trailer "[type=value_error, ..." or "[type=assertion_error, ..." is not the message
+    msg = re.split(r" \[type=\w+| Fix: | \[refused by ", msg)[0]
     return msg.strip()
 
 

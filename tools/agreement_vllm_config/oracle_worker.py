@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agreement_vllm"))
 
 import oracle
 
-WORKER_REVISION = 2
+WORKER_REVISION = 3
 
 
 class _DummyOp:
@@ -125,6 +125,9 @@ def extract(cfg) -> dict:
         "disable_hybrid_kv_cache_manager": getattr(s, "disable_hybrid_kv_cache_manager", None),
         "attn_type": getattr(m, "attn_type", None),
         "runner_type": getattr(m, "runner_type", None),
+        # revision 3: the -O level (VllmConfig may lower it, e.g. for --enforce-eager) and PCP
+        "optimization_level": int(cfg.optimization_level),
+        "prefill_context_parallel_size": p.prefill_context_parallel_size,
     }
     try:
         out["use_v2_model_runner"] = bool(cfg.use_v2_model_runner)

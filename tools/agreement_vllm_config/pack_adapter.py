@@ -47,6 +47,9 @@ FIELDS: dict[str, str] = {
     "use_v2_model_runner": "use_v2_model_runner",
     "disable_hybrid_kv_cache_manager": "disable_hybrid_kv_cache_manager",
     "attn_type": "attn_type",
+    "runner_type": "runner_type",
+    "optimization_level": "optimization_level",
+    "prefill_context_parallel_size": "prefill_context_parallel_size",
 }
 
 
@@ -98,10 +101,18 @@ def pack_values(case: dict, release: str) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"}
     except Exception as exc:  # a crash is a finding
         return {"crash": f"{type(exc).__name__}: {exc}"}
+    try:  # the oracle reads VllmConfig when create_engine_config returns: compare that moment
+        from resolvable.vllm.config.report import config_time_value
+    except ImportError:
+        config_time_value = None
     values, exposed = {}, []
     for key, field in FIELDS.items():
         try:
             value = res[field]
+            if config_time_value is not None:
+                # not the value after the attention backends (sparse-MLA fp8_ds_mla cache, the
+                # backends' CUDA-graph mode): those are decided when the model is built
+                value = config_time_value(res, field)
         except (KeyError, AttributeError):
             continue
         exposed.append(key)

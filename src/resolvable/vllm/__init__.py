@@ -19,10 +19,12 @@ RULE_MODULES = (
     "rules.model",
     # Engine configuration (vllm-config-spec.md §2-§4), in vLLM's order inside each stage.
     "config.model_config",
-    "config.quantization",
     "config.caching",
     "config.kv_cache",
     "config.parallel",
+    # after parallel: VllmConfig.__post_init__ runs verify_with_parallel_config before
+    # _get_quantization_config (config-3117-00036: EP on a dense model wins over "Cannot find")
+    "config.quantization",
     "config.speculative",
     "config.batch",
     "config.model_hooks",

@@ -25,6 +25,18 @@ CONFIG_CHANGES = (
         summary="the V2 runner supports draft-model speculative decoding",
     ),
     Change(
+        "V2_RUNNER_MAMBA_CACHE_ALL",
+        "0.32.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="mamba cache mode 'all' no longer sends the engine to the V1 runner",
+    ),
+    Change(
+        "MTP_ANY_TARGET",
+        "0.34.0",
+        upstream="config/speculative.py:SpeculativeConfig.__post_init__",
+        summary="method 'mtp' no longer needs a target whose config maps to an MTP draft model type",
+    ),
+    Change(
         "V2_RUNNER_NGRAM",
         "0.32.0",
         upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
@@ -83,6 +95,24 @@ CONFIG_CHANGES = (
         "0.32.0",
         upstream="model_executor/models/config.py:EmbeddingGemma2ModelConfig.verify_and_update_config",
         summary="EmbeddingGemma2 caps a derived max_model_len at 8192",
+    ),
+    Change(
+        "STEP3P5_UPSTREAM_CONFIG",
+        "0.33.0",
+        upstream="transformers_utils/config.py:_CONFIG_REGISTRY",
+        summary="step3p5 loads transformers' Step3p7TextConfig, without vLLM's max_seq_len default 4096",
+    ),
+    Change(
+        "GLM_DSA_FP8_CACHE_SM10X",
+        "0.32.0",
+        upstream="model_executor/models/config.py:GlmMoeDsaForCausalLM.verify_and_update_config",
+        summary="GLM-MoE-DSA turns an auto KV cache into fp8_e4m3 on CUDA SM10x",
+    ),
+    Change(
+        "GLM5_NEXT_FP8_CACHE_SM10X",
+        "0.33.0",
+        upstream="model_executor/models/config.py:Glm5NextModelConfig.verify_and_update_config",
+        summary="GLM-5-Next with index_topk turns an auto KV cache into fp8 on CUDA SM10x",
     ),
     Change(
         "GB10_SMALL_BATCH_TIER",

@@ -95,6 +95,10 @@ def is_hybrid(hf: HFConfig) -> bool:
 def is_moe(hf: HFConfig) -> bool:
     """Whether the model has routed experts (``ModelConfig.is_moe``-like: an expert count key)."""
     t = hf.text_config
+    if str(t.get("model_type") or "") == "nemotron_h" and "n_routed_experts" not in t:
+        # NemotronHConfig (transformers and vLLM's own) defaults n_routed_experts to 8, so vLLM
+        # counts a dense Nemotron-H as MoE (config-3117-00955: --enable-expert-parallel accepted)
+        return True
     for key in (
         "num_experts",
         "n_routed_experts",
@@ -123,9 +127,11 @@ def platform_supported_dtypes(platform: Any) -> tuple[str, ...]:
 
 
 def rope_parameters(t: HFConfig) -> list[Mapping[str, Any]]:
-    """``iter_rope_parameters``: the RoPE parameter sets of the text config (``rope_parameters`` or
-    the legacy ``rope_scaling``; per layer type when keyed by layer type)."""
-    raw = t.get("rope_parameters") or t.get("rope_scaling")
+    """``iter_rope_parameters``: the RoPE parameter sets of the text config (per layer type when
+    keyed by layer type). A legacy ``rope_scaling`` wins over ``rope_parameters``: transformers'
+    ``RotaryEmbeddingConfigMixin.convert_rope_params_to_dict`` sets ``rope_parameters =
+    rope_scaling or rope_parameters`` (config-3117-00996: Qwen3.5 with both keys, scaled ×4)."""
+    raw = t.get("rope_scaling") or t.get("rope_parameters")
     if not isinstance(raw, HFConfig):
         return []
     if "rope_type" in raw or "type" in raw or "factor" in raw:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...errors import ConflictError
 from ...rules import Force, HFConfig
 from .._base import registry
+from ..changes import CHANGES
 from .facts import (
     architecture_kind,
     derived_fact,
@@ -153,13 +154,38 @@ def derived_max_len(hf: HFConfig) -> tuple[float, str | None]:
     return value, key
 
 
-def length_facts(hf: HFConfig, disable_sliding_window: bool) -> tuple[bool, float, str | None, int | None]:
+#: transformers config classes whose ``__post_init__`` sets ``sliding_window = None`` unless
+#: ``use_sliding_window`` (default False) is true (``Qwen2Config``, ``Qwen3Config``,
+#: ``Qwen3MoeConfig``, ``Qwen2VLTextConfig``, ``Qwen2_5_VLTextConfig``): vLLM sees no window.
+_WINDOW_NEEDS_USE_FLAG = frozenset({"qwen2", "qwen3", "qwen3_moe", "qwen2_vl_text", "qwen2_5_vl_text"})
+
+
+#: ``transformers_utils/configs/step3p5.py : Step3p5Config`` (0.30-0.32): vLLM's own config class
+#: for ``step3p5`` fills ``max_seq_len`` = 4096 when config.json has none, and ``max_seq_len`` is
+#: a length key; 0.33 loads transformers' ``Step3p7TextConfig``, which has no such default.
+STEP3P5_DEFAULT_MAX_SEQ_LEN = 4096
+
+
+def length_facts(
+    hf: HFConfig, disable_sliding_window: bool, step3p5_default: bool = False
+) -> tuple[bool, float, str | None, int | None]:
     """What ``_get_and_verify_max_len`` derives from the config alone: (no length key at all, the
     derived length after the sliding-window cap, RoPE scaling and the encoder's length, its key,
-    the LongRoPE default length or None)."""
+    the LongRoPE default length or None). ``step3p5_default``: the release's Step3p5Config adds
+    ``max_seq_len`` 4096 (config-3117-00083: step-3.5-flash derives 4096 on 0.30-0.32)."""
     t = hf.text_config
     derived, key = derived_max_len(hf)
+    if (
+        step3p5_default
+        and str(t.get("model_type") or "") == "step3p5"
+        and "max_seq_len" not in t
+        and key != "model_max_length"
+        and derived > STEP3P5_DEFAULT_MAX_SEQ_LEN
+    ):
+        derived, key = STEP3P5_DEFAULT_MAX_SEQ_LEN, "max_seq_len"
     window = t.get("sliding_window")
+    if str(t.get("model_type") or "") in _WINDOW_NEEDS_USE_FLAG and not t.get("use_sliding_window", False):
+        window = None  # transformers' config class dropped it (config-3117-00343)
     if disable_sliding_window and isinstance(window, int) and window < derived:
         derived, key = window, "sliding_window"
     missing = derived == float("inf")
@@ -190,8 +216,9 @@ def max_model_len(ctx: Any) -> dict[str, Any]:
     value (LongRoPE: ``original_max_position_embeddings``); a larger user value is refused unless
     ``model_max_length`` allows it or ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``."""
     disable = bool(ctx.args.disable_sliding_window)
+    step = not ctx.release.has(CHANGES.STEP3P5_UPSTREAM_CONFIG)
     missing, derived, key, longrope = derived_fact(
-        ctx.hf, f"vllm.length/{disable}", lambda hf: length_facts(hf, disable)
+        ctx.hf, f"vllm.length/{disable}/{step}", lambda hf: length_facts(hf, disable, step)
     )
     user = ctx.args.max_model_len
     if missing and user is not None:

@@ -117,3 +117,26 @@ def unlimited_ocr_prefix_caching(ctx: Any) -> dict[str, Any]:
     return {
         "enable_prefix_caching": Force(False, "UnlimitedOCR: R-SWA decode KV cannot hit the prefix cache")
     }
+
+
+@registry.for_arch("DeepseekV32ForCausalLM", stage="vllm_config")
+def deepseek_v32_config(ctx: Any) -> dict[str, Any]:
+    """§5, §6: ``DeepseekV32ForCausalLM.verify_and_update_config`` (``models/config.py``), run by
+    ``VllmConfig.try_verify_and_update_config`` before the other checks of ``__post_init__``:
+    asserts ``hasattr(hf_config, "index_topk")`` (the sparse indexer of DeepSeek-V3.2), so a config
+    without it fails VllmConfig's validation with a bare assertion (config-3117-00361, 00465); then
+    serves a bfloat16 KV cache as ``auto`` — before ``_reject_mismatched_float_kv_cache`` looks at
+    it (config-3117-01089: float16 model, ``--kv-cache-dtype bfloat16`` accepted on 0.33+)."""
+    from ...errors import ConflictError
+    from ...rules import Force
+
+    if ctx.hf.text_config.get("index_topk") is None and "index_topk" not in ctx.hf:
+        raise ConflictError(
+            "VllmConfig validation error: assertion failed (DeepseekV32ForCausalLM needs index_topk in config.json).",
+            fields=(),
+            fix="use the checkpoint's config.json with its index_topk (DeepSeek-V3.2 sparse attention)",
+            upstream="AssertionError",
+        )
+    if ctx.args.kv_cache_dtype == "bfloat16":
+        return {"kv_cache_dtype": Force("auto", "vLLM serves DeepSeek-V3.2's bfloat16 kv-cache as 'auto'")}
+    return {}

@@ -31,11 +31,6 @@ QUANTIZATION_METHODS_034 = (
     *(m for m in QUANTIZATION_METHODS if m != "fp_quant"),
     *("w4afp8", "lut_b_moe", "mxfp4_hadamard32"),
 )
-#: Spellings of the same method a user may pass (``--quantization gptq`` on a GPTQ checkpoint).
-_COMPATIBLE = {
-    "auto_gptq": {"gptq", "gptq_marlin", "auto_gptq", "marlin"},
-    "auto_awq": {"awq", "awq_marlin", "auto_awq", "marlin"},
-}
 #: ``get_min_capability`` of the quantization configs (spec §3.17 step 5).
 MIN_CAPABILITY = {
     "fp8": 75,
@@ -90,19 +85,9 @@ def _modelopt_algo(quant: HFConfig) -> str | None:
     return str(quant.get("quant_algo") or "").upper()
 
 
-def checkpoint_quantization(hf: HFConfig, on_cpu: bool, user: str | None = None) -> str | None:
-    """The method ``_verify_quantization`` detects (``config/model.py`` 1383): the HF
-    ``quantization_config`` (or compressed-tensors' ``compression_config``; a multimodal model's
-    text config), normalised by ``_normalize_quantization_config`` (ModelOpt producer →
-    ``modelopt``/``modelopt_fp4``/``modelopt_mixed``, ``compressed_tensors`` → ``compressed-tensors``)
-    and the model hooks (GPT-OSS ``mxfp4`` → ``gpt_oss_mxfp4``, DeepSeek-V4 ``fp8`` →
-    ``deepseek_v4_fp8``), then the override methods: GPTQ → ``auto_gptq``, AWQ → ``auto_awq`` (not on
-    CPU) when the user's method is unset or a compatible spelling; ModelOpt by ``quant_algo``."""
-    quant = hf.get("quantization_config") or hf.get("compression_config")
-    if not isinstance(quant, HFConfig):
-        quant = hf.text_config.get("quantization_config")
-    if not isinstance(quant, HFConfig):
-        return None
+def _normalised_method(quant: HFConfig) -> str:
+    """``_normalize_quantization_config``: the checkpoint's ``quant_method`` (ModelOpt producer →
+    ``modelopt``/``modelopt_fp4``/``modelopt_mixed``, ``compressed_tensors`` → ``compressed-tensors``)."""
     method = str(quant.get("quant_method") or "").lower().replace("compressed_tensors", "compressed-tensors")
     inner = quant.get("quantization")
     producer = quant.get("producer")
@@ -111,19 +96,52 @@ def checkpoint_quantization(hf: HFConfig, on_cpu: bool, user: str | None = None)
         algo = inner.get("quant_algo") if isinstance(inner, HFConfig) else None
         if algo is not None:
             method = _MODELOPT_ALGOS.get(str(algo).upper(), method)
-    if not method:
-        return None
-    model_type = str(hf.text_config.get("model_type") or "")
-    if method == "mxfp4" and model_type == "gpt_oss":
-        return "gpt_oss_mxfp4"
-    if method == "fp8" and model_type.startswith("deepseek_v4"):
-        return "deepseek_v4_fp8"
+    return method
+
+
+def _moe_wna16_compatible(quant: HFConfig, capability: tuple[int, int] | None) -> bool:
+    """``MoeWNA16Config.is_moe_wna16_compatible``: a 4/8-bit GPTQ checkpoint without act-order, or
+    a 4-bit AWQ one on a GPU AWQ runs on."""
+    method = str(quant.get("quant_method") or "").lower()
+    bits = quant.get("bits")
+    if method == "gptq":
+        return bits in (4, 8) and not quant.get("desc_act")
+    cap = -1 if capability is None else capability[0] * 10 + capability[1]
+    return method == "awq" and bits == 4 and cap >= MIN_CAPABILITY["auto_awq"]
+
+
+def quantization_override(
+    quant: HFConfig,
+    method: str,
+    model_type: str,
+    user: str | None,
+    on_cpu: bool,
+    capability: tuple[int, int] | None = None,
+) -> str | None:
+    """The first override method that claims the checkpoint, in ``_verify_quantization``'s order
+    (``config/model.py``: the ``overrides`` list, ``humming`` first when the user asked for it):
+    each ``QuantizationConfig.override_quantization_method`` (``model_executor/layers/quantization``).
+    Only GPTQ, AWQ, ``moe_wna16``, ``humming`` and ``deepseek_v4_fp8`` consult ``--quantization``;
+    the ModelOpt (by ``quant_algo``), INC (``auto-round``) and GPT-OSS MXFP4 overrides claim the
+    checkpoint whatever the user passed, and the override then replaces ``--quantization``."""
+    if user == "humming":  # HummingConfig.override_quantization_method
+        if model_type == "gpt_oss" and method == "mxfp4":
+            raise ConflictError(
+                "For gpt-oss model, use '--moe-backend humming' instead of '--quantization humming'.",
+                fields=("quantization",),
+                fix="drop --quantization humming and pass --moe-backend humming",
+            )
+        return "humming"
     if method == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
-        return "auto_gptq"
+        return "auto_gptq"  # AutoGPTQConfig
     if method == "awq" and not on_cpu and user in (None, "awq", "awq_marlin", "auto_awq", "marlin"):
-        return "auto_awq"
+        return "auto_awq"  # AutoAWQConfig (not on CPU: cpu_awq handles it there)
+    if method == "auto-round":
+        return "inc"  # INCConfig
+    if user == "moe_wna16" and _moe_wna16_compatible(quant, capability):
+        return "moe_wna16"
     algo = _modelopt_algo(HFConfig({**quant.to_dict(), "quant_method": method}))
-    if algo:
+    if algo:  # ModelOptFp8Config, ModelOptNvFp4Config, ModelOptMxFp8Config, ModelOptMixedPrecisionConfig
         if algo == "FP8":
             return "modelopt"
         if "NVFP4" in algo or "FP4" in algo:
@@ -132,26 +150,65 @@ def checkpoint_quantization(hf: HFConfig, on_cpu: bool, user: str | None = None)
             return "modelopt_mxfp8"
         if algo == "MIXED_PRECISION":
             return "modelopt_mixed"
-    return method
+    if method in ("mxfp4", "gpt_oss_mxfp4") and model_type == "gpt_oss":
+        return "gpt_oss_mxfp4"  # GptOssMxfp4Config
+    if method in ("fp8", "deepseek_v4_fp8") and (
+        model_type.startswith(("deepseek_v4", "deepseek_v41")) or user == "deepseek_v4_fp8"
+    ):
+        return "deepseek_v4_fp8"  # DeepseekV4FP8Config
+    return None
+
+
+def _quant_config(hf: HFConfig) -> HFConfig | None:
+    quant = hf.get("quantization_config") or hf.get("compression_config")
+    if not isinstance(quant, HFConfig):
+        quant = hf.text_config.get("quantization_config")
+    return quant if isinstance(quant, HFConfig) else None
+
+
+def checkpoint_quantization(
+    hf: HFConfig, on_cpu: bool, user: str | None = None, capability: tuple[int, int] | None = None
+) -> tuple[str | None, bool]:
+    """``(method, overridden)`` as ``_verify_quantization`` (``config/model.py`` 1383) finds them:
+    the HF ``quantization_config`` (or compressed-tensors' ``compression_config``; a multimodal
+    model's text config), normalised (``_normalised_method``), then the first override method that
+    claims it (``quantization_override``). ``overridden``: an override claimed it, so its answer
+    replaces ``--quantization``; else the user's method must equal ``method``."""
+    quant = _quant_config(hf)
+    if quant is None:
+        return None, False
+    method = _normalised_method(quant)
+    model_type = str(hf.get("model_type") or hf.text_config.get("model_type") or "")
+    override = quantization_override(quant, method, model_type, user, on_cpu, capability)
+    if override is not None:
+        return override, True
+    return (method or None), False
 
 
 @registry.rule("model_config")
 def quantization_method(ctx: Any) -> dict[str, Any]:
     """§3.17 steps 1-3: ``ModelConfig._verify_quantization`` (``config/model.py`` 1383): the
-    checkpoint's method wins when ``--quantization`` is unset; a different user method is refused."""
+    checkpoint's method wins when ``--quantization`` is unset; an override method that claims the
+    checkpoint replaces ``--quantization`` (``gpt_oss_mxfp4`` under ``--quantization gptq`` is
+    accepted: config-3117-00041); otherwise a different user method is refused."""
     on_cpu = ctx.platform.vendor == "cpu"
     user = ctx.args.quantization
-    detected = derived_fact(
-        ctx.hf, f"vllm.quantization/{on_cpu}/{user}", lambda hf: checkpoint_quantization(hf, on_cpu, user)
+    cap = ctx.platform.capability
+    detected, overridden = derived_fact(
+        ctx.hf,
+        f"vllm.quantization/{on_cpu}/{user}/{cap}",
+        lambda hf: checkpoint_quantization(hf, on_cpu, user, cap),
     )
     if detected is None:
         return _known_method(ctx, user)
     if user is None:
         return {"quantization": detected}
-    if user == detected or user in _COMPATIBLE.get(detected, ()):
-        if user == detected:
-            return {}
-        return {"quantization": Force(detected, f"the checkpoint's {detected} checkpoint, spelled {user}")}
+    if user == detected:
+        return {}
+    if overridden:
+        return {
+            "quantization": Force(detected, f"the checkpoint's {detected} override of --quantization {user}")
+        }
     raise ConflictError(
         f"Quantization method specified in the model config ({detected}) does not match the "
         f"quantization method specified in the `quantization` argument ({user}).",
@@ -178,6 +235,38 @@ def _known_method(ctx: Any, method: str | None) -> dict[str, Any]:
     return {}
 
 
+#: Methods whose ``QuantizationConfig.get_config_filenames`` is not empty: without a
+#: ``quantization_config`` in config.json they read one of these files from the model directory.
+_CONFIG_FILES = {
+    **dict.fromkeys(("awq", "awq_marlin", "auto_awq"), ("quantize_config.json", "quant_config.json")),
+    **dict.fromkeys(("gptq", "gptq_marlin", "auto_gptq", "moe_wna16"), ("quantize_config.json",)),
+    **dict.fromkeys(
+        ("modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed"), ("hf_quant_config.json",)
+    ),
+    "inc": ("quantization_config.json",),
+}
+
+
+def _quant_config_file(ctx: Any, method: str) -> None:
+    """``model_loader/weight_utils.py : get_quant_config`` (called by
+    ``VllmConfig._get_quantization_config`` before the capability check): a method that reads its
+    own file (``_CONFIG_FILES``) on a checkpoint whose config.json carries no quantization config
+    (modelopt_mixed: none with ``quantized_layers``) is refused, "Cannot find the config file for
+    awq" (config-3117-00015: ``--quantization awq`` on unquantized granite-4.0-h-small). The
+    configuration describes config.json only, so no such side file is assumed."""
+    files = _CONFIG_FILES.get(method)
+    if files is None:
+        return
+    quant = _quant_config(ctx.hf)
+    if quant is not None and not (method == "modelopt_mixed" and "quantized_layers" not in quant):
+        return
+    raise ConflictError(
+        f"Cannot find the config file for {method}.",
+        fields=("quantization",),
+        fix=f"drop --quantization {method} (the checkpoint is not quantized), or add its {files[0]}",
+    )
+
+
 @registry.rule("vllm_config")
 def quantization_support(ctx: Any) -> dict[str, Any]:
     """§3.17 step 5: ``VllmConfig._get_quantization_config`` (``config/vllm.py`` 926): the GPU's
@@ -186,6 +275,7 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
     method = ctx.args.quantization
     if method is None:
         return {}
+    _quant_config_file(ctx, method)
     cap = ctx.platform.capability
     minimum = MIN_CAPABILITY.get(method)
     if cap is not None and ctx.platform.vendor != "cpu" and minimum is not None:

@@ -45,7 +45,7 @@ def model_runner(ctx: Any) -> dict[str, Any]:
     """§3.13: ``VllmConfig.use_v2_model_runner`` (``config/vllm.py`` 731): ``VLLM_USE_V2_MODEL_RUNNER``
     decides when set; else V1 for features V2 does not support yet (PP with the external launcher,
     the ``suffix``/``custom_class`` speculative methods; 0.30-0.31 also n-gram and stock
-    torch.compile, 0.30 draft models; ROCm's V1 list for DeepSeek-V3.2/V4 and GLM-MoE-DSA before
+    torch.compile and mamba cache mode ``all`` (config-3117-00158), 0.30 draft models; ROCm's V1 list for DeepSeek-V3.2/V4 and GLM-MoE-DSA before
     0.32), else V2. 0.34 removed V1
     (``Platform.validate_environ`` refuses the variable unless it is 1)."""
     env = ctx.env.get("VLLM_USE_V2_MODEL_RUNNER")
@@ -65,6 +65,7 @@ def model_runner(ctx: Any) -> dict[str, Any]:
         v2 = not (
             (a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher")
             or a.speculative_method in v2_unsupported_spec(ctx)
+            or (a.mamba_cache_mode == "all" and not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_CACHE_ALL))
             or (
                 a.compilation_mode == "STOCK_TORCH_COMPILE"
                 and not ctx.release.has(CHANGES.STOCK_COMPILE_V2_NO_GRAPHS)
@@ -133,6 +134,36 @@ def async_scheduling(ctx: Any) -> dict[str, Any]:
     if a.async_scheduling is None:
         on = a.runner_type != "pooling" and supported and incompat is None
         return {"async_scheduling": on}
+    return {}
+
+
+@registry.rule("vllm_config")
+def v1_runner_features(ctx: Any) -> dict[str, Any]:
+    """§3.13, §6: ``VllmConfig._validate_v1_model_runner`` (``config/vllm.py``, end of
+    ``__post_init__``, 0.30-0.33): on the V1 runner, ``_get_v1_model_runner_unsupported_features``
+    — prefill context parallelism (config-3117-00117: n-gram speculation sends 0.30-0.31 to V1,
+    then ``-pcp 2`` is refused), DSpark, and from 0.31 PP with async scheduling — is refused,
+    "Model Runner V1 does not support: …"."""
+    a = ctx.args
+    if a.use_v2_model_runner or ctx.release.has(CHANGES.MODEL_RUNNER_V1_REMOVED):
+        return {}
+    unsupported = []
+    if a.prefill_context_parallel_size > 1:
+        unsupported.append("prefill context parallel")
+    if (
+        ctx.release.has(CHANGES.ASYNC_SCHED_OFF_FOR_PP_ON_V1)
+        and a.pipeline_parallel_size > 1
+        and a.async_scheduling
+    ):
+        unsupported.append("pipeline parallelism with async scheduling")
+    if a.speculative_method == "dspark":
+        unsupported.append("dspark speculative decoding")
+    if unsupported:
+        raise ConflictError(
+            f"Model Runner V1 does not support: {', '.join(unsupported)}",
+            fields=("use_v2_model_runner",),
+            fix="drop the feature that needs Model Runner V2, or what sends this engine to V1",
+        )
     return {}
 
 

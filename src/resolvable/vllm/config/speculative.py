@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ...errors import ConflictError, InvalidArgumentError
 from .._base import registry
+from ..changes import CHANGES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +42,48 @@ _NO_MODEL = {
     "suffix": "suffix",
     "extract_hidden_states": "extract_hidden_states",
 }
+
+
+#: ``SpeculativeConfig.hf_config_override`` (0.30-0.33): target model types it rewrites into an
+#: MTP draft model type (``MTPModelTypes``) ...
+_MTP_TARGET_TYPES = frozenset(
+    {
+        *("dots3_note", "deepseek_v3", "deepseek_v32", "glm_moe_dsa", "deepseek_mtp", "deepseek_v4"),
+        *("deepseek_v41", "pangu_ultra_moe", "pangu_ultra_moe_mtp", "kimi_k3", "ernie4_5_moe"),
+        *("ernie_mtp", "nemotron_h_mtp", "qwen3_next", "qwen3_next_mtp", "qwen4_exp", "qwen4_exp_text"),
+        *("exaone_moe", "exaone_moe_mtp", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"),
+        *("intern_s2_preview", "interns2_mobius", "longcat_flash", "step3p5", "step3p7", "hy_v3"),
+        *("hy_v4", "inkling_mm_model", "inkling_model", "gemma4_assistant", "gemma4_unified_assistant"),
+        *("minimax_m3_vl", "minimax_m3_mtp", "glm5_next", "bailing_hybrid", "bailing_hybrid_mtp"),
+        *MTP_MODEL_TYPES,
+    }
+)
+#: ... and target architectures it rewrites so.
+_MTP_TARGET_ARCHS = frozenset(
+    {
+        *("MiMoForCausalLM", "MiMoV2ForCausalLM", "MiMoV2OmniForCausalLM", "MiMoV2FlashForCausalLM"),
+        *("Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM", "GlmOcrForConditionalGeneration"),
+        *("Step3p5ForCausalLM", "Step3p7ForConditionalGeneration", "BailingMoeV3ForCausalLM"),
+        *("BailingMoeV3VLForConditionalGeneration", "BailingMoeV2_5ForCausalLM"),
+        *("MiniMaxM3SparseForConditionalGeneration", "MiniMaxM3MTP"),
+    }
+)
+
+
+def has_mtp_draft(hf: Any) -> bool:
+    """Whether ``SpeculativeConfig.hf_config_override`` (0.30-0.33) turns the target's config into
+    an MTP draft config (nemotron_h: only with ``num_nextn_predict_layers`` > 0; exaone4_5 by name)."""
+    model_type = str(hf.get("model_type") or "")
+    archs = tuple(hf.get("architectures") or ())
+    if model_type in _MTP_TARGET_TYPES or "exaone4_5" in model_type:
+        return True
+    if archs and archs[0] in _MTP_TARGET_ARCHS:
+        return True
+    t = hf.text_config
+    nemotron = t if archs and archs[0].startswith("NemotronH_") else hf
+    return str(nemotron.get("model_type") or "") in ("nemotron_h", "nemotron_h_puzzle") and (
+        (nemotron.get("num_nextn_predict_layers") or 0) > 0
+    )
 
 
 def parse_speculative_config(text: Any) -> dict[str, Any]:
@@ -91,7 +134,8 @@ def infer_method(method: str | None, model: str | None) -> str:
 def speculative_decoding(ctx: Any) -> dict[str, Any]:
     """§3.16: the method, ``num_speculative_tokens`` and the refusals of ``SpeculativeConfig``:
     ``num_speculative_tokens`` without a model for a draft method, a ``tensor_parallel_size`` key,
-    none or a non-positive ``num_speculative_tokens``, ``prompt_lookup_min > prompt_lookup_max``."""
+    none or a non-positive ``num_speculative_tokens``, ``prompt_lookup_min > prompt_lookup_max``;
+    0.30-0.33: ``mtp`` without a draft model on a target that has no MTP draft (``has_mtp_draft``)."""
     spec = parse_speculative_config(ctx.args.speculative_config)
     if not spec:
         return {}
@@ -139,6 +183,20 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             f"Expected num_speculative_tokens to be greater than zero ({num}).",
             fields=("speculative_config",),
             fix='set "num_speculative_tokens" to 1 or more in the speculative config (JSON)',
+        )
+    if (
+        method == "mtp"
+        and model is None
+        and not ctx.release.has(CHANGES.MTP_ANY_TARGET)
+        and not has_mtp_draft(ctx.hf)
+    ):
+        # config-3117-00042 (qwen3-8b, method mtp): the draft config keeps model type qwen3, not an
+        # MTPModelTypes one, so SpeculativeConfig.__post_init__ raises NotImplementedError
+        raise ConflictError(
+            "Unsupported speculative method: 'mtp'",
+            fields=("speculative_config",),
+            fix="use a model with MTP layers, or another method (ngram, or a draft/EAGLE model)",
+            upstream="NotImplementedError",
         )
     out: dict[str, Any] = {"speculative_method": method}
     if num != ctx.args.num_speculative_tokens:

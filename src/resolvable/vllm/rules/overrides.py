@@ -7,9 +7,9 @@ vLLM itself overrides it, then ``Force`` with vLLM's reason).
 
 from __future__ import annotations
 
-from ...rules import Force
 from .. import fa_version as FA
 from .._base import registry
+from ..changes import CHANGES
 from ..layers import layer_queries
 
 TYPE_CHECKING = False
@@ -17,21 +17,21 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-@registry.for_arch("DeepseekV32ForCausalLM", stage="model_overrides")
-def deepseek_v32_bf16_cache(ctx: Any) -> dict[str, Any]:
-    """Spec §2 (``DeepseekV32ForCausalLM.verify_and_update_config``): a bfloat16 kv-cache is served as auto."""
-    if ctx.args.kv_cache_dtype == "bfloat16":
-        return {"kv_cache_dtype": Force("auto", "vLLM serves DeepSeek-V3.2's bfloat16 kv-cache as 'auto'")}
-    return {}
-
-
 @registry.for_arch(
     "GlmMoeDsaForCausalLM", "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration", stage="model_overrides"
 )
 def glm_dsa_fp8_cache_on_sm10x(ctx: Any) -> dict[str, Any]:
-    """Spec §2 (``GlmMoeDsaForCausalLM`` / ``Glm5NextModelConfig``): on CUDA SM10x an auto kv-cache becomes fp8."""
+    """Spec §2 (``GlmMoeDsaForCausalLM`` from 0.32 / ``Glm5NextModelConfig`` from 0.33): on CUDA
+    SM10x an auto kv-cache becomes fp8 (config-3117-00458: glm-5 on B300 keeps auto on 0.30-0.31)."""
     p = ctx.platform
     if ctx.args.kv_cache_dtype != "auto" or p.vendor != "cuda" or not p.capability or p.capability[0] != 10:
+        return {}
+    since = (
+        CHANGES.GLM_DSA_FP8_CACHE_SM10X
+        if ctx.arch == "GlmMoeDsaForCausalLM"
+        else CHANGES.GLM5_NEXT_FP8_CACHE_SM10X
+    )
+    if not ctx.release.has(since):
         return {}
     if ctx.arch == "GlmMoeDsaForCausalLM":
         return {"kv_cache_dtype": "fp8_e4m3"}
