@@ -193,7 +193,9 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
     try:
         res = resolve_vllm_args(hf, platform, env, **extra, **flags)
     except ConflictError as exc:
-        expected = {"error": str(exc)[:300]}
+        # whether an engine-configuration rule refused is read before the message is cut (a long
+        # message loses its "[refused by … at resolvable/vllm/config/…]" tail to the 300 chars)
+        expected = {"error": str(exc)[:300], "config_stage": "resolvable/vllm/config/" in str(exc)}
         # the oracle still needs the layer arguments the user's flags give: resolve without the
         # flags that can make selection fail (on a device where some backend fits, B200, if none
         # does here), then put the user's dtype and KV-cache dtype back (vLLM's spellings)
@@ -327,12 +329,16 @@ def _kernels_for(install: str | None) -> set[str]:
 
 def classify(exp: dict, got: dict | None) -> list[tuple]:
     if got is None:
+        if exp.get("config_stage"):
+            # refused by an engine-configuration rule whatever the selection flags (no oracle
+            # case could be built): outside this oracle, as below
+            return [("config_stage", exp["error"], "not run")]
         return [("oracle_missing", None, None)]
     if "crash" in exp:
         return [("pack_crash", exp["crash"], None)]
     if "error" in exp or "error" in got:
         if ("error" in exp) != ("error" in got):
-            if "resolvable/vllm/config/" in exp.get("error", ""):
+            if exp.get("config_stage"):
                 # Refused by an engine-configuration rule (create_engine_config, vllm/config/):
                 # a stage this oracle (the selector alone) never runs; tools/agreement_vllm_config
                 # measures it. Counted apart, never as agreement.
