@@ -89,6 +89,18 @@ TRIGGERS = (
     ("deepseek-r1", "b200", {"enable_deterministic_inference": True, "attention_backend": "trtllm_mla"}),
     ("qwen3-8b", "h100", {"context_length": 10**7}),
     ("qwen3-8b", "h100", {"page_size": 64, "chunked_prefill_size": 100}),
+    # fixes once f-strings or computed variables, now values built from the same values
+    ("deepseek-r1", "b200", {"attention_backend": "trtllm_mla", "kv_cache_dtype": "fp8_e5m2"}),
+    ("llama-3.1-8b", "h100", {"disable_cuda_graph": True, "cuda_graph_backend_decode": "full"}),
+    ("deepseek-r1", "h100", {"quantization": "awq"}),
+    ("llama-3.1-8b", "mi300x", {"quantization": "gguf"}),
+    ("qwen3-30b-a3b", "h100", {"tp_size": 8, "ep_size": 2, "moe_runner_backend": "flashinfer_cutlass"}),
+    ("qwen3-30b-a3b", "mi300x", {"tp_size": 8, "moe_a2a_backend": "mori"}),
+    (
+        "qwen3-next-80b-a3b",
+        "h100",
+        {"speculative_algorithm": "EAGLE", "speculative_num_draft_tokens": 8, "mamba_track_interval": 2},
+    ),
 )
 
 
@@ -110,7 +122,7 @@ def _refusals():
 
 def test_each_structured_fix_applied_to_the_command_makes_the_refusal_go_away():
     cases = _refusals()
-    assert len(cases) >= 22, len(cases)  # one command per refusing rule
+    assert len(cases) >= 26, len(cases)  # one command per refusing rule
     schema = schema_of(ServerArgs)
     failures, removed = [], 0
     for case, exc, hf, platform, flags in cases:

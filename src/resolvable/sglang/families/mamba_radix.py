@@ -9,7 +9,7 @@ chosen strategy is then validated against the page size and the attention backen
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import ArchList
+from ...rules import ArchList, Fix
 from .._base import registry
 from ..changes import CHANGES, in_release
 from .hybrid_mamba import granite_has_mamba
@@ -63,7 +63,7 @@ EXTRA_BUFFER_ARCHS = ArchList(
 )
 
 
-def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
+def _refuse(message: str, *fields: str, fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
@@ -165,7 +165,7 @@ def mamba_radix_cache(ctx):
                     f"mamba_track_interval ({args.mamba_track_interval}) must be at least "
                     f"speculative_num_draft_tokens ({drafts})",
                     "mamba_track_interval",
-                    fix=f"pass --mamba-track-interval {drafts} or more",
+                    fix=Fix(set={"mamba_track_interval": drafts}, note="or more"),
                 )
         if page is not None and page > 0:
             chunk = hf.text_config.get("mamba_chunk_size") or 64

@@ -45,7 +45,7 @@ _EP_SPANNING = (
 )
 
 
-def _assert(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
+def _assert(message: str, fields: tuple[str, ...], fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
@@ -158,7 +158,13 @@ def moe_runner_backend_checks(ctx):
                 "choose another --moe-runner-backend for this quantization",
             )
         if ep not in (1, tp):
-            raise _assert(ep_message, ("ep_size", "tp_size"), f"pass --ep-size 1 or {tp}")
+            raise _assert(
+                ep_message,
+                ("ep_size", "tp_size"),
+                Fix.any_of(
+                    Fix(set={"ep_size": 1}), Fix(set={"ep_size": tp}), text=f"pass --ep-size 1 or {tp}"
+                ),
+            )
     if runner == "flashinfer_cutedsl":
         cutedsl = in_release(ctx.release, _CUTEDSL_QUANT)
         if quant not in cutedsl and not has_nvfp4_moe_meta(ctx.hf):
@@ -173,7 +179,13 @@ def moe_runner_backend_checks(ctx):
                 "use flashinfer_cutedsl with an NVFP4 (modelopt_fp4) checkpoint only",
             )
         if ep not in (1, tp):
-            raise _assert(ep_message, ("ep_size", "tp_size"), f"pass --ep-size 1 or {tp}")
+            raise _assert(
+                ep_message,
+                ("ep_size", "tp_size"),
+                Fix.any_of(
+                    Fix(set={"ep_size": 1}), Fix(set={"ep_size": tp}), text=f"pass --ep-size 1 or {tp}"
+                ),
+            )
         if args.moe_a2a_backend not in ("none", "deepep", "flashinfer"):
             raise _assert(
                 "flashinfer_cutedsl supports moe_a2a_backend='none', 'deepep', or 'flashinfer', "
@@ -421,7 +433,7 @@ def a2a_moe_checks(ctx):
                 if has(CHANGES.FLASHINFER_A2A_ATTN_DP_WORDING)
                 else _FI_A2A_DP_MESSAGE,
                 ("moe_a2a_backend", "dp_size", "enable_dp_attention"),
-                f"pass --enable-dp-attention --dp-size {args.tp_size}",
+                Fix(set={"enable_dp_attention": True, "dp_size": args.tp_size}),
             )
         more = has(CHANGES.FLASHINFER_A2A_MORE_RUNNERS)
         if args.moe_runner_backend not in (_FI_A2A_RUNNERS if more else _FI_A2A_RUNNERS_BEFORE):
@@ -438,7 +450,10 @@ def a2a_moe_checks(ctx):
                 "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 4096) must be >= the per-rank MoRI "
                 "dispatch tokens (chunked_prefill_size by default)",
                 ("chunked_prefill_size", "moe_a2a_backend"),
-                f"pass --chunked-prefill-size {budget} or raise SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+                Fix(
+                    set={"chunked_prefill_size": budget},
+                    note="or raise SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+                ),
             )
 
     if backend == "pplx" and has(CHANGES.PPLX_A2A):
@@ -528,7 +543,9 @@ def _pplx_checks(ctx) -> dict:
             "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128) must be >= the per-rank pplx "
             "dispatch tokens (chunked_prefill_size, or the decode cuda-graph batch size)",
             ("chunked_prefill_size", "moe_a2a_backend"),
-            f"pass --chunked-prefill-size {budget * max(1, args.dp_size)} (split over the DP groups) "
-            "or raise SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+            Fix(
+                set={"chunked_prefill_size": budget * max(1, args.dp_size)},
+                note="(split over the DP groups) or raise SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+            ),
         )
     return out

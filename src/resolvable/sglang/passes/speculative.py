@@ -213,7 +213,7 @@ def ngram_speculative(ctx):
     return out
 
 
-def _spec_refusal(message: str, *fields: str, fix: str) -> ConflictError:
+def _spec_refusal(message: str, *fields: str, fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix)
 
 
@@ -319,7 +319,10 @@ def dflash_device_gate(ctx):
     raise _spec_refusal(
         message,
         "speculative_algorithm",
-        fix=f"run DFLASH on a {where} device, or pick another --speculative-algorithm",
+        fix=Fix(
+            another=("speculative_algorithm",),
+            text=f"run DFLASH on a {where} device, or pick another --speculative-algorithm",
+        ),
     )
 
 

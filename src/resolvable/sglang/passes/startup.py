@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES, in_release
 from ..facts import effective_backends, is_deepseek_dsa, is_mla, kv_head_dims, num_kv_heads_per_rank
@@ -122,7 +123,7 @@ def constructed_backends(args: Any) -> tuple[str | None, ...]:
     return (args.attention_backend,)
 
 
-def _refuse(message: str, fix: str, upstream: str, fields: tuple[str, ...] = ("attention_backend",)):
+def _refuse(message: str, fix: str | Fix, upstream: str, fields: tuple[str, ...] = ("attention_backend",)):
     return ConflictError(message, fields=fields, fix=fix, upstream=upstream)
 
 
@@ -279,7 +280,7 @@ def backend_platform_family(ctx):
         here = FAMILY_BACKEND.get(device, "triton")
         raise _refuse(
             f"{message} (the {name} attention backend runs only on {wanted.upper()}; this platform is {device})",
-            f"pass --attention-backend {here}",
+            Fix(set={"attention_backend": here}),
             upstream,
             _backend_fields(ctx.args, name or ""),
         )
@@ -556,7 +557,10 @@ def _hybrid_gdn_pd(ctx) -> dict:
             raise _refuse(
                 f"Only {shown} backends are supported on Blackwell GPUs for hybrid GDN models. "
                 f"Got prefill={prefill}, decode={decode}.",
-                f"pass --attention-backend {allowed[0]} (or {', '.join(allowed[1:])})",
+                Fix.any_of(
+                    *(Fix(set={"attention_backend": b}) for b in allowed),
+                    text=f"pass --attention-backend {allowed[0]} (or {', '.join(allowed[1:])})",
+                ),
                 "AssertionError",
                 ("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
             )
