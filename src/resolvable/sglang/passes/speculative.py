@@ -245,7 +245,10 @@ def dspark_checks(ctx):
         raise _spec_refusal(
             "DSpark speculative decoding only supports CUDA device.",
             "speculative_algorithm",
-            fix="run DSPARK on a CUDA or ROCm GPU, or pick another --speculative-algorithm",
+            fix=Fix(
+                another=("speculative_algorithm",),
+                text="run DSPARK on a CUDA or ROCm GPU, or pick another --speculative-algorithm",
+            ),
         )
     if args.enable_dp_attention:
         if not args.enable_dp_lm_head:
@@ -253,14 +256,14 @@ def dspark_checks(ctx):
                 "DSpark with dp attention requires --enable-dp-lm-head.",
                 "enable_dp_attention",
                 "enable_dp_lm_head",
-                fix="pass --enable-dp-lm-head",
+                fix=Fix(set={"enable_dp_lm_head": True}),
             )
         if args.moe_a2a_backend != "none":
             raise _spec_refusal(
                 "DSpark with dp attention only supports the built-in TP MoE "
                 f"(moe_a2a_backend='none'), got {args.moe_a2a_backend!r}.",
                 "moe_a2a_backend",
-                fix="drop --moe-a2a-backend",
+                fix=Fix(drop=("moe_a2a_backend",)),
             )
         if args.attn_cp_size > 1:
             raise _spec_refusal(
@@ -272,7 +275,7 @@ def dspark_checks(ctx):
         raise _spec_refusal(
             "Currently DSpark speculative decoding only supports pp_size == 1.",
             "pp_size",
-            fix="pass --pp-size 1",
+            fix=Fix(set={"pp_size": 1}),
         )
     return {}
 
