@@ -96,6 +96,17 @@ TRIGGERS = (
     ("qwen3-8b", "h100", {"context_length": 10**7}),
     ("qwen3-8b", "h100", {"page_size": 64, "chunked_prefill_size": 100}),
     # fixes once f-strings or computed variables, now values built from the same values
+    (
+        "llama-3.1-8b",
+        "h100",
+        {
+            "speculative_algorithm": "DFLASH",
+            "speculative_draft_model_path": "x",
+            "enable_dp_attention": True,
+            "tp_size": 2,
+            "dp_size": 2,
+        },
+    ),
     ("deepseek-r1", "b200", {"attention_backend": "trtllm_mla", "kv_cache_dtype": "fp8_e5m2"}),
     ("llama-3.1-8b", "h100", {"disable_cuda_graph": True, "cuda_graph_backend_decode": "full"}),
     ("deepseek-r1", "h100", {"quantization": "awq"}),

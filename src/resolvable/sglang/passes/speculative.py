@@ -339,7 +339,7 @@ def _dflash_dp_attention(ctx) -> None:
         return
     fields = ("speculative_algorithm", "enable_dp_attention")
     device = str(args.device)
-    fix = "drop --enable-dp-attention"
+    fix: str | Fix = Fix(drop=("enable_dp_attention",))
     if not ctx.release.has(CHANGES.DFLASH_DP_ATTENTION_ON_NPU):
         message = "Currently DFLASH speculative decoding does not support dp attention."
     elif device == "npu":
@@ -349,10 +349,11 @@ def _dflash_dp_attention(ctx) -> None:
     elif not device.startswith("cuda"):
         message = "DFLASH with dp attention requires CUDA or NPU."
     elif not args.enable_dp_lm_head:
-        message, fix = "DFLASH with dp attention requires --enable-dp-lm-head.", "add --enable-dp-lm-head"
+        message = "DFLASH with dp attention requires --enable-dp-lm-head."
+        fix = Fix(set={"enable_dp_lm_head": True}, text="add --enable-dp-lm-head")
     elif args.attn_cp_size != 1:
         message = "DFLASH with dp attention does not support context parallel."
-        fields, fix = (*fields, "attn_cp_size"), "pass --attn-cp-size 1"
+        fields, fix = (*fields, "attn_cp_size"), Fix(set={"attn_cp_size": 1})
     elif env_flag(ctx, "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"):
         message = "DFLASH with dp attention requires SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=0."
         fix = "unset SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"
