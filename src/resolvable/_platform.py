@@ -7,7 +7,8 @@ Invariants:
 * the engine holds facts, not one engine's gates: a pack defines the predicates its engine
   gates on with ``define_fact`` (the SGLang pack's ``is_sm90``: capability major 9 **and** a
   torch CUDA build >= 12.3); ``cuda_major_in(majors, min_cuda)`` is the neutral fact such a
-  predicate reads; ``is_blackwell`` is majors 10-12 with CUDA >= 12.8;
+  predicate reads (the SGLang pack's ``is_sm100``, ``is_sm120`` and ``is_blackwell``, its
+  CUDA >= 12.8 gates, are defined the same way);
 * every fact is validated and normalised when a ``Platform`` is built (``Platform(...)``,
   ``replace``, ``from_dict``): capability and CUDA version are ``(major, minor)`` tuples of
   ints, the driver version a tuple of ints, kernels a ``frozenset`` of strings, the bool facts
@@ -138,26 +139,6 @@ class Platform(HiddenDict):
     @cached
     def is_sm80(self) -> bool:
         return self._cuda_major_in((8,), (11, 0))
-
-    @cached
-    def is_sm100(self) -> bool:
-        """SM100/SM103 (B200, GB200, B300) with CUDA >= 12.8."""
-        return self._cuda_major_in((10,), (12, 8))
-
-    @cached
-    def is_sm100_or_sm110(self) -> bool:
-        """Capability major 10 or 11 with CUDA >= 12.8 (sglang 0.5.17 ``is_sm100_or_sm110_supported``)."""
-        return self._cuda_major_in((10, 11), (12, 8))
-
-    @cached
-    def is_sm120(self) -> bool:
-        """SM120/SM121 (RTX 50xx, RTX PRO 6000, GB10) with CUDA >= 12.8."""
-        return self._cuda_major_in((12,), (12, 8))
-
-    @cached
-    def is_blackwell(self) -> bool:
-        """Capability majors 10, 11, 12 with CUDA >= 12.8 (SM11x is Blackwell but neither sm100 nor sm120)."""
-        return self._cuda_major_in((10, 11, 12), (12, 8))
 
     # -- other facts ----------------------------------------------------------------------
     @cached

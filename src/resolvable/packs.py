@@ -63,7 +63,7 @@ class Pack:
     Launch (every pack): ``releases``, ``default_release``, ``release``, ``installed_version``,
     ``recognises``, ``add_cli_args``, ``parse_flags``, ``load_model``, ``catalog``, ``env_from_os``,
     ``resolve``, ``check_startup``, ``checked_fix``, ``rule_releases``.
-    Tables (optional): ``capability_table``, ``memory_capacity``.
+    Tables (optional): ``capability_table``, ``memory_capacity``, ``platform_facts``.
     """
 
     #: The name ``--engine`` takes and ``REGISTRY`` keys it by.
@@ -184,6 +184,11 @@ class Pack:
     def memory_capacity(self, values: Mapping[str, Any], hf: Any, **kwargs: Any) -> Any:
         """The memory model's verdict for resolved ``values`` (``resolvable.memory``)."""
         raise self._missing("memory_capacity")
+
+    def platform_facts(self, platform: Any) -> dict[str, bool]:
+        """The platform predicates this pack's engine gates on (``define_platform_fact``), by the
+        column name ``resolvable platforms`` shows them under (default: none)."""
+        return {}
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

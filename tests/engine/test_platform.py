@@ -320,17 +320,41 @@ def test_detect_uses_the_first_probe_that_answers(monkeypatch):
 
 
 def test_the_engine_holds_no_sglang_gate_a_pack_defines_it():
-    """``is_sm90`` (CUDA >= 12.3) is the SGLang pack's predicate: the engine alone has none."""
+    """``is_sm90`` (CUDA >= 12.3) and the CUDA >= 12.8 Blackwell gates are the SGLang pack's
+    predicates: the engine alone has none of them; the pack defines each from ``cuda_major_in``."""
     import subprocess
     import sys
 
-    code = "import resolvable; print(hasattr(resolvable.Platform.preset('h100'), 'is_sm90'))"
-    assert (
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
-    )
-    from resolvable.sglang.platform_facts import is_sm90
+    gates = ("is_sm90", "is_sm100", "is_sm100_or_sm110", "is_sm120", "is_blackwell")
+    code = f"import resolvable; p = resolvable.Platform.preset('b200'); print([hasattr(p, n) for n in {gates!r}])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+    assert out == str([False] * len(gates))
+    from resolvable.sglang import platform_facts
 
-    assert Platform.preset("h100").is_sm90 is is_sm90(Platform.preset("h100")) is True
+    for name in gates:
+        for preset in ("h100", "b200", "rtx5090", "a100"):
+            p = Platform.preset(preset)
+            assert getattr(p, name) is getattr(platform_facts, name)(p)
+    thor = Platform(vendor="cuda", capability=(11, 0), cuda_version=(12, 8))
+    assert thor.is_sm100_or_sm110 is True and Platform.preset("b200").is_sm100_or_sm110 is True
+    assert Platform.preset("b200").replace(cuda_version=(12, 6)).is_sm100_or_sm110 is False
+    assert Platform.preset("rtx5090").is_sm100_or_sm110 is False
+
+
+def test_platforms_shows_the_packs_gates_through_the_pack_interface():
+    """``resolvable platforms`` reads the generation predicates from ``Pack.platform_facts``
+    (the CLI imports no pack module); a pack without any shows none."""
+    from resolvable import packs
+
+    sglang = packs.get("sglang")
+    assert sglang.platform_facts(Platform.preset("b200")) == {
+        "sm90": False,
+        "sm100": True,
+        "sm120": False,
+        "blackwell": True,
+    }
+    assert list(sglang.platform_facts(Platform.preset("h100"))) == ["sm90", "sm100", "sm120", "blackwell"]
+    assert packs.get("vllm").platform_facts(Platform.preset("b200")) == {}
 
 
 def test_define_fact_refuses_a_second_meaning_and_an_engine_name():

@@ -222,11 +222,9 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
 
 
 def _facts(p: Platform) -> dict[str, Any]:
+    # The generation predicates are SGLang's gates (its pack defines them), asked of the pack.
     return {
-        "sm90": p.is_sm90,
-        "sm100": p.is_sm100,
-        "sm120": p.is_sm120,
-        "blackwell": p.is_blackwell,
+        **pack("sglang").platform_facts(p),
         "amx": p.has_amx,
         "xmx": p.has_xmx,
         "device": p.device,

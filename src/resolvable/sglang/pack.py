@@ -68,6 +68,7 @@ class SglangPack(Pack):
     readme_backends = member(f"{_PKG}.capabilities", "README_BACKENDS")
     attention_backends = member(f"{_PKG}.choices", "ATTENTION_BACKENDS")
     memory_capacity = member(f"{_PKG}.memory", "capacity")
+    platform_facts = member(f"{_PKG}.platform_facts", "facts")
 
     def add_cli_args(
         self, parser: argparse.ArgumentParser, release: str | None = None, *, skip: Sequence[str] = ()

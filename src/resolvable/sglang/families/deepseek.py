@@ -385,7 +385,7 @@ def _learnable_sink_kernels(ctx) -> dict:
                 f"{ctx.hf.architecture} uses learnable attention sinks and requires {flag} "
                 f"'flashmla_sparse'; got {value!r}",
                 fields=(field,),
-                fix=f"pass {flag} flashmla_sparse (or leave it unset)",
+                fix=Fix(set={field: "flashmla_sparse"}, note="(or leave it unset)"),
             )
     return _fill_dsa(args, "flashmla_sparse", "flashmla_sparse")
 

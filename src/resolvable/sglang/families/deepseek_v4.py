@@ -8,7 +8,7 @@ Invariant: DeepSeek-V4 always runs the ``dsv4`` backend (over any user choice) w
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 from ..checkpoint import hf_quantization_config
@@ -18,7 +18,7 @@ ARCH = "DeepseekV4ForCausalLM"
 _WHY = "DeepSeek-V4 runs only the dsv4 attention backend"
 
 
-def _refuse(message: str, *fields: str, fix: str, upstream: str = "AssertionError") -> ConflictError:
+def _refuse(message: str, *fields: str, fix: str | Fix, upstream: str = "AssertionError") -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream=upstream)
 
 
@@ -39,7 +39,11 @@ def _speculative(ctx) -> None:
         raise _refuse(
             "Only EAGLE and DSPARK speculative algorithms are supported for DeepseekV4ForCausalLM",
             "speculative_algorithm",
-            fix="pass --speculative-algorithm EAGLE or DSPARK",
+            fix=Fix.any_of(
+                Fix(set={"speculative_algorithm": "EAGLE"}),
+                Fix(set={"speculative_algorithm": "DSPARK"}),
+                text="pass --speculative-algorithm EAGLE or DSPARK",
+            ),
         )
     if args.speculative_algorithm == "EAGLE":
         _eagle_topk_one(args)
@@ -50,7 +54,7 @@ def _eagle_topk_one(args) -> None:
         raise _refuse(
             "Only EAGLE speculative algorithm with topk == 1 is supported for DeepseekV4ForCausalLM",
             "speculative_eagle_topk",
-            fix="pass --speculative-eagle-topk 1",
+            fix=Fix(set={"speculative_eagle_topk": 1}),
         )
 
 
@@ -81,7 +85,7 @@ def deepseek_v4_defaults(ctx):
             raise _refuse(
                 "DeepseekV4ForCausalLM prefill context parallelism requires --cp-strategy interleave",
                 "cp_strategy",
-                fix="pass --cp-strategy interleave",
+                fix=Fix(set={"cp_strategy": "interleave"}),
                 upstream="ValueError",
             )
         if args.dp_size != 1 or args.tp_size > 8:
@@ -89,7 +93,7 @@ def deepseek_v4_defaults(ctx):
                 "DeepseekV4ForCausalLM prefill context parallelism needs --dp-size 1 and --tp-size <= 8",
                 "dp_size",
                 "tp_size",
-                fix="pass --dp-size 1 and at most --tp-size 8",
+                fix=Fix(set={"dp_size": 1, "tp_size": 8}, text="pass --dp-size 1 and at most --tp-size 8"),
             )
         out.update(
             enable_dsa_prefill_context_parallel=True,
@@ -115,7 +119,11 @@ def deepseek_v4_kv_cache_dtype(ctx):
         raise _refuse(
             f"{kv} is not supported for DeepseekV4ForCausalLM",
             "kv_cache_dtype",
-            fix="pass --kv-cache-dtype fp8_e4m3 or bfloat16",
+            fix=Fix.any_of(
+                Fix(set={"kv_cache_dtype": "fp8_e4m3"}),
+                Fix(set={"kv_cache_dtype": "bfloat16"}),
+                text="pass --kv-cache-dtype fp8_e4m3 or bfloat16",
+            ),
         )
     return out
 

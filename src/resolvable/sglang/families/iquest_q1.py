@@ -10,13 +10,14 @@ checks (``speculative_hook._handle_iquest_q1_mtp_draft``) read the draft config:
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 
 ARCHS = ("IQuestQ1ForCausalLM", "IQuestQ1MTP")
 _BACKENDS = ("attention_backend", "prefill_attention_backend", "decode_attention_backend")
 
 
-def _refuse(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
+def _refuse(message: str, fields: tuple[str, ...], fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix)
 
 
@@ -27,7 +28,10 @@ def _checks(args) -> None:
             "IQuestQ1 applies its attention sink from the softmax LSE and requires FA3 attention for "
             "both prefill and decode.",
             _BACKENDS,
-            "pass --attention-backend fa3 (or drop the backend flags)",
+            Fix(
+                set={"attention_backend": "fa3"},
+                text="pass --attention-backend fa3 (or drop the backend flags)",
+            ),
         )
     algorithm = args.speculative_algorithm
     if algorithm is not None:
@@ -35,13 +39,20 @@ def _checks(args) -> None:
             raise _refuse(
                 "IQuest Q1 MTP requires serial EAGLE or NEXTN drafting.",
                 ("speculative_algorithm",),
-                "pass --speculative-algorithm EAGLE or NEXTN",
+                Fix.any_of(
+                    Fix(set={"speculative_algorithm": "EAGLE"}),
+                    Fix(set={"speculative_algorithm": "NEXTN"}),
+                    text="pass --speculative-algorithm EAGLE or NEXTN",
+                ),
             )
         if args.speculative_draft_attention_backend not in (None, "fa3"):
             raise _refuse(
                 "IQuestQ1 requires FA3 attention for the MTP draft.",
                 ("speculative_draft_attention_backend",),
-                "pass --speculative-draft-attention-backend fa3 (or drop it)",
+                Fix(
+                    set={"speculative_draft_attention_backend": "fa3"},
+                    text="pass --speculative-draft-attention-backend fa3 (or drop it)",
+                ),
             )
     if args.attn_cp_size > 1 or args.dcp_size > 1 or args.enable_prefill_cp:
         raise _refuse(
@@ -53,25 +64,25 @@ def _checks(args) -> None:
         raise _refuse(
             "IQuestQ1 speculative decoding requires --speculative-eagle-topk 1.",
             ("speculative_eagle_topk",),
-            "pass --speculative-eagle-topk 1",
+            Fix(set={"speculative_eagle_topk": 1}),
         )
     if args.enable_multi_layer_eagle:
         raise _refuse(
             "IQuest Q1 MTP drafting does not support multi-layer EAGLE.",
             ("enable_multi_layer_eagle",),
-            "drop --enable-multi-layer-eagle",
+            Fix(drop=("enable_multi_layer_eagle",)),
         )
     if args.enable_dp_attention:
         raise _refuse(
             "IQuest Q1 does not support DP attention.",
             ("enable_dp_attention",),
-            "drop --enable-dp-attention",
+            Fix(drop=("enable_dp_attention",)),
         )
     if args.pp_size > 1:
         raise _refuse(
             "IQuest Q1 does not support pipeline parallelism.",
             ("pp_size",),
-            "pass --pp-size 1",
+            Fix(set={"pp_size": 1}),
         )
 
 

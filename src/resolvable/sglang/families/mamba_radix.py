@@ -9,7 +9,7 @@ chosen strategy is then validated against the page size and the attention backen
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import ArchList
+from ...rules import ArchList, Fix
 from .._base import registry
 from ..changes import CHANGES, in_release
 from .hybrid_mamba import granite_has_mamba
@@ -63,7 +63,7 @@ EXTRA_BUFFER_ARCHS = ArchList(
 )
 
 
-def _refuse(message: str, *fields: str, fix: str) -> ConflictError:
+def _refuse(message: str, *fields: str, fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
@@ -115,7 +115,7 @@ def mamba_radix_cache(ctx):
                 f"extra_buffer is not supported for {ctx.arch}; use no_buffer. (linear attention "
                 f"backend {args.linear_attn_backend})",
                 "mamba_radix_cache_strategy",
-                fix="pass --mamba-radix-cache-strategy no_buffer",
+                fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
             )
         platforms = in_release(ctx.release, _FLA_PLATFORMS)
         if not any(getattr(platform, "is_" + name) for name in platforms):
@@ -126,7 +126,11 @@ def mamba_radix_cache(ctx):
             raise _refuse(
                 f"{strategy}: " + message,
                 "mamba_radix_cache_strategy",
-                fix="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
+                fix=Fix.any_of(
+                    Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
+                    Fix(set={"disable_radix_cache": True}),
+                    text="pass --mamba-radix-cache-strategy no_buffer (or --disable-radix-cache)",
+                ),
             )
         if (
             strategy == "extra_buffer_lazy"
@@ -138,7 +142,7 @@ def mamba_radix_cache(ctx):
                 "extra_buffer.",
                 "mamba_radix_cache_strategy",
                 "disaggregation_mode",
-                fix="pass --mamba-radix-cache-strategy extra_buffer",
+                fix=Fix(set={"mamba_radix_cache_strategy": "extra_buffer"}),
             )
         if (
             strategy == "extra_buffer_lazy"
@@ -150,7 +154,7 @@ def mamba_radix_cache(ctx):
                 "--mamba-radix-cache-strategy extra_buffer.",
                 "mamba_radix_cache_strategy",
                 "speculative_algorithm",
-                fix="pass --mamba-radix-cache-strategy extra_buffer",
+                fix=Fix(set={"mamba_radix_cache_strategy": "extra_buffer"}),
             )
         drafts = args.speculative_num_draft_tokens
         if drafts is not None:
@@ -158,14 +162,14 @@ def mamba_radix_cache(ctx):
                 raise _refuse(
                     "extra_buffer_lazy unsupported with spec.",
                     "mamba_radix_cache_strategy",
-                    fix="pass --mamba-radix-cache-strategy extra_buffer",
+                    fix=Fix(set={"mamba_radix_cache_strategy": "extra_buffer"}),
                 )
             if args.mamba_track_interval < drafts:
                 raise _refuse(
                     f"mamba_track_interval ({args.mamba_track_interval}) must be at least "
                     f"speculative_num_draft_tokens ({drafts})",
                     "mamba_track_interval",
-                    fix=f"pass --mamba-track-interval {drafts} or more",
+                    fix=Fix(set={"mamba_track_interval": drafts}, note="or more"),
                 )
         if page is not None and page > 0:
             chunk = hf.text_config.get("mamba_chunk_size") or 64
@@ -182,18 +186,22 @@ def mamba_radix_cache(ctx):
                 "no_buffer only supports page_size=1.",
                 "page_size",
                 "mamba_radix_cache_strategy",
-                fix="drop --page-size (or pass --page-size 1)",
+                fix=Fix.any_of(
+                    Fix(drop=("page_size",)),
+                    Fix(set={"page_size": 1}),
+                    text="drop --page-size (or pass --page-size 1)",
+                ),
             )
         if not overlap_off:
             raise _refuse(
                 "no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.",
                 "disable_overlap_schedule",
-                fix="pass --disable-overlap-schedule",
+                fix=Fix(set={"disable_overlap_schedule": True}),
             )
         if args.attention_backend == "trtllm_mha":
             raise _refuse(
                 "no_buffer do not support trtllm_mha attention backend.",
                 "attention_backend",
-                fix="pass another --attention-backend",
+                fix=Fix(another=("attention_backend",), text="pass another --attention-backend"),
             )
     return out

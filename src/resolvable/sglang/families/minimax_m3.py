@@ -12,7 +12,7 @@ pages always, FP8 KV, ``trtllm_mha`` and MegaMoE on Blackwell, ``fa3`` and ``mar
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import (
@@ -104,7 +104,7 @@ def _checkpoint_method_0_5_23(hf) -> str | None:
     return "minimax_m3_nvfp4"
 
 
-def _refuse(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
+def _refuse(message: str, fields: tuple[str, ...], fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix)
 
 
@@ -136,18 +136,20 @@ def _m3_nvfp4(ctx, out: dict) -> dict:
                 "unset SGLANG_RAGGED_VERIFY_MODE (or set it to static)",
             )
         if args.pp_size != 1:
-            raise _refuse(f"M3.1 NVFP4 {algorithm} requires PP=1", ("pp_size",), "drop --pp-size")
+            raise _refuse(f"M3.1 NVFP4 {algorithm} requires PP=1", ("pp_size",), Fix(drop=("pp_size",)))
         if algorithm == "DFLASH" and args.disaggregation_mode != "null":
             raise _refuse(
                 "M3.1 NVFP4 DFLASH currently requires colocated serving",
                 ("disaggregation_mode",),
-                "drop --disaggregation-mode",
+                Fix(drop=("disaggregation_mode",)),
             )
         if algorithm == "DSPARK" and args.speculative_draft_attention_backend is None:
             out["speculative_draft_attention_backend"] = "trtllm_mha"
     if args.page_size not in (None, 128):
         raise _refuse(
-            "M3.1 NVFP4 requires --page-size 128", ("page_size",), "pass --page-size 128 (or drop it)"
+            "M3.1 NVFP4 requires --page-size 128",
+            ("page_size",),
+            Fix(set={"page_size": 128}, text="pass --page-size 128 (or drop it)"),
         )
     out["page_size"] = 128
     if not platform.is_blackwell:
@@ -162,14 +164,18 @@ def _m3_nvfp4(ctx, out: dict) -> dict:
             raise _refuse(
                 "M3.1 NVFP4 flashinfer_trtllm_routed requires --moe-a2a-backend none or megamoe",
                 ("moe_a2a_backend",),
-                "pass --moe-a2a-backend megamoe (or none)",
+                Fix.any_of(
+                    Fix(set={"moe_a2a_backend": "megamoe"}),
+                    Fix(set={"moe_a2a_backend": "none"}),
+                    text="pass --moe-a2a-backend megamoe (or none)",
+                ),
             )
     else:
         if args.moe_a2a_backend not in ("none", "megamoe"):
             raise _refuse(
                 "M3.1 NVFP4 requires --moe-a2a-backend megamoe",
                 ("moe_a2a_backend",),
-                "pass --moe-a2a-backend megamoe",
+                Fix(set={"moe_a2a_backend": "megamoe"}),
             )
         if args.moe_a2a_backend != "megamoe":
             out["moe_a2a_backend"] = "megamoe"
@@ -181,7 +187,7 @@ def _m3_nvfp4(ctx, out: dict) -> dict:
         raise _refuse(
             "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3",
             ("kv_cache_dtype",),
-            "pass --kv-cache-dtype fp8_e4m3",
+            Fix(set={"kv_cache_dtype": "fp8_e4m3"}),
         )
     if backends_not_set(args):
         out["attention_backend"] = "trtllm_mha"

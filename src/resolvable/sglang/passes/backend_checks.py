@@ -37,11 +37,14 @@ def trtllm_mla_checks(ctx):
         kv_dtypes = ("fp8_e4m3", "fp4_e2m1", "bf16", "auto")
     if args.kv_cache_dtype not in kv_dtypes:
         listed = ", ".join(kv_dtypes[:-1]) + f", or {kv_dtypes[-1]}"
-        shown = ", ".join(d for d in kv_dtypes if d not in ("bf16", "auto"))
+        others = [d for d in kv_dtypes if d not in ("bf16", "auto")]
         raise ConflictError(
             f"TensorRT-LLM MLA backend only supports kv-cache-dtype of {listed}.",
             fields=("attention_backend", "kv_cache_dtype"),
-            fix=f"pass --kv-cache-dtype bf16 (not 'bfloat16'), {shown} or auto",
+            fix=Fix.any_of(
+                *(Fix(set={"kv_cache_dtype": d}) for d in ("bf16", *others, "auto")),
+                text=f"pass --kv-cache-dtype bf16 (not 'bfloat16'), {', '.join(others)} or auto",
+            ),
         )
     return {}
 

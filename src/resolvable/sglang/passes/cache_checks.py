@@ -110,7 +110,7 @@ def hicache_dcp_compatibility(ctx):
     return {}
 
 
-def _lmcache_refusal(message: str, fields: tuple[str, ...], fix: str, upstream: str) -> ConflictError:
+def _lmcache_refusal(message: str, fields: tuple[str, ...], fix: str | Fix, upstream: str) -> ConflictError:
     return ConflictError(message, fields=("enable_lmcache", *fields), fix=fix, upstream=upstream)
 
 
@@ -157,7 +157,11 @@ def lmcache_compatibility(ctx):
             "--enable-lmcache with --dcp-size > 1 is not supported: LMCache has no DCP-aware index "
             "translation",
             ("dcp_size",),
-            "pass --dcp-size 1 (or drop --enable-lmcache)",
+            Fix.any_of(
+                Fix(set={"dcp_size": 1}),
+                Fix(drop=("enable_lmcache",)),
+                text="pass --dcp-size 1 (or drop --enable-lmcache)",
+            ),
             "NotImplementedError",
         )
     if args.disaggregation_mode != "null":

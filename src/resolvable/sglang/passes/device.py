@@ -8,7 +8,7 @@ Handlers key off the ``device`` string; model rules key off platform predicates 
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 
@@ -85,7 +85,10 @@ def _cuda_graph_defaults(args, prefill_default: str) -> dict:
                 raise ConflictError(
                     f"--disable-cuda-graph conflicts with --cuda-graph-backend-{phase}={chosen}",
                     fields=("disable_cuda_graph", f"cuda_graph_backend_{phase}"),
-                    fix=f"pass only one of them (--cuda-graph-backend-{phase}=disabled is the per-phase form)",
+                    fix=Fix(
+                        set={f"cuda_graph_backend_{phase}": "disabled"},
+                        text=f"pass only one of them (--cuda-graph-backend-{phase}=disabled is the per-phase form)",
+                    ),
                 )
         return {"cuda_graph_backend_prefill": "disabled", "cuda_graph_backend_decode": "disabled"}
     out = {}

@@ -45,11 +45,11 @@ _EP_SPANNING = (
 )
 
 
-def _assert(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
+def _assert(message: str, fields: tuple[str, ...], fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="AssertionError")
 
 
-def _value_error(message: str, fields: tuple[str, ...], fix: str) -> ConflictError:
+def _value_error(message: str, fields: tuple[str, ...], fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix, upstream="ValueError")
 
 
@@ -155,10 +155,16 @@ def moe_runner_backend_checks(ctx):
                 f"Invalid quantization '{quant}'. \nFlashInfer Cutlass MOE supports only: 'modelopt_fp4', "
                 "'modelopt_fp8', 'modelopt_mixed', or bfloat16 (None).",
                 fields,
-                "choose another --moe-runner-backend for this quantization",
+                Fix(another=("moe_runner_backend",), note="for this quantization"),
             )
         if ep not in (1, tp):
-            raise _assert(ep_message, ("ep_size", "tp_size"), f"pass --ep-size 1 or {tp}")
+            raise _assert(
+                ep_message,
+                ("ep_size", "tp_size"),
+                Fix.any_of(
+                    Fix(set={"ep_size": 1}), Fix(set={"ep_size": tp}), text=f"pass --ep-size 1 or {tp}"
+                ),
+            )
     if runner == "flashinfer_cutedsl":
         cutedsl = in_release(ctx.release, _CUTEDSL_QUANT)
         if quant not in cutedsl and not has_nvfp4_moe_meta(ctx.hf):
@@ -173,13 +179,24 @@ def moe_runner_backend_checks(ctx):
                 "use flashinfer_cutedsl with an NVFP4 (modelopt_fp4) checkpoint only",
             )
         if ep not in (1, tp):
-            raise _assert(ep_message, ("ep_size", "tp_size"), f"pass --ep-size 1 or {tp}")
+            raise _assert(
+                ep_message,
+                ("ep_size", "tp_size"),
+                Fix.any_of(
+                    Fix(set={"ep_size": 1}), Fix(set={"ep_size": tp}), text=f"pass --ep-size 1 or {tp}"
+                ),
+            )
         if args.moe_a2a_backend not in ("none", "deepep", "flashinfer"):
             raise _assert(
                 "flashinfer_cutedsl supports moe_a2a_backend='none', 'deepep', or 'flashinfer', "
                 f"got '{args.moe_a2a_backend}'.",
                 ("moe_a2a_backend", "moe_runner_backend"),
-                "pass --moe-a2a-backend none, deepep or flashinfer",
+                Fix.any_of(
+                    Fix(set={"moe_a2a_backend": "none"}),
+                    Fix(set={"moe_a2a_backend": "deepep"}),
+                    Fix(set={"moe_a2a_backend": "flashinfer"}),
+                    text="pass --moe-a2a-backend none, deepep or flashinfer",
+                ),
             )
         if (
             args.moe_a2a_backend == "deepep"
@@ -201,7 +218,7 @@ def moe_runner_backend_checks(ctx):
             f"Invalid quantization '{quant}'. \nFlashInfer TRTLLM MOE supports only: 'modelopt_fp4', "
             "'nvfp4_online', 'fp8', 'modelopt_fp8', 'modelopt_mixed', 'compressed-tensors', or bfloat16 (None).",
             fields,
-            "choose another --moe-runner-backend for this quantization",
+            Fix(another=("moe_runner_backend",), note="for this quantization"),
         )
     routed = in_release(ctx.release, _ROUTED_QUANT)
     if runner == "flashinfer_trtllm_routed" and quant not in routed:
@@ -209,7 +226,7 @@ def moe_runner_backend_checks(ctx):
             f"Invalid quantization '{quant}'. \nFlashInfer TRTLLM routed MOE supports only: "
             + _listed(routed),
             fields,
-            "choose another --moe-runner-backend for this quantization",
+            Fix(another=("moe_runner_backend",), note="for this quantization"),
         )
     return {}
 
@@ -247,7 +264,11 @@ def cutlass_moe_env_override(ctx):
         raise _assert(
             "FP8/MXFP8 Cutlass MoE is only supported with ep_size == 1",
             ("ep_size", "moe_runner_backend"),
-            "pass --ep-size 1 or another --moe-runner-backend",
+            Fix.any_of(
+                Fix(set={"ep_size": 1}),
+                Fix(another=("moe_runner_backend",)),
+                text="pass --ep-size 1 or another --moe-runner-backend",
+            ),
         )
     return out
 
@@ -347,7 +368,11 @@ def _deepep_v2(ctx, out: dict) -> None:
             f"{args.moe_runner_backend!r}. Add a runner adapter before enabling DeepEP v2 with other "
             "MoE runners.",
             ("moe_a2a_backend", "moe_runner_backend"),
-            "pass --moe-runner-backend deep_gemm (or auto)",
+            Fix.any_of(
+                Fix(set={"moe_runner_backend": "deep_gemm"}),
+                Fix(set={"moe_runner_backend": "auto"}),
+                text="pass --moe-runner-backend deep_gemm (or auto)",
+            ),
         )
     if args.enable_two_batch_overlap:
         raise _value_error(
@@ -355,7 +380,7 @@ def _deepep_v2(ctx, out: dict) -> None:
             "--enable-two-batch-overlap and --enable-single-batch-overlap when using --moe-a2a-backend "
             "deepep_v2.",
             ("moe_a2a_backend", "enable_two_batch_overlap"),
-            "drop --enable-two-batch-overlap",
+            Fix(drop=("enable_two_batch_overlap",)),
         )
     if args.cuda_graph_backend_prefill != "disabled":
         out["cuda_graph_backend_prefill"] = Force(
@@ -421,14 +446,14 @@ def a2a_moe_checks(ctx):
                 if has(CHANGES.FLASHINFER_A2A_ATTN_DP_WORDING)
                 else _FI_A2A_DP_MESSAGE,
                 ("moe_a2a_backend", "dp_size", "enable_dp_attention"),
-                f"pass --enable-dp-attention --dp-size {args.tp_size}",
+                Fix(set={"enable_dp_attention": True, "dp_size": args.tp_size}),
             )
         more = has(CHANGES.FLASHINFER_A2A_MORE_RUNNERS)
         if args.moe_runner_backend not in (_FI_A2A_RUNNERS if more else _FI_A2A_RUNNERS_BEFORE):
             raise _assert(
                 _FI_A2A_MESSAGE if more else _FI_A2A_MESSAGE_BEFORE,
                 ("moe_a2a_backend", "moe_runner_backend"),
-                "pass --moe-runner-backend flashinfer_cutlass",
+                Fix(set={"moe_runner_backend": "flashinfer_cutlass"}),
             )
     if backend == "mori":
         chunk = args.chunked_prefill_size
@@ -438,7 +463,10 @@ def a2a_moe_checks(ctx):
                 "SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 4096) must be >= the per-rank MoRI "
                 "dispatch tokens (chunked_prefill_size by default)",
                 ("chunked_prefill_size", "moe_a2a_backend"),
-                f"pass --chunked-prefill-size {budget} or raise SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+                Fix(
+                    set={"chunked_prefill_size": budget},
+                    note="or raise SGLANG_MORI_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+                ),
             )
 
     if backend == "pplx" and has(CHANGES.PPLX_A2A):
@@ -506,13 +534,20 @@ def _pplx_checks(ctx) -> dict:
         raise _assert(
             "moe_a2a_backend='pplx' requires --enable-dp-attention with at least 2 DP groups (--dp-size >= 2).",
             ("moe_a2a_backend", "enable_dp_attention", "dp_size"),
-            "pass --enable-dp-attention --dp-size 2 (or more)",
+            Fix(
+                set={"enable_dp_attention": True, "dp_size": 2},
+                text="pass --enable-dp-attention --dp-size 2 (or more)",
+            ),
         )
     if args.moe_runner_backend not in ("deep_gemm", "auto"):
         raise _assert(
             "moe_a2a_backend='pplx' is only supported with --moe-runner-backend deep_gemm (or auto).",
             ("moe_a2a_backend", "moe_runner_backend"),
-            "pass --moe-runner-backend deep_gemm (or auto)",
+            Fix.any_of(
+                Fix(set={"moe_runner_backend": "deep_gemm"}),
+                Fix(set={"moe_runner_backend": "auto"}),
+                text="pass --moe-runner-backend deep_gemm (or auto)",
+            ),
         )
     out = {}
     if args.moe_runner_backend == "auto":
@@ -528,7 +563,9 @@ def _pplx_checks(ctx) -> dict:
             "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK (default 128) must be >= the per-rank pplx "
             "dispatch tokens (chunked_prefill_size, or the decode cuda-graph batch size)",
             ("chunked_prefill_size", "moe_a2a_backend"),
-            f"pass --chunked-prefill-size {budget * max(1, args.dp_size)} (split over the DP groups) "
-            "or raise SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+            Fix(
+                set={"chunked_prefill_size": budget * max(1, args.dp_size)},
+                note="(split over the DP groups) or raise SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
+            ),
         )
     return out

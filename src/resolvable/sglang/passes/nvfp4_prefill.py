@@ -11,6 +11,7 @@ flag (``--prefill-kv-cache-dequant-dtype``) is not a pack field: its default ``a
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 
 #: The prefill backend of each prefill dequantization dtype (the decode side is always trtllm_mha).
@@ -19,7 +20,7 @@ _DEQUANT_DTYPE = {backend: dtype for dtype, backend in _PREFILL_BACKEND.items()}
 _FIELDS = ("kv_cache_dtype", "attention_backend", "prefill_attention_backend", "decode_attention_backend")
 
 
-def _refuse(message: str, fix: str) -> ConflictError:
+def _refuse(message: str, fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=_FIELDS, fix=fix)
 
 
@@ -48,7 +49,10 @@ def nvfp4_prefill_kv_dequant_dtype(ctx):
         raise _refuse(
             "Native NVFP4 prefill currently requires SM100; use "
             "--prefill-kv-cache-dequant-dtype=fp8_e4m3 on this platform.",
-            "pass --attention-backend flashinfer (FP8 prefill workspace) on this GPU",
+            Fix(
+                set={"attention_backend": "flashinfer"},
+                text="pass --attention-backend flashinfer (FP8 prefill workspace) on this GPU",
+            ),
         )
     prefill = _PREFILL_BACKEND[dtype]
     if args.prefill_attention_backend not in (None, prefill):
@@ -56,13 +60,13 @@ def nvfp4_prefill_kv_dequant_dtype(ctx):
             f"--prefill-kv-cache-dequant-dtype={dtype} requires prefill backend {prefill!r}, but "
             f"--prefill-attention-backend={args.prefill_attention_backend!r} was set. Remove the "
             "backend option and select the KV dtype only.",
-            "drop --prefill-attention-backend",
+            Fix(drop=("prefill_attention_backend",)),
         )
     if args.decode_attention_backend not in (None, "trtllm_mha"):
         raise _refuse(
             "NVFP4 decode requires --decode-attention-backend=trtllm_mha; got "
             f"{args.decode_attention_backend!r}. Remove the backend option; NVFP4 selects the "
             "supported decode implementation automatically.",
-            "drop --decode-attention-backend",
+            Fix(drop=("decode_attention_backend",)),
         )
     return {"prefill_attention_backend": prefill, "decode_attention_backend": "trtllm_mha"}

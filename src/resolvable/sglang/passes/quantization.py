@@ -21,7 +21,7 @@ keeps the refined method on the model config, which model rules read via
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import record, record_replace
+from ...rules import Fix, record, record_replace
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import QuantReading, model_quantization
@@ -281,7 +281,11 @@ def _verify_quantization(
             f"Quantization method specified in the model config ({method}) does not match the "
             f"quantization method specified in the `quantization` argument ({quantization}).",
             fields=("quantization",),
-            fix=f"drop --quantization (the checkpoint is {method}) or pass --quantization {method}",
+            fix=Fix.any_of(
+                Fix(drop=("quantization",)),
+                Fix(set={"quantization": method}),
+                text=f"drop --quantization (the checkpoint is {method}) or pass --quantization {method}",
+            ),
         )
     if quantization is None:
         return {}
@@ -297,7 +301,10 @@ def _verify_quantization(
                 else f"this checkpoint does not convert ({marlin}): serve it on {_names(methods.gptq)}"
             )
         else:
-            fix = f"pass a registered --quantization, e.g. {supported[0]}, or none for this checkpoint"
+            fix = Fix(
+                set={"quantization": supported[0]},
+                text=f"pass a registered --quantization, e.g. {supported[0]}, or none for this checkpoint",
+            )
         raise ConflictError(
             f"Unknown quantization method: {quantization}. Must be one of {supported}."
             f"{methods.where(quantization, platform)}",
@@ -308,6 +315,9 @@ def _verify_quantization(
         raise ConflictError(
             f"{quantization} quantization is currently not supported in ROCm.",
             fields=("quantization",) if user is not None else (),
-            fix=f"use a checkpoint/--quantization among {sorted(rocm)} on ROCm",
+            fix=Fix.any_of(
+                *(Fix(set={"quantization": q}) for q in sorted(rocm)),
+                text=f"use a checkpoint/--quantization among {sorted(rocm)} on ROCm",
+            ),
         )
     return {}

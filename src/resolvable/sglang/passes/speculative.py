@@ -213,7 +213,7 @@ def ngram_speculative(ctx):
     return out
 
 
-def _spec_refusal(message: str, *fields: str, fix: str) -> ConflictError:
+def _spec_refusal(message: str, *fields: str, fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=fields, fix=fix)
 
 
@@ -245,7 +245,10 @@ def dspark_checks(ctx):
         raise _spec_refusal(
             "DSpark speculative decoding only supports CUDA device.",
             "speculative_algorithm",
-            fix="run DSPARK on a CUDA or ROCm GPU, or pick another --speculative-algorithm",
+            fix=Fix(
+                another=("speculative_algorithm",),
+                text="run DSPARK on a CUDA or ROCm GPU, or pick another --speculative-algorithm",
+            ),
         )
     if args.enable_dp_attention:
         if not args.enable_dp_lm_head:
@@ -253,14 +256,14 @@ def dspark_checks(ctx):
                 "DSpark with dp attention requires --enable-dp-lm-head.",
                 "enable_dp_attention",
                 "enable_dp_lm_head",
-                fix="pass --enable-dp-lm-head",
+                fix=Fix(set={"enable_dp_lm_head": True}),
             )
         if args.moe_a2a_backend != "none":
             raise _spec_refusal(
                 "DSpark with dp attention only supports the built-in TP MoE "
                 f"(moe_a2a_backend='none'), got {args.moe_a2a_backend!r}.",
                 "moe_a2a_backend",
-                fix="drop --moe-a2a-backend",
+                fix=Fix(drop=("moe_a2a_backend",)),
             )
         if args.attn_cp_size > 1:
             raise _spec_refusal(
@@ -272,7 +275,7 @@ def dspark_checks(ctx):
         raise _spec_refusal(
             "Currently DSpark speculative decoding only supports pp_size == 1.",
             "pp_size",
-            fix="pass --pp-size 1",
+            fix=Fix(set={"pp_size": 1}),
         )
     return {}
 
@@ -319,7 +322,10 @@ def dflash_device_gate(ctx):
     raise _spec_refusal(
         message,
         "speculative_algorithm",
-        fix=f"run DFLASH on a {where} device, or pick another --speculative-algorithm",
+        fix=Fix(
+            another=("speculative_algorithm",),
+            text=f"run DFLASH on a {where} device, or pick another --speculative-algorithm",
+        ),
     )
 
 
@@ -333,7 +339,7 @@ def _dflash_dp_attention(ctx) -> None:
         return
     fields = ("speculative_algorithm", "enable_dp_attention")
     device = str(args.device)
-    fix = "drop --enable-dp-attention"
+    fix: str | Fix = Fix(drop=("enable_dp_attention",))
     if not ctx.release.has(CHANGES.DFLASH_DP_ATTENTION_ON_NPU):
         message = "Currently DFLASH speculative decoding does not support dp attention."
     elif device == "npu":
@@ -343,10 +349,11 @@ def _dflash_dp_attention(ctx) -> None:
     elif not device.startswith("cuda"):
         message = "DFLASH with dp attention requires CUDA or NPU."
     elif not args.enable_dp_lm_head:
-        message, fix = "DFLASH with dp attention requires --enable-dp-lm-head.", "add --enable-dp-lm-head"
+        message = "DFLASH with dp attention requires --enable-dp-lm-head."
+        fix = Fix(set={"enable_dp_lm_head": True}, text="add --enable-dp-lm-head")
     elif args.attn_cp_size != 1:
         message = "DFLASH with dp attention does not support context parallel."
-        fields, fix = (*fields, "attn_cp_size"), "pass --attn-cp-size 1"
+        fields, fix = (*fields, "attn_cp_size"), Fix(set={"attn_cp_size": 1})
     elif env_flag(ctx, "SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"):
         message = "DFLASH with dp attention requires SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION=0."
         fix = "unset SGLANG_ENABLE_DP_SPEC_PREFILL_COORDINATION"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES, in_release
 from ..facts import effective_backends, is_deepseek_dsa, is_mla, kv_head_dims, num_kv_heads_per_rank
@@ -122,7 +123,7 @@ def constructed_backends(args: Any) -> tuple[str | None, ...]:
     return (args.attention_backend,)
 
 
-def _refuse(message: str, fix: str, upstream: str, fields: tuple[str, ...] = ("attention_backend",)):
+def _refuse(message: str, fix: str | Fix, upstream: str, fields: tuple[str, ...] = ("attention_backend",)):
     return ConflictError(message, fields=fields, fix=fix, upstream=upstream)
 
 
@@ -222,7 +223,7 @@ def kv_cache_dtype_deprecated(ctx):
     if ctx.args.kv_cache_dtype == "fp4_e2m1":
         raise _refuse(
             "--kv-cache-dtype=fp4_e2m1 is deprecated. Use --kv-cache-dtype=fp4_mx_block16.",
-            "pass --kv-cache-dtype fp4_mx_block16",
+            Fix(set={"kv_cache_dtype": "fp4_mx_block16"}),
             "ValueError",
             fields=("kv_cache_dtype",),
         )
@@ -279,7 +280,7 @@ def backend_platform_family(ctx):
         here = FAMILY_BACKEND.get(device, "triton")
         raise _refuse(
             f"{message} (the {name} attention backend runs only on {wanted.upper()}; this platform is {device})",
-            f"pass --attention-backend {here}",
+            Fix(set={"attention_backend": here}),
             upstream,
             _backend_fields(ctx.args, name or ""),
         )
@@ -325,7 +326,7 @@ def triton_no_cross_attention(ctx):
         raise _refuse(
             "Cross attention is not supported in the triton attention backend. "
             "Please use `--attention-backend flashinfer`.",
-            "pass --attention-backend flashinfer",
+            Fix(set={"attention_backend": "flashinfer"}),
             "AssertionError",
             _backend_fields(ctx.args, "triton"),
         )
@@ -346,7 +347,7 @@ def fa3_capability(ctx):
         if not (major == 3 and (minor or 0) >= 1):
             raise _refuse(
                 "FlashAttention v3 Backend requires MP>=31. Please use `--attention-backend triton`.",
-                "pass --attention-backend triton",
+                Fix(set={"attention_backend": "triton"}),
                 "AssertionError",
                 fields,
             )
@@ -357,7 +358,11 @@ def fa3_capability(ctx):
         raise _refuse(
             "FlashAttention v3 Backend requires SM>=80 and SM<=90. "
             f"Please use `--attention-backend flashinfer`. (this platform: {shown}{mla})",
-            "pass --attention-backend triton (or flashinfer)",
+            Fix.any_of(
+                Fix(set={"attention_backend": "triton"}),
+                Fix(set={"attention_backend": "flashinfer"}),
+                text="pass --attention-backend triton (or flashinfer)",
+            ),
             "AssertionError",
             fields,
         )
@@ -372,7 +377,7 @@ def tokenspeed_mla_page_size(ctx):
     if "tokenspeed_mla" in constructed_backends(args) and args.page_size not in (32, 64):
         raise _refuse(
             f"tokenspeed_mla backend requires page_size in {{32, 64}}, got page_size={args.page_size}.",
-            "pass --page-size 64",
+            Fix(set={"page_size": 64}),
             "ValueError",
             ("page_size", *_backend_fields(args, "tokenspeed_mla")),
         )
@@ -433,7 +438,7 @@ def dual_chunk_model(ctx):
         raise _refuse(
             "dual_chunk_flash_attn needs a model with dual_chunk_attention_config in its config "
             "(e.g. Qwen2.5-1M); this model has none.",
-            "choose another --attention-backend",
+            Fix(another=("attention_backend",)),
             "AssertionError",
             fields,
         )
@@ -473,21 +478,21 @@ def dsv4_backend_model(ctx):
         raise _refuse(
             "the dsv4 backend only runs DeepSeek-V4 models: DSV4 MQA head_dim = qk_nope_head_dim(448) + "
             "qk_rope_head_dim(64) = 512, and a DeepSeek-V4 KV pool.",
-            "choose another --attention-backend",
+            Fix(another=("attention_backend",)),
             "AssertionError",
             fields,
         )
     if args.page_size != 256:
         raise _refuse(
             f"dsv4 backend: the system hardcodes page_size=256 (got {args.page_size}).",
-            "pass --page-size 256 (or leave it unset)",
+            Fix(set={"page_size": 256}, text="pass --page-size 256 (or leave it unset)"),
             "AssertionError",
             ("page_size", *fields),
         )
     if (args.speculative_eagle_topk or 0) not in (0, 1):
         raise _refuse(
             "MTP Topk > 1 not supported for DeepSeek V4",
-            "pass --speculative-eagle-topk 1",
+            Fix(set={"speculative_eagle_topk": 1}),
             "AssertionError",
             ("speculative_eagle_topk",),
         )
@@ -503,7 +508,7 @@ def dsa_backend_model(ctx):
         if name in constructed_backends(args) and not is_deepseek_dsa(ctx.hf, ctx.release.version):
             raise _refuse(
                 "DSA backend only supports DeepSeek DSA",
-                "choose another --attention-backend",
+                Fix(another=("attention_backend",)),
                 "AssertionError",
                 _backend_fields(args, name),
             )
@@ -529,14 +534,20 @@ def hybrid_gdn_backend(ctx):
         raise _refuse(
             "triton, trtllm_mha, fa4, or flashinfer backend are the only supported backends on Blackwell "
             "GPUs for hybrid GDN models, use --attention-backend to specify the backend.",
-            "pass --attention-backend triton (or trtllm_mha, fa4, flashinfer)",
+            Fix.any_of(
+                Fix(set={"attention_backend": "triton"}),
+                Fix(set={"attention_backend": "trtllm_mha"}),
+                Fix(set={"attention_backend": "fa4"}),
+                Fix(set={"attention_backend": "flashinfer"}),
+                text="pass --attention-backend triton (or trtllm_mha, fa4, flashinfer)",
+            ),
             "AssertionError",
         )
     if platform.is_npu and backend != "ascend":
         raise _refuse(
             "ascend backend is the only supported backend on NPU for hybrid GDN models, use "
             "--attention-backend ascend to specify the backend.",
-            "pass --attention-backend ascend",
+            Fix(set={"attention_backend": "ascend"}),
             "AssertionError",
         )
     return {}
@@ -556,7 +567,10 @@ def _hybrid_gdn_pd(ctx) -> dict:
             raise _refuse(
                 f"Only {shown} backends are supported on Blackwell GPUs for hybrid GDN models. "
                 f"Got prefill={prefill}, decode={decode}.",
-                f"pass --attention-backend {allowed[0]} (or {', '.join(allowed[1:])})",
+                Fix.any_of(
+                    *(Fix(set={"attention_backend": b}) for b in allowed),
+                    text=f"pass --attention-backend {allowed[0]} (or {', '.join(allowed[1:])})",
+                ),
                 "AssertionError",
                 ("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
             )
@@ -564,7 +578,7 @@ def _hybrid_gdn_pd(ctx) -> dict:
         raise _refuse(
             "ascend backend is the only supported backend on NPU for hybrid GDN models, use "
             "--attention-backend ascend to specify the backend.",
-            "pass --attention-backend ascend",
+            Fix(set={"attention_backend": "ascend"}),
             "AssertionError",
             ("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
         )
@@ -631,7 +645,11 @@ def trtllm_mla_dcp_speculative(ctx):
             "trtllm_mla cannot serve decode context parallelism with speculative decoding: it does not "
             "forward the cyclic DCP metadata to its decode kernel and returns no rank-local LSE for the "
             "cross-rank merge. Select cutedsl_mla or tokenspeed_mla.",
-            "pass --decode-attention-backend cutedsl_mla (or tokenspeed_mla)",
+            Fix.any_of(
+                Fix(set={"decode_attention_backend": "cutedsl_mla"}),
+                Fix(set={"decode_attention_backend": "tokenspeed_mla"}),
+                text="pass --decode-attention-backend cutedsl_mla (or tokenspeed_mla)",
+            ),
             "ValueError",
             ("decode_attention_backend", "dcp_size", "speculative_algorithm"),
         )
@@ -674,7 +692,7 @@ def hpc_ops_backend(ctx):
     if set(hf.architectures) & ENCODER_DECODER_ARCHS:
         raise _refuse(
             "Cross attention is not supported in the hpc_ops attention backend.",
-            "pass --attention-backend flashinfer",
+            Fix(set={"attention_backend": "flashinfer"}),
             "ValueError",
             fields,
         )
@@ -698,14 +716,18 @@ def hpc_ops_backend(ctx):
     if args.page_size != 64:
         raise _refuse(
             f"The hpc_ops attention backend requires --page-size 64, got {args.page_size}.",
-            "pass --page-size 64",
+            Fix(set={"page_size": 64}),
             "ValueError",
             ("page_size", *fields),
         )
     if not _kv_is_bf16_or_fp8_e4m3(ctx):
         raise _refuse(
             f"The hpc_ops attention backend only supports bf16 or fp8_e4m3 KV cache, got {args.kv_cache_dtype}.",
-            "pass --kv-cache-dtype bfloat16 (or fp8_e4m3)",
+            Fix.any_of(
+                Fix(set={"kv_cache_dtype": "bfloat16"}),
+                Fix(set={"kv_cache_dtype": "fp8_e4m3"}),
+                text="pass --kv-cache-dtype bfloat16 (or fp8_e4m3)",
+            ),
             "ValueError",
             ("kv_cache_dtype", *fields),
         )
@@ -755,7 +777,7 @@ def trtllm_mha_page_128(ctx):
             f"trtllm_mha with page_size={page} requires trtllm-gen's dynamic tokens-per-page kernels, which "
             f"only support GQA (q heads per kv head > 1, got {q_heads}/{kv_heads}) with equal QK/V head dims "
             f"(got {head}/{v_head}) and a power-of-2 page size. Use --page-size 64 instead.",
-            "pass --page-size 64",
+            Fix(set={"page_size": 64}),
             "ValueError",
             ("page_size", *_backend_fields(args, "trtllm_mha")),
         )

@@ -10,6 +10,7 @@ memory counts as 0 (the small tier), as when vLLM's query fails.
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
 from .facts import GIB, device_memory_bytes
@@ -109,13 +110,17 @@ def verify_max_model_len(ctx: Any) -> dict[str, Any]:
             "effectively limits the maximum sequence length to max_num_batched_tokens and makes vLLM "
             "reject longer sequences. Please increase max_num_batched_tokens or decrease max_model_len.",
             fields=("max_num_batched_tokens", "max_model_len"),
-            fix=f"pass --max-num-batched-tokens {length} (or drop --max-num-batched-tokens)",
+            fix=Fix.any_of(
+                Fix(set={"max_num_batched_tokens": length}),
+                Fix(drop=("max_num_batched_tokens",)),
+                text=f"pass --max-num-batched-tokens {length} (or drop --max-num-batched-tokens)",
+            ),
         )
     if tokens < seqs:
         raise ConflictError(
             f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({seqs}).",
             fields=("max_num_batched_tokens", "max_num_seqs"),
-            fix=f"pass --max-num-seqs {tokens} (or a larger --max-num-batched-tokens)",
+            fix=Fix(set={"max_num_seqs": tokens}, note="(or a larger --max-num-batched-tokens)"),
         )
     return {}
 

@@ -11,7 +11,7 @@ where vLLM itself overrides it (then ``Force`` with vLLM's reason).
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 
@@ -93,7 +93,7 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
             raise ConflictError(
                 wording,
                 fields=("enable_chunked_prefill", "enable_prefix_caching"),
-                fix="drop --enable-chunked-prefill (vLLM turns it on for this model)",
+                fix=Fix(drop=("enable_chunked_prefill",), note="(vLLM turns it on for this model)"),
                 upstream="AssertionError",
             )
         if a.mamba_block_size is None:
@@ -124,6 +124,10 @@ def validate_mamba_block_size(ctx: Any) -> dict[str, Any]:
         raise ConflictError(
             "--mamba-block-size can only be set with --enable-prefix-caching",
             fields=("mamba_block_size", "enable_prefix_caching"),
-            fix="drop --mamba-block-size (or pass --enable-prefix-caching)",
+            fix=Fix.any_of(
+                Fix(drop=("mamba_block_size",)),
+                Fix(set={"enable_prefix_caching": True}),
+                text="drop --mamba-block-size (or pass --enable-prefix-caching)",
+            ),
         )
     return {}

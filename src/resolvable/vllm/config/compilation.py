@@ -18,7 +18,7 @@ import functools
 import math
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 from .facts import env_flag
@@ -277,7 +277,7 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
             f"customized max_cudagraph_capture_size(={user_max}) should be consistent with the max value "
             f"of cudagraph_capture_sizes(={largest})",
             fields=("max_cudagraph_capture_size", "cudagraph_capture_sizes"),
-            fix="drop --max-cudagraph-capture-size",
+            fix=Fix(drop=("max_cudagraph_capture_size",)),
         )
     out = _set(ctx, "cudagraph_capture_sizes", sizes, "vLLM keeps the sizes within max_num_batched_tokens")
     out.update(

@@ -10,7 +10,7 @@ user value is never replaced here.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import HFConfig
+from ...rules import Fix, HFConfig
 from .._base import registry
 from ..changes import CHANGES
 
@@ -79,7 +79,7 @@ def gpu_memory_utilization(ctx: Any) -> dict[str, Any]:
         raise ConflictError(
             f"gpu_memory_utilization must be in (0, 1], got {value}",
             fields=("gpu_memory_utilization",),
-            fix="pass --gpu-memory-utilization 0.9",
+            fix=Fix(set={"gpu_memory_utilization": 0.9}),
         )
     return {}
 
@@ -99,7 +99,7 @@ def reject_mismatched_float_kv_cache(ctx: Any) -> dict[str, Any]:
     raise ConflictError(
         f'kv_cache_dtype="{cache}" is incompatible with dtype="{model}". Please set `--kv-cache-dtype` to {allowed}.',
         fields=("kv_cache_dtype", "dtype"),
-        fix="pass --kv-cache-dtype auto",
+        fix=Fix(set={"kv_cache_dtype": "auto"}),
     )
 
 
@@ -112,7 +112,11 @@ def nvfp4_kv_cache_with_mla(ctx: Any) -> dict[str, Any]:
         raise ConflictError(
             "nvfp4 KV cache is not supported with MLA (Multi-head Latent Attention) backends.",
             fields=("kv_cache_dtype",),
-            fix="pass --kv-cache-dtype auto or --kv-cache-dtype fp8",
+            fix=Fix.any_of(
+                Fix(set={"kv_cache_dtype": "auto"}),
+                Fix(set={"kv_cache_dtype": "fp8"}),
+                text="pass --kv-cache-dtype auto or --kv-cache-dtype fp8",
+            ),
         )
     return {}
 

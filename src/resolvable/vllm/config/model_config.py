@@ -11,7 +11,7 @@ type and a fix that names flags (so ``resolvable._fixes`` can check it).
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force, HFConfig
+from ...rules import Fix, Force, HFConfig
 from .._base import registry
 from ..changes import CHANGES
 from .facts import (
@@ -128,7 +128,11 @@ def model_dtype(ctx: Any) -> dict[str, Any]:
         raise ConflictError(
             f"The model type {model_type!r} does not support float16. Reason: {FLOAT16_NOT_SUPPORTED[model_type]}",
             fields=("dtype",),
-            fix="pass --dtype bfloat16 or --dtype float32",
+            fix=Fix.any_of(
+                Fix(set={"dtype": "bfloat16"}),
+                Fix(set={"dtype": "float32"}),
+                text="pass --dtype bfloat16 or --dtype float32",
+            ),
         )
     if dtype == ctx.args.dtype:
         return {}
@@ -249,6 +253,10 @@ def max_model_len(ctx: Any) -> dict[str, Any]:
                 "To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. "
                 "VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution.",
                 fields=("max_model_len",),
-                fix=f"pass --max-model-len {int(derived)} or less (or drop --max-model-len)",
+                fix=Fix.any_of(
+                    Fix(set={"max_model_len": int(derived)}),
+                    Fix(drop=("max_model_len",)),
+                    text=f"pass --max-model-len {int(derived)} or less (or drop --max-model-len)",
+                ),
             )
     return {}

@@ -11,7 +11,7 @@ are separate processes, each with its own world); the executor default follows
 from __future__ import annotations
 
 from ...errors import ConflictError, InvalidArgumentError
-from ...rules import Force, record_replace
+from ...rules import Fix, Force, record_replace
 from .._base import registry
 from .facts import derived_fact, is_moe, num_heads, num_kv_heads
 
@@ -47,14 +47,22 @@ def parallel_layout(ctx: Any) -> dict[str, Any]:
             raise ConflictError(
                 f"tp_size={tp} must be divisible by dcp_size={dcp}.",
                 fields=("tensor_parallel_size", "decode_context_parallel_size"),
-                fix=f"pass --decode-context-parallel-size {_largest_divisor(tp, dcp)} or 1",
+                fix=Fix.any_of(
+                    Fix(set={"decode_context_parallel_size": _largest_divisor(tp, dcp)}),
+                    Fix(set={"decode_context_parallel_size": 1}),
+                    text=f"pass --decode-context-parallel-size {_largest_divisor(tp, dcp)} or 1",
+                ),
             )
     elif dcp not in (1, pcp, tp * pcp):
         raise ConflictError(
             "When PCP is enabled, DCP must be disabled, span the PCP axis, or span the full TP x PCP "
             f"axis. Got TP={tp}, PCP={pcp}, DCP={dcp}; valid DCP sizes are {sorted({1, pcp, tp * pcp})}.",
             fields=("decode_context_parallel_size",),
-            fix=f"pass --decode-context-parallel-size 1 or {pcp}",
+            fix=Fix.any_of(
+                Fix(set={"decode_context_parallel_size": 1}),
+                Fix(set={"decode_context_parallel_size": pcp}),
+                text=f"pass --decode-context-parallel-size 1 or {pcp}",
+            ),
         )
     world = pp * tp * pcp
     out: dict[str, Any] = {"world_size": world} if world != a.world_size else {}
@@ -67,7 +75,9 @@ def parallel_layout(ctx: Any) -> dict[str, Any]:
                 "node. If this is intentional and you are using: - ray, set "
                 "'--distributed-executor-backend ray'. - multiprocessing, set '--nnodes' appropriately.",
                 fields=("tensor_parallel_size", "pipeline_parallel_size"),
-                fix=f"pass --tensor-parallel-size {_fit(tp, gpus)} (at most {gpus} GPUs on this node)",
+                fix=Fix(
+                    set={"tensor_parallel_size": _fit(tp, gpus)}, note=f"(at most {gpus} GPUs on this node)"
+                ),
             )
         backend = "mp"
     if backend is None and world == 1:
@@ -102,13 +112,13 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
         raise ConflictError(
             f"Total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp}).",
             fields=("tensor_parallel_size",),
-            fix=f"pass --tensor-parallel-size {_largest_divisor(heads, tp)}",
+            fix=Fix(set={"tensor_parallel_size": _largest_divisor(heads, tp)}),
         )
     if a.enable_expert_parallel and not derived_fact(ctx.hf, "vllm.is_moe", is_moe):
         raise ConflictError(
             "Number of experts in the model must be greater than 0 when expert parallelism is enabled.",
             fields=("enable_expert_parallel",),
-            fix="drop --enable-expert-parallel",
+            fix=Fix(drop=("enable_expert_parallel",)),
         )
     dcp = a.decode_context_parallel_size
     if dcp > 1 and not a.use_mla:
@@ -119,7 +129,7 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
                 f"({tp}) to be greater than the model's total number of KV heads ({kv}). Increase "
                 "`--tensor-parallel-size` or set `--decode-context-parallel-size 1`.",
                 fields=("decode_context_parallel_size", "tensor_parallel_size"),
-                fix="pass --decode-context-parallel-size 1",
+                fix=Fix(set={"decode_context_parallel_size": 1}),
             )
         max_dcp = tp // kv
         if dcp > max_dcp:
@@ -127,7 +137,7 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
                 f"`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value "
                 f"({max_dcp}) for `--tensor-parallel-size` ({tp}) and {kv} model KV heads.",
                 fields=("decode_context_parallel_size",),
-                fix=f"pass --decode-context-parallel-size {max_dcp}",
+                fix=Fix(set={"decode_context_parallel_size": max_dcp}),
             )
         per_kv = heads // kv
         if per_kv % dcp != 0:
@@ -135,7 +145,7 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
                 f"The model's number of query heads per KV head ({per_kv}) must be divisible by "
                 f"`--decode-context-parallel-size` ({dcp}) for GQA/MQA.",
                 fields=("decode_context_parallel_size",),
-                fix="pass --decode-context-parallel-size 1",
+                fix=Fix(set={"decode_context_parallel_size": 1}),
             )
     return {}
 

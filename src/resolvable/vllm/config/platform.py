@@ -9,7 +9,7 @@ prefix-LM chunked input), so it has no rule. Invariant: a hook's override of the
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force
+from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
 from .facts import env_flag
@@ -150,7 +150,7 @@ def xpu_batch_invariance(ctx: Any) -> dict[str, Any]:
             "XPU batch invariance currently supports only unquantized models; "
             f"got quantization={quant!r}. Use an unquantized model or disable VLLM_BATCH_INVARIANT.",
             fields=("quantization",),
-            fix="pass --env VLLM_BATCH_INVARIANT=0",
+            fix=Fix(env={"VLLM_BATCH_INVARIANT": "0"}),
         )
     cache = ctx.args.kv_cache_dtype
     if cache not in ("auto", "float16", "bfloat16"):
@@ -158,7 +158,7 @@ def xpu_batch_invariance(ctx: Any) -> dict[str, Any]:
             "XPU batch invariance currently does not support quantized KV caches; "
             f"got kv_cache_dtype={cache!r}. Use an unquantized KV cache dtype or disable VLLM_BATCH_INVARIANT.",
             fields=("kv_cache_dtype",),
-            fix="pass --kv-cache-dtype auto",
+            fix=Fix(set={"kv_cache_dtype": "auto"}),
         )
     return {}
 

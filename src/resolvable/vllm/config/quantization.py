@@ -9,7 +9,7 @@ detected method is what vLLM reports as ``model_config.quantization``; per-layer
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Force, HFConfig
+from ...rules import Fix, Force, HFConfig
 from .._base import registry
 from ..changes import CHANGES
 from .facts import derived_fact
@@ -213,7 +213,11 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
         f"Quantization method specified in the model config ({detected}) does not match the "
         f"quantization method specified in the `quantization` argument ({user}).",
         fields=("quantization",),
-        fix=f"drop --quantization (or pass --quantization {detected})",
+        fix=Fix.any_of(
+            Fix(drop=("quantization",)),
+            Fix(set={"quantization": detected}),
+            text=f"drop --quantization (or pass --quantization {detected})",
+        ),
     )
 
 
@@ -230,7 +234,7 @@ def _known_method(ctx: Any, method: str | None) -> dict[str, Any]:
         raise ConflictError(
             f"Unknown quantization method: {method}. Must be one of {list(known)}.",
             fields=("quantization",),
-            fix="drop --quantization",
+            fix=Fix(drop=("quantization",)),
         )
     return {}
 
@@ -263,7 +267,10 @@ def _quant_config_file(ctx: Any, method: str) -> None:
     raise ConflictError(
         f"Cannot find the config file for {method}.",
         fields=("quantization",),
-        fix=f"drop --quantization {method} (the checkpoint is not quantized), or add its {files[0]}",
+        fix=Fix(
+            drop=("quantization",),
+            text=f"drop --quantization {method} (the checkpoint is not quantized), or add its {files[0]}",
+        ),
     )
 
 
@@ -294,6 +301,6 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
             f"torch.{ctx.args.dtype} is not supported for quantization method {method}. "
             f"Supported dtypes: [{listed}]",
             fields=("dtype",),
-            fix=f"pass --dtype {supported[0]}",
+            fix=Fix(set={"dtype": supported[0]}),
         )
     return {}

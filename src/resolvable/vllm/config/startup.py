@@ -9,6 +9,7 @@ profiling the GPU is listed in ``NOT_KNOWN_OFFLINE`` and shown by ``explain``; i
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 
 TYPE_CHECKING = False
@@ -45,7 +46,11 @@ def bfloat16_needs_sm80(ctx: Any) -> dict[str, Any]:
         f"{p.device_name or p.name} GPU has compute capability {major}.{minor}. You can use float16 "
         "instead by explicitly setting the `dtype` flag in CLI, for example: --dtype=half.",
         fields=("dtype",),
-        fix="pass --dtype half (or --dtype float32)",
+        fix=Fix.any_of(
+            Fix(set={"dtype": "half"}),
+            Fix(set={"dtype": "float32"}),
+            text="pass --dtype half (or --dtype float32)",
+        ),
     )
 
 
