@@ -169,3 +169,24 @@ def test_each_structured_fix_applied_to_the_command_makes_the_refusal_go_away():
             failures.append(f"{case}: {exc.rule} at {exc.location}: {exc.fix!r} does not remove the refusal")
     assert failures == []
     assert removed >= len(cases) - 2, (removed, len(cases))
+
+
+def test_a_dp_size_that_does_not_divide_tp_is_fixed_by_each_divisor():
+    """``pass a --dp-size that divides --tp-size 4``: read back as prose it would set
+    ``--tp-size 4`` (a no-op); the value is every divisor of tp, and the checker verifies them."""
+    from resolvable.rules import Platform
+    from resolvable.sglang import load_model
+
+    hf, platform = load_model("qwen3-30b-a3b"), Platform.preset("h100")
+    flags = {"tp_size": 4, "dp_size": 3, "enable_dp_attention": True}
+    with pytest.raises(ConflictError) as info:
+        resolve_server_args(hf, platform, **flags)
+    exc = info.value
+    assert exc.fix == "pass a --dp-size that divides --tp-size 4"
+    assert [dict(alt.set) for alt in exc.fix_value.options()] == [
+        {"dp_size": 4},
+        {"dp_size": 2},
+        {"dp_size": 1},
+    ]
+    check = check_refusal(exc, hf, platform, {}, flags)
+    assert check.status == "verified"

@@ -29,7 +29,12 @@ def dp_attention_chunked_prefill(ctx):
         raise ConflictError(  # sglang: a bare ``assert ... tp_size % ...dp_size == 0``
             f"tp_size ({tp}) must be divisible by {dp_name} ({dp}) when DP attention is enabled.",
             fields=("tp_size", "dp_size", "enable_dp_attention"),
-            fix=f"pass a --dp-size that divides --tp-size {tp}",
+            # the divisors of tp, largest first: the value is what the checker tries, the text
+            # stays the author's (read back as prose it would set --tp-size instead)
+            fix=Fix.any_of(
+                *(Fix(set={"dp_size": d}) for d in range(tp, 0, -1) if tp % d == 0),
+                text=f"pass a --dp-size that divides --tp-size {tp}",
+            ),
             upstream="AssertionError",
         )
     chunk = args.chunked_prefill_size
