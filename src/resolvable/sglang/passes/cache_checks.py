@@ -128,28 +128,28 @@ def lmcache_compatibility(ctx):
         raise _lmcache_refusal(
             "--enable-lmcache and --enable-hierarchical-cache are mutually exclusive",
             ("enable_hierarchical_cache",),
-            "drop --enable-lmcache or --enable-hierarchical-cache",
+            Fix(drop=("enable_lmcache",)) | Fix(drop=("enable_hierarchical_cache",)),
             "ValueError",
         )
     if args.disable_radix_cache:
         raise _lmcache_refusal(
             "--enable-lmcache requires radix cache to be enabled",
             ("disable_radix_cache",),
-            "drop --disable-radix-cache (or --enable-lmcache)",
+            Fix(drop=("disable_radix_cache",)) | Fix(drop=("enable_lmcache",)),
             "ValueError",
         )
     if args.speculative_algorithm is not None:
         raise _lmcache_refusal(
             "LMCacheUnifiedRadixCache does not yet support speculative decoding",
             ("speculative_algorithm",),
-            "drop --enable-lmcache or --speculative-algorithm",
+            Fix(drop=("enable_lmcache",)) | Fix(drop=("speculative_algorithm",)),
             "NotImplementedError",
         )
     if args.enable_dp_attention:
         raise _lmcache_refusal(
             "LMCacheUnifiedRadixCache does not yet support DP attention",
             ("enable_dp_attention",),
-            "drop --enable-lmcache or --enable-dp-attention",
+            Fix(drop=("enable_lmcache",)) | Fix(drop=("enable_dp_attention",)),
             "NotImplementedError",
         )
     if args.dcp_size > 1:
@@ -168,7 +168,7 @@ def lmcache_compatibility(ctx):
         raise _lmcache_refusal(
             "LMCacheUnifiedRadixCache currently supports colocated prefill/decode scheduling only",
             ("disaggregation_mode",),
-            "drop --enable-lmcache on PD-disaggregated servers",
+            Fix(drop=("enable_lmcache",), note="on PD-disaggregated servers"),
             "NotImplementedError",
         )
     return {}
