@@ -76,6 +76,12 @@ class Pack:
     frontend: str = "generic"
     #: The resolvable option that names the release (``--sglang-version``).
     release_option: str = "--release"
+    #: The pack's own resolve function and fix checker (``member(...)``), called by ``resolve``
+    #: and ``checked_fix`` with the release under ``release_keyword`` (``sglang_version=``); a
+    #: pack without them overrides those two methods instead.
+    resolve_launch: Any = None
+    with_checked_fix: Any = None
+    release_keyword: str = "release"
     #: The label and phase of the start-up checks (after argument resolution).
     startup_label: str = "start-up"
     startup_phase: str = "startup"
@@ -161,7 +167,9 @@ class Pack:
         **user: Any,
     ) -> Any:
         """The ``Resolution`` of a launch (a ``ConflictError`` when the rules refuse it)."""
-        raise self._missing("resolve")
+        if self.resolve_launch is None:
+            raise self._missing("resolve")
+        return self.resolve_launch(hf, platform, env, trace=trace, **{self.release_keyword: release}, **user)
 
     def check_startup(self, res: Any, hf: Any, env: Mapping[str, str] | None = None) -> tuple[Any, ...]:
         """The start-up checks run after resolution: the checks passed, or a ``ConflictError``."""
@@ -169,7 +177,9 @@ class Pack:
 
     def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
         """``exc`` with its fix checked by resolving again with it (default: unchanged)."""
-        return exc
+        if self.with_checked_fix is None:
+            return exc
+        return self.with_checked_fix(exc, hf, platform, env, user, **{self.release_keyword: release})
 
     def rule_releases(self, rule: str, location: str | None, res: Any = None) -> Any:
         """The ``ReleaseRange`` of a registered rule (None: every release, or not a rule)."""

@@ -12,7 +12,7 @@ from ..packs import Pack, member
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from typing import Any
 
 _PKG = "resolvable.sglang"
@@ -51,6 +51,8 @@ class SglangPack(Pack):
     # resolution
     args_class = member(_PKG, "ServerArgs")
     resolve_server_args = member(_PKG, "resolve_server_args")
+    resolve_launch = resolve_server_args
+    release_keyword = "sglang_version"
     check_startup = member(_PKG, "check_startup")
     with_checked_fix = member(f"{_PKG}.fixes", "with_checked_fix")
 
@@ -80,21 +82,6 @@ class SglangPack(Pack):
     def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         parsed = self.parse_namespace(namespace)
         return parsed.user, parsed.shown
-
-    def resolve(
-        self,
-        hf: Any,
-        platform: Any,
-        env: Mapping[str, str] | None = None,
-        *,
-        release: str | None = None,
-        trace: bool = False,
-        **user: Any,
-    ) -> Any:
-        return self.resolve_server_args(hf, platform, env, trace=trace, sglang_version=release, **user)
-
-    def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
-        return self.with_checked_fix(exc, hf, platform, env, user, sglang_version=release)
 
 
 PACK = SglangPack()

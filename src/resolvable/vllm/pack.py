@@ -12,7 +12,6 @@ from ..packs import Pack, member
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Mapping
     from typing import Any
 
 _PKG = "resolvable.vllm"
@@ -54,6 +53,8 @@ class VllmPack(Pack):
     args_class = member(_PKG, "VllmArgs")
     kind_fields = member(_PKG, "KIND_FIELDS")
     resolve_vllm_args = member(_PKG, "resolve_vllm_args")
+    resolve_launch = resolve_vllm_args
+    release_keyword = "vllm_version"
     check_startup = member(f"{_PKG}.config.startup", "check_startup")
     with_checked_fix = member(f"{_PKG}.config.fixes", "with_checked_fix")
     engine_config = member(f"{_PKG}.config.report", "engine_config")
@@ -74,21 +75,6 @@ class VllmPack(Pack):
     def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         parsed = self.from_namespace(namespace, self.flag_table(None), [], model=None)
         return self.resolution_kwargs(parsed), list(parsed.shown)
-
-    def resolve(
-        self,
-        hf: Any,
-        platform: Any,
-        env: Mapping[str, str] | None = None,
-        *,
-        release: str | None = None,
-        trace: bool = False,
-        **user: Any,
-    ) -> Any:
-        return self.resolve_vllm_args(hf, platform, env, trace=trace, vllm_version=release, **user)
-
-    def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
-        return self.with_checked_fix(exc, hf, platform, env, user, vllm_version=release)
 
 
 PACK = VllmPack()
