@@ -17,6 +17,8 @@ flag table, ``flags/sglang-<release>.json``, lists every one by its dest). Invar
 
 from __future__ import annotations
 
+import functools
+
 from ..errors import InvalidArgumentError, closest
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -59,6 +61,8 @@ def _kind_of_flag(dest: str, release: str) -> tuple[str | None, bool, bool]:
 def _check(name: str, value: Any, kind: str | None, nullable: bool, many: bool, release: str) -> None:
     if kind is None or (value is None and nullable):
         return
+    if not many and type(value) is _SCALARS[kind]:  # the exact type (a bool is never an int here)
+        return
     if value is None:
         raise InvalidArgumentError(
             f"argument {name}: None is not a value of {name} (sglang {release} types it {kind}, with a default); "
@@ -89,29 +93,46 @@ def _check(name: str, value: Any, kind: str | None, nullable: bool, many: bool, 
     )
 
 
-def split_fields(fields: Mapping[str, Any], release: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(modelled, not modelled) of ``fields`` for sglang ``release``, each value type-checked."""
+@functools.lru_cache(maxsize=4096)
+def _field_typing(name: str, release: str) -> tuple[bool, str | None, bool, bool] | None:
+    """(modelled, scalar kind or None, None allowed, a list) of field ``name`` in sglang
+    ``release``, or None when the release has no such field: a pure function of the pack's schema
+    and the release's flag table, memoised (a resolution types every field it is given)."""
     from ..rules import schema_of
     from .args import ServerArgs
-    from .flags import load_table, option_history
+    from .flags import load_table
 
     schema = schema_of(ServerArgs).fields
     dests = load_table(release).dests
+    if name in schema:
+        kind, nullable = _kind_of_annotation(schema[name].type)
+        if name in dests:  # sglang's own typing of the field where the release has it
+            flag_kind, flag_nullable, many = _kind_of_flag(name, release)
+            if flag_kind is not None and not many:
+                kind, nullable = flag_kind, nullable or flag_nullable
+        return True, kind, nullable, False
+    if name in dests:
+        return (False, *_kind_of_flag(name, release))
+    return None
+
+
+def split_fields(fields: Mapping[str, Any], release: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(modelled, not modelled) of ``fields`` for sglang ``release``, each value type-checked."""
     modelled: dict[str, Any] = {}
     other: dict[str, Any] = {}
     for name, value in fields.items():
-        if name in schema:
-            kind, nullable = _kind_of_annotation(schema[name].type)
-            if name in dests:  # sglang's own typing of the field where the release has it
-                flag_kind, flag_nullable, many = _kind_of_flag(name, release)
-                if flag_kind is not None and not many:
-                    kind, nullable = flag_kind, nullable or flag_nullable
-            _check(name, value, kind, nullable, False, release)
-            modelled[name] = value
-        elif name in dests:
-            _check(name, value, *_kind_of_flag(name, release), release)
-            other[name] = value
+        typing = _field_typing(name, release) if type(name) is str else None
+        if typing is not None:
+            is_modelled, kind, nullable, many = typing
+            _check(name, value, kind, nullable, many, release)
+            (modelled if is_modelled else other)[name] = value
         else:
+            from ..rules import schema_of
+            from .args import ServerArgs
+            from .flags import load_table, option_history
+
+            schema = schema_of(ServerArgs).fields
+            dests = load_table(release).dests
             option = "--" + str(name).replace("_", "-")
             alias = load_table(release).by_option.get(option)
             if alias is not None:  # a flag of the release that stores into another field

@@ -94,8 +94,14 @@ class FlagTable:
 
 def releases() -> list[str]:
     """The sglang releases that have a table, oldest first."""
+    return list(_releases())
+
+
+@functools.cache
+def _releases() -> tuple[str, ...]:
+    """The table files are package data (fixed for the process): listed once."""
     names = [n[len("sglang-") : -len(".json")] for n in os.listdir(_DIR) if n.startswith("sglang-")]
-    return sorted(names, key=lambda v: tuple(int(p) if p.isdigit() else p for p in v.split(".")))
+    return tuple(sorted(names, key=lambda v: tuple(int(p) if p.isdigit() else p for p in v.split("."))))
 
 
 #: The release whose table ``load_table()`` gives when none is named (None: the pack's default
@@ -103,12 +109,14 @@ def releases() -> list[str]:
 _default_release: str | None = None
 
 
+@functools.lru_cache(maxsize=256)
 def table_release(release: str) -> str:
     """The release whose table describes ``release``: the newest table at or before it (a release
-    without its own table kept the flags of the one before), else the oldest table."""
+    without its own table kept the flags of the one before), else the oldest table (memoised: a
+    pure function of the release and the package's table files)."""
     from ...rules import release_key
 
-    tables = releases()
+    tables = _releases()
     older = [t for t in tables if release_key(t) <= release_key(release)]
     return older[-1] if older else tables[0]
 
