@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Iterable, Iterator
 
-from ._release import ReleaseRange, release_key
+from ._release import ArchList, ReleaseRange, release_key
 from .errors import RegistrationError, UnknownChangeError, closest
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -55,10 +55,14 @@ class Change(namedtuple("Change", "name since until upstream summary", defaults=
     def condition(self, engine: str, present: bool) -> str:
         """The release condition that holds, in words: ``sglang ≥ 0.5.20`` or ``sglang < 0.5.20``."""
         lo, hi = self.since, self.until
+        if present and lo == "0.0":
+            return f"{engine} < {hi}"
         if present:
             return f"{engine} ≥ {lo}" if hi is None else f"{lo} ≤ {engine} < {hi}"
         if hi is None:
             return f"{engine} < {lo}"
+        if lo == "0.0":  # a list member from the first release on (``ReleaseView.holds``)
+            return f"{engine} ≥ {hi}"
         return f"{engine} < {lo} or ≥ {hi}"
 
     def describe(self, engine: str, present: bool) -> str:
@@ -184,6 +188,12 @@ class ReleaseView:
     def changes(self) -> ChangeTable:
         return self._table
 
+    @property
+    def present(self) -> frozenset[Any]:
+        """The changes this release has (names and records; empty without releases): the key of
+        a pure per-release memo, which asks nothing by itself (the memo replays its asks)."""
+        return self._present
+
     def has(self, change: str | Change) -> bool:
         """Whether this release has ``change`` (a ``Change`` of the table, or its name)."""
         if change in self._present:  # names and the Change records themselves
@@ -213,6 +223,19 @@ class ReleaseView:
             self._note(hit[2])
         return hit[1]
 
+    def holds(self, members: ArchList, name: Any) -> bool:
+        """Whether upstream's list ``members`` (an ``ArchList``) holds ``name`` in this release:
+        ``ctx.release.holds(DSA_ARCHS, ctx.arch)``, never ``members.contains(arch, version)``.
+        A member with a release range counts as asking a change spanning that range (traced
+        and recorded like ``has``), so the releases explain shows are narrowed by it."""
+        bounded = members.member_range(name)
+        if bounded is None:
+            return False
+        if bounded.unbounded:
+            return True
+        self._note((_member_change(members, name, bounded),))
+        return bounded.contains(_VERSION.__get__(self))  # not a traced read of the version
+
     def derive(self, fn: Any) -> Any:
         """``fn(view)``, a pure function of the release's changes (e.g. a rule's per-release
         arguments), computed once per release; each use counts as asking the changes ``fn``
@@ -239,6 +262,22 @@ class ReleaseView:
 
     def __repr__(self) -> str:
         return f"ReleaseView({self.version!r}, {len(self._present)} changes)"
+
+
+_VERSION = ReleaseView.version  # the slot itself (a traced view records reads of the attribute)
+
+#: (id(list), member) -> (list, the member's change): one record per bounded member, kept.
+_MEMBER_CHANGES: dict[tuple[int, str], tuple[Any, Change]] = {}
+
+
+def _member_change(members: ArchList, name: str, bounded: ReleaseRange) -> Change:
+    """The change record standing for "``name`` is in upstream's list ``members``": its range
+    is the member's (a member listed from the first release on starts at ``0.0``)."""
+    hit = _MEMBER_CHANGES.get((id(members), name))
+    if hit is None or hit[0] is not members:
+        change = Change(name, bounded.since or "0.0", bounded.until, upstream=f"listed in {members.what}")
+        hit = _MEMBER_CHANGES[(id(members), name)] = (members, change)
+    return hit[1]
 
 
 class RecordingReleaseView(ReleaseView):
@@ -320,7 +359,7 @@ class TracedReleaseView(RecordingReleaseView):
         self._asked.extend(changes)
         engine = self._table.engine
         for change in changes:
-            present = change in self._present
+            present = change.range.contains(self.version)  # a table's change or a list member's
             self._reads.append((RELEASE_READ + change.describe(engine, present), present))
 
     def __getattribute__(self, name: str) -> Any:

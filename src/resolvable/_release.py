@@ -163,6 +163,8 @@ class ArchList(tuple):
     unchanged); ``contains(arch, release)`` and ``at(release)`` answer per release."""
 
     _ranges: dict[str, ReleaseRange]  # the members not in every release
+    what: str  # the list's name in messages and in traced release reads
+    _index: dict[str, ReleaseRange]  # every member -> its range
 
     def __new__(cls, *entries: str | tuple[Any, ...], what: str = "architecture list") -> ArchList:
         names: list[str] = []
@@ -184,6 +186,8 @@ class ArchList(tuple):
                     ranges[name] = valid
         self = super().__new__(cls, names)
         object.__setattr__(self, "_ranges", ranges)
+        object.__setattr__(self, "what", what)
+        object.__setattr__(self, "_index", {name: ranges.get(name, _EVERY) for name in names})
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -196,6 +200,11 @@ class ArchList(tuple):
 
     def range(self, arch: str) -> ReleaseRange:
         return self._ranges.get(arch, _EVERY)
+
+    def member_range(self, arch: Any) -> ReleaseRange | None:
+        """The releases in which the list holds ``arch``, or None when it never does (one dict
+        lookup: the lists can be long)."""
+        return self._index.get(arch) if isinstance(arch, str) else None
 
     def contains(self, arch: str | None, release: str | None) -> bool:
         """Whether upstream's list holds ``arch`` in ``release`` (None: any release)."""

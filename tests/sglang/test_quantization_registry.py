@@ -146,7 +146,11 @@ def test_a_platform_update_keeps_a_base_key_in_place():
     """dict.update keeps an existing key's position: on NPU before 0.5.20 ``gptq`` stays where the
     base dict has it and only mxfp4 is appended; from 0.5.20 both are appended, gptq first."""
     npu = PLATFORMS["npu"]
-    before = quantization.REGISTRY_0_5_16.methods(npu)
+
+    def methods(release: str):
+        return quantization.release_arguments(registry.release_view(release))["methods"]
+
+    before = methods("0.5.16").methods(npu)
     assert before.index("gptq") == before.index("gptq_marlin") - 1 and before[-1] == "mxfp4"
-    assert quantization.REGISTRY_0_5_20.methods(npu)[-2:] == ["gptq", "mxfp4"]
-    assert quantization.REGISTRY_0_5_20.methods(PLATFORMS["mps"])[-2:] == ["mlx_q4", "mlx_q8"]
+    assert methods("0.5.20").methods(npu)[-2:] == ["gptq", "mxfp4"]
+    assert methods("0.5.20").methods(PLATFORMS["mps"])[-2:] == ["mlx_q4", "mlx_q8"]

@@ -583,6 +583,74 @@ CHANGES = ChangeTable(
             upstream="layers/quantization/__init__.py, configs/model_config.ModelConfig._verify_quantization",
             summary="minimax_m3_nvfp4 is registered (after mxfp8) and serves an mxfp8 checkpoint",
         ),
+        # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        Change(
+            "CHOICES_FP4_KV_HUMMING_ASCEND_TP",
+            "0.5.16",
+            upstream="server_args.py choice lists",
+            summary="argparse accepts the mxfp8/nvfp4/fp4_mx_block16 KV caches, flashmla_sparse_q8, humming, "
+            "experimental_sgl_marlin, ascend_tp and DSPARK",
+        ),
+        Change(
+            "CHOICES_QOQ_GONE",
+            "0.5.16",
+            upstream="server_args.py QUANTIZATION_CHOICES",
+            summary="argparse no longer accepts --quantization qoq",
+        ),
+        Change(
+            "CHOICES_HPC_OPS_PPLX_SPARSE_MLA",
+            "0.5.17",
+            upstream="server_args.py ATTENTION_BACKEND_CHOICES, DSA_CHOICES, MOE_RUNNER/MOE_A2A_BACKEND_CHOICES",
+            summary="argparse accepts hpc_ops (attention, MoE), flashinfer_sparse_mla and pplx",
+        ),
+        Change(
+            "CHOICES_MINICPM_INTEL_XPU_DEEPEP_V2",
+            "0.5.19",
+            upstream="server_args.py ATTENTION_BACKEND_CHOICES, MOE_RUNNER/MOE_A2A_BACKEND_CHOICES",
+            summary="argparse accepts the MiniCPM attention backends, the intel_xpu MoE runner and deepep_v2",
+        ),
+        Change(
+            "CHOICES_QSA_MEGAMOE_UNO_DSA_TRITON",
+            "0.5.20",
+            upstream="arg_groups/choices.py",
+            summary="argparse accepts qsa, the triton DSA kernels, flashinfer_megamoe and UNO",
+        ),
+        Change(
+            "CHOICES_CUTLASS_MLA_MARLIN_GONE",
+            "0.5.20",
+            upstream="layers/attention/attention_registry.py, arg_groups/choices.py QUANTIZATION_CHOICES",
+            summary="argparse no longer accepts cutlass_mla, dual_chunk_flash_attn and --quantization marlin",
+        ),
+        Change(
+            "CHOICES_INTEL_XPU_SAMPLING",
+            "0.5.21",
+            upstream="arg_groups/choices.py SAMPLING_BACKEND_CHOICES",
+            summary="argparse accepts --sampling-backend intel_xpu",
+        ),
+        Change(
+            "CHOICES_FP4_E2M1_KV_GONE",
+            "0.5.21",
+            upstream="arg_groups/choices.py KV_CACHE_DTYPE_CHOICES",
+            summary="argparse no longer accepts --kv-cache-dtype fp4_e2m1",
+        ),
+        Change(
+            "CHOICES_LLADA2_CFG_FLASHINFER",
+            "0.5.22",
+            upstream="arg_groups/choices.py ATTENTION_BACKEND_CHOICES",
+            summary="argparse accepts the llada2_cfg_flashinfer attention backend",
+        ),
+        Change(
+            "CUDA_GRAPH_TC_PIECEWISE_GONE",
+            "0.5.22",
+            upstream="cuda_graph_config.parse_cuda_graph_backend_arg",
+            summary="the tc_piecewise CUDA-graph backend is refused by the flag's type parser",
+        ),
+        Change(
+            "CHOICES_LORA_MOE_RUNNERS",
+            "0.5.23",
+            upstream="arg_groups/choices.py MOE_RUNNER_BACKEND_CHOICES",
+            summary="argparse accepts the LoRA MoE runners",
+        ),
     ],
 )
 

@@ -2,11 +2,13 @@
 
 Invariant: these tuples are data only; every rule and the argparse integration read them
 from here, so a backend name is spelled in exactly one place. A tuple is the union over the
-supported releases; the names a release added or removed are listed in ``ADDED_IN`` /
-``REMOVED_IN`` (``passes/release_choices.py`` refuses them for the other releases).
+supported releases; the names a release added or removed are listed in ``CHOICE_CHANGES``, each
+group with its named change (``passes/release_choices.py`` refuses them for the other releases).
 """
 
 from __future__ import annotations
+
+from .changes import CHANGES
 
 ATTENTION_BACKENDS = (
     # common
@@ -47,13 +49,6 @@ ATTENTION_BACKENDS = (
 DETERMINISTIC_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
 #: The deterministic backends that keep the radix cache on.
 RADIX_DETERMINISTIC_BACKENDS = ("fa3", "triton", "ascend")
-#: 0.5.16 (``DETERMINISTIC_ATTENTION_BACKEND_CHOICES``, sorted, with fa4) and its radix list.
-DETERMINISTIC_BACKENDS_0_5_16 = ("ascend", "fa3", "fa4", "flashinfer", "triton")
-RADIX_DETERMINISTIC_BACKENDS_0_5_16 = ("ascend", "fa3", "fa4", "triton")
-#: 0.5.17 ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` and ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND``
-#: (fa4 since 0.5.16); the radix list is also the DeepSeek list in 0.5.17.
-DETERMINISTIC_BACKENDS_0_5_17 = ("ascend", "fa3", "fa4", "flashinfer", "triton")
-RADIX_DETERMINISTIC_BACKENDS_0_5_17 = ("ascend", "fa3", "fa4", "triton")
 #: Hard-coded list for DeepSeek models under deterministic inference.
 DEEPSEEK_DETERMINISTIC_BACKENDS = ("fa3", "triton")
 
@@ -173,85 +168,6 @@ MOE_A2A_BACKENDS = (
     "flashinfer_megamoe",  # since 0.5.20
 )
 
-#: Choices a release added, per field: refused (as argparse would) by the releases before it.
-ADDED_IN = {
-    "0.5.16": {
-        "kv_cache_dtype": ("mxfp8", "nvfp4", "fp4_mx_block16"),
-        "dsa_prefill_backend": ("flashmla_sparse_q8",),
-        "dsa_decode_backend": ("flashmla_sparse_q8",),
-        "quantization": ("humming",),
-        "moe_runner_backend": ("humming", "experimental_sgl_marlin"),
-        "speculative_moe_runner_backend": ("humming", "experimental_sgl_marlin"),
-        "moe_a2a_backend": ("ascend_tp",),
-        "speculative_moe_a2a_backend": ("ascend_tp",),
-        "speculative_algorithm": ("DSPARK",),
-    },
-    # server_args.py ATTENTION_BACKEND_CHOICES, DSA_CHOICES, MOE_RUNNER_BACKEND_CHOICES,
-    # MOE_A2A_BACKEND_CHOICES
-    "0.5.17": {
-        "attention_backend": ("hpc_ops",),
-        "prefill_attention_backend": ("hpc_ops",),
-        "decode_attention_backend": ("hpc_ops",),
-        "dsa_prefill_backend": ("flashinfer_sparse_mla",),
-        "dsa_decode_backend": ("flashinfer_sparse_mla",),
-        "moe_runner_backend": ("hpc_ops",),
-        "speculative_moe_runner_backend": ("hpc_ops",),
-        "moe_a2a_backend": ("pplx",),
-        "speculative_moe_a2a_backend": ("pplx",),
-    },
-    # server_args.py ATTENTION_BACKEND_CHOICES, MOE_RUNNER_BACKEND_CHOICES, MOE_A2A_BACKEND_CHOICES
-    "0.5.19": {
-        "attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
-        "prefill_attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
-        "decode_attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
-        "moe_runner_backend": ("intel_xpu",),
-        "speculative_moe_runner_backend": ("intel_xpu",),
-        "moe_a2a_backend": ("deepep_v2",),
-        "speculative_moe_a2a_backend": ("deepep_v2",),
-    },
-    # arg_groups/choices.py: ATTENTION_BACKEND_CHOICES, the DSA kernels, MoE runners and A2A
-    # backends, SpeculativeAlgorithm
-    "0.5.20": {
-        "attention_backend": ("qsa",),
-        "prefill_attention_backend": ("qsa",),
-        "decode_attention_backend": ("qsa",),
-        "dsa_prefill_backend": ("triton",),
-        "dsa_decode_backend": ("triton",),
-        "moe_runner_backend": ("flashinfer_megamoe",),
-        "speculative_moe_runner_backend": ("flashinfer_megamoe",),
-        "moe_a2a_backend": ("flashinfer_megamoe",),
-        "speculative_moe_a2a_backend": ("flashinfer_megamoe",),
-        "speculative_algorithm": ("UNO",),
-    },
-    "0.5.21": {"sampling_backend": ("intel_xpu",)},
-    "0.5.22": {
-        "attention_backend": ("llada2_cfg_flashinfer",),
-        "prefill_attention_backend": ("llada2_cfg_flashinfer",),
-        "decode_attention_backend": ("llada2_cfg_flashinfer",),
-    },
-    # arg_groups/choices.py MOE_RUNNER_BACKEND_CHOICES (the LoRA MoE runners)
-    "0.5.23": {
-        "moe_runner_backend": ("lora_cutedsl", "lora_triton", "lora_marlin"),
-        "speculative_moe_runner_backend": ("lora_cutedsl", "lora_triton", "lora_marlin"),
-    },
-}
-#: Choices a release removed, per field: refused by that release and the later ones.
-REMOVED_IN = {
-    "0.5.16": {"quantization": ("qoq",)},
-    # the cutlass_mla and dual-chunk backends left attention_registry.py; marlin left
-    # QUANTIZATION_CHOICES
-    "0.5.20": {
-        "attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
-        "prefill_attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
-        "decode_attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
-        "quantization": ("marlin",),
-    },
-    "0.5.21": {"kv_cache_dtype": ("fp4_e2m1",)},
-    "0.5.22": {
-        "cuda_graph_backend_prefill": ("tc_piecewise",),
-        "cuda_graph_backend_decode": ("tc_piecewise",),
-    },
-}
 #: Names a rule may declare but sglang's parser never accepts from the user (0.5.20 declares
 #: ``intel_xpu`` as the DSA kernel on XPU, ``overrides._dsa_split_backend_resolution``).
 #: 0.5.23 declares ``minimax_m3_nvfp4`` for a MiniMax-M3.1 checkpoint (``model_overrides/minimax_m3.py``).
@@ -260,20 +176,142 @@ INTERNAL = {
     "dsa_decode_backend": ("intel_xpu",),
     "quantization": ("minimax_m3_nvfp4",),
 }
+#: The choices a release added or removed, per field, each group with the named change that made
+#: the difference, in the order sglang's parser meets them (``passes/release_choices.py``): an
+#: "added" group is refused by the releases without its change (argparse's "invalid choice"), a
+#: "removed" group by the releases with it, the "internal" names (``INTERNAL``) always.
+CHOICE_CHANGES = (
+    (
+        "added",
+        CHANGES.CHOICES_FP4_KV_HUMMING_ASCEND_TP,
+        {
+            "kv_cache_dtype": ("mxfp8", "nvfp4", "fp4_mx_block16"),
+            "dsa_prefill_backend": ("flashmla_sparse_q8",),
+            "dsa_decode_backend": ("flashmla_sparse_q8",),
+            "quantization": ("humming",),
+            "moe_runner_backend": ("humming", "experimental_sgl_marlin"),
+            "speculative_moe_runner_backend": ("humming", "experimental_sgl_marlin"),
+            "moe_a2a_backend": ("ascend_tp",),
+            "speculative_moe_a2a_backend": ("ascend_tp",),
+            "speculative_algorithm": ("DSPARK",),
+        },
+    ),
+    (
+        "removed",
+        CHANGES.CHOICES_QOQ_GONE,
+        {
+            "quantization": ("qoq",),
+        },
+    ),
+    (
+        "added",
+        CHANGES.CHOICES_HPC_OPS_PPLX_SPARSE_MLA,
+        {
+            "attention_backend": ("hpc_ops",),
+            "prefill_attention_backend": ("hpc_ops",),
+            "decode_attention_backend": ("hpc_ops",),
+            "dsa_prefill_backend": ("flashinfer_sparse_mla",),
+            "dsa_decode_backend": ("flashinfer_sparse_mla",),
+            "moe_runner_backend": ("hpc_ops",),
+            "speculative_moe_runner_backend": ("hpc_ops",),
+            "moe_a2a_backend": ("pplx",),
+            "speculative_moe_a2a_backend": ("pplx",),
+        },
+    ),
+    (
+        "added",
+        CHANGES.CHOICES_MINICPM_INTEL_XPU_DEEPEP_V2,
+        {
+            "attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+            "prefill_attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+            "decode_attention_backend": ("minicpm_flashattn", "minicpm_flashinfer"),
+            "moe_runner_backend": ("intel_xpu",),
+            "speculative_moe_runner_backend": ("intel_xpu",),
+            "moe_a2a_backend": ("deepep_v2",),
+            "speculative_moe_a2a_backend": ("deepep_v2",),
+        },
+    ),
+    (
+        "added",
+        CHANGES.CHOICES_QSA_MEGAMOE_UNO_DSA_TRITON,
+        {
+            "attention_backend": ("qsa",),
+            "prefill_attention_backend": ("qsa",),
+            "decode_attention_backend": ("qsa",),
+            "dsa_prefill_backend": ("triton",),
+            "dsa_decode_backend": ("triton",),
+            "moe_runner_backend": ("flashinfer_megamoe",),
+            "speculative_moe_runner_backend": ("flashinfer_megamoe",),
+            "moe_a2a_backend": ("flashinfer_megamoe",),
+            "speculative_moe_a2a_backend": ("flashinfer_megamoe",),
+            "speculative_algorithm": ("UNO",),
+        },
+    ),
+    (
+        "removed",
+        CHANGES.CHOICES_CUTLASS_MLA_MARLIN_GONE,
+        {
+            "attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
+            "prefill_attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
+            "decode_attention_backend": ("cutlass_mla", "dual_chunk_flash_attn"),
+            "quantization": ("marlin",),
+        },
+    ),
+    ("internal", None, INTERNAL),
+    (
+        "added",
+        CHANGES.CHOICES_INTEL_XPU_SAMPLING,
+        {
+            "sampling_backend": ("intel_xpu",),
+        },
+    ),
+    (
+        "removed",
+        CHANGES.CHOICES_FP4_E2M1_KV_GONE,
+        {
+            "kv_cache_dtype": ("fp4_e2m1",),
+        },
+    ),
+    (
+        "added",
+        CHANGES.CHOICES_LORA_MOE_RUNNERS,
+        {
+            "moe_runner_backend": ("lora_cutedsl", "lora_triton", "lora_marlin"),
+            "speculative_moe_runner_backend": ("lora_cutedsl", "lora_triton", "lora_marlin"),
+        },
+    ),
+    (
+        "added",
+        CHANGES.CHOICES_LLADA2_CFG_FLASHINFER,
+        {
+            "attention_backend": ("llada2_cfg_flashinfer",),
+            "prefill_attention_backend": ("llada2_cfg_flashinfer",),
+            "decode_attention_backend": ("llada2_cfg_flashinfer",),
+        },
+    ),
+    (
+        "removed",
+        CHANGES.CUDA_GRAPH_TC_PIECEWISE_GONE,
+        {
+            "cuda_graph_backend_prefill": ("tc_piecewise",),
+            "cuda_graph_backend_decode": ("tc_piecewise",),
+        },
+    ),
+)
 #: The LoRA MoE runners 0.5.23 added (``lora_hook.check_lora_moe_runner_args``; passes/lora_moe.py).
 LORA_MOE_RUNNERS = ("lora_cutedsl", "lora_triton", "lora_marlin")
-#: ``DETERMINISTIC_ATTENTION_BACKEND_CHOICES`` of 0.5.19 (adds intel_xpu to the 0.5.16 list).
-DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "flashinfer", "intel_xpu", "triton")
-#: ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` of 0.5.19 (also the absorbed-MLA list).
-RADIX_DETERMINISTIC_BACKENDS_0_5_19 = ("ascend", "fa3", "fa4", "triton")
 
 
 def choices_in(release: str, field: str, values: tuple) -> tuple:
     """``values`` (a union over releases) as ``release`` knows them for ``field``: without the
-    names a later release added or an earlier (or this) release removed."""
-    from ..rules import release_key
+    names a later release added or an earlier (or this) release removed (``CHOICE_CHANGES``)."""
+    from ._base import registry
 
-    key = release_key(release)
-    gone = {n for r, fields in ADDED_IN.items() if release_key(r) > key for n in fields.get(field, ())}
-    gone |= {n for r, fields in REMOVED_IN.items() if release_key(r) <= key for n in fields.get(field, ())}
+    has = registry.release_view(release).has
+    gone = {
+        name
+        for kind, change, fields in CHOICE_CHANGES
+        if (kind == "added" and not has(change)) or (kind == "removed" and has(change))
+        for name in fields.get(field, ())
+    }
     return tuple(v for v in values if v not in gone)

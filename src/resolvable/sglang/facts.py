@@ -193,10 +193,11 @@ DSA_ARCHS = ArchList(
 )
 
 
-def is_deepseek_dsa(hf: Any, release: str | None) -> bool:
-    """``model_config.is_deepseek_dsa``: an architecture of its list in ``release`` (``DSA_ARCHS``)
-    with ``index_topk`` set (spec §3.1)."""
-    return DSA_ARCHS.contains(hf.architecture, release) and hf.text_config.get("index_topk") is not None
+def is_deepseek_dsa(hf: Any, release: Any) -> bool:
+    """``model_config.is_deepseek_dsa``: an architecture of its list in ``release`` (``DSA_ARCHS``;
+    ``release`` is the rule's ``ctx.release``, which records the list member's range) with
+    ``index_topk`` set (spec §3.1)."""
+    return release.holds(DSA_ARCHS, hf.architecture) and hf.text_config.get("index_topk") is not None
 
 
 _KV_HEAD_KEYS = (
@@ -273,7 +274,7 @@ class QuantReading:
     humming: bool = False
 
 
-_READING_0_5_15 = QuantReading()
+_READING_BASE = QuantReading()
 
 #: layers/modelopt_utils.py ``_MODELOPT_QUANT_ALGO_TO_METHOD`` (0.5.19).
 _MODELOPT_ALGOS = {
@@ -368,7 +369,7 @@ def model_quantization(
     ``reading`` is the release's way of reading the checkpoint (0.5.15's when None)."""
     from .checkpoint import checkpoint_quant_config  # the checkpoint module reads sidecar files
 
-    reading = reading or _READING_0_5_15
+    reading = reading or _READING_BASE
     quantization = user.lower() if user is not None else None
     cfg = checkpoint_quant_config(hf, exact_fp8=reading.exact_fp8, unwrap=reading.unwrap)
     if cfg is None:

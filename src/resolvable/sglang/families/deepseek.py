@@ -192,7 +192,7 @@ def deepseek_family(ctx):
     and ``PREFILL_CP_ATTN_DP`` (0.5.22)."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     out = {}
-    if is_deepseek_dsa(hf, ctx.release.version):
+    if is_deepseek_dsa(hf, ctx.release):
         text = hf.text_config
         if ctx.release.has(CHANGES.DSA_DCP):
             out.update(_dsa_dcp(args))
@@ -239,7 +239,7 @@ def deepseek_family(ctx):
 def dsa_xpu_page_size(ctx):
     """§3.1 (since 0.5.20, ``model_overrides/deepseek_v2.py``): DSA models on XPU use 128-token
     pages (before 0.5.20 the XPU arm left the page size to the generic default)."""
-    if not (ctx.platform.is_xpu and is_deepseek_dsa(ctx.hf, ctx.release.version)):
+    if not (ctx.platform.is_xpu and is_deepseek_dsa(ctx.hf, ctx.release)):
         return {}
     return {"page_size": Force(128, "DSA on XPU uses 128-token pages")}
 
@@ -284,7 +284,7 @@ def dsa_kv_cache_dtype(ctx):
     (before, XPU was left alone); ``DSA_LEARNABLE_SINK`` (0.5.20): a config with
     ``learnable_sink`` needs a bf16 KV cache (``auto`` → bfloat16 on every capability)."""
     platform = ctx.platform
-    if not is_deepseek_dsa(ctx.hf, ctx.release.version) or platform.is_npu:
+    if not is_deepseek_dsa(ctx.hf, ctx.release) or platform.is_npu:
         return {}
     kv = ctx.args.kv_cache_dtype
     if platform.is_xpu:
@@ -399,7 +399,7 @@ def dsa_split_backends(ctx):
     ``DSA_BACKEND_CONSTRAINTS`` (0.5.20); ``DSA_GLM5_SM120_FP8`` (0.5.17);
     ``DSA_TILELANG_FP8_REFUSED`` (0.5.17-0.5.21) and ``DSA_TILELANG_FP8_SCALED`` (0.5.22)."""
     args, platform, has = ctx.args, ctx.platform, ctx.release.has
-    if not is_deepseek_dsa(ctx.hf, ctx.release.version) or platform.is_npu:
+    if not is_deepseek_dsa(ctx.hf, ctx.release) or platform.is_npu:
         return {}
     if platform.is_xpu:
         return _fill_dsa(args, "intel_xpu", "intel_xpu") if has(CHANGES.DSA_INTEL_XPU_KERNELS) else {}

@@ -93,7 +93,7 @@ def mamba_radix_cache(ctx):
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
     supported = (
-        EXTRA_BUFFER_ARCHS.contains(ctx.arch, ctx.release.version)
+        ctx.release.holds(EXTRA_BUFFER_ARCHS, ctx.arch)
         and args.linear_attn_backend == "triton"
         and not (platform.is_xpu and has(CHANGES.MAMBA_NO_EXTRA_BUFFER_ON_XPU))
     )

@@ -13,7 +13,7 @@ from ..facts import effective_backends, is_deepseek_dsa, is_mla
 
 
 def _dsa(ctx) -> bool:
-    return is_deepseek_dsa(ctx.hf, ctx.release.version)
+    return is_deepseek_dsa(ctx.hf, ctx.release)
 
 
 @registry.rule("model", since="0.5.22")

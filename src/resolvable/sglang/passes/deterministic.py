@@ -86,7 +86,7 @@ def deterministic_attention_backend(ctx):
         return {}
     out = {}
     backend = args.attention_backend
-    deepseek = DEEPSEEK_ARCHS.contains(ctx.arch, ctx.release.version)
+    deepseek = ctx.release.holds(DEEPSEEK_ARCHS, ctx.arch)
     fa4 = has(CHANGES.DETERMINISTIC_FA4)
     allowed = list(in_release(ctx.release, _BACKENDS) if fa4 else _LEGACY_BACKENDS)
     radix = _RADIX if fa4 else _LEGACY_RADIX

@@ -475,8 +475,9 @@ def a2a_moe_checks(ctx):
 
 
 # -- 0.5.18: the megamoe runner alias ---------------------------------------------------------
-#: Choices of ``--moe-runner-backend`` / ``--speculative-moe-runner-backend`` first accepted in 0.5.18.
-MOE_RUNNER_CHOICES_SINCE_0_5_18 = ("megamoe",)
+#: Choices of ``--moe-runner-backend`` / ``--speculative-moe-runner-backend`` that arrive with
+#: ``CHANGES.MEGAMOE_RUNNER_ALIAS`` (0.5.18).
+MOE_RUNNER_CHOICES_OF_ALIAS = ("megamoe",)
 
 
 @registry.rule("device")
@@ -501,8 +502,8 @@ def moe_runner_backend_alias(ctx):
 
     for field in ("moe_runner_backend", "speculative_moe_runner_backend"):
         value = getattr(ctx.args, field)
-        if value in MOE_RUNNER_CHOICES_SINCE_0_5_18:
-            older = [c for c in C.MOE_RUNNER_BACKENDS if c not in MOE_RUNNER_CHOICES_SINCE_0_5_18]
+        if value in MOE_RUNNER_CHOICES_OF_ALIAS:
+            older = [c for c in C.MOE_RUNNER_BACKENDS if c not in MOE_RUNNER_CHOICES_OF_ALIAS]
             flag = "--" + field.replace("_", "-")
             raise ConflictError(
                 f"argument {flag}: invalid choice: {value!r} (choose from {', '.join(map(repr, older))})",

@@ -158,89 +158,63 @@ class QuantRegistry:
         return ""
 
 
-#: 0.5.16 ``BASE_QUANTIZATION_METHODS`` (unchanged up to 0.5.19): qoq and fbgemm_fp8 removed,
-#: humming added after quark_int4fp8_moe.
-BASE_METHODS_0_5_16 = (
-    *(m for m in BASE_METHODS if m not in ("qoq", "fbgemm_fp8", "mxfp_w4a8")),
-    "humming",
-    "mxfp_w4a8",
-)
-#: 0.5.20: plain ``gptq`` leaves the base dict (``GPTQConfig`` is gone; gptq_marlin stays).
-BASE_METHODS_0_5_20 = tuple(m for m in BASE_METHODS_0_5_16 if m != "gptq")
-#: 0.5.23: ``minimax_m3_nvfp4`` (MiniMax-M3.1 NVFP4 experts) right after mxfp8.
-BASE_METHODS_0_5_23 = (
-    *BASE_METHODS_0_5_20[: BASE_METHODS_0_5_20.index("mxfp8") + 1],
-    "minimax_m3_nvfp4",
-    *BASE_METHODS_0_5_20[BASE_METHODS_0_5_20.index("mxfp8") + 1 :],
-)
-
-REGISTRY_0_5_15 = QuantRegistry(BASE_METHODS)
-#: 0.5.16-0.5.19: mxfp4 also on NPU (``Mxfp4W4A4Config``); 0.5.18 spells the ROCm test
-#: ``is_gfx95_supported`` (the same arch check), 0.5.19's XPU update replaces the gptq/awq
-#: classes (keys already in the base dict).
-REGISTRY_0_5_16 = QuantRegistry(BASE_METHODS_0_5_16, mxfp4=("cuda", "cpu", "gfx95", "npu"))
-#: 0.5.20: mxfp4 on XPU too; gptq only from the NPU, CPU-engine and XPU updates.
-REGISTRY_0_5_20 = QuantRegistry(
-    BASE_METHODS_0_5_20, mxfp4=("cuda", "cpu", "gfx95", "xpu", "npu"), gptq=("cpu", "xpu", "npu")
-)
-REGISTRY_0_5_23 = QuantRegistry(BASE_METHODS_0_5_23, mxfp4=REGISTRY_0_5_20.mxfp4, gptq=REGISTRY_0_5_20.gptq)
-
-
 #: ``model_config.REQUANTIZATION_METHODS`` (0.5.17): online methods that may requantize a
 #: checkpoint quantized with another method.
 REQUANTIZATION_METHODS = ("quark_mxfp4",)
-#: 0.5.18 ``compatible_quantization_methods``: modelopt_fp4 may serve an fp8 checkpoint (its
-#: MoE experts are requantized online), nvfp4_online a modelopt_fp8 one.
-COMPATIBLE_0_5_18 = {
-    **COMPATIBLE,
-    "modelopt_fp4": ("modelopt", "fp8"),
-    "nvfp4_online": ("fp8", "modelopt_fp8"),
-}
-#: 0.5.23: ``minimax_m3_nvfp4`` (declared by the MiniMax-M3 override) serves the mxfp8 checkpoint.
-COMPATIBLE_0_5_23 = {**COMPATIBLE_0_5_18, "minimax_m3_nvfp4": ("mxfp8",)}
-#: 0.5.16 ``rocm_supported_quantization``: fbgemm_fp8 removed (it left the registry too).
-ROCM_METHODS_0_5_16 = ROCM_METHODS - {"fbgemm_fp8"}
-#: 0.5.20: gptq removed.
-ROCM_METHODS_0_5_20 = ROCM_METHODS_0_5_16 - {"gptq"}
-
-#: 0.5.16: ``--quantization humming`` claims the checkpoint (humming.py, registered since 0.5.16).
-READING_0_5_16 = QuantReading(humming=True)
-#: How 0.5.18 reads the checkpoint: the exact FP8/MXFP8 ModelOpt parser and override,
-#: requantization keeps the user's method (every override skipped), the ModelOpt override
-#: leaves nvfp4_online alone; the humming override (0.5.16's) is carried from here.
-READING_0_5_18 = QuantReading(
-    exact_fp8=True,
-    modelopt_user_algos="exact_fp8",
-    keep_user=REQUANTIZATION_METHODS,
-    modelopt_keeps=("nvfp4_online", *REQUANTIZATION_METHODS),
-    humming=True,
-)
-
-
-#: 0.5.19: ``--quantization modelopt`` maps ``quant_algo`` through an exact allowlist.
-READING_0_5_19 = record_replace(READING_0_5_18, modelopt_user_algos="allowlist")
-#: 0.5.20: flat and nested ModelOpt objects (config.json and hf_quant_config.json).
-READING_0_5_20 = record_replace(READING_0_5_19, unwrap=True)
 
 
 def release_arguments(release: Any) -> dict[str, Any]:
-    """The arguments of ``_verify_quantization`` for ``release`` (a ``ReleaseView``), from the
-    changes it has: the registry, the requantization methods, the compatible pairs, the ROCm list
-    and how the checkpoint is read (0.5.15's for whatever is not named)."""
+    """The arguments of ``_verify_quantization`` for ``release`` (a ``ReleaseView``): 0.5.15's
+    registry, ROCm list, compatible pairs and checkpoint reading, with the delta of each change
+    the release has applied in release order (one delta per change, never a copy per release)."""
     has = release.has
-    out: dict[str, Any] = {"methods": REGISTRY_0_5_15}
+    base, mxfp4, gptq = BASE_METHODS, ("cuda", "cpu", "gfx95"), ()
+    out: dict[str, Any] = {}
+    reading = QuantReading()
     if has(CHANGES.QUANT_REGISTRY_HUMMING):
-        out.update(methods=REGISTRY_0_5_16, rocm=ROCM_METHODS_0_5_16, reading=READING_0_5_16)
+        # ``BASE_QUANTIZATION_METHODS``: qoq and fbgemm_fp8 removed, humming added after
+        # quark_int4fp8_moe; mxfp4 also on NPU (``Mxfp4W4A4Config``); fbgemm_fp8 leaves the ROCm
+        # list; ``--quantization humming`` claims the checkpoint (humming.py).
+        base = (*(m for m in base if m not in ("qoq", "fbgemm_fp8", "mxfp_w4a8")), "humming", "mxfp_w4a8")
+        mxfp4 = (*mxfp4, "npu")
+        reading = QuantReading(humming=True)
+        out.update(rocm=ROCM_METHODS - {"fbgemm_fp8"}, reading=reading)
     if has(CHANGES.QUANT_REQUANTIZE):
         out["requantize"] = REQUANTIZATION_METHODS
     if has(CHANGES.QUANT_MODELOPT_EXACT):
-        out.update(compatible=COMPATIBLE_0_5_18, reading=READING_0_5_18)
-    if has(CHANGES.QUANT_MODELOPT_ALLOWLIST):
-        out["reading"] = READING_0_5_19
+        # ``compatible_quantization_methods``: modelopt_fp4 may serve an fp8 checkpoint (its MoE
+        # experts are requantized online), nvfp4_online a modelopt_fp8 one. The checkpoint is
+        # read with the exact FP8/MXFP8 ModelOpt parser and override; requantization keeps the
+        # user's method (every override skipped); the ModelOpt override leaves nvfp4_online alone.
+        out["compatible"] = {
+            **COMPATIBLE,
+            "modelopt_fp4": ("modelopt", "fp8"),
+            "nvfp4_online": ("fp8", "modelopt_fp8"),
+        }
+        reading = out["reading"] = record_replace(
+            reading,
+            exact_fp8=True,
+            modelopt_user_algos="exact_fp8",
+            keep_user=REQUANTIZATION_METHODS,
+            modelopt_keeps=("nvfp4_online", *REQUANTIZATION_METHODS),
+        )
+    if has(CHANGES.QUANT_MODELOPT_ALLOWLIST):  # ``--quantization modelopt``: an exact allowlist
+        reading = out["reading"] = record_replace(reading, modelopt_user_algos="allowlist")
     if has(CHANGES.QUANT_GPTQ_PLATFORMS):
-        out.update(methods=REGISTRY_0_5_20, rocm=ROCM_METHODS_0_5_20, reading=READING_0_5_20)
+        # plain ``gptq`` leaves the base dict (``GPTQConfig`` is gone; gptq_marlin stays) and the
+        # ROCm list; only the NPU, CPU-engine and XPU updates append it; mxfp4 on XPU too; flat
+        # and nested ModelOpt objects are read (config.json and hf_quant_config.json).
+        base = tuple(m for m in base if m != "gptq")
+        mxfp4, gptq = ("cuda", "cpu", "gfx95", "xpu", "npu"), ("cpu", "xpu", "npu")
+        out["rocm"] = out.get("rocm", ROCM_METHODS) - {"gptq"}
+        reading = out["reading"] = record_replace(reading, unwrap=True)
     if has(CHANGES.QUANT_MINIMAX_M3_NVFP4):
-        out.update(methods=REGISTRY_0_5_23, compatible=COMPATIBLE_0_5_23)
+        # ``minimax_m3_nvfp4`` (MiniMax-M3.1 NVFP4 experts) right after mxfp8; declared by the
+        # MiniMax-M3 override, it serves the mxfp8 checkpoint.
+        at = base.index("mxfp8") + 1
+        base = (*base[:at], "minimax_m3_nvfp4", *base[at:])
+        out["compatible"] = {**out.get("compatible", COMPATIBLE), "minimax_m3_nvfp4": ("mxfp8",)}
+    out["methods"] = QuantRegistry(base, mxfp4=mxfp4, gptq=gptq)
     return out
 
 

@@ -3,16 +3,17 @@
 Invariant: the field choices in ``choices.py`` are the union over the supported releases; a
 name a release added is refused by the releases before it, and a name a release removed by
 that release and the later ones, with argparse's wording, before any other rule runs. The
-per-release names are data (``choices.ADDED_IN`` / ``choices.REMOVED_IN``), read by one rule
-(``release_choices``) in the order sglang's parser meets them (``_CHECKS``).
+per-release names are data (``choices.CHOICE_CHANGES``: each group with its named change), read by
+one rule (``release_choices``) in the order sglang's parser meets them.
 """
 
 from __future__ import annotations
 
 from ...errors import InvalidArgumentError
-from ...rules import Force, release_key
+from ...rules import Force
 from .. import choices as C
 from .._base import registry
+from ..changes import CHANGES
 
 #: sglang reads these through ``SpeculativeAlgorithm.from_string``, not argparse choices.
 _NOT_ARGPARSE = {"speculative_algorithm": "Unknown speculative algorithm name: {value}"}
@@ -39,7 +40,7 @@ def _refuse_choices(ctx, names: dict[str, tuple[str, ...]], release_note: str) -
     return {}
 
 
-#: The choices tuple of each field named in ADDED_IN / REMOVED_IN.
+#: The choices tuple of each field named in ``choices.CHOICE_CHANGES``.
 _CHOICE_LISTS = {
     "attention_backend": "ATTENTION_BACKENDS",
     "prefill_attention_backend": "ATTENTION_BACKENDS",
@@ -59,46 +60,19 @@ _CHOICE_LISTS = {
 }
 
 
-#: The order in which sglang's parser meets the per-release names (the order the release rules
-#: were registered in): ("added", r) refuses ``ADDED_IN[r]`` before release r, ("removed", r)
-#: refuses ``REMOVED_IN[r]`` from release r on, ("internal", None) refuses ``INTERNAL`` always.
-_CHECKS = (
-    ("added", "0.5.16"),
-    ("removed", "0.5.16"),
-    ("added", "0.5.17"),
-    ("added", "0.5.19"),
-    ("added", "0.5.20"),
-    ("removed", "0.5.20"),
-    ("internal", None),
-    ("added", "0.5.21"),
-    ("removed", "0.5.21"),
-    ("added", "0.5.23"),
-    ("added", "0.5.22"),
-    ("removed", "0.5.22"),
-)
-
-
-#: release -> (the (field, names, kind, note) a launch of that release is checked against, in
-#: order; every refused name per field).
-_REFUSALS: dict[str, tuple[tuple[tuple[str, frozenset, str, str], ...], dict[str, frozenset]]] = {}
-
-
-def _refusals(release: str) -> tuple[tuple[tuple[str, frozenset, str, str], ...], dict[str, frozenset]]:
-    """The names ``release`` refuses, field by field, in ``_CHECKS`` order, and all of them per
-    field (built once per release)."""
-    known = _REFUSALS.get(release)
-    if known is not None:
-        return known
-    key = release_key(release)
+def _refusals(release) -> tuple[tuple[tuple[str, frozenset, str, str], ...], dict[str, frozenset]]:
+    """The names a release refuses, field by field, in the order sglang's parser meets them
+    (``choices.CHOICE_CHANGES``), and all of them per field: a pure function of the release's
+    changes (``ctx.release.derive``: built once per release, each use asks the changes)."""
     out = []
-    for kind, since in _CHECKS:
+    for kind, change, names in C.CHOICE_CHANGES:
         if kind == "internal":
-            names, note = C.INTERNAL, "not a choice in any sglang release"
-        elif kind == "added" and key < release_key(since):
-            names, note = C.ADDED_IN[since], f"added in sglang {since}"
-        elif kind == "removed" and key >= release_key(since):
-            names, note = C.REMOVED_IN[since], f"removed in sglang {since}"
-            if since == "0.5.22":
+            note = "not a choice in any sglang release"
+        elif kind == "added" and not release.has(change):
+            note = f"added in sglang {change.since}"
+        elif kind == "removed" and release.has(change):
+            note = f"removed in sglang {change.since}"
+            if change is CHANGES.CUDA_GRAPH_TC_PIECEWISE_GONE:
                 kind = "type-parser"
         else:
             continue
@@ -106,20 +80,19 @@ def _refusals(release: str) -> tuple[tuple[tuple[str, frozenset, str, str], ...]
     refused: dict[str, frozenset] = {}
     for field, values, _, _ in out:
         refused[field] = refused.get(field, frozenset()) | values
-    known = _REFUSALS[release] = (tuple(out), refused)
-    return known
+    return tuple(out), refused
 
 
 @registry.rule("device")
 def release_choices(ctx):
     """argparse and the flags' type parsers (``server_args.py`` / ``arg_groups/choices.py``
-    choice lists): a name a release added (``choices.ADDED_IN``) is unknown before it, a name it
-    removed (``choices.REMOVED_IN``) from it on; a name only sglang itself declares
+    choice lists): a name a release added (``choices.CHOICE_CHANGES``) is unknown before it, a
+    name it removed from it on; a name only sglang itself declares
     (``choices.INTERNAL``: the XPU DSA kernel, 0.5.23's ``minimax_m3_nvfp4`` quantization) in
     every release. 0.5.22's ``tc_piecewise`` removal is refused by
     ``cuda_graph_config.parse_cuda_graph_backend_arg``, before argparse's choices."""
     args = ctx.args
-    refusals, refused = _refusals(ctx.release.version)
+    refusals, refused = ctx.release.derive(_refusals)
     for field, names in refused.items():  # one lookup per field: the usual case refuses nothing
         if args[field] in names:
             break
@@ -146,7 +119,8 @@ def moe_a2a_ascend_tp(ctx):
 def _refuse_removed_cuda_graph_backend(ctx) -> None:
     """``cuda_graph_config.parse_cuda_graph_backend_arg`` (since 0.5.22): the ``tc_piecewise``
     CUDA-graph backend is gone; the flag's type parser rejects it before argparse's choices."""
-    for field, values in C.REMOVED_IN["0.5.22"].items():
+    _, _, removed = next(c for c in C.CHOICE_CHANGES if c[1] is CHANGES.CUDA_GRAPH_TC_PIECEWISE_GONE)
+    for field, values in removed.items():
         value = ctx.args[field]
         if value in values:
             raise InvalidArgumentError(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 
 from ...errors import ConflictError
-from ...rules import Fix
+from ...rules import ArchList, Fix
 from .._base import registry
 from ..changes import CHANGES, in_release
 from ..facts import effective_backends, is_deepseek_dsa, is_mla, kv_head_dims, num_kv_heads_per_rank
@@ -179,14 +179,22 @@ def implemented_architectures() -> dict[str, frozenset[str]]:
 OLDEST_ARCHITECTURE_LIST = "0.5.15"
 
 
-def _registry_release(release: str) -> str:
-    """The release whose ``ModelRegistry`` list answers for ``release`` (the data is per release,
-    read from each wheel; the oldest list stands for the releases before it)."""
-    from ...rules import release_key
-
-    return (
-        release if release_key(release) >= release_key(OLDEST_ARCHITECTURE_LIST) else OLDEST_ARCHITECTURE_LIST
-    )
+@functools.cache
+def implemented_list() -> ArchList:
+    """``implemented_architectures()`` as one upstream list with a release range per member (the
+    data has no gaps: a member arrives once and leaves at most once), so that a rule asks
+    ``ctx.release.holds(implemented_list(), arch)`` and explain sees the member's range; a member
+    of the oldest list is in every release before it too."""
+    per_release = implemented_architectures()
+    releases = list(per_release)
+    entries: list[Any] = []
+    for name in sorted(set().union(*per_release.values())):
+        held = [r for r in releases if name in per_release[r]]
+        first, after = releases.index(held[0]), releases.index(held[-1]) + 1
+        since = None if first == 0 else releases[first]
+        until = releases[after] if after < len(releases) else None
+        entries.append(name if since is None and until is None else (name, since, until))
+    return ArchList(*entries, what="the model registry")
 
 
 @registry.rule(STAGE)
@@ -199,9 +207,9 @@ def architecture_implemented(ctx) -> dict:
     Transformers implementation is not compatible with SGLang"). The registry list is data per
     release (``architectures.json``, ``tools/extract_sglang_archs.py``), not a rule per release."""
     arch = ctx.arch
-    release = _registry_release(ctx.release.version)
-    if not arch or arch in implemented_architectures()[release]:
+    if not arch or ctx.release.holds(implemented_list(), arch):
         return {}
+    release = str(ctx.release)
     auto_map = ctx.hf.get("auto_map")
     if arch.endswith("ForCausalLM") or (hasattr(auto_map, "get") and auto_map.get("AutoModel")):
         return {}  # the Transformers fallback (model_impl auto) may serve it: not refused here
@@ -505,7 +513,7 @@ def dsa_backend_model(ctx):
     supports DeepSeek DSA models (``is_deepseek_dsa``: a DSA architecture with ``index_topk``)."""
     args = ctx.args
     for name in ("dsa", "nsa"):
-        if name in constructed_backends(args) and not is_deepseek_dsa(ctx.hf, ctx.release.version):
+        if name in constructed_backends(args) and not is_deepseek_dsa(ctx.hf, ctx.release):
             raise _refuse(
                 "DSA backend only supports DeepSeek DSA",
                 Fix(another=("attention_backend",)),

@@ -19,9 +19,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: ``CacheConfig.DEFAULT_BLOCK_SIZE`` (the block size at config time; spec §3.4): 16, 64 from 0.34.
+#: ``CacheConfig.DEFAULT_BLOCK_SIZE`` (the block size at config time; spec §3.4): 16, and 64 with
+#: ``CHANGES.DEFAULT_BLOCK_SIZE_64`` (0.34).
 CONFIG_BLOCK_SIZE = 16
-CONFIG_BLOCK_SIZE_034 = 64
+CONFIG_BLOCK_SIZE_64 = 64
 
 
 def chunked_prefill_supported(runner: str, attn_type: str) -> bool:
@@ -98,7 +99,7 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
             )
         if a.mamba_block_size is None:
             default = (
-                CONFIG_BLOCK_SIZE_034 if ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64) else CONFIG_BLOCK_SIZE
+                CONFIG_BLOCK_SIZE_64 if ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64) else CONFIG_BLOCK_SIZE
             )
             out["mamba_block_size"] = a.block_size if ctx.user_set("block_size") else default
     else:

@@ -157,7 +157,19 @@ CONFIG_CHANGES = (
         summary="Qwen3.5 defaults to breakable CUDA graphs on CUDA; ROCm adds HYV4",
     ),
     Change(
-        "QUANTIZATION_METHODS_034",
+        "BATCH_INVARIANT_SM120_SHAPES",
+        "0.32.0",
+        upstream="model_executor/determinism/batch_invariant_configs.py:_BATCH_INVARIANT_MATMUL_TUNED_CONFIGS",
+        summary="41 more tuned matmul shapes for SM120 (breakable CUDA graphs under VLLM_BATCH_INVARIANT)",
+    ),
+    Change(
+        "BATCH_INVARIANT_HOPPER_SHAPES",
+        "0.33.0",
+        upstream="model_executor/determinism/batch_invariant_configs.py:_BATCH_INVARIANT_MATMUL_TUNED_CONFIGS",
+        summary="8 more tuned matmul shapes for Hopper (breakable CUDA graphs under VLLM_BATCH_INVARIANT)",
+    ),
+    Change(
+        "QUANTIZATION_METHODS_W4AFP8",
         "0.34.0",
         upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
         summary="quantization methods + w4afp8, lut_b_moe, mxfp4_hadamard32; - fp_quant",

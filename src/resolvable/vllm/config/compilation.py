@@ -105,6 +105,18 @@ def _tuned_family(capability: Any) -> str | None:
     )
 
 
+def tuned_shapes(release: Any) -> dict[str, frozenset[tuple[int, int]]]:
+    """family → the (N, K) shapes ``release`` tuned: ``batch_invariant_shapes.TUNED_SHAPES`` plus
+    each ``TUNED_SHAPE_CHANGES`` entry whose change the release has (``ctx.release.derive``)."""
+    from .batch_invariant_shapes import TUNED_SHAPE_CHANGES, TUNED_SHAPES
+
+    table = dict(TUNED_SHAPES)
+    for change, family, shapes in TUNED_SHAPE_CHANGES:
+        if release.has(change):
+            table[family] = table.get(family, frozenset()) | shapes
+    return table
+
+
 def batch_invariance_breakable(ctx: Any) -> bool:
     """``VllmConfig._uses_breakable_cudagraph_for_batch_invariance`` (0.31+): ``VLLM_BATCH_INVARIANT``,
     not eager, bf16, unquantized, CUDA, and a per-rank qkv/o/gate_up/down shape of the model in the
@@ -120,10 +132,9 @@ def batch_invariance_breakable(ctx: Any) -> bool:
     ):
         return False
     from ..layers import head_size
-    from .batch_invariant_shapes import TUNED_SHAPES
     from .facts import num_heads, num_kv_heads
 
-    table = TUNED_SHAPES.get(ctx.release.version or "", {}).get(_tuned_family(ctx.platform.capability) or "")
+    table = ctx.release.derive(tuned_shapes).get(_tuned_family(ctx.platform.capability) or "")
     if not table:
         return False
     t = ctx.hf.text_config

@@ -26,11 +26,23 @@ QUANTIZATION_METHODS = (
     *("online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only"),
     *("nvfp4_per_token", "mxfp8"),
 )
-#: 0.34: + ``w4afp8``, ``lut_b_moe``, ``mxfp4_hadamard32``; − ``fp_quant``.
-QUANTIZATION_METHODS_034 = (
-    *(m for m in QUANTIZATION_METHODS if m != "fp_quant"),
-    *("w4afp8", "lut_b_moe", "mxfp4_hadamard32"),
+#: The releases' deltas of ``QuantizationMethods``: (change, methods removed, methods appended);
+#: 0.34 (``QUANTIZATION_METHODS_W4AFP8``): + ``w4afp8``, ``lut_b_moe``, ``mxfp4_hadamard32``; − ``fp_quant``.
+QUANTIZATION_METHOD_CHANGES = (
+    (CHANGES.QUANTIZATION_METHODS_W4AFP8, ("fp_quant",), ("w4afp8", "lut_b_moe", "mxfp4_hadamard32")),
 )
+
+
+def quantization_methods(release: Any) -> tuple[str, ...]:
+    """``QuantizationMethods`` of ``release`` (``ctx.release.derive``): ``QUANTIZATION_METHODS``
+    with each delta of ``QUANTIZATION_METHOD_CHANGES`` the release has, in order."""
+    methods = QUANTIZATION_METHODS
+    for change, removed, added in QUANTIZATION_METHOD_CHANGES:
+        if release.has(change):
+            methods = (*(m for m in methods if m not in removed), *added)
+    return methods
+
+
 #: ``get_min_capability`` of the quantization configs (spec §3.17 step 5).
 MIN_CAPABILITY = {
     "fp8": 75,
@@ -225,11 +237,7 @@ def _known_method(ctx: Any, method: str | None) -> dict[str, Any]:
     """``_verify_quantization``: an unknown method is refused ("Unknown quantization method: …")."""
     if method is None:
         return {}
-    known = (
-        QUANTIZATION_METHODS_034
-        if ctx.release.has(CHANGES.QUANTIZATION_METHODS_034)
-        else QUANTIZATION_METHODS
-    )
+    known = ctx.release.derive(quantization_methods)
     if method not in known:
         raise ConflictError(
             f"Unknown quantization method: {method}. Must be one of {list(known)}.",

@@ -33,14 +33,14 @@ def queries(ctx: Any) -> list[LayerQuery]:
         user_block_size=user_block_size(ctx),
         kernels=frozenset(ctx.args.installed_kernels),
     )
-    version = ctx.release.version
+    present = ctx.release.present
     has = ctx.release.has
     stamped = []
     for q in out:
-        key = (q, version)
+        key = (q, present)
         hit = _STAMPS.get(key)
         if hit is None:
-            hit = _stamp(q, has, ctx.release.changes.present(version) if version else frozenset())
+            hit = _stamp(q, has, present)
             if len(_STAMPS) >= _STAMPS_MAX:
                 _STAMPS.clear()
             _STAMPS[key] = hit
@@ -51,7 +51,7 @@ def queries(ctx: Any) -> list[LayerQuery]:
     return stamped
 
 
-#: (query, release) -> (the query with its release answers, the changes it asks): rules rebuild the
+#: (query, the release's changes) -> (the query with its release answers, the changes it asks): rules rebuild the
 #: same few queries on every resolution; a stamp is a pure function of the two.
 _STAMPS: dict[tuple[LayerQuery, Any], tuple[LayerQuery, tuple[Any, ...]]] = {}
 _STAMPS_MAX = 4096
