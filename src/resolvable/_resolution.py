@@ -155,7 +155,7 @@ class Resolution(Mapping):
         )
         #: Arguments the user passed that the engine accepts but no rule reads (field → value);
         #: they never change a value or the fingerprint, and are listed, not dropped.
-        set_(self, "not_modelled", MappingProxyType(dict(not_modelled or {})))
+        set_(self, "not_modelled", MappingProxyType(dict(not_modelled)) if not_modelled else _NO_ASKS)
         set_(self, "_published", False)
         #: Declaration seq -> the named changes its rule asked (``releases_of``).
         set_(self, "_asked", MappingProxyType(dict(asked)) if asked else _NO_ASKS)

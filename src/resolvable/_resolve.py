@@ -302,6 +302,8 @@ def checked_env(env: Any, what: str = "env") -> Mapping[str, str] | None:
 
 
 def _checked_inputs(hf: Any, platform: Any, env: Any) -> tuple[Any, Platform | None, Any]:
+    if env is None and type(hf) is HFConfig and type(platform) is Platform:  # the usual call
+        return hf, platform, env
     if hf is not None and not isinstance(hf, HFConfig):
         if not isinstance(hf, Mapping):
             raise InvalidArgumentError(
@@ -337,10 +339,9 @@ def resolve(
     release = registry.release(release)
     schema = registry.schema
     user = _user_args(registry, args)
-    defaults = schema.json_defaults
-    values = defaults.copy()
+    values = schema.json_defaults  # a fresh dict (fresh lists): this resolution's own
+    explicit = frozenset(k for k, v in user.items() if v != values[k])
     values.update(user)
-    explicit = frozenset(k for k, v in user.items() if v != defaults[k])
     if platform is None:
         platform = Platform.detect()
     env_map: Mapping[str, str] = _EMPTY_ENV if not env else MappingProxyType(dict(env))

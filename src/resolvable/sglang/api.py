@@ -18,6 +18,7 @@ from ..rules import HFConfig, Platform, ReleaseRange, Resolution, check, release
 from ._base import STARTUP_PHASE, registry
 from .checkpoint import prepare
 from .families.hrm_text import apply_load_time_adjustments, apply_post_init_adjustments
+from .fields import split_fields
 from .models import load_model
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -78,11 +79,9 @@ def resolve_server_args(
     default: the pack's default release, the newest supported; ``"auto"``: the installed sglang's, see
     ``installed_sglang_version``).
     """
-    from .fields import split_fields
-
-    for name, flag in (("load_time", load_time), ("startup", startup)):
-        if not isinstance(flag, bool):  # "no" would mean True
-            raise InvalidArgumentError(f"{name} must be True or False, got {flag!r}")
+    if type(load_time) is not bool or type(startup) is not bool:  # "no" would mean True
+        name, flag = ("load_time", load_time) if type(load_time) is not bool else ("startup", startup)
+        raise InvalidArgumentError(f"{name} must be True or False, got {flag!r}")
     if model_path is not None:
         server_args["model_path"] = model_path
     release = sglang_release(sglang_version)
