@@ -2,7 +2,7 @@
 
 Usage (repository root, package installed)::
 
-    python benchmarks/bench_against.py --other /path/to/other/src [--quick] [--cases N]
+    python benchmarks/bench_against.py --other /path/to/other/src [--quick] [--cases N] [--imports N]
 
 ``--other`` is the ``src`` directory of another checkout (e.g. ``git archive main src | tar -x -C
 /tmp/main``): its ``resolvable`` package is copied under the name ``resolvable_other`` and imported
@@ -11,6 +11,11 @@ evenly spaced sample of this checkout's grid (model × platform preset × flag v
 builds its own config and platform objects. After a warm-up pass (plans), every round times each
 case under every release on both sides, alternating which side goes first. Reported per release:
 the median cost of each side and the median of the per-case ratios (this / other).
+
+``--imports N`` also times ``import resolvable.sglang`` N times per side in fresh interpreters,
+alternating sides, each with up-to-date bytecode (``_common.child_env``, as after ``pip
+install``) and its own source tree first on ``PYTHONPATH``: the CPU time of the import statement
+alone (the interpreter's start-up excluded), median per side and their ratio.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import _common  # noqa: F401  (first: puts benchmarks/ on sys.path)
-from _common import FULL, QUICK, log, median, perf_ns
+from _common import FULL, QUICK, ROOT, child_env, log, median, perf_ns
 
 import resolvable.sglang as this_pack
 from resolvable.sglang import grid
@@ -38,6 +43,33 @@ def load_other(src: str) -> Any:
     shutil.copytree(os.path.join(src, "resolvable"), os.path.join(root, "resolvable_other"))
     sys.path.insert(0, root)
     return importlib.import_module("resolvable_other.sglang")
+
+
+_IMPORT_PROBE = (
+    "import time; t = time.process_time(); import resolvable.sglang; print((time.process_time() - t) * 1000)"
+)
+
+
+def import_times(sources: dict[str, str], runs: int, warmup: int = 2) -> dict[str, list[float]]:
+    """CPU ms of ``import resolvable.sglang`` per side (fresh interpreters, sides alternating)."""
+    import subprocess
+
+    out: dict[str, list[float]] = {side: [] for side in sources}
+    for i in range(warmup + runs):
+        for side, src in sources.items():
+            env = child_env()
+            env["PYTHONPATH"] = src
+            proc = subprocess.run(
+                [sys.executable, "-c", _IMPORT_PROBE],
+                env=env,
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                check=True,
+            )
+            if i >= warmup:
+                out[side].append(float(proc.stdout.strip()))
+    return out
 
 
 def _side(pack: Any, models: Any, platform_cls: Any) -> Any:
@@ -60,8 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cases", type=int, default=None, help="grid cases (default: the release sample size)"
     )
+    parser.add_argument(
+        "--imports", type=int, default=0, help="also time the import this many times per side"
+    )
     args = parser.parse_args(argv)
     s = QUICK if args.quick else FULL
+    if args.imports:
+        this_src = os.path.dirname(os.path.dirname(os.path.abspath(this_pack.__file__)))
+        times = import_times({"this": this_src, "other": os.path.abspath(args.other)}, args.imports)
+        mine, theirs = median(times["this"]), median(times["other"])
+        print(f"import resolvable.sglang, CPU ms, median of {args.imports} fresh interpreters per side:")
+        print(f"  this {mine:.1f}  other {theirs:.1f}  this/other {mine / theirs:.3f}")
     other = load_other(args.other)
     import resolvable
     import resolvable.sglang.models as this_models

@@ -105,6 +105,12 @@ class ChangeTable:
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_changes", tuple(sorted(ordered, key=lambda c: release_key(c.since))))
         object.__setattr__(self, "_present", {})
+        # (change, since key, until key or None): ``present`` compares keys, parsed once here.
+        keys = tuple(
+            (c, release_key(c.since), release_key(c.until) if c.until is not None else None)
+            for c in self._changes
+        )
+        object.__setattr__(self, "_keys", keys)
         for name, change in by_name.items():  # plain attributes: ``CHANGES.X`` is a dict lookup
             object.__setattr__(self, name, change)
 
@@ -147,7 +153,8 @@ class ChangeTable:
         one set lookup answers ``has`` for either, and a record of another table never matches."""
         known = self._present.get(release)
         if known is None:
-            has = [c for c in self._changes if c.range.contains(release)]
+            key = release_key(release)
+            has = [c for c, lo, hi in self._keys if lo <= key and (hi is None or key < hi)]
             known = frozenset([c.name for c in has] + has)
             if len(self._present) < 256:
                 self._present[release] = known

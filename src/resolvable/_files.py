@@ -20,7 +20,6 @@ Invariants:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 
@@ -143,6 +142,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, what: str =
             os.close(fd)
         os.replace(tmp, target)
     except BaseException as exc:
+        import contextlib  # here: only a failed write needs it (import cost)
+
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):

@@ -149,9 +149,11 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'resolvable.rules' has no attribute {name!r}")
-    import importlib  # deferred: only the lazy names need it
+    import sys
 
-    value = getattr(importlib.import_module(f"resolvable.{module}"), name)
+    # __import__, not importlib.import_module: the importlib package (and warnings) stays unloaded
+    __import__(f"resolvable.{module}")
+    value = getattr(sys.modules[f"resolvable.{module}"], name)
     globals()[name] = value
     return value
 
