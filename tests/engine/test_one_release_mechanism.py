@@ -120,3 +120,20 @@ def test_the_allowed_entries_are_still_needed():
             text = fh.read()
         seen |= {(rel, what) for what, _ in findings(rel, text)} & set(ALLOWED)
     assert seen == set(ALLOWED)
+
+
+def test_holds_asks_the_members_range_only_when_it_is_bounded():
+    from resolvable._changes import RecordingReleaseView, ReleaseView
+    from resolvable.rules import ArchList, Change, ChangeTable
+
+    table = ChangeTable("engine", [Change("X", "0.2.0")])
+    members = ArchList("Always", ("Later", "0.2.0"), ("Gone", None, "0.2.0"), what="a list")
+    for release, later, gone in (("0.1.0", False, True), ("0.2.0", True, False)):
+        asked: list = []
+        view = RecordingReleaseView(ReleaseView(release, table), asked)
+        assert view.holds(members, "Always") and asked == []
+        assert not view.holds(members, "Never") and asked == []
+        assert view.holds(members, "Later") is later
+        assert view.holds(members, "Gone") is gone
+        assert [c.name for c in asked] == ["Later", "Gone"]
+        assert [c.range.contains(release) for c in asked] == [later, gone]

@@ -105,16 +105,17 @@ def _tuned_family(capability: Any) -> str | None:
     )
 
 
-def tuned_shapes(release: Any) -> dict[str, frozenset[tuple[int, int]]]:
-    """family → the (N, K) shapes ``release`` tuned: ``batch_invariant_shapes.TUNED_SHAPES`` plus
-    each ``TUNED_SHAPE_CHANGES`` entry whose change the release has (``ctx.release.derive``)."""
+def tuned_shapes(release: Any, family: str) -> frozenset[tuple[int, int]]:
+    """The (N, K) shapes ``release`` tuned for ``family``: ``batch_invariant_shapes.TUNED_SHAPES``
+    plus each ``TUNED_SHAPE_CHANGES`` entry of that family whose change the release has (only the
+    family's changes are asked, so the range explain shows follows this family's table)."""
     from .batch_invariant_shapes import TUNED_SHAPE_CHANGES, TUNED_SHAPES
 
-    table = dict(TUNED_SHAPES)
-    for change, family, shapes in TUNED_SHAPE_CHANGES:
-        if release.has(change):
-            table[family] = table.get(family, frozenset()) | shapes
-    return table
+    shapes = TUNED_SHAPES.get(family, frozenset())
+    for change, of, added in TUNED_SHAPE_CHANGES:
+        if of == family and release.has(change):
+            shapes = shapes | added
+    return shapes
 
 
 def batch_invariance_breakable(ctx: Any) -> bool:
@@ -134,7 +135,7 @@ def batch_invariance_breakable(ctx: Any) -> bool:
     from ..layers import head_size
     from .facts import num_heads, num_kv_heads
 
-    table = ctx.release.derive(tuned_shapes).get(_tuned_family(ctx.platform.capability) or "")
+    table = tuned_shapes(ctx.release, _tuned_family(ctx.platform.capability) or "")
     if not table:
         return False
     t = ctx.hf.text_config
