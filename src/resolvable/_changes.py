@@ -153,8 +153,8 @@ class ChangeTable:
         one set lookup answers ``has`` for either, and a record of another table never matches."""
         known = self._present.get(release)
         if known is None:
-            key = release_key(release)
-            has = [c for c, lo, hi in self._keys if lo <= key and (hi is None or key < hi)]
+            key = release_key(release) if release is not None else None  # None: every release
+            has = [c for c, lo, hi in self._keys if key is None or (lo <= key and (hi is None or key < hi))]
             known = frozenset([c.name for c in has] + has)
             if len(self._present) < 256:
                 self._present[release] = known
