@@ -87,6 +87,14 @@ class Pack:
     startup_phase: str = "startup"
     #: Environment variables the rules read (the others of a launch are listed as not modelled).
     env_vars: tuple[str, ...] = ()
+    #: Container images (repository, no registry host) published by the engine's project, whose
+    #: tag names the engine release; ``image_command`` is what their entrypoint runs before the
+    #: container's arguments (empty: the container gives the whole command).
+    images: tuple[str, ...] = ()
+    image_command: tuple[str, ...] = ()
+    #: Repository prefixes of images that other projects build around this engine (their tag
+    #: names the distribution's version, not the engine's release).
+    distribution_images: tuple[str, ...] = ()
 
     def _missing(self, what: str) -> PackError:
         return PackError(f"the {self.name} pack has no {what}; implement Pack.{what} in its pack module")
@@ -119,6 +127,38 @@ class Pack:
     def installed_version(self) -> str | None:
         """The engine's version installed in this environment, or None."""
         return None
+
+    def tag_release(self, tag: str) -> str | None:
+        """The engine release an official image tag names (``v0.34.0``, ``v0.5.5.post3-cu129-amd64``
+        → ``0.5.5``), modelled or not; None when the tag names none (``latest``, ``nightly``)."""
+        from ._release import base_release
+
+        head = tag.split("-", 1)[0]
+        if not re.fullmatch(r"[vV]?\d+\.\d+(\.\d+)*([.+]?(post|rc|dev|a|b)?\d*)*", head):
+            return None
+        try:
+            return base_release(head)
+        except ResolvableError:
+            return None
+
+    def nearest_release(self, release: str) -> str:
+        """The modelled release closest to ``release`` (a release outside the modelled range)."""
+
+        def key(text: str) -> tuple[int, ...]:
+            return tuple(int(p) for p in text.split(".") if p.isdigit())
+
+        modelled = sorted(self.releases, key=key)
+        if key(release) <= key(modelled[0]):
+            return modelled[0]
+        older = [r for r in modelled if key(r) <= key(release)]
+        return older[-1]
+
+    def option_strings(self, release: str | None = None) -> list[str]:
+        """Every option string the engine's parser of ``release`` accepts (for abbreviations)."""
+        table = getattr(self, "flag_table", None)
+        if table is None:
+            raise self._missing("flag_table")
+        return list(table(release).options())
 
     # -- input ---------------------------------------------------------------------------------
 

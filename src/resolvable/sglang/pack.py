@@ -26,6 +26,10 @@ class SglangPack(Pack):
     startup_label = member(f"{_PKG}._base", "STARTUP_LABEL")
     startup_phase = member(f"{_PKG}._base", "STARTUP_PHASE")
     env_vars = member(f"{_PKG}.api", "ENV_VARS")
+    # SGLang's docker images (docs: lmsysorg/sglang:vX[-cuYYY][-arch], -rocmNNN-mi30x, -xpu, -npu);
+    # the image's command is given by the container (`python3 -m sglang.launch_server ...`)
+    images = ("lmsysorg/sglang",)
+    distribution_images = ("rocm/sgl-dev", "lmsysorg/sglang-staging")
 
     # releases
     registry = member(_PKG, "registry")

@@ -26,6 +26,13 @@ class VllmPack(Pack):
     startup_phase = member(f"{_PKG}.config.startup", "STARTUP_PHASE")
     not_known_offline = member(f"{_PKG}.config.startup", "NOT_KNOWN_OFFLINE")
     env_vars = member(f"{_PKG}.api", "ENV_VARS")
+    # vLLM's docs (deployment/docker.md): the OpenAI server images; their entrypoint is `vllm serve`
+    images = ("vllm/vllm-openai", "vllm/vllm-openai-rocm", "vllm/vllm-tpu", "vllm/vllm-cpu")
+    image_command = ("vllm", "serve")
+    distribution_images = (
+        "llm-d/llm-d", "lmcache/vllm-openai", "rocm/vllm", "intel/vllm", "aibrix/vllm-openai",
+        "kserve/huggingfaceserver", "red-hat-ai-services/vllm", "rhaiis/vllm", "neuralmagic/",
+    )  # fmt: skip
 
     # releases
     registry = member(_PKG, "registry")
