@@ -185,7 +185,7 @@ def _one(
         release=release,
         release_from=release_from,
         image=image,
-        model=_model(words),
+        model=model_of(words),
         argv=tuple(words),
         env=engine_env,
         gpus_per_node=node.gpus_per_node,
@@ -238,7 +238,8 @@ def _expand_abbreviations(
     return out, notes
 
 
-def _model(words: list[str]) -> str | None:
+def model_of(words: Sequence[str]) -> str | None:
+    """The model a launch command names (``--model-path``, ``--model``, or ``serve``'s positional)."""
     for i, word in enumerate(words):
         for flag in ("--model-path", "--model"):
             if word == flag and i + 1 < len(words):
@@ -246,7 +247,7 @@ def _model(words: list[str]) -> str | None:
             if word.startswith(flag + "="):
                 return word.split("=", 1)[1]
     if "serve" in words[:3]:
-        at = words.index("serve")
+        at = list(words).index("serve")
         if at + 1 < len(words) and not words[at + 1].startswith("-"):
             return words[at + 1]
     return None
