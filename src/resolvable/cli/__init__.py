@@ -247,8 +247,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_parity)
 
-    sub.add_parser("launches", help="the launches in deployment files (k8s, KServe, OME, helm values, compose, scripts)")
-    sub.add_parser("check", help="the verdict on every launch in deployment files (text, --json, --format sarif)")
+    sub.add_parser(
+        "launches", help="the launches in deployment files (k8s, KServe, OME, helm values, compose, scripts)"
+    )
+    sub.add_parser(
+        "check", help="the verdict on every launch in deployment files (text, --json, --format sarif)"
+    )
     p = sub.add_parser("docs", help="regenerate docs/support-matrix.{md,html} (--check: fail if stale)")
     p.add_argument("--check", action="store_true")
     p.add_argument(

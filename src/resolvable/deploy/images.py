@@ -69,6 +69,10 @@ def _matches(repository: str, prefixes: tuple[str, ...]) -> bool:
 def read_image(ref: str) -> Image:
     """What an image reference says about the engine and its release (see the module docstring)."""
     repository, tag = split_ref(ref)
+    if "$" in ref or "{{" in ref:  # kustomize/helm/env placeholders: the image is chosen at deploy time
+        return Image(ref, repository, tag, None, None,
+                     f"the image {ref!r} is a placeholder filled in at deploy time; the release is unknown",
+                     False, True, False)  # fmt: skip
     for name in packs.names():
         pack = packs.get(name)
         if repository in pack.images:

@@ -159,7 +159,7 @@ def _one(
     if image_info is not None and image_info.engine in (engine, None):
         release, release_from = image_info.release, image_info.release_from
         modelled, nearest, hint = image_info.modelled, image_info.nearest, image_info.platform_hint
-        if image_info.engine is None and image_info.release is None:
+        if image_info.engine is None and image_info.release is None and "placeholder" not in release_from:
             release_from = f"{image_info.repository}:{image_info.tag}: not an image of {pack.title}; the release is unknown"
     elif image_info is not None:
         release, release_from, modelled, nearest, hint = (

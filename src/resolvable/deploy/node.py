@@ -37,7 +37,7 @@ _PRESETS = (
     (r"gb200|b200|a4-highgpu", "b200"), (r"gb300|b300", "b300"),
     (r"h200|p5e\.|p5en\.|a3-ultragpu", "h200"), (r"h100.*pcie", "h100-pcie"),
     (r"h100|p5\.|a3-(high|mega|edge)gpu", "h100"), (r"\bh20\b|-h20$", "h20"),
-    (r"a100.*40|p4d\.|a2-highgpu", "a100-40g"), (r"a100|p4de\.|a2-ultragpu", "a100"),
+    (r"a100.*40|tesla-a100|p4d\.|a2-highgpu", "a100-40g"), (r"a100|p4de\.|a2-ultragpu", "a100"),
     (r"l40s|g6e\.", "l40s"), (r"\bl4\b|nvidia-l4|g6\.|g2-standard", "l4"), (r"a10g|g5\.", "a10g"),
     (r"\bt4\b|tesla-t4|g4dn\.", "t4"), (r"4090", "rtx4090"), (r"5090", "rtx5090"),
     (r"rtx.?pro.?6000", "rtxpro6000"), (r"mi300x|mi300", "mi300x"), (r"mi355", "mi355x"),
