@@ -180,6 +180,8 @@ def exit_code(results: list[dict[str, Any]], errors: list[str]) -> int:
 
 
 def _emit(text: str, output: str | None) -> None:
+    if not text and not output:
+        return
     if output:
         from .._files import write_atomic
 
