@@ -72,6 +72,29 @@ class SglangPack(Pack):
     memory_capacity = member(f"{_PKG}.memory", "capacity")
     platform_facts = member(f"{_PKG}.platform_facts", "facts")
 
+    # one launch, one verdict: the launch read with the release's flag table, the node check
+    node_check = member(f"{_PKG}.node", "node_check")
+
+    def build_launch(self, **inputs: Any) -> Any:
+        from .launch import build_launch
+
+        return build_launch(self, **inputs)
+
+    def launch_config(self, launch: Any) -> Any:
+        from .launch import launch_config
+
+        return launch_config(self, launch)
+
+    def resolve_kwargs(self, launch: Any) -> dict[str, Any]:
+        from .launch import resolve_kwargs
+
+        return resolve_kwargs(self, launch)
+
+    def memory_report(self, res: Any, hf: Any, launch: Any) -> Any:
+        from .launch import memory_report
+
+        return memory_report(self, res, hf, launch)
+
     def add_cli_args(
         self, parser: argparse.ArgumentParser, release: str | None = None, *, skip: Sequence[str] = ()
     ) -> None:
