@@ -87,6 +87,13 @@ class Pack:
     startup_phase: str = "startup"
     #: Environment variables the rules read (the others of a launch are listed as not modelled).
     env_vars: tuple[str, ...] = ()
+    #: The field of the tensor-parallel size (``fit`` tries TP sizes through it).
+    tp_field: str = "tp_size"
+    #: The field of the context length (``fit`` proposes the length that fits one request).
+    context_field: str = "context_length"
+    #: What ``fit`` tries when a launch does not fit: (field, values in order, a note), each
+    #: checked by judging the launch again with it.
+    fit_trials: tuple[tuple[str, tuple[Any, ...], str], ...] = ()
 
     def _missing(self, what: str) -> PackError:
         return PackError(f"the {self.name} pack has no {what}; implement Pack.{what} in its pack module")
@@ -277,20 +284,17 @@ class Pack:
         heads TP cannot split, as the engine does (default: nothing to check)."""
 
     def memory_report(self, res: Any, hf: Any, launch: Any) -> Any:
-        """The memory model's ``FitReport`` of a resolved launch, or None (not modelled here:
-        its reason goes to the verdict's ``unknowns``)."""
-        from .memory import MemoryModelError, checkpoint_total_size
+        """The memory model's ``FitReport`` of a resolved launch (a ``MemoryModelError`` or
+        ``PackError`` when it is not modelled here: the reason goes to the verdict's ``unknowns``)."""
+        from .memory import checkpoint_total_size
 
-        try:
-            return self.memory_capacity(
-                {k: res[k] for k in res},
-                hf,
-                device_name=res.platform.device_name,
-                memory_gib=res.platform.memory_gib,
-                index_total_size=checkpoint_total_size(launch.model),
-            )
-        except (MemoryModelError, PackError):
-            return None
+        return self.memory_capacity(
+            {k: res[k] for k in res},
+            hf,
+            device_name=res.platform.device_name,
+            memory_gib=res.platform.memory_gib,
+            index_total_size=checkpoint_total_size(launch.model),
+        )
 
     def verdict(
         self, launch: Any, *, trace: bool = False, startup: bool = True, memory: bool = True
@@ -326,8 +330,12 @@ class Pack:
                 return res, from_refusal(checked, stage=getattr(exc, "phase", None) or "startup")
         if not memory:
             return res, Verdict("starts", checks_passed=len(passed))
-        report = self.memory_report(res, hf, launch)
-        unknowns = () if report is not None else ("memory: not modelled for this model or platform",)
+        from .memory import MemoryModelError
+
+        try:
+            report, unknowns = self.memory_report(res, hf, launch), ()
+        except (MemoryModelError, PackError) as exc:
+            report, unknowns = None, (f"memory: {exc}",)
         return res, from_fit(report, checks_passed=len(passed), unknowns=unknowns)
 
     # -- tables --------------------------------------------------------------------------------

@@ -256,17 +256,14 @@ def resolve_kwargs(pack: Any, launch: Any) -> dict[str, Any]:
 
 
 def memory_report(pack: Any, res: Any, hf: Any, launch: Any) -> Any:
-    from ..memory import MemoryModelError, checkpoint_total_size
+    from ..memory import checkpoint_total_size
     from .memory import capacity
 
-    try:
-        return capacity(
-            {k: res[k] for k in res},
-            hf,
-            device_name=res.platform.device_name,
-            memory_gib=res.platform.memory_gib,
-            extra=dict(launch.not_modelled_values),
-            index_total_size=checkpoint_total_size(launch.model),
-        )
-    except MemoryModelError:
-        return None
+    return capacity(
+        {k: res[k] for k in res},
+        hf,
+        device_name=res.platform.device_name,
+        memory_gib=res.platform.memory_gib,
+        extra=dict(launch.not_modelled_values),
+        index_total_size=checkpoint_total_size(launch.model),
+    )

@@ -23,6 +23,12 @@ class SglangPack(Pack):
     title = "SGLang"
     frontend = "sglang"
     release_option = "--sglang-version"
+    tp_field = "tp_size"
+    context_field = "context_length"
+    fit_trials = (
+        ("kv_cache_dtype", ("fp8_e4m3",), ""),
+        ("mem_fraction_static", (0.85, 0.88, 0.9, 0.93, 0.95), "; less room for activations"),
+    )
     startup_label = member(f"{_PKG}._base", "STARTUP_LABEL")
     startup_phase = member(f"{_PKG}._base", "STARTUP_PHASE")
     env_vars = member(f"{_PKG}.api", "ENV_VARS")

@@ -22,6 +22,9 @@ class VllmPack(Pack):
     title = "vLLM"
     frontend = "vllm"
     release_option = "--vllm-version"
+    tp_field = "tensor_parallel_size"
+    context_field = "max_model_len"
+    fit_trials = (("kv_cache_dtype", ("fp8",), ""),)
     startup_label = member(f"{_PKG}.config.startup", "STARTUP_LABEL")
     startup_phase = member(f"{_PKG}.config.startup", "STARTUP_PHASE")
     not_known_offline = member(f"{_PKG}.config.startup", "NOT_KNOWN_OFFLINE")
