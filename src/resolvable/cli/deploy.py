@@ -9,9 +9,8 @@ files (``resolvable.deploy``), and the verdict on each, for people and for CI.
   request, what ``upgrade`` says for each launch whose image tag or flags changed since the git
   revision ``REV`` of the same file.
 
-Invariants: the verdict is the one ``explain --json`` computes for the same pasted command (this
-module builds the command, runs that path in-process and reads its JSON; it decides nothing about
-an engine); what the file does not state (platform, GPUs, a release the image does not name, a
+Invariants: the verdict is the one verdict of every command (``Pack.build_launch`` then
+``Pack.verdict``, ``resolvable.verdict``); this module decides nothing about an engine; what the file does not state (platform, GPUs, a release the image does not name, a
 value known at run time only) is either taken from ``--platform``/``--gpus``/``--release`` or
 left unchecked, and every such value is listed under ``assumed``. Exit codes: 0 every launch
 would start, 1 one would not (refused or does not fit), 2 a file could not be read or a launch
@@ -207,12 +206,12 @@ def check_launch(launch: Any, args: argparse.Namespace) -> dict[str, Any]:
         return _unchecked(launch, "the command starts no engine resolvable models", assumed)
     pack = packs.get(launch.engine)
     # release
-    release = launch.release
+    release, release_from = launch.release, "image-tag"
     if args.release:
-        release = args.release
+        release, release_from = args.release, "flag"
         assumed["release"] = f"{pack.title} {release} (--release)"
     elif release is None:
-        release = pack.default_release
+        release, release_from = pack.default_release, "default"
         assumed["release"] = f"{pack.title} {release}, the default modelled release: {launch.release_from}"
     elif not launch.modelled:
         if not args.nearest:
@@ -221,7 +220,7 @@ def check_launch(launch: Any, args: argparse.Namespace) -> dict[str, Any]:
                 f"{launch.release_from}; pass --nearest to answer for {launch.nearest}, the nearest modelled release",
                 assumed,
             )
-        release = launch.nearest
+        release, release_from = launch.nearest, "flag"
         assumed["release"] = (
             f"{pack.title} {release}, the nearest modelled release to {launch.release} (--nearest)"
         )
@@ -266,7 +265,7 @@ def check_launch(launch: Any, args: argparse.Namespace) -> dict[str, Any]:
         assumed["not_checked"] = (
             ", ".join(dropped) + " (known at run time only; the engine's default is used)"
         )
-    verdict = _verdict(pack, release, preset, gpus, launch.env, argv)
+    verdict = _verdict(pack, release, release_from, preset, gpus, launch.nodes, launch, argv)
     verdict["line"] = _offending_line(launch, pack, release, verdict)
     return {"launch": launch.to_dict(), "verdict": verdict, "assumed": assumed}
 
@@ -295,63 +294,38 @@ def _drop_runtime(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _verdict(
-    pack: Any, release: str, preset: str, gpus: int | None, env: dict[str, str], argv: list[str]
+    pack: Any,
+    release: str,
+    release_from: str,
+    preset: str,
+    gpus: int | None,
+    nodes: int,
+    launch: Any,
+    argv: list[str],
 ) -> dict[str, Any]:
-    """Run ``explain --json`` on the pasted command in-process and read its verdict."""
-    from . import _run
+    """The one verdict (``Pack.build_launch`` then ``Pack.verdict``, issue 26) of a file's launch."""
+    from ..errors import one_line
 
-    tool = ["explain", "--json", "--platform", preset, pack.release_option, release]
-    if gpus is not None and pack.frontend != "sglang":  # the default front-end has no --gpus yet (issue 26)
-        tool += ["--gpus", str(gpus)]
-    pasted = [f"{k}={v}" for k, v in env.items()] + argv
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = _run([*tool, "--", *pasted])
-    text, message = out.getvalue(), err.getvalue().strip().splitlines()
-    first = message[-1].removeprefix("error: ") if message else ""
     try:
-        data = json.loads(text) if text.strip() else None
-    except json.JSONDecodeError:
-        data = None
-    if isinstance(data, dict) and data.get("schema") == "resolvable.refusal/1":
-        return {
-            "status": "refused",
-            "rule": data.get("rule"),
-            "location": data.get("location"),
-            "message": data.get("message"),
-            "fix": data.get("fix"),
-            "fields": sorted((data.get("origins") or {}).keys()),
-        }
-    if code == 0 and isinstance(data, dict):
-        memory = data.get("memory") or {}
-        if memory.get("fits") is False:
-            refusal = memory.get("refusal") or {}
-            return {
-                "status": "does-not-fit",
-                "rule": "memory",
-                "message": refusal.get("message") if isinstance(refusal, dict) else str(refusal),
-                "fix": refusal.get("fix") if isinstance(refusal, dict) else None,
-                "fields": [],
-            }
-        values = (
-            {f: v.get("value") if isinstance(v, dict) else v for f, v in (data.get("fields") or {}).items()}
-            if isinstance(data.get("fields"), dict)
-            else {}
+        built = pack.build_launch(
+            command=argv,
+            release=release,
+            release_from=release_from,
+            image=launch.image,
+            platform=preset,
+            gpus=gpus,
+            nodes=max(1, int(launch.nodes or 1)),
+            command_env=dict(launch.env),
         )
-        return {"status": "starts", "message": "would start", "fields": [], "values": values}
-    if any(
-        k in first
-        for k in (
-            "unrecognized argument",
-            "invalid choice",
-            "not accepted",
-            "removed in",
-            "ambiguous option",
-            "is not a flag of",
-        )
-    ):
-        return {"status": "refused", "rule": "engine-flags", "message": first, "fix": None, "fields": []}
-    return {"status": "unchecked", "message": first or f"explain exited {code}", "fields": []}
+        _, verdict = pack.verdict(built)
+    except ResolvableError as exc:  # no config for the model, a value the pack cannot read …
+        return {"status": "unchecked", "message": one_line(str(exc)), "fields": []}
+    out = verdict.to_dict()
+    message = (out.get("message") or "").lower()
+    out["fields"] = [f for f in built.user if f.replace("_", " ") in message or f in message]
+    if out["status"] == "starts":
+        out["message"] = "would start"
+    return out
 
 
 def _offending_line(launch: Any, pack: Any, release: str, verdict: dict[str, Any]) -> int:
