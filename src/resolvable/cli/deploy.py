@@ -413,7 +413,6 @@ def sarif(results: list[dict[str, Any]], errors: list[str]) -> dict[str, Any]:
             "driver": {
                 "name": "resolvable",
                 "version": __version__,
-                "informationUri": "https://github.com/resolvable/resolvable",
                 "rules": list(rules.values()),
             }
         },

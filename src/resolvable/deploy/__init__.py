@@ -74,8 +74,12 @@ def read_text(text: str, name: str) -> list[FileLaunch]:
         found = kubernetes.launches(docs, name) + found
         kind = ", ".join(sorted(kinds)) or "no Kubernetes object, compose file or known helm values"
     if not found:
+        from .. import packs
+
+        engines = " or ".join(packs.get(n).title or n for n in packs.names())
+        images = ", ".join(packs.get(n).images[0] for n in packs.names() if packs.get(n).image_command)
         raise DeployError(
-            f"{name}: no engine launch found in its {kind}: expected a container whose command or image "
-            "starts vLLM or SGLang (vllm serve, python -m sglang.launch_server, vllm/vllm-openai, lmsysorg/sglang)"
+            f"{name}: no engine launch found in its {kind}: expected a container whose command starts "
+            f"{engines}, or an image whose entrypoint does ({images})"
         )
     return found
