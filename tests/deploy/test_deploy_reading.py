@@ -69,6 +69,7 @@ def test_shell_expansion_and_arithmetic():
         expand_shell("--dp $((G * N)) '$N' \"$N\" ${M:-4} ${IDX:-0}", scope)
         == "--dp 16 '$N' \"8\" 4 ${IDX:-0}"
     )
+    assert expand_shell('${N:+--tp "$N"} ${R:+--revision "$R"}', scope) == '--tp "8" '
     assert arithmetic("(N + 2) / 3 - G % 2", scope) == 3
     assert arithmetic("N ** 99", scope) is None  # not shell arithmetic: never evaluated
     assert arithmetic("IDX * N", scope) is None and "IDX" in scope.runtime

@@ -6,7 +6,7 @@
 * Compose ``${VAR:-default}``/``${VAR-default}``/``${VAR}``/``$VAR`` (``$$`` is a literal ``$``):
   Compose takes them from the operator's shell or ``.env``, not the file, so only a default is
   known; the rest is known at run time only;
-* a shell's ``$VAR``, ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}`` and ``$((arithmetic))``
+* a shell's ``$VAR``, ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``${VAR:+word}`` and ``$((arithmetic))``
   on integers, outside single quotes, from assignments earlier in the same script and the
   container's environment. ``$(command)`` is never run.
 
@@ -164,7 +164,7 @@ def _dollar(text: str, i: int, scope: Scope) -> tuple[str | None, int]:
         if end < 0:
             return None, i
         body = text[i + 2 : end]
-        match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)(.*))?", body, re.DOTALL)
+        match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])(.*))?", body, re.DOTALL)
         if not match:
             return None, i
         name, op, default = match.groups()
@@ -182,6 +182,10 @@ def _lookup(name: str, op: str | None, default: str | None, written: str, scope:
         scope.unknown(name)
         return written
     value = scope.values.get(name)
+    if op in (":+", "+"):  # the alternate value: the word when the variable is set (non-empty for :+)
+        if value is None and name not in scope.values:
+            return ""
+        return expand_shell(default or "", scope) if (value or op == "+") else ""
     if value is not None and not (op == ":-" and value == ""):
         return value
     if op is not None:
