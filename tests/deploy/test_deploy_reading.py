@@ -172,3 +172,23 @@ spec:
         "--kv-cache-dtype",
         "fp8",
     )
+
+
+def test_kserve_inferenceservice_custom_predictor_container():
+    text = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: llama}
+spec:
+  predictor:
+    nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+    containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.31.0
+      args: [--model, qwen3-8b, --port, "8080"]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+    (launch,) = read_text(text, "isvc.yaml")
+    assert launch.source == "InferenceService/llama.predictor container kserve-container"
+    assert (launch.release, launch.gpu, launch.gpus_per_node) == ("0.31.0", "NVIDIA-L4", 1)
+    assert launch.argv[:2] == ("vllm", "serve")
