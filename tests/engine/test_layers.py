@@ -5,6 +5,8 @@
   modules (``resolvable``, ``resolvable.rules``, ``resolvable.errors``), never a private engine
   module (``resolvable._x``), never the CLI and never another pack;
 * nothing in a pack imports another module's private names (``from m import _name``);
+* the deployment-file reader (``resolvable.deploy``, a source layer) imports no pack module and
+  not the CLI: it reaches packs through ``resolvable.packs`` as the CLI does;
 * the CLI imports no pack module at all: it reaches a pack through ``resolvable.packs``
   (``packs.get(name)``), so a third engine is a new pack, not CLI surgery.
 
@@ -67,7 +69,7 @@ def _imports(module: str, path: str) -> list[tuple[str, tuple[str, ...], int]]:
 
 def _layer(module: str) -> str:
     parts = module.split(".")
-    if len(parts) == 1 or (len(parts) == 2 and parts[1] not in (*PACKS, "cli")):
+    if len(parts) == 1 or (len(parts) == 2 and parts[1] not in (*PACKS, "cli", "deploy")):
         return "engine"
     return parts[1]
 
@@ -77,7 +79,7 @@ ALL = _modules()
 
 def test_the_walk_sees_every_layer():
     layers = {_layer(m) for m, _ in ALL}
-    assert {"engine", "cli", *PACKS} <= layers
+    assert {"engine", "cli", "deploy", *PACKS} <= layers
     assert ("resolvable.rules", os.path.join(ROOT, "rules.py")) in ALL
 
 
@@ -94,6 +96,10 @@ def test_imports_point_down(module, path):
             problems.append(f"{where}: the engine imports {target}")
         if layer == "cli" and target_layer in PACKS:
             problems.append(f"{where}: the CLI imports {target}; reach the pack through resolvable.packs.get")
+        if layer == "deploy" and (target_layer in PACKS or target_layer == "cli"):
+            problems.append(
+                f"{where}: the deploy source layer imports {target}; reach packs through resolvable.packs"
+            )
         if layer in PACKS:
             if target_layer == "cli" or (target_layer in PACKS and target_layer != layer):
                 problems.append(f"{where}: pack {layer} imports {target}")

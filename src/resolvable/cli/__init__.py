@@ -247,6 +247,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_parity)
 
+    sub.add_parser(
+        "launches", help="the launches in deployment files (k8s, KServe, OME, helm values, compose, scripts)"
+    )
+    sub.add_parser(
+        "check", help="the verdict on every launch in deployment files (text, --json, --format sarif)"
+    )
     p = sub.add_parser("docs", help="regenerate docs/support-matrix.{md,html} (--check: fail if stale)")
     p.add_argument("--check", action="store_true")
     p.add_argument(
@@ -556,6 +562,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .fit import main as fit_main
 
             return fit_main(argv[1:])
+        if argv[:1] in (["launches"], ["check"]):  # deployment files (cli/deploy.py)
+            from .deploy import main as deploy_main
+
+            return deploy_main(argv)
         argv, pasted = _split_pasted(argv)
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself
