@@ -108,6 +108,8 @@ def table_release(release: str) -> str:
     without its own table kept the flags of the one before), else the oldest table."""
     from ...rules import release_key
 
+    if release in history():
+        return release  # a parse-only release has its own table
     tables = releases()
     older = [t for t in tables if release_key(t) <= release_key(release)]
     return older[-1] if older else tables[0]
@@ -152,8 +154,8 @@ def load_table(release: str | None = None) -> FlagTable:
     return _load_table(table_release(release) if release in SGLANG_RELEASES else release)
 
 
-@functools.cache
-def _load_table(release: str) -> FlagTable:
+def _full_table(release: str) -> dict[str, Any]:
+    """The committed table of ``release`` as the extractor wrote it (a dict)."""
     path = os.path.join(_DIR, f"sglang-{release}.json")
     if not os.path.isfile(path):
         from ...errors import InvalidArgumentError
@@ -162,7 +164,31 @@ def _load_table(release: str) -> FlagTable:
     import json
 
     with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+        return json.load(fh)
+
+
+@functools.cache
+def history() -> Any:
+    """The parse-only releases before the oldest full table (``resolvable.flag_history``)."""
+    from ...flag_history import History
+
+    return History("sglang", os.path.join(_DIR, "history"), _full_table)
+
+
+def parse_only_releases() -> tuple[str, ...]:
+    """The sglang releases whose flags are known but which no rule resolves (0.5.1 … 0.5.13.post1),
+    oldest first."""
+    return history().releases
+
+
+def raw_table(release: str) -> dict[str, Any]:
+    """The extractor's dict of ``release``: a committed table, or one rebuilt from its deltas."""
+    return history().table(release) if release in history() else _full_table(release)
+
+
+@functools.cache
+def _load_table(release: str) -> FlagTable:
+    data = raw_table(release)
     flags = tuple(
         Flag(
             dest=f["dest"],

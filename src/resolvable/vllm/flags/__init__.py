@@ -133,8 +133,8 @@ def load_table(release: str | None = None) -> FlagTable:
     return _load_table(release)
 
 
-@functools.cache
-def _load_table(release: str) -> FlagTable:
+def _full_table(release: str) -> dict[str, Any]:
+    """The committed table of ``release`` as the extractor wrote it (a dict)."""
     path = os.path.join(_DIR, f"vllm-{release}.json")
     if not os.path.isfile(path):
         from ...errors import InvalidArgumentError
@@ -143,7 +143,31 @@ def _load_table(release: str) -> FlagTable:
     import json
 
     with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+        return json.load(fh)
+
+
+@functools.cache
+def history() -> Any:
+    """The parse-only releases before the oldest full table (``resolvable.flag_history``)."""
+    from ...flag_history import History
+
+    return History("vllm", os.path.join(_DIR, "history"), _full_table)
+
+
+def parse_only_releases() -> tuple[str, ...]:
+    """The vLLM releases whose flags are known but which no rule resolves (0.11.0 … 0.29.0),
+    oldest first."""
+    return history().releases
+
+
+def raw_table(release: str) -> dict[str, Any]:
+    """The extractor's dict of ``release``: a committed table, or one rebuilt from its deltas."""
+    return history().table(release) if release in history() else _full_table(release)
+
+
+@functools.cache
+def _load_table(release: str) -> FlagTable:
+    data = raw_table(release)
     flags = tuple(
         Flag(
             dest=f["dest"],
