@@ -15,6 +15,9 @@ stored by ``tools/flag_history.py`` as one small delta file per release,
   (keep ``n`` / drop ``n`` / insert rows), so order and content come back unchanged;
 * ``.postN`` and four-part ``.N`` patch releases are releases of their own here (``version_key``
   orders them after their base), unlike ``rules.release_key``, which maps them to their base;
+* ``removed_between`` lists every flag of an older release that a newer one lacks, with the
+  replacement the pack names and where it is named (a deprecation in a table, or the pack's
+  list of removals, each entry citing the wheel file that names the successor);
 * nothing is read before it is asked for: the deltas are files read on first use, and
   ``import resolvable`` does not import this module.
 
@@ -25,13 +28,23 @@ from __future__ import annotations
 
 import functools
 import os
+from dataclasses import asdict, dataclass
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
-__all__ = ["HISTORY_SCHEMA", "apply_delta", "History", "version_key"]
+__all__ = [
+    "HISTORY_SCHEMA",
+    "FlagChange",
+    "History",
+    "apply_delta",
+    "flag_name",
+    "release_of_tag",
+    "removed_between",
+    "version_key",
+]
 
 HISTORY_SCHEMA = "resolvable.flag-delta/1"
 
@@ -123,3 +136,74 @@ class History:
         delta = self.delta(release)
         base = delta["base"]
         return apply_delta(self._table(base) if base in self else self._load_full(base), delta)
+
+
+@dataclass(frozen=True)
+class FlagChange:
+    """One flag of the older release that the newer one no longer has: ``option`` (as the older
+    release spells it), ``last`` (the last release with it), ``removed_in`` (the first without
+    it), ``replacement`` (what replaces it on the newer release, as the engine names it, or None
+    when the engine names none) and ``source`` (where the replacement is named)."""
+
+    option: str
+    last: str
+    removed_in: str
+    replacement: str | None
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def flag_name(text: str) -> str:
+    """The option a replacement starts with: ``--moe-runner-backend triton_kernel`` →
+    ``--moe-runner-backend``; ``--eplb-config.window_size`` → ``--eplb-config``."""
+    word = text.split()[0].split("=")[0]
+    return word.split(".")[0] if word.startswith("--") else word
+
+
+def removed_between(
+    releases: Sequence[str],
+    options_of: Callable[[str], frozenset[str]],
+    replacement: Callable[[str], tuple[str | None, str]],
+    old: str,
+    new: str,
+) -> tuple[FlagChange, ...]:
+    """Every option of ``old`` that ``new`` does not accept, with the release that dropped it and
+    its replacement on ``new``. ``releases`` are the releases with a table, oldest first;
+    ``replacement(option)`` is (successor or None, where it is named). A successor that ``new``
+    does not accept either is followed to its own successor (a flag renamed twice)."""
+    span = [r for r in releases if version_key(old) <= version_key(r) <= version_key(new)]
+    target = options_of(new)
+    changes = []
+    for option in sorted(options_of(old) - target):
+        last = [r for r in span if option in options_of(r)][-1]
+        removed_in = span[span.index(last) + 1]
+        successor, source = replacement(option)
+        seen: set[str] = set()
+        while successor and flag_name(successor) not in target and successor not in seen:
+            seen.add(successor)
+            following, more = replacement(flag_name(successor))
+            if following is None:  # the successor went too, and nothing replaced it
+                successor, source = None, f"{source}; {successor} was removed too ({more})"
+                break
+            successor, source = following, f"{source}; then {more}"
+        changes.append(FlagChange(option, last, removed_in, successor, source))
+    return tuple(changes)
+
+
+def release_of_tag(tag: str) -> str | None:
+    """The release a docker image tag names, ``.postN`` kept: ``v0.5.5.post3-cu126`` →
+    ``0.5.5.post3``, ``v0.11.0-rocm`` → ``0.11.0``; None for ``latest``, ``nightly-…`` and
+    other tags that name no release."""
+    head = tag.strip().lstrip("vV").split("-")[0].split("+")[0]
+    pieces = head.split(".")
+    if len(pieces) < 2 or not all(p.isdigit() for p in pieces[:2]):
+        return None
+    kept = []
+    for piece in pieces:
+        if piece.isdigit() or (piece.startswith("post") and piece[4:].isdigit() and kept):
+            kept.append(piece)
+        else:
+            return None
+    return ".".join(kept)
