@@ -79,8 +79,9 @@ def hook(pack: Any, argv: Sequence[str], command: Any) -> int | None:
             if named is not None:
                 raise UsageError(
                     f"{pack.title} {named} is parse-only (its flags are known, no rule resolves it): "
-                    f"`{sub}` needs a resolved release ({', '.join(pack.releases)}); `explain` reads "
-                    f"a pasted {named} command, `upgrade --from {named}` names its removed flags"
+                    f"`{sub}` needs a resolved one (supported releases: {', '.join(pack.releases)}); "
+                    f"`explain` reads a pasted {named} command, `upgrade --from {named}` names its "
+                    "removed flags"
                 )
         return None
     release = _named(pack, _option(argv, pack.release_option)) or tag_release(
