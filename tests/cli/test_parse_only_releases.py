@@ -168,3 +168,14 @@ def test_a_command_that_needs_resolution_refuses_a_parse_only_release(capsys):
     code, _, err = _run(capsys, "matrix", "--engine", "vllm", "--vllm-version", "0.25.1")
     assert code == 2
     assert "vLLM 0.25.1 is parse-only" in err and "upgrade --from 0.25.1" in err
+
+
+def test_sglang_reads_a_unique_prefix_as_its_flag(capsys):
+    """sglang's prepare_server_args uses a plain ArgumentParser: 0.5.5 has no --tp alias, and
+    `--tp 8` (https://docs.sglang.io/docs/basic_usage/qwen3_vl, the corpus entry "qwen3-vl-fp8")
+    is --tp-size 8."""
+    command = next(c for c in _CORPUS if c["id"] == "qwen3-vl-fp8")["command"]
+    code, out, _ = _run(capsys, "explain", "--sglang-version", "0.5.5", "--json", "--", *shlex.split(command))
+    assert code == EXIT_PARSED_ONLY
+    flags = {f["dest"]: f["value"] for f in json.loads(out)["flags"]}
+    assert flags["tensor_parallel_size"] == 8

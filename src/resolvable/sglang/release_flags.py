@@ -39,7 +39,9 @@ def read_flags(words: Sequence[str], release: str) -> tuple[str | None, list[tup
     from .launch import parse_launch
 
     launch = parse_launch(list(words))
-    parser = _Parser(prog=f"sglang {release}", add_help=False, allow_abbrev=False)
+    # server_args.py : prepare_server_args builds a plain argparse.ArgumentParser(): a unique
+    # prefix of a flag is that flag (`--tp 8` is --tp-size on releases without a --tp alias)
+    parser = _Parser(prog=f"sglang {release}", add_help=False)
     add_cli_args(parser, release=release)
     try:
         namespace, extra = parser.parse_known_args(launch.argv)
