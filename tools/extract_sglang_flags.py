@@ -56,6 +56,13 @@ class _Opaque:
 OPAQUE = _Opaque()
 
 
+class _Dynamic:
+    """A field default computed on the running machine (its source text)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 class _EnumMember:
     def __init__(self, name: str, value: Any) -> None:
         self.name, self.value = name, value
@@ -104,7 +111,14 @@ class Source:
             text = self.text(rel + ".py") or self.text(rel + "/__init__.py")
             if text is None:
                 raise Unresolved(f"module {dotted} not in {self.path}")
-            self._modules[dotted] = Module(self, dotted, ast.parse(text))
+            tree = ast.parse(text)
+            package = dotted if self.text(rel + ".py") is None else dotted.rpartition(".")[0]
+            for node in tree.body:  # 0.5.3+ utils/__init__.py: ``from .common import *``
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    node.module = ".".join(base + ([node.module] if node.module else []))
+                    node.level = 0
+            self._modules[dotted] = Module(self, dotted, tree)
         return self._modules[dotted]
 
 
@@ -117,6 +131,7 @@ class Module:
         self.functions: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}  # kept when the name is re-bound later
         self.imports: dict[str, tuple[str, str]] = {}
+        self.star: list[str] = []  # ``from sglang.x import *``: searched last
         self._values: dict[str, Any] = {}
         for node in tree.body:
             if isinstance(node, ast.Assign):
@@ -131,7 +146,10 @@ class Module:
                 self.functions[node.name] = node
             elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(source.package):
                 for alias in node.names:
-                    self.imports[alias.asname or alias.name] = (node.module, alias.name)
+                    if alias.name == "*":
+                        self.star.append(node.module)
+                    else:
+                        self.imports[alias.asname or alias.name] = (node.module, alias.name)
 
     def class_node(self, name: str) -> tuple[Module, ast.ClassDef]:
         """The module that defines class ``name`` (following ``from sglang... import``) and its node."""
@@ -178,7 +196,13 @@ class Module:
             mod, attr = self.imports[name]
             value = self.source.module(mod).lookup(attr)
         else:
-            raise Unresolved(f"{self.name}.{name}")
+            for mod in self.star:
+                star = self.source.module(mod)
+                if name in star.nodes or name in star.imports:
+                    value = star.lookup(name)
+                    break
+            else:
+                raise Unresolved(f"{self.name}.{name}")
         self._values[name] = value
         return value
 
@@ -220,7 +244,13 @@ class Evaluator:
         return node.value
 
     def _List(self, node: ast.List) -> Any:
-        return [self.eval(e) for e in node.elts]
+        out: list[Any] = []
+        for e in node.elts:  # 0.5.7+: ``[*QUANTIZATION_CHOICES, ...]``
+            if isinstance(e, ast.Starred):
+                out.extend(self._iterable(self.eval(e.value)))
+            else:
+                out.append(self.eval(e))
+        return out
 
     def _Tuple(self, node: ast.Tuple) -> Any:
         return tuple(self.eval(e) for e in node.elts)
@@ -247,6 +277,8 @@ class Evaluator:
         return self.module.lookup(node.id)
 
     def _Attribute(self, node: ast.Attribute) -> Any:
+        if ast.unparse(node) == "sys.maxsize" and "sys" not in self.scope:
+            return 2**63 - 1  # 0.5.1-0.5.x: max_queued_requests = sys.maxsize (64-bit CPython)
         base = self.eval(node.value)
         if isinstance(base, _ClassNS):
             if node.attr not in base.attrs:
@@ -468,6 +500,8 @@ _ACTIONS = {
     "DeprecatedStoreConstAction": ("store_const", True),
     "DeprecatedAliasStoreAction": ("store", True),
     "DeprecatedAction": ("ignore", True),
+    "LoRAPathAction": ("lora_paths", False),  # up to 0.5.13: an explicit add_argument of --lora-paths
+    "argparse.BooleanOptionalAction": ("boolean_optional", False),  # 0.5.10-0.5.13: explicit too
 }
 
 
@@ -487,6 +521,8 @@ def _manual_flag(
             flag["action"] = kind
         if deprecated:
             flag["deprecated"] = ev.eval(kw["new_flag"]) if "new_flag" in kw else True
+    if flag.get("action") == "boolean_optional":  # argparse adds --no-X, as for a field's flag
+        flag["options"] = options + ["--no-" + o[2:] for o in options if o.startswith("--")]
     if "type" in kw:
         flag["type"] = _PLAIN_TYPES.get(ast.unparse(kw["type"])) or _TYPE_PARSERS[ast.unparse(kw["type"])]
     elif flag.get("action") in (None, "store"):
@@ -512,7 +548,11 @@ def _manual_flag(
         if text == "argparse.SUPPRESS":
             pass  # nothing stored unless passed
         elif text.startswith("ServerArgs."):
-            flag["default"] = field_defaults[text.split(".", 1)[1]]
+            default = field_defaults[text.split(".", 1)[1]]
+            if isinstance(default, _Dynamic):
+                flag["dynamic_default"] = default.text
+            else:
+                flag["default"] = default
         elif (
             isinstance(node, ast.Call)
             and ast.unparse(node.func) == "_declared_default"
@@ -622,7 +662,14 @@ def extract(path: str) -> dict[str, Any]:
     plain_defaults: dict[str, Any] = {}  # what _declared_default answers: no factory defaults
     for name, stmt, field_module in declared:
         ev = Evaluator(field_module)
-        has, default = _field_default(ev, stmt.value)
+        try:
+            has, default = _field_default(ev, stmt.value)
+        except Unresolved:
+            if not _is_factory(stmt.value):
+                raise
+            # 0.5.10-0.5.13 pre_warm_nccl: ``default_factory=lambda: is_hip()``, a default that
+            # depends on the machine: recorded as source text, never guessed
+            has, default = True, _Dynamic(ast.unparse(stmt.value))
         if has:
             field_defaults[name] = default
             if not _is_factory(stmt.value):

@@ -483,6 +483,7 @@ _TYPE_EXPRS = {
     "int": ("int", False),
     "str": ("str", False),
     "float": ("float", False),
+    "bool": ("bool", False),  # 0.11: the deprecated --guided-decoding-disable-* flags
     "json.loads": ("json", False),
     "optional_type(json.loads)": ("json", True),
     "optional_type(str)": ("str", True),
@@ -653,7 +654,27 @@ class Walker:
         raise Unresolved(f"condition {ast.unparse(node)}")
 
     def for_loop(self, stmt: ast.For) -> None:
-        raise Unresolved(f"loop {ast.unparse(stmt)[:60]}")
+        """0.11: ``for arg, type in [("--guided-decoding-backend", str), ...]: add_argument(arg,
+        type=type, ...)``: a loop over a literal list, unrolled by putting each element's
+        expressions in place of the loop names. Any other loop is an error."""
+        items = stmt.iter
+        if not isinstance(items, (ast.List, ast.Tuple)) or stmt.orelse:
+            raise Unresolved(f"loop {ast.unparse(stmt)[:60]}")
+        target = stmt.target
+        names = [target] if isinstance(target, ast.Name) else getattr(target, "elts", None)
+        if not names or not all(isinstance(n, ast.Name) for n in names):
+            raise Unresolved(f"loop {ast.unparse(stmt)[:60]}")
+        for item in items.elts:
+            values = [item] if len(names) == 1 else getattr(item, "elts", None)
+            if values is None or len(values) != len(names):
+                raise Unresolved(f"loop element {ast.unparse(item)}")
+            bound = {n.id: v for n, v in zip(names, values)}  # type: ignore[attr-defined]
+
+            class _Bind(ast.NodeTransformer):
+                def visit_Name(self, node: ast.Name) -> ast.AST:
+                    return copy.deepcopy(bound[node.id]) if node.id in bound else node
+
+            self.walk([_Bind().visit(copy.deepcopy(s)) for s in stmt.body])
 
     def call_add_cli_args(self, call: ast.Call) -> None:
         owner = ast.unparse(call.func).rsplit(".", 1)[0]
@@ -842,21 +863,33 @@ def _environment(source: VllmSource) -> tuple[list[str], dict[str, str]]:
     return names, removed
 
 
+def _parser_module(source: VllmSource) -> str:
+    """The module whose ``make_arg_parser`` builds ``vllm serve``'s parser: the one
+    ``entrypoints/cli/serve.py`` imports it from (``entrypoints/openai/cli_args.py`` up to 0.28,
+    ``entrypoints/launchers/`` or ``entrypoints/common/`` later), else the newest layout's."""
+    serve = "vllm.entrypoints.cli.serve"
+    if source.has(serve):
+        for node in source.module(serve).tree.body:
+            if isinstance(node, ast.ImportFrom) and any(a.name == "make_arg_parser" for a in node.names):
+                return node.module or ""
+    cli = "vllm.entrypoints.common.cli_args"
+    return cli if source.has(cli) else "vllm.entrypoints.launchers.cli_args"
+
+
 def extract(path: str) -> dict[str, Any]:
     source = VllmSource(path)
     release = source.version()
     Walker._kwargs_cache = {}
     _NONE_CHOICE[0] = _none_choice(source)
-    cli = "vllm.entrypoints.common.cli_args"
-    if not source.has(cli):
-        cli = "vllm.entrypoints.launchers.cli_args"
+    cli = _parser_module(source)
     module = source.module(cli)
     if "make_arg_parser" not in module.functions:
         raise Unresolved(f"{cli} has no make_arg_parser")
     flags: list[dict] = []
     walker = Walker(source, module, release, flags)  # type: ignore[arg-type]
     walker.walk(module.functions["make_arg_parser"].body)
-    enable_disable = "EnableDisableAction" in source.module("vllm.utils.argparse_utils").nodes
+    argparse_utils = "vllm.utils.argparse_utils"  # 0.11.0 has no such module (vllm/utils.py)
+    enable_disable = source.has(argparse_utils) and "EnableDisableAction" in source.module(argparse_utils).nodes
     for row in flags:
         if enable_disable and row.get("action") == "boolean_optional":
             inverses = []

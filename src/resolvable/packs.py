@@ -166,6 +166,20 @@ class Pack:
         if table is None:
             raise self._missing("flag_table")
         return list(table(release).options())
+    def parse_only_releases(self) -> tuple[str, ...]:
+        """Releases whose flags the pack reads (a flag table from the wheel) but which no rule
+        resolves, oldest first (``resolvable.flag_history``); none by default."""
+        return ()
+
+    def removed_between(self, old: str, new: str) -> tuple[Any, ...]:
+        """The flags of release ``old`` that ``new`` does not accept, with their replacements
+        (``resolvable.flag_history.FlagChange``)."""
+        raise self._missing("removed_between")
+
+    def read_release_flags(self, words: Sequence[str], release: str) -> tuple[str | None, list[Any]]:
+        """(model, [(option as typed, dest, value), ...]) of the launch command ``words`` read with
+        release ``release``'s own flags; a flag it does not have is a ``ResolvableError``."""
+        raise self._missing("read_release_flags")
 
     # -- input ---------------------------------------------------------------------------------
 

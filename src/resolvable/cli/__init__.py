@@ -214,6 +214,13 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
 
+    p = sub.add_parser(
+        "releases",
+        help="every release each engine pack resolves, and the older ones it parses only "
+        "(vLLM 0.11.0…, sglang 0.5.1…)",
+    )
+    p.add_argument("--engine", choices=packs.names())
+    p.add_argument("--json", action="store_true")
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
     p.add_argument("--json", action="store_true")
@@ -311,7 +318,9 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
     sglang = pack("sglang")
     words = [f"{k}={v}" for k, v in command.env.items()] + command.words
     if command.tag is not None:
-        release, note = tag_release(command.tag, list(sglang.releases), sglang.name)
+        release, note = tag_release(
+            command.tag, list(sglang.releases), sglang.name, parse_only=sglang.parse_only_releases()
+        )
         named = _option_of(argv, sglang.release_option)
         if named is None:
             argv = [*argv, sglang.release_option, release]
@@ -566,11 +575,25 @@ def _run(argv: Sequence[str] | None) -> int:
             from .deploy import main as deploy_main
 
             return deploy_main(argv)
+        if argv[:1] == ["releases"]:  # the release listing (cli/older.py)
+            from .older import cmd_releases
+
+            return cmd_releases(argv[1:])
         argv, pasted = _split_pasted(argv)
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself
             argv, pasted, command = _route_pasted(argv, pasted)
         engine = command.engine if command is not None else engine_named(argv)
+        if (engine or "sglang") in packs.names():  # a parse-only release: read, never resolved
+            from .older import hook
+
+            if command is None and pasted is not None:
+                from .paste import read
+
+                command = read(pasted)
+            code = hook(pack(engine or "sglang"), argv, command)
+            if code is not None:
+                return code
         frontend = pack(engine).frontend if engine in packs.names() else "sglang"
         if frontend != "sglang":  # another engine's flag names: its own front-end
             if command is None and pasted is not None:

@@ -202,10 +202,21 @@ def _docker(words: list[str], env: dict[str, str]) -> Pasted:
     return Pasted(engine, env, rest, image=image, tag=tag or "latest")
 
 
-def tag_release(tag: str, supported: Sequence[str], engine: str) -> tuple[str, str | None]:
+def tag_release(
+    tag: str, supported: Sequence[str], engine: str, *, parse_only: Sequence[str] = ()
+) -> tuple[str, str | None]:
     """The release a docker tag names, and a note when it names none (``latest``, ``nightly``):
-    then the newest of ``supported``."""
+    then the newest of ``supported``. A tag of one of ``parse_only`` (the pack's releases that are
+    parsed, not resolved; ``.postN`` kept: ``v0.5.5.post3-cu126``) names that release."""
     from .._release import base_release
+    from ..flag_history import release_of_tag
+
+    exact = release_of_tag(tag)
+    if exact is not None and exact in parse_only:
+        return (
+            exact,
+            f"the image tag {tag!r} is {engine} {exact}, which resolvable parses but does not resolve",
+        )
 
     try:
         release = base_release(tag)
@@ -216,8 +227,9 @@ def tag_release(tag: str, supported: Sequence[str], engine: str) -> tuple[str, s
             f"the image tag {tag!r} names no release: read as the newest supported {engine} {newest}",
         )
     if release not in supported:
+        known = f"; parsed only: {parse_only[0]} … {parse_only[-1]}" if parse_only else ""
         raise PasteError(
             f"the image tag {tag!r} is {engine} {release}, which resolvable does not model; "
-            f"supported: {', '.join(supported)}"
+            f"supported: {', '.join(supported)}{known}"
         )
     return release, None

@@ -154,7 +154,7 @@ def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
     if pasted is not None and pasted.tag is not None:
         from .paste import tag_release as read_tag
 
-        tag_release, note = read_tag(pasted.tag, vllm.releases, "vLLM")
+        tag_release, note = read_tag(pasted.tag, vllm.releases, "vLLM", parse_only=vllm.parse_only_releases())
         note = note or f"from the image tag {pasted.tag!r}"
     if named is not None:
         release = vllm.release(named)

@@ -611,10 +611,10 @@ def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
         history = option_history(option, table.release)
         if history:
             hints.append(f"{option} is not a flag of vLLM {table.release}; {history}")
-            continue
-        guess = closest(option, table.options())
-        if guess:
-            hints.append(f"{option}: did you mean {guess}?")
+        else:
+            guess = closest(option, table.options())
+            if guess:
+                hints.append(f"{option}: did you mean {guess}?")
         if option == "--task":
             hints.append(
                 "--task is not a vllm serve option: for embedding, reranking or reward models use "

@@ -41,6 +41,9 @@ class VllmPack(Pack):
     registry = member(_PKG, "registry")
     release = member(f"{_PKG}.api", "vllm_release")
     installed_version = member(f"{_PKG}.api", "installed_vllm_version")
+    parse_only_releases = member(f"{_PKG}.flags", "parse_only_releases")
+    removed_between = member(f"{_PKG}.flags", "removed_between")
+    read_release_flags = member(f"{_PKG}.release_flags", "read_flags")
     changes = member(f"{_PKG}.changes", "CHANGES")
 
     # input: vLLM's own argv pre-processing, flag table per release, launch commands

@@ -116,6 +116,8 @@ def table_release(release: str) -> str:
     pure function of the release and the package's table files)."""
     from ...rules import release_key
 
+    if release in history():
+        return release  # a parse-only release has its own table
     tables = _releases()
     older = [t for t in tables if release_key(t) <= release_key(release)]
     return older[-1] if older else tables[0]
@@ -160,8 +162,8 @@ def load_table(release: str | None = None) -> FlagTable:
     return _load_table(table_release(release) if release in SGLANG_RELEASES else release)
 
 
-@functools.cache
-def _load_table(release: str) -> FlagTable:
+def _full_table(release: str) -> dict[str, Any]:
+    """The committed table of ``release`` as the extractor wrote it (a dict)."""
     path = os.path.join(_DIR, f"sglang-{release}.json")
     if not os.path.isfile(path):
         from ...errors import InvalidArgumentError
@@ -170,7 +172,31 @@ def _load_table(release: str) -> FlagTable:
     import json
 
     with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+        return json.load(fh)
+
+
+@functools.cache
+def history() -> Any:
+    """The parse-only releases before the oldest full table (``resolvable.flag_history``)."""
+    from ...flag_history import History
+
+    return History("sglang", os.path.join(_DIR, "history"), _full_table)
+
+
+def parse_only_releases() -> tuple[str, ...]:
+    """The sglang releases whose flags are known but which no rule resolves (0.5.1 … 0.5.13.post1),
+    oldest first."""
+    return history().releases
+
+
+def raw_table(release: str) -> dict[str, Any]:
+    """The extractor's dict of ``release``: a committed table, or one rebuilt from its deltas."""
+    return history().table(release) if release in history() else _full_table(release)
+
+
+@functools.cache
+def _load_table(release: str) -> FlagTable:
+    data = raw_table(release)
     flags = tuple(
         Flag(
             dest=f["dest"],
@@ -225,16 +251,64 @@ REMOVED_BEFORE_TABLES: dict[str, str] = {
 }
 
 
+#: Flags of the parse-only releases (0.5.1-0.5.13.post1) that sglang retired with a
+#: ``DeprecatedAction`` whose help names the successor (server_args.py of the last release with
+#: the flag, quoted in short), beside those of ``REMOVED_BEFORE_TABLES``.
+RETIRED_WITH_SUCCESSOR: dict[str, str | None] = {
+    # 0.5.4: "--enable-flashinfer-cutedsl-moe is deprecated. Please set `--moe-runner-backend`
+    # to 'flashinfer_cutedsl' instead."
+    "--enable-flashinfer-cutedsl-moe": "--moe-runner-backend flashinfer_cutedsl",
+    # 0.5.4: "... Please set `--moe-runner-backend` to 'flashinfer_mxfp4' instead."
+    "--enable-flashinfer-mxfp4-moe": "--moe-runner-backend flashinfer_mxfp4",
+    # 0.5.13.post1: "--hybrid-kvcache-ratio is deprecated now. Please use
+    # --swa-full-tokens-ratio instead."
+    "--hybrid-kvcache-ratio": "--swa-full-tokens-ratio",
+    # 0.5.13.post1: "Piecewise cuda graph is enabled by default": nothing to set
+    "--enable-piecewise-cuda-graph": None,
+}
+
+
 def replacement(option: str) -> str | None:
     """What replaces the removed flag ``option``: the flag its last table's deprecation names, else
     the one ``REMOVED_REPLACEMENTS`` records, else None (sglang names none)."""
-    if option in REMOVED_REPLACEMENTS:
-        return REMOVED_REPLACEMENTS[option]
-    for release in reversed(releases()):
+    return replacement_source(option)[0]
+
+
+def replacement_source(option: str) -> tuple[str | None, str]:
+    """(``replacement(option)``, where it is named): a table's deprecation, or one of this
+    module's lists of removals (each entry cites the wheel or release log that names it)."""
+    for name, known in (
+        ("REMOVED_REPLACEMENTS", REMOVED_REPLACEMENTS),
+        ("RETIRED_WITH_SUCCESSOR", RETIRED_WITH_SUCCESSOR),
+        ("REMOVED_BEFORE_TABLES", REMOVED_BEFORE_TABLES),
+    ):
+        if option in known:
+            return known[option], f"resolvable.sglang.flags.{name}"
+    for release in reversed(all_releases()):
         flag = load_table(release).by_option.get(option)
         if flag is not None:
-            return flag.deprecated if isinstance(flag.deprecated, str) else None
-    return None
+            if isinstance(flag.deprecated, str):
+                return flag.deprecated, f"sglang {release}'s deprecation of {option}"
+            return None, f"sglang {release}'s table (no successor named)"
+    return None, "no table has it"
+
+
+def all_releases() -> list[str]:
+    """Every sglang release with a flag table, parse-only ones first, oldest first."""
+    return [*parse_only_releases(), *releases()]
+
+
+def removed_between(old: str, new: str) -> tuple[Any, ...]:
+    """Every flag of sglang ``old`` that ``new`` does not accept, with the release that dropped it
+    and its replacement (``resolvable.flag_history.FlagChange``)."""
+    from ...flag_history import removed_between as walk
+
+    def options(release: str) -> frozenset[str]:
+        return frozenset(load_table(release).by_option)
+
+    tables = all_releases()
+    old_table, new_table = load_table(old).release, load_table(new).release
+    return walk(tables, options, replacement_source, old_table, new_table)
 
 
 def option_history(option: str, release: str) -> str | None:

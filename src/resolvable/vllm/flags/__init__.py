@@ -133,8 +133,8 @@ def load_table(release: str | None = None) -> FlagTable:
     return _load_table(release)
 
 
-@functools.cache
-def _load_table(release: str) -> FlagTable:
+def _full_table(release: str) -> dict[str, Any]:
+    """The committed table of ``release`` as the extractor wrote it (a dict)."""
     path = os.path.join(_DIR, f"vllm-{release}.json")
     if not os.path.isfile(path):
         from ...errors import InvalidArgumentError
@@ -143,7 +143,31 @@ def _load_table(release: str) -> FlagTable:
     import json
 
     with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+        return json.load(fh)
+
+
+@functools.cache
+def history() -> Any:
+    """The parse-only releases before the oldest full table (``resolvable.flag_history``)."""
+    from ...flag_history import History
+
+    return History("vllm", os.path.join(_DIR, "history"), _full_table)
+
+
+def parse_only_releases() -> tuple[str, ...]:
+    """The vLLM releases whose flags are known but which no rule resolves (0.11.0 … 0.29.0),
+    oldest first."""
+    return history().releases
+
+
+def raw_table(release: str) -> dict[str, Any]:
+    """The extractor's dict of ``release``: a committed table, or one rebuilt from its deltas."""
+    return history().table(release) if release in history() else _full_table(release)
+
+
+@functools.cache
+def _load_table(release: str) -> FlagTable:
+    data = raw_table(release)
     flags = tuple(
         Flag(
             dest=f["dest"],
@@ -180,7 +204,7 @@ def option_history(option: str, release: str) -> str | None:
     from ...rules import release_key
 
     key = release_key(release)
-    tables = releases()
+    tables = all_releases()  # the parse-only tables too: "removed in vLLM 0.18.0"
     has = {r: option in load_table(r).by_option for r in tables}
     if has.get(release):
         return None
@@ -209,3 +233,71 @@ def modelled_dests() -> frozenset[str]:
 
 def is_modelled(dest: str) -> bool:
     return dest in modelled_dests()
+
+
+#: Flags that left ``vllm serve`` between 0.11.0 and the newest table, with the successor vLLM
+#: names (each from the wheel of the last release with the flag: its deprecation warning or help),
+#: or None when vLLM names none. A flag missing here has no successor named in its wheel.
+REMOVED_REPLACEMENTS: dict[str, str | None] = {
+    # 0.12.0 engine/arg_utils.py: "--cuda-graph-sizes is deprecated ... Please use
+    # --cudagraph-capture-sizes instead."
+    "--cuda-graph-sizes": "--cudagraph-capture-sizes",
+    # 0.12.0 engine/arg_utils.py: "Please use `--mm-processor-cache-gb 0` instead."
+    "--disable-mm-preprocessor-cache": "--mm-processor-cache-gb 0",
+    # 0.12.0 engine/arg_utils.py: "Please use `--mm-encoder-tp-mode data` instead."
+    "--enable-multimodal-encoder-data-parallel": "--mm-encoder-tp-mode data",
+    # 0.11.2 config/parallel.py: "has been replaced with `eplb_config.<key>`"
+    "--num-redundant-experts": "--eplb-config.num_redundant_experts",
+    "--eplb-window-size": "--eplb-config.window_size",
+    "--eplb-step-interval": "--eplb-config.step_interval",
+    "--eplb-log-balancedness": "--eplb-config.log_balancedness",
+    "--no-eplb-log-balancedness": "--eplb-config.log_balancedness false",
+    # 0.11.x engine/arg_utils.py forwards the deprecated guided-decoding flags to
+    # StructuredOutputsConfig (backend, disable_any_whitespace, disable_additional_properties);
+    # its disable_fallback is gone by 0.30.0 (config/structured_outputs.py)
+    "--guided-decoding-backend": "--structured-outputs-config.backend",
+    "--guided-decoding-disable-any-whitespace": "--structured-outputs-config.disable_any_whitespace",
+    "--guided-decoding-disable-additional-properties": (
+        "--structured-outputs-config.disable_additional_properties"
+    ),
+    # 0.11.2 config/model.py: "`override_pooler_config` is deprecated ... Please use
+    # `pooler_config` instead."
+    "--override-pooler-config": "--pooler-config",
+    # 0.11.0 config/model.py: "`--rope-scaling` / `--rope-theta` will be removed ... Please instead
+    # use `--hf-overrides`"
+    "--rope-scaling": "--hf-overrides",
+    "--rope-theta": "--hf-overrides",
+    # 0.12.0 config/model.py: "The 'task' option has been deprecated ... Please remove this option."
+    "--task": None,
+    # 0.27.1 config/cache.py: the scales are loaded from the checkpoint (else 1.0)
+    "--calculate-kv-scales": None,
+    "--no-calculate-kv-scales": None,
+    # 0.16.0 engine/arg_utils.py: --disable-log-requests is the inverse of --enable-log-requests
+    "--no-disable-log-requests": "--enable-log-requests",
+    # 0.11.x: -O was --compilation-config's short form; from 0.12.0 utils/argparse_utils.py
+    # rewrites -O N to --optimization-level N
+    "-O": "--optimization-level",
+}
+
+
+def replacement_source(option: str) -> tuple[str | None, str]:
+    """(what replaces the removed flag ``option``, where it is named)."""
+    if option in REMOVED_REPLACEMENTS:
+        return REMOVED_REPLACEMENTS[option], "resolvable.vllm.flags.REMOVED_REPLACEMENTS"
+    return None, "vLLM names no successor in the wheel"
+
+
+def all_releases() -> list[str]:
+    """Every vLLM release with a flag table, parse-only ones first, oldest first."""
+    return [*parse_only_releases(), *releases()]
+
+
+def removed_between(old: str, new: str) -> tuple[Any, ...]:
+    """Every flag of vLLM ``old`` that ``new`` does not accept, with the release that dropped it
+    and its replacement (``resolvable.flag_history.FlagChange``)."""
+    from ...flag_history import removed_between as walk
+
+    def options(release: str) -> frozenset[str]:
+        return frozenset(o for o, f in load_table(release).by_option.items() if not f.positional)
+
+    return walk(all_releases(), options, replacement_source, old, new)

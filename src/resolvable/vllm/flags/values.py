@@ -110,9 +110,12 @@ CONVERTERS: dict[str, Callable[[str], Any]] = {
     "reasoning_parser": reasoning_parser,
     "lower_snake": lower_snake,
     "device_ids": device_ids,
+    # 0.11's deprecated --guided-decoding-disable-* flags: argparse's type=bool (any non-empty
+    # string is True; the parse-only tables only)
+    "bool": bool,
 }
 for _name, _fn in CONVERTERS.items():  # argparse names the type in "invalid <name> value"
-    if _fn not in (str, int, float):
+    if _fn not in (str, int, float, bool):
         _fn.__name__ = _name
 
 
