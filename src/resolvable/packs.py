@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-__all__ = ["REGISTRY", "Pack", "PackError", "get", "member", "names", "recognise", "register"]
+__all__ = ["REGISTRY", "Pack", "PackError", "get", "member", "names", "recognise", "register", "translation"]
 
 
 class PackError(ResolvableError):
@@ -87,6 +87,9 @@ class Pack:
     startup_phase: str = "startup"
     #: Environment variables the rules read (the others of a launch are listed as not modelled).
     env_vars: tuple[str, ...] = ()
+    #: Translation tables to other packs' flags (``resolvable.translate.Table``), by the other
+    #: pack's name; a pair's table is held by one of the two packs (see ``translation``).
+    translations: Any = {}
 
     def _missing(self, what: str) -> PackError:
         return PackError(f"the {self.name} pack has no {what}; implement Pack.{what} in its pack module")
@@ -274,6 +277,18 @@ def get(name: str) -> Pack:
         raise PackError(f"pack {name!r}: {target} calls itself {pack.name!r}; register it under that name")
     _loaded[name] = pack
     return pack
+
+
+def translation(source: str, target: str) -> Any:
+    """The ``resolvable.translate.Table`` between the packs ``source`` and ``target``, whichever
+    of the two holds it, or a ``PackError`` naming the pair."""
+    for holder, other in ((source, target), (target, source)):
+        table = get(holder).translations.get(other)
+        if table is not None:
+            return table
+    raise PackError(
+        f"no translation table between {source!r} and {target!r}; a pack declares it in Pack.translations"
+    )
 
 
 def recognise(words: Sequence[str]) -> str | None:

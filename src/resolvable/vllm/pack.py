@@ -67,6 +67,15 @@ class VllmPack(Pack):
     capability_columns = member(f"{_PKG}.capabilities", "COLUMNS")
     memory_capacity = member(f"{_PKG}.memory", "capacity")
 
+    # translation to other engines' flags (resolvable compare)
+    peer_sglang = member(f"{_PKG}.peer_sglang", "TABLE")
+    peer_sglang_env = member(f"{_PKG}.peer_sglang", "ENV")
+    memory_knobs = member(f"{_PKG}.peer_sglang", "MEMORY_KNOBS")
+
+    @property
+    def translations(self) -> dict[str, Any]:
+        return {"sglang": self.peer_sglang}
+
     def add_cli_args(self, parser: argparse.ArgumentParser, release: str | None = None) -> None:
         from .cli_args import add_cli_args
 
