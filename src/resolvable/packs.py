@@ -135,6 +135,11 @@ class Pack:
         start = next((i for i, w in enumerate(words) if w.startswith("-")), len(words))
         return list(words[start:])
 
+    def launch_command(self, model: str, flags: Sequence[str]) -> list[str]:
+        """The launch command that serves ``model`` with ``flags`` (default: ``NAME serve MODEL …``),
+        as ``recognises`` and ``launch_flags`` read it back."""
+        return [self.name, "serve", model, *flags]
+
     def add_cli_args(self, parser: argparse.ArgumentParser, release: str | None = None) -> None:
         """Add the engine's launch flags (of ``release``) to ``parser``."""
         raise self._missing("add_cli_args")

@@ -26,7 +26,19 @@ from typing import Any
 
 from .errors import ResolvableError
 
-__all__ = ["Parsed", "Rule", "Step", "Table", "Translation", "TranslationError", "parse_flags", "translate"]
+__all__ = [
+    "NoEquivalent",
+    "Parsed",
+    "Row",
+    "Rule",
+    "Step",
+    "Table",
+    "Translation",
+    "TranslationError",
+    "parse_flags",
+    "translate",
+    "translate_env",
+]
 
 
 class TranslationError(ResolvableError):
@@ -124,6 +136,31 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Row:
+    """One row of a side-by-side comparison: the fields of each side it shows, how each side's
+    resolved values read (``show_a``/``show_b``: values → text) and what is compared
+    (``same_a``/``same_b``: values → a value of one vocabulary, so that ``fa3`` and
+    ``FLASH_ATTN`` compare equal)."""
+
+    name: str
+    a: tuple[str, ...]
+    b: tuple[str, ...]
+    show_a: Callable[[Mapping[str, Any]], str]
+    show_b: Callable[[Mapping[str, Any]], str]
+    same_a: Callable[[Mapping[str, Any]], Any]
+    same_b: Callable[[Mapping[str, Any]], Any]
+
+    def fields(self, side: str) -> tuple[str, ...]:
+        return self.a if side == "a" else self.b
+
+    def show(self, side: str, values: Mapping[str, Any]) -> str:
+        return (self.show_a if side == "a" else self.show_b)(values)
+
+    def same(self, side: str, values: Mapping[str, Any]) -> Any:
+        return (self.same_a if side == "a" else self.same_b)(values)
+
+
+@dataclass(frozen=True)
 class Table:
     """The translation rules between two packs, ``a`` and ``b``, and the flags of each side
     that translate to nothing on purpose (``ignored``: dest → why, e.g. the memory knob)."""
@@ -133,6 +170,16 @@ class Table:
     rules: tuple[Rule, ...]
     ignored_a: Mapping[str, str] = field(default_factory=dict)
     ignored_b: Mapping[str, str] = field(default_factory=dict)
+    #: The comparison rows (``resolvable compare``), engine-neutral names.
+    rows: tuple[Row, ...] = ()
+    #: Environment variables: side a's name → side b's; variables whose name starts with one of
+    #: ``neutral_env`` belong to neither engine and carry over unchanged.
+    env: Mapping[str, str] = field(default_factory=dict)
+    neutral_env: tuple[str, ...] = ()
+    #: Each side's memory knob: engine → (field, flag) (``--same-memory-budget``).
+    memory_knobs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: The dest that names the model, per engine (a positional model is read before the flags).
+    model_dests: Mapping[str, str] = field(default_factory=dict)
 
     def side(self, engine: str) -> str:
         if engine == self.a:
@@ -142,12 +189,34 @@ class Table:
         raise TranslationError(f"the {self.a} ↔ {self.b} table has no engine {engine!r}")
 
 
+def translate_env(
+    table: Table, source: str, env: Mapping[str, str]
+) -> tuple[dict[str, str], list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the target's environment, the steps ``(from, to)``, the untranslated ``(var, why)``)."""
+    side = table.side(source)
+    mapping = dict(table.env) if side == "a" else {v: k for k, v in table.env.items()}
+    out: dict[str, str] = {}
+    steps: list[tuple[str, str]] = []
+    left: list[tuple[str, str]] = []
+    for key, value in env.items():
+        if key in mapping:
+            out[mapping[key]] = value
+            steps.append((f"{key}={value}", f"{mapping[key]}={value}"))
+        elif key.startswith(table.neutral_env):
+            out[key] = value
+        else:
+            left.append((f"{key}={value}", "no equivalent environment variable"))
+    return out, steps, left
+
+
 def parse_flags(
     words: Sequence[str], by_option: Mapping[str, Any], release: str
 ) -> tuple[list[Parsed], list[str]]:
     """Read ``words`` (flags only) with a release's flag table: (the flags, the words the table
     does not know). A flag object has ``dest`` and ``takes_value``; an option in its
-    ``negatives`` (``--no-x``) is a switch set to False."""
+    ``negatives`` (``--no-x``) is a switch set to False; a unique prefix of a long option stands
+    for it, as argparse reads abbreviations (an engine that refuses them refuses the source
+    command itself, which its side of ``compare`` shows)."""
     parsed: list[Parsed] = []
     unknown: list[str] = []
     i = 0
@@ -155,6 +224,11 @@ def parse_flags(
         word = words[i]
         option, eq, inline = word.partition("=")
         flag = by_option.get(option) if option.startswith("-") else None
+        if flag is None and option.startswith("--"):
+            # argparse's abbreviations (``--tp`` for ``--tp-size``): a unique prefix of one dest
+            near = {by_option[o].dest: by_option[o] for o in by_option if o.startswith(option)}
+            if len(near) == 1:
+                flag = next(iter(near.values()))
         if flag is None:
             unknown.append(word)
             i += 1

@@ -69,8 +69,6 @@ class VllmPack(Pack):
 
     # translation to other engines' flags (resolvable compare)
     peer_sglang = member(f"{_PKG}.peer_sglang", "TABLE")
-    peer_sglang_env = member(f"{_PKG}.peer_sglang", "ENV")
-    memory_knobs = member(f"{_PKG}.peer_sglang", "MEMORY_KNOBS")
 
     @property
     def translations(self) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..translate import NoEquivalent, Parsed, Rule, Table
+from ..translate import NoEquivalent, Parsed, Row, Rule, Table
 
 __all__ = ["ENV", "TABLE"]
 
@@ -509,14 +509,6 @@ _MEMORY = (
     "pool (weights + KV); each engine keeps its default (--same-memory-budget matches the KV budget)"
 )
 
-TABLE = Table(
-    "vllm",
-    "sglang",
-    RULES,
-    ignored_a={"gpu_memory_utilization": _MEMORY, "model": "the model is given once, as MODEL"},
-    ignored_b={"mem_fraction_static": _MEMORY, "model_path": "the model is given once, as MODEL"},
-)
-
 #: Environment variables: vLLM's name → SGLang's, for the ones with an equivalent. Variables of
 #: neither engine (HF_*, CUDA_*, NCCL_*) carry over unchanged (``NEUTRAL_ENV_PREFIXES``).
 ENV = {
@@ -540,3 +532,148 @@ MEMORY_KNOBS = {
     "vllm": ("gpu_memory_utilization", "--gpu-memory-utilization"),
     "sglang": ("mem_fraction_static", "--mem-fraction-static"),
 }
+
+
+# -- the comparison rows (resolvable compare): what each side resolved, in one vocabulary ---------
+
+
+def _on(value: Any) -> str:
+    return "on" if value else "off"
+
+
+def _vllm_attention(v: Mapping[str, Any]) -> str:
+    kinds = [(k[len("attn_backend_") :], v[k]) for k in sorted(v) if k.startswith("attn_backend_") and v[k]]
+    return ", ".join(f"{kind}: {name}" for kind, name in kinds) or "(none selected)"
+
+
+def _sglang_attention(v: Mapping[str, Any]) -> str:
+    text = str(v.get("attention_backend"))
+    extra = [(k, v.get(f"{k}_attention_backend")) for k in ("prefill", "decode")]
+    parts = [f"{k}: {b}" for k, b in extra if b and b != v.get("attention_backend")]
+    return text + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _vllm_graphs(v: Mapping[str, Any]) -> str:
+    mode = v.get("cudagraph_mode")
+    if v.get("enforce_eager") or mode in (None, "NONE"):
+        return "off (eager)"
+    sizes = v.get("cudagraph_capture_sizes") or []
+    span = f", {len(sizes)} sizes up to {max(sizes)}" if sizes else ""
+    return f"{mode}{span}"
+
+
+def _sglang_graphs(v: Mapping[str, Any]) -> str:
+    if v.get("disable_cuda_graph"):
+        return "off (eager)"
+    parts = []
+    for phase in ("decode", "prefill"):
+        if v.get(f"disable_{phase}_cuda_graph"):
+            parts.append(f"{phase}: off")
+        elif v.get(f"cuda_graph_backend_{phase}"):
+            parts.append(f"{phase}: {v[f'cuda_graph_backend_{phase}']}")
+    return ", ".join(parts) or "on"
+
+
+def _vllm_chunked(v: Mapping[str, Any]) -> Any:
+    return v.get("max_num_batched_tokens") if v.get("enable_chunked_prefill") else "off"
+
+
+def _sglang_chunked(v: Mapping[str, Any]) -> Any:
+    size = v.get("chunked_prefill_size")
+    return "off" if size is None or size <= 0 else size
+
+
+ROWS = (
+    Row(
+        "attention backend",
+        tuple(f"attn_backend_{k}" for k in ("full", "sliding_window", "mla", "indexer", "encoder", "cross")),
+        ("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
+        _vllm_attention,
+        _sglang_attention,
+        lambda v: ATTN_TO_SGLANG.get(v.get("attn_backend_full") or v.get("attn_backend_mla") or "", "?"),
+        lambda v: "fa3" if v.get("attention_backend") == "fa4" else v.get("attention_backend"),
+    ),
+    Row(
+        "KV page size",
+        ("block_size",),
+        ("page_size",),
+        lambda v: str(v.get("block_size")),
+        lambda v: str(v.get("page_size")),
+        lambda v: v.get("block_size"),
+        lambda v: v.get("page_size"),
+    ),
+    Row(
+        "KV-cache dtype",
+        ("kv_cache_dtype",),
+        ("kv_cache_dtype",),
+        lambda v: str(v.get("kv_cache_dtype")),
+        lambda v: str(v.get("kv_cache_dtype")),
+        lambda v: KV_CANON.get(str(v.get("kv_cache_dtype")), v.get("kv_cache_dtype")),
+        lambda v: KV_CANON.get(str(v.get("kv_cache_dtype")), v.get("kv_cache_dtype")),
+    ),
+    Row(
+        "CUDA graphs",
+        ("cudagraph_mode", "cudagraph_capture_sizes", "enforce_eager"),
+        ("disable_cuda_graph", "cuda_graph_backend_decode", "cuda_graph_backend_prefill"),
+        _vllm_graphs,
+        _sglang_graphs,
+        lambda v: _vllm_graphs(v) != "off (eager)",
+        lambda v: not v.get("disable_cuda_graph"),
+    ),
+    Row(
+        "chunked prefill",
+        ("enable_chunked_prefill", "max_num_batched_tokens"),
+        ("chunked_prefill_size",),
+        lambda v: str(_vllm_chunked(v)),
+        lambda v: str(_sglang_chunked(v)),
+        _vllm_chunked,
+        _sglang_chunked,
+    ),
+    Row(
+        "prefix caching",
+        ("enable_prefix_caching",),
+        ("disable_radix_cache",),
+        lambda v: _on(v.get("enable_prefix_caching")),
+        lambda v: _on(not v.get("disable_radix_cache")) + " (radix cache)",
+        lambda v: bool(v.get("enable_prefix_caching")),
+        lambda v: not v.get("disable_radix_cache"),
+    ),
+    Row(
+        "overlap / async scheduling",
+        ("async_scheduling",),
+        ("disable_overlap_schedule",),
+        lambda v: _on(v.get("async_scheduling")),
+        lambda v: _on(not v.get("disable_overlap_schedule")),
+        lambda v: bool(v.get("async_scheduling")),
+        lambda v: not v.get("disable_overlap_schedule"),
+    ),
+    Row(
+        "MoE runner",
+        ("enable_expert_parallel", "all2all_backend"),
+        ("moe_runner_backend", "moe_a2a_backend", "ep_size"),
+        lambda v: (
+            "expert parallel" + (f", all2all {v['all2all_backend']}" if v.get("all2all_backend") else "")
+            if v.get("enable_expert_parallel")
+            else "tensor parallel (runner chosen at load; not modelled)"
+        ),
+        lambda v: f"{v.get('moe_runner_backend')}, a2a {v.get('moe_a2a_backend')}, ep {v.get('ep_size')}",
+        lambda v: bool(v.get("enable_expert_parallel")),
+        lambda v: (v.get("ep_size") or 1) > 1,
+    ),
+)
+
+#: KV dtypes in one vocabulary (vLLM's bare fp8 is E4M3 on CUDA).
+KV_CANON = {"fp8": "fp8_e4m3", "bf16": "bfloat16"}
+
+TABLE = Table(
+    "vllm",
+    "sglang",
+    RULES,
+    ignored_a={"gpu_memory_utilization": _MEMORY, "model": "the model is given once, as MODEL"},
+    ignored_b={"mem_fraction_static": _MEMORY, "model_path": "the model is given once, as MODEL"},
+    rows=ROWS,
+    env=ENV,
+    neutral_env=NEUTRAL_ENV_PREFIXES,
+    memory_knobs=MEMORY_KNOBS,
+    model_dests={"vllm": "model", "sglang": "model_path"},
+)

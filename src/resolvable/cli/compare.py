@@ -1,0 +1,334 @@
+"""``resolvable compare``: one launch in both engines, side by side (text, ``--json``, ``--html``).
+
+The launch comes in either engine's form (a pasted command after ``--``, or MODEL and tool flags
+with ``--engine``). It is translated into the other engine's flags by the pair's translation
+table (``resolvable.packs.translation``, ``resolvable.translate``), then each side is answered by
+running ``explain --json`` and ``resolve --json`` on that engine's command in this process, so
+each side's values and verdict are ``explain``'s own (the acceptance test compares them). The
+rows and their reasons are built by ``resolvable.compare``.
+
+Invariants: no engine is named here (the packs and the pair's table carry every engine-specific
+name); a flag without an equivalent is listed, never dropped; the memory knobs are not equated
+unless ``--same-memory-budget`` asks for a matched KV budget, and the output says which; user
+errors are one ``error:`` line (exit 2); the HTML page is written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .. import packs
+from ..compare import Side, compare_rows, matched_fraction, verdict_of
+from ._common import UsageError, _Parser, pack
+
+__all__ = ["build_parser", "main", "run_side", "compare_launch"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="resolvable compare",
+        description="one launch in every engine of a translation pair, side by side: the verdict, "
+        "attention backends, KV cache, CUDA graphs, scheduling, each difference with its rule",
+        epilog="paste the launch after `--`: resolvable compare --platform h100 -- vllm serve MODEL -tp 4",
+    )
+    p.add_argument(
+        "model", nargs="?", help="bundled sample, config.json, directory or hub id (with tool flags)"
+    )
+    p.add_argument(
+        "--engine",
+        choices=packs.names(),
+        help="the engine whose flag names the tool flags after MODEL use (a pasted command names its own)",
+    )
+    p.add_argument("--platform", default="detect", metavar="PRESET", help="platform preset, or 'detect'")
+    p.add_argument("--gpus", type=int, metavar="N", help="GPUs on the node (for engines that check it)")
+    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment variable of the launch")
+    for name in packs.names():
+        p.add_argument(
+            pack(name).release_option,
+            dest=f"release_{name}",
+            metavar="VERSION",
+            help=f"{pack(name).title or name} release (default: the newest modelled)",
+        )
+    p.add_argument(
+        "--same-memory-budget",
+        action="store_true",
+        help="give the other engine the source engine's KV pool (its memory knob derived from the "
+        "memory model) instead of its own default",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output (resolvable.compare/1)")
+    p.add_argument("--html", metavar="FILE", help="write a model × GPU grid of both engines as an HTML page")
+    p.add_argument("--models", help="comma-separated models for --html (default: 20 bundled samples)")
+    p.add_argument("--platforms", help="comma-separated presets for --html (default: a100,h100,h200,b200)")
+    return p
+
+
+def _split(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
+    if "--" not in argv:
+        return list(argv), None
+    i = list(argv).index("--")
+    return list(argv[:i]), list(argv[i + 1 :])
+
+
+def _cli_json(argv: list[str]) -> tuple[int, Any, str]:
+    """Run ``resolvable ARGV`` in this process: (exit status, the JSON document or None, stderr)."""
+    from . import main as cli_main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(argv)
+    text = out.getvalue()
+    try:
+        doc = json.loads(text) if text.strip() else None
+    except ValueError:
+        doc = None
+    return code, doc, err.getvalue().strip()
+
+
+def run_side(
+    engine: str, words: Sequence[str], env: dict[str, str], *, platform: str, release: str, gpus: int | None
+) -> Side:
+    """One engine's answer for its launch command ``words`` (``explain --json`` + ``resolve --json``)."""
+    p = pack(engine)
+    own = ["--json", "--platform", platform, p.release_option, release]
+    if gpus is not None and engine != "sglang" and p.frontend != "sglang":
+        own += ["--gpus", str(gpus)]
+    command = [f"{k}={v}" for k, v in env.items()] + list(words)
+    code, explained, err = _cli_json(["explain", *own, "--", *command])
+    resolved = None
+    if isinstance(explained, dict) and explained.get("schema") != "resolvable.refusal/1":
+        _, resolved, _ = _cli_json(["resolve", *own, "--", *command])
+    elif not isinstance(explained, dict):
+        explained = None
+    last = err.splitlines()[-1] if err else ""
+    return Side(
+        engine,
+        release,
+        tuple(command),
+        explained,
+        resolved if isinstance(resolved, dict) else None,
+        code,
+        last,
+    )
+
+
+def _launch_flags(engine: str, words: Sequence[str]) -> tuple[str | None, list[str]]:
+    """(the positional model, if any; the flags) of a launch command."""
+    p = pack(engine)
+    parse = getattr(p, "parse_launch", None)
+    argv = list(parse(list(words)).argv) if parse is not None else p.launch_flags(words)
+    model = None
+    while argv and not argv[0].startswith("-"):
+        model = model or argv[0]
+        argv = argv[1:]
+    return model, argv
+
+
+def compare_launch(
+    source: str,
+    words: Sequence[str],
+    env: dict[str, str],
+    *,
+    platform: str,
+    releases: dict[str, str],
+    gpus: int | None = None,
+    same_memory_budget: bool = False,
+    target: str | None = None,
+) -> dict[str, Any]:
+    """The whole comparison as the ``resolvable.compare/1`` document."""
+    from ..translate import parse_flags, translate, translate_env
+
+    if target is None:
+        others = [n for n in packs.names() if n != source]
+        target = next((n for n in others if _has_table(source, n)), None)
+        if target is None:
+            raise UsageError(f"no engine to compare {source} with: no pack has a translation table for it")
+    table = packs.translation(source, target)
+    src_side = run_side(source, words, env, platform=platform, release=releases[source], gpus=gpus)
+    if src_side.explain is None:  # the source command itself is not read: explain's own error line
+        error = src_side.error.removeprefix("error: ") or "no model"
+        raise UsageError(f"{pack(source).title or source} {releases[source]}: {error}")
+    src_table = pack(source).flag_table(releases[source])
+    tgt_table = pack(target).flag_table(releases[target])
+    model, argv = _launch_flags(source, words)
+    flags, unknown = parse_flags(argv, src_table.by_option, releases[source])
+    named = [p.value for p in flags if p.dest == table.model_dests.get(source)]
+    model = src_side.explain.get("model") or (named[-1] if named else model)
+    if not model:
+        raise UsageError(f"the {source} command names no model")
+    tr = translate(table, source, flags, tgt_table, unknown=unknown)
+    tgt_env, env_steps, env_left = translate_env(table, source, env)
+    tgt_words = pack(target).launch_command(model, tr.target_words)
+    tgt_side = run_side(target, tgt_words, tgt_env, platform=platform, release=releases[target], gpus=gpus)
+    knobs = dict(table.memory_knobs)
+    budget = {"mode": "each engine's own default (or the source command's flag)", "flag": None}
+    if same_memory_budget:
+        knob, flag = knobs.get(target, ("", ""))
+        fraction = matched_fraction(src_side, tgt_side, knob) if knob else None
+        if fraction is None:
+            budget = {"mode": "not matched: a side's memory is unknown", "flag": None}
+        else:
+            tgt_words = pack(target).launch_command(model, [*tr.target_words, flag, str(fraction)])
+            tgt_side = run_side(
+                target, tgt_words, tgt_env, platform=platform, release=releases[target], gpus=gpus
+            )
+            budget = {
+                "mode": f"matched: {target} given {source}'s KV pool per rank",
+                "flag": f"{flag} {fraction}",
+            }
+    sides = {source: (table.side(source), src_side), target: (table.side(target), tgt_side)}
+    rows = compare_rows(table.rows, sides, knobs)
+    return {
+        "schema": "resolvable.compare/1",
+        "model": model,
+        "platform": platform,
+        "source": source,
+        "target": target,
+        "translation": {
+            **tr.to_dict(),
+            "env": [{"from": a, "to": b} for a, b in env_steps],
+            "untranslated": tr.to_dict()["untranslated"] + [{"flag": f, "why": w} for f, w in env_left],
+        },
+        "memory_budget": budget,
+        "sides": {
+            e: {
+                "release": s.release,
+                "command": list(s.command),
+                "verdict": verdict_of(s).to_dict(),
+                "exit_code": s.exit_code,
+                "explain": s.explain,
+            }
+            for e, (_, s) in sides.items()
+        },
+        "rows": rows,
+    }
+
+
+def _has_table(a: str, b: str) -> bool:
+    try:
+        packs.translation(a, b)
+    except packs.PackError:
+        return False
+    return True
+
+
+def render_text(doc: dict[str, Any]) -> str:
+    from .._text import table as text_table
+
+    src, tgt = doc["source"], doc["target"]
+    title = {e: pack(e).title or e for e in (src, tgt)}
+    lines = [f"model     {doc['model']}   platform {doc['platform']}"]
+    for e in (src, tgt):
+        side = doc["sides"][e]
+        lines.append(f"{title[e]:<9} {side['release']}: {' '.join(side['command'])}")
+    lines.append("")
+    lines.append(f"translation {title[src]} → {title[tgt]}:")
+    for step in doc["translation"]["steps"]:
+        note = f"  ({step['note']})" if step["note"] else ""
+        lines.append(f"  {' '.join(step['from'])} → {' '.join(step['to']) or '(nothing: the default)'}{note}")
+    for env in doc["translation"]["env"]:
+        lines.append(f"  {env['from']} → {env['to']}")
+    for left in doc["translation"]["untranslated"]:
+        lines.append(f"  {left['flag']}: NOT TRANSLATED: {left['why']}")
+    lines.append(
+        f"memory budget: {doc['memory_budget']['mode']}"
+        + (f" ({doc['memory_budget']['flag']})" if doc["memory_budget"]["flag"] else "")
+    )
+    lines.append("")
+    body = [
+        [("≠ " if r["differs"] else "  ") + r["row"], r["values"].get(src, ""), r["values"].get(tgt, "")]
+        for r in doc["rows"]
+    ]
+    lines.append(text_table(["", title[src], title[tgt]], body))
+    why = [r for r in doc["rows"] if r["differs"] and any(r["reasons"].values())]
+    if why:
+        lines.append("")
+        lines.append("why they differ:")
+        for r in why:
+            lines.append(f"  {r['row']}:")
+            for e in (src, tgt):
+                for reason in r["reasons"].get(e, []):
+                    lines.append(f"    {title[e]}: {reason}")
+    return "\n".join(lines)
+
+
+def _releases(args: argparse.Namespace) -> dict[str, str]:
+    return {n: pack(n).release(getattr(args, f"release_{n}", None)) for n in packs.names()}
+
+
+def main(argv: Sequence[str]) -> int:
+    """``resolvable compare ...``; user errors propagate as ``ResolvableError`` (printed by the caller)."""
+    own, pasted = _split(argv)
+    args, extra = build_parser().parse_known_args(own)
+    releases = _releases(args)
+    if args.html:
+        from .compare_html import write_grid
+
+        if pasted is not None or extra:
+            raise UsageError("--html draws the grid of bundled models × presets; give no launch with it")
+        write_grid(args, releases)
+        print(f"wrote {args.html}")
+        return 0
+    env = dict(_env_pairs(args.env))
+    if pasted is not None:
+        from .paste import read
+
+        command = read(pasted)
+        if command.engine is None:
+            raise UsageError(
+                "the pasted command starts no engine resolvable knows (vllm serve …, python -m sglang.launch_server …)"
+            )
+        source, words = command.engine, command.words
+        env = {**command.env, **env}
+        if command.tag is not None and getattr(args, f"release_{source}") is None:
+            from .paste import tag_release
+
+            releases[source], _ = tag_release(command.tag, list(pack(source).releases), pack(source).title)
+        if extra:
+            raise UsageError(f"unrecognized arguments before `--`: {' '.join(extra)}")
+    else:
+        if args.model is None:
+            raise UsageError(
+                "no launch: give MODEL and --engine with its flags, or paste the launch after `--`"
+            )
+        if args.engine is None:
+            raise UsageError(
+                "tool flags need --engine (whose flag names they are); or paste the launch after `--`"
+            )
+        source, words = args.engine, pack(args.engine).launch_command(args.model, extra)
+    doc = compare_launch(
+        source,
+        words,
+        env,
+        platform=args.platform,
+        releases=releases,
+        gpus=args.gpus,
+        same_memory_budget=args.same_memory_budget,
+    )
+    if args.json:
+        print(json.dumps(doc, indent=2, default=repr))
+    else:
+        print(render_text(doc))
+    outcomes = {s["verdict"]["outcome"] for s in doc["sides"].values()}
+    if "error" in outcomes:
+        print(
+            f"error: a side could not be read: {next(s['verdict']['reason'] for s in doc['sides'].values() if s['verdict']['outcome'] == 'error')}",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+def _env_pairs(pairs: Sequence[str] | None) -> list[tuple[str, str]]:
+    out = []
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--env expects KEY=VALUE, got {pair!r}")
+        out.append((key, value))
+    return out
