@@ -70,7 +70,11 @@ class Side:
 
     @property
     def values(self) -> Mapping[str, Any]:
-        return (self.resolve or {}).get("values", {}) if self.resolve else {}
+        """Every resolved value (``resolve --json``); without it, the fields ``explain`` shows."""
+        if self.resolve:
+            return self.resolve.get("values", {})
+        fields = (self.explain or {}).get("fields") or {}
+        return {f: e.get("value") for f, e in fields.items()}
 
     @property
     def memory(self) -> Mapping[str, Any]:
@@ -81,6 +85,15 @@ class Side:
         """Who decided ``field_name``: the last rule that wrote it (file:line), "your flag" or
         "the default"."""
         doc = self.resolve or {}
+        explained = ((self.explain or {}).get("fields") or {}).get(field_name)
+        if not doc and explained:
+            if explained.get("user_set"):
+                return "your flag"
+            return (
+                f"{explained.get('decided_by')} ({explained.get('location')})"
+                if explained.get("decided_by")
+                else "the default"
+            )
         last = None
         for decl in doc.get("declarations", ()):
             for write in decl.get("writes", ()):
@@ -194,9 +207,10 @@ def compare_rows(
     memory = {e: memory_rows(s, knobs.get(e, ("", ""))[0]) for e, (_, s) in sides.items()}
     for name in ("memory budget", "KV-cache tokens", "max concurrency at the context length"):
         vals = {e: memory[e][name] for e in memory}
-        differs = len({repr(v[1]) for v in vals.values()}) > 1
+        differs = _apart([v[1] for v in vals.values()])
         reasons = {
-            e: _memory_reasons(s, knobs.get(e, ("", ""))[0]) if differs else [] for e, (_, s) in sides.items()
+            e: _memory_reasons(s, knobs.get(e, ("", ""))[0], name) if differs else []
+            for e, (_, s) in sides.items()
         }
         out.append(
             {
@@ -209,13 +223,27 @@ def compare_rows(
     return out
 
 
-def _memory_reasons(side: Side, knob: str) -> list[str]:
-    """Why a side's memory figures are what they are: who set the knob, the KV bytes per token."""
+def _apart(values: Sequence[Any]) -> bool:
+    """Whether memory figures differ: numbers more than 1 % apart (a matched budget lands within
+    a page or two of the other side's), anything else when unequal."""
+    if all(isinstance(v, (int, float)) for v in values) and values:
+        low, high = min(values), max(values)
+        return high > low * 1.01 if low > 0 else high != low
+    return len({repr(v) for v in values}) > 1
+
+
+def _memory_reasons(side: Side, knob: str, row: str) -> list[str]:
+    """Why a side's memory figure of ``row`` is what it is: who set the knob (the budget); the
+    KV bytes per token and the page size too (the KV tokens); the context length (concurrency)."""
     mem = side.memory
     if not mem or "error" in mem:
         return []
     inputs = mem.get("inputs") or {}
     out = [f"{knob} {inputs.get(knob)}: {side.provenance(knob)}"] if knob else []
+    if row == "max concurrency at the context length":
+        return [f"KV-cache tokens ÷ the context length {_number(mem.get('context_length'))}"]
+    if row != "KV-cache tokens":
+        return out
     if inputs.get("kv_formula"):
         out.append(f"KV per token per rank: {inputs['kv_formula']}")
     for name in ("page_size", "block_size"):

@@ -91,9 +91,17 @@ def _cli_json(argv: list[str]) -> tuple[int, Any, str]:
 
 
 def run_side(
-    engine: str, words: Sequence[str], env: dict[str, str], *, platform: str, release: str, gpus: int | None
+    engine: str,
+    words: Sequence[str],
+    env: dict[str, str],
+    *,
+    platform: str,
+    release: str,
+    gpus: int | None,
+    resolve: bool = True,
 ) -> Side:
-    """One engine's answer for its launch command ``words`` (``explain --json`` + ``resolve --json``)."""
+    """One engine's answer for its launch command ``words`` (``explain --json``, and ``resolve
+    --json`` for every value and its rule; without it, the fields ``explain`` shows)."""
     p = pack(engine)
     own = ["--json", "--platform", platform, p.release_option, release]
     if gpus is not None and engine != "sglang" and p.frontend != "sglang":
@@ -101,7 +109,7 @@ def run_side(
     command = [f"{k}={v}" for k, v in env.items()] + list(words)
     code, explained, err = _cli_json(["explain", *own, "--", *command])
     resolved = None
-    if isinstance(explained, dict) and explained.get("schema") != "resolvable.refusal/1":
+    if resolve and isinstance(explained, dict) and explained.get("schema") != "resolvable.refusal/1":
         _, resolved, _ = _cli_json(["resolve", *own, "--", *command])
     elif not isinstance(explained, dict):
         explained = None
@@ -139,6 +147,7 @@ def compare_launch(
     gpus: int | None = None,
     same_memory_budget: bool = False,
     target: str | None = None,
+    values_from_explain: bool = False,
 ) -> dict[str, Any]:
     """The whole comparison as the ``resolvable.compare/1`` document."""
     from ..translate import parse_flags, translate, translate_env
@@ -149,7 +158,15 @@ def compare_launch(
         if target is None:
             raise UsageError(f"no engine to compare {source} with: no pack has a translation table for it")
     table = packs.translation(source, target)
-    src_side = run_side(source, words, env, platform=platform, release=releases[source], gpus=gpus)
+    src_side = run_side(
+        source,
+        words,
+        env,
+        platform=platform,
+        release=releases[source],
+        gpus=gpus,
+        resolve=not values_from_explain,
+    )
     if src_side.explain is None:  # the source command itself is not read: explain's own error line
         error = src_side.error.removeprefix("error: ") or "no model"
         raise UsageError(f"{pack(source).title or source} {releases[source]}: {error}")
@@ -164,7 +181,15 @@ def compare_launch(
     tr = translate(table, source, flags, tgt_table, unknown=unknown)
     tgt_env, env_steps, env_left = translate_env(table, source, env)
     tgt_words = pack(target).launch_command(model, tr.target_words)
-    tgt_side = run_side(target, tgt_words, tgt_env, platform=platform, release=releases[target], gpus=gpus)
+    tgt_side = run_side(
+        target,
+        tgt_words,
+        tgt_env,
+        platform=platform,
+        release=releases[target],
+        gpus=gpus,
+        resolve=not values_from_explain,
+    )
     knobs = dict(table.memory_knobs)
     budget = {"mode": "each engine's own default (or the source command's flag)", "flag": None}
     if same_memory_budget:
@@ -267,11 +292,13 @@ def main(argv: Sequence[str]) -> int:
     args, extra = build_parser().parse_known_args(own)
     releases = _releases(args)
     if args.html:
-        from .compare_html import write_grid
-
-        if pasted is not None or extra:
-            raise UsageError("--html draws the grid of bundled models × presets; give no launch with it")
-        write_grid(args, releases)
+        if pasted is not None:
+            raise UsageError(
+                "--html draws a grid of models × presets; give tool flags (with --engine), not a pasted command"
+            )
+        if args.model is not None:
+            extra = [args.model, *extra]  # argparse took the first tool flag's value as MODEL
+        write_grid(args, releases, extra)
         print(f"wrote {args.html}")
         return 0
     env = dict(_env_pairs(args.env))
@@ -322,6 +349,56 @@ def main(argv: Sequence[str]) -> int:
         )
         return 2
     return 0
+
+
+#: The GPU presets of the grid by default (four generations of datacenter GPUs).
+GRID_PLATFORMS = ("a100", "h100", "h200", "b200")
+
+
+def grid(
+    models: Sequence[str],
+    platforms: Sequence[str],
+    source: str,
+    flags: Sequence[str],
+    releases: dict[str, str],
+) -> tuple[dict[tuple[str, str], Any], list[tuple[str, str]]]:
+    """Every (model, platform) comparison of one launch (``flags`` in ``source``'s names):
+    (the ``resolvable.compare/1`` document, or the error text, per cell; (model, arch) pairs)."""
+    from ..errors import ResolvableError
+
+    cells: dict[tuple[str, str], Any] = {}
+    arch: dict[str, str] = {}
+    for model in models:
+        for platform in platforms:
+            words = pack(source).launch_command(model, list(flags))
+            try:
+                doc = compare_launch(
+                    source, words, {}, platform=platform, releases=releases, values_from_explain=True
+                )
+            except ResolvableError as exc:
+                cells[(model, platform)] = str(exc)
+                continue
+            cells[(model, platform)] = doc
+            arch.setdefault(model, str((doc["sides"][source]["explain"] or {}).get("arch", "")))
+    return cells, [(m, arch.get(m, "")) for m in models]
+
+
+def write_grid(args: argparse.Namespace, releases: dict[str, str], flags: Sequence[str]) -> None:
+    from .._files import write_atomic
+    from ..compare_html import render_grid
+
+    source = args.engine or packs.names()[0]
+    target = next(n for n in packs.names() if n != source and _has_table(source, n))
+    if args.models:
+        models = [m.strip() for m in args.models.split(",") if m.strip()]
+    else:
+        theirs = pack(target).catalog()
+        models = [m for m in pack(source).catalog() if m in theirs]
+    platforms = [p.strip() for p in args.platforms.split(",")] if args.platforms else list(GRID_PLATFORMS)
+    cells, rows = grid(models, platforms, source, flags, releases)
+    titles = {e: pack(e).title or e for e in (source, target)}
+    text = render_grid(cells, rows, platforms, (source, target), titles, releases, flags)
+    write_atomic(args.html, text, what="compare page")
 
 
 def _env_pairs(pairs: Sequence[str] | None) -> list[tuple[str, str]]:

@@ -612,6 +612,19 @@ ROWS = (
         lambda v: KV_CANON.get(str(v.get("kv_cache_dtype")), v.get("kv_cache_dtype")),
     ),
     Row(
+        "concurrent requests",
+        ("max_num_seqs",),
+        ("max_running_requests",),
+        lambda v: str(v.get("max_num_seqs")),
+        lambda v: (
+            "auto (from the KV pool)"
+            if v.get("max_running_requests") is None
+            else str(v["max_running_requests"])
+        ),
+        lambda v: v.get("max_num_seqs"),
+        lambda v: v.get("max_running_requests"),
+    ),
+    Row(
         "CUDA graphs",
         ("cudagraph_mode", "cudagraph_capture_sizes", "enforce_eager"),
         ("disable_cuda_graph", "cuda_graph_backend_decode", "cuda_graph_backend_prefill"),
