@@ -73,7 +73,9 @@ class Side:
         """Every resolved value (``resolve --json``); without it, the fields ``explain`` shows."""
         if self.resolve:
             return self.resolve.get("values", {})
-        fields = (self.explain or {}).get("fields") or {}
+        fields = (self.explain or {}).get("fields")
+        if not isinstance(fields, dict):  # a refusal document lists the fields in conflict
+            return {}
         return {f: e.get("value") for f, e in fields.items()}
 
     @property
@@ -85,7 +87,8 @@ class Side:
         """Who decided ``field_name``: the last rule that wrote it (file:line), "your flag" or
         "the default"."""
         doc = self.resolve or {}
-        explained = ((self.explain or {}).get("fields") or {}).get(field_name)
+        fields = (self.explain or {}).get("fields")
+        explained = fields.get(field_name) if isinstance(fields, dict) else None
         if not doc and explained:
             if explained.get("user_set"):
                 return "your flag"

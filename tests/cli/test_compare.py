@@ -114,3 +114,112 @@ def test_compare_matches_explain_on_the_vllm_corpus(capsys, case):
         assert doc["sides"]["vllm"]["verdict"]["outcome"] == "refused"
     else:
         assert doc["sides"]["vllm"]["verdict"]["outcome"] in ("starts", "does-not-fit")
+
+
+# -- the text, the tool-flag form, the matched memory budget, input errors ------------------------
+
+
+def test_text_names_each_translation_and_what_has_none(capsys):
+    code, out, _ = _run(
+        capsys,
+        [
+            "compare",
+            "--platform",
+            "h100",
+            "--",
+            "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 HF_TOKEN=x vllm serve qwen3-8b -tp 2 --max-num-seqs 64 "
+            "--gpu-memory-utilization 0.8 --enforce-eager --kv-transfer-config {}",
+        ],
+    )
+    assert code == 0
+    assert "--tensor-parallel-size 2 → --tp-size 2" in out or "-tp 2 → --tp-size 2" in out
+    assert "--max-num-seqs 64 → --max-running-requests 64" in out
+    assert "--enforce-eager → --disable-cuda-graph" in out
+    assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 → SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" in out
+    assert "--gpu-memory-utilization 0.8: NOT TRANSLATED: not equated" in out
+    assert "--kv-transfer-config {}: NOT TRANSLATED: no sglang equivalent" in out
+    assert "memory budget: each engine's own default" in out
+    rows = {line[2:].split("  ")[0]: line for line in out.splitlines() if line[:2] in ("≠ ", "  ")}
+    assert "off (eager)" in rows["CUDA graphs"] and rows["CUDA graphs"].startswith("  ")
+    assert rows["KV page size"].startswith("≠ ")  # vLLM's block 64 (FLASH_ATTN) vs SGLang's page 1
+    assert "why they differ:" in out and "page_size_default (resolvable/sglang/passes/page_size.py" in out
+
+
+def test_tool_flags_form_equals_the_pasted_form(capsys):
+    _, pasted, _ = _run(
+        capsys,
+        [
+            "compare",
+            "--json",
+            "--platform",
+            "h200",
+            "--",
+            "python -m sglang.launch_server --model-path qwen3-8b --tp 2",
+        ],
+    )
+    _, tool, _ = _run(
+        capsys,
+        ["compare", "--json", "--platform", "h200", "qwen3-8b", "--engine", "sglang", "--tp-size", "2"],
+    )
+    a, b = json.loads(pasted), json.loads(tool)
+    assert a["rows"] == b["rows"]
+    assert a["sides"]["vllm"]["command"] == b["sides"]["vllm"]["command"]
+
+
+def test_same_memory_budget_matches_the_kv_pool(capsys):
+    argv = [
+        "compare",
+        "--json",
+        "--platform",
+        "h100",
+        "--",
+        "vllm serve llama-3.1-8b --gpu-memory-utilization 0.85",
+    ]
+    _, own, _ = _run(capsys, argv)
+    _, matched, _ = _run(capsys, [*argv[:2], "--same-memory-budget", *argv[2:]])
+    own, matched = json.loads(own), json.loads(matched)
+    assert own["memory_budget"]["flag"] is None
+    assert matched["memory_budget"]["mode"].startswith("matched")
+    flag, value = matched["memory_budget"]["flag"].split()
+    assert flag == "--mem-fraction-static" and 0.0 < float(value) < 1.0
+    assert matched["sides"]["sglang"]["command"][-2:] == [flag, value]
+    kv = {e: s["explain"]["memory"]["kv_tokens"] for e, s in matched["sides"].items()}
+    assert abs(kv["sglang"] - kv["vllm"]) <= 0.01 * kv["vllm"]
+    before = {e: s["explain"]["memory"]["kv_tokens"] for e, s in own["sides"].items()}
+    assert abs(before["sglang"] - before["vllm"]) > 0.01 * before["vllm"]  # the defaults differ
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["compare", "--platform", "h100"], "no launch"),
+        (["compare", "--platform", "h100", "qwen3-8b", "--tp-size", "2"], "need --engine"),
+        (["compare", "--platform", "h100", "--", "python train.py"], "starts no engine"),
+        (
+            ["compare", "--platform", "h100", "--vllm-version", "0.1", "--", "vllm serve qwen3-8b"],
+            "does not model release",
+        ),
+    ],
+)
+def test_input_errors_are_one_line(capsys, argv, says):
+    code, out, err = _run(capsys, argv)
+    assert code == 2 and not out
+    assert err.startswith("error: ") and says in err and len(err.strip().splitlines()) == 1
+
+
+def test_published_comparison_vllm_21348():
+    """vllm-project/vllm#21348 (Qwen3-235B-A22B-FP8, 4×H100): SGLang held 367,404 KV tokens and vLLM
+    178,880. Both logged releases (sglang 0.4.9, vLLM 0.9) predate the modelled ones: the oldest
+    modelled are used, and the rows say so."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "memory"))
+    from compare_published import pairs, reproduce
+
+    (pair,) = [p for p in pairs() if "21348" in next(iter(p.values()))["source"]]
+    rows = {r["engine"]: r for r in reproduce(pair)}
+    assert rows["sglang"]["release"] == "0.5.14" and "logged 0.4.9" in rows["sglang"]["note"]
+    assert rows["vllm"]["release"] == "0.30.0" and "logged 0.9" in rows["vllm"]["note"]
+    assert all(r["exit_code"] == 0 for r in rows.values())
+    assert abs(rows["sglang"]["error"]) < 0.10  # SGLang's pool: within 10 % of the log
+    # vLLM's figure misses LMCache's buffers (docs/memory.md, "Not modelled"): within 40 %
+    assert abs(rows["vllm"]["error"]) < 0.40
+    assert rows["sglang"]["kv_tokens"] > 1.3 * rows["vllm"]["kv_tokens"]  # the published direction

@@ -62,7 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
         "memory model) instead of its own default",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (resolvable.compare/1)")
-    p.add_argument("--html", metavar="FILE", help="write a model × GPU grid of both engines as an HTML page")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write a model × GPU grid of both engines as an HTML page (the flags of every cell after `--`, "
+        "in --engine's names)",
+    )
     p.add_argument("--models", help="comma-separated models for --html (default: 20 bundled samples)")
     p.add_argument("--platforms", help="comma-separated presets for --html (default: a100,h100,h200,b200)")
     return p
@@ -292,13 +297,12 @@ def main(argv: Sequence[str]) -> int:
     args, extra = build_parser().parse_known_args(own)
     releases = _releases(args)
     if args.html:
-        if pasted is not None:
+        if args.model is not None or extra:
             raise UsageError(
-                "--html draws a grid of models × presets; give tool flags (with --engine), not a pasted command"
+                "--html draws a grid of models × presets: give the launch flags of every cell after `--` "
+                "(resolvable compare --html F --engine sglang -- --tp-size 8), and the models with --models"
             )
-        if args.model is not None:
-            extra = [args.model, *extra]  # argparse took the first tool flag's value as MODEL
-        write_grid(args, releases, extra)
+        write_grid(args, releases, pasted or [])
         print(f"wrote {args.html}")
         return 0
     env = dict(_env_pairs(args.env))
