@@ -91,6 +91,14 @@ class Pack:
     #: pack's name; a pair's table is held by one of the two packs (see ``translation``).
     translations: Any = {}
 
+    #: The field of the tensor-parallel size (``fit`` tries TP sizes through it).
+    tp_field: str = "tp_size"
+    #: The field of the context length (``fit`` proposes the length that fits one request).
+    context_field: str = "context_length"
+    #: What ``fit`` tries when a launch does not fit: (field, values in order, a note), each
+    #: checked by judging the launch again with it.
+    fit_trials: tuple[tuple[str, tuple[Any, ...], str], ...] = ()
+
     def _missing(self, what: str) -> PackError:
         return PackError(f"the {self.name} pack has no {what}; implement Pack.{what} in its pack module")
 
@@ -193,6 +201,152 @@ class Pack:
         """The ``ReleaseRange`` of a registered rule (None: every release, or not a rule)."""
         return None
 
+    # -- one launch, one verdict (resolvable.launch, resolvable.verdict) --------------------------
+
+    def build_launch(
+        self,
+        *,
+        command: Sequence[str] | None = None,
+        argv: Sequence[str] = (),
+        model: str | None = None,
+        release: str | None = None,
+        release_from: str | None = None,
+        image: str | None = None,
+        platform: str = "detect",
+        gpus: int | None = None,
+        nodes: int = 1,
+        env: Mapping[str, str] | None = None,
+        command_env: Mapping[str, str] | None = None,
+        model_config: str | None = None,
+    ) -> Any:
+        """The ``Launch`` of one input, whatever its form: ``command`` is a launch command's words
+        (the launcher included, environment assignments removed into ``command_env``), ``argv``
+        engine flags given beside it (the tool's own command line; they come after the command's,
+        so they win), ``model`` the tool's MODEL. ``release`` None is the pack's default
+        (``release_from`` ``default``), else ``flag`` unless told (``image-tag``, ``command``).
+        ``env`` is the tool's ``--env`` (the last word). An engine flag the release does not accept
+        is kept as ``Launch.rejected`` (the engine's refusal), not raised."""
+        from .launch import Launch, Node, config_source_of
+
+        node = Node(platform, gpus, nodes)
+        chosen = self.release(release)
+        source = release_from or ("default" if release is None else "flag")
+        if source == "flag" and release == "auto":
+            source = "command"
+        words = self.launch_flags(command) if command is not None else []
+        parser = _raising_parser(prog=f"{self.name} serve", add_help=False)
+        parser.add_argument("--model", dest="_model")
+        self.add_cli_args(parser, chosen)
+        rejected = None
+        try:
+            namespace, unknown = parser.parse_known_args([*words, *argv])
+        except _ParserRefusal as exc:
+            namespace, unknown, rejected = parser.parse_known_args([])[0], [], str(exc)
+        if unknown and rejected is None:
+            rejected = f"{self.name} serve {chosen}: unrecognized arguments: {' '.join(unknown)}"
+        given = vars(namespace).pop("_model", None)
+        name = model or given
+        if name is None:
+            raise PackError(
+                f"no model: pass MODEL, or paste the launch command after `--` ({self.name} serve ...)"
+            )
+        user, shown = self.parse_flags(namespace)
+        return Launch(
+            engine=self.name,
+            release=chosen,
+            release_from=source,
+            model=name,
+            config_source=config_source_of(name, model_config, self.catalog()),
+            model_config=model_config,
+            node=node,
+            user=user,
+            argv=(*words, *argv),
+            not_modelled=tuple(shown),
+            env={**self.env_from_os(), **(command_env or {}), **(env or {})},
+            image=image,
+            rejected=rejected,
+        )
+
+    def launch_config(self, launch: Any) -> Any:
+        """The ``HFConfig`` a launch's model is read from (the stand-in when one is named)."""
+        return self.load_model(launch.config_path)
+
+    def launch_platform(self, launch: Any) -> Any:
+        """The ``Platform`` of a launch's node (its preset, or this machine; ``--gpus``)."""
+        from ._platform import Platform
+
+        name = launch.node.platform
+        plat = Platform.detect() if name == "detect" else Platform.preset(name)
+        gpus = launch.node.gpus_per_node
+        if gpus is not None and gpus != plat.device_count:
+            from ._record import record_replace
+
+            plat = record_replace(plat, device_count=gpus)
+        return plat
+
+    def resolve_kwargs(self, launch: Any) -> dict[str, Any]:
+        """The user arguments ``resolve`` takes for a launch (default: ``launch.user``)."""
+        return dict(launch.user)
+
+    def node_check(self, res: Any, hf: Any, launch: Any) -> None:
+        """Refuse (``ConflictError``) a launch whose world size the node cannot hold, or whose
+        heads TP cannot split, as the engine does (default: nothing to check)."""
+
+    def memory_report(self, res: Any, hf: Any, launch: Any) -> Any:
+        """The memory model's ``FitReport`` of a resolved launch (a ``MemoryModelError`` or
+        ``PackError`` when it is not modelled here: the reason goes to the verdict's ``unknowns``)."""
+        from .memory import checkpoint_total_size
+
+        return self.memory_capacity(
+            {k: res[k] for k in res},
+            hf,
+            device_name=res.platform.device_name,
+            memory_gib=res.platform.memory_gib,
+            index_total_size=checkpoint_total_size(launch.model),
+        )
+
+    def verdict(
+        self, launch: Any, *, trace: bool = False, startup: bool = True, memory: bool = True
+    ) -> tuple[Any, Any]:
+        """``(resolution or None, Verdict)`` of a launch: the parser, argument resolution, the
+        start-up checks, the node, then memory; the first refusal wins (``resolvable.verdict``).
+        A refusal's fix is checked by resolving again with it before it is shown."""
+        from .errors import ConflictError
+        from .verdict import Verdict, from_fit, from_refusal
+
+        if launch.rejected is not None:
+            return None, Verdict(
+                "refused",
+                stage="parse",
+                rule=f"{self.name} {launch.release} argument parser",
+                message=launch.rejected,
+                fix=None,
+            )
+        hf, platform = self.launch_config(launch), self.launch_platform(launch)
+        env, user = dict(launch.env), self.resolve_kwargs(launch)
+        try:
+            res = self.resolve(hf, platform, env, release=launch.release, trace=trace, **user)
+        except ConflictError as exc:
+            checked = self.checked_fix(exc, hf, platform, env, user, release=launch.release)
+            return getattr(exc, "resolution", None), from_refusal(checked, stage="resolve")
+        passed: tuple[Any, ...] = ()
+        if startup:
+            try:
+                passed = tuple(self.check_startup(res, hf, env))
+                self.node_check(res, hf, launch)
+            except ConflictError as exc:
+                checked = self.checked_fix(exc, hf, platform, env, user, release=launch.release)
+                return res, from_refusal(checked, stage=getattr(exc, "phase", None) or "startup")
+        if not memory:
+            return res, Verdict("starts", checks_passed=len(passed))
+        from .memory import MemoryModelError
+
+        try:
+            report, unknowns = self.memory_report(res, hf, launch), ()
+        except (MemoryModelError, PackError) as exc:
+            report, unknowns = None, (f"memory: {exc}",)
+        return res, from_fit(report, checks_passed=len(passed), unknowns=unknowns)
+
     # -- tables --------------------------------------------------------------------------------
 
     def capability_table(self, *args: Any, **kwargs: Any) -> Any:
@@ -294,6 +448,24 @@ def translation(source: str, target: str) -> Any:
     raise PackError(
         f"no translation table between {source!r} and {target!r}; a pack declares it in Pack.translations"
     )
+
+
+class _ParserRefusal(ResolvableError):
+    """The engine's own argument parser refuses the launch (a bad value, a missing argument)."""
+
+
+def _raising_parser_class() -> type:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:  # argparse would exit 2: the engine's refusal
+            raise _ParserRefusal(f"{self.prog}: {message}")
+
+    return Parser
+
+
+def _raising_parser(**kwargs: Any) -> Any:
+    return _raising_parser_class()(**kwargs)
 
 
 def recognise(words: Sequence[str]) -> str | None:

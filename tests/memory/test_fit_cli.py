@@ -23,7 +23,8 @@ def test_fit_sglang_fits(capsys):
 
 def test_fit_sglang_refuses_with_engine_message_and_checked_fix(capsys):
     code, out, err = run(capsys, "fit", "llama-3.3-70b", "--platform", "h100", "--json")
-    assert code == 2
+    assert code == 1  # would not start (exit codes: README)
+    assert json.loads(out)["verdict"]["status"] == "does-not-fit"
     data = json.loads(out)
     assert data["memory"]["fits"] is False
     assert data["memory"]["refusal"].startswith("CUDA out of memory while loading the weights: 131.")
@@ -36,7 +37,7 @@ def test_fit_sglang_refuses_with_engine_message_and_checked_fix(capsys):
         "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.827. "
         "Raise --mem-fraction-static above 0.8"
     )
-    assert code == 2 and any(f.startswith("--mem-fraction-static 0.85 (checked:") for f in fixes)
+    assert code == 1 and any(f.startswith("--mem-fraction-static 0.85 (checked:") for f in fixes)
 
 
 def test_fit_vllm_refuses_and_names_the_smallest_tp(capsys):
@@ -52,7 +53,7 @@ def test_fit_vllm_refuses_and_names_the_smallest_tp(capsys):
         "2",
         "--json",
     )
-    assert code == 2
+    assert code == 1
     data = json.loads(out)
     assert data["engine"] == "vllm" and data["smallest_tp"] == 4
     assert err.startswith("error: refused at start-up (memory): ")
@@ -73,7 +74,7 @@ def test_fit_vllm_kv_needed_refusal_and_shorter_context_fix(capsys):
         "--json",
     )
     data = json.loads(out)
-    assert code == 2
+    assert code == 1
     assert (
         "KV cache is needed, which is larger than the available KV cache memory" in data["memory"]["refusal"]
     )

@@ -1,23 +1,25 @@
-"""`resolvable fit MODEL --platform P [engine flags]`: will it fit, how many KV tokens, and the
-smallest TP that fits, for SGLang (default) or vLLM (``--engine vllm``).
+"""`resolvable fit MODEL --platform P [engine flags]` or `resolvable fit -- <launch command>`:
+will it fit, how many KV tokens, and the smallest TP that fits, for every registered pack.
 
-Invariants: the verdict is the memory model's (``resolvable.sglang.memory`` /
-``resolvable.vllm.memory``) for the resolved launch; a launch that cannot fit exits 2 with the
-engine's own message and a fix that was checked by computing the capacity again with it; every
-profiling-only figure is printed as an estimate with its range; ``--json`` prints
-``resolvable.fit/1``.
+Invariants: the launch is read by the front door (``cli.frontdoor``: tool flags, a pasted command,
+``docker run``; the release option; ``--gpus``, ``--env``) and judged by ``Pack.verdict``, the same
+verdict and exit code as ``explain`` (0 would start, 1 refused or does not fit, 2 the tool's own
+input error); the memory figures are the memory model's (``resolvable.sglang.memory`` /
+``resolvable.vllm.memory``) for the resolved launch; every fix is checked by judging the launch
+again with it; every profiling-only figure is printed as an estimate with its range; ``--json``
+prints ``resolvable.fit/1`` with the top-level ``verdict``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import InvalidArgumentError
-from ._common import EXIT_USAGE, _Parser, pack
+from ._common import _Parser, pack
 
 TP_CANDIDATES = (1, 2, 4, 8, 16)
 
@@ -29,223 +31,176 @@ def _index_size(model: str) -> int | None:
     return checkpoint_total_size(model)
 
 
-def _smallest_tp(report_for: Callable[[int], Any], start: int, limit: int) -> tuple[int | None, Any]:
+def build_parser() -> argparse.ArgumentParser:
+    """``resolvable fit``'s own options (the engine's flags are read by the pack)."""
+    from .frontdoor import add_launch_options
+
+    p = _Parser(prog="resolvable fit", description=__doc__.split("\n\n")[0], allow_abbrev=False)
+    add_launch_options(p, platform_default="h100")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    """``argv`` after ``fit``: one ``Launch`` (any input form, any pack), its ``Verdict``, the
+    memory report, the smallest TP that fits and checked fixes. Exit 0 would start, 1 would not."""
+    from . import _split_pasted
+    from .frontdoor import read_launch
+
+    argv, pasted = _split_pasted(list(argv))
+    args, extra = build_parser().parse_known_args(argv)
+    pack, launch = read_launch(args, extra, pasted)
+    res, verdict = pack.verdict(launch)
+    report = verdict.memory
+    if verdict.status == "refused":
+        return _refused(pack, launch, verdict, args.json)
+    if report is None:  # the memory model cannot size this model: the tool's own input limit
+        from ..memory import MemoryModelError
+
+        reason = verdict.unknowns[0] if verdict.unknowns else "memory: not modelled here"
+        raise MemoryModelError(reason.removeprefix("memory: "))
+    tp_field = pack.tp_field
+    tp_now = int(res[tp_field] or 1)
+
+    def trial(**fields: Any) -> Any:
+        rep = pack.verdict(launch.with_user(**fields))[1]
+        return rep if rep.status != "refused" else None
+
+    smallest = None
     for tp in TP_CANDIDATES:
-        if tp < start or tp > limit:
-            continue
-        rep = report_for(tp)
-        if rep.fits and rep.concurrency_at_context >= 1.0:
-            return tp, rep
-    return None, None
-
-
-def _print(
-    rep: Any, header: list[str], fixes: list[str], smallest: int | None, as_json: bool, extra: dict[str, Any]
-) -> int:
-    if as_json:
+        tried = trial(**{tp_field: tp}) if tp != tp_now else verdict
+        if tried is not None and tried.starts and tried.memory.concurrency_at_context >= 1.0:
+            smallest = tp
+            break
+    fixes: list[str] = []
+    if not report.fits or report.concurrency_at_context < 1.0:
+        if smallest and smallest > tp_now:
+            kv = trial(**{tp_field: smallest}).memory.kv_tokens
+            fixes.append(f"{_flag(tp_field)} {smallest} (checked: {kv:,} KV tokens)")
+        for field, values, why in pack.fit_trials:
+            if field in launch.user:
+                continue
+            for value in values:
+                tried = trial(**{field: value})
+                if (
+                    tried is not None
+                    and tried.starts
+                    and tried.memory.kv_tokens > (report.kv_tokens if report.fits else 0)
+                ):
+                    fixes.append(
+                        f"{_flag(field)} {value} (checked: {tried.memory.kv_tokens:,} KV tokens{why})"
+                    )
+                    break
+        if not report.fits and report.kv_tokens >= 0 and verdict.allocation != "weights":
+            for length in _shorter_contexts(report):
+                tried = trial(**{pack.context_field: length})
+                if tried is not None and tried.starts:
+                    fixes.append(
+                        f"{_flag(pack.context_field)} {length} (checked: {tried.memory.kv_tokens:,} KV tokens, "
+                        "one request of that length fits)"
+                    )
+                    break
+        if report.fits and report.kv_tokens:
+            fixes.append(
+                f"{_flag(pack.context_field)} {report.kv_tokens // 1024 * 1024} (one request of the full context fits)"
+            )
+    if fixes and not verdict.starts:
+        verdict = dataclasses.replace(verdict, fix=fixes[0])
+    header = [
+        f"model     {launch.model}  [{res.arch}]",
+        f"platform  {res.platform.name}: {res.platform.describe()}",
+        f"engine    {pack.name} {launch.release_text()}",
+    ]
+    if launch.model_config is not None:
+        header.append(
+            f"config    read from {launch.model_config} (--model-config), standing for {launch.model}"
+        )
+    if args.json:
         data = {
             "schema": "resolvable.fit/1",
-            **extra,
-            "memory": rep.to_dict(),
+            "engine": pack.name,
+            "model": launch.model,
+            "platform": res.platform.name,
+            "release": launch.release,
+            "release_from": launch.release_from,
+            "verdict": verdict.to_dict(),
+            "launch": launch.to_dict(),
+            "memory": report.to_dict(),
             "fixes": fixes,
             "smallest_tp": smallest,
         }
         print(json.dumps(data, indent=2, default=repr))
+        return _said(verdict)
+    print("\n".join(header + report.lines()))
+    for name, e in report.estimates.items():
+        if hasattr(e, "why"):
+            print(
+                f"estimate  {name}: {e.value / (1 << 30):.2f} GiB (range {e.low / (1 << 30):.2f}–{e.high / (1 << 30):.2f}): {e.why}"
+            )
+    print(f"smallest TP that fits one full-context request: {smallest if smallest else 'none up to 16'}")
+    for f in fixes:
+        print(f"fix       {f}")
+    print(verdict.line())
+    return _said(verdict)
+
+
+def _said(verdict: Any) -> int:
+    """The exit code of a verdict; one ``error:`` line on stderr when the launch would not start
+    (the engine's message and the checked fix), as every command says it."""
+    if not verdict.starts:
+        sys.stdout.flush()
+        print(error_line(verdict), file=sys.stderr)
+    return verdict.exit_code
+
+
+def error_line(verdict: Any) -> str:
+    """``error: refused at start-up (memory): MESSAGE Fix: FIX`` for a launch that would not start."""
+    stage = "memory" if verdict.status == "does-not-fit" else (verdict.stage or "start-up")
+    fix = f" Fix: {verdict.fix}" if verdict.fix else ""
+    return f"error: refused at start-up ({stage}): {verdict.message}{fix}"
+
+
+def _shorter_contexts(report: Any) -> list[int]:
+    """Context lengths to try when the KV cache cannot hold one full-context request: the length
+    the engine's own message estimates (vLLM: "the estimated maximum model length is N"), then
+    halvings of the current length."""
+    import re
+
+    found = re.search(r"estimated maximum model length is (\d+)", report.refusal or "")
+    lengths = [int(found.group(1))] if found else []
+    length = int(report.context_length or 0)
+    for _ in range(4):
+        length //= 2
+        if length >= 1024:
+            lengths.append(length)
+    return lengths
+
+
+def _flag(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def _refused(pack: Any, launch: Any, verdict: Any, as_json: bool) -> int:
+    """A launch the engine refuses before memory: the same verdict and exit code as ``explain``."""
+    if as_json:
+        data = {
+            "schema": "resolvable.fit/1",
+            "engine": pack.name,
+            "model": launch.model,
+            "platform": launch.platform,
+            "release": launch.release,
+            "release_from": launch.release_from,
+            "verdict": verdict.to_dict(),
+            "launch": launch.to_dict(),
+            "memory": None,
+            "fixes": [verdict.fix] if verdict.fix else [],
+            "smallest_tp": None,
+        }
+        print(json.dumps(data, indent=2, default=repr))
     else:
-        print("\n".join(header + rep.lines()))
-        est = rep.estimates
-        for name, e in est.items():
-            if hasattr(e, "why"):
-                print(
-                    f"estimate  {name}: {e.value / (1 << 30):.2f} GiB (range {e.low / (1 << 30):.2f}–{e.high / (1 << 30):.2f}): {e.why}"
-                )
-        print(f"smallest TP that fits one full-context request: {smallest if smallest else 'none up to 16'}")
-        for f in fixes:
-            print(f"fix       {f}")
-    if rep.fits:
-        return 0
-    sys.stdout.flush()
-    fix = f" Fix: {fixes[0]}" if fixes else ""
-    print(f"error: refused at start-up (memory): {rep.refusal}{fix}", file=sys.stderr)
-    return EXIT_USAGE
-
-
-def _sglang(argv: list[str]) -> int:
-    from . import _add_model_inputs, _split_pasted, _take_model
-    from ._common import _platform, _resolve, _user_flags, model_config
-
-    argv, pasted = _split_pasted(argv)
-    p = _Parser(prog="resolvable fit", description=__doc__.split("\n\n")[0])
-    _add_model_inputs(p, platform_default="h100")
-    args, extra = p.parse_known_args(argv)
-    if extra:
-        raise InvalidArgumentError(f"unrecognized arguments: {' '.join(extra)}")
-    _take_model(args, pasted)
-    user = _user_flags(args)
-    capacity = pack("sglang").memory_capacity
-    platform = _platform(args.platform)
-    hf = model_config(args, user)  # --config stands in for a launch's absent local model path
-    not_modelled = dict(getattr(args, "not_modelled_values", {}))
-    index = _index_size(args.model)
-
-    def report_for(tp: int | None = None, **changes: Any) -> Any:
-        flags = {**user, **({"tp_size": tp} if tp else {}), **changes}
-        res = _resolve(args, args.platform, flags)
-        values = {k: res[k] for k in res}
-        values.update({k: v for k, v in changes.items() if k not in values})
-        return capacity(
-            values,
-            hf,
-            device_name=platform.device_name,
-            memory_gib=platform.memory_gib,
-            extra={**not_modelled, **{k: v for k, v in changes.items() if k in ("context_length",)}},
-            index_total_size=index,
-        )
-
-    rep = report_for()
-    tp_now = int(user.get("tp_size") or 1)
-    smallest, _ = _smallest_tp(report_for, 1, 16)
-    fixes: list[str] = []
-    if not rep.fits or rep.concurrency_at_context < 1.0:
-        if smallest and smallest > tp_now:
-            fixes.append(f"--tp-size {smallest} (checked: {report_for(smallest).kv_tokens:,} KV tokens)")
-        if str(user.get("kv_cache_dtype") or "auto") == "auto":
-            trial = report_for(kv_cache_dtype="fp8_e4m3")
-            if trial.fits and trial.kv_tokens > rep.kv_tokens:
-                fixes.append(f"--kv-cache-dtype fp8_e4m3 (checked: {trial.kv_tokens:,} KV tokens)")
-        mfs = float(rep.inputs["mem_fraction_static"])
-        for higher in (0.85, 0.88, 0.9, 0.93, 0.95):
-            if higher > mfs:
-                trial = report_for(mem_fraction_static=higher)
-                if trial.fits:
-                    fixes.append(
-                        f"--mem-fraction-static {higher} (checked: {trial.kv_tokens:,} KV tokens; less room for activations)"
-                    )
-                    break
-        if rep.fits and rep.kv_tokens:
-            fixes.append(
-                f"--context-length {rep.kv_tokens // 1024 * 1024} (one request of the full context fits)"
-            )
-    header = [
-        f"model     {args.model}  [{hf.architecture}]",
-        f"platform  {platform.name}: {platform.describe()}",
-        f"engine    sglang {args.sglang_version or 'default release'}",
-    ]
-    return _print(
-        rep,
-        header,
-        fixes,
-        smallest,
-        args.json,
-        {"engine": "sglang", "model": args.model, "platform": platform.name},
-    )
-
-
-def _vllm_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="resolvable fit --engine vllm")
-    p.add_argument("model")
-    p.add_argument("--engine", default="vllm")
-    p.add_argument("--platform", default="h100")
-    p.add_argument("--json", action="store_true")
-    p.add_argument(
-        "--vllm-version", help="vLLM release (default: the newest modelled; auto: the installed one)"
-    )
-    p.add_argument("--tensor-parallel-size", "-tp", type=int, dest="tensor_parallel_size")
-    p.add_argument("--pipeline-parallel-size", "-pp", type=int, dest="pipeline_parallel_size")
-    p.add_argument("--data-parallel-size", "-dp", type=int, dest="data_parallel_size")
-    p.add_argument("--enable-expert-parallel", action="store_true")
-    p.add_argument("--gpu-memory-utilization", type=float)
-    p.add_argument("--max-model-len")
-    p.add_argument("--kv-cache-dtype", default="auto")
-    p.add_argument("--block-size", type=int)
-    p.add_argument("--max-num-batched-tokens", type=int)
-    p.add_argument("--max-num-seqs", type=int)
-    p.add_argument("--dtype", default="auto")
-    p.add_argument("--quantization")
-    p.add_argument("--kv-cache-memory-bytes", type=int)
-    return p
-
-
-def _vllm(argv: list[str]) -> int:
-    from ._common import _platform
-
-    vllm = pack("vllm")
-    capacity = vllm.memory_capacity
-    args = _vllm_parser().parse_args(argv)
-    args.vllm_version = vllm.release(args.vllm_version)
-    platform = _platform(args.platform)
-    hf = pack("sglang").load_model(args.model)  # the sglang pack's reader, as fit has always used
-    values = {
-        k: v
-        for k, v in vars(args).items()
-        if k not in ("model", "engine", "platform", "json", "vllm_version")
-    }
-    # The KV dtype and block size come from the vLLM pack's resolution for the release (its rules:
-    # model hooks such as GLM-5's fp8 KV on SM10x, the backends' preferred block sizes, 0.34's
-    # default of 64), not the flags.
-    asked = {k: values[k] for k in ("tensor_parallel_size", "kv_cache_dtype", "block_size", "dtype")}
-    res = vllm.resolve(
-        hf,
-        platform,
-        release=args.vllm_version,
-        **{k: v for k, v in asked.items() if v not in (None, "auto")},
-    )
-    if asked["kv_cache_dtype"] in (None, "auto"):
-        values["kv_cache_dtype"] = res["kv_cache_dtype"]
-    if asked["block_size"] is None:
-        values["block_size"] = int(res["block_size"] or 16)
-    index = _index_size(args.model)
-
-    def report_for(tp: int | None = None, **changes: Any) -> Any:
-        v = {**values, **({"tensor_parallel_size": tp} if tp else {}), **changes}
-        return capacity(
-            v,
-            hf,
-            device_name=platform.device_name,
-            memory_gib=platform.memory_gib,
-            version=args.vllm_version,
-            index_total_size=index,
-        )
-
-    rep = report_for()
-    tp_now = int(values.get("tensor_parallel_size") or 1)
-    smallest, _ = _smallest_tp(report_for, 1, 16)
-    fixes: list[str] = []
-    if not rep.fits:
-        if smallest and smallest > tp_now:
-            fixes.append(
-                f"--tensor-parallel-size {smallest} (checked: {report_for(smallest).kv_tokens:,} KV tokens)"
-            )
-        if values.get("kv_cache_dtype") == "auto":
-            trial = report_for(kv_cache_dtype="fp8")
-            if trial.fits:
-                fixes.append(f"--kv-cache-dtype fp8 (checked: {trial.kv_tokens:,} KV tokens)")
-        trial = report_for(max_model_len="-1")
-        if trial.fits and trial.context_length:
-            fixes.append(
-                f"--max-model-len {trial.context_length} (checked: the estimated maximum model length)"
-            )
-    header = [
-        f"model     {args.model}  [{hf.architecture}]",
-        f"platform  {platform.name}: {platform.describe()}",
-        f"engine    vllm {args.vllm_version}",
-    ]
-    return _print(
-        rep,
-        header,
-        fixes,
-        smallest,
-        args.json,
-        {"engine": "vllm", "model": args.model, "platform": platform.name},
-    )
-
-
-def main(argv: Sequence[str]) -> int:
-    """``argv`` after ``fit``."""
-    from ._common import engine_named
-
-    argv = list(argv)
-    return _vllm(argv) if engine_named(argv) == "vllm" else _sglang(argv)
+        print(f"model     {launch.model}")
+        print(f"engine    {pack.name} {launch.release_text()}")
+        print(verdict.line())
+    return _said(verdict)
 
 
 def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:

@@ -21,6 +21,7 @@ from ..errors import ResolvableError
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
 _PYTHON = re.compile(r"(.*/)?python(\d+(\.\d+)?)?")
@@ -134,3 +135,135 @@ def _drop_model_type(argv: list[str]) -> list[str]:
                 "--model-type diffusion launches sglang's diffusion server, which this pack does not model"
             )
     return out
+
+
+# -- the tool's Launch (resolvable.launch) -------------------------------------------------------
+
+
+def build_launch(
+    pack: Any,
+    *,
+    command: Sequence[str] | None = None,
+    argv: Sequence[str] = (),
+    model: str | None = None,
+    release: str | None = None,
+    release_from: str | None = None,
+    image: str | None = None,
+    platform: str = "detect",
+    gpus: int | None = None,
+    nodes: int = 1,
+    env: Any = None,
+    command_env: Any = None,
+    model_config: str | None = None,
+) -> Any:
+    """``Pack.build_launch`` for SGLang: the flags are read with the flag table of ``release``
+    (passed explicitly: no module global), after sglang's input normalisation; a flag the release
+    does not accept is the launch's ``rejected`` (sglang's parser exits), naming the release that
+    added or removed it."""
+    import argparse
+
+    from ..launch import Launch, Node, config_source_of
+    from .api import env_from_os, sglang_release
+    from .cli_args import add_cli_args, parse_namespace
+    from .flags import option_history
+
+    node = Node(platform, gpus, nodes)
+    chosen = sglang_release(release)
+    source = release_from or ("default" if release is None else "flag")
+    if source == "flag" and release == "auto":
+        source = "command"
+    launcher, words, cmd_env = None, [], dict(command_env or {})
+    if command is not None:
+        parsed_command = parse_launch(command)
+        launcher, words = parsed_command.launcher, parsed_command.argv
+        cmd_env = {**parsed_command.env, **cmd_env}
+
+    class _Refusing(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            raise _ParseRefusal(f"sglang {chosen}: {message}")
+
+    parser = _Refusing(prog="sglang serve", add_help=False)
+    add_cli_args(parser, release=chosen)
+    rejected = None
+    try:
+        namespace, unknown = parser.parse_known_args([*words, *argv])
+    except _ParseRefusal as exc:
+        namespace, unknown, rejected = argparse.Namespace(), [], str(exc)
+    if unknown and rejected is None:
+        rejected = unknown_flag_message(unknown, chosen, option_history)
+    name = model or vars(namespace).pop("model_path", None)
+    vars(namespace).pop("model_path", None)
+    if name is None:
+        raise LaunchError(
+            "no model: pass MODEL, or paste the launch command after `--` "
+            "(python -m sglang.launch_server --model-path MODEL ...)"
+        )
+    parsed = parse_namespace(namespace, release=chosen)
+    return Launch(
+        engine=pack.name,
+        release=chosen,
+        release_from=source,
+        model=name,
+        config_source=config_source_of(name, model_config, pack.catalog()),
+        model_config=model_config,
+        node=node,
+        user=parsed.user,
+        argv=(*words, *argv),
+        not_modelled=tuple(parsed.shown),
+        not_modelled_values=parsed.not_modelled,
+        env={**env_from_os(), **cmd_env, **dict(env or {})},
+        launcher=launcher,
+        image=image,
+        notes=tuple(parsed.notes),
+        rejected=rejected,
+        parsed=parsed,
+    )
+
+
+class _ParseRefusal(ResolvableError):
+    """sglang's argument parser refuses a value (argparse exits with status 2)."""
+
+
+def unknown_flag_message(unknown: Sequence[str], release: str, history: Any) -> str:
+    """sglang's "unrecognized arguments", with the release that added or removed each flag that
+    another release has (``flags.option_history``); no spelling guesses."""
+    hints = []
+    for token in unknown:
+        if not token.startswith("-"):
+            continue
+        option = token.split("=", 1)[0]
+        said = history(option, release)
+        if said:
+            hints.append(f"{option} is not a flag of sglang {release}; {said}")
+    text = f"sglang {release}: unrecognized arguments: {' '.join(unknown)}"
+    return text + ("; " + "; ".join(hints) if hints else "")
+
+
+def launch_config(pack: Any, launch: Any) -> Any:
+    """The config a launch reads: the stand-in, else the model (at sglang's ``--revision``, with
+    its ``--model-config-parser``)."""
+    from .models import load_model
+
+    extra = dict(launch.not_modelled_values)
+    parser = extra.get("model_config_parser") or launch.user.get("model_config_parser") or "auto"
+    if launch.model_config is not None:
+        return load_model(launch.model_config, model_config_parser=parser)
+    return load_model(launch.model, model_config_parser=parser, revision=extra.get("revision"))
+
+
+def resolve_kwargs(pack: Any, launch: Any) -> dict[str, Any]:
+    return {**launch.user, "model_path": launch.model}
+
+
+def memory_report(pack: Any, res: Any, hf: Any, launch: Any) -> Any:
+    from ..memory import checkpoint_total_size
+    from .memory import capacity
+
+    return capacity(
+        {k: res[k] for k in res},
+        hf,
+        device_name=res.platform.device_name,
+        memory_gib=res.platform.memory_gib,
+        extra=dict(launch.not_modelled_values),
+        index_total_size=checkpoint_total_size(launch.model),
+    )

@@ -23,6 +23,12 @@ class SglangPack(Pack):
     title = "SGLang"
     frontend = "sglang"
     release_option = "--sglang-version"
+    tp_field = "tp_size"
+    context_field = "context_length"
+    fit_trials = (
+        ("kv_cache_dtype", ("fp8_e4m3",), ""),
+        ("mem_fraction_static", (0.85, 0.88, 0.9, 0.93, 0.95), "; less room for activations"),
+    )
     startup_label = member(f"{_PKG}._base", "STARTUP_LABEL")
     startup_phase = member(f"{_PKG}._base", "STARTUP_PHASE")
     env_vars = member(f"{_PKG}.api", "ENV_VARS")
@@ -71,6 +77,29 @@ class SglangPack(Pack):
     attention_backends = member(f"{_PKG}.choices", "ATTENTION_BACKENDS")
     memory_capacity = member(f"{_PKG}.memory", "capacity")
     platform_facts = member(f"{_PKG}.platform_facts", "facts")
+
+    # one launch, one verdict: the launch read with the release's flag table, the node check
+    node_check = member(f"{_PKG}.node", "node_check")
+
+    def build_launch(self, **inputs: Any) -> Any:
+        from .launch import build_launch
+
+        return build_launch(self, **inputs)
+
+    def launch_config(self, launch: Any) -> Any:
+        from .launch import launch_config
+
+        return launch_config(self, launch)
+
+    def resolve_kwargs(self, launch: Any) -> dict[str, Any]:
+        from .launch import resolve_kwargs
+
+        return resolve_kwargs(self, launch)
+
+    def memory_report(self, res: Any, hf: Any, launch: Any) -> Any:
+        from .launch import memory_report
+
+        return memory_report(self, res, hf, launch)
 
     def add_cli_args(
         self, parser: argparse.ArgumentParser, release: str | None = None, *, skip: Sequence[str] = ()

@@ -20,6 +20,7 @@ from ..errors import ResolvableError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 _PYTHON = re.compile(r"(.*/)?python(\d+(\.\d+)?)?")
 #: Modules that start vLLM's OpenAI-compatible server with make_arg_parser's flags.
@@ -95,3 +96,131 @@ def _subcommand(rest: list[str], prog: str) -> VllmLaunch:
         sub = rest[0] if rest else "(nothing)"
         raise LaunchError(f"the pasted command runs `{prog} {sub}`; only `vllm serve` launches a server")
     return VllmLaunch(f"{prog} serve", rest[1:], serve=True)
+
+
+# -- the tool's Launch (resolvable.launch) -------------------------------------------------------
+
+
+def build_launch(
+    pack: Any,
+    *,
+    command: Sequence[str] | None = None,
+    argv: Sequence[str] = (),
+    model: str | None = None,
+    release: str | None = None,
+    release_from: str | None = None,
+    image: str | None = None,
+    platform: str = "detect",
+    gpus: int | None = None,
+    nodes: int = 1,
+    env: Any = None,
+    command_env: Any = None,
+    model_config: str | None = None,
+    options: Any = None,
+) -> Any:
+    """``Pack.build_launch`` for vLLM: the command's argv and the flags beside it go through
+    vLLM's own pre-processing and the flag table of ``release``; a flag the release does not
+    accept (or a value its parser refuses) is the launch's ``rejected``, naming the release that
+    added or removed the flag."""
+    from ..launch import Launch, Node, config_source_of
+    from .api import env_from_os, vllm_release
+    from .cli_args import VllmArgumentError, parse
+
+    node = Node(platform, gpus, nodes)
+    chosen = vllm_release(release)
+    source = release_from or ("default" if release is None else "flag")
+    if source == "flag" and release == "auto":
+        source = "command"
+    launcher, rejected, parsed = None, None, None
+    try:
+        head = parse(list(argv), chosen, serve=False)
+        if command is not None:
+            launched = parse_launch(command)
+            launcher = launched.launcher
+            parsed = parse(launched.argv, chosen, serve=launched.serve).merged(head)
+        else:
+            parsed = head
+    except VllmArgumentError as exc:
+        rejected = str(exc)
+        if command is not None and launcher is None:
+            launcher = parse_launch(command).launcher
+    name = model or (parsed.model if parsed is not None else None) or _model_in(command)
+    if name is None:
+        raise LaunchError(
+            "no model: pass MODEL, or paste the launch command after `--` (vllm serve MODEL ...)"
+        )
+    if parsed is None:
+        parsed = parse([], chosen, serve=False)
+    from .cli_args import resolution_kwargs
+
+    return Launch(
+        engine=pack.name,
+        release=chosen,
+        release_from=source,
+        model=name,
+        config_source=config_source_of(name, model_config, pack.catalog()),
+        model_config=model_config,
+        node=node,
+        user=resolution_kwargs(parsed),
+        argv=(*(parse_launch(command).argv if command is not None else ()), *argv),
+        not_modelled=tuple(parsed.shown),
+        not_modelled_values=parsed.not_modelled,
+        env={**env_from_os(), **dict(command_env or {}), **dict(env or {})},
+        launcher=launcher,
+        image=image,
+        notes=tuple(parsed.notes),
+        rejected=rejected,
+        options=dict(options or {}),
+        parsed=parsed,
+    )
+
+
+def _model_in(command: Sequence[str] | None) -> str | None:
+    """The model of a command whose flags were refused (the positional after ``serve``)."""
+    if command is None:
+        return None
+    words = list(command)
+    if "serve" in words:
+        rest = words[words.index("serve") + 1 :]
+        if rest and not rest[0].startswith("-"):
+            return rest[0]
+    for i, word in enumerate(words):
+        if word == "--model" and i + 1 < len(words):
+            return words[i + 1]
+        if word.startswith("--model="):
+            return word.partition("=")[2]
+    return None
+
+
+def launch_config(pack: Any, launch: Any) -> Any:
+    from . import load_model
+
+    return load_model(launch.config_path)
+
+
+def launch_platform(pack: Any, launch: Any) -> Any:
+    from .config.parallel import with_gpus
+    from .platforms import platform
+
+    return with_gpus(platform(launch.node.platform), launch.node.gpus_per_node)
+
+
+def resolve_kwargs(pack: Any, launch: Any) -> dict[str, Any]:
+    kwargs = dict(launch.user)
+    if launch.options.get("kernels") is not None:
+        kwargs["kernels"] = launch.options["kernels"]
+    return kwargs
+
+
+def memory_report(pack: Any, res: Any, hf: Any, launch: Any) -> Any:
+    from ..memory import checkpoint_total_size
+    from .memory import capacity
+
+    return capacity(
+        {k: res[k] for k in res},
+        hf,
+        device_name=res.platform.device_name,
+        memory_gib=res.platform.memory_gib,
+        version=launch.release,
+        index_total_size=checkpoint_total_size(launch.model),
+    )

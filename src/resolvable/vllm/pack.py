@@ -22,6 +22,9 @@ class VllmPack(Pack):
     title = "vLLM"
     frontend = "vllm"
     release_option = "--vllm-version"
+    tp_field = "tensor_parallel_size"
+    context_field = "max_model_len"
+    fit_trials = (("kv_cache_dtype", ("fp8",), ""),)
     startup_label = member(f"{_PKG}.config.startup", "STARTUP_LABEL")
     startup_phase = member(f"{_PKG}.config.startup", "STARTUP_PHASE")
     not_known_offline = member(f"{_PKG}.config.startup", "NOT_KNOWN_OFFLINE")
@@ -73,6 +76,39 @@ class VllmPack(Pack):
     @property
     def translations(self) -> dict[str, Any]:
         return {"sglang": self.peer_sglang}
+
+    # one launch, one verdict: vLLM's pre-processing and flag table of the release, --gpus
+    def build_launch(self, **inputs: Any) -> Any:
+        from .launch import build_launch
+
+        return build_launch(self, **inputs)
+
+    def launch_config(self, launch: Any) -> Any:
+        from .launch import launch_config
+
+        return launch_config(self, launch)
+
+    def launch_platform(self, launch: Any) -> Any:
+        from .launch import launch_platform
+
+        return launch_platform(self, launch)
+
+    def resolve_kwargs(self, launch: Any) -> dict[str, Any]:
+        from .launch import resolve_kwargs
+
+        return resolve_kwargs(self, launch)
+
+    def memory_report(self, res: Any, hf: Any, launch: Any) -> Any:
+        from .launch import memory_report
+
+        return memory_report(self, res, hf, launch)
+
+    def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
+        """The fix search speaks flags, not ``--attention-config`` JSON: such a launch's refusal
+        keeps its fix unchecked (as the vLLM front-end always did)."""
+        if "attention_config" in user or "kernels" in user:
+            return exc
+        return super().checked_fix(exc, hf, platform, env, user, release=release)
 
     def add_cli_args(self, parser: argparse.ArgumentParser, release: str | None = None) -> None:
         from .cli_args import add_cli_args

@@ -1,0 +1,134 @@
+"""The one front door of the launch commands: the tool's options, then one ``Launch`` per input.
+
+Every input form — the tool's flags (``MODEL --tp-size 8``), a pasted command after ``--``
+(``vllm serve …``, ``python -m sglang.launch_server …``, ``docker run IMAGE …``) — becomes one
+``resolvable.launch.Launch`` built by the engine's pack (``Pack.build_launch``), whatever the
+command (docs/architecture.md, "One launch, one verdict").
+
+Invariants:
+
+* the tool's options are parsed once, by argparse, without abbreviations (``--model`` is vLLM's
+  flag, never a prefix of ``--model-config``); what argparse does not know is the engine's argv,
+  read by the pack with the flag table of the release being modelled;
+* the engine comes from the pasted command, else ``--engine``, else the first registered pack;
+  the release from the pack's release option (``flag``), else the image tag (``image-tag``), else
+  the pack's default (``default``); a release option of another pack is a usage error;
+* no engine is named here: everything engine-specific is a ``Pack`` member.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from .. import packs
+from ._common import UsageError, _env_pairs
+
+#: Tool options that take no value / take one, by name (``cli._split_pasted`` moves them from
+#: after a pasted command to the tool's side).
+SWITCHES = ("--json", "--all", "--no-startup-check")
+
+
+def add_launch_options(p: argparse.ArgumentParser, *, platform_default: str = "detect") -> None:
+    """The options every launch command takes (MODEL, the engine, the node, the environment, the
+    stand-in config, the release option of every registered pack)."""
+    from .._platform import Platform
+
+    p.add_argument(
+        "model",
+        nargs="?",
+        help="bundled sample, config.json, model directory or hub repo id; or paste the launch "
+        "command after `--` (vllm serve M …, python -m sglang.launch_server …, docker run …)",
+    )
+    p.add_argument(
+        "--engine",
+        choices=packs.names(),
+        default=None,
+        help=f"rule pack: {', '.join(packs.names())} (default: read from a pasted command, else {packs.names()[0]})",
+    )
+    p.add_argument(
+        "--platform",
+        default=platform_default,
+        metavar="PRESET",
+        help=f"platform preset to simulate ({', '.join(Platform.presets())}) or 'detect' "
+        f"(default: {platform_default})",
+    )
+    p.add_argument("--gpus", type=int, metavar="N", help="GPUs per node (default: the preset's)")
+    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment variable the engine sees")
+    p.add_argument(
+        "--model-config",
+        dest="model_config",
+        metavar="PATH|SAMPLE",
+        help="a config.json, model directory or bundled sample that stands for the model "
+        "(a local model path that is not on this machine); the header says when one is used",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output (docs/cli-json.md)")
+    for name in packs.names():
+        option = packs.get(name).release_option
+        p.add_argument(
+            option,
+            dest=_release_dest(name),
+            metavar="VERSION",
+            help=f"{packs.get(name).title or name} release to model, or 'auto' for the installed one",
+        )
+
+
+def _release_dest(name: str) -> str:
+    return "release_of_" + name.replace("-", "_")
+
+
+def read_launch(
+    args: argparse.Namespace, engine_argv: Sequence[str], pasted: Sequence[str] | None
+) -> tuple[packs.Pack, Any]:
+    """(the pack, the ``Launch``) of the parsed tool options, the engine flags argparse left over
+    and the pasted command's words (None: nothing after ``--``)."""
+    from .paste import read, tag_release
+
+    command = read(pasted) if pasted is not None else None
+    engine = args.engine
+    if command is not None and command.engine is not None:
+        if engine is not None and engine != command.engine:
+            raise UsageError(
+                f"--engine {engine}, but the pasted command starts {command.engine}; drop --engine "
+                "(the engine is read from the command)"
+            )
+        engine = command.engine
+    engine = engine or packs.names()[0]
+    pack = packs.get(engine)
+    for other in packs.names():
+        if other != engine and getattr(args, _release_dest(other), None) is not None:
+            raise UsageError(
+                f"{packs.get(other).release_option} is for --engine {other}; this launch is "
+                f"{pack.title or engine}: use {pack.release_option}"
+            )
+    release = getattr(args, _release_dest(engine), None)
+    release_from = None
+    image = command.image if command is not None else None
+    if command is not None and command.tag is not None:
+        tagged, _note = tag_release(command.tag, list(pack.releases), pack.title or engine)
+        if release is None:
+            release, release_from = tagged, "image-tag"
+        elif pack.release(release) != tagged:
+            raise UsageError(
+                f"{pack.release_option} {release} and the image {image}:{command.tag} name different "
+                "releases; give one"
+            )
+        image = f"{image}:{command.tag}"
+    extra = list(engine_argv)
+    if extra and not extra[0].startswith("-") and args.model is None:
+        args.model, extra = extra[0], extra[1:]
+    launch = pack.build_launch(
+        command=command.words if command is not None else None,
+        command_env=command.env if command is not None else None,
+        argv=extra,
+        model=args.model,
+        release=release,
+        release_from=release_from,
+        image=image,
+        platform=args.platform,
+        gpus=args.gpus,
+        env=_env_pairs(args.env),
+        model_config=args.model_config,
+    )
+    return pack, launch

@@ -1,0 +1,88 @@
+"""Issue 26's repros: one launch, one verdict, whatever the command and the input form."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from resolvable.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_fit_takes_a_pasted_vllm_command(capsys):
+    code, out, err = run(
+        capsys, "fit", "--engine", "vllm", "--platform", "h100", "--",
+        "vllm", "serve", "qwen3-8b", "--tensor-parallel-size", "4", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["verdict"]["status"] == "starts"
+    assert data["memory"]["inputs"]["tensor_parallel_size"] == 4
+    assert data["launch"]["launcher"] == "vllm serve"
+
+
+def test_fit_accepts_a_dp_attention_launch_that_explain_accepts(capsys):
+    argv = ["deepseek-v3", "--platform", "h200", "--tp-size", "8", "--dp-size", "8", "--enable-dp-attention"]
+    code, out, err = run(capsys, "fit", *argv, "--json")
+    assert code == 0, err
+    assert json.loads(out)["smallest_tp"] == 8  # smaller TPs are refused by the DP divisor, skipped
+    code, _, err = run(capsys, "explain", *argv)
+    assert code == 0, err
+
+
+def test_fit_reads_flags_with_the_release_named(capsys):
+    code, out, err = run(
+        capsys, "fit", "llama-3.1-8b", "--platform", "h100", "--sglang-version", "0.5.19",
+        "--cuda-graph-max-bs", "32", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["release"] == "0.5.19" and data["release_from"] == "flag"
+    code, out, _ = run(capsys, "fit", "llama-3.1-8b", "--platform", "h100")
+    assert "engine    sglang 0.5.23 (the default release)" in out  # the number, and where it came from
+
+
+def test_fit_takes_gpus_and_env(capsys):
+    code, out, err = run(
+        capsys, "fit", "qwen3-8b", "--engine", "vllm", "--platform", "h100", "--gpus", "2",
+        "--tensor-parallel-size", "4", "--env", "VLLM_USE_V1=1", "--json",
+    )  # fmt: skip
+    assert code == 1
+    data = json.loads(out)
+    assert data["verdict"]["status"] == "refused"
+    assert "World size (4) is larger than the number of available GPUs (2)" in data["verdict"]["message"]
+    assert data["launch"]["env"]["VLLM_USE_V1"] == "1"
+    assert err.startswith("error: refused at start-up")
+
+
+def test_fit_weights_that_do_not_fit_name_the_allocation(capsys):
+    code, out, _ = run(
+        capsys, "fit", "--platform", "h100", "--json", "--",
+        "python", "-m", "sglang.launch_server", "--model-path", "llama-3.3-70b",
+    )  # fmt: skip
+    assert code == 1
+    verdict = json.loads(out)["verdict"]
+    assert verdict["status"] == "does-not-fit" and verdict["allocation"] == "weights"
+    assert verdict["shortfall_bytes"] > 50 * (1 << 30)
+    assert verdict["fix"].startswith("--tp-size 4")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fit", "qwen3-8b", "--engine", "vllm", "--sglang-version", "0.5.19"],
+        ["fit", "qwen3-8b", "--platform", "h100", "--no-such-tool-option-xyz=1", "--json"],
+    ],
+)
+def test_fit_input_errors_and_engine_refusals(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    if "--sglang-version" in argv:
+        assert code == 2 and "--sglang-version is for --engine sglang" in err
+    else:  # an unknown flag is the engine's parser refusing the launch
+        assert code == 1 and "unrecognized arguments: --no-such-tool-option-xyz" in err
