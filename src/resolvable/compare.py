@@ -1,17 +1,17 @@
 """Two engines side by side for one launch: the verdict and the resolved settings of each, row by
 row, each differing row with the rule that decided it on each side.
 
-The input of each side is what ``resolvable explain --json`` and ``resolvable resolve --json``
-print for that engine's form of the launch (docs/cli-json.md): this module reads those documents
-and nothing else, so that ``compare`` shows, for each engine, exactly the values and the verdict
-that ``explain`` gives for the same command (tests/cli/test_compare.py checks it over both
-engines' real-command corpora). The rows (``resolvable.translate.Row``) come from the pair's
-translation table, held by a pack; this module names no engine.
+Each side is one engine's form of the launch, judged as every command judges a launch
+(``Pack.build_launch`` → ``Pack.verdict``: docs/architecture.md, "One launch, one verdict"), so
+``compare`` shows, for each engine, the values and the verdict that ``explain`` gives for the
+same command (tests/cli/test_compare.py checks it over both engines' real-command corpora). The
+rows (``resolvable.translate.Row``) come from the pair's translation table, held by a pack; this
+module names no engine.
 
 Invariants:
 
-* one verdict per side: ``starts``, ``refused`` (the rule, the engine's message, the fix) or
-  ``does-not-fit`` (the memory model's refusal); a memory size that cannot be derived is said to
+* one verdict per side (``resolvable.verdict.Verdict``): ``starts``, ``refused`` (the rule, the
+  engine's message, the fix) or ``does-not-fit``; a memory size that cannot be derived is said to
   be unknown, never taken as "fits";
 * a row differs when the two sides' values, read in one vocabulary (``Row.same_*``), differ; a
   differing row carries, for each side, the rule (file:line) that decided each of its fields, or
@@ -26,119 +26,73 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Side", "Verdict", "compare_rows", "matched_fraction", "memory_rows", "verdict_of"]
+__all__ = ["Side", "compare_rows", "decided_by", "matched_fraction", "memory_rows", "verdict_text"]
 
 GIB = float(1 << 30)
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """``starts`` / ``refused`` / ``does-not-fit`` / ``error`` (the tool could not read the
-    launch), with the reason and the rule (file:line) where there is one."""
-
-    outcome: str
-    reason: str = ""
-    rule: str = ""
-    fix: str = ""
-
-    def text(self) -> str:
-        out = self.outcome
-        if self.reason:
-            out += f": {self.reason}"
-        if self.rule:
-            out += f" [{self.rule}]"
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "reason": self.reason, "rule": self.rule, "fix": self.fix}
-
-
-@dataclass(frozen=True)
 class Side:
-    """One engine's answer: its release, the command it was given, the ``explain --json`` and
-    ``resolve --json`` documents (None when the command was refused or not read) and the
-    error line of a command that was not read."""
+    """One engine's answer for its form of the launch (``Pack.verdict(Pack.build_launch(...))``):
+    its release, the command, the resolved values (empty when the launch was refused before
+    resolution), who decided each field, the memory model's report (``FitReport.to_dict()``), the
+    one verdict (``resolvable.verdict.Verdict``) and the resolution's fingerprint."""
 
     engine: str
     release: str
     command: tuple[str, ...]
-    explain: Mapping[str, Any] | None
-    resolve: Mapping[str, Any] | None
-    exit_code: int
-    error: str = ""
+    values: Mapping[str, Any]
+    decided: Mapping[str, str]
+    memory: Mapping[str, Any]
+    verdict: Any
+    fingerprint: str | None = None
     notes: tuple[str, ...] = field(default=())
-
-    @property
-    def values(self) -> Mapping[str, Any]:
-        """Every resolved value (``resolve --json``); without it, the fields ``explain`` shows."""
-        if self.resolve:
-            return self.resolve.get("values", {})
-        fields = (self.explain or {}).get("fields")
-        if not isinstance(fields, dict):  # a refusal document lists the fields in conflict
-            return {}
-        return {f: e.get("value") for f, e in fields.items()}
-
-    @property
-    def memory(self) -> Mapping[str, Any]:
-        doc = self.explain or {}
-        return doc.get("memory") or {}
+    arch: str = ""
+    #: The tool's input error for this side's command (an unknown model, say): no verdict then.
+    error: str = ""
 
     def provenance(self, field_name: str) -> str:
         """Who decided ``field_name``: the last rule that wrote it (file:line), "your flag" or
         "the default"."""
-        doc = self.resolve or {}
-        fields = (self.explain or {}).get("fields")
-        explained = fields.get(field_name) if isinstance(fields, dict) else None
-        if not doc and explained:
-            if explained.get("user_set"):
-                return "your flag"
-            return (
-                f"{explained.get('decided_by')} ({explained.get('location')})"
-                if explained.get("decided_by")
-                else "the default"
-            )
-        last = None
-        for decl in doc.get("declarations", ()):
-            for write in decl.get("writes", ()):
-                if write.get("field") == field_name and write.get("outcome") in ("applied", "forced"):
-                    last = f"{decl.get('rule')} ({decl.get('location')})"
-        if last is not None:
-            return last
-        if field_name in (doc.get("user_args") or {}):
-            return "your flag"
-        return "the default"
+        return self.decided.get(field_name, "the default")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "release": self.release,
+            "command": list(self.command),
+            "verdict": None if self.verdict is None else self.verdict.to_dict(),
+            "error": self.error or None,
+            "fingerprint": self.fingerprint,
+            "arch": self.arch,
+            "values": dict(self.values),
+            "memory": dict(self.memory),
+            "notes": list(self.notes),
+        }
 
 
-def verdict_of(side: Side) -> Verdict:
-    """The one verdict of a side, read from its ``explain --json`` document."""
-    doc = side.explain
-    if doc is None:  # explain printed no document: a flag the release refuses, or unreadable input
-        if side.error.startswith("error: refused"):
-            return Verdict("refused", side.error.partition(": ")[2].partition(": ")[2])
-        return Verdict("error", side.error.removeprefix("error: ") or f"exit status {side.exit_code}")
-    if doc.get("schema") == "resolvable.refusal/1":
-        return Verdict(
-            "refused",
-            str(doc.get("message")),
-            f"{doc.get('rule')} ({doc.get('location')})",
-            str(doc.get("fix") or ""),
-        )
-    startup = doc.get("startup") or {}
-    refusal = startup.get("refusal")
-    if startup.get("outcome") == "refused" or startup.get("would_start") is False:
-        refusal = refusal or {}
-        return Verdict(
-            "refused",
-            str(refusal.get("message")),
-            f"{refusal.get('rule')} ({refusal.get('location')})",
-            str(refusal.get("fix") or ""),
-        )
-    memory = doc.get("memory") or {}
-    if memory.get("fits") is False:
-        return Verdict("does-not-fit", str(memory.get("refusal")), "memory model")
-    if "error" in memory:
-        return Verdict("starts", f"memory unknown: {memory['error']}")
-    return Verdict("starts")
+def decided_by(res: Any) -> dict[str, str]:
+    """field → "rule (file:line)" of the last declaration that set it, or "your flag"."""
+    out: dict[str, str] = {}
+    for decl in res.declarations:
+        for write in decl.writes:
+            if write.outcome in ("applied", "forced"):
+                out[write.field] = f"{decl.rule} ({decl.location})"
+    for name in res.user:
+        out.setdefault(name, "your flag")
+    return out
+
+
+def verdict_text(verdict: Any) -> str:
+    """The verdict in a table cell: the status, then why (the rule, the engine's words)."""
+    if verdict is None:
+        return "not judged (input error)"
+    if verdict.status == "starts":
+        return "starts"
+    why = verdict.message or ""
+    if verdict.status == "does-not-fit":
+        short = f" by {verdict.shortfall_bytes / GIB:.2f} GiB" if verdict.shortfall_bytes else ""
+        return f"does-not-fit ({verdict.allocation or 'memory'}{short}): {why}"
+    return f"refused: {why}" + (f" [{verdict.rule}]" if verdict.rule else "")
 
 
 def _number(value: Any) -> str:
@@ -179,13 +133,18 @@ def compare_rows(
     """The comparison rows: ``sides`` is engine → (the table's side ``a``/``b``, the Side).
     Each row: name, the text per engine, whether it differs, and the reasons per engine."""
     out: list[dict[str, Any]] = []
-    verdicts = {e: verdict_of(s) for e, (_, s) in sides.items()}
+    verdicts = {e: s.verdict for e, (_, s) in sides.items()}
     out.append(
         {
             "row": "verdict",
-            "values": {e: v.text() for e, v in verdicts.items()},
-            "differs": len({v.outcome for v in verdicts.values()}) > 1,
-            "reasons": {e: [v.rule] if v.rule else [] for e, v in verdicts.items()},
+            "values": {e: verdict_text(v) for e, v in verdicts.items()},
+            "differs": len({getattr(v, "status", None) for v in verdicts.values()}) > 1,
+            "reasons": {
+                e: ([f"{v.rule} ({v.location})" if v.location else str(v.rule)] if v.rule else [])
+                if v is not None
+                else [sides[e][1].error]
+                for e, v in verdicts.items()
+            },
         }
     )
     for row in rows:

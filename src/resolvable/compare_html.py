@@ -109,7 +109,7 @@ def _cell(doc: Mapping[str, Any] | str, engines: Sequence[str], titles: Mapping[
     parts = []
     for engine in engines:
         side = doc["sides"][engine]
-        outcome = side["verdict"]["outcome"]
+        outcome = side["verdict"]["status"] if side["verdict"] else "error"
         spans = []
         for name in CELL_ROWS:
             row = rows.get(name)
@@ -127,11 +127,11 @@ def _cell(doc: Mapping[str, Any] | str, engines: Sequence[str], titles: Mapping[
                     why.append(f"<li>{_e(r['row'])} · {_e(titles[engine])}: {_e(reason)}</li>")
         elif r["row"] == "verdict":
             for engine in engines:
-                verdict = doc["sides"][engine]["verdict"]
-                if verdict["reason"]:
-                    why.append(
-                        f"<li>{_e(titles[engine])}: {_e(verdict['outcome'])}: {_e(verdict['reason'])}</li>"
-                    )
+                verdict = doc["sides"][engine]["verdict"] or {}
+                said = verdict.get("message") or doc["sides"][engine].get("error")
+                if said:
+                    status = verdict.get("status", "error")
+                    why.append(f"<li>{_e(titles[engine])}: {_e(status)}: {_e(said)}</li>")
     details = f'<details class="why"><summary>why</summary><ul>{"".join(why)}</ul></details>' if why else ""
     return f'<td><div class="pair">{"".join(parts)}</div>{details}</td>'
 

@@ -82,9 +82,9 @@ def reproduce(pair: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             code = main([*argv, "--", *_command(entry)])
         doc = json.loads(out.getvalue())
-        memory = (doc["sides"][engine]["explain"] or {}).get("memory") or {}
+        memory = doc["sides"][engine]["memory"]
         other = next(e for e in doc["sides"] if e != engine)
-        other_memory = (doc["sides"][other]["explain"] or {}).get("memory") or {}
+        other_memory = doc["sides"][other]["memory"]
         logged = entry["observed"]["kv_tokens"]
         predicted = memory.get("kv_tokens")
         rows.append(

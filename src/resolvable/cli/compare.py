@@ -3,8 +3,9 @@
 The launch comes in either engine's form (a pasted command after ``--``, or MODEL and tool flags
 with ``--engine``). It is translated into the other engine's flags by the pair's translation
 table (``resolvable.packs.translation``, ``resolvable.translate``), then each side is answered by
-running ``explain --json`` and ``resolve --json`` on that engine's command in this process, so
-each side's values and verdict are ``explain``'s own (the acceptance test compares them). The
+judging that engine's command as every launch command does (``Pack.build_launch`` →
+``Pack.verdict``), so each side's values and verdict are ``explain``'s own (the acceptance test
+compares them). The
 rows and their reasons are built by ``resolvable.compare``.
 
 Invariants: no engine is named here (the packs and the pair's table carry every engine-specific
@@ -16,18 +17,15 @@ errors are one ``error:`` line (exit 2); the HTML page is written atomically.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
-from ..compare import Side, compare_rows, matched_fraction, verdict_of
+from ..compare import Side, compare_rows, matched_fraction
 from ._common import UsageError, _Parser, pack
 
-__all__ = ["build_parser", "main", "run_side", "compare_launch"]
+__all__ = ["build_parser", "compare_launch", "main", "run_side"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,21 +78,6 @@ def _split(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
     return list(argv[:i]), list(argv[i + 1 :])
 
 
-def _cli_json(argv: list[str]) -> tuple[int, Any, str]:
-    """Run ``resolvable ARGV`` in this process: (exit status, the JSON document or None, stderr)."""
-    from . import main as cli_main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli_main(argv)
-    text = out.getvalue()
-    try:
-        doc = json.loads(text) if text.strip() else None
-    except ValueError:
-        doc = None
-    return code, doc, err.getvalue().strip()
-
-
 def run_side(
     engine: str,
     words: Sequence[str],
@@ -103,31 +86,57 @@ def run_side(
     platform: str,
     release: str,
     gpus: int | None,
-    resolve: bool = True,
-) -> Side:
-    """One engine's answer for its launch command ``words`` (``explain --json``, and ``resolve
-    --json`` for every value and its rule; without it, the fields ``explain`` shows)."""
+    trace: bool = True,
+) -> tuple[Side, Any]:
+    """(one engine's answer, its ``Launch``) for its launch command ``words``: the pack's
+    ``Launch`` and its one verdict (``Pack.build_launch``, ``Pack.verdict``), as every launch
+    command reads it."""
+    from ..compare import decided_by
+
     p = pack(engine)
-    own = ["--json", "--platform", platform, p.release_option, release]
-    if gpus is not None and engine != "sglang" and p.frontend != "sglang":
-        own += ["--gpus", str(gpus)]
-    command = [f"{k}={v}" for k, v in env.items()] + list(words)
-    code, explained, err = _cli_json(["explain", *own, "--", *command])
-    resolved = None
-    if resolve and isinstance(explained, dict) and explained.get("schema") != "resolvable.refusal/1":
-        _, resolved, _ = _cli_json(["resolve", *own, "--", *command])
-    elif not isinstance(explained, dict):
-        explained = None
-    last = err.splitlines()[-1] if err else ""
-    return Side(
-        engine,
-        release,
-        tuple(command),
-        explained,
-        resolved if isinstance(resolved, dict) else None,
-        code,
-        last,
+    launch = p.build_launch(
+        command=list(words),
+        command_env=dict(env),
+        release=release,
+        release_from="flag",
+        platform=platform,
+        gpus=gpus,
     )
+    res, verdict = p.verdict(launch, trace=trace)
+    report = verdict.memory
+    if report is not None:
+        memory = report.to_dict()
+    else:
+        unknown = [u for u in verdict.unknowns if u.startswith("memory")]
+        memory = {"error": unknown[0].partition(": ")[2]} if unknown else {}
+    resolved = res is not None and verdict.stage not in ("resolve", "parse")
+    values = {k: res[k] for k in res} if resolved else {}
+    command = [f"{k}={v}" for k, v in env.items()] + list(words)
+    side = Side(
+        engine,
+        launch.release,
+        tuple(command),
+        values,
+        decided_by(res) if resolved else {},
+        memory,
+        verdict,
+        res.fingerprint() if resolved else None,
+        tuple(launch.notes),
+        str(getattr(res, "arch", "") or ""),
+    )
+    return side, launch
+
+
+def _target_side(engine: str, words: Sequence[str], env: dict[str, str], **kw: Any) -> Side:
+    """The translated side; an input error there (the other engine cannot read the model, say)
+    is that side's answer, not the end of the comparison (the source side was judged)."""
+    from ..errors import ResolvableError
+
+    try:
+        return run_side(engine, words, env, **kw)[0]
+    except ResolvableError as exc:
+        command = tuple([f"{k}={v}" for k, v in env.items()] + list(words))
+        return Side(engine, kw["release"], command, {}, {}, {}, None, error=str(exc))
 
 
 def _launch_flags(engine: str, words: Sequence[str]) -> tuple[str | None, list[str]]:
@@ -152,7 +161,7 @@ def compare_launch(
     gpus: int | None = None,
     same_memory_budget: bool = False,
     target: str | None = None,
-    values_from_explain: bool = False,
+    trace: bool = True,
 ) -> dict[str, Any]:
     """The whole comparison as the ``resolvable.compare/1`` document."""
     from ..translate import parse_flags, translate, translate_env
@@ -163,38 +172,17 @@ def compare_launch(
         if target is None:
             raise UsageError(f"no engine to compare {source} with: no pack has a translation table for it")
     table = packs.translation(source, target)
-    src_side = run_side(
-        source,
-        words,
-        env,
-        platform=platform,
-        release=releases[source],
-        gpus=gpus,
-        resolve=not values_from_explain,
-    )
-    if src_side.explain is None:  # the source command itself is not read: explain's own error line
-        error = src_side.error.removeprefix("error: ") or "no model"
-        raise UsageError(f"{pack(source).title or source} {releases[source]}: {error}")
+    side = {"platform": platform, "gpus": gpus, "trace": trace}
+    src_side, src_launch = run_side(source, words, env, release=releases[source], **side)
     src_table = pack(source).flag_table(releases[source])
     tgt_table = pack(target).flag_table(releases[target])
-    model, argv = _launch_flags(source, words)
+    _, argv = _launch_flags(source, words)
     flags, unknown = parse_flags(argv, src_table.by_option, releases[source])
-    named = [p.value for p in flags if p.dest == table.model_dests.get(source)]
-    model = src_side.explain.get("model") or (named[-1] if named else model)
-    if not model:
-        raise UsageError(f"the {source} command names no model")
+    model = src_launch.model
     tr = translate(table, source, flags, tgt_table, unknown=unknown)
     tgt_env, env_steps, env_left = translate_env(table, source, env)
     tgt_words = pack(target).launch_command(model, tr.target_words)
-    tgt_side = run_side(
-        target,
-        tgt_words,
-        tgt_env,
-        platform=platform,
-        release=releases[target],
-        gpus=gpus,
-        resolve=not values_from_explain,
-    )
+    tgt_side = _target_side(target, tgt_words, tgt_env, release=releases[target], **side)
     knobs = dict(table.memory_knobs)
     budget = {"mode": "each engine's own default (or the source command's flag)", "flag": None}
     if same_memory_budget:
@@ -204,9 +192,7 @@ def compare_launch(
             budget = {"mode": "not matched: a side's memory is unknown", "flag": None}
         else:
             tgt_words = pack(target).launch_command(model, [*tr.target_words, flag, str(fraction)])
-            tgt_side = run_side(
-                target, tgt_words, tgt_env, platform=platform, release=releases[target], gpus=gpus
-            )
+            tgt_side = _target_side(target, tgt_words, tgt_env, release=releases[target], **side)
             budget = {
                 "mode": f"matched: {target} given {source}'s KV pool per rank",
                 "flag": f"{flag} {fraction}",
@@ -225,16 +211,7 @@ def compare_launch(
             "untranslated": tr.to_dict()["untranslated"] + [{"flag": f, "why": w} for f, w in env_left],
         },
         "memory_budget": budget,
-        "sides": {
-            e: {
-                "release": s.release,
-                "command": list(s.command),
-                "verdict": verdict_of(s).to_dict(),
-                "exit_code": s.exit_code,
-                "explain": s.explain,
-            }
-            for e, (_, s) in sides.items()
-        },
+        "sides": {e: s.to_dict() for e, (_, s) in sides.items()},
         "rows": rows,
     }
 
@@ -345,14 +322,8 @@ def main(argv: Sequence[str]) -> int:
         print(json.dumps(doc, indent=2, default=repr))
     else:
         print(render_text(doc))
-    outcomes = {s["verdict"]["outcome"] for s in doc["sides"].values()}
-    if "error" in outcomes:
-        print(
-            f"error: a side could not be read: {next(s['verdict']['reason'] for s in doc['sides'].values() if s['verdict']['outcome'] == 'error')}",
-            file=sys.stderr,
-        )
-        return 2
-    return 0
+    # the source launch's verdict is the exit status (0 starts, 1 would not start), as explain's
+    return int(doc["sides"][source]["verdict"]["exit_code"])
 
 
 #: The GPU presets of the grid by default (four generations of datacenter GPUs).
@@ -376,14 +347,12 @@ def grid(
         for platform in platforms:
             words = pack(source).launch_command(model, list(flags))
             try:
-                doc = compare_launch(
-                    source, words, {}, platform=platform, releases=releases, values_from_explain=True
-                )
+                doc = compare_launch(source, words, {}, platform=platform, releases=releases, trace=False)
             except ResolvableError as exc:
                 cells[(model, platform)] = str(exc)
                 continue
             cells[(model, platform)] = doc
-            arch.setdefault(model, str((doc["sides"][source]["explain"] or {}).get("arch", "")))
+            arch.setdefault(model, doc["sides"][source]["arch"])
     return cells, [(m, arch.get(m, "")) for m in models]
 
 
