@@ -29,6 +29,7 @@ from typing import Any
 __all__ = ["Side", "compare_rows", "decided_by", "matched_fraction", "memory_rows", "verdict_text"]
 
 GIB = float(1 << 30)
+_NOT_RESOLVED = object()  # a side refused before resolution: its rows are not compared
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,9 @@ def memory_rows(side: Side, knob: str) -> dict[str, tuple[str, Any]]:
     """The memory rows of a side: name → (text, the value compared)."""
     mem = side.memory
     if not mem or "error" in mem:
-        why = mem.get("error", "not resolved") if mem else "not resolved"
+        why = mem.get("error", "") if mem else "not judged: refused before memory"
         return {
-            name: (f"unknown ({why})", None)
+            name: (f"unknown ({why})" if why else "unknown", None)
             for name in ("memory budget", "KV-cache tokens", "max concurrency at the context length")
         }
     inputs = mem.get("inputs") or {}
@@ -152,8 +153,8 @@ def compare_rows(
         same: dict[str, Any] = {}
         reasons: dict[str, list[str]] = {}
         for engine, (key, side) in sides.items():
-            if not side.values:
-                texts[engine], same[engine], reasons[engine] = "-", None, []
+            if not side.values:  # refused before resolution, or not read: nothing to compare
+                texts[engine], same[engine], reasons[engine] = "-", _NOT_RESOLVED, []
                 continue
             texts[engine] = row.show(key, side.values)
             same[engine] = row.same(key, side.values)
@@ -162,7 +163,8 @@ def compare_rows(
                 for f in row.fields(key)
                 if f in side.values and side.values[f] is not None
             ]
-        differs = len({repr(v) for v in same.values()}) > 1
+        resolved = [v for v in same.values() if v is not _NOT_RESOLVED]
+        differs = len(resolved) == len(same) and len({repr(v) for v in resolved}) > 1
         out.append(
             {"row": row.name, "values": texts, "differs": differs, "reasons": reasons if differs else {}}
         )
@@ -188,6 +190,8 @@ def compare_rows(
 def _apart(values: Sequence[Any]) -> bool:
     """Whether memory figures differ: numbers more than 1 % apart (a matched budget lands within
     a page or two of the other side's), anything else when unequal."""
+    if any(v is None for v in values):  # a side's figure is unknown: not compared
+        return False
     if all(isinstance(v, (int, float)) for v in values) and values:
         low, high = min(values), max(values)
         return high > low * 1.01 if low > 0 else high != low
@@ -201,7 +205,10 @@ def _memory_reasons(side: Side, knob: str, row: str) -> list[str]:
     if not mem or "error" in mem:
         return []
     inputs = mem.get("inputs") or {}
-    out = [f"{knob} {inputs.get(knob)}: {side.provenance(knob)}"] if knob else []
+    who = side.provenance(knob) if knob else ""
+    if who == "the default" and inputs.get(f"{knob}_from"):  # the memory model's own default
+        who = str(inputs[f"{knob}_from"])
+    out = [f"{knob} {inputs.get(knob)}: {who}"] if knob else []
     if row == "max concurrency at the context length":
         return [f"KV-cache tokens ÷ the context length {_number(mem.get('context_length'))}"]
     if row != "KV-cache tokens":

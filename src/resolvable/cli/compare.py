@@ -225,6 +225,7 @@ def _has_table(a: str, b: str) -> bool:
 
 
 def render_text(doc: dict[str, Any]) -> str:
+    from .._text import short
     from .._text import table as text_table
 
     src, tgt = doc["source"], doc["target"]
@@ -248,10 +249,29 @@ def render_text(doc: dict[str, Any]) -> str:
     )
     lines.append("")
     body = [
-        [("≠ " if r["differs"] else "  ") + r["row"], r["values"].get(src, ""), r["values"].get(tgt, "")]
+        [
+            ("≠ " if r["differs"] else "  ") + r["row"],
+            short(r["values"].get(src, ""), 64),
+            short(r["values"].get(tgt, ""), 64),
+        ]
         for r in doc["rows"]
     ]
     lines.append(text_table(["", title[src], title[tgt]], body))
+    verdicts = [(e, doc["sides"][e]) for e in (src, tgt)]
+    said = [(e, side) for e, side in verdicts if side["error"] or side["verdict"]["status"] != "starts"]
+    if said:
+        lines.append("")
+        for e, side in said:
+            v = side["verdict"]
+            if v is None:
+                lines.append(f"{title[e]}: not judged: {side['error']}")
+                continue
+            where = (
+                f" [{v['rule']}" + (f", {v['location']}" if v["location"] else "") + "]" if v["rule"] else ""
+            )
+            lines.append(f"{title[e]}: {v['status']}{where}: {v['message']}")
+            if v["fix"]:
+                lines.append(f"    fix: {v['fix']}")
     why = [r for r in doc["rows"] if r["differs"] and any(r["reasons"].values())]
     if why:
         lines.append("")
