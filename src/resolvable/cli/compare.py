@@ -31,6 +31,7 @@ __all__ = ["build_parser", "compare_launch", "main", "run_side"]
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="resolvable compare",
+        allow_abbrev=False,  # an engine flag (vLLM's --model) is never a prefix of ours (--models)
         description="one launch in every engine of a translation pair, side by side: the verdict, "
         "attention backends, KV cache, CUDA graphs, scheduling, each difference with its rule",
         epilog="paste the launch after `--`: resolvable compare --platform h100 -- vllm serve MODEL -tp 4",
