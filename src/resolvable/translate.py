@@ -214,8 +214,9 @@ def parse_flags(
 ) -> tuple[list[Parsed], list[str]]:
     """Read ``words`` (flags only) with a release's flag table: (the flags, the words the table
     does not know). A flag object has ``dest`` and ``takes_value``; an option in its
-    ``negatives`` (``--no-x``) is a switch set to False; a unique prefix of a long option stands
-    for it, as argparse reads abbreviations (an engine that refuses them refuses the source
+    ``negatives`` (``--no-x``) is a switch set to False; ``--x_y`` stands for ``--x-y`` and
+    ``--x.key VALUE`` for one key of the value of ``--x`` (the forms vLLM reads); a unique prefix of
+    a long option stands for it, as argparse reads abbreviations (an engine that refuses them refuses the source
     command itself, which its side of ``compare`` shows)."""
     parsed: list[Parsed] = []
     unknown: list[str] = []
@@ -224,6 +225,12 @@ def parse_flags(
         word = words[i]
         option, eq, inline = word.partition("=")
         flag = by_option.get(option) if option.startswith("-") else None
+        if flag is None and option.startswith("--") and "_" in option:  # --enable_x for --enable-x
+            flag = by_option.get("--" + option[2:].replace("_", "-"))
+        if flag is None and option.startswith("--") and "." in option:  # --json-flag.key value
+            base = by_option.get(option.split(".", 1)[0])
+            if base is not None and base.takes_value:
+                flag = base
         if flag is None and option.startswith("--"):
             # argparse's abbreviations (``--tp`` for ``--tp-size``): a unique prefix of one dest
             near = {by_option[o].dest: by_option[o] for o in by_option if o.startswith(option)}

@@ -76,6 +76,15 @@ SAMPLES = {
     "tokenizer": (["--tokenizer", "org/tok"], ["--tokenizer-path", "org/tok"], None),
     "revision": (["--revision", "main"], ["--revision", "main"], None),
     "download directory": (["--download-dir", "/d"], ["--download-dir", "/d"], None),
+    "reasoning parser": (["--reasoning-parser", "deepseek_r1"], ["--reasoning-parser", "deepseek-r1"], None),
+    "tool calls": (
+        ["--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder"],
+        ["--tool-call-parser", "qwen3_coder"],
+        None,
+    ),
+    "tokenizer mode": (["--tokenizer-mode", "slow"], ["--tokenizer-mode", "slow"], None),
+    "nodes": (["--nnodes", "2"], ["--nnodes", "2"], None),
+    "node rank": (["--node-rank", "1"], ["--node-rank", "1"], None),
 }
 
 
@@ -137,3 +146,44 @@ def test_value_without_equivalent_and_chunked_prefill_off():
 def test_missing_value_is_a_one_line_error():
     with pytest.raises(TranslationError, match="expects a value"):
         parse_flags(["--tp-size"], SGLANG.flag_table("0.5.23").by_option, "0.5.23")
+
+
+def test_parser_names_follow_each_engine():
+    out = _run(
+        "vllm",
+        ["--reasoning-parser", "minimax_m2_append_think", "--tool-call-parser", "minimax_m2"],
+        "0.34.0",
+        "0.5.23",
+    )
+    assert list(out.target_words) == [
+        "--reasoning-parser",
+        "minimax-append-think",
+        "--tool-call-parser",
+        "minimax-m2",
+    ]
+    back = _run(
+        "sglang", ["--reasoning-parser", "gpt-oss", "--tool-call-parser", "gpt-oss"], "0.5.23", "0.34.0"
+    )
+    assert list(back.target_words) == [
+        "--reasoning-parser",
+        "openai_gptoss",
+        "--enable-auto-tool-choice",
+        "--tool-call-parser",
+        "openai",
+    ]
+    odd = _run("vllm", ["--enable-auto-tool-choice"], "0.34.0", "0.5.23")
+    assert odd.target_words == () and odd.untranslated == ()
+    assert "alone" in odd.steps[0].note
+
+
+def test_dotted_and_underscore_options_are_read():
+    """vLLM reads ``--limit-mm-per-prompt.video 0`` (one key of a JSON flag) and
+    ``--enable_expert_parallel`` (underscores for dashes)."""
+    out = _run(
+        "vllm",
+        ["--limit-mm-per-prompt.video", "0", "--enable_expert_parallel", "-tp", "4"],
+        "0.34.0",
+        "0.5.23",
+    )
+    assert list(out.target_words) == ["--tp-size", "4", "--ep-size", "4"]
+    assert [f for f, _ in out.untranslated] == ["--limit-mm-per-prompt.video 0"]

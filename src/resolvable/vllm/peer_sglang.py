@@ -478,6 +478,127 @@ DOWNLOAD = _same(
     "vLLM LoadConfig.download_dir; SGLang ServerArgs.download_dir",
 )
 
+#: vLLM ``--reasoning-parser`` names (``vllm/reasoning/__init__.py`` registry) ↔ SGLang's
+#: (``sglang/srt/parser/reasoning_parser.py : ReasoningParser.DetectorMap``) for the same format.
+REASONING_TO_SGLANG = {
+    "deepseek_r1": "deepseek-r1",
+    "deepseek_v3": "deepseek-v3",
+    "qwen3": "qwen3",
+    "glm45": "glm45",
+    "openai_gptoss": "gpt-oss",
+    "kimi_k2": "kimi_k2",
+    "mistral": "mistral",
+    "step3": "step3",
+    "minimax_m2": "minimax",
+    "minimax_m2_append_think": "minimax-append-think",
+}
+#: vLLM ``--tool-call-parser`` names (``vllm/entrypoints/openai/tool_parsers``) ↔ SGLang's
+#: (``sglang/srt/function_call/function_call_parser.py : FunctionCallParser.ToolCallParserEnum``).
+TOOL_TO_SGLANG = {
+    "hermes": "hermes",
+    "mistral": "mistral",
+    "llama3_json": "llama3",
+    "pythonic": "pythonic",
+    "deepseek_v3": "deepseekv3",
+    "deepseek_v31": "deepseekv31",
+    "deepseek_v32": "deepseekv32",
+    "kimi_k2": "kimi_k2",
+    "qwen3_coder": "qwen3_coder",
+    "glm45": "glm45",
+    "glm47": "glm47",
+    "minimax_m2": "minimax-m2",
+    "openai": "gpt-oss",
+    "step3": "step3",
+}
+
+
+def _named(value: Any, table: Mapping[str, str], option: str, t: Any, engine: str) -> list[str]:
+    """A parser name through ``table``; a name the table or the target release lacks is named."""
+    out = table.get(str(value))
+    if out is None:
+        raise NoEquivalent(
+            f"{value!r} has no {engine} parser of the same format (known: {', '.join(sorted(table))})"
+        )
+    choices = getattr(t.by_option.get(option), "choices", None)
+    if choices and out not in choices:
+        raise NoEquivalent(f"{engine} {t.release} has no {option} {out}")
+    return [option, out]
+
+
+REASONING = Rule(
+    "reasoning parser",
+    ("reasoning_parser",),
+    ("reasoning_parser",),
+    lambda f, t, ctx: (
+        _named(f["reasoning_parser"].value, REASONING_TO_SGLANG, "--reasoning-parser", t, "SGLang"),
+        "",
+    ),
+    lambda f, t, ctx: (
+        _named(
+            f["reasoning_parser"].value,
+            {v: k for k, v in REASONING_TO_SGLANG.items()},
+            "--reasoning-parser",
+            t,
+            "vLLM",
+        ),
+        "",
+    ),
+    "vLLM frontend --reasoning-parser (ReasoningParserManager); SGLang ServerArgs.reasoning_parser",
+)
+
+
+def _tools_to_sglang(f: Mapping[str, Parsed], t: Any, ctx: Mapping[str, Parsed]) -> tuple[list[str], str]:
+    """vLLM turns tool calls on with ``--enable-auto-tool-choice`` and names the format with
+    ``--tool-call-parser``; SGLang needs only the parser (``ServerArgs.tool_call_parser``)."""
+    parser = f.get("tool_call_parser")
+    if parser is None:
+        return [], "SGLang turns tool calls on with --tool-call-parser alone; none was given"
+    return _named(parser.value, TOOL_TO_SGLANG, "--tool-call-parser", t, "SGLang"), ""
+
+
+def _tools_to_vllm(f: Mapping[str, Parsed], t: Any, ctx: Mapping[str, Parsed]) -> tuple[list[str], str]:
+    back = {v: k for k, v in TOOL_TO_SGLANG.items()}
+    words = _named(f["tool_call_parser"].value, back, "--tool-call-parser", t, "vLLM")
+    return ["--enable-auto-tool-choice", *words], "vLLM also needs --enable-auto-tool-choice"
+
+
+TOOLS = Rule(
+    "tool calls",
+    ("enable_auto_tool_choice", "tool_call_parser"),
+    ("tool_call_parser",),
+    _tools_to_sglang,
+    _tools_to_vllm,
+    "vLLM frontend --enable-auto-tool-choice / --tool-call-parser (ToolParserManager); SGLang ServerArgs.tool_call_parser",
+)
+TOKENIZER_MODE = _mapped(
+    "tokenizer mode",
+    "tokenizer_mode",
+    "tokenizer_mode",
+    "--tokenizer-mode",
+    "--tokenizer-mode",
+    {"auto": "auto", "slow": "slow"},
+    {"auto": "auto", "slow": "slow"},
+    "vLLM ModelConfig.tokenizer_mode; SGLang ServerArgs.tokenizer_mode (auto, slow)",
+)
+NNODES = _same(
+    "nodes",
+    "nnodes",
+    "nnodes",
+    "--nnodes",
+    "--nnodes",
+    "vLLM ParallelConfig.nnodes; SGLang ServerArgs.nnodes",
+    numeric=True,
+)
+NODE_RANK = _same(
+    "node rank",
+    "node_rank",
+    "node_rank",
+    "--node-rank",
+    "--node-rank",
+    "vLLM ParallelConfig.node_rank; SGLang ServerArgs.node_rank",
+    numeric=True,
+)
+
 RULES = (
     TP,
     PP,
@@ -502,6 +623,11 @@ RULES = (
     TOKENIZER,
     REVISION,
     DOWNLOAD,
+    REASONING,
+    TOOLS,
+    TOKENIZER_MODE,
+    NNODES,
+    NODE_RANK,
 )
 
 _MEMORY = (
