@@ -20,11 +20,8 @@ from vllm_serve_corpus import CORPUS as VLLM_CORPUS
 
 DATA = json.loads((Path(__file__).parent / "data" / "sglang_launch_corpus.json").read_text())
 SAMPLES = Path(__file__).resolve().parents[2] / "src" / "resolvable" / "sglang" / "models"
-#: the sglang corpus's explain cases that compare takes as they are (no --config: a local
-#: directory stands for the model there, which compare does not take)
-SGLANG_CASES = [
-    c for c in DATA["commands"] if c.get("mode", "explain") == "explain" and "--config" not in c["resolvable"]
-]
+#: the sglang corpus's explain cases (its `--config` stand-in is compare's `--model-config`)
+SGLANG_CASES = [c for c in DATA["commands"] if c.get("mode", "explain") == "explain"]
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +47,11 @@ def _run(capsys, argv):
     return code, out, err
 
 
-def _explain(capsys, side, platform, engine, gpus=None):
+def _explain(capsys, side, platform, engine, gpus=None, stand_in=None):
     """``explain --json`` run on its own for one side's command, as a user would."""
     option = "--sglang-version" if engine == "sglang" else "--vllm-version"
     extra = ["--gpus", str(gpus)] if gpus and engine == "vllm" else []
+    extra += ["--config", stand_in] if stand_in else []
     code, out, err = _run(
         capsys,
         [
@@ -84,9 +82,12 @@ def _status(explained, err):
     return "does-not-fit" if explained["memory"].get("fits") is False else "starts"
 
 
-def _check_sides(capsys, doc, platform, gpus=None):
+def _check_sides(capsys, doc, platform, gpus=None, stand_in=None):
     for engine, side in doc["sides"].items():
-        code, explained, err = _explain(capsys, side, platform, engine, gpus)
+        if stand_in and engine == "vllm":  # vLLM's explain has no stand-in option to run it with
+            assert side["error"] or side["verdict"]["status"] in ("starts", "refused", "does-not-fit")
+            continue
+        code, explained, err = _explain(capsys, side, platform, engine, gpus, stand_in)
         if side["error"]:  # the tool's input error on this side: explain says the same, exit 2
             assert code == 2 and side["error"] in err, (engine, err)
             continue
@@ -106,7 +107,8 @@ def _check_sides(capsys, doc, platform, gpus=None):
 
 @pytest.mark.parametrize("case", SGLANG_CASES, ids=[c["id"] for c in SGLANG_CASES])
 def test_compare_matches_explain_on_the_sglang_corpus(online, capsys, case):
-    own = case["resolvable"]
+    own = ["--model-config" if word == "--config" else word for word in case["resolvable"]]
+    stand_in = own[own.index("--model-config") + 1] if "--model-config" in own else None
     code, out, err = _run(capsys, ["compare", "--json", *own, "--", *shlex.split(case["command"])])
     if not out.strip():  # the launch itself is refused or not read: explain's one error line
         assert case["expect"] in ("error", "refused"), err
@@ -116,7 +118,7 @@ def test_compare_matches_explain_on_the_sglang_corpus(online, capsys, case):
     doc = json.loads(out)
     assert doc["source"] == "sglang" and doc["target"] == "vllm"
     platform = own[own.index("--platform") + 1]
-    _check_sides(capsys, doc, platform)
+    _check_sides(capsys, doc, platform, stand_in=stand_in)
     if case["expect"] == "accepted":
         assert doc["sides"]["sglang"]["verdict"]["status"] in ("starts", "does-not-fit")
     elif case["expect"] in ("refused", "startup"):

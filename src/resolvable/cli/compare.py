@@ -47,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--platform", default="detect", metavar="PRESET", help="platform preset, or 'detect'")
     p.add_argument("--gpus", type=int, metavar="N", help="GPUs on the node (for engines that check it)")
     p.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment variable of the launch")
+    p.add_argument(
+        "--model-config",
+        dest="model_config",
+        metavar="PATH|SAMPLE",
+        help="a config.json, model directory or bundled sample that stands for the model in both engines "
+        "(a local model path that is not on this machine)",
+    )
     for name in packs.names():
         p.add_argument(
             pack(name).release_option,
@@ -88,6 +95,7 @@ def run_side(
     release: str,
     gpus: int | None,
     trace: bool = True,
+    model_config: str | None = None,
 ) -> tuple[Side, Any]:
     """(one engine's answer, its ``Launch``) for its launch command ``words``: the pack's
     ``Launch`` and its one verdict (``Pack.build_launch``, ``Pack.verdict``), as every launch
@@ -102,6 +110,7 @@ def run_side(
         release_from="flag",
         platform=platform,
         gpus=gpus,
+        model_config=model_config,
     )
     res, verdict = p.verdict(launch, trace=trace)
     report = verdict.memory
@@ -163,6 +172,7 @@ def compare_launch(
     same_memory_budget: bool = False,
     target: str | None = None,
     trace: bool = True,
+    model_config: str | None = None,
 ) -> dict[str, Any]:
     """The whole comparison as the ``resolvable.compare/1`` document."""
     from ..translate import parse_flags, translate, translate_env
@@ -173,7 +183,7 @@ def compare_launch(
         if target is None:
             raise UsageError(f"no engine to compare {source} with: no pack has a translation table for it")
     table = packs.translation(source, target)
-    side = {"platform": platform, "gpus": gpus, "trace": trace}
+    side = {"platform": platform, "gpus": gpus, "trace": trace, "model_config": model_config}
     src_side, src_launch = run_side(source, words, env, release=releases[source], **side)
     src_table = pack(source).flag_table(releases[source])
     tgt_table = pack(target).flag_table(releases[target])
@@ -338,6 +348,7 @@ def main(argv: Sequence[str]) -> int:
         releases=releases,
         gpus=args.gpus,
         same_memory_budget=args.same_memory_budget,
+        model_config=args.model_config,
     )
     if args.json:
         print(json.dumps(doc, indent=2, default=repr))
