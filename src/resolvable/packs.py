@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-__all__ = ["REGISTRY", "Pack", "PackError", "get", "member", "names", "recognise", "register"]
+__all__ = ["REGISTRY", "Pack", "PackError", "get", "member", "names", "recognise", "register", "translation"]
 
 
 class PackError(ResolvableError):
@@ -95,6 +95,10 @@ class Pack:
     #: Repository prefixes of images that other projects build around this engine (their tag
     #: names the distribution's version, not the engine's release).
     distribution_images: tuple[str, ...] = ()
+    #: Translation tables to other packs' flags (``resolvable.translate.Table``), by the other
+    #: pack's name; a pair's table is held by one of the two packs (see ``translation``).
+    translations: Any = {}
+
     #: The field of the tensor-parallel size (``fit`` tries TP sizes through it).
     tp_field: str = "tp_size"
     #: The field of the context length (``fit`` proposes the length that fits one request).
@@ -192,6 +196,11 @@ class Pack:
         with ``-``; the launcher and its subcommand before it)."""
         start = next((i for i, w in enumerate(words) if w.startswith("-")), len(words))
         return list(words[start:])
+
+    def launch_command(self, model: str, flags: Sequence[str]) -> list[str]:
+        """The launch command that serves ``model`` with ``flags`` (default: ``NAME serve MODEL …``),
+        as ``recognises`` and ``launch_flags`` read it back."""
+        return [self.name, "serve", model, *flags]
 
     def add_cli_args(self, parser: argparse.ArgumentParser, release: str | None = None) -> None:
         """Add the engine's launch flags (of ``release``) to ``parser``."""
@@ -481,6 +490,18 @@ def get(name: str) -> Pack:
         raise PackError(f"pack {name!r}: {target} calls itself {pack.name!r}; register it under that name")
     _loaded[name] = pack
     return pack
+
+
+def translation(source: str, target: str) -> Any:
+    """The ``resolvable.translate.Table`` between the packs ``source`` and ``target``, whichever
+    of the two holds it, or a ``PackError`` naming the pair."""
+    for holder, other in ((source, target), (target, source)):
+        table = get(holder).translations.get(other)
+        if table is not None:
+            return table
+    raise PackError(
+        f"no translation table between {source!r} and {target!r}; a pack declares it in Pack.translations"
+    )
 
 
 class _ParserRefusal(ResolvableError):

@@ -221,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--engine", choices=packs.names())
     p.add_argument("--json", action="store_true")
+    sub.add_parser(
+        "compare",
+        help="one launch in both engines side by side (translated flags, verdicts, settings, why they "
+        "differ; see `resolvable compare -h`)",
+        add_help=False,
+    )
+
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
     p.add_argument("--json", action="store_true")
@@ -579,6 +586,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .older import cmd_releases
 
             return cmd_releases(argv[1:])
+        if argv[:1] == ["compare"]:  # both engines side by side: its own parser (cli/compare.py)
+            from .compare import main as compare_main
+
+            return compare_main(argv[1:])
         argv, pasted = _split_pasted(argv)
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself

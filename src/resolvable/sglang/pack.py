@@ -115,6 +115,9 @@ class SglangPack(Pack):
 
         add_cli_args(parser, skip=tuple(skip), release=release)
 
+    def launch_command(self, model: str, flags: Sequence[str]) -> list[str]:
+        return ["python", "-m", "sglang.launch_server", "--model-path", model, *flags]
+
     def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         parsed = self.parse_namespace(namespace)
         return parsed.user, parsed.shown

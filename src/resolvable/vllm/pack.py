@@ -80,6 +80,13 @@ class VllmPack(Pack):
     capability_columns = member(f"{_PKG}.capabilities", "COLUMNS")
     memory_capacity = member(f"{_PKG}.memory", "capacity")
 
+    # translation to other engines' flags (resolvable compare)
+    peer_sglang = member(f"{_PKG}.peer_sglang", "TABLE")
+
+    @property
+    def translations(self) -> dict[str, Any]:
+        return {"sglang": self.peer_sglang}
+
     # one launch, one verdict: vLLM's pre-processing and flag table of the release, --gpus
     def build_launch(self, **inputs: Any) -> Any:
         from .launch import build_launch
