@@ -170,6 +170,7 @@ class Pack:
         if table is None:
             raise self._missing("flag_table")
         return list(table(release).options())
+
     def parse_only_releases(self) -> tuple[str, ...]:
         """Releases whose flags the pack reads (a flag table from the wheel) but which no rule
         resolves, oldest first (``resolvable.flag_history``); none by default."""
