@@ -335,7 +335,39 @@ def split_capture_sizes(ctx: Any, shared: list[int], legacy: bool, q: int) -> li
     max_requests = a.max_decode_cudagraph_capture_requests
     with_prefill = legacy or a.cudagraph_mode not in ("NONE", "FULL_DECODE_ONLY")
     prefill = tuple(user_prefill) if user_prefill is not None else None
-    return list(_split_sizes(tuple(shared), tokens, seqs, q, wide, prefill, max_requests, with_prefill))
+    dense = a.performance_mode == "interactivity"
+    draft = draft_decode_steps(ctx, q - 1)
+    return list(
+        _split_sizes(tuple(shared), tokens, seqs, q, wide, prefill, max_requests, with_prefill, dense, draft)
+    )
+
+
+#: ``VllmConfig.get_draft_decode_cudagraph_request_sizes`` (0.34): methods whose draft steps after
+#: the first run one token per request.
+DRAFT_DECODE_METHODS = ("eagle", "eagle3", "mtp", "draft_model")
+#: architectures whose MTP draft vLLM builds with one module whatever the config says
+#: (``model_executor/models/mimo_v2_mtp.py : _MIMO_V2_FLASH_NUM_MTP_LAYERS``).
+SINGLE_MTP_LAYER_ARCHS = frozenset({"MiMoV2FlashForCausalLM"})
+
+
+def draft_decode_steps(ctx: Any, k: int) -> bool:
+    """Whether the draft's one-token decode steps get their own FULL graphs (0.34,
+    ``config/vllm.py : get_draft_decode_cudagraph_request_sizes``): eagle, eagle3, single-module
+    MTP (the target's ``num_nextn_predict_layers`` ≤ 1, or ``index_share_for_mtp_iteration``) and
+    draft models, with at least 2 speculative tokens; ngram, suffix and k = 1 have none."""
+    method = ctx.args.speculative_method
+    if k < 2 or method not in DRAFT_DECODE_METHODS:
+        return False
+    if method == "mtp":
+        t = ctx.hf.text_config
+        # SpeculativeConfig.hf_config_override: the draft's n_predict is the target's
+        # num_nextn_predict_layers, except MiMo-V2-Flash (_MIMO_V2_FLASH_NUM_MTP_LAYERS = 1)
+        modules = int(t.get("num_nextn_predict_layers") or 1)
+        if ctx.hf.architecture in SINGLE_MTP_LAYER_ARCHS:
+            modules = 1
+        if min(modules, k) > 1 and not t.get("index_share_for_mtp_iteration"):
+            return False  # use_multi_module_mtp: the modules run as one graph per step
+    return True
 
 
 @functools.lru_cache(maxsize=1024)  # a pure function of ints: the same few splits recur
@@ -348,11 +380,16 @@ def _split_sizes(
     user_prefill: tuple[int, ...] | None,
     max_requests: int | None,
     with_prefill: bool,
+    dense: bool = False,
+    draft: bool = False,
 ) -> tuple[int, ...]:
     if user_prefill is not None:
         prefill = sorted({t for t in user_prefill if 1 <= t <= tokens})
     elif wide:
         prefill = list(_prefill_grid(min(8192, tokens)))
+        if dense:  # prefill_cudagraph_capture_grid(dense_head=interactivity): every count to 32
+            limit_p = min(8192, tokens)
+            prefill = sorted({*prefill, *(t for t in range(1, 33) if t < limit_p)})
     else:
         prefill = list(shared)
     if max_requests is not None or wide:
@@ -364,6 +401,10 @@ def _split_sizes(
     limit = min(seqs, decode_max // q)
     reachable = decode[: bisect.bisect_left(decode, limit) + 1] if limit >= 1 else []
     out = {min(n, limit) * q for n in reachable}
+    if draft and decode:  # draft steps: one token per request, the request grid to max_num_seqs
+        grid = _decode_grid(seqs)
+        one = min(seqs, decode_max)
+        out.update(min(n, one) for n in grid[: bisect.bisect_left(grid, one) + 1] if one >= 1)
     if with_prefill:
         out.update(prefill)
     return tuple(sorted(out))
