@@ -253,3 +253,101 @@ def test_unknown_cudagraph_mode_is_vllms_key_error():
 def test_operator_gpus_have_presets(name):
     r = res("llama-3.1-8b", name, "0.34.0")
     assert r["max_num_seqs"] > 0 and r.platform.vendor == "cuda"
+
+
+# -- found on the operators dev split (seed 5528), each checked in the wheels ------------------
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_lora_on_a_class_without_supports_lora(release):
+    """``LoRAConfig.verify_with_model_config`` (named change LORA_MODEL_SUPPORT_CHECK, 0.33): GPT-2's
+    class does not implement ``SupportsLoRA``; before 0.33 the refusal came at model load."""
+    if release in ("0.33.0", "0.34.0"):
+        exc = cfg_refusal(GPT2, "h100", release, enable_lora=True)
+        assert str(exc).startswith("LoRA is not supported for GPT2LMHeadModel (")
+    else:
+        cfg_res(GPT2, "h100", release, enable_lora=True)
+    res("llama-3.1-8b", "h100", release, enable_lora=True)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_lora_with_speculation_needs_the_batch_to_hold_every_draft(release):
+    """``EngineArgs.create_engine_config``: with LoRA and a speculative config,
+    ``max_num_batched_tokens`` must reach ``max_num_seqs × (k + 1)``."""
+    spec = json.dumps({"method": "ngram", "num_speculative_tokens": 8, "prompt_lookup_max": 4})
+    exc = refusal(
+        "llama-3.1-8b",
+        "h100",
+        release,
+        enable_lora=True,
+        speculative_config=spec,
+        max_num_batched_tokens=2048,
+    )
+    assert str(exc).startswith(
+        "Consider increasing max_num_batched_tokens or decreasing num_speculative_tokens"
+    )
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_mtp_on_a_pooling_model_builds_a_draft_runner(release):
+    """The MTP draft is the target's own ``ModelConfig`` with ``runner="draft"``: a pooling-only class
+    (the Qwen2.5-Math reward model) is refused there."""
+    reward = {
+        **load_model("qwen3-8b").to_dict(),
+        "architectures": ["Qwen2ForRewardModel"],
+        "model_type": "qwen2",
+    }
+    spec = json.dumps({"method": "mtp", "num_speculative_tokens": 1})
+    exc = cfg_refusal(reward, "h100", release, speculative_config=spec)
+    assert str(exc).startswith("Embedding models do not support `--runner draft`.")
+
+
+def test_pp_with_external_launcher_is_refused_by_the_0_34_runner():
+    """0.34 (GPU_RUNNER_PP_EXTERNAL_LAUNCHER_REFUSED): ``_get_model_runner_unsupported_features``;
+    0.33 sends it to the V1 runner instead."""
+    flags = {"pipeline_parallel_size": 2, "distributed_executor_backend": "external_launcher"}
+    exc = refusal("llama-3.1-8b", "h100", "0.34.0", **flags)
+    assert str(exc).startswith(
+        "The GPU model runner does not support: pipeline parallelism with external_launcher"
+    )
+    assert res("llama-3.1-8b", "h100", "0.33.0", **flags)["use_v2_model_runner"] is False
+    exc = refusal("llama-3.1-8b", "h100", "0.33.0", env={"VLLM_USE_V2_MODEL_RUNNER": "1"}, **flags)
+    assert str(exc).startswith(
+        "Model Runner V2 does not yet support: pipeline parallelism with external_launcher"
+    )
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.34.0"])
+def test_external_launcher_with_dp_reads_torchruns_rank(release):
+    """``ParallelConfig.__post_init__``: ``int(os.environ["RANK"])`` — a KeyError outside torchrun."""
+    flags = {"data_parallel_size": 2, "distributed_executor_backend": "external_launcher"}
+    exc = refusal("llama-3.1-8b", "h100", release, **flags)
+    assert exc.upstream == "KeyError" and str(exc).startswith("'RANK'")
+    res("llama-3.1-8b", "h100", release, env={"RANK": "0"}, **flags)
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.34.0"])
+def test_gptq_desc_act_is_refused(release):
+    """``normalize_and_validate_gptq_desc_act``: dynamic activation ordering with groups."""
+    quant = {"quant_method": "gptq", "bits": 8, "group_size": 128, "desc_act": True, "sym": True}
+    config = {**load_model("llama-3.1-8b").to_dict(), "quantization_config": quant}
+    assert str(cfg_refusal(config, "h100", release)).startswith(
+        "GPTQ group activation ordering (desc_act=True)"
+    )
+    cfg_res({**config, "quantization_config": {**quant, "desc_act": False}}, "h100", release)
+
+
+def test_a_hybrid_model_under_a_pooler_is_a_decoder_with_mamba_caching():
+    """``ModelConfig.attn_type`` with a pooler is the class's own type (decoder), while the hybrid
+    hook (``MambaModelConfig.verify_and_update_config``) still sets the Mamba cache mode."""
+    r = res("nemotron-h-8b", "h100", "0.34.0", convert="embed")
+    assert r["attn_type"] == "decoder" and r["mamba_cache_mode"] == "align"
+
+
+def test_gpt2_hf_overrides_use_its_attribute_names():
+    """GPT-2's config maps ``max_position_embeddings`` onto ``n_positions`` (transformers'
+    ``attribute_map``), so the override changes the derived length."""
+    assert (
+        cfg_res(GPT2, "h100", "0.34.0", hf_overrides={"max_position_embeddings": 4096})["max_model_len"]
+        == 4096
+    )

@@ -191,7 +191,10 @@ def classify(oracle: dict | None, pack: dict) -> tuple[str, list]:
         return "oracle_limit", [("oracle_limit", None, oracle["error"][:200])]
     if "error" in oracle or "error" in pack:
         if "error" in oracle and "error" in pack:
-            if same_meaning(oracle["error"], pack["error"]):
+            parse_errors = oracle["error"].startswith("ArgumentError:") and pack["error"].startswith(
+                "VllmArgumentError:"
+            )  # both refuse the command line while parsing it (argparse stops at its first error)
+            if parse_errors or same_meaning(oracle["error"], pack["error"]):
                 return "agree", []
             return "disagree", [("refusal_reason", pack["error"][:200], oracle["error"][:200])]
         return "disagree", [

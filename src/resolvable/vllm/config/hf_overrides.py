@@ -31,6 +31,16 @@ if TYPE_CHECKING:
 
 ORIGIN = "--hf-overrides"
 
+#: transformers' ``attribute_map`` of config classes whose own key names differ: ``config.update``
+#: sets the mapped attribute (GPT-2's ``max_position_embeddings`` is its ``n_positions``).
+ATTRIBUTE_MAPS = {
+    "gpt2": {
+        "max_position_embeddings": "n_positions",
+        "hidden_size": "n_embd",
+        "num_attention_heads": "n_head",
+        "num_hidden_layers": "n_layer",
+    },
+}
 #: dict-valued config keys that are plain dicts in transformers, never sub-configs (replaced whole)
 _PLAIN_DICT_KEYS = frozenset({"quantization_config", "compression_config", "rope_scaling", "rope_parameters"})
 
@@ -78,7 +88,9 @@ def apply_hf_overrides(hf: HFConfig, overrides: Any) -> HFConfig:
     if not parsed:
         return hf
     values: dict[str, Any] = {}
+    mapped = ATTRIBUTE_MAPS.get(str(hf.get("model_type") or ""), {})
     for key, value in parsed.items():
+        key = mapped.get(key, key)
         current = hf.get(key)
         if isinstance(value, Mapping) and isinstance(current, HFConfig) and key not in _PLAIN_DICT_KEYS:
             values[key] = _merge(current.to_dict(), value)

@@ -103,8 +103,10 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     architecture, ``_get_default_runner_type``), the runner checks of ``ModelConfig.__post_init__``
     (an embedding-only class under ``--runner generate``/``draft``; a runner the class does not
     serve without a ``--convert`` that adapts it) and ``ModelConfig.attn_type`` (``attn_type``,
-    line 2174): pooling models with non-causal attention are ``encoder_only``; else ``hybrid``
-    (``is_hybrid``), ``attention_free`` (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
+    line 2174): with a pooler, non-causal attention (or CLS pooling) is ``encoder_only`` and
+    anything else the class's ``attn_type`` (``decoder`` for the in-tree classes, hybrid and
+    encoder-decoder ones included); without one ``hybrid`` (``is_hybrid``), ``attention_free``
+    (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
     hf = ctx.hf
     kind = derived_fact(hf, "vllm.arch_kind", architecture_kind)
     facts = derived_fact(hf, "vllm.registry_facts", registry_facts)
@@ -147,8 +149,8 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
             ),
         )
     t = hf.text_config
-    if runner == "pooling" and (t.get("is_causal") is False or kind == "encoder_only"):
-        attn = "encoder_only"
+    if runner == "pooling":  # a pooler: CLS pooling or non-causal → encoder_only, else the class's own
+        attn = "encoder_only" if (t.get("is_causal") is False or kind == "encoder_only") else "decoder"
     elif derived_fact(hf, "vllm.is_hybrid", is_hybrid):
         attn = "hybrid"
     elif kind == "attention_free":

@@ -68,6 +68,15 @@ def parallel_layout(ctx: Any) -> dict[str, Any]:
     world = pp * tp * pcp
     out: dict[str, Any] = {"world_size": world} if world != a.world_size else {}
     backend = a.distributed_executor_backend
+    if backend == "external_launcher" and a.data_parallel_size > 1 and "RANK" not in ctx.env:
+        # ParallelConfig.__post_init__: the DP rank comes from torchrun's int(os.environ["RANK"])
+        raise ConflictError(
+            "'RANK' (KeyError: the external_launcher executor with data parallelism reads the DP rank "
+            "from torchrun's RANK environment variable)",
+            fields=("distributed_executor_backend", "data_parallel_size"),
+            fix=Fix(env={"RANK": "0"}, note="(launch with torchrun, which sets RANK)"),
+            upstream="KeyError",
+        )
     if backend is None and world * a.data_parallel_size > 1:
         gpus = ctx.platform.device_count
         if ctx.platform.vendor == "cuda" and a.nnodes == 1 and gpus < world:

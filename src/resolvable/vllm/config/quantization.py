@@ -31,6 +31,9 @@ QUANTIZATION_METHODS_034 = (
     *(m for m in QUANTIZATION_METHODS if m != "fp_quant"),
     *("w4afp8", "lut_b_moe", "mxfp4_hadamard32"),
 )
+#: GPTQ configs whose ``from_config`` refuses dynamic activation ordering (``auto_gptq.py`` and
+#: ``moe_wna16.py`` call ``normalize_and_validate_gptq_desc_act``).
+GPTQ_DESC_ACT_METHODS = frozenset({"gptq", "gptq_marlin", "auto_gptq", "moe_wna16"})
 #: ``get_min_capability`` of the quantization configs (spec §3.17 step 5).
 MIN_CAPABILITY = {
     "fp8": 75,
@@ -287,6 +290,19 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
     if method is None:
         return {}
     _quant_config_file(ctx, method)
+    quant = _quant_config(ctx.hf)
+    if (
+        method in GPTQ_DESC_ACT_METHODS
+        and quant is not None
+        and quant.get("desc_act")
+        and quant.get("group_size", 128) != -1
+    ):  # quantization/utils/gptq_utils.py : normalize_and_validate_gptq_desc_act (0.30-0.34)
+        raise ConflictError(
+            "GPTQ group activation ordering (desc_act=True) is no longer supported. Use a checkpoint "
+            "with static activation ordering or desc_act=False.",
+            fields=("quantization",),
+            fix="use a GPTQ checkpoint with desc_act=false (or static activation ordering)",
+        )
     cap = ctx.platform.capability
     minimum = MIN_CAPABILITY.get(method)
     if cap is not None and ctx.platform.vendor != "cpu" and minimum is not None:
