@@ -558,6 +558,7 @@ def from_namespace(
     for flag in table:
         if flag.deprecated and flag.dest in values:
             notes = [*notes, f"vLLM warns: {flag.flag} is deprecated"]
+    _check_retired_keys(values)
     values, rewrites = normalise(values)
     passed = [(o, "model" if d == "_vllm_model" else d, v) for o, d, v in passed]
     return VllmParsed(table.release, model, values, passed, notes + rewrites)
@@ -618,7 +619,7 @@ def _check_retired_keys(values: dict[str, Any]) -> None:
         for key in keys:
             if key in value:
                 raise VllmArgumentError(
-                    f"vllm serve: error: argument {option}: 1 validation error for {cls} {key} Unexpected "
+                    f"vllm serve: argument {option}: 1 validation error for {cls} {key} Unexpected "
                     f"keyword argument (fix: use 'mode' or -O<n> instead of the retired {key!r})"
                 )
 
