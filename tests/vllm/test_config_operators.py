@@ -367,3 +367,30 @@ def test_cli_shows_vllms_refusals_and_applies_hf_overrides(capsys):
     assert "refused: Invalid kv_cache_dtype: 'int8'" in err and "Traceback" not in err
     assert main([*base, "--json", "--hf-overrides", '{"max_position_embeddings": 65536}']) == 0
     assert json.loads(capsys.readouterr().out)["values"]["max_model_len"] == 65536
+
+
+# -- platform forcing (not reachable by the config oracle: it fakes CUDA only; from the source) --
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.34.0"])
+def test_whisper_on_rocm_runs_eager(release):
+    """``ModelConfig._verify_cuda_graph``: CUDA graphs are not supported for encoder-decoder models on
+    ROCm; vLLM sets ``enforce_eager`` (compilation and CUDA graphs off)."""
+    r = res("whisper-large-v3", "mi300x", release)
+    assert r["compilation_mode"] == "NONE" and r["cudagraph_capture_sizes"] == []
+    assert res("whisper-large-v3", "h100", release)["compilation_mode"] == "VLLM_COMPILE"
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.34.0"])
+def test_lora_on_cpu_turns_compilation_off(release):
+    """``CpuPlatform.check_and_update_config``: a LoRA config sets compilation mode NONE."""
+    assert res("llama-3.1-8b", "cpu", release, enable_lora=True)["compilation_mode"] == "NONE"
+    assert res("llama-3.1-8b", "cpu", release)["compilation_mode"] == "DYNAMO_TRACE_ONCE"
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.34.0"])
+def test_cpu_with_avx512_bf16_keeps_ssm_state_in_float32(release):
+    """``CpuPlatform.check_and_update_config``: on an AVX-512 BF16 CPU (SPR) the SSM cache is reset
+    to float32 for every model (fp16/bf16 kept only for the gated-delta-net backend)."""
+    assert res("llama-3.1-8b", "cpu-amx", release)["mamba_ssm_cache_dtype"] == "float32"
+    assert res("llama-3.1-8b", "cpu", release)["mamba_ssm_cache_dtype"] == "auto"

@@ -105,6 +105,14 @@ def _tuned_family(capability: Any) -> str | None:
     )
 
 
+def eager(ctx: Any) -> bool:
+    """``--enforce-eager``, or what ``ModelConfig._verify_cuda_graph`` (``config/model.py``,
+    0.30-0.34) turns into it: an encoder-decoder model (Whisper) on ROCm, where CUDA graphs are
+    not supported for it yet (vLLM warns and falls back to eager mode)."""
+    a = ctx.args
+    return bool(a.enforce_eager) or (ctx.platform.vendor == "hip" and a.attn_type == "encoder_decoder")
+
+
 def batch_invariance_breakable(ctx: Any) -> bool:
     """``VllmConfig._uses_breakable_cudagraph_for_batch_invariance`` (0.31+): ``VLLM_BATCH_INVARIANT``,
     not eager, bf16, unquantized, CUDA, and a per-rank qkv/o/gate_up/down shape of the model in the
@@ -113,7 +121,7 @@ def batch_invariance_breakable(ctx: Any) -> bool:
     if (
         not env_flag(ctx.env, "VLLM_BATCH_INVARIANT")
         or not ctx.release.has(CHANGES.BATCH_INVARIANT_BREAKABLE_GRAPHS)
-        or a.enforce_eager
+        or eager(ctx)
         or a.dtype != "bfloat16"
         or a.quantization is not None
         or ctx.platform.vendor != "cuda"
@@ -164,7 +172,7 @@ def compilation_mode(ctx: Any) -> dict[str, Any]:
     graphs (DeepSeek-V3.2/V4, GLM-MoE-DSA, Kimi-Linear … on CUDA) → NONE; unset → VLLM_COMPILE for
     ``-O1`` and above, NONE for ``-O0``."""
     a = ctx.args
-    if a.enforce_eager:
+    if eager(ctx):
         return _set(
             ctx, "compilation_mode", "NONE", "Enforce eager set, disabling torch.compile and CUDAGraphs"
         )
@@ -186,7 +194,7 @@ def cudagraph_mode_default(ctx: Any) -> dict[str, Any]:
     breakable graphs) lose the piecewise part; static-graph platforms: pooling models FULL →
     PIECEWISE, encoder-decoder → FULL_DECODE_ONLY; other platforms (CPU) → NONE."""
     a = ctx.args
-    if a.enforce_eager:
+    if eager(ctx):
         return _set(
             ctx, "cudagraph_mode", "NONE", "Enforce eager set, disabling torch.compile and CUDAGraphs"
         )
@@ -245,7 +253,7 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     from 256; plus the token budget and the uniform-decode sizes (``max_num_seqs``, or ``n·q`` for
     speculative decoding) that fit. A user list is deduplicated and cut at the token budget."""
     a = ctx.args
-    if a.enforce_eager or a.cudagraph_mode == "NONE":
+    if eager(ctx) or a.cudagraph_mode == "NONE":
         out = _set(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs in use")
         out.update(_set(ctx, "max_cudagraph_capture_size", 0, "no CUDA graphs in use"))
         return out
