@@ -394,3 +394,19 @@ def test_cpu_with_avx512_bf16_keeps_ssm_state_in_float32(release):
     to float32 for every model (fp16/bf16 kept only for the gated-delta-net backend)."""
     assert res("llama-3.1-8b", "cpu-amx", release)["mamba_ssm_cache_dtype"] == "float32"
     assert res("llama-3.1-8b", "cpu", release)["mamba_ssm_cache_dtype"] == "auto"
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.34.0"])
+def test_a_dtype_key_in_hf_overrides_loses_the_checkpoint_dtype(release):
+    """``--hf-overrides '{"torch_dtype": …}'`` does not set the model dtype: ``--dtype auto`` then
+    resolves as for a checkpoint naming none (bfloat16 for generation, float16 for pooling)."""
+    assert (
+        res("llama-3.1-8b", "h100", release, hf_overrides={"torch_dtype": "float16"})["dtype"] == "bfloat16"
+    )
+    reward = {
+        **load_model("qwen3-8b").to_dict(),
+        "architectures": ["Qwen2ForRewardModel"],
+        "model_type": "qwen2",
+    }
+    assert cfg_res(reward, "h100", release)["dtype"] == "bfloat16"
+    assert cfg_res(reward, "h100", release, hf_overrides={"torch_dtype": "bfloat16"})["dtype"] == "float16"

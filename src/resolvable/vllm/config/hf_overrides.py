@@ -6,7 +6,7 @@ vLLM (``config/model.py : ModelConfig.__post_init__`` and ``_apply_dict_override
 
 * keys whose value is not an object are set on the top-level config (``config.update``) right
   after it is loaded, so ``max_model_len``, the quantization method, the architecture and the
-  model type are all derived from the overridden values;
+  model type are all derived from the overridden values (a dtype key: ``DTYPE_KEYS``);
 * keys whose value is an object: when the config already holds a sub-config under that key
   (``text_config``, ``vision_config`` …) the object is merged into it, recursively (nested objects
   merge, other values replace); otherwise (``quantization_config``, ``rope_scaling``) the value
@@ -41,6 +41,12 @@ ATTRIBUTE_MAPS = {
         "num_hidden_layers": "n_layer",
     },
 }
+#: dtype keys: under transformers 5 ``config.update({"torch_dtype": …})`` leaves the config without
+#: a usable dtype, so vLLM resolves ``--dtype auto`` as for a checkpoint that names none (float32,
+#: downcast: bfloat16 for generation, float16 for pooling). Checked against ``create_engine_config``
+#: 0.30 and 0.34: ``{"torch_dtype": "float16"}`` on Llama-3.1-8B gives bfloat16, and
+#: ``{"torch_dtype": "bfloat16"}`` on the Qwen2.5-Math reward model gives float16.
+DTYPE_KEYS = frozenset({"torch_dtype", "dtype"})
 #: dict-valued config keys that are plain dicts in transformers, never sub-configs (replaced whole)
 _PLAIN_DICT_KEYS = frozenset({"quantization_config", "compression_config", "rope_scaling", "rope_parameters"})
 
@@ -90,6 +96,9 @@ def apply_hf_overrides(hf: HFConfig, overrides: Any) -> HFConfig:
     values: dict[str, Any] = {}
     mapped = ATTRIBUTE_MAPS.get(str(hf.get("model_type") or ""), {})
     for key, value in parsed.items():
+        if key in DTYPE_KEYS:  # the checkpoint's dtype is lost, not replaced (see DTYPE_KEYS)
+            values.update(dict.fromkeys(DTYPE_KEYS))
+            continue
         key = mapped.get(key, key)
         current = hf.get(key)
         if isinstance(value, Mapping) and isinstance(current, HFConfig) and key not in _PLAIN_DICT_KEYS:
