@@ -67,7 +67,9 @@ def platform_for(name: str) -> Platform:
         cc = (int(name[2:-1]), int(name[-1]))
         base = Platform.preset("b200" if cc[0] >= 10 else "h100")
         return base.replace(name=name, capability=cc, device_name=f"NVIDIA sm{name[2:]}")
-    return Platform.preset(name)
+    from resolvable.vllm.platforms import platform  # the pack's presets (dgx-spark/gb10 too)
+
+    return platform(name)
 
 
 def oracle_platform(p: Platform) -> dict:
@@ -386,6 +388,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vllm-version", default="0.33.0", choices=RELEASES)
     parser.add_argument("--split", choices=("dev", "heldout"), default="dev")
+    parser.add_argument("--kind", choices=("selector", "operators"), default="selector")
     parser.add_argument("--seed", type=int)
     parser.add_argument("-n", type=int, default=1500)
     parser.add_argument("--workers", type=int, default=2, help="oracle processes at a time")
@@ -397,8 +400,8 @@ def main() -> int:
     release = args.vllm_version
     global VIA_CLI
     VIA_CLI = not args.via_api
-    seed = generate.seed_for(args.split, args.seed)
-    cases = generate.generate("selector", seed, args.n)
+    seed = generate.seed_for(args.split, args.seed, args.kind)
+    cases = generate.generate(args.kind, seed, args.n)
     t0 = time.time()
     expected: dict[str, dict] = {}
     groups: dict = defaultdict(list)
@@ -447,7 +450,11 @@ def main() -> int:
     by_cause = Counter(r["cause"] for r in rows if not r["agree"])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stem = f"selector-{release}-{args.split}"
+    stem = (
+        f"selector-{release}-{args.split}"
+        if args.kind == "selector"
+        else f"selector-{args.kind}-{release}-{args.split}"
+    )
     pack_rel = release if pack_releases() else "0.33.0 (the pack has no vllm_version yet)"
     cmd = f"python tools/agreement_vllm/compare.py --vllm-version {release} --split {args.split} -n {args.n}"
     lines = [

@@ -24,8 +24,13 @@ import random
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 DEV_SEED = 3117
 HELDOUT_SEED = 604233  # picked once; never iterate on it
+#: kind "operators" (issue 28) has its own seeds: its held-out split is measured once, at the end
+OPERATORS_DEV_SEED = 5528
+OPERATORS_HELDOUT_SEED = 871339  # picked once; never iterate on it
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = ROOT / "src" / "resolvable" / "sglang" / "models"
@@ -219,6 +224,136 @@ def _draw_flags(rng: random.Random, kind: str, t: dict, mla: bool) -> dict:
     return {name: pool[name]() for name in chosen}
 
 
+#: kind "operators" (issue 28): what operators run that the rules were not tuned on — pooling,
+#: rerankers, GPT-2 and encoder-decoder models, bitsandbytes, --hf-overrides, --runner/--convert,
+#: LoRA limits, PP with each executor, compilation JSON old and new, --performance-mode, the
+#: extensible KV cache (0.34), env variables, the presets H100 PCIe and GB10. CPU and ROCm are
+#: out of the oracle's reach (it fakes a CUDA device only).
+OPERATOR_PLATFORMS = [*PLATFORMS, ("h100-pcie", 2), ("dgx-spark", 2), ("l4", 1), ("a10g", 1), ("l40s", 1)]
+OPERATOR_ENVS = [{}] * 10 + [
+    {"VLLM_BATCH_INVARIANT": "1"},
+    {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"},
+    {"VLLM_USE_V2_MODEL_RUNNER": "0"},
+    {"VLLM_USE_V2_MODEL_RUNNER": "1"},
+]
+#: checkpoint quantization configs beyond QUANT_CONFIGS (methods the releases list, and not)
+OPERATOR_QUANT = {
+    **QUANT_CONFIGS,
+    "bitsandbytes": {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
+    "awq-marlin": {
+        "quant_method": "awq",
+        "bits": 4,
+        "group_size": 128,
+        "zero_point": True,
+        "version": "gemm",
+    },
+    "gptq-8bit": {"quant_method": "gptq", "bits": 8, "group_size": 128, "desc_act": True, "sym": True},
+    "experts-int8": {"quant_method": "experts_int8"},
+    "hqq": {"quant_method": "hqq", "nbits": 4, "group_size": 64},
+}
+
+
+def _operator_flags(rng: random.Random, t: dict, mla: bool, model: str) -> dict:
+    flags = _draw_flags(rng, "config", t, mla)
+    heads = int(t.get("num_attention_heads") or t.get("n_head") or 32)
+    extra = {
+        "hf_overrides": lambda: rng.choice(
+            [
+                {"max_position_embeddings": rng.choice([4096, 16384, 65536])},
+                {"max_position_embeddings": 65536, "rope_scaling": None},
+                {"sliding_window": None},
+                {"torch_dtype": rng.choice(["float16", "bfloat16"])},
+                {
+                    "architectures": [
+                        str((t.get("architectures") or ["X"])[0]).replace(
+                            "ForCausalLM", "ForSequenceClassification"
+                        )
+                    ]
+                },
+            ]
+        ),
+        "runner": lambda: rng.choice(["generate", "pooling", "auto"]),
+        "convert": lambda: rng.choice(["classify", "embed", "none", "auto"]),
+        "enable_lora": lambda: True,
+        "max_loras": lambda: rng.choice([1, 2, 4, 8]),
+        "max_cpu_loras": lambda: rng.choice([1, 2, 4, 16]),
+        "distributed_executor_backend": lambda: rng.choice(["mp", "uni", "external_launcher"]),
+        "pipeline_parallel_size": lambda: rng.choice([2, 4]),
+        "compilation_config": lambda: rng.choice(
+            [
+                {"level": 3},
+                {"mode": 3},
+                {"mode": 0},
+                {"mode": "VLLM_COMPILE"},
+                {
+                    "cudagraph_mode": rng.choice(
+                        ["PIECEWISE", "FULL", "FULL_DECODE_ONLY", "NONE", "FULL_AND_PIECEWISE"]
+                    )
+                },
+                {"cudagraph_capture_sizes": [1, 2, 4, 8, 16, 32]},
+                {"max_cudagraph_capture_size": 128},
+            ]
+        ),
+        "performance_mode": lambda: rng.choice(["interactivity", "throughput", "balanced"]),
+        "enable_extensible_kv_cache": lambda: rng.choice([True, False]),
+        "speculative_config": lambda: rng.choice(
+            [
+                {"method": "ngram", "num_speculative_tokens": rng.choice([2, 4]), "prompt_lookup_max": 4},
+                {"method": "suffix", "num_speculative_tokens": rng.choice([4, 8])},
+                {"method": "mtp", "num_speculative_tokens": rng.choice([1, 2, 3, 5])},
+            ]
+        ),
+        "tensor_parallel_size": lambda: rng.choice([d for d in (2, 4, 8) if heads % d == 0] or [1]),
+    }
+    k = rng.choice([1, 1, 2, 2, 3])
+    for name in rng.sample(sorted(extra), k=k):
+        flags[name] = extra[name]()
+    if "max_cpu_loras" in flags or "max_loras" in flags:
+        flags.setdefault("enable_lora", True)
+    if (
+        "distributed_executor_backend" in flags
+        and "pipeline_parallel_size" not in flags
+        and rng.random() < 0.6
+    ):
+        flags["pipeline_parallel_size"] = 2
+    return flags
+
+
+def generate_operators(seed: int, n: int) -> list[dict]:
+    """Kind "operators": bundled samples and ``operator_models`` × the presets above × flags of
+    ``_operator_flags`` on top of the config kind's."""
+    from operator_models import OPERATOR_MODELS
+
+    rng = random.Random(f"operators:{seed}")
+    names = [p for p, _ in OPERATOR_PLATFORMS]
+    weights = [w for _, w in OPERATOR_PLATFORMS]
+    models = MODELS + ["whisper-large-v3"] + sorted(OPERATOR_MODELS) * 3
+    cases = []
+    for i in range(n):
+        model = rng.choice(models)
+        base = copy.deepcopy(OPERATOR_MODELS[model]) if model in OPERATOR_MODELS else load_sample(model)
+        config, mutations = _mutate(rng, base) if rng.random() < 0.5 else (base, [])
+        if rng.random() < 0.12:
+            key = rng.choice(sorted(OPERATOR_QUANT))
+            config["quantization_config"] = copy.deepcopy(OPERATOR_QUANT[key])
+            mutations = [*mutations, f"quant={key}"]
+        t = _text(config)
+        flags = _operator_flags(rng, t, _is_mla(t), model)
+        env = dict(rng.choice(OPERATOR_ENVS))
+        install = rng.choice(INSTALLS)
+        platform = rng.choices(names, weights=weights)[0]
+        body = json.dumps([model, mutations, platform, flags, env, install], sort_keys=True)
+        digest = hashlib.sha1(body.encode()).hexdigest()[:8]
+        cases.append(
+            {
+                "id": f"operators-{seed}-{i:05d}-{digest}", "model": model, "mutations": mutations,
+                "config": config, "platform": platform, "flags": flags, "argv": argv_of(flags),
+                "env": env, "install": install,
+            }
+        )  # fmt: skip
+    return cases
+
+
 def argv_of(flags: dict) -> list[str]:
     """The ``vllm serve`` spelling of engine-argument values."""
     out: list[str] = []
@@ -226,6 +361,8 @@ def argv_of(flags: dict) -> list[str]:
         flag = "--" + name.replace("_", "-")
         if name == "optimization_level":
             out.append(f"-O{value}")
+        elif name == "compilation_config":
+            out += ["-cc", json.dumps(value, separators=(",", ":"))]
         elif value is True:
             out.append(flag)
         elif value is False:
@@ -242,6 +379,8 @@ def load_sample(name: str) -> dict:
 
 
 def generate(kind: str, seed: int, n: int) -> list[dict]:
+    if kind == "operators":
+        return generate_operators(seed, n)
     rng = random.Random(f"{kind}:{seed}")
     names = [p for p, _ in PLATFORMS]
     weights = [w for _, w in PLATFORMS]
@@ -272,9 +411,11 @@ def generate(kind: str, seed: int, n: int) -> list[dict]:
     return cases
 
 
-def seed_for(split: str, seed: int | None) -> int:
+def seed_for(split: str, seed: int | None, kind: str = "config") -> int:
     if seed is not None:
         return seed
+    if kind == "operators":
+        return {"dev": OPERATORS_DEV_SEED, "heldout": OPERATORS_HELDOUT_SEED}[split]
     return {"dev": DEV_SEED, "heldout": HELDOUT_SEED}[split]
 
 
@@ -283,9 +424,9 @@ def main() -> int:
     parser.add_argument("-n", type=int, default=10)
     parser.add_argument("--split", choices=("dev", "heldout"), default="dev")
     parser.add_argument("--seed", type=int)
-    parser.add_argument("--kind", choices=("selector", "config"), default="selector")
+    parser.add_argument("--kind", choices=("selector", "config", "operators"), default="selector")
     args = parser.parse_args()
-    for case in generate(args.kind, seed_for(args.split, args.seed), args.n):
+    for case in generate(args.kind, seed_for(args.split, args.seed, args.kind), args.n):
         slim = {k: v for k, v in case.items() if k != "config"}
         print(json.dumps(slim))
     return 0

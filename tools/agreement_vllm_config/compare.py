@@ -37,7 +37,7 @@ import pack_adapter  # noqa: E402
 
 ORACLE_ROOT = Path(os.environ.get("VLLM_ORACLE_ROOT", "/work/oracle-vllm"))
 RELEASES = ("0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
-WORKER_REVISION = 3  # keep equal to oracle_worker.WORKER_REVISION (no vLLM import here)
+WORKER_REVISION = 5  # keep equal to oracle_worker.WORKER_REVISION (no vLLM import here)
 STOP = {
     "the",
     "a",
@@ -88,6 +88,8 @@ def _core(msg: str) -> str:
 
 def same_meaning(oracle_msg: str, pack_msg: str) -> bool:
     a, b = _core(oracle_msg), _core(pack_msg)
+    if oracle_msg.startswith("KeyError: "):  # a KeyError's message is the key alone
+        return bool(a) and a in b
     ta, tb = _tokens(a), _tokens(b)
     shared = ta & tb
     if ta and tb and len(shared) >= 3 and len(shared) / min(len(ta), len(tb)) >= 0.6:
@@ -189,7 +191,10 @@ def classify(oracle: dict | None, pack: dict) -> tuple[str, list]:
         return "oracle_limit", [("oracle_limit", None, oracle["error"][:200])]
     if "error" in oracle or "error" in pack:
         if "error" in oracle and "error" in pack:
-            if same_meaning(oracle["error"], pack["error"]):
+            parse_errors = oracle["error"].startswith("ArgumentError:") and pack["error"].startswith(
+                "VllmArgumentError:"
+            )  # both refuse the command line while parsing it (argparse stops at its first error)
+            if parse_errors or same_meaning(oracle["error"], pack["error"]):
                 return "agree", []
             return "disagree", [("refusal_reason", pack["error"][:200], oracle["error"][:200])]
         return "disagree", [
@@ -231,6 +236,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vllm-version", default="0.33.0", choices=RELEASES)
     parser.add_argument("--split", choices=("dev", "heldout"), default="dev")
+    parser.add_argument(
+        "--kind",
+        choices=("config", "operators"),
+        default="config",
+        help="generator kind (issue 28: operators)",
+    )
     parser.add_argument("--seed", type=int)
     parser.add_argument("-n", type=int, default=600)
     parser.add_argument("--workers", type=int, default=2)
@@ -238,8 +249,8 @@ def main() -> int:
     parser.add_argument("--out", default=str(HERE / "reports"))
     args = parser.parse_args()
     release = args.vllm_version
-    seed = generate.seed_for(args.split, args.seed)
-    cases = generate.generate("config", seed, args.n)
+    seed = generate.seed_for(args.split, args.seed, args.kind)
+    cases = generate.generate(args.kind, seed, args.n)
     t0 = time.time()
     oracle = run_oracle(release, cases, args.workers)
     t_oracle = time.time() - t0
@@ -268,9 +279,10 @@ def main() -> int:
     compared = status["agree"] + status["disagree"] + status["crash"]
     agree = status["agree"]
     by_cause = Counter(r["cause"] for r in rows if r["status"] in ("disagree", "crash"))
-    cmd = f"python tools/agreement_vllm_config/compare.py --vllm-version {release} --split {args.split} -n {args.n}"
+    kind = "" if args.kind == "config" else f" --kind {args.kind}"
+    cmd = f"python tools/agreement_vllm_config/compare.py --vllm-version {release}{kind} --split {args.split} -n {args.n}"
     lines = [
-        f"# vLLM {release} engine-configuration agreement, {args.split} split (seed {seed})",
+        f"# vLLM {release} engine-configuration agreement, {args.kind} cases, {args.split} split (seed {seed})",
         "",
         f"Command: `{cmd}`  ",
         f"Cases: {len(rows)}; compared: {compared}; agree: {agree} ({100.0 * agree / max(1, compared):.2f}%); "
@@ -302,7 +314,9 @@ def main() -> int:
         lines += [f"- {k} × {t}" for t, k in limits.most_common(10)]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stem = f"config-{release}-{args.split}"
+    stem = (
+        f"config-{release}-{args.split}" if args.kind == "config" else f"{args.kind}-{release}-{args.split}"
+    )
     for suffix, text in (
         (".md", "\n".join(lines) + "\n"),
         (".json", json.dumps({"release": release, "split": args.split, "seed": seed, "status": status, "n": compared, "agree": agree, "crashes": status["crash"], "misses": [_slim(r) for r in rows if r["status"] in ("disagree", "crash")] if args.split == "dev" else [], "causes": dict(by_cause)}, indent=1, default=str)),

@@ -21,6 +21,8 @@ model is built, memory profiling.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -34,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agreement_vllm"))
 
 import oracle
 
-WORKER_REVISION = 3
+WORKER_REVISION = 5
 
 
 class _DummyOp:
@@ -148,10 +150,15 @@ def run_case(case: dict, workdir: Path) -> dict:
     try:
         parser = FlexibleArgumentParser()
         AsyncEngineArgs.add_cli_args(parser)
+        err = io.StringIO()
         try:
-            ns = parser.parse_args(["--model", str(model_dir), *case["argv"]])
-        except SystemExit as exc:
-            return {"id": case["id"], "error": f"ArgumentError: argparse exit {exc.code}"}
+            with contextlib.redirect_stderr(err):
+                ns = parser.parse_args(["--model", str(model_dir), *case["argv"]])
+        except SystemExit as exc:  # revision 5: argparse's own message
+            text = err.getvalue()
+            text = " ".join(text[text.find(": error:") + 2 :].split()) if ": error:" in text else ""
+            text = text or f"argparse exit {exc.code}"
+            return {"id": case["id"], "error": f"ArgumentError: {text[:2000]}"}
         args = AsyncEngineArgs.from_cli_args(ns)
         cfg = args.create_engine_config(UsageContext.OPENAI_API_SERVER)
         return {"id": case["id"], "values": extract(cfg)}
@@ -170,9 +177,6 @@ def main() -> None:
     # 0.34's model modules import vllm._cpu_ops, whose fake kernels need ops of vllm._C (absent
     # in this build); the CUDA platform never calls them
     oracle._stub("vllm._cpu_ops", permissive=True)
-    import contextlib
-    import io
-
     workdir = Path(tempfile.mkdtemp(prefix="vllm-oracle-models-"))
     for group in job["groups"]:
         oracle._reset(group["platform"], group.get("env", {}))

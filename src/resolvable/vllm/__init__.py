@@ -22,6 +22,7 @@ RULE_MODULES = (
     "config.caching",
     "config.kv_cache",
     "config.parallel",
+    "config.lora",
     # after parallel: VllmConfig.__post_init__ runs verify_with_parallel_config before
     # _get_quantization_config (config-3117-00036: EP on a dense model wins over "Cannot find")
     "config.quantization",

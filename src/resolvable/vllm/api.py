@@ -160,6 +160,10 @@ def resolve_vllm_args(
             f'{hf.source}: no \'architectures\' entry; add e.g. "architectures": ["LlamaForCausalLM"]'
         )
     flags = flatten_attention_config(attention_config, flags)
+    if "hf_overrides" in flags:  # applied to config.json before any rule reads it (as vLLM does)
+        from .config.hf_overrides import apply_hf_overrides
+
+        hf = apply_hf_overrides(hf, flags.pop("hf_overrides"))
     # config/model.py:_get_and_verify_dtype reads "half"/"float" as float16/float32 before any
     # backend sees the dtype: the layers are asked with the torch name (as from the CLI).
     if flags.get("dtype") in DTYPE_SPELLINGS:
@@ -169,9 +173,47 @@ def resolve_vllm_args(
     if flags.get("mla_prefill_backend") is not None:
         flags["mla_prefill_backend"] = str(flags["mla_prefill_backend"]).upper()
     flags = {k: v for k, v in flags.items() if v is not None or k in ("block_size",)}
+    check_config_values(flags)
     return resolve(registry, flags, hf, platform, env, trace=trace, release=release)
 
 
 def env_from_os() -> dict[str, str]:
     """The vLLM environment variables of this process (the only place os.environ is read)."""
     return {k: os.environ[k] for k in ENV_VARS if k in os.environ}
+
+
+def check_config_values(flags: Mapping[str, Any]) -> None:
+    """Values vLLM's configuration itself refuses (after parsing), refused with vLLM's words and
+    exception, as a refusal (``ConflictError``), not as this tool's argument error:
+
+    * ``kv_cache_dtype`` outside ``CacheDType`` (``config/cache.py : CacheConfig``'s validator,
+      a pydantic ValidationError "Invalid kv_cache_dtype: …"; 0.30-0.33's argparse refuses it
+      first on the command line, with argparse's words, in ``cli_args``);
+    * ``-cc.cudagraph_mode`` that names no ``CUDAGraphMode`` member
+      (``CompilationConfig.validate_cudagraph_mode_before``: ``CUDAGraphMode[value.upper()]``
+      raises ``KeyError: 'BOGUS'``)."""
+    from ..errors import ConflictError
+    from ..rules import Fix
+    from .choices import CUDAGRAPH_MODES, KV_CACHE_DTYPES
+
+    kv = flags.get("kv_cache_dtype")
+    if isinstance(kv, str) and kv not in KV_CACHE_DTYPES:
+        raise ConflictError(
+            f"Invalid kv_cache_dtype: {kv!r}. Valid values are: {list(KV_CACHE_DTYPES)}",
+            fields=("kv_cache_dtype",),
+            fix=Fix.any_of(
+                Fix(drop=("kv_cache_dtype",)),
+                Fix(set={"kv_cache_dtype": "fp8"}),
+                text="drop --kv-cache-dtype (or pass --kv-cache-dtype fp8)",
+            ),
+            upstream="ValidationError",
+        )
+    mode = flags.get("cudagraph_mode")
+    if isinstance(mode, str) and mode.upper() not in CUDAGRAPH_MODES:
+        raise ConflictError(
+            f"{mode.upper()!r} (KeyError: CUDAGraphMode has no member {mode.upper()}; valid: "
+            f"{', '.join(CUDAGRAPH_MODES)})",
+            fields=("cudagraph_mode",),
+            fix=Fix(drop=("cudagraph_mode",)),
+            upstream="KeyError",
+        )

@@ -490,6 +490,8 @@ def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
         out["kv_connector"] = True
     if values.get("language_model_only"):
         out["disable_multimodal"] = True
+    if values.get("hf_overrides"):  # applied to the model config (config/hf_overrides.py)
+        out["hf_overrides"] = values["hf_overrides"]
     return out
 
 
@@ -556,6 +558,7 @@ def from_namespace(
     for flag in table:
         if flag.deprecated and flag.dest in values:
             notes = [*notes, f"vLLM warns: {flag.flag} is deprecated"]
+    _check_retired_keys(values)
     values, rewrites = normalise(values)
     passed = [(o, "model" if d == "_vllm_model" else d, v) for o, d, v in passed]
     return VllmParsed(table.release, model, values, passed, notes + rewrites)
@@ -597,8 +600,28 @@ def parse(
     for flag in table:
         if flag.deprecated and flag.dest in values:
             notes.append(f"vLLM warns: {flag.flag} is deprecated")
+    _check_retired_keys(values)
     values, rewrites = normalise(values)
     return VllmParsed(table.release, model, values, passed, notes + rewrites)
+
+
+#: JSON keys of config flags that vLLM 0.30-0.34 no longer accepts (pydantic's
+#: ``unexpected_keyword_argument`` inside argparse: a parse error). ``-cc '{"level": 3}'``: the
+#: retired ``CompilationConfig.level`` (``mode`` / ``-O`` replace it).
+RETIRED_KEYS = {"compilation_config": ("--compilation-config/-cc", "CompilationConfig", ("level",))}
+
+
+def _check_retired_keys(values: dict[str, Any]) -> None:
+    for dest, (option, cls, keys) in RETIRED_KEYS.items():
+        value = values.get(dest)
+        if not isinstance(value, dict):
+            continue
+        for key in keys:
+            if key in value:
+                raise VllmArgumentError(
+                    f"vllm serve: argument {option}: 1 validation error for {cls} {key} Unexpected "
+                    f"keyword argument (fix: use 'mode' or -O<n> instead of the retired {key!r})"
+                )
 
 
 def unknown_message(extra: Sequence[str], table: FlagTable) -> str:

@@ -33,6 +33,7 @@ EXTRA_PRESETS: dict[str, Platform] = {
     "a10g": _nvidia("a10g", "NVIDIA A10G", (8, 6), 24),
     "thor": _nvidia("thor", "NVIDIA Jetson AGX Thor", (11, 0), 128),
     "dgx-spark": _nvidia("dgx-spark", "NVIDIA GB10", (12, 1), 128),
+    "gb10": _nvidia("gb10", "NVIDIA GB10", (12, 1), 128),  # the DGX Spark's chip, by its name
 }
 
 

@@ -14,6 +14,7 @@ from ...errors import ConflictError
 from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
+from .facts import derived_fact, is_hybrid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,7 +80,10 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
     mode ``align`` (chunked prefill required), ``mamba_block_size`` = the block size; off → mode
     ``none``, ``mamba_block_size`` = ``max_model_len``."""
     a = ctx.args
-    if a.attn_type not in ("hybrid", "attention_free"):
+    # keyed by the class (MODELS_CONFIG_MAP), not by attn_type: a hybrid model under a pooler
+    # (attn_type decoder) still goes through it
+    hybrid_class = derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
+    if a.attn_type not in ("hybrid", "attention_free") and not hybrid_class:
         return {}
     out: dict[str, Any] = {}
     if a.enable_prefix_caching:

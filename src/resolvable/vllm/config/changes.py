@@ -181,6 +181,18 @@ CONFIG_CHANGES = (
         summary="Model Runner V1 is gone; VLLM_USE_V2_MODEL_RUNNER other than 1 is refused",
     ),
     Change(
+        "LORA_MODEL_SUPPORT_CHECK",
+        "0.33.0",
+        upstream="config/lora.py:LoRAConfig.verify_with_model_config",
+        summary="--enable-lora on a class without SupportsLoRA is refused in create_engine_config (before: at model load)",
+    ),
+    Change(
+        "GPU_RUNNER_PP_EXTERNAL_LAUNCHER_REFUSED",
+        "0.34.0",
+        upstream="config/vllm.py:VllmConfig._get_model_runner_unsupported_features",
+        summary="PP with the external_launcher executor is refused (before: the V1 runner served it)",
+    ),
+    Change(
         "SPLIT_CUDAGRAPH_CAPTURE_SIZES",
         "0.34.0",
         upstream="config/vllm.py:VllmConfig._split_cudagraph_capture_sizes",

@@ -118,6 +118,14 @@ def tuned_shapes(release: Any, family: str) -> frozenset[tuple[int, int]]:
     return shapes
 
 
+def eager(ctx: Any) -> bool:
+    """``--enforce-eager``, or what ``ModelConfig._verify_cuda_graph`` (``config/model.py``,
+    0.30-0.34) turns into it: an encoder-decoder model (Whisper) on ROCm, where CUDA graphs are
+    not supported for it yet (vLLM warns and falls back to eager mode)."""
+    a = ctx.args
+    return bool(a.enforce_eager) or (ctx.platform.vendor == "hip" and a.attn_type == "encoder_decoder")
+
+
 def batch_invariance_breakable(ctx: Any) -> bool:
     """``VllmConfig._uses_breakable_cudagraph_for_batch_invariance`` (0.31+): ``VLLM_BATCH_INVARIANT``,
     not eager, bf16, unquantized, CUDA, and a per-rank qkv/o/gate_up/down shape of the model in the
@@ -126,7 +134,7 @@ def batch_invariance_breakable(ctx: Any) -> bool:
     if (
         not env_flag(ctx.env, "VLLM_BATCH_INVARIANT")
         or not ctx.release.has(CHANGES.BATCH_INVARIANT_BREAKABLE_GRAPHS)
-        or a.enforce_eager
+        or eager(ctx)
         or a.dtype != "bfloat16"
         or a.quantization is not None
         or ctx.platform.vendor != "cuda"
@@ -176,7 +184,7 @@ def compilation_mode(ctx: Any) -> dict[str, Any]:
     graphs (DeepSeek-V3.2/V4, GLM-MoE-DSA, Kimi-Linear … on CUDA) → NONE; unset → VLLM_COMPILE for
     ``-O1`` and above, NONE for ``-O0``."""
     a = ctx.args
-    if a.enforce_eager:
+    if eager(ctx):
         return _set(
             ctx, "compilation_mode", "NONE", "Enforce eager set, disabling torch.compile and CUDAGraphs"
         )
@@ -198,7 +206,7 @@ def cudagraph_mode_default(ctx: Any) -> dict[str, Any]:
     breakable graphs) lose the piecewise part; static-graph platforms: pooling models FULL →
     PIECEWISE, encoder-decoder → FULL_DECODE_ONLY; other platforms (CPU) → NONE."""
     a = ctx.args
-    if a.enforce_eager:
+    if eager(ctx):
         return _set(
             ctx, "cudagraph_mode", "NONE", "Enforce eager set, disabling torch.compile and CUDAGraphs"
         )
@@ -257,7 +265,7 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     from 256; plus the token budget and the uniform-decode sizes (``max_num_seqs``, or ``n·q`` for
     speculative decoding) that fit. A user list is deduplicated and cut at the token budget."""
     a = ctx.args
-    if a.enforce_eager or a.cudagraph_mode == "NONE":
+    if eager(ctx) or a.cudagraph_mode == "NONE":
         out = _set(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs in use")
         out.update(_set(ctx, "max_cudagraph_capture_size", 0, "no CUDA graphs in use"))
         return out
@@ -347,7 +355,39 @@ def split_capture_sizes(ctx: Any, shared: list[int], legacy: bool, q: int) -> li
     max_requests = a.max_decode_cudagraph_capture_requests
     with_prefill = legacy or a.cudagraph_mode not in ("NONE", "FULL_DECODE_ONLY")
     prefill = tuple(user_prefill) if user_prefill is not None else None
-    return list(_split_sizes(tuple(shared), tokens, seqs, q, wide, prefill, max_requests, with_prefill))
+    dense = a.performance_mode == "interactivity"
+    draft = draft_decode_steps(ctx, q - 1)
+    return list(
+        _split_sizes(tuple(shared), tokens, seqs, q, wide, prefill, max_requests, with_prefill, dense, draft)
+    )
+
+
+#: ``VllmConfig.get_draft_decode_cudagraph_request_sizes`` (0.34): methods whose draft steps after
+#: the first run one token per request.
+DRAFT_DECODE_METHODS = ("eagle", "eagle3", "mtp", "draft_model")
+#: architectures whose MTP draft vLLM builds with one module whatever the config says
+#: (``model_executor/models/mimo_v2_mtp.py : _MIMO_V2_FLASH_NUM_MTP_LAYERS``).
+SINGLE_MTP_LAYER_ARCHS = frozenset({"MiMoV2FlashForCausalLM"})
+
+
+def draft_decode_steps(ctx: Any, k: int) -> bool:
+    """Whether the draft's one-token decode steps get their own FULL graphs (0.34,
+    ``config/vllm.py : get_draft_decode_cudagraph_request_sizes``): eagle, eagle3, single-module
+    MTP (the target's ``num_nextn_predict_layers`` ≤ 1, or ``index_share_for_mtp_iteration``) and
+    draft models, with at least 2 speculative tokens; ngram, suffix and k = 1 have none."""
+    method = ctx.args.speculative_method
+    if k < 2 or method not in DRAFT_DECODE_METHODS:
+        return False
+    if method == "mtp":
+        t = ctx.hf.text_config
+        # SpeculativeConfig.hf_config_override: the draft's n_predict is the target's
+        # num_nextn_predict_layers, except MiMo-V2-Flash (_MIMO_V2_FLASH_NUM_MTP_LAYERS = 1)
+        modules = int(t.get("num_nextn_predict_layers") or 1)
+        if ctx.hf.architecture in SINGLE_MTP_LAYER_ARCHS:
+            modules = 1
+        if min(modules, k) > 1 and not t.get("index_share_for_mtp_iteration"):
+            return False  # use_multi_module_mtp: the modules run as one graph per step
+    return True
 
 
 @functools.lru_cache(maxsize=1024)  # a pure function of ints: the same few splits recur
@@ -360,11 +400,16 @@ def _split_sizes(
     user_prefill: tuple[int, ...] | None,
     max_requests: int | None,
     with_prefill: bool,
+    dense: bool = False,
+    draft: bool = False,
 ) -> tuple[int, ...]:
     if user_prefill is not None:
         prefill = sorted({t for t in user_prefill if 1 <= t <= tokens})
     elif wide:
         prefill = list(_prefill_grid(min(8192, tokens)))
+        if dense:  # prefill_cudagraph_capture_grid(dense_head=interactivity): every count to 32
+            limit_p = min(8192, tokens)
+            prefill = sorted({*prefill, *(t for t in range(1, 33) if t < limit_p)})
     else:
         prefill = list(shared)
     if max_requests is not None or wide:
@@ -376,6 +421,10 @@ def _split_sizes(
     limit = min(seqs, decode_max // q)
     reachable = decode[: bisect.bisect_left(decode, limit) + 1] if limit >= 1 else []
     out = {min(n, limit) * q for n in reachable}
+    if draft and decode:  # draft steps: one token per request, the request grid to max_num_seqs
+        grid = _decode_grid(seqs)
+        one = min(seqs, decode_max)
+        out.update(min(n, one) for n in grid[: bisect.bisect_left(grid, one) + 1] if one >= 1)
     if with_prefill:
         out.update(prefill)
     return tuple(sorted(out))

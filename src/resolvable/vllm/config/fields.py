@@ -65,6 +65,20 @@ class ConfigArgs:
         help="Who builds the engine: `vllm serve` (OPENAI_API_SERVER), the LLM class (LLM_CLASS), run-batch.",
     )
     runner: str = arg("auto", choices=("auto", "generate", "pooling", "draft"), help="Model runner type.")
+    convert: str = arg(
+        "auto",
+        choices=("auto", "none", "embed", "classify"),
+        help="Adapt the model to a pooling task (--convert).",
+    )
+    enable_lora: bool | None = arg(None, help="Serve LoRA adapters (--enable-lora).")
+    max_loras: int = arg(1, help="LoRA adapters in one batch (--max-loras).")
+    enable_extensible_kv_cache: bool | None = arg(
+        None,
+        help="0.34: size the KV cache from measured memory (default on CUDA/ROCm; False: 0.92 utilisation).",
+    )
+    max_cpu_loras: int | None = arg(
+        None, help="LoRA adapters kept in CPU memory (--max-cpu-loras; default --max-loras)."
+    )
     pipeline_parallel_size: int = arg(1, help="Pipeline-parallel size (-pp).")
     data_parallel_size: int = arg(1, help="Data-parallel size (-dp).")
     enable_expert_parallel: bool = arg(False, help="Expert parallelism for MoE layers (-ep).")

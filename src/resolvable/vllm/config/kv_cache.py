@@ -68,10 +68,11 @@ def gpu_memory_utilization(ctx: Any) -> dict[str, Any]:
     unset value to 1.0 when the extensible KV cache is on (CUDA/ROCm without a KV connector), else
     0.92. How much of it the KV cache gets is measured at start (profiling), not known offline."""
     if ctx.args.gpu_memory_utilization is None:
+        requested = ctx.args.enable_extensible_kv_cache  # --[no-]enable-extensible-kv-cache (0.34)
         extensible = (
             ctx.release.has(CHANGES.EXTENSIBLE_KV_CACHE)
-            and ctx.platform.vendor in ("cuda", "hip")
-            and not ctx.args.kv_connector
+            and requested is not False
+            and (requested or (ctx.platform.vendor in ("cuda", "hip") and not ctx.args.kv_connector))
         )
         return {"gpu_memory_utilization": 1.0 if extensible else GPU_MEMORY_UTILIZATION}
     value = ctx.args.gpu_memory_utilization

@@ -14,6 +14,7 @@ from ...errors import ConflictError
 from ...rules import Fix, Force, HFConfig
 from .._base import registry
 from ..changes import CHANGES
+from . import model_info
 from .facts import (
     architecture_kind,
     derived_fact,
@@ -58,19 +59,98 @@ MAX_LEN_KEYS = (
 _UNSCALED_ROPE = frozenset({"su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"})
 
 
+def registry_facts(hf: HFConfig) -> tuple[bool, bool, str | None, str | None]:
+    """``(is_text_generation_model, is_pooling_model, default runner, registered class)`` of the
+    architecture (``ModelRegistry.is_text_generation_model`` / ``is_pooling_model`` through
+    ``_normalize_arch``; ``_get_default_runner_type``: pooling before generation for a registered
+    class, else the name's suffix). Unknown to the registry: the config-based guess
+    (``architecture_kind``), as the Transformers backend would serve it."""
+    arch = hf.architecture or ""
+    found = model_info.normalized(arch)
+    match = model_info.suffix_defaults(arch)
+    if found is not None:
+        name, info = found
+        if name == arch:
+            default = "pooling" if info.pooling else "generate" if info.generate else None
+        else:
+            default = None
+        if default is None:
+            default = match[1] if match else "generate"
+        return info.generate, info.pooling, default, name
+    kind = architecture_kind(hf)
+    pooling = kind in ("pooling", "encoder_only")
+    default = match[1] if match else ("pooling" if pooling else "generate")
+    return not pooling, pooling, default, None
+
+
+def _default_convert(arch: str, runner: str, facts: tuple[bool, bool, str | None, str | None]) -> str:
+    """``_get_default_convert_type``: none when the class serves the runner, else the suffix's
+    convert for that runner, else embed for pooling."""
+    generate, pooling, _, name = facts
+    serves = (runner == "generate" and generate) or (runner == "pooling" and pooling)
+    if name is not None and name == arch and serves:
+        return "none"
+    match = model_info.suffix_defaults(arch, runner)
+    if match is not None:
+        return match[2]
+    return "embed" if runner == "pooling" else "none"
+
+
 @registry.rule("model_config")
 def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
-    """§3.7 step 1: ``ModelConfig.runner_type`` (``--runner``, else the registry's default for the
-    architecture) and ``ModelConfig.attn_type`` (``config/model.py : attn_type``, line 2174):
-    pooling models with non-causal attention are ``encoder_only``; else ``hybrid`` (``is_hybrid``),
-    ``attention_free`` (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
+    """§3.7 step 1: ``ModelConfig.runner_type`` (``config/model.py : _get_runner_type``: ``--runner``;
+    else pooling when ``--convert`` is embed/classify; else the registry's default for the
+    architecture, ``_get_default_runner_type``), the runner checks of ``ModelConfig.__post_init__``
+    (an embedding-only class under ``--runner generate``/``draft``; a runner the class does not
+    serve without a ``--convert`` that adapts it) and ``ModelConfig.attn_type`` (``attn_type``,
+    line 2174): with a pooler, non-causal attention (or CLS pooling) is ``encoder_only`` and
+    anything else the class's ``attn_type`` (``decoder`` for the in-tree classes, hybrid and
+    encoder-decoder ones included); without one ``hybrid`` (``is_hybrid``), ``attention_free``
+    (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
     hf = ctx.hf
     kind = derived_fact(hf, "vllm.arch_kind", architecture_kind)
-    default = "pooling" if kind in ("pooling", "encoder_only") else "generate"
-    runner = ctx.args.runner if ctx.args.runner != "auto" else default
+    facts = derived_fact(hf, "vllm.registry_facts", registry_facts)
+    generate, pooling, default, _ = facts
+    convert = ctx.args.convert
+    if ctx.args.runner != "auto":
+        runner = ctx.args.runner
+    elif convert not in ("auto", "none"):
+        runner = "pooling"
+    else:
+        runner = default or "generate"
+    if convert == "auto":
+        convert = _default_convert(hf.architecture or "", runner, facts)
+    if pooling and not generate and runner in ("draft", "generate"):
+        raise ConflictError(
+            f"Embedding models do not support `--runner {runner}`. "
+            "Use `--runner pooling` or `--runner auto` for embedding models.",
+            fields=("runner",),
+            fix=Fix.any_of(
+                Fix(set={"runner": "pooling"}),
+                Fix(drop=("runner",)),
+                text="pass --runner pooling (or drop --runner)",
+            ),
+        )
+    if runner == "generate" and not generate and convert not in model_info.RUNNER_CONVERTS["generate"]:
+        raise ConflictError(
+            "This model does not support `--runner generate`.",
+            fields=("runner",),
+            fix=Fix(drop=("runner",)),
+        )
+    if runner == "pooling" and not pooling and convert not in model_info.RUNNER_CONVERTS["pooling"]:
+        raise ConflictError(
+            "This model does not support `--runner pooling`. You can pass `--convert <embed|classify> "
+            "to adapt it into a pooling model.",
+            fields=("runner", "convert"),
+            fix=Fix.any_of(
+                Fix(set={"convert": "embed"}),
+                Fix(set={"convert": "classify"}),
+                text="pass --convert embed or --convert classify",
+            ),
+        )
     t = hf.text_config
-    if runner == "pooling" and (t.get("is_causal") is False or kind == "encoder_only"):
-        attn = "encoder_only"
+    if runner == "pooling":  # a pooler: CLS pooling or non-causal → encoder_only, else the class's own
+        attn = "encoder_only" if (t.get("is_causal") is False or kind == "encoder_only") else "decoder"
     elif derived_fact(hf, "vllm.is_hybrid", is_hybrid):
         attn = "hybrid"
     elif kind == "attention_free":

@@ -13,13 +13,14 @@ from __future__ import annotations
 from ...errors import ConflictError, InvalidArgumentError
 from ...rules import Fix, Force, record_replace
 from .._base import registry
+from . import model_info
 from .facts import derived_fact, is_moe, num_heads, num_kv_heads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ...rules import Platform
+    from ...rules import HFConfig, Platform
 
 
 def with_gpus(platform: Platform, gpus: int | None) -> Platform:
@@ -67,6 +68,15 @@ def parallel_layout(ctx: Any) -> dict[str, Any]:
     world = pp * tp * pcp
     out: dict[str, Any] = {"world_size": world} if world != a.world_size else {}
     backend = a.distributed_executor_backend
+    if backend == "external_launcher" and a.data_parallel_size > 1 and "RANK" not in ctx.env:
+        # ParallelConfig.__post_init__: the DP rank comes from torchrun's int(os.environ["RANK"])
+        raise ConflictError(
+            "'RANK' (KeyError: the external_launcher executor with data parallelism reads the DP rank "
+            "from torchrun's RANK environment variable)",
+            fields=("distributed_executor_backend", "data_parallel_size"),
+            fix=Fix(env={"RANK": "0"}, note="(launch with torchrun, which sets RANK)"),
+            upstream="KeyError",
+        )
     if backend is None and world * a.data_parallel_size > 1:
         gpus = ctx.platform.device_count
         if ctx.platform.vendor == "cuda" and a.nnodes == 1 and gpus < world:
@@ -147,6 +157,44 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
                 fields=("decode_context_parallel_size",),
                 fix=Fix(set={"decode_context_parallel_size": 1}),
             )
+    if a.pipeline_parallel_size > 1 and not derived_fact(ctx.hf, "vllm.supports_pp", supports_pp):
+        raise ConflictError(
+            "Pipeline parallelism is not supported for this model. "
+            "Supported models implement the `SupportsPP` interface.",
+            fields=("pipeline_parallel_size",),
+            fix=Fix(set={"pipeline_parallel_size": 1}),
+            upstream="NotImplementedError",
+        )
+    return {}
+
+
+def supports_pp(hf: HFConfig) -> bool:
+    """``ModelRegistry.is_pp_supported_model``: the registered class (``_normalize_arch``)
+    implements ``SupportsPP``; an architecture the registry does not hold is assumed to
+    (the Transformers backend supports PP)."""
+    found = model_info.normalized(hf.architecture or "")
+    return True if found is None else found[1].pp
+
+
+@registry.rule("engine_args")
+def executor_supports_pp(ctx: Any) -> dict[str, Any]:
+    """``EngineArgs._check_feature_supported`` (``engine/arg_utils.py``, 0.30-0.34): pipeline
+    parallelism needs the default, ``ray``, ``mp`` or ``external_launcher`` executor (``uni`` is
+    refused, with NotImplementedError)."""
+    a = ctx.args
+    backend = a.distributed_executor_backend
+    if a.pipeline_parallel_size > 1 and backend not in (None, "ray", "mp", "external_launcher"):
+        name = "Pipeline Parallelism without Ray distributed executor or multiprocessing executor or external launcher"
+        raise ConflictError(
+            f"{name} is not supported. We recommend to remove {name} from your config.",
+            fields=("pipeline_parallel_size", "distributed_executor_backend"),
+            fix=Fix.any_of(
+                Fix(set={"distributed_executor_backend": "mp"}),
+                Fix(set={"pipeline_parallel_size": 1}),
+                text="pass --distributed-executor-backend mp (or --pipeline-parallel-size 1)",
+            ),
+            upstream="NotImplementedError",
+        )
     return {}
 
 

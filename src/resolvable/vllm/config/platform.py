@@ -28,6 +28,10 @@ def _force(ctx: Any, field: str, value: Any, reason: str) -> dict[str, Any]:
     return {field: Force(value, reason) if ctx.user_set(field) else value}
 
 
+#: model types whose Mamba layers are gated delta nets (the CPU's GDN backend keeps fp16/bf16 state)
+GDN_MODEL_TYPES = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"})
+
+
 @registry.rule("platform_config")
 def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
     """§4 CPU: ``CpuPlatform.check_and_update_config`` (``platforms/cpu.py`` 234): async scheduling
@@ -46,6 +50,14 @@ def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
         out.update(
             _force(ctx, "compilation_mode", "DYNAMO_TRACE_ONCE", "CPU compiles with DYNAMO_TRACE_ONCE")
         )
+    if a.enable_lora:  # platforms/cpu.py: a LoRA config turns compilation off (0.30-0.34)
+        out.update(_force(ctx, "compilation_mode", "NONE", "LoRA on CPU runs without torch.compile"))
+    model_type = str(ctx.hf.text_config.get("model_type") or ctx.hf.get("model_type") or "")
+    half_kept = a.mamba_ssm_cache_dtype in ("float16", "bfloat16") and model_type in GDN_MODEL_TYPES
+    if ctx.platform.cpu_amx and a.mamba_ssm_cache_dtype != "float32" and not half_kept:
+        # AVX-512 BF16 CPUs (SPR): "Reset SSM cache type to float32 for accelerated GDN mamba
+        # backend" — every model (fp16/bf16 is kept only for the gated-delta-net backend)
+        out.update(_force(ctx, "mamba_ssm_cache_dtype", "float32", "the CPU's accelerated mamba backend"))
     is_v4 = ctx.hf.text_config.get("model_type") == "deepseek_v4" or ctx.hf.get("model_type") == "deepseek_v4"
     amx = ctx.platform.cpu_amx and ctx.platform.cpu_arch == "x86_64"
     amx_mla = a.use_mla and not is_v4 and amx and a.attention_backend != "CPU_MLA"

@@ -43,6 +43,9 @@ def quantization_methods(release: Any) -> tuple[str, ...]:
     return methods
 
 
+#: GPTQ configs whose ``from_config`` refuses dynamic activation ordering (``auto_gptq.py`` and
+#: ``moe_wna16.py`` call ``normalize_and_validate_gptq_desc_act``).
+GPTQ_DESC_ACT_METHODS = frozenset({"gptq", "gptq_marlin", "auto_gptq", "moe_wna16"})
 #: ``get_min_capability`` of the quantization configs (spec §3.17 step 5).
 MIN_CAPABILITY = {
     "fp8": 75,
@@ -213,8 +216,8 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
     )
     if detected is None:
         return _known_method(ctx, user)
-    if user is None:
-        return {"quantization": detected}
+    if user is None:  # a checkpoint method the release does not list is refused too (bitsandbytes)
+        return {**_known_method(ctx, detected, checkpoint=True), "quantization": detected}
     if user == detected:
         return {}
     if overridden:
@@ -233,8 +236,10 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
     )
 
 
-def _known_method(ctx: Any, method: str | None) -> dict[str, Any]:
-    """``_verify_quantization``: an unknown method is refused ("Unknown quantization method: …")."""
+def _known_method(ctx: Any, method: str | None, checkpoint: bool = False) -> dict[str, Any]:
+    """``_verify_quantization``: an unknown method is refused ("Unknown quantization method: …"),
+    the user's ``--quantization`` or the checkpoint's own (``checkpoint``: e.g. a bitsandbytes
+    checkpoint, a method no release 0.30-0.34 lists; no flag makes vLLM load it)."""
     if method is None:
         return {}
     known = ctx.release.derive(quantization_methods)
@@ -242,7 +247,9 @@ def _known_method(ctx: Any, method: str | None) -> dict[str, Any]:
         raise ConflictError(
             f"Unknown quantization method: {method}. Must be one of {list(known)}.",
             fields=("quantization",),
-            fix=Fix(drop=("quantization",)),
+            fix=Fix(text=f"use a checkpoint quantized with one of: {', '.join(known)}")
+            if checkpoint
+            else Fix(drop=("quantization",)),
         )
     return {}
 
@@ -291,6 +298,19 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
     if method is None:
         return {}
     _quant_config_file(ctx, method)
+    quant = _quant_config(ctx.hf)
+    if (
+        method in GPTQ_DESC_ACT_METHODS
+        and quant is not None
+        and quant.get("desc_act")
+        and quant.get("group_size", 128) != -1
+    ):  # quantization/utils/gptq_utils.py : normalize_and_validate_gptq_desc_act (0.30-0.34)
+        raise ConflictError(
+            "GPTQ group activation ordering (desc_act=True) is no longer supported. Use a checkpoint "
+            "with static activation ordering or desc_act=False.",
+            fields=("quantization",),
+            fix="use a GPTQ checkpoint with desc_act=false (or static activation ordering)",
+        )
     cap = ctx.platform.capability
     minimum = MIN_CAPABILITY.get(method)
     if cap is not None and ctx.platform.vendor != "cpu" and minimum is not None:

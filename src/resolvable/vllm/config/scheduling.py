@@ -10,6 +10,7 @@ supports async scheduling; the CPU platform turns it off later (``config.platfor
 from __future__ import annotations
 
 from ...errors import ConflictError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
 
@@ -58,8 +59,35 @@ def model_runner(ctx: Any) -> dict[str, Any]:
                 fix="drop VLLM_USE_V2_MODEL_RUNNER from the environment",
             )
         v2 = True
+        a = ctx.args
+        if (
+            ctx.release.has(CHANGES.GPU_RUNNER_PP_EXTERNAL_LAUNCHER_REFUSED)
+            and a.pipeline_parallel_size > 1
+            and a.distributed_executor_backend == "external_launcher"
+        ):  # VllmConfig._get_model_runner_unsupported_features (0.34)
+            raise ConflictError(
+                "The GPU model runner does not support: pipeline parallelism with external_launcher",
+                fields=("pipeline_parallel_size", "distributed_executor_backend"),
+                fix=Fix.any_of(
+                    Fix(set={"distributed_executor_backend": "mp"}),
+                    Fix(set={"pipeline_parallel_size": 1}),
+                    text="pass --distributed-executor-backend mp (or --pipeline-parallel-size 1)",
+                ),
+            )
     elif env is not None:
         v2 = str(env).strip().lower() in ("1", "true")
+        a = ctx.args
+        unsupported = []
+        if a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher":
+            unsupported.append("pipeline parallelism with external_launcher")
+        if a.speculative_method in v2_unsupported_spec(ctx):
+            unsupported.append(f"speculative method '{a.speculative_method}'")
+        if v2 and unsupported:  # VllmConfig._validate_v2_model_runner (0.30-0.33): V2 forced by env
+            raise ConflictError(
+                f"Model Runner V2 does not yet support: {', '.join(unsupported)}",
+                fields=("use_v2_model_runner",),
+                fix="unset VLLM_USE_V2_MODEL_RUNNER (vLLM then picks the V1 runner for these features)",
+            )
     else:
         a = ctx.args
         v2 = not (

@@ -11,8 +11,11 @@ is what vLLM asks of EAGLE heads too).
 from __future__ import annotations
 
 from ...errors import ConflictError, InvalidArgumentError
+from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
+from .facts import derived_fact
+from .model_config import registry_facts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -184,6 +187,17 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             fields=("speculative_config",),
             fix='set "num_speculative_tokens" to 1 or more in the speculative config (JSON)',
         )
+    if model is None and method not in _NO_MODEL:
+        # the draft ModelConfig is the target's, built with runner "draft" (config/model.py :
+        # ModelConfig.__post_init__ refuses a pooling-only class)
+        generate, pooling, _, _ = derived_fact(ctx.hf, "vllm.registry_facts", registry_facts)
+        if pooling and not generate:
+            raise ConflictError(
+                "Embedding models do not support `--runner draft`. "
+                "Use `--runner pooling` or `--runner auto` for embedding models.",
+                fields=("speculative_config",),
+                fix=Fix(drop=("speculative_config",)),
+            )
     if (
         method == "mtp"
         and model is None

@@ -44,6 +44,7 @@ TRANSLATED = frozenset(
         "spec_tokens",
         "spec_model",
         "language_model_only",
+        "hf_overrides",
     }
 )
 

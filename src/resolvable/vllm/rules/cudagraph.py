@@ -13,6 +13,7 @@ from ...errors import ConflictError
 from ...rules import Force
 from .._base import registry
 from ..backends._spec import CG_LEVELS
+from ..config.compilation import eager
 from ..select import backend_entry
 from ._inputs import chosen
 
@@ -35,8 +36,10 @@ def _declare(ctx: Any, mode: str, reason: str) -> dict[str, Any]:
 @registry.rule("cudagraph")
 def cudagraph_mode_for_backends(ctx: Any) -> dict[str, Any]:
     """Spec §7: downgrade the CUDA-graph mode to what the least capable backend supports."""
-    if ctx.args.enforce_eager or ctx.platform.vendor == "cpu":
-        return _declare(ctx, "NONE", "--enforce-eager" if ctx.args.enforce_eager else "no CUDA graphs on CPU")
+    if eager(ctx) or ctx.platform.vendor == "cpu":
+        return _declare(
+            ctx, "NONE", "no CUDA graphs on CPU" if ctx.platform.vendor == "cpu" else "--enforce-eager"
+        )
     mode = ctx.args.cudagraph_mode or "FULL_AND_PIECEWISE"
     levels = []
     for q, name in chosen(ctx):
