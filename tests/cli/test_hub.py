@@ -154,7 +154,7 @@ def test_an_absent_local_model_path_names_config_and_config_stands_for_it(capsys
     paste = ["--", "python", "-m", "sglang.launch_server", "--model-path", "/models/glm-4.7", "--tp", "8"]
     assert main(argv + paste) == 2
     assert "--config" in capsys.readouterr().err
-    assert main([*argv, "--config", "glm-4.5", *paste]) == 0
+    assert main([*argv, "--config", "glm-4.5", *paste]) == 1  # read; GLM-4.5 bf16 at TP 8 on H100: memory
     out = capsys.readouterr().out
     assert "/models/glm-4.7  [Glm4MoeForCausalLM]" in out
     assert "read from glm-4.5 (--config), standing for /models/glm-4.7" in out

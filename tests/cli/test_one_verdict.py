@@ -86,3 +86,76 @@ def test_fit_input_errors_and_engine_refusals(capsys, argv):
         assert code == 2 and "--sglang-version is for --engine sglang" in err
     else:  # an unknown flag is the engine's parser refusing the launch
         assert code == 1 and "unrecognized arguments: --no-such-tool-option-xyz" in err
+
+
+def test_explain_folds_memory_into_the_verdict_vllm(capsys):
+    """Repro: `explain --platform b200 -- vllm serve deepseek-ai/DeepSeek-V3.2` said "would start"."""
+    code, out, err = run(
+        capsys, "explain", "--platform", "b200", "--json", "--", "vllm", "serve", "deepseek-v3.2"
+    )
+    assert code == 1
+    verdict = json.loads(out)["verdict"]
+    assert verdict["status"] == "does-not-fit" and verdict["allocation"] == "weights"
+    assert err.startswith("error: refused at start-up (memory)")
+
+
+def test_explain_folds_memory_into_the_verdict_sglang(capsys):
+    code, out, _ = run(
+        capsys, "explain", "--platform", "h100", "--", "python", "-m", "sglang.launch_server",
+        "--model-path", "llama-3.3-70b",
+    )  # fmt: skip
+    assert code == 1
+    assert "verdict   would not start: does not fit (weights" in out
+    code, out, _ = run(capsys, "resolve", "llama-3.3-70b", "--platform", "h100", "--tp-size", "4", "--json")
+    assert code == 0 and json.loads(out)["verdict"]["status"] == "starts"
+
+
+def test_explain_checks_the_node_for_sglang(capsys):
+    """Repro: --tp 64 on an 8-GPU node for a 32-head model said "would start" (vLLM refused)."""
+    code, out, err = run(
+        capsys, "explain", "--platform", "h100", "--json", "--", "python", "-m", "sglang.launch_server",
+        "--model-path", "qwen3-8b", "--tp", "64",
+    )  # fmt: skip
+    assert code == 1
+    verdict = json.loads(out)["verdict"]
+    assert verdict["status"] == "refused" and verdict["stage"] == "node"
+    assert "64 ranks" in verdict["message"] and "--tp-size 8" in verdict["fix"]
+    code, _, err = run(
+        capsys,
+        "explain",
+        "qwen3-8b",
+        "--engine",
+        "vllm",
+        "--platform",
+        "h100",
+        "--tensor-parallel-size",
+        "64",
+    )
+    assert code == 1 and "World size (64)" in err
+
+
+def test_why_not_is_the_tools_option_for_vllm_too(capsys):
+    """Repro: `explain --engine vllm --why-not FLASHINFER` answered "did you mean --host?"."""
+    code, out, err = run(
+        capsys, "explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100", "--why-not", "FLASHINFER"
+    )
+    assert code == 0, err
+    assert out.startswith("attention_backend='FLASHINFER' would be accepted")
+    assert "did you mean" not in out + err
+
+
+def test_a_retired_vllm_flag_names_its_release_not_a_spelling_guess(capsys):
+    """Repro: --calculate-kv-scales got "did you mean --disable-scale-out?"."""
+    code, _, err = run(
+        capsys, "explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100", "--calculate-kv-scales"
+    )
+    assert code == 1  # the engine's parser refuses it: would not start
+    assert "it was removed in vLLM 0.28.0 (last in 0.27.1)" in err
+    assert "did you mean" not in err
+
+
+def test_the_header_says_where_the_release_came_from(capsys):
+    code, out, _ = run(capsys, "explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100")
+    assert code == 0 and "release   vLLM 0.34.0  (the default release)" in out
+    code, out, _ = run(capsys, "explain", "qwen3-8b", "--platform", "h100", "--sglang-version", "0.5.19")
+    assert code == 0 and "release   sglang 0.5.19  (named by --sglang-version" in out

@@ -141,7 +141,7 @@ def test_a_third_pack_refusal_is_one_error_line(toy, capsys):
     code, out, err = run(
         capsys, "resolve", "toy-1b", "--engine", "toy", "--platform", "h100", "--block", "20"
     )
-    assert code == 2
+    assert code == 1
     assert out == ""  # resolve prints no partial answer
     (line,) = err.strip().splitlines()
     assert re.fullmatch(

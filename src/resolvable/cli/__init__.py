@@ -23,7 +23,9 @@ from ..errors import ConflictError, ResolvableError, one_line
 from . import backends as _backends
 from . import vllm as _vllm
 from ._common import (
+    EXIT_FINDINGS,
     EXIT_USAGE,
+    EngineFlagError,
     UsageError,
     _check_extras,
     _Parser,
@@ -583,11 +585,22 @@ def _run(argv: Sequence[str] | None) -> int:
         args, ignored = _parse(argv, pasted)
         _report_ignored(ignored)
         return int(args.func(args, ignored) or 0)
-    except ConflictError as exc:
-        if wants_json:  # scripts get the refusal as JSON too
-            print(json.dumps(refusal_json(exc), indent=2, default=repr))
+    except ConflictError as exc:  # the engine refuses the launch: it would not start (exit 1)
+        if wants_json:  # scripts get the refusal as JSON too, with the verdict every command gives
+            from ..verdict import from_refusal
+
+            data = {**refusal_json(exc), "verdict": from_refusal(exc).to_dict()}
+            print(json.dumps(data, indent=2, default=repr))
         _say(f"error: {refusal_prefix(exc)}: {exc}")
-        return EXIT_USAGE
+        return EXIT_FINDINGS
+    except EngineFlagError as exc:  # the engine's parser refuses a flag: it would not start
+        if wants_json:
+            from ..verdict import Verdict
+
+            refused = Verdict("refused", stage="parse", rule="argument parser", message=str(exc))
+            print(json.dumps({"verdict": refused.to_dict()}, indent=2))
+        _say(f"error: {exc}")
+        return EXIT_FINDINGS
     except ResolvableError as exc:
         _say(f"error: {exc}")
         return EXIT_USAGE

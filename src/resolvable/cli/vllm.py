@@ -89,6 +89,9 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="why each resolved field has its value; every candidate backend")
     _add_common(p, release)
     p.add_argument("--field", help="explain only this field")
+    p.add_argument(
+        "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
+    )
     p.set_defaults(func=cmd_explain)
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
     _add_common(p, release)
@@ -183,7 +186,9 @@ def main(argv: Sequence[str], pasted: Any = None) -> int:
         argv = [argv[0], *rest]
     args, extra = build_parser(release).parse_known_args(argv)
     if extra:
-        raise UsageError(vllm.unknown_message(extra, table))
+        from ._common import EngineFlagError
+
+        raise EngineFlagError(vllm.unknown_message(extra, table))
     args.release, args.release_note, args.pasted = release, release_note, pasted
     if args.command in LAUNCH_COMMANDS:
         _take_launch(args, notes, table)
@@ -324,6 +329,10 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
     release_line = f"release   vLLM {res.release}"
     if args.release_note:
         release_line += f"  ({args.release_note})"
+    elif getattr(args, "vllm_version", None) is None:
+        release_line += "  (the default release)"
+    else:
+        release_line += "  (named by --vllm-version)"
     lines += [
         release_line,
         f"rules     vllm {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
@@ -354,7 +363,37 @@ def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
 # -- commands ------------------------------------------------------------------------------
 
 
+def launch_of(args: argparse.Namespace) -> Any:
+    """The ``Launch`` of this front-end's parsed command (``resolvable.launch``)."""
+    from ..launch import Launch, Node, config_source_of
+
+    vllm = pack("vllm")
+    source = "image-tag" if args.release_note and "image tag" in args.release_note else None
+    if source is None:
+        source = "flag" if getattr(args, "vllm_version", None) is not None else "default"
+    return Launch(
+        engine=vllm.name,
+        release=args.release,
+        release_from=source,
+        model=args.model,
+        config_source=config_source_of(args.model, None, vllm.catalog()),
+        node=Node(args.platform, args.gpus),
+        user=vllm.resolution_kwargs(args.parsed),
+        not_modelled=tuple(args.parsed.shown),
+        not_modelled_values=args.parsed.not_modelled,
+        env=_env(args),
+        launcher=args.launcher,
+        notes=tuple(args.parsed.notes),
+        options={"kernels": args.kernels},
+        parsed=args.parsed,
+    )
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
+    if args.why_not is not None:
+        from .whynot import why_not
+
+        return why_not(pack("vllm"), launch_of(args), args.why_not, args.field, as_json=args.json)
     try:
         res = _resolve(args, args.platform, trace=True)
     except ConflictError as exc:
@@ -365,8 +404,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     fields = [args.field] if args.field else _in_pipeline_order(res)
     explained = [res.explain(f) for f in fields]
     from .fit import vllm_memory_section
+    from .verdicts import reach, say
 
-    memory_lines, memory_json = vllm_memory_section(args, res)
+    memory_lines, memory_json, report = vllm_memory_section(args, res)
+    verdict = reach(pack("vllm"), res, None, refusal, passed, report)
     if args.json:
         print(
             json.dumps(
@@ -384,12 +425,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     "fields": {e.field: e.to_dict() for e in explained},
                     "startup": _startup_json(passed, refusal),
                     "memory": memory_json,
+                    "verdict": verdict.to_dict(),
                 },
                 indent=2,
                 default=repr,
             )
         )
-        return 2 if refusal is not None else 0
+        return say(verdict)
     print("\n".join(_header(res, args)))
     print("\n".join(memory_lines))
     for exp in explained:
@@ -401,10 +443,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
     print()
     print("\n".join(_startup_lines(passed, refusal)))
+    print(verdict.line())
     print(
         "\nlegend: ✓ applied/chosen  ! forced over your flag  ✗ blocked / rejected  ~ shadowed  · valid, lower priority"
     )
-    return 2 if refusal is not None else 0
+    return say(verdict)
 
 
 def _in_pipeline_order(res: Any) -> list[str]:
@@ -434,8 +477,12 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
+    from .fit import vllm_memory_section
+    from .verdicts import reach, say
+
     res = _resolve(args, args.platform)
     passed, refusal = _startup(res, args)
+    verdict = reach(pack("vllm"), res, None, refusal, passed, vllm_memory_section(args, res)[2])
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -457,12 +504,15 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                     "release": res.release,
                     "engine_config": pack("vllm").engine_config(res),
                     "startup": _startup_json(passed, refusal),
+                    "verdict": verdict.to_dict(),
                 },
                 indent=2,
+                default=repr,
             )
         )
-        return 0
+        return say(verdict)
     print("\n".join(_header(res, args)))
+    print(verdict.line())
     print()
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
@@ -471,7 +521,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     print(table(["published leaf", "value", "decided by"], rows))
     print()
     print("\n".join(_startup_lines(passed, refusal)))
-    return 0
+    return say(verdict)
 
 
 def _parse_set(pairs: Sequence[str], release: str) -> Any:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import InvalidArgumentError, closest
+from ..errors import InvalidArgumentError
 from .flags import NO_DEFAULT, Flag, FlagTable, is_modelled, load_table, option_history
 
 #: The largest ``--config`` file read (vLLM reads any size; a flag file is a few KiB).
@@ -601,6 +601,15 @@ def parse(
     return VllmParsed(table.release, model, values, passed, notes + rewrites)
 
 
+def _close_spelling(option: str, options: Sequence[str]) -> str | None:
+    """A flag spelled almost like ``option`` (a typo), or None: no far-fetched guesses
+    (``--calculate-kv-scales`` is not ``--disable-scale-out``)."""
+    import difflib
+
+    found = difflib.get_close_matches(option, list(options), n=1, cutoff=0.85)
+    return found[0] if found else None
+
+
 def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
     """argparse's "unrecognized arguments", with what each unknown option probably meant."""
     hints = []
@@ -612,7 +621,7 @@ def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
         if history:
             hints.append(f"{option} is not a flag of vLLM {table.release}; {history}")
             continue
-        guess = closest(option, table.options())
+        guess = _close_spelling(option, table.options())
         if guess:
             hints.append(f"{option}: did you mean {guess}?")
         if option == "--task":
