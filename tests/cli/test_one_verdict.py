@@ -159,3 +159,64 @@ def test_the_header_says_where_the_release_came_from(capsys):
     assert code == 0 and "release   vLLM 0.34.0  (the default release)" in out
     code, out, _ = run(capsys, "explain", "qwen3-8b", "--platform", "h100", "--sglang-version", "0.5.19")
     assert code == 0 and "release   sglang 0.5.19  (named by --sglang-version" in out
+
+
+@pytest.mark.parametrize(
+    "argv", [["explain", "--help"], ["explain", "--engine", "vllm", "--help"], ["fit", "--help"]]
+)
+def test_help_is_for_people(capsys, argv):
+    """Repro: `explain --help` was 2,042 lines, the tool's own options from line 499."""
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) <= 150, len(lines)
+    assert any("--platform" in line for line in lines[:40])
+    if argv[0] == "explain":
+        assert "resolvable flags --engine" in out
+
+
+def test_flags_lists_an_engines_flags_of_one_release(capsys):
+    code, out, _ = run(capsys, "flags", "--engine", "vllm", "--release", "0.33.0", "tensor-parallel")
+    assert code == 0 and out.startswith("vLLM 0.33.0: ") and "--tensor-parallel-size" in out
+    code, out, _ = run(capsys, "flags", "--engine", "sglang", "--release", "0.5.19", "cuda-graph-max-bs")
+    assert code == 0 and "  --cuda-graph-max-bs\n" in out
+    code, out, _ = run(capsys, "flags", "--engine", "sglang", "--release", "0.5.23", "cuda-graph-max-bs")
+    assert "  --cuda-graph-max-bs\n" not in out  # removed in 0.5.21
+
+
+def test_no_engine_flag_of_any_modelled_release_collides_with_a_tool_option():
+    from resolvable import packs
+    from resolvable.cli.flags import engine_flags
+
+    tool = {"--model-config", "--platform", "--gpus", "--env", "--json", "--field", "--why-not", "--engine"}
+    tool |= {packs.get(n).release_option for n in packs.names()}
+    for name in packs.names():
+        pack = packs.get(name)
+        for release in pack.releases:
+            options = {o.strip() for row in engine_flags(pack, release) for o in row[0].split(",")}
+            assert not tool & options, (name, release, tool & options)
+
+
+def test_model_config_stands_in_for_both_engines(capsys):
+    code, out, err = run(
+        capsys, "explain", "--platform", "h100", "--model-config", "llama-3.1-8b", "--",
+        "vllm", "serve", "/models/llama", "--tensor-parallel-size", "2",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "config    read from llama-3.1-8b (--model-config), standing for /models/llama" in out
+    code, out, err = run(
+        capsys, "fit", "--platform", "h100", "--model-config", "llama-3.1-8b", "--json", "--",
+        "python", "-m", "sglang.launch_server", "--model-path", "/models/llama",
+    )  # fmt: skip
+    assert code == 0, err
+    launch = json.loads(out)["launch"]
+    assert launch["config_source"] == "stand-in" and launch["model_config"] == "llama-3.1-8b"
+
+
+def test_advice_names_the_hf_command_the_installed_hub_ships():
+    """Repro: the advice named `huggingface-cli`, which the installed huggingface_hub no longer ships."""
+    from resolvable.sglang.models import unknown_message
+
+    message = unknown_message("some-org/some-model")
+    assert "`hf download some-org/some-model config.json`" in message
+    assert "huggingface-cli" not in message

@@ -469,7 +469,7 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
     lines += [f"note      {n}" for n in res.notes]
     stand_in = getattr(args, "model_config", None)
     if stand_in is not None:
-        lines.append(f"config    read from {stand_in} (--config), standing for {args.model}")
+        lines.append(f"config    read from {stand_in} (--model-config), standing for {args.model}")
     lines += config_origin_lines(getattr(args, "loaded_config", None))
     return lines
 

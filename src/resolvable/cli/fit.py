@@ -219,7 +219,7 @@ def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], 
     return _memory_summary(
         lambda: vllm.memory_capacity(
             {k: res[k] for k in res},
-            vllm.load_model(args.model),
+            vllm.load_model(args.model_config or args.model),
             device_name=res.platform.device_name,
             memory_gib=res.platform.memory_gib,
             version=getattr(args, "release", None),

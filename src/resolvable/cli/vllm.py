@@ -55,9 +55,19 @@ def _add_common(p: argparse.ArgumentParser, release: str) -> None:
     p.add_argument(
         "--kernels", metavar="NAME=0|1,...", help="override installed-kernel facts (resolvable's own option)"
     )
+    p.add_argument(
+        "--model-config",
+        dest="model_config",
+        metavar="PATH|SAMPLE",
+        help="a config.json, model directory or bundled sample that stands for the model (a local "
+        "model path that is not on this machine); the header says when one is used",
+    )
     _add_version(p)
     _add_gpus(p)
     pack("vllm").add_cli_args(p, release)
+    from .flags import hide_engine_flags
+
+    hide_engine_flags(p, "vllm")
 
 
 def _add_gpus(p: argparse.ArgumentParser) -> None:
@@ -229,6 +239,12 @@ def _take_launch(args: argparse.Namespace, notes: list[str], table: Any) -> None
     args.parsed = parsed
 
 
+def model_config_of(args: argparse.Namespace) -> Any:
+    """The config the launch reads: ``--model-config``'s stand-in, else the model."""
+    stand_in = getattr(args, "model_config", None)
+    return pack("vllm").load_model(stand_in if stand_in is not None else args.model)
+
+
 def _env(args: argparse.Namespace) -> dict[str, str]:
     """The environment the rules see: this shell's vLLM variables, the pasted command's
     assignments (and docker ``-e``), then ``--env`` (the last word)."""
@@ -255,7 +271,7 @@ def _resolve(
     kwargs = vllm.resolution_kwargs(parsed or args.parsed)
     if args.kernels is not None:
         kwargs["kernels"] = args.kernels
-    hf = vllm.load_model(args.model)
+    hf = model_config_of(args)
     plat, env = vllm.with_gpus(vllm.platform(platform_name), args.gpus), _env(args)
     version = release or args.release
     try:
@@ -270,7 +286,7 @@ def _startup(res: Any, args: argparse.Namespace) -> tuple[tuple[Any, ...], Confl
     """The engine-start checks (``resolvable.vllm.config.startup``): (passed, None) or ((), refusal),
     the refusal's fix checked by resolving again."""
     vllm = pack("vllm")
-    hf, env = vllm.load_model(args.model), _env(args)
+    hf, env = model_config_of(args), _env(args)
     try:
         return vllm.check_startup(res, hf, env), None
     except ConflictError as exc:
@@ -318,6 +334,8 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
     parsed = parsed or args.parsed
     modelled = [s for s in parsed.shown_all() if s not in parsed.shown]
     lines = [f"model     {args.model}  [{res.arch}]"]
+    if getattr(args, "model_config", None) is not None:
+        lines.append(f"config    read from {args.model_config} (--model-config), standing for {args.model}")
     if args.launcher is not None:
         lines.append(f"command   {args.launcher}" + "".join(f"  {k}={v}" for k, v in args.launch_env.items()))
     lines += [
@@ -376,7 +394,8 @@ def launch_of(args: argparse.Namespace) -> Any:
         release=args.release,
         release_from=source,
         model=args.model,
-        config_source=config_source_of(args.model, None, vllm.catalog()),
+        config_source=config_source_of(args.model, getattr(args, "model_config", None), vllm.catalog()),
+        model_config=getattr(args, "model_config", None),
         node=Node(args.platform, args.gpus),
         user=vllm.resolution_kwargs(args.parsed),
         not_modelled=tuple(args.parsed.shown),
