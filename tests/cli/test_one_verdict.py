@@ -220,3 +220,14 @@ def test_advice_names_the_hf_command_the_installed_hub_ships():
     message = unknown_message("some-org/some-model")
     assert "`hf download some-org/some-model config.json`" in message
     assert "huggingface-cli" not in message
+
+
+def test_fields_that_do_not_apply_are_left_out_unless_all(capsys):
+    """Repro: `sparse_mla_prefill_workspace_factor` was printed for a model without MLA."""
+    argv = ["explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100", "--json"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "sparse_mla_prefill_workspace_factor" not in json.loads(out)["fields"]
+    code, out, _ = run(capsys, *argv, "--all")
+    assert code == 0 and "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]
+    code, out, _ = run(capsys, "explain", "deepseek-v3", "--engine", "vllm", "--platform", "h100", "--json")
+    assert "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]  # an MLA model: it applies

@@ -102,6 +102,9 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     p.add_argument(
         "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
     )
+    p.add_argument(
+        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
+    )
     p.set_defaults(func=cmd_explain)
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
     _add_common(p, release)
@@ -420,7 +423,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             print("\n".join(_refusal_lines(exc)))
         raise
     passed, refusal = _startup(res, args)
-    fields = [args.field] if args.field else _in_pipeline_order(res)
+    hidden = [] if args.field or args.all else sorted(pack("vllm").not_applicable(res) & set(res.changed()))
+    fields = [args.field] if args.field else [f for f in _in_pipeline_order(res) if f not in hidden]
     explained = [res.explain(f) for f in fields]
     from .fit import vllm_memory_section
     from .verdicts import reach, say
@@ -460,6 +464,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     untouched = [f"{e.field}={e.value!r}" for e in explained if not e.steps and not args.field]
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
+    if hidden:
+        print(f"\nnot shown, irrelevant for this model: {', '.join(hidden)} (--all shows them)")
     print()
     print("\n".join(_startup_lines(passed, refusal)))
     print(verdict.line())
