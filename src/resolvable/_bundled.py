@@ -140,7 +140,7 @@ class Samples:
         )
         if _looks_like_repo_id(spec):
             message += (
-                f" For the hub model, fetch only its config (no weights): `huggingface-cli download {spec} "
+                f" For the hub model, fetch only its config (no weights): `hf download {spec} "
                 f"config.json`; it goes to the cache at $HF_HUB_CACHE, else $HF_HOME/hub (now "
                 f"{_hub_cache_dir(None)})."
             )

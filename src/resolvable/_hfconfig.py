@@ -374,7 +374,7 @@ def load_hf_config(
             if cached is None:
                 raise ConfigError(
                     f"{text}: no such file or directory (not found in the local Hugging Face cache either; "
-                    f"download it with `huggingface-cli download {text} config.json`)"
+                    f"download it with `hf download {text} config.json`)"
                 )
             path = str(cached)
             st = _stat(path)

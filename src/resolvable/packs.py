@@ -343,6 +343,11 @@ class Pack:
         """The user arguments ``resolve`` takes for a launch (default: ``launch.user``)."""
         return dict(launch.user)
 
+    def not_applicable(self, res: Any) -> frozenset[str]:
+        """The resolved fields that the model or platform makes irrelevant (``explain`` leaves
+        them out unless ``--all``; default: none)."""
+        return frozenset()
+
     def node_check(self, res: Any, hf: Any, launch: Any) -> None:
         """Refuse (``ConflictError``) a launch whose world size the node cannot hold, or whose
         heads TP cannot split, as the engine does (default: nothing to check)."""

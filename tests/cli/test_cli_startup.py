@@ -32,7 +32,7 @@ def test_explain_accepted_by_serverargs_refused_at_startup(capsys):
     code, out, err = run(
         capsys, "explain", "llama-3.1-8b", "--platform", "b200", "--attention-backend", "fa3"
     )
-    assert code == 2
+    assert code == 1
     assert (
         f"{LABEL}: accepted by ServerArgs, refused at start-up: FlashAttention v3 Backend requires SM>=80"
         in out
@@ -49,7 +49,7 @@ def test_explain_serverargs_refusal_is_unchanged(capsys):
     code, out, err = run(
         capsys, "explain", "llama-3.1-8b", "--platform", "h100", "--attention-backend", "trtllm_mha"
     )
-    assert code == 2 and LABEL not in out
+    assert code == 1 and LABEL not in out
     assert err.startswith("error: refused: ")
 
 
@@ -72,7 +72,7 @@ def test_explain_json_startup_refusal(capsys):
         capsys, "explain", "deepseek-v3", "--platform", "a100", "--attention-backend", "fa3", "--json"
     )
     data = json.loads(out)  # one document: the explanation, with the refusal inside
-    assert code == 2 and err.startswith("error: refused at start-up")
+    assert code == 1 and err.startswith("error: refused at start-up")
     assert data["fields"]["attention_backend"]["value"] == "fa3"
     refusal = data["startup"]["refusal"]
     assert data["startup"]["outcome"] == "refused"
@@ -91,7 +91,7 @@ def test_serverargs_refusal_json_names_its_phase(capsys):
         capsys, "explain", "llama-3.1-8b", "--platform", "h100", "--attention-backend", "trtllm_mha", "--json"
     )
     data = json.loads(out)
-    assert code == 2 and (data["phase"], data["stage"]) == ("server_args", "attention_checks")
+    assert code == 1 and (data["phase"], data["stage"]) == ("server_args", "attention_checks")
 
 
 def test_why_not_says_accepted_by_serverargs_but_refused_at_startup(capsys):
@@ -140,7 +140,7 @@ def test_matrix_cell_accepted_refused_at_startup(capsys):
 
 def test_resolve_reports_the_startup_answer(capsys):
     code, out, err = run(capsys, "resolve", "olmo-2-7b", "--platform", "rtx5090")
-    assert code == 2 and f"{LABEL}: accepted by ServerArgs, refused at start-up" in out
+    assert code == 1 and f"{LABEL}: accepted by ServerArgs, refused at start-up" in out
     assert "attn.backend" in out and err.startswith("error: refused at start-up")
     code, out, _ = run(capsys, "resolve", "olmo-2-7b", "--platform", "h100", "--json")
     data = json.loads(out)

@@ -94,7 +94,7 @@ def test_token_is_sent_for_a_private_repo(hub, monkeypatch):
     [
         ("acme/gated", HubAccessError, r"gated repo .*accept its terms .*HF_TOKEN"),
         ("acme/missing", HubAccessError, r"private repo, or none by that name.*check the name"),
-        ("acme/no-config", HubNotFoundError, r"has no config.json.*--config PATH"),
+        ("acme/no-config", HubNotFoundError, r"has no config.json.*--model-config PATH"),
     ],
 )
 def test_gated_private_missing_repos_get_one_line_errors_with_the_fix(hub, capsys, repo, error, words):
@@ -115,7 +115,7 @@ def test_unreachable_hub_is_one_line_and_falls_back_to_a_bundled_copy(tmp_path, 
         fetch_config("acme/anything")
     assert main(["explain", "zai-org/GLM-4.6-FP8", "--platform", "h100"]) == 2
     err = capsys.readouterr().err
-    assert "cannot reach the hub" in err and "--config glm-4.5" in err and err.count("\n") == 1
+    assert "cannot reach the hub" in err and "--model-config glm-4.5" in err and err.count("\n") == 1
     # a repo that a bundled sample copies is still answered, from that sample
     assert load_model("deepseek-ai/DeepSeek-V3").architecture == "DeepseekV3ForCausalLM"
 
@@ -147,17 +147,17 @@ def test_a_download_that_fails_midway_leaves_no_cache_entry(hub, tmp_path):
 
 def test_an_absent_local_model_path_names_config_and_config_stands_for_it(capsys):
     with pytest.raises(
-        ConfigError, match=r"'/models/glm-4.7' is not on this machine.*--config PATH\|SAMPLE.*glm-4.5"
+        ConfigError, match=r"'/models/glm-4.7' is not on this machine.*--model-config PATH\|SAMPLE.*glm-4.5"
     ):
         load_model("/models/glm-4.7")
     argv = ["explain", "--platform", "h100", "--field", "attention_backend"]
     paste = ["--", "python", "-m", "sglang.launch_server", "--model-path", "/models/glm-4.7", "--tp", "8"]
     assert main(argv + paste) == 2
-    assert "--config" in capsys.readouterr().err
-    assert main([*argv, "--config", "glm-4.5", *paste]) == 0
+    assert "--model-config" in capsys.readouterr().err
+    assert main([*argv, "--config", "glm-4.5", *paste]) == 1  # read; GLM-4.5 bf16 at TP 8 on H100: memory
     out = capsys.readouterr().out
     assert "/models/glm-4.7  [Glm4MoeForCausalLM]" in out
-    assert "read from glm-4.5 (--config), standing for /models/glm-4.7" in out
+    assert "read from glm-4.5 (--model-config), standing for /models/glm-4.7" in out
 
 
 @pytest.mark.parametrize(

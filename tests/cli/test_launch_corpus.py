@@ -50,21 +50,23 @@ def test_every_published_command_gets_an_answer(online, capsys, case):
     code = main(argv)
     out, err = capsys.readouterr()
     assert "internal error" not in err and "Traceback" not in err, err
-    assert code in (0, 2), (code, err)
+    assert code in (0, 1, 2), (code, err)  # 0 would start, 1 would not start, 2 an input error
     text = out + err
     assert case["says"] in text, text[-2000:]
     expect = case["expect"]
-    if code == 2:  # an answer, not a crash: one error line with the reason (and the fix)
+    if code in (1, 2):  # an answer, not a crash: one error line with the reason (and the fix)
         assert err.strip().splitlines()[-1].startswith("error: "), err
         assert len([line for line in err.splitlines() if line.startswith("error: ")]) == 1
-    if expect == "accepted":
-        assert code == 0 and "accepted, and would start" in out, text[-2000:]
+    if expect == "accepted":  # the rules accept it; memory may still say it does not fit
+        assert "accepted, and would start" in out, text[-2000:]
+        assert code == 0 or (code == 1 and "does not fit" in out), text[-2000:]
     elif expect == "startup":
-        assert code == 2 and "refused at start-up" in err
+        assert code == 1 and "refused at start-up" in err
     elif expect == "refused":
-        assert code == 2 and ("refused" in err or "is not a flag of sglang" in err), err
-    elif expect == "error":
-        assert code == 2 and "refused" not in err.split("\n")[0][:20], err
+        assert code == 1 and ("refused" in err or "is not a flag of sglang" in err), err
+    elif expect == "error":  # the tool's input error (2), or a flag sglang's parser refuses (1)
+        assert code == 2 or (code == 1 and "unknown flag" in err), err
+        assert "refused" not in err.split("\n")[0][:20], err
     # every hub id of the command came through the hub path (fetched from the stand-in), unless
     # the flags were refused before any model was read
     parsed = "is not a flag of sglang" not in err and "unknown flag" not in err

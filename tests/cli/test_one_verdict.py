@@ -86,3 +86,148 @@ def test_fit_input_errors_and_engine_refusals(capsys, argv):
         assert code == 2 and "--sglang-version is for --engine sglang" in err
     else:  # an unknown flag is the engine's parser refusing the launch
         assert code == 1 and "unrecognized arguments: --no-such-tool-option-xyz" in err
+
+
+def test_explain_folds_memory_into_the_verdict_vllm(capsys):
+    """Repro: `explain --platform b200 -- vllm serve deepseek-ai/DeepSeek-V3.2` said "would start"."""
+    code, out, err = run(
+        capsys, "explain", "--platform", "b200", "--json", "--", "vllm", "serve", "deepseek-v3.2"
+    )
+    assert code == 1
+    verdict = json.loads(out)["verdict"]
+    assert verdict["status"] == "does-not-fit" and verdict["allocation"] == "weights"
+    assert err.startswith("error: refused at start-up (memory)")
+
+
+def test_explain_folds_memory_into_the_verdict_sglang(capsys):
+    code, out, _ = run(
+        capsys, "explain", "--platform", "h100", "--", "python", "-m", "sglang.launch_server",
+        "--model-path", "llama-3.3-70b",
+    )  # fmt: skip
+    assert code == 1
+    assert "verdict   would not start: does not fit (weights" in out
+    code, out, _ = run(capsys, "resolve", "llama-3.3-70b", "--platform", "h100", "--tp-size", "4", "--json")
+    assert code == 0 and json.loads(out)["verdict"]["status"] == "starts"
+
+
+def test_explain_checks_the_node_for_sglang(capsys):
+    """Repro: --tp 64 on an 8-GPU node for a 32-head model said "would start" (vLLM refused)."""
+    code, out, err = run(
+        capsys, "explain", "--platform", "h100", "--json", "--", "python", "-m", "sglang.launch_server",
+        "--model-path", "qwen3-8b", "--tp", "64",
+    )  # fmt: skip
+    assert code == 1
+    verdict = json.loads(out)["verdict"]
+    assert verdict["status"] == "refused" and verdict["stage"] == "node"
+    assert "64 ranks" in verdict["message"] and "--tp-size 8" in verdict["fix"]
+    code, _, err = run(
+        capsys,
+        "explain",
+        "qwen3-8b",
+        "--engine",
+        "vllm",
+        "--platform",
+        "h100",
+        "--tensor-parallel-size",
+        "64",
+    )
+    assert code == 1 and "World size (64)" in err
+
+
+def test_why_not_is_the_tools_option_for_vllm_too(capsys):
+    """Repro: `explain --engine vllm --why-not FLASHINFER` answered "did you mean --host?"."""
+    code, out, err = run(
+        capsys, "explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100", "--why-not", "FLASHINFER"
+    )
+    assert code == 0, err
+    assert out.startswith("attention_backend='FLASHINFER' would be accepted")
+    assert "did you mean" not in out + err
+
+
+def test_a_retired_vllm_flag_names_its_release_not_a_spelling_guess(capsys):
+    """Repro: --calculate-kv-scales got "did you mean --disable-scale-out?"."""
+    code, _, err = run(
+        capsys, "explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100", "--calculate-kv-scales"
+    )
+    assert code == 1  # the engine's parser refuses it: would not start
+    assert "it was removed in vLLM 0.28.0 (last in 0.27.1)" in err
+    assert "did you mean" not in err
+
+
+def test_the_header_says_where_the_release_came_from(capsys):
+    code, out, _ = run(capsys, "explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100")
+    assert code == 0 and "release   vLLM 0.34.0  (the default release)" in out
+    code, out, _ = run(capsys, "explain", "qwen3-8b", "--platform", "h100", "--sglang-version", "0.5.19")
+    assert code == 0 and "release   sglang 0.5.19  (named by --sglang-version" in out
+
+
+@pytest.mark.parametrize(
+    "argv", [["explain", "--help"], ["explain", "--engine", "vllm", "--help"], ["fit", "--help"]]
+)
+def test_help_is_for_people(capsys, argv):
+    """Repro: `explain --help` was 2,042 lines, the tool's own options from line 499."""
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) <= 150, len(lines)
+    assert any("--platform" in line for line in lines[:40])
+    if argv[0] == "explain":
+        assert "resolvable flags --engine" in out
+
+
+def test_flags_lists_an_engines_flags_of_one_release(capsys):
+    code, out, _ = run(capsys, "flags", "--engine", "vllm", "--release", "0.33.0", "tensor-parallel")
+    assert code == 0 and out.startswith("vLLM 0.33.0: ") and "--tensor-parallel-size" in out
+    code, out, _ = run(capsys, "flags", "--engine", "sglang", "--release", "0.5.19", "cuda-graph-max-bs")
+    assert code == 0 and "  --cuda-graph-max-bs\n" in out
+    code, out, _ = run(capsys, "flags", "--engine", "sglang", "--release", "0.5.23", "cuda-graph-max-bs")
+    assert "  --cuda-graph-max-bs\n" not in out  # removed in 0.5.21
+
+
+def test_no_engine_flag_of_any_modelled_release_collides_with_a_tool_option():
+    from resolvable import packs
+    from resolvable.cli.flags import engine_flags
+
+    tool = {"--model-config", "--platform", "--gpus", "--env", "--json", "--field", "--why-not", "--engine"}
+    tool |= {packs.get(n).release_option for n in packs.names()}
+    for name in packs.names():
+        pack = packs.get(name)
+        for release in pack.releases:
+            options = {o.strip() for row in engine_flags(pack, release) for o in row[0].split(",")}
+            assert not tool & options, (name, release, tool & options)
+
+
+def test_model_config_stands_in_for_both_engines(capsys):
+    code, out, err = run(
+        capsys, "explain", "--platform", "h100", "--model-config", "llama-3.1-8b", "--",
+        "vllm", "serve", "/models/llama", "--tensor-parallel-size", "2",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "config    read from llama-3.1-8b (--model-config), standing for /models/llama" in out
+    code, out, err = run(
+        capsys, "fit", "--platform", "h100", "--model-config", "llama-3.1-8b", "--json", "--",
+        "python", "-m", "sglang.launch_server", "--model-path", "/models/llama",
+    )  # fmt: skip
+    assert code == 0, err
+    launch = json.loads(out)["launch"]
+    assert launch["config_source"] == "stand-in" and launch["model_config"] == "llama-3.1-8b"
+
+
+def test_advice_names_the_hf_command_the_installed_hub_ships():
+    """Repro: the advice named `huggingface-cli`, which the installed huggingface_hub no longer ships."""
+    from resolvable.sglang.models import unknown_message
+
+    message = unknown_message("some-org/some-model")
+    assert "`hf download some-org/some-model config.json`" in message
+    assert "huggingface-cli" not in message
+
+
+def test_fields_that_do_not_apply_are_left_out_unless_all(capsys):
+    """Repro: `sparse_mla_prefill_workspace_factor` was printed for a model without MLA."""
+    argv = ["explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100", "--json"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "sparse_mla_prefill_workspace_factor" not in json.loads(out)["fields"]
+    code, out, _ = run(capsys, *argv, "--all")
+    assert code == 0 and "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]
+    code, out, _ = run(capsys, "explain", "deepseek-v3", "--engine", "vllm", "--platform", "h100", "--json")
+    assert "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]  # an MLA model: it applies

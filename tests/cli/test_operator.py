@@ -49,7 +49,7 @@ def test_default_view_shows_a_user_flag_forced_back_to_its_default(capsys):
 def test_the_forced_line_shows_with_field_too(capsys):
     argv = ["explain", "deepseek-v3", "--platform", "h200", "--enable-dp-attention", "--field", "page_size"]
     code, out, _ = run(capsys, *argv)
-    assert code == 0 and "forced    your --enable-dp-attention True -> False" in out
+    assert code == 1 and "forced    your --enable-dp-attention True -> False" in out  # memory: TP 1
 
 
 def test_a_blocked_rule_is_one_line_too():
@@ -114,7 +114,7 @@ def test_matrix_csv_carries_the_whole_message_and_fix_the_text_table_abbreviates
 
 def test_a_fix_refused_too_names_the_accepted_combination(capsys):
     code, out, err = run(capsys, "explain", "qwen3-next-80b-a3b", "--platform", "mi300x")
-    assert code == 2
+    assert code == 1
     fix = "pass --mamba-radix-cache-strategy no_buffer --disable-overlap-schedule, or pass --disable-radix-cache"
     assert f"    fix: {fix} (checked by resolving again" in out and fix in err
     # and the combination it names is accepted
@@ -132,13 +132,13 @@ def test_a_fix_refused_too_names_the_accepted_combination(capsys):
 def test_a_fix_with_no_way_out_on_this_platform_says_so(capsys):
     code, out, _ = run(capsys, "explain", "qwen2.5-7b-instruct-1m", "--platform", "npu", "--json")
     data = json.loads(out)
-    assert code == 2 and data["fix"].startswith("none on this platform")
+    assert code == 1 and data["fix"].startswith("none on this platform")
     assert data["fix_check"]["status"] == "none" and data["fix_check"]["accepted"] == []
 
 
 def test_a_fix_that_holds_is_shown_as_written(capsys):
     code, out, _ = run(capsys, "explain", "lfm2-1.2b", "--platform", "a100", "--page-size", "16")
-    assert code == 2 and "    fix: drop --page-size (or pass --page-size 1)\n" in out
+    assert code == 1 and "    fix: drop --page-size (or pass --page-size 1)\n" in out
 
 
 def test_why_not_checks_the_fix_too(capsys):
@@ -167,7 +167,7 @@ def test_a_cp1252_console_gets_ascii_symbols_not_a_crash():
         timeout=60,
     )
     out = proc.stdout.decode("cp1252")
-    assert proc.returncode == 0, proc.stderr.decode("cp1252")
+    assert proc.returncode == 1, proc.stderr.decode("cp1252")  # DeepSeek-V3 on one B200: does not fit
     assert "  + 1. [device] device_default" in out and "legend: + applied" in out
     assert "\u2713" not in out and "internal error" not in proc.stderr.decode("cp1252")
     matrix = subprocess.run(

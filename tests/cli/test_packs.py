@@ -141,7 +141,7 @@ def test_a_third_pack_refusal_is_one_error_line(toy, capsys):
     code, out, err = run(
         capsys, "resolve", "toy-1b", "--engine", "toy", "--platform", "h100", "--block", "20"
     )
-    assert code == 2
+    assert code == 1
     assert out == ""  # resolve prints no partial answer
     (line,) = err.strip().splitlines()
     assert re.fullmatch(
@@ -202,3 +202,18 @@ def test_the_builtin_packs_answer_the_interface():
     assert packs.recognise(["python", "-m", "sglang.launch_server", "--model-path", "m"]) == "sglang"
     assert packs.recognise(["sglang", "serve"]) == "sglang"
     assert packs.recognise(["bash"]) is None
+
+
+def test_a_third_pack_gets_the_launch_and_the_verdict(toy):
+    """Pack.build_launch / Pack.verdict work for a pack that implements only the launch methods."""
+    launch = toy.build_launch(command=["toy", "serve", "--model", "toy-1b", "--block", "20"], platform="h100")
+    assert (launch.engine, launch.release, launch.release_from) == ("toy", "1.1", "default")
+    assert dict(launch.user) == {"block": 20} and launch.config_source == "sample"
+    res, verdict = toy.verdict(launch)
+    assert verdict.status == "refused" and verdict.fix == "use --block 16" and verdict.exit_code == 1
+    res, verdict = toy.verdict(launch.with_user(block=32))
+    assert verdict.status == "starts" and res["kernel"] == "fast"
+    assert verdict.unknowns and verdict.unknowns[0].startswith("memory: ")  # no memory model: not a refusal
+    rejected = toy.build_launch(model="toy-1b", argv=["--no-such"], release="1.0")
+    assert rejected.release_from == "flag"
+    assert toy.verdict(rejected)[1].stage == "parse"

@@ -191,5 +191,5 @@ def test_a_flag_removed_before_the_oldest_table_names_its_replacement(capsys):
         assert all(option not in load_table(r).by_option for r in releases())
         assert use.split()[0] in load_table(releases()[-1]).by_option
     code, _out, err = run(capsys, "explain", "deepseek-v3", "--platform", "h200", "--enable-deepep-moe")
-    assert code == 2
+    assert code == 1
     assert "it was removed before 0.5.15, use --moe-a2a-backend deepep" in err

@@ -31,7 +31,7 @@ def test_explain_header_names_the_release(capsys):
 def test_explain_shows_the_release_range_of_a_rule(capsys):
     argv = ["explain", "step-3.5-flash", "--platform", "b200", "--field", "page_size", *GOLDEN_FLAGS]
     code, out, _ = run(capsys, *argv)
-    assert code == 0
+    assert code == 1  # the rules accept it; the weights do not fit one B200 (memory)
     assert "page_size = 128" in out and "fa4_page_size" in out and "(sglang since 0.5.15)" in out
     code, out, _ = run(
         capsys,

@@ -313,7 +313,7 @@ def test_hub_id_not_in_cache(tmp_path, monkeypatch):
     hub, _ = make_hub(tmp_path)
     monkeypatch.chdir(tmp_path)
     message = assert_config_error("org/other", names="org/other", hub_cache=str(hub))
-    assert "huggingface-cli download org/other" in message
+    assert "hf download org/other" in message
 
 
 def test_malformed_config_in_hub_cache_names_the_snapshot_file(tmp_path, monkeypatch):

@@ -136,7 +136,7 @@ def test_corpus_file(entry: dict[str, Any], capsys: pytest.CaptureFixture[str]) 
     for field, value in entry.get("values", {}).items():
         assert res[field] == value, field
     rc, out, err = run_cli(capsys, ["explain", str(path), "--platform", platform, *_argv_flags(flags)])
-    assert rc == 0, err
+    assert rc == 0 or (rc == 1 and "refused at start-up (memory)" in err), err  # read; 1: it does not fit
     assert "Traceback" not in out + err and "internal error" not in err
     assert out.startswith("model ")
 

@@ -71,7 +71,8 @@ def _env(seed: str) -> dict[str, str]:
 
 def _run(args: list[str], seed: str) -> bytes:
     done = subprocess.run([sys.executable, *args], capture_output=True, env=_env(seed), timeout=60)
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    # 0 would start, 1 would not (the weights of a big model on one GPU): an answer either way
+    assert done.returncode in (0, 1), done.stderr.decode(errors="replace")
     assert b"Traceback" not in done.stderr
     return done.stdout
 

@@ -309,7 +309,7 @@ def test_exaone4_null_sliding_window_refuses_like_sglang(tmp_path, capsys):
     ):
         resolve(hf)
     assert resolve(hf, attention_backend="fa3")["disable_hybrid_swa_memory"] is True
-    assert main(["explain", str(d), "--platform", "h100", *GOLDEN_FLAGS]) == 2
+    assert main(["explain", str(d), "--platform", "h100", *GOLDEN_FLAGS]) == 1  # refused
     out = capsys.readouterr().out
     assert "sliding_window_pattern=0 from transformers 5.12.1 Exaone4Config" in out
 

@@ -50,7 +50,7 @@ def test_explain_json_carries_the_candidates(capsys):
 
 def test_explain_refusal_is_one_error_line_and_exit_2(capsys):
     code, out, err = run(capsys, "explain", "deepseek-v3.2", "--engine", "vllm", "--platform", "a100")
-    assert code == 2
+    assert code == 1
     assert err.startswith("error: refused: No valid attention backend found")
     assert err.count("\n") == 1
     assert "refused by select_backends" in out

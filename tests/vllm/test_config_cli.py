@@ -39,7 +39,7 @@ def test_gpus_flag_and_checked_fix(capsys):
     code, out, err = run(
         capsys, "explain", "llama-3.1-8b", "--engine", "vllm", "--platform", "h100", "--gpus", "2", "-tp", "4"
     )
-    assert code == 2
+    assert code == 1
     assert "World size (4) is larger than the number of available GPUs (2) in this node." in out
     assert "fix: pass --tensor-parallel-size 2" in out
     assert err.count("\n") == 1 and err.startswith("error: refused: World size (4)")
@@ -76,7 +76,7 @@ def test_startup_refusal_exit_2_with_checked_fix(capsys):
         "--json",
     )
     data = json.loads(out)
-    assert code == 2
+    assert code == 1
     assert data["startup"]["would_start"] is False
     assert data["startup"]["refusal"]["message"].startswith("Bfloat16 is only supported on GPUs")
     assert data["startup"]["refusal"]["fix"].startswith("pass --dtype float32")

@@ -23,8 +23,9 @@ def test_each_published_command_gets_an_answer(capsys, case):
     out, err = capsys.readouterr()
     assert "internal error" not in err and "Traceback" not in err
     data = json.loads(out)
-    if case.outcome == "accepted":
-        assert code == 0, err
+    if case.outcome == "accepted":  # the rules accept it; on this preset the memory may not fit
+        assert data["startup"]["would_start"], err
+        assert code == 0 or (code == 1 and data["verdict"]["status"] == "does-not-fit"), err
         assert data["engine"] == "vllm" and data["vllm_version"] in (
             "0.30.0",
             "0.31.0",
@@ -34,7 +35,7 @@ def test_each_published_command_gets_an_answer(capsys, case):
         )
         assert data["arch"]
     else:
-        assert code == 2, out
+        assert code == 1, out  # would not start
         assert err.startswith("error: refused:"), err
         assert case.needle in err
         assert data["refused"] if "refused" in data else data.get("rule")

@@ -1,5 +1,5 @@
-"""The ``resolvable`` command: explain, resolve, diff, upgrade, matrix, backends, platforms, models, lint,
-docs, fit.
+"""The ``resolvable`` command: explain, resolve, fit, diff, upgrade, matrix, backends, flags, platforms,
+models, lint, parity, docs — for every registered engine (SGLang, vLLM).
 
 Invariants: every user error (unknown model, unreadable config, unknown preset, bad flag
 value, refused configuration) prints one ``error:`` line with the fix and exits 2 — never a
@@ -23,7 +23,9 @@ from ..errors import ConflictError, ResolvableError, one_line
 from . import backends as _backends
 from . import vllm as _vllm
 from ._common import (
+    EXIT_FINDINGS,
     EXIT_USAGE,
+    EngineFlagError,
     UsageError,
     _check_extras,
     _Parser,
@@ -63,12 +65,13 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
     )
     _add_engine(p)
     p.add_argument(
-        "--config",
+        "--model-config",
+        "--config",  # deprecated alias (sglang's own --config is its YAML flag): before `--` only
         dest="model_config",
         metavar="PATH|SAMPLE",
         help="the config that stands for MODEL: a config.json, a model directory or a bundled sample "
         "(for a launch whose --model-path is a local directory that is not on this machine); "
-        "give it before `--` (inside a pasted command, --config is sglang's own YAML config flag)",
+        "--config is its deprecated alias before `--` (in a pasted command it is sglang's YAML flag)",
     )
     p.add_argument(
         "--platform",
@@ -83,6 +86,9 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
     _add_sglang_version(p)
     pack("sglang").add_cli_args(p, skip=("model_path", "config"))
+    from .flags import hide_engine_flags
+
+    hide_engine_flags(p, "sglang")
 
 
 def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-version", **kw: Any) -> None:
@@ -153,7 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_diff)
 
     p = sub.add_parser(
-        "upgrade", help="what an sglang upgrade changes for one launch: fields, deciding rules, outcome"
+        "upgrade",
+        help="what an engine upgrade changes for one launch: fields, deciding rules, outcome "
+        "(--engine vllm for vLLM)",
     )
     _add_model_inputs(p, platform_default=default_platform)
     _add_sglang_version(
@@ -209,8 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     # so that `resolvable -h` names it.
     sub.add_parser(
         "fit",
-        help="will it fit? weights, KV-cache tokens, requests at the full context, the smallest TP "
-        "(sglang, or vLLM with --engine vllm; see `resolvable fit -h`)",
+        help="will it fit? weights, KV-cache tokens, requests at the full context, the smallest TP; "
+        "any engine, any input form (see `resolvable fit -h`)",
         add_help=False,
     )
 
@@ -227,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
         "differ; see `resolvable compare -h`)",
         add_help=False,
     )
+    from .flags import add_parser as _add_flags
+
+    _add_flags(sub)
 
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
@@ -287,10 +298,14 @@ def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
     head, tail = argv[:i], argv[i + 1 :]
     # resolvable's own options may follow the pasted command too (sglang has no flag of these names)
     rest: list[str] = []
+    # `docker run --platform linux/amd64 --env K=V …`: docker's own options, not resolvable's
+    docker = bool(tail) and tail[0] in ("docker", "podman", "nvidia-docker")
     j = 0
     while j < len(tail):
         name = tail[j].split("=", 1)[0]
-        if name in _OWN_SWITCHES:
+        if docker and name in _DOCKER_OWN:
+            rest.append(tail[j])
+        elif name in _OWN_SWITCHES:
             head.append(tail[j])
         elif name in _OWN_OPTIONS:
             head.append(tail[j])
@@ -345,8 +360,11 @@ def _option_of(argv: Sequence[str], name: str) -> str | None:
 
 
 _OWN_SWITCHES = ("--json",)
+#: Options of ``docker run`` that are also resolvable's: in a pasted docker line they are docker's.
+_DOCKER_OWN = ("--platform", "--env")
 _OWN_OPTIONS = (
     "--platform",
+    "--model-config",
     "--env",
     "--field",
     "--why-not",
@@ -574,7 +592,7 @@ def _run(argv: Sequence[str] | None) -> int:
     wants_json = "--json" in argv
     previous_table = flags.use_release(None)
     try:
-        if argv[:1] == ["fit"]:  # memory fit: its own parser per engine (cli/fit.py)
+        if argv[:1] == ["fit"]:  # memory fit: the one front door (cli/fit.py, cli/frontdoor.py)
             from .fit import main as fit_main
 
             return fit_main(argv[1:])
@@ -590,6 +608,9 @@ def _run(argv: Sequence[str] | None) -> int:
             from .compare import main as compare_main
 
             return compare_main(argv[1:])
+        if argv[:1] == ["flags"]:  # any engine's flag table (cli/flags.py)
+            args = build_parser().parse_args(argv)
+            return int(args.func(args) or 0)
         argv, pasted = _split_pasted(argv)
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself
@@ -627,11 +648,22 @@ def _run(argv: Sequence[str] | None) -> int:
         args, ignored = _parse(argv, pasted)
         _report_ignored(ignored)
         return int(args.func(args, ignored) or 0)
-    except ConflictError as exc:
-        if wants_json:  # scripts get the refusal as JSON too
-            print(json.dumps(refusal_json(exc), indent=2, default=repr))
+    except ConflictError as exc:  # the engine refuses the launch: it would not start (exit 1)
+        if wants_json:  # scripts get the refusal as JSON too, with the verdict every command gives
+            from ..verdict import from_refusal
+
+            data = {**refusal_json(exc), "verdict": from_refusal(exc).to_dict()}
+            print(json.dumps(data, indent=2, default=repr))
         _say(f"error: {refusal_prefix(exc)}: {exc}")
-        return EXIT_USAGE
+        return EXIT_FINDINGS
+    except EngineFlagError as exc:  # the engine's parser refuses a flag: it would not start
+        if wants_json:
+            from ..verdict import Verdict
+
+            refused = Verdict("refused", stage="parse", rule="argument parser", message=str(exc))
+            print(json.dumps({"verdict": refused.to_dict()}, indent=2))
+        _say(f"error: {exc}")
+        return EXIT_FINDINGS
     except ResolvableError as exc:
         _say(f"error: {exc}")
         return EXIT_USAGE

@@ -45,7 +45,12 @@ class UsageError(ResolvableError):
     """A command-line mistake."""
 
 
-class FlagError(UsageError):
+class EngineFlagError(UsageError):
+    """An engine flag the release does not accept: the engine's own parser refuses the launch, so
+    it would not start (exit 1, not the tool's input error)."""
+
+
+class FlagError(EngineFlagError):
     """A flag the release being parsed does not accept (one side of a comparison may lack it)."""
 
 
@@ -233,7 +238,7 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
     known = [s for a in parser._actions for s in a.option_strings]
     for token in extra:
         if not token.startswith("-"):
-            raise UsageError(
+            raise EngineFlagError(
                 f"unexpected value {token!r} (sglang would reject it as an unrecognized argument)"
             )
         name = token.split("=", 1)[0]
@@ -243,7 +248,7 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
             raise FlagError(f"{name} is not a flag of sglang {release}; {history}")
         hint = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
         extra_hint = f"; did you mean {hint[0]}?" if hint else f" (sglang {release} has no such flag)"
-        raise UsageError(f"unknown flag {name}{extra_hint}")
+        raise EngineFlagError(f"unknown flag {name}{extra_hint}")
     return []
 
 
@@ -429,6 +434,13 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         + (f"  (detected by {platform.detected_by})" if platform.name == "detected" else ""),
         f"flags     {flags}",
         f"rules     sglang {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
+        f"release   sglang {res.release}  ("
+        + (
+            "the default release"
+            if getattr(args, "sglang_version", None) is None
+            else "named by --sglang-version or the image tag"
+        )
+        + ")",
     ]
     launch = getattr(args, "launch", None)
     if launch is not None:
@@ -457,7 +469,7 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
     lines += [f"note      {n}" for n in res.notes]
     stand_in = getattr(args, "model_config", None)
     if stand_in is not None:
-        lines.append(f"config    read from {stand_in} (--config), standing for {args.model}")
+        lines.append(f"config    read from {stand_in} (--model-config), standing for {args.model}")
     lines += config_origin_lines(getattr(args, "loaded_config", None))
     return lines
 

@@ -26,6 +26,7 @@ from ._common import (
     _startup,
     _user_flags,
     flags_of,
+    model_config,
     pack,
     report_diff,
     side_of,
@@ -35,12 +36,18 @@ from .explain import _not_modelled_json
 
 
 def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
-    from .explain import _startup_exit, _startup_json, _startup_lines
+    from .explain import _startup_json, _startup_lines, _verdict_exit
+    from .fit import memory_section
+    from .verdicts import reach
 
     user = _user_flags(args)
     res = _resolve(args, args.platform, user)
     passed, refusal = _startup(args, res)
     skipped = not args.startup_check
+    report = memory_section(args, res)[2]
+    verdict = reach(
+        pack("sglang"), res, model_config(args), refusal, passed, report, startup_check=not skipped
+    )
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -61,21 +68,23 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
                     "notes": data["notes"],
                     "declarations": data["declarations"],
                     "startup": _startup_json(passed, refusal, skipped=skipped),
+                    "verdict": verdict.to_dict(),
                 },
                 indent=2,
                 default=repr,
             )
         )
-        return _startup_exit(refusal)
+        return _verdict_exit(verdict, refusal)
     print("\n".join(_header(res, args, user)))
     print("\n".join(_startup_lines(passed, refusal, skipped=skipped)))
+    print(verdict.line())
     print()
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
         for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
     ]
     print(table(["published leaf", "value", "decided by"], rows))
-    return _startup_exit(refusal)
+    return _verdict_exit(verdict, refusal)
 
 
 def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:

@@ -2,7 +2,8 @@
 
 Invariants: explain resolves with tracing on, so every step shows what its rule read; it then
 runs the start-up checks (after ServerArgs) and always says which of the two answers holds:
-"accepted, and would start" or "accepted by ServerArgs, refused at start-up: …" (exit code 2).
+"accepted, and would start" or "accepted by ServerArgs, refused at start-up: …"; then the node
+check and the memory fit, folded into one verdict (``cli.verdicts``): exit 0 would start, 1 not.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from .._text import short
 from ..errors import ConflictError, InvalidArgumentError
 from ..rules import RELEASE_READ
 from ._common import (
-    EXIT_USAGE,
+    EXIT_FINDINGS,
     _header,
     _resolve,
     _startup,
     _user_flags,
     config_origin_lines,
+    model_config,
     pack,
     refusal_json,
     refusal_prefix,
@@ -160,8 +162,12 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
     passed, refusal = _startup(args, res)
     from .fit import memory_section
+    from .verdicts import reach
 
-    memory_lines, memory_json = memory_section(args, res)
+    memory_lines, memory_json, report = memory_section(args, res)
+    verdict = reach(
+        pack("sglang"), res, model_config(args), refusal, passed, report, startup_check=args.startup_check
+    )
     if args.json:
         print(
             json.dumps(
@@ -179,15 +185,17 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
                     "fields": {f: res.explain(f).to_dict() for f in fields},
                     "startup": _startup_json(passed, refusal, skipped=not args.startup_check),
                     "memory": memory_json,
+                    "verdict": verdict.to_dict(),
                 },
                 indent=2,
                 default=repr,
             )
         )
-        return _startup_exit(refusal)
+        return _verdict_exit(verdict, refusal)
     print("\n".join(_header(res, args, user)))
     print("\n".join(_startup_lines(passed, refusal, skipped=not args.startup_check)))
     print("\n".join(memory_lines))
+    print(verdict.line())
     for line in _overrides_of_user_flags(res):
         print(line)
     explained = [res.explain(f) for f in fields if f != "model_path"]
@@ -199,16 +207,26 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
     print("\nlegend: ✓ applied  ! forced over your flag  ✗ blocked by your flag  ~ shadowed by a later rule")
-    return _startup_exit(refusal)
+    return _verdict_exit(verdict, refusal)
 
 
 def _startup_exit(refusal: ConflictError | None) -> int:
-    """0 when it would start; else the one-line error on stderr (stdout has the whole answer), 2."""
+    """0 when it would start; else the one-line error on stderr (stdout has the whole answer), 1."""
     if refusal is None:
         return 0
     sys.stdout.flush()
     print(f"error: {refusal_prefix(refusal)}: {refusal}", file=sys.stderr)
-    return EXIT_USAGE
+    return EXIT_FINDINGS
+
+
+def _verdict_exit(verdict: Any, refusal: ConflictError | None) -> int:
+    """The verdict's exit code (0 would start, 1 would not); a start-up refusal's error line is
+    the one it always was, a node or memory refusal's is the verdict's."""
+    from .verdicts import say
+
+    if refusal is not None:
+        return _startup_exit(refusal)
+    return say(verdict)
 
 
 def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -144,19 +143,9 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _said(verdict: Any) -> int:
-    """The exit code of a verdict; one ``error:`` line on stderr when the launch would not start
-    (the engine's message and the checked fix), as every command says it."""
-    if not verdict.starts:
-        sys.stdout.flush()
-        print(error_line(verdict), file=sys.stderr)
-    return verdict.exit_code
+    from .verdicts import say
 
-
-def error_line(verdict: Any) -> str:
-    """``error: refused at start-up (memory): MESSAGE Fix: FIX`` for a launch that would not start."""
-    stage = "memory" if verdict.status == "does-not-fit" else (verdict.stage or "start-up")
-    fix = f" Fix: {verdict.fix}" if verdict.fix else ""
-    return f"error: refused at start-up ({stage}): {verdict.message}{fix}"
+    return say(verdict)
 
 
 def _shorter_contexts(report: Any) -> list[int]:
@@ -203,7 +192,7 @@ def _refused(pack: Any, launch: Any, verdict: Any, as_json: bool) -> int:
     return _said(verdict)
 
 
-def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:
+def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any], Any]:
     """The memory section of ``explain``: a short text and the ``memory`` object of ``--json``
     (an ``error`` entry when the model or the platform is outside the memory model)."""
     from ._common import model_config
@@ -222,7 +211,7 @@ def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[
     )
 
 
-def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any]]:
+def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any], Any]:
     """The memory section of ``explain --engine vllm``: weights per rank, KV tokens, concurrency
     at ``max_model_len``, from the resolved engine arguments of the release (the KV dtype, the
     block size, the utilization), like SGLang's (``memory_section``)."""
@@ -230,7 +219,7 @@ def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], 
     return _memory_summary(
         lambda: vllm.memory_capacity(
             {k: res[k] for k in res},
-            vllm.load_model(args.model),
+            vllm.load_model(args.model_config or args.model),
             device_name=res.platform.device_name,
             memory_gib=res.platform.memory_gib,
             version=getattr(args, "release", None),
@@ -243,19 +232,24 @@ def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], 
 
 def _memory_summary(
     capacity: Callable[[], Any], *, context: str, fit_command: str
-) -> tuple[list[str], dict[str, Any]]:
-    """One line and the ``memory`` object for ``explain``, whichever engine's capacity report."""
+) -> tuple[list[str], dict[str, Any], Any]:
+    """One line, the ``memory`` object for ``explain`` and the report (None: not modelled),
+    whichever engine's capacity report."""
     from ..memory import MemoryModelError
 
     try:
         rep = capacity()
     except MemoryModelError as exc:
-        return [f"memory    not modelled here: {exc}"], {"error": str(exc)}
+        return [f"memory    not modelled here: {exc}"], {"error": str(exc)}, None
     if not rep.fits:
-        return [f"memory    would not fit: {rep.refusal} (`{fit_command}` for a checked fix)"], rep.to_dict()
+        return (
+            [f"memory    would not fit: {rep.refusal} (`{fit_command}` for a checked fix)"],
+            rep.to_dict(),
+            rep,
+        )
     est = " (estimate)" if rep.weights_estimated else ""
     line = (
         f"memory    weights {rep.weights_bytes / (1 << 30):.1f} GiB/rank{est}, KV cache {rep.kv_tokens:,} tokens, "
         f"{rep.concurrency_at_context:.2f}× the {rep.context_length:,}-token {context} (`{fit_command}` for details)"
     )
-    return [line], rep.to_dict()
+    return [line], rep.to_dict(), rep

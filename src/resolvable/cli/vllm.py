@@ -55,9 +55,19 @@ def _add_common(p: argparse.ArgumentParser, release: str) -> None:
     p.add_argument(
         "--kernels", metavar="NAME=0|1,...", help="override installed-kernel facts (resolvable's own option)"
     )
+    p.add_argument(
+        "--model-config",
+        dest="model_config",
+        metavar="PATH|SAMPLE",
+        help="a config.json, model directory or bundled sample that stands for the model (a local "
+        "model path that is not on this machine); the header says when one is used",
+    )
     _add_version(p)
     _add_gpus(p)
     pack("vllm").add_cli_args(p, release)
+    from .flags import hide_engine_flags
+
+    hide_engine_flags(p, "vllm")
 
 
 def _add_gpus(p: argparse.ArgumentParser) -> None:
@@ -89,6 +99,12 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="why each resolved field has its value; every candidate backend")
     _add_common(p, release)
     p.add_argument("--field", help="explain only this field")
+    p.add_argument(
+        "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
+    )
+    p.add_argument(
+        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
+    )
     p.set_defaults(func=cmd_explain)
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
     _add_common(p, release)
@@ -183,7 +199,9 @@ def main(argv: Sequence[str], pasted: Any = None) -> int:
         argv = [argv[0], *rest]
     args, extra = build_parser(release).parse_known_args(argv)
     if extra:
-        raise UsageError(vllm.unknown_message(extra, table))
+        from ._common import EngineFlagError
+
+        raise EngineFlagError(vllm.unknown_message(extra, table))
     args.release, args.release_note, args.pasted = release, release_note, pasted
     if args.command in LAUNCH_COMMANDS:
         _take_launch(args, notes, table)
@@ -224,6 +242,12 @@ def _take_launch(args: argparse.Namespace, notes: list[str], table: Any) -> None
     args.parsed = parsed
 
 
+def model_config_of(args: argparse.Namespace) -> Any:
+    """The config the launch reads: ``--model-config``'s stand-in, else the model."""
+    stand_in = getattr(args, "model_config", None)
+    return pack("vllm").load_model(stand_in if stand_in is not None else args.model)
+
+
 def _env(args: argparse.Namespace) -> dict[str, str]:
     """The environment the rules see: this shell's vLLM variables, the pasted command's
     assignments (and docker ``-e``), then ``--env`` (the last word)."""
@@ -250,7 +274,7 @@ def _resolve(
     kwargs = vllm.resolution_kwargs(parsed or args.parsed)
     if args.kernels is not None:
         kwargs["kernels"] = args.kernels
-    hf = vllm.load_model(args.model)
+    hf = model_config_of(args)
     plat, env = vllm.with_gpus(vllm.platform(platform_name), args.gpus), _env(args)
     version = release or args.release
     try:
@@ -265,7 +289,7 @@ def _startup(res: Any, args: argparse.Namespace) -> tuple[tuple[Any, ...], Confl
     """The engine-start checks (``resolvable.vllm.config.startup``): (passed, None) or ((), refusal),
     the refusal's fix checked by resolving again."""
     vllm = pack("vllm")
-    hf, env = vllm.load_model(args.model), _env(args)
+    hf, env = model_config_of(args), _env(args)
     try:
         return vllm.check_startup(res, hf, env), None
     except ConflictError as exc:
@@ -313,6 +337,8 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
     parsed = parsed or args.parsed
     modelled = [s for s in parsed.shown_all() if s not in parsed.shown]
     lines = [f"model     {args.model}  [{res.arch}]"]
+    if getattr(args, "model_config", None) is not None:
+        lines.append(f"config    read from {args.model_config} (--model-config), standing for {args.model}")
     if args.launcher is not None:
         lines.append(f"command   {args.launcher}" + "".join(f"  {k}={v}" for k, v in args.launch_env.items()))
     lines += [
@@ -324,6 +350,10 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
     release_line = f"release   vLLM {res.release}"
     if args.release_note:
         release_line += f"  ({args.release_note})"
+    elif getattr(args, "vllm_version", None) is None:
+        release_line += "  (the default release)"
+    else:
+        release_line += "  (named by --vllm-version)"
     lines += [
         release_line,
         f"rules     vllm {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
@@ -354,7 +384,38 @@ def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
 # -- commands ------------------------------------------------------------------------------
 
 
+def launch_of(args: argparse.Namespace) -> Any:
+    """The ``Launch`` of this front-end's parsed command (``resolvable.launch``)."""
+    from ..launch import Launch, Node, config_source_of
+
+    vllm = pack("vllm")
+    source = "image-tag" if args.release_note and "image tag" in args.release_note else None
+    if source is None:
+        source = "flag" if getattr(args, "vllm_version", None) is not None else "default"
+    return Launch(
+        engine=vllm.name,
+        release=args.release,
+        release_from=source,
+        model=args.model,
+        config_source=config_source_of(args.model, getattr(args, "model_config", None), vllm.catalog()),
+        model_config=getattr(args, "model_config", None),
+        node=Node(args.platform, args.gpus),
+        user=vllm.resolution_kwargs(args.parsed),
+        not_modelled=tuple(args.parsed.shown),
+        not_modelled_values=args.parsed.not_modelled,
+        env=_env(args),
+        launcher=args.launcher,
+        notes=tuple(args.parsed.notes),
+        options={"kernels": args.kernels},
+        parsed=args.parsed,
+    )
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
+    if args.why_not is not None:
+        from .whynot import why_not
+
+        return why_not(pack("vllm"), launch_of(args), args.why_not, args.field, as_json=args.json)
     try:
         res = _resolve(args, args.platform, trace=True)
     except ConflictError as exc:
@@ -362,11 +423,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
             print("\n".join(_refusal_lines(exc)))
         raise
     passed, refusal = _startup(res, args)
-    fields = [args.field] if args.field else _in_pipeline_order(res)
+    hidden = [] if args.field or args.all else sorted(pack("vllm").not_applicable(res) & set(res.changed()))
+    fields = [args.field] if args.field else [f for f in _in_pipeline_order(res) if f not in hidden]
     explained = [res.explain(f) for f in fields]
     from .fit import vllm_memory_section
+    from .verdicts import reach, say
 
-    memory_lines, memory_json = vllm_memory_section(args, res)
+    memory_lines, memory_json, report = vllm_memory_section(args, res)
+    verdict = reach(pack("vllm"), res, None, refusal, passed, report)
     if args.json:
         print(
             json.dumps(
@@ -384,12 +448,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
                     "fields": {e.field: e.to_dict() for e in explained},
                     "startup": _startup_json(passed, refusal),
                     "memory": memory_json,
+                    "verdict": verdict.to_dict(),
                 },
                 indent=2,
                 default=repr,
             )
         )
-        return 2 if refusal is not None else 0
+        return say(verdict)
     print("\n".join(_header(res, args)))
     print("\n".join(memory_lines))
     for exp in explained:
@@ -399,12 +464,15 @@ def cmd_explain(args: argparse.Namespace) -> int:
     untouched = [f"{e.field}={e.value!r}" for e in explained if not e.steps and not args.field]
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
+    if hidden:
+        print(f"\nnot shown, irrelevant for this model: {', '.join(hidden)} (--all shows them)")
     print()
     print("\n".join(_startup_lines(passed, refusal)))
+    print(verdict.line())
     print(
         "\nlegend: ✓ applied/chosen  ! forced over your flag  ✗ blocked / rejected  ~ shadowed  · valid, lower priority"
     )
-    return 2 if refusal is not None else 0
+    return say(verdict)
 
 
 def _in_pipeline_order(res: Any) -> list[str]:
@@ -434,8 +502,12 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
+    from .fit import vllm_memory_section
+    from .verdicts import reach, say
+
     res = _resolve(args, args.platform)
     passed, refusal = _startup(res, args)
+    verdict = reach(pack("vllm"), res, None, refusal, passed, vllm_memory_section(args, res)[2])
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -457,12 +529,15 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                     "release": res.release,
                     "engine_config": pack("vllm").engine_config(res),
                     "startup": _startup_json(passed, refusal),
+                    "verdict": verdict.to_dict(),
                 },
                 indent=2,
+                default=repr,
             )
         )
-        return 0
+        return say(verdict)
     print("\n".join(_header(res, args)))
+    print(verdict.line())
     print()
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
@@ -471,7 +546,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     print(table(["published leaf", "value", "decided by"], rows))
     print()
     print("\n".join(_startup_lines(passed, refusal)))
-    return 0
+    return say(verdict)
 
 
 def _parse_set(pairs: Sequence[str], release: str) -> Any:

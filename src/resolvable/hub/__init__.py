@@ -197,7 +197,7 @@ def _from_cache(repo_id: str, revision: str | None, files: Sequence[str], cache:
             f"{repo_id}{_at(revision)} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set: unset "
             f"HF_HUB_OFFLINE to fetch its config.json (no weights), or fetch it where the hub is reachable "
             f"(`hf download {repo_id} config.json`) into the cache at $HF_HUB_CACHE, else $HF_HOME/hub "
-            f"(now {cache}), or pass --config PATH"
+            f"(now {cache}), or pass --model-config PATH"
         )
     return os.path.dirname(found)
 
@@ -302,12 +302,12 @@ def _translate(exc: BaseException, repo_id: str, revision: str | None, name: str
     if kind == "entry":
         return HubNotFoundError(
             f"{where} has no {name}: it is not a transformers model repo sglang can load; "
-            "pass --config PATH with the config.json that stands for it"
+            "pass --model-config PATH with the config.json that stands for it"
         )
     if kind == "offline":
         return HubOfflineError(
             f"{where} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set: unset HF_HUB_OFFLINE "
-            "to fetch its config.json (no weights), or pass --config PATH"
+            "to fetch its config.json (no weights), or pass --model-config PATH"
         )
     if kind == "http":
         return HubUnreachableError(
@@ -318,5 +318,5 @@ def _translate(exc: BaseException, repo_id: str, revision: str | None, name: str
     return HubUnreachableError(
         f"{where}: cannot reach the hub at {endpoint()} to fetch {name} ({type(exc).__name__}: {detail[:160]}); "
         "check the network or HF_ENDPOINT, or fetch it elsewhere (`hf download "
-        f"{repo_id} config.json`) and pass --config PATH"
+        f"{repo_id} config.json`) and pass --model-config PATH"
     )

@@ -84,14 +84,14 @@ def absent_path_message(path: str) -> str:
     """A local model path (``--model-path /models/X``) that is not on this machine."""
     return (
         f"model path {path!r} is not on this machine (it is the launch's local directory): pass "
-        f"--config PATH|SAMPLE to say which config.json, model directory or bundled sample stands for it"
+        f"--model-config PATH|SAMPLE to say which config.json, model directory or bundled sample stands for it"
         f"{_suggestion(path)}"
     )
 
 
 def _suggestion(name: str) -> str:
     hint = SAMPLES.suggest(name)
-    return f" (for this model, perhaps --config {hint})" if hint else ""
+    return f" (for this model, perhaps --model-config {hint})" if hint else ""
 
 
 __all__ = [

@@ -48,7 +48,7 @@ def node_check(res: Any, hf: Any, launch: Any) -> None:
     dp = int(res["dp_size"] or 1)
     dp_attention = bool(res["enable_dp_attention"])
     nnodes = int(res["nnodes"] or 1) if "nnodes" in res else 1
-    nnodes = max(nnodes, launch.node.nodes)
+    nnodes = max(nnodes, getattr(getattr(launch, "node", None), "nodes", 1))
     world = tp * pp * (1 if dp_attention else dp)
     gpus = int(platform.device_count or 1)
     per_node = -(-world // nnodes)

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import InvalidArgumentError, closest
+from ..errors import InvalidArgumentError
 from .flags import NO_DEFAULT, Flag, FlagTable, is_modelled, load_table, option_history
 
 #: The largest ``--config`` file read (vLLM reads any size; a flag file is a few KiB).
@@ -624,6 +624,15 @@ def _check_retired_keys(values: dict[str, Any]) -> None:
                 )
 
 
+def _close_spelling(option: str, options: Sequence[str]) -> str | None:
+    """A flag spelled almost like ``option`` (a typo), or None: no far-fetched guesses
+    (``--calculate-kv-scales`` is not ``--disable-scale-out``)."""
+    import difflib
+
+    found = difflib.get_close_matches(option, list(options), n=1, cutoff=0.85)
+    return found[0] if found else None
+
+
 def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
     """argparse's "unrecognized arguments", with what each unknown option probably meant."""
     hints = []
@@ -634,10 +643,10 @@ def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
         history = option_history(option, table.release)
         if history:
             hints.append(f"{option} is not a flag of vLLM {table.release}; {history}")
-        else:
-            guess = closest(option, table.options())
-            if guess:
-                hints.append(f"{option}: did you mean {guess}?")
+            continue
+        guess = _close_spelling(option, table.options())
+        if guess:
+            hints.append(f"{option}: did you mean {guess}?")
         if option == "--task":
             hints.append(
                 "--task is not a vllm serve option: for embedding, reranking or reward models use "

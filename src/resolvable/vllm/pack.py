@@ -113,6 +113,14 @@ class VllmPack(Pack):
 
         return memory_report(self, res, hf, launch)
 
+    def not_applicable(self, res: Any) -> frozenset[str]:
+        """The MLA-only fields for a model without MLA layers (``use_mla`` false)."""
+        if "use_mla" in res and not res["use_mla"]:
+            return frozenset(
+                ("sparse_mla_prefill_workspace_factor", "attn_backend_mla", "mla_prefill_backend")
+            )
+        return frozenset()
+
     def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
         """The fix search speaks flags, not ``--attention-config`` JSON: such a launch's refusal
         keeps its fix unchecked (as the vLLM front-end always did)."""

@@ -198,6 +198,17 @@ def _load_table(release: str) -> FlagTable:
     )
 
 
+#: Flags of vLLM releases older than the oldest flag table, retired before it: option → (the last
+#: release that had it, the first without it). Verified in the wheels: the ``EngineArgs`` fields
+#: of ``vllm/engine/arg_utils.py`` (every field is a ``vllm serve`` flag), 0.25.1 → 0.27.1 → 0.28.0.
+RETIRED = {
+    "--calculate-kv-scales": ("0.27.1", "0.28.0"),
+    "--override-attention-dtype": ("0.27.1", "0.28.0"),
+    "--max-num-partial-prefills": ("0.25.1", "0.27.0"),
+    "--max-long-partial-prefills": ("0.25.1", "0.27.0"),
+}
+
+
 def option_history(option: str, release: str) -> str | None:
     """Why ``option`` is not a flag of ``release`` although another table has it, in words
     (``"it was added in vLLM 0.33.0"``, ``"it was removed in vLLM 0.31.0"``), or None when
@@ -220,6 +231,9 @@ def option_history(option: str, release: str) -> str | None:
         return text
     if later:
         return f"it was added in vLLM {later[0]}"
+    retired = RETIRED.get(option.replace("_", "-"))
+    if retired is not None:
+        return f"it was removed in vLLM {retired[1]} (last in {retired[0]})"
     return None
 
 

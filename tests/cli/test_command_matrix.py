@@ -1,0 +1,59 @@
+"""Issue 26's matrix: every launch command × every pack × every input form (tool flags, a pasted
+command, `docker run`) gives the same verdict, exit code and values as `explain`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from resolvable import packs
+from resolvable.cli import main
+
+COMMANDS = ("explain", "resolve", "fit")
+# (pack, model, TP): one launch that starts, one whose weights do not fit one H100
+CASES = {
+    "sglang": {"release": "0.5.23", "tp": "--tp-size", "image": "lmsysorg/sglang:v0.5.23"},
+    "vllm": {"release": "0.34.0", "tp": "--tensor-parallel-size", "image": "vllm/vllm-openai:v0.34.0"},
+}
+
+
+def forms(engine: str, model: str, tp: int) -> dict[str, list[str]]:
+    case = CASES[engine]
+    pack = packs.get(engine)
+    flags = [case["tp"], str(tp)]
+    if engine == "sglang":
+        command = ["python3", "-m", "sglang.launch_server", "--model-path", model, *flags]
+        docker = ["docker", "run", "--gpus", "all", case["image"], *command]
+    else:
+        command = ["vllm", "serve", model, *flags]
+        docker = ["docker", "run", "--gpus", "all", case["image"], model, *flags]
+    return {
+        "tool flags": [model, "--engine", engine, pack.release_option, case["release"], *flags],
+        "pasted": ["--", *command],
+        "docker run": ["--", *docker],
+    }
+
+
+def verdict_of(capsys, command: str, argv: list[str]) -> tuple[int, dict]:
+    code = main([command, "--platform", "h100", "--json", *argv])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+@pytest.mark.parametrize(
+    ("model", "tp", "status"), [("llama-3.1-8b", 2, "starts"), ("llama-3.3-70b", 1, "does-not-fit")]
+)
+def test_every_command_and_input_form_gives_explains_verdict(capsys, engine, model, tp, status):
+    expected = None
+    for form, argv in forms(engine, model, tp).items():
+        for command in COMMANDS:
+            code, data = verdict_of(capsys, command, argv)
+            verdict = data["verdict"]
+            seen = (code, verdict["status"], verdict["allocation"], verdict["message"])
+            assert verdict["status"] == status, (command, form, verdict)
+            assert code == (0 if status == "starts" else 1), (command, form)
+            if expected is None:
+                expected = seen
+            assert seen == expected, (command, form, seen, expected)
