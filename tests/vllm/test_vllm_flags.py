@@ -117,7 +117,7 @@ def test_release_differences_name_the_release():
     assert option_history("--disable-chunked-prefill", "0.32.0") == "it was added in vLLM 0.33.0"
     assert (
         option_history("--enable-mamba-fine-grained-prefix-cache", "0.31.0")
-        == "it was removed in vLLM 0.31.0"
+        == "it was removed in vLLM 0.31.0 (last in 0.30.0)"
     )
     assert option_history("--monokernel", "0.34.0") is None
     with pytest.raises(

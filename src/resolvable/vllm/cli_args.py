@@ -643,9 +643,7 @@ def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
         history = option_history(option, table.release)
         if history:
             hints.append(f"{option} is not a flag of vLLM {table.release}; {history}")
-            continue
-        guess = _close_spelling(option, table.options())
-        if guess:
+        elif guess := _close_spelling(option, table.options()):
             hints.append(f"{option}: did you mean {guess}?")
         if option == "--task":
             hints.append(

@@ -198,20 +198,9 @@ def _load_table(release: str) -> FlagTable:
     )
 
 
-#: Flags of vLLM releases older than the oldest flag table, retired before it: option → (the last
-#: release that had it, the first without it). Verified in the wheels: the ``EngineArgs`` fields
-#: of ``vllm/engine/arg_utils.py`` (every field is a ``vllm serve`` flag), 0.25.1 → 0.27.1 → 0.28.0.
-RETIRED = {
-    "--calculate-kv-scales": ("0.27.1", "0.28.0"),
-    "--override-attention-dtype": ("0.27.1", "0.28.0"),
-    "--max-num-partial-prefills": ("0.25.1", "0.27.0"),
-    "--max-long-partial-prefills": ("0.25.1", "0.27.0"),
-}
-
-
 def option_history(option: str, release: str) -> str | None:
     """Why ``option`` is not a flag of ``release`` although another table has it, in words
-    (``"it was added in vLLM 0.33.0"``, ``"it was removed in vLLM 0.31.0"``), or None when
+    (``"it was added in vLLM 0.33.0"``, ``"it was removed in vLLM 0.28.0 (last in 0.27.1)"``: the tables reach back to 0.11.0, so retired flags need no list of their own), or None when
     ``release`` has it or no table does. Reads every table (the error path only)."""
     from ...rules import release_key
 
@@ -225,15 +214,12 @@ def option_history(option: str, release: str) -> str | None:
     if earlier:
         last = earlier[-1]
         removed = next(r for r in tables if release_key(r) > release_key(last) and not has[r])
-        text = f"it was removed in vLLM {removed}"
+        text = f"it was removed in vLLM {removed} (last in {last})"
         if later:
             text += f" and is back in {later[0]}"
         return text
     if later:
         return f"it was added in vLLM {later[0]}"
-    retired = RETIRED.get(option.replace("_", "-"))
-    if retired is not None:
-        return f"it was removed in vLLM {retired[1]} (last in {retired[0]})"
     return None
 
 
