@@ -164,6 +164,9 @@ def resolve_vllm_args(
             f'{hf.source}: no \'architectures\' entry; add e.g. "architectures": ["LlamaForCausalLM"]'
         )
     flags = flatten_attention_config(attention_config, flags)
+    from .flags.values import check_sizes
+
+    check_sizes(flags)  # -tp 0 names the flag, not a ZeroDivisionError (issue 29)
     # config/model.py:_get_and_verify_dtype reads "half"/"float" as float16/float32 before any
     # backend sees the dtype: the layers are asked with the torch name (as from the CLI).
     if flags.get("dtype") in DTYPE_SPELLINGS:

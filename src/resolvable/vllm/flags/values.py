@@ -177,3 +177,52 @@ def normalise(values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if out.get("max_model_len") == -1:
         notes.append("--max-model-len auto/-1: vLLM fits the length to the KV-cache memory after profiling")
     return out, notes
+
+
+# -- bounds of the sizes the memory fit and the parallel layout divide by (issue 29) ------------
+
+#: Engine arguments that must be a positive integer, with the flag that sets each. vLLM itself
+#: divides by the parallel sizes (``config/model.py: verify_with_parallel_config``: a
+#: ZeroDivisionError at -tp 0), and sizes its batches by the other two.
+POSITIVE_SIZES = {
+    "tensor_parallel_size": "--tensor-parallel-size/-tp",
+    "pipeline_parallel_size": "--pipeline-parallel-size/-pp",
+    "data_parallel_size": "--data-parallel-size/-dp",
+    "max_num_seqs": "--max-num-seqs",
+    "max_num_batched_tokens": "--max-num-batched-tokens",
+}
+
+
+def check_sizes(values: Mapping[str, Any], *, fit: bool = False) -> None:
+    """Raise an ``InvalidArgumentError`` naming the flag and the fix for a parallel or batch size
+    that is not a positive integer; with ``fit`` also ``--gpu-memory-utilization`` (a finite
+    number in (0, 1]) and ``--max-model-len`` (a positive integer, ``-1`` or ``auto``)."""
+    import math
+
+    from ...errors import InvalidArgumentError
+
+    for key, flag in POSITIVE_SIZES.items():
+        value = values.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2**31:
+            raise InvalidArgumentError(f"{flag} {value!r}: must be a positive integer; pass {flag.split('/')[0]} 1 or more")
+    if not fit:
+        return
+    util = values.get("gpu_memory_utilization")
+    if util is not None:
+        number = util if isinstance(util, (int, float)) and not isinstance(util, bool) else math.nan
+        if not (math.isfinite(number) and 0 < number <= 1):
+            raise InvalidArgumentError(
+                f"--gpu-memory-utilization {util!r}: must be a fraction in (0, 1]; pass e.g. 0.9"
+            )
+    length = values.get("max_model_len")
+    if length is not None and str(length).lower() not in ("-1", "auto"):
+        try:
+            number = int(str(length).strip()) if not isinstance(length, (bool, float)) else 0
+        except ValueError:
+            number = 0
+        if number <= 0:
+            raise InvalidArgumentError(
+                f"--max-model-len {length!r}: must be a positive integer, -1 or auto; pass e.g. 8192"
+            )
