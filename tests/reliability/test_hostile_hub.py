@@ -193,3 +193,16 @@ def test_a_declared_2_gib_config_is_refused_before_reading(env, monkeypatch, cap
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
         assert explain("org/NAME") == 2
     assert "16 MiB" in one_error_line(capsys)
+
+
+def test_the_hub_timeout_flag_sets_the_deadline(env, monkeypatch, capsys):
+    monkeypatch.setenv("RESOLVABLE_HUB_TIMEOUT", "60")  # the flag wins over the variable
+    answer = functools.partial(hh.stall_mid_body, seconds=20)
+    with hh.HostileHub(lambda h: answer(h)) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        start = time.monotonic()
+        assert explain("org/NAME", "--hub-timeout", "1") == 2
+        assert time.monotonic() - start < 4
+    assert "within 1 s" in one_error_line(capsys)
+    assert explain("org/NAME", "--hub-timeout", "-3") == 2
+    assert "--hub-timeout" in one_error_line(capsys)

@@ -71,6 +71,12 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
         "give it before `--` (inside a pasted command, --config is sglang's own YAML config flag)",
     )
     p.add_argument(
+        "--hub-timeout",
+        metavar="SECONDS",
+        help="overall deadline for fetching a hub model's config.json and side files, never retried "
+        "(default: $RESOLVABLE_HUB_TIMEOUT, else 30)",
+    )
+    p.add_argument(
         "--platform",
         default=platform_default,
         metavar="PRESET",

@@ -166,7 +166,7 @@ def _get(url: str, token: str | None, cap: int, deadline: Deadline, sink: str, c
         except HttpFailure:
             raise
         except Exception as exc:  # URLError, socket timeout, reset, TLS, malformed status line ...
-            raise HttpFailure("network", _detail(exc)) from None
+            raise HttpFailure(_network_kind(exc, deadline), _detail(exc)) from None
         with contextlib.closing(response):
             if meta is None:
                 meta = (response.headers.get("X-Repo-Commit"), _etag_of(response.headers))
@@ -194,7 +194,7 @@ def _stream(response: object, cap: int, deadline: Deadline, sink: str, cancelled
             try:
                 chunk = read(_CHUNK)
             except Exception as exc:
-                raise HttpFailure("network", _detail(exc)) from None
+                raise HttpFailure(_network_kind(exc, deadline), _detail(exc)) from None
             if not chunk:
                 break
             total += len(chunk)
@@ -208,6 +208,13 @@ def _stream(response: object, cap: int, deadline: Deadline, sink: str, cancelled
     length = getattr(response, "length", None)
     if length:  # http.client counts down what Content-Length promised and did not arrive
         raise HttpFailure("network", "the connection closed before the whole file arrived")
+
+
+def _network_kind(exc: BaseException, deadline: Deadline) -> str:
+    """"timeout" when the socket gave up because the deadline (its timeout) ran out."""
+    reason = getattr(exc, "reason", exc)
+    timed_out = isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError)
+    return "timeout" if timed_out and deadline.left() < 0.25 else "network"
 
 
 def _detail(exc: BaseException) -> str:
