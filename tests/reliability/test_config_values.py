@@ -85,6 +85,9 @@ def test_good_values_still_answer(tmp_path, capsys):
         (["explain", "llama-3.1-8b", "--platform", "h100", "--engine", "vllm", "-tp", "0"], "--tensor-parallel-size"),
         (["explain", "--platform", "h100", "--engine", "vllm", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
           "-tp", "0"], "--tensor-parallel-size"),
+        (["explain", "--platform", "h100", "--engine", "vllm", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+          "--max-cudagraph-capture-size", "2000000000", "--max-num-batched-tokens", "2000000000"],
+         "--max-cudagraph-capture-size"),
     ],
 )  # fmt: skip
 def test_bad_flag_values_name_the_flag_and_the_fix(capsys, argv, words):

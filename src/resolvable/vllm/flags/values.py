@@ -193,6 +193,12 @@ POSITIVE_SIZES = {
 }
 
 
+#: The largest ``--max-cudagraph-capture-size`` answered: the capture grid is listed, one size per
+#: 16 tokens (``config/compilation.py : _set_cudagraph_sizes``), so a user number must not make a
+#: list of billions (issue 29). Real values are 512 to 8192.
+MAX_CAPTURE_SIZE = 1 << 16
+
+
 def check_sizes(values: Mapping[str, Any], *, fit: bool = False) -> None:
     """Raise an ``InvalidArgumentError`` naming the flag and the fix for a parallel or batch size
     that is not a positive integer; with ``fit`` also ``--gpu-memory-utilization`` (a finite
@@ -206,7 +212,16 @@ def check_sizes(values: Mapping[str, Any], *, fit: bool = False) -> None:
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2**31:
-            raise InvalidArgumentError(f"{flag} {value!r}: must be a positive integer; pass {flag.split('/')[0]} 1 or more")
+            raise InvalidArgumentError(
+                f"{flag} {value!r}: must be a positive integer (at most 2**31); pass {flag.split('/')[0]} 1 or more"
+            )
+    largest = values.get("max_cudagraph_capture_size")
+    if isinstance(largest, int) and not isinstance(largest, bool) and largest > MAX_CAPTURE_SIZE:
+        raise InvalidArgumentError(
+            f"--max-cudagraph-capture-size {largest}: vLLM would capture a CUDA graph for every 16th size up "
+            f"to it ({largest // 16:,} graphs); resolvable answers up to {MAX_CAPTURE_SIZE:,}: pass at most "
+            f"that, or --enforce-eager"
+        )
     if not fit:
         return
     util = values.get("gpu_memory_utilization")
