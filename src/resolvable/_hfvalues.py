@@ -129,12 +129,22 @@ def _check(config: Mapping[str, Any], source: str, prefix: str, depth: int) -> N
             value = quant.get(key)
             n = _as_int(value)
             if value is not None and (n is None or not 1 <= n <= 64):
-                raise _fail(source, f"{prefix}quantization_config.{key}", value, "is not a bit width (an integer, e.g. 4 or 8)")
+                raise _fail(
+                    source,
+                    f"{prefix}quantization_config.{key}",
+                    value,
+                    "is not a bit width (an integer, e.g. 4 or 8)",
+                )
         for key in _QUANT_GROUP:
             value = quant.get(key)
             n = _as_int(value)
             if value is not None and (n is None or not (n == -1 or 1 <= n <= _MAX_COUNT)):
-                raise _fail(source, f"{prefix}quantization_config.{key}", value, "is not a group size (an integer, or -1)")
+                raise _fail(
+                    source,
+                    f"{prefix}quantization_config.{key}",
+                    value,
+                    "is not a group size (an integer, or -1)",
+                )
     for key in _ROPE:
         rope = config.get(key)
         if isinstance(rope, Mapping):
@@ -151,10 +161,7 @@ def _check(config: Mapping[str, Any], source: str, prefix: str, depth: int) -> N
 
 def _positive_number(value: Any) -> bool:
     return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
     )
 
 

@@ -52,7 +52,9 @@ def good(
     handler.wfile.write(body)
 
 
-def error(handler: http.server.BaseHTTPRequestHandler, status: int, code: str | None = None, **extra: str) -> None:
+def error(
+    handler: http.server.BaseHTTPRequestHandler, status: int, code: str | None = None, **extra: str
+) -> None:
     handler.send_response(status)
     handler.send_header("Content-Length", "0")
     if code:

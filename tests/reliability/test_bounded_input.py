@@ -24,7 +24,17 @@ CONFIG = {
     "max_position_embeddings": 2048,
     "torch_dtype": "bfloat16",
 }
-VLLM = ["explain", "--platform", "h100", "--engine", "vllm", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]
+VLLM = [
+    "explain",
+    "--platform",
+    "h100",
+    "--engine",
+    "vllm",
+    "--",
+    "vllm",
+    "serve",
+    "meta-llama/Llama-3.1-8B-Instruct",
+]
 SGLANG = ["explain", "--platform", "h100", "--", "python", "-m", "sglang.launch_server", "--model-path",
           "meta-llama/Llama-3.1-8B-Instruct"]  # fmt: skip
 

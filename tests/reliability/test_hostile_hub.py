@@ -9,9 +9,9 @@ import os
 import time
 from pathlib import Path
 
+import hostile_hub as hh
 import pytest
 
-import hostile_hub as hh
 from resolvable.cli import main
 
 
@@ -122,7 +122,8 @@ def test_a_token_sent_to_a_refusing_hub_is_not_echoed(env, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize(
-    "endpoint", ["not a url", "ftp://host", "http://", "http://host:99999", "http://exa mple", "http://h\r\nX: 1"]
+    "endpoint",
+    ["not a url", "ftp://host", "http://", "http://host:99999", "http://exa mple", "http://h\r\nX: 1"],
 )
 def test_a_malformed_endpoint_is_one_line(env, monkeypatch, capsys, endpoint):
     monkeypatch.setenv("HF_ENDPOINT", endpoint)

@@ -16,6 +16,7 @@ from resolvable.rules import Fix
 @pytest.fixture
 def broken_pack(monkeypatch):
     """A third pack whose module raises RuntimeError (not ImportError) on import."""
+
     def fail(name):
         raise RuntimeError("boom at import")
 

@@ -79,7 +79,9 @@ def config_json(draw: Any) -> dict[str, Any]:
         config[key] = draw(hostile_value)
     if draw(st.booleans()):
         config["quantization_config"] = {
-            "quant_method": draw(st.sampled_from(["gptq", "awq", "fp8", "bitsandbytes", "compressed-tensors", "x"])),
+            "quant_method": draw(
+                st.sampled_from(["gptq", "awq", "fp8", "bitsandbytes", "compressed-tensors", "x"])
+            ),
             "bits": draw(hostile_value),
             "group_size": draw(hostile_value),
         }
@@ -147,7 +149,9 @@ def test_config_values_get_an_answer_or_one_error_line(capsys, workdir, config, 
 
 def _vllm_options() -> list[tuple[str, bool]]:
     parser = build_parser()
-    return [(a.option_strings[-1], a.nargs == 0) for a in parser._actions if a.option_strings if a.dest != "help"]
+    return [
+        (a.option_strings[-1], a.nargs == 0) for a in parser._actions if a.option_strings if a.dest != "help"
+    ]
 
 
 VLLM_OPTIONS = _vllm_options()
@@ -199,7 +203,10 @@ def yaml_text(draw: Any) -> str:
     import yaml
 
     if draw(st.integers(0, 4)) == 0:  # not YAML, or not a mapping
-        return draw(st.text(max_size=200) | st.sampled_from(["- a\n- b\n", "a: [1, 2\n", "&a [*a]\n", "!!python/object:os.system {}\n"]))
+        return draw(
+            st.text(max_size=200)
+            | st.sampled_from(["- a\n- b\n", "a: [1, 2\n", "&a [*a]\n", "!!python/object:os.system {}\n"])
+        )
     mapping = draw(st.dictionaries(yaml_key, hostile_value, max_size=8))
     if draw(st.integers(0, 9)) == 0:  # many unknown keys
         mapping.update({f"unknown-{i}": i for i in range(draw(st.integers(1000, 1500)))})

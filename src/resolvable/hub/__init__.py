@@ -30,7 +30,15 @@ import os
 
 from .._files import read_bounded, shown
 from ..errors import ConfigError
-from ._fetch import DEADLINE_ENV, DEFAULT_DEADLINE_S, MAX_BYTES, Deadline, HttpFailure, deadline_seconds, fetch_files
+from ._fetch import (
+    DEADLINE_ENV,
+    DEFAULT_DEADLINE_S,
+    MAX_BYTES,
+    Deadline,
+    HttpFailure,
+    deadline_seconds,
+    fetch_files,
+)
 from ._names import HubError, HubInputError, check_commit, check_repo_id, check_revision, inside
 from ._secrets import redact, remember_secret, strip_credentials
 
@@ -65,6 +73,7 @@ SIDE_FILES = (
     "model.safetensors.index.json",
 )
 CONFIG_FILES = ("config.json", *SIDE_FILES)
+
 
 class HubAccessError(HubError):
     """Gated (401/403 with ``GatedRepo``) or private/missing-for-this-token (401 ``RepoNotFound``)."""
@@ -202,7 +211,9 @@ def fetch_config(
         with contextlib.suppress(HubError):
             return _from_cache(repo_id, revision, cache)
     try:
-        snapshot, _ = fetch_files(ep, repo_id, revision, names, _repo_dir(cache, repo_id), token, Deadline(seconds))
+        snapshot, _ = fetch_files(
+            ep, repo_id, revision, names, _repo_dir(cache, repo_id), token, Deadline(seconds)
+        )
     except HttpFailure as exc:
         raise _translate(exc, repo_id, revision, getattr(exc, "file", "config.json"), seconds) from None
     except OSError as exc:
@@ -289,8 +300,7 @@ def _translate(exc: HttpFailure, repo_id: str, revision: str | None, name: str, 
         )
     if kind == "http":
         return HubUnreachableError(
-            f"{where}: the hub at {ep} answered {status} for {name}: try again later, "
-            "or check HF_ENDPOINT"
+            f"{where}: the hub at {ep} answered {status} for {name}: try again later, or check HF_ENDPOINT"
         )
     return HubUnreachableError(
         f"{where}: cannot reach the hub at {ep} to fetch {name} ({shown(exc.detail)[:200]}); "

@@ -113,7 +113,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _opener: urllib.request.OpenerDirector | None = None
 
 
-def _open(request: urllib.request.Request, timeout: float):  # noqa: ANN202 - http.client.HTTPResponse
+def _open(request: urllib.request.Request, timeout: float):
     global _opener
     if _opener is None:
         _opener = urllib.request.build_opener(_NoRedirect())
@@ -156,7 +156,9 @@ def _get(url: str, token: str | None, cap: int, deadline: Deadline, sink: str, c
                     target = urllib.parse.urljoin(url, exc.headers["Location"])
                     parts = urllib.parse.urlsplit(target)
                     if parts.scheme not in ("http", "https"):
-                        raise HttpFailure("bad", f"a redirect to a {parts.scheme or 'schemeless'} URL") from None
+                        raise HttpFailure(
+                            "bad", f"a redirect to a {parts.scheme or 'schemeless'} URL"
+                        ) from None
                     relative = parts.netloc == urllib.parse.urlsplit(url).netloc
                     if meta is None and not relative:
                         meta = (exc.headers.get("X-Repo-Commit"), _etag_of(exc.headers))
@@ -211,7 +213,7 @@ def _stream(response: object, cap: int, deadline: Deadline, sink: str, cancelled
 
 
 def _network_kind(exc: BaseException, deadline: Deadline) -> str:
-    """"timeout" when the socket gave up because the deadline (its timeout) ran out."""
+    """ "timeout" when the socket gave up because the deadline (its timeout) ran out."""
     reason = getattr(exc, "reason", exc)
     timed_out = isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError)
     return "timeout" if timed_out and deadline.left() < 0.25 else "network"
@@ -243,7 +245,9 @@ def fetch_files(
 
     def work() -> None:
         try:
-            result["ok"] = _download_all(endpoint, repo_id, revision, files, blobs, token, deadline, cancelled)
+            result["ok"] = _download_all(
+                endpoint, repo_id, revision, files, blobs, token, deadline, cancelled
+            )
         except BaseException as exc:  # handed to the caller's thread
             result["error"] = exc
 
@@ -261,7 +265,7 @@ def fetch_files(
     return _publish(repo_dir, revision, commit, fetched, endpoint)
 
 
-def _download_all(endpoint, repo_id, revision, files, blobs, token, deadline, cancelled):  # noqa: ANN001, ANN202
+def _download_all(endpoint, repo_id, revision, files, blobs, token, deadline, cancelled):
     fetched: list[tuple[str, str, str]] = []  # (file, etag, temporary path)
     commit = None
     try:
@@ -272,7 +276,9 @@ def _download_all(endpoint, repo_id, revision, files, blobs, token, deadline, ca
             )
             sink = os.path.join(blobs, f".{uuid.uuid4().hex}.incomplete")
             try:
-                got_commit, etag = _get(url, token, MAX_BYTES.get(name, _DEFAULT_MAX_BYTES), deadline, sink, cancelled)
+                got_commit, etag = _get(
+                    url, token, MAX_BYTES.get(name, _DEFAULT_MAX_BYTES), deadline, sink, cancelled
+                )
             except HttpFailure as exc:
                 with contextlib.suppress(OSError):
                     os.unlink(sink)
@@ -304,7 +310,7 @@ def _download_all(endpoint, repo_id, revision, files, blobs, token, deadline, ca
     return commit, fetched
 
 
-def _publish(repo_dir: str, revision: str | None, commit: str, fetched, endpoint: str):  # noqa: ANN001, ANN202
+def _publish(repo_dir: str, revision: str | None, commit: str, fetched, endpoint: str):
     """Move the downloaded blobs into place, link them from the snapshot and write the ref; all
     or nothing."""
     added: list[str] = []

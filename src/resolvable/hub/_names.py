@@ -27,7 +27,15 @@ from .._files import shown
 from ..errors import ConfigError
 from ._secrets import redact
 
-__all__ = ["HubError", "HubInputError", "check_commit", "check_etag", "check_repo_id", "check_revision", "inside"]
+__all__ = [
+    "HubError",
+    "HubInputError",
+    "check_commit",
+    "check_etag",
+    "check_repo_id",
+    "check_revision",
+    "inside",
+]
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?")
