@@ -317,8 +317,8 @@ def load_config_file(
 def _read_text(path: str) -> str:
     """The YAML flag file, through the guarded read (a regular file only, at most
     ``CONFIG_MAX_BYTES``, a FIFO or ``/dev/zero`` refused without blocking)."""
-    from .._files import read_bounded
     from ..errors import ConfigError
+    from ..rules import read_bounded
 
     try:
         raw = read_bounded(path, CONFIG_MAX_BYTES, what="--config YAML flag file")
