@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from ._files import shown
 from .errors import ConfigError
+
+TYPE_CHECKING = False  # typing is not imported at run time (import cost)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["COUNTS", "TORCH_DTYPES", "check_config_values"]
 
