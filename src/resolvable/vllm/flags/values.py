@@ -209,9 +209,9 @@ def check_sizes(values: Mapping[str, Any], *, fit: bool = False) -> None:
 
     for key, flag in POSITIVE_SIZES.items():
         value = values.get(key)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 2**31:
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            continue  # a wrong type is the schema's error ("argument tensor_parallel_size: ...")
+        if not 1 <= value <= 2**31:
             raise InvalidArgumentError(
                 f"{flag} {value!r}: must be a positive integer (at most 2**31); pass {flag.split('/')[0]} 1 or more"
             )
