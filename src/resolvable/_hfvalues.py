@@ -117,7 +117,9 @@ def _check(config: Mapping[str, Any], source: str, prefix: str, depth: int) -> N
                     raise _fail(source, name, item, f"holds a value that is not an integer in 0..{limit}")
             continue
         n = _as_int(value)
-        if n is None or not low <= n <= limit:
+        if n is None:
+            raise _fail(source, name, value, f"is not an integer ('{name}' must be int, in {low}..{limit})")
+        if not low <= n <= limit:
             raise _fail(source, name, value, f"is not an integer in {low}..{limit}")
     for key in ("torch_dtype", "dtype"):
         value = config.get(key)
@@ -153,7 +155,8 @@ def _check(config: Mapping[str, Any], source: str, prefix: str, depth: int) -> N
         if isinstance(rope, Mapping):
             _check_rope(rope, source, f"{prefix}{key}")
     theta = config.get("rope_theta")
-    if theta is not None and not _positive_number(theta):
+    thetas = theta if isinstance(theta, (list, tuple)) else [theta]  # per-layer lists (Step3p5)
+    if theta is not None and not all(_positive_number(t) for t in thetas):
         raise _fail(source, prefix + "rope_theta", theta, "is not a finite number > 0")
     if depth == 0:
         for key in _SUBCONFIGS:

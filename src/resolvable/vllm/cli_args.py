@@ -323,7 +323,9 @@ def _read_text(path: str) -> str:
     try:
         raw = read_bounded(path, CONFIG_MAX_BYTES, what="--config YAML flag file")
     except ConfigError as exc:
-        raise VllmArgumentError(f"--config {exc}") from None
+        raise VllmArgumentError(
+            f"--config {path}: cannot read it ({exc}); give the path of a YAML flag file"
+        ) from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
