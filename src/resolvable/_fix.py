@@ -6,14 +6,15 @@ fix checker (``_fixes.check_fix``) applies as it is instead of reading flags bac
 
 Invariants:
 
-* frozen and hashable (the mappings are stored as tuples of pairs, in the author's order);
+* frozen and hashable (the mappings are stored as tuples of pairs, in the author's order; a
+  list value is stored as a tuple, a mapping or set value is a ``TypeError``);
 * one alternative is a set of changes applied together; ``Fix.any_of(a, b)`` (or ``a | b``) is
   "a, or b", tried in that order; an alternative of alternatives is flattened;
 * ``another`` names fields of which any other value is a fix ("choose another
   --attention-backend"): the checker tries each of the field's choices;
 * the text is the author's (``text=``) when given, else rendered from the changes
   (``--a x --b``, ``drop --c``, ``--env K=V``), with ``note`` appended; either way it is one
-  line, and ``exc.fix`` reads exactly as it did when fixes were prose.
+  line (line breaks escaped), and ``exc.fix`` reads exactly as it did when fixes were prose.
 """
 
 from __future__ import annotations
@@ -26,11 +27,39 @@ if TYPE_CHECKING:
 __all__ = ["Fix"]
 
 
-def _pairs(values: Mapping[str, Any] | Iterable[tuple[str, Any]] | None) -> tuple[tuple[str, Any], ...]:
+def _frozen(value: Any, where: str) -> Any:
+    """``value`` as a hashable value: a list or tuple becomes a tuple of its frozen items; a
+    mapping, a set or another unhashable value is a ``TypeError`` naming ``where``."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v, where) for v in value)
+    if isinstance(value, (dict, set, bytearray)) or not _hashable(value):
+        raise TypeError(
+            f"Fix({where}=...): {type(value).__name__} is not a flag value; give a str, int, float, bool "
+            "or a tuple of them"
+        )
+    return value
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _pairs(
+    values: Mapping[str, Any] | Iterable[tuple[str, Any]] | None, where: str = "set"
+) -> tuple[tuple[str, Any], ...]:
     if not values:
         return ()
     items = values.items() if hasattr(values, "items") else values
-    return tuple((str(k), v) for k, v in items)  # in the author's order: the checker tries it so
+    out = []
+    for k, v in items:  # in the author's order: the checker tries it so
+        if not isinstance(k, str) or not k:
+            raise TypeError(f"Fix({where}=...) takes field names (str) as keys, not {k!r}")
+        out.append((k, _frozen(v, f"{where}[{k!r}]")))
+    return tuple(out)
 
 
 class Fix:
@@ -57,10 +86,13 @@ class Fix:
             if not isinstance(alt, Fix):
                 raise TypeError(f"Fix.any_of takes Fix values, not {type(alt).__name__} ({alt!r})")
             alts += list(alt.alternatives) if alt.alternatives else [alt]
+        for name, value in (("note", note), ("text", text)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"Fix({name}=...) takes a str, not {type(value).__name__}")
         own = {
             "set": _pairs(set),
             "drop": tuple(drop),
-            "env": _pairs(env),
+            "env": _pairs(env, "env"),
             "another": tuple(another),
         }
         if alts and any(own.values()):
@@ -98,18 +130,22 @@ class Fix:
         return tuple(out)
 
     def render(self) -> str:
-        """The one-line text (``exc.fix``)."""
+        """The one-line text (``exc.fix``): line breaks and control characters in a value, a
+        note or a text are escaped (``errors.one_line``)."""
+        from .errors import one_line  # deferred: errors imports this module
+
         if self.text is not None:
-            return self.text
+            return one_line(self.text)
         parts = [alt._render_one() if alt is self else alt.render() for alt in self.options()]
         text = ", or ".join(p for p in parts if p)
-        return f"{text} {self.note}".strip() if self.note else text
+        return one_line(f"{text} {self.note}".strip() if self.note else text)
 
     def _render_one(self) -> str:
         flags = []
         for name, value in self.set:
             flag = "--" + name.replace("_", "-")
-            flags.append(flag if value is True else f"{flag} {value}")
+            shown = " ".join(map(str, value)) if isinstance(value, tuple) else value
+            flags.append(flag if value is True else f"{flag} {shown}")
         flags += [f"--env {k}={v}" for k, v in self.env]
         words = []
         if flags:

@@ -333,8 +333,23 @@ def load_hf_config(
 
     ``sidecars`` are file names read from the same directory (or hub snapshot) when present and
     attached as ``hf.sidecars``; ``parser`` may build the config from other files of a model
-    directory or hub id instead of ``config.json`` (see ``Parser``).
+    directory or hub id instead of ``config.json`` (see ``Parser``). The values the engines
+    compute with are checked (``_hfvalues.check_config_values``): a ``ConfigError`` naming the key.
     """
+    from ._hfvalues import check_config_values
+
+    hf = _load_hf_config(location, hub_cache=hub_cache, sidecars=sidecars, parser=parser)
+    check_config_values(hf, hf.source)
+    return hf
+
+
+def _load_hf_config(
+    location: str | os.PathLike[str],
+    *,
+    hub_cache: str | None,
+    sidecars: Sequence[str],
+    parser: Parser | None,
+) -> HFConfig:
     try:
         text = os.fspath(location)
     except TypeError:

@@ -712,12 +712,11 @@ def checkpoint_total_size(location: str | os.PathLike[str] | None) -> int | None
         if cached is None:
             return None
         index = str(cached)
+    from ._files import read_bounded  # a regular file, bounded, never blocking (a FIFO, /dev/zero)
+
     try:
-        if os.path.getsize(index) > 64 << 20:  # an index is kilobytes; refuse anything odd
-            return None
-        with open(index, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+        data = json.loads(read_bounded(index, 64 << 20, what="model.safetensors.index.json"))
+    except (OSError, ValueError, RecursionError):  # ConfigError is a ValueError: no index then
         return None
     meta = data.get("metadata") if isinstance(data, dict) else None
     size = meta.get("total_size") if isinstance(meta, dict) else None

@@ -468,7 +468,13 @@ def names() -> tuple[str, ...]:
 
 
 def get(name: str) -> Pack:
-    """The pack registered as ``name`` (imported on first use)."""
+    """The pack registered as ``name`` (imported on first use). A pack whose module fails to
+    import, whatever it raises, is a ``PackError`` naming the pack (issue 29)."""
+    if not isinstance(name, str):
+        raise PackError(
+            f"a pack name is a string such as 'vllm', not {type(name).__name__} {_short(name)}; "
+            f"registered: {', '.join(REGISTRY)}"
+        )
     pack = _loaded.get(name)
     if pack is not None and REGISTRY.get(name) is not None:
         return pack
@@ -485,8 +491,14 @@ def get(name: str) -> Pack:
     module_name, _, attr = target.partition(":")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise PackError(f"pack {name!r}: cannot import {module_name} ({exc})") from None
+    except Exception as exc:  # ImportError, or anything the pack's module raises on import
+        from .errors import one_line
+
+        detail = one_line(f"{type(exc).__name__}: {exc}")[:200]
+        raise PackError(
+            f"pack {name!r}: cannot import {module_name} ({detail}); fix or reinstall that pack, or "
+            f"unregister it"
+        ) from None
     pack = getattr(module, attr, None)
     if not isinstance(pack, Pack):
         raise PackError(
@@ -529,8 +541,26 @@ def _raising_parser(**kwargs: Any) -> Any:
 
 
 def recognise(words: Sequence[str]) -> str | None:
-    """The name of the pack whose engine the launch command ``words`` starts, or None."""
-    for name in REGISTRY:
-        if get(name).recognises(words):
-            return name
+    """The name of the pack whose engine the launch command ``words`` starts, or None.
+
+    A pack that cannot be loaded (or whose ``recognises`` raises) does not hide the others: it
+    is skipped, and named in a ``PackError`` only when no other pack recognises the command."""
+    broken: list[str] = []
+    for name in list(REGISTRY):
+        try:
+            if get(name).recognises(words):
+                return name
+        except PackError as exc:
+            broken.append(str(exc))
+        except Exception as exc:  # a third pack's recognises() failing
+            broken.append(f"pack {name!r}: recognises() failed ({type(exc).__name__})")
+    if broken:
+        raise PackError(f"no working pack recognises this command; {'; '.join(broken)}")
     return None
+
+
+def _short(value: object) -> str:
+    from .errors import one_line
+
+    text = one_line(repr(value))
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -29,9 +29,11 @@ from __future__ import annotations
 from ._changes import RELEASE_READ, Change, ChangeTable, ReleaseView
 from ._choose import Candidate, Check, Choice, Chosen, choose, validate
 from ._declaration import Declaration, Force, Outcome
+from ._files import read_bounded
 from ._fix import Fix
 from ._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
 from ._hfconfig import _looks_like_repo_id as looks_like_repo_id
+from ._hfvalues import check_config_values
 from ._platform import Platform
 from ._platform import define_fact as define_platform_fact
 from ._record import field, record, record_replace
@@ -63,6 +65,8 @@ if TYPE_CHECKING:
     from ._text import short, table
 
 __all__ = [
+    "check_config_values",
+    "read_bounded",
     "RELEASE_READ",
     "Arg",
     "ArchList",

@@ -69,6 +69,8 @@ def _imports(module: str, path: str) -> list[tuple[str, tuple[str, ...], int]]:
 
 def _layer(module: str) -> str:
     parts = module.split(".")
+    if parts[1:2] == ["hub"]:  # the hub support package (and its modules) sits beside the engine
+        return "hub"
     if len(parts) == 1 or (len(parts) == 2 and parts[1] not in (*PACKS, "cli", "deploy")):
         return "engine"
     return parts[1]

@@ -74,6 +74,12 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
         "--config is its deprecated alias before `--` (in a pasted command it is sglang's YAML flag)",
     )
     p.add_argument(
+        "--hub-timeout",
+        metavar="SECONDS",
+        help="overall deadline for fetching a hub model's config.json and side files, never retried "
+        "(default: $RESOLVABLE_HUB_TIMEOUT, else 30)",
+    )
+    p.add_argument(
         "--platform",
         default=platform_default,
         metavar="PRESET",

@@ -315,7 +315,12 @@ def model_config(args: argparse.Namespace, user: dict[str, Any] | None = None) -
     if stand_in is not None:
         hf = load_model(stand_in, model_config_parser=parser)
     else:
-        hf = load_model(args.model, model_config_parser=parser, revision=model_revision(args))
+        hf = load_model(
+            args.model,
+            model_config_parser=parser,
+            revision=model_revision(args),
+            hub_timeout=getattr(args, "hub_timeout", None),
+        )
     args.loaded_config = hf  # also for the header: which values came from config-class defaults
     return hf
 

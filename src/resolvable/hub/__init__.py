@@ -1,5 +1,5 @@
 """Models from the Hugging Face Hub: fetch a repo's ``config.json`` and the side files the engines
-read, never weights, with ``huggingface_hub`` (imported lazily, here only).
+read, never weights, into the Hugging Face cache layout (``_fetch``, standard library only).
 
 This support package sits beside the engine (``resolvable/*.py``, standard library only) and is
 used by the packs and the CLI. Invariants:
@@ -15,7 +15,12 @@ used by the packs and the CLI. Invariants:
   ``config.json``, offline and not cached, hub unreachable;
 * all or nothing: when any file fails midway, the files this call added to the cache are removed
   again, so a half-fetched model never reads as a complete one (``huggingface_hub`` itself
-  writes each file to ``*.incomplete`` and renames it only when complete).
+  writes each file to ``*.incomplete`` and renames it only when complete);
+* nothing a server or a user controls becomes a path unchecked (``_names``: repo id, revision,
+  ``X-Repo-Commit``, ETag; every write resolved and checked inside the cache), the whole fetch
+  has one deadline (``--hub-timeout``, ``RESOLVABLE_HUB_TIMEOUT``, default 30 s) and is never
+  retried, each file is capped while it streams (config.json 16 MiB), and every message is
+  ``_secrets.redact``-ed (tokens, URL credentials, authorisation headers) — issue 29.
 """
 
 from __future__ import annotations
@@ -23,7 +28,19 @@ from __future__ import annotations
 import contextlib
 import os
 
+from .._files import read_bounded, shown
 from ..errors import ConfigError
+from ._fetch import (
+    DEADLINE_ENV,
+    DEFAULT_DEADLINE_S,
+    MAX_BYTES,
+    Deadline,
+    HttpFailure,
+    deadline_seconds,
+    fetch_files,
+)
+from ._names import HubError, HubInputError, check_commit, check_repo_id, check_revision, inside
+from ._secrets import redact, remember_secret, strip_credentials
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -31,14 +48,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIG_FILES",
+    "DEADLINE_ENV",
+    "DEFAULT_DEADLINE_S",
+    "MAX_BYTES",
     "SIDE_FILES",
     "HubAccessError",
     "HubError",
+    "HubInputError",
     "HubNotFoundError",
     "HubOfflineError",
     "HubUnreachableError",
     "fetch_config",
     "hub_cache_dir",
+    "redact",
 ]
 
 #: Files beside config.json that the packs read: ModelOpt's quantization file and Mistral's
@@ -51,13 +73,6 @@ SIDE_FILES = (
     "model.safetensors.index.json",
 )
 CONFIG_FILES = ("config.json", *SIDE_FILES)
-
-#: Seconds to wait for the hub's answer to one request (the file metadata).
-TIMEOUT_S = 10.0
-
-
-class HubError(ConfigError):
-    """A model could not be fetched from the hub (one line: the repo, what happened, the fix)."""
 
 
 class HubAccessError(HubError):
@@ -77,8 +92,45 @@ class HubUnreachableError(HubError):
 
 
 def endpoint() -> str:
-    """The hub's address: ``HF_ENDPOINT``, else https://huggingface.co."""
-    return (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+    """The hub's address: ``HF_ENDPOINT``, else https://huggingface.co (as configured, with any
+    credentials in it; ``shown_endpoint`` is the form for messages)."""
+    return (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").strip().rstrip("/")
+
+
+def shown_endpoint() -> str:
+    """The hub's address for a message: no ``user:password@``, one line."""
+    return shown(strip_credentials(endpoint()))
+
+
+def _checked_endpoint() -> str:
+    """``HF_ENDPOINT`` checked: an http(s) URL with a host and nothing that breaks a request."""
+    import urllib.parse
+
+    raw = endpoint()
+    try:
+        parts = urllib.parse.urlsplit(raw)
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or not raw.isprintable()
+        or any(c.isspace() for c in raw)
+        or parts.query
+        or parts.fragment
+    ):
+        raise HubInputError(
+            f"HF_ENDPOINT {shown(strip_credentials(raw))[:120]} is not an http(s) URL of a hub: set it to "
+            "e.g. https://huggingface.co, or unset it"
+        )
+    if parts.username is not None or parts.password is not None:
+        raise HubInputError(
+            f"HF_ENDPOINT {shown(strip_credentials(raw))[:120]} holds credentials: remove user:password@ from "
+            "it and set HF_TOKEN instead"
+        )
+    return raw
 
 
 def offline() -> bool:
@@ -91,16 +143,44 @@ def hub_cache_dir() -> str:
     """The hub cache: ``HF_HUB_CACHE``, else ``$HF_HOME/hub``, else ~/.cache/huggingface/hub."""
     if os.environ.get("HF_HUB_CACHE"):
         return os.environ["HF_HUB_CACHE"]
-    home = os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface")
-    return os.path.join(home, "hub")
+    return os.path.join(_hf_home(), "hub")
+
+
+def _hf_home() -> str:
+    return os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface")
 
 
 def _token() -> str | None:
-    return os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN") or None
+    """``HF_TOKEN`` (or ``HUGGING_FACE_HUB_TOKEN``), else the token ``hf auth login`` stored
+    (``HF_TOKEN_PATH``, else ``$HF_HOME/token``); a ``HubInputError`` (not showing it) when it
+    holds a line break, a control character or a space."""
+    token, source = None, ""
+    for var in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
+        if os.environ.get(var):
+            token, source = os.environ[var].strip(), var
+            break
+    if token is None:
+        path = os.environ.get("HF_TOKEN_PATH") or os.path.join(_hf_home(), "token")
+        try:
+            token = read_bounded(path, 4096, what="Hugging Face token file").decode("utf-8").strip() or None
+        except (ConfigError, UnicodeDecodeError):
+            token = None
+        if token:
+            remember_secret(token)
+            source = "the stored Hugging Face token"
+    if token and (not token.isprintable() or any(c.isspace() for c in token)):
+        raise HubInputError(
+            f"{source} holds a line break, a control character or a space: set it to the token alone"
+        )
+    return token or None
 
 
 def _at(revision: str | None) -> str:
     return f" at revision {revision!r}" if revision else ""
+
+
+def _repo_dir(cache: str, repo_id: str) -> str:
+    return inside(cache, "models--" + repo_id.replace("/", "--"))
 
 
 def fetch_config(
@@ -109,194 +189,97 @@ def fetch_config(
     revision: str | None = None,
     files: Sequence[str] = CONFIG_FILES,
     cache_dir: str | None = None,
+    timeout: float | str | None = None,
 ) -> str:
     """Fetch ``config.json`` and the side files of ``repo_id`` (those it has) into the hub cache,
     and return the snapshot directory that holds them (``.../snapshots/<commit>``).
 
-    With ``HF_HUB_OFFLINE`` set, only the cache is read. Raises a ``HubError`` subclass naming
-    the fix; on failure, nothing this call added stays in the cache."""
-    try:
-        import huggingface_hub  # noqa: F401  (a dependency of the package; imported only here)
-    except ImportError:  # pragma: no cover - the package depends on it
-        raise HubError(
-            f"{repo_id}: fetching from the hub needs huggingface_hub: `pip install huggingface_hub`"
-        ) from None
+    With ``HF_HUB_OFFLINE`` set, only the cache is read. ``timeout`` is the overall deadline in
+    seconds (``--hub-timeout``; default ``$RESOLVABLE_HUB_TIMEOUT``, else 30). Raises a
+    ``HubError`` subclass naming the fix; on failure, nothing this call added stays in the cache."""
+    check_repo_id(repo_id)
+    if revision is not None:
+        check_revision(revision)
+    names = tuple(dict.fromkeys(("config.json", *(n for n in files if n in CONFIG_FILES))))
     cache = cache_dir or hub_cache_dir()
     if offline():
-        return _from_cache(repo_id, revision, files, cache)
-    with _quiet():
-        _probe(repo_id, revision)
-        added: list[str] = []
-        try:
-            snapshot = _download(repo_id, "config.json", revision, cache, added, required=True)
-            for name in files:
-                if name != "config.json":
-                    _download(repo_id, name, revision, cache, added, required=False)
-        except BaseException:
-            _roll_back(added)
-            raise
+        return _from_cache(repo_id, revision, cache)
+    ep = _checked_endpoint()
+    seconds = deadline_seconds(timeout)
+    token = _token()
+    if revision is not None and len(revision) == 40:  # a commit already cached: nothing to ask
+        with contextlib.suppress(HubError):
+            return _from_cache(repo_id, revision, cache)
+    try:
+        snapshot, _ = fetch_files(
+            ep, repo_id, revision, names, _repo_dir(cache, repo_id), token, Deadline(seconds)
+        )
+    except HttpFailure as exc:
+        raise _translate(exc, repo_id, revision, getattr(exc, "file", "config.json"), seconds) from None
+    except OSError as exc:
+        raise HubError(
+            f"{repo_id}{_at(revision)}: cannot write to the Hugging Face cache {shown(cache)} "
+            f"({exc.strerror or exc}); check HF_HUB_CACHE or HF_HOME"
+        ) from None
     return snapshot
 
 
-class _quiet:
-    """No progress bars and no retry chatter from huggingface_hub while fetching: the outcome is
-    reported once, as a result or one ``HubError`` line."""
-
-    def __enter__(self) -> None:
-        import logging
-
-        from huggingface_hub import constants
-        from huggingface_hub.utils import are_progress_bars_disabled, disable_progress_bars
-
-        # huggingface_hub reads HF_HUB_OFFLINE once, when it is imported; this call has read the
-        # environment now (``offline()``) and is online, so its requests must not be refused.
-        self.constants, self.was_offline = constants, constants.HF_HUB_OFFLINE
-        constants.HF_HUB_OFFLINE = False
-
-        self.logger = logging.getLogger("huggingface_hub")
-        self.level = self.logger.level
-        self.logger.setLevel(logging.CRITICAL)
-        self.bars_were_off = are_progress_bars_disabled()
-        disable_progress_bars()
-
-    def __exit__(self, *exc: object) -> None:
-        from huggingface_hub.utils import enable_progress_bars
-
-        self.logger.setLevel(self.level)
-        self.constants.HF_HUB_OFFLINE = self.was_offline
-        if not self.bars_were_off:
-            enable_progress_bars()
-
-
-def _probe(repo_id: str, revision: str | None) -> None:
-    """Ask for config.json's metadata once, without retries, so that a gated, missing or
-    unreachable repo fails at once (``hf_hub_download`` retries network errors with back-off)."""
-    import inspect
-
-    from huggingface_hub import get_hf_file_metadata, hf_hub_url
-
-    url = hf_hub_url(repo_id, "config.json", revision=revision, endpoint=endpoint())
-    kwargs: dict[str, object] = {"token": _token(), "timeout": TIMEOUT_S}
-    if "retry_on_errors" in inspect.signature(get_hf_file_metadata).parameters:
-        kwargs["retry_on_errors"] = False
-    try:
-        get_hf_file_metadata(url, **kwargs)  # type: ignore[arg-type]
-    except Exception as exc:
-        raise _translate(exc, repo_id, revision, "config.json") from None
+def _from_cache(repo_id: str, revision: str | None, cache: str) -> str:
+    """The cached snapshot directory holding config.json (a guarded read of ``refs/<revision>``)."""
+    repo_dir = _repo_dir(cache, repo_id)
+    commit: str | None = None
+    if revision is not None and len(revision) == 40 and all(c in "0123456789abcdef" for c in revision):
+        commit = revision
+    else:
+        try:
+            ref = inside(repo_dir, "refs", *(revision or "main").split("/"))
+            raw = read_bounded(ref, 256, what="Hugging Face cache ref")
+            commit = check_commit(raw.decode("ascii", "replace").strip(), "the local cache", "its ref")
+        except ConfigError:
+            commit = None
+    if commit is not None:
+        snapshot = os.path.join(repo_dir, "snapshots", commit)
+        try:
+            found = os.path.isfile(os.path.join(snapshot, "config.json"))
+        except (OSError, ValueError):
+            found = False
+        if found:
+            return snapshot
+    raise HubOfflineError(
+        f"{repo_id}{_at(revision)} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set: unset "
+        f"HF_HUB_OFFLINE to fetch its config.json (no weights), or fetch it where the hub is reachable "
+        f"(`hf download {repo_id} config.json`) into the cache at $HF_HUB_CACHE, else $HF_HOME/hub "
+        f"(now {shown(cache)}), or pass --model-config PATH"
+    )
 
 
-def _from_cache(repo_id: str, revision: str | None, files: Sequence[str], cache: str) -> str:
-    from huggingface_hub import try_to_load_from_cache
-
-    try:
-        found = try_to_load_from_cache(repo_id, "config.json", cache_dir=cache, revision=revision)
-    except Exception:  # an odd repo id or cache layout: not cached
-        found = None
-    if not isinstance(found, str):
-        raise HubOfflineError(
-            f"{repo_id}{_at(revision)} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set: unset "
-            f"HF_HUB_OFFLINE to fetch its config.json (no weights), or fetch it where the hub is reachable "
-            f"(`hf download {repo_id} config.json`) into the cache at $HF_HUB_CACHE, else $HF_HOME/hub "
-            f"(now {cache}), or pass --model-config PATH"
-        )
-    return os.path.dirname(found)
-
-
-def _download(
-    repo_id: str, name: str, revision: str | None, cache: str, added: list[str], *, required: bool
-) -> str:
-    """One file: the snapshot directory holding it; a missing optional file is skipped."""
-    from huggingface_hub import hf_hub_download
-
-    before = _cached_path(repo_id, name, revision, cache)
-    try:
-        path = hf_hub_download(
-            repo_id,
-            name,
-            revision=revision,
-            cache_dir=cache,
-            endpoint=endpoint(),
-            token=_token(),
-            etag_timeout=TIMEOUT_S,
-        )
-    except Exception as exc:
-        missing_file = _kind(exc) == "entry"
-        if missing_file and not required:
-            return ""
-        raise _translate(exc, repo_id, revision, name) from None
-    path = str(path)
-    if before is None or os.path.realpath(before) != os.path.realpath(path):
-        added.append(path)
-    return os.path.dirname(path)
-
-
-def _cached_path(repo_id: str, name: str, revision: str | None, cache: str) -> str | None:
-    from huggingface_hub import try_to_load_from_cache
-
-    try:
-        found = try_to_load_from_cache(repo_id, name, cache_dir=cache, revision=revision)
-    except Exception:
-        return None
-    return found if isinstance(found, str) else None
-
-
-def _roll_back(paths: list[str]) -> None:
-    """Remove the snapshot links (and the blobs they point to) that this call added."""
-    for path in paths:
-        target = os.path.realpath(path)
-        for p in (path, target):
-            with contextlib.suppress(OSError):
-                os.remove(p)
-
-
-def _kind(exc: BaseException) -> str:
-    """What a huggingface_hub error means: gated, repo, revision, entry, offline, http, network."""
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    if "GatedRepoError" in names:
-        return "gated"
-    if "RepositoryNotFoundError" in names:
-        return "repo"
-    if "RevisionNotFoundError" in names:
-        return "revision"
-    if "RemoteEntryNotFoundError" in names or ("EntryNotFoundError" in names and "HfHubHTTPError" in names):
-        return "entry"
-    if "OfflineModeIsEnabled" in names:
-        return "offline"
-    if "LocalEntryNotFoundError" in names:
-        return "network"  # huggingface_hub's "cannot reach the hub and not cached"
-    if "HfHubHTTPError" in names:
-        return "http"
-    return "network"
-
-
-def _status(exc: BaseException) -> int | None:
-    response = getattr(exc, "response", None)
-    return getattr(response, "status_code", None)
-
-
-def _translate(exc: BaseException, repo_id: str, revision: str | None, name: str) -> HubError:
-    kind = _kind(exc)
+def _translate(exc: HttpFailure, repo_id: str, revision: str | None, name: str, seconds: float) -> HubError:
+    kind, status = exc.kind, exc.status
     where = f"{repo_id}{_at(revision)}"
-    token = "HF_TOKEN is set" if _token() else "no HF_TOKEN is set"
+    ep = shown_endpoint()
+    try:
+        has_token = _token() is not None
+    except HubError:
+        has_token = True
+    token = "HF_TOKEN is set" if has_token else "no HF_TOKEN is set"
     if kind == "gated":
         return HubAccessError(
-            f"{where} is a gated repo ({_status(exc) or 403}; {token}): accept its terms on "
-            f"{endpoint()}/{repo_id} and set HF_TOKEN to a token of that account"
+            f"{where} is a gated repo ({status or 403}; {token}): accept its terms on "
+            f"{ep}/{repo_id} and set HF_TOKEN to a token of that account"
         )
     if kind == "repo":
-        status = _status(exc)
-        if status == 401 and not _token():
+        if status == 401 and not has_token:
             return HubAccessError(
                 f"{where}: the hub answers 401 (a private repo, or none by that name; no HF_TOKEN is set): "
                 "check the name, or set HF_TOKEN to a token that can read it"
             )
         return HubNotFoundError(
-            f"{where}: no such repo on {endpoint()} (or it is private and {token}; answered {status}): "
+            f"{where}: no such repo on {ep} (or it is private and {token}; answered {status}): "
             "check the name, or set HF_TOKEN to a token that can read it"
         )
     if kind == "revision":
         return HubNotFoundError(
-            f"{repo_id} has no revision {revision!r} on {endpoint()}: pass an existing branch, tag or commit "
+            f"{repo_id} has no revision {revision!r} on {ep}: pass an existing branch, tag or commit "
             "with --revision"
         )
     if kind == "entry":
@@ -304,19 +287,23 @@ def _translate(exc: BaseException, repo_id: str, revision: str | None, name: str
             f"{where} has no {name}: it is not a transformers model repo sglang can load; "
             "pass --model-config PATH with the config.json that stands for it"
         )
-    if kind == "offline":
-        return HubOfflineError(
-            f"{where} is not in the local Hugging Face cache and HF_HUB_OFFLINE is set: unset HF_HUB_OFFLINE "
-            "to fetch its config.json (no weights), or pass --model-config PATH"
+    if kind == "timeout":
+        return HubUnreachableError(
+            f"{where}: the hub at {ep} gave no complete answer for {name} within {seconds:g} s (the hub "
+            f"deadline): try again later, allow more with --hub-timeout SECONDS or {DEADLINE_ENV}, "
+            "or pass --model-config PATH"
+        )
+    if kind == "toolarge":
+        return HubUnreachableError(
+            f"{where}: the hub at {ep} sent a {name} larger than {MAX_BYTES.get(name, 0) // 2**20} MiB "
+            "(the cap for that file): check HF_ENDPOINT, or pass --model-config PATH"
         )
     if kind == "http":
         return HubUnreachableError(
-            f"{where}: the hub at {endpoint()} answered {_status(exc)} for {name}: try again later, "
-            "or check HF_ENDPOINT"
+            f"{where}: the hub at {ep} answered {status} for {name}: try again later, or check HF_ENDPOINT"
         )
-    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return HubUnreachableError(
-        f"{where}: cannot reach the hub at {endpoint()} to fetch {name} ({type(exc).__name__}: {detail[:160]}); "
+        f"{where}: cannot reach the hub at {ep} to fetch {name} ({shown(exc.detail)[:200]}); "
         "check the network or HF_ENDPOINT, or fetch it elsewhere (`hf download "
         f"{repo_id} config.json`) and pass --model-config PATH"
     )

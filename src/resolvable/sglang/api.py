@@ -45,6 +45,10 @@ ENV_VARS = (
 
 def as_hf_config(hf_config: HFConfig | Mapping[str, Any]) -> HFConfig:
     hf = hf_config if isinstance(hf_config, HFConfig) else HFConfig(hf_config)
+    if not isinstance(hf_config, HFConfig):  # a dict: its values checked as a file's are
+        from ..rules import check_config_values
+
+        check_config_values(hf, hf.source)
     if hf.architecture is None:
         raise ConfigError(
             f"{hf.source}: no 'architectures' entry; sglang dispatches on architectures[0]. "

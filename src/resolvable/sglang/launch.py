@@ -57,12 +57,30 @@ def is_sglang_command(words: Sequence[str]) -> bool:
     )
 
 
+#: The most words (and characters) a pasted command may have: real launches have a few hundred
+#: words at most, and argparse's work grows with the square of the count (issue 29).
+MAX_COMMAND_WORDS = 4096
+MAX_COMMAND_CHARS = 1 << 20
+
+
+def check_size(words: Sequence[str], what: str = "the pasted command") -> None:
+    """A ``LaunchError`` when ``words`` are more than ``MAX_COMMAND_WORDS`` (or characters)."""
+    if len(words) > MAX_COMMAND_WORDS or sum(len(w) for w in words) > MAX_COMMAND_CHARS:
+        raise LaunchError(
+            f"{what} has {len(words):,} words, more than the {MAX_COMMAND_WORDS:,} (and {MAX_COMMAND_CHARS:,} "
+            "characters) a launch command holds: paste the launch command alone"
+        )
+
+
 def _words(tokens: Sequence[str]) -> list[str]:
     """Shell words: a single pasted string is split as a shell would (continuations joined)."""
+    check_size(tokens)
     if len(tokens) == 1 and any(c.isspace() for c in tokens[0]):
         text = re.sub(r"\\\r?\n", " ", tokens[0])
         try:
-            return shlex.split(text)
+            words = shlex.split(text)
+            check_size(words)
+            return words
         except ValueError as exc:
             raise LaunchError(f"cannot split the pasted command: {exc}") from None
     # Words already split by the shell; a stray "\" or newline from a careless paste is not a word.

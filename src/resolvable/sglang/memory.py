@@ -118,16 +118,16 @@ def context_length(hf: Mapping[str, Any], user: int | None) -> int:
 
 
 def _prefill_graph_sizes(max_bs: int) -> int:
-    """How many prefill CUDA-graph sizes ``generate_prefill_cuda_graph_batch_sizes`` captures."""
-    sizes = (
-        list(range(4, 33, 4))
-        + list(range(48, 257, 16))
-        + list(range(288, 513, 32))
-        + list(range(576, 1025, 64))
-        + list(range(1280, 4097, 256))
-        + list(range(4608, max_bs + 1, 512))
-    )
-    return len([s for s in sizes if s <= max_bs])
+    """How many prefill CUDA-graph sizes ``generate_prefill_cuda_graph_batch_sizes`` captures:
+    4..32 by 4, 48..256 by 16, 288..512 by 32, 576..1024 by 64, 1280..4096 by 256, then every 512
+    from 4608 — counted, not listed, so a huge ``--chunked-prefill-size`` costs nothing (issue 29)."""
+    segments = ((4, 32, 4), (48, 256, 16), (288, 512, 32), (576, 1024, 64), (1280, 4096, 256))
+    count = 0
+    for start, stop, step in (*segments, (4608, max_bs, 512)):
+        top = min(stop, max_bs)
+        if top >= start:
+            count += (top - start) // step + 1
+    return count
 
 
 def _uses_mla_backend(hf: Mapping[str, Any]) -> bool:

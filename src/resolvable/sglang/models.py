@@ -33,7 +33,13 @@ def bundled(name: str) -> HFConfig:
     return prepare(SAMPLES.bundled(name))
 
 
-def load_model(spec: str, *, model_config_parser: str = "auto", revision: str | None = None) -> HFConfig:
+def load_model(
+    spec: str,
+    *,
+    model_config_parser: str = "auto",
+    revision: str | None = None,
+    hub_timeout: float | str | None = None,
+) -> HFConfig:
     """Resolve a MODEL argument: bundled name, config.json path, model directory, or hub id.
 
     A hub id is read from the local Hugging Face cache; one that is not cached (or any with a
@@ -43,7 +49,8 @@ def load_model(spec: str, *, model_config_parser: str = "auto", revision: str | 
 
     ``model_config_parser`` is sglang's ``--model-config-parser``: "auto" reads params.json for
     the Mistral-native names (``checkpoint.is_mistral_model``), "hf" always config.json,
-    "mistral" always params.json."""
+    "mistral" always params.json. ``hub_timeout`` is the hub fetch's overall deadline in seconds
+    (``--hub-timeout``; default ``$RESOLVABLE_HUB_TIMEOUT``, else 30)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("the model must be a non-empty name or path")
     key = spec.strip()
@@ -66,7 +73,7 @@ def load_model(spec: str, *, model_config_parser: str = "auto", revision: str | 
     from ..hub import HubOfflineError, HubUnreachableError, fetch_config
 
     try:
-        snapshot = fetch_config(key, revision=revision)
+        snapshot = fetch_config(key, revision=revision, timeout=hub_timeout)
     except (HubOfflineError, HubUnreachableError) as exc:
         sample = bundled_for_repo(key) if revision is None else None
         if sample is not None:  # no hub here, but a bundled sample copies this repo's config

@@ -155,11 +155,19 @@ def resolve_vllm_args(
     """
     release = vllm_release(vllm_version)
     hf = hf_config if isinstance(hf_config, HFConfig) else HFConfig(hf_config)
+    if not isinstance(hf_config, HFConfig):  # a dict: its values checked as a file's are
+        from ..rules import check_config_values
+
+        check_config_values(hf, hf.source)
     if hf.architecture is None:
         raise ConfigError(
             f'{hf.source}: no \'architectures\' entry; add e.g. "architectures": ["LlamaForCausalLM"]'
         )
     flags = flatten_attention_config(attention_config, flags)
+    from .flags.values import check_sizes
+
+    check_sizes(flags)  # -tp 0 names the flag, not a ZeroDivisionError (issue 29)
+
     if "hf_overrides" in flags:  # applied to config.json before any rule reads it (as vLLM does)
         from .config.hf_overrides import apply_hf_overrides
 

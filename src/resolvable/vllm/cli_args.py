@@ -31,6 +31,10 @@ from .flags import NO_DEFAULT, Flag, FlagTable, is_modelled, load_table, option_
 
 #: The largest ``--config`` file read (vLLM reads any size; a flag file is a few KiB).
 CONFIG_MAX_BYTES = 1 << 20
+#: The most keys a ``--config`` YAML file may hold (issue 29: each unknown key costs a guess).
+CONFIG_MAX_KEYS = 1024
+#: Unknown options that get a "did you mean" guess, and that are listed, in one message.
+MAX_GUESSES = 8
 
 _RECORD = "_resolvable_passed"
 
@@ -169,6 +173,13 @@ def preprocess(
             )
     if "--config" in args:
         args = _pull_config(args, table, serve=serve, read_file=read_file)
+        from .launch import MAX_COMMAND_WORDS
+
+        if len(args) > MAX_COMMAND_WORDS:
+            raise VllmArgumentError(
+                f"--config: the command and its flag file make {len(args):,} words, more than the "
+                f"{MAX_COMMAND_WORDS:,} a launch command holds; give a YAML file of flag: value"
+            )
         notes.append("flags from the --config file are read after the model and before the command line's")
     out: list[str] = []
     for i, arg in enumerate(args):
@@ -280,6 +291,11 @@ def load_config_file(
         config = {}
     if not isinstance(config, dict):
         raise VllmArgumentError(f"--config {path}: the file must hold a mapping of flag: value")
+    if len(config) > CONFIG_MAX_KEYS:
+        raise VllmArgumentError(
+            f"--config {path}: {len(config):,} keys, more than the {CONFIG_MAX_KEYS:,} a flag file holds "
+            "(vLLM has a few hundred flags); give a YAML file of flag: value"
+        )
     out: list[str] = []
     for key, value in config.items():
         if isinstance(value, bool):
@@ -299,20 +315,19 @@ def load_config_file(
 
 
 def _read_text(path: str) -> str:
-    import os
+    """The YAML flag file, through the guarded read (a regular file only, at most
+    ``CONFIG_MAX_BYTES``, a FIFO or ``/dev/zero`` refused without blocking)."""
+    from ..errors import ConfigError
+    from ..rules import read_bounded
 
     try:
-        size = os.path.getsize(path)
-        if size > CONFIG_MAX_BYTES:
-            raise VllmArgumentError(
-                f"--config {path}: {size} bytes is more than a flag file holds (limit {CONFIG_MAX_BYTES})"
-            )
-        with open(path, encoding="utf-8") as fh:
-            return fh.read(CONFIG_MAX_BYTES + 1)
-    except OSError as exc:
+        raw = read_bounded(path, CONFIG_MAX_BYTES, what="--config YAML flag file")
+    except ConfigError as exc:
         raise VllmArgumentError(
-            f"--config {path}: cannot read it ({exc.strerror or exc}); give the path of a YAML flag file"
+            f"--config {path}: cannot read it ({exc}); give the path of a YAML flag file"
         ) from None
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise VllmArgumentError(f"--config {path}: not UTF-8 text; give a YAML flag file") from None
 
@@ -636,9 +651,13 @@ def _close_spelling(option: str, options: Sequence[str]) -> str | None:
 def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
     """argparse's "unrecognized arguments", with what each unknown option probably meant."""
     hints = []
+    guessed = 0
     for token in extra:
         if not token.startswith("-"):
             continue
+        guessed += 1
+        if guessed > MAX_GUESSES:  # bounded work and a readable line (issue 29)
+            break
         option = token.split("=", 1)[0]
         history = option_history(option, table.release)
         if history:
@@ -650,5 +669,8 @@ def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
                 "--task is not a vllm serve option: for embedding, reranking or reward models use "
                 "--runner pooling (and --convert embed|classify|reward to adapt a generative model)"
             )
-    text = f"vllm serve {table.release}: unrecognized arguments: {' '.join(extra)}"
+    shown_extra = " ".join(extra[: 2 * MAX_GUESSES]) + (
+        f" … ({len(extra) - 2 * MAX_GUESSES:,} more)" if len(extra) > 2 * MAX_GUESSES else ""
+    )
+    text = f"vllm serve {table.release}: unrecognized arguments: {shown_extra}"
     return text + ("; " + "; ".join(hints) if hints else "")

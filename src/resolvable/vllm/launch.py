@@ -28,6 +28,12 @@ API_SERVER_MODULES = ("vllm.entrypoints.openai.api_server",)
 CLI_MODULES = ("vllm.entrypoints.cli.main",)
 
 
+#: The most words (and characters) a pasted command may have (as ``sglang/launch.py``): argparse's
+#: work grows with the square of the count (issue 29).
+MAX_COMMAND_WORDS = 4096
+MAX_COMMAND_CHARS = 1 << 20
+
+
 class LaunchError(ResolvableError):
     """A pasted command that is not a vLLM server launch."""
 
@@ -65,6 +71,11 @@ def _module(words: Sequence[str]) -> str | None:
 
 def parse_launch(words: Sequence[str]) -> VllmLaunch:
     words = list(words)
+    if len(words) > MAX_COMMAND_WORDS or sum(len(w) for w in words) > MAX_COMMAND_CHARS:
+        raise LaunchError(
+            f"the pasted command has {len(words):,} words, more than the {MAX_COMMAND_WORDS:,} (and "
+            f"{MAX_COMMAND_CHARS:,} characters) a launch command holds: paste the launch command alone"
+        )
     if not words:
         raise LaunchError("the pasted command is empty: paste `vllm serve MODEL ...` after `--`")
     head = words[0]

@@ -242,6 +242,9 @@ def capacity(
     ``max_model_len`` (``-1``/``auto``: fit), ``max_num_batched_tokens``, ``max_num_seqs``, ``dtype``,
     ``quantization``, ``kv_cache_memory_bytes``.
     """
+    from .flags.values import check_sizes
+
+    check_sizes(values, fit=True)  # before any division by these (issue 29)
     total = require_device_bytes(device_name, memory_gib)
     tp = int(values.get("tensor_parallel_size") or 1)
     pp = int(values.get("pipeline_parallel_size") or 1)

@@ -180,3 +180,67 @@ def normalise(values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     if out.get("max_model_len") == -1:
         notes.append("--max-model-len auto/-1: vLLM fits the length to the KV-cache memory after profiling")
     return out, notes
+
+
+# -- bounds of the sizes the memory fit and the parallel layout divide by (issue 29) ------------
+
+#: Engine arguments that must be a positive integer, with the flag that sets each. vLLM itself
+#: divides by the parallel sizes (``config/model.py: verify_with_parallel_config``: a
+#: ZeroDivisionError at -tp 0), and sizes its batches by the other two.
+POSITIVE_SIZES = {
+    "tensor_parallel_size": "--tensor-parallel-size/-tp",
+    "pipeline_parallel_size": "--pipeline-parallel-size/-pp",
+    "data_parallel_size": "--data-parallel-size/-dp",
+    "max_num_seqs": "--max-num-seqs",
+    "max_num_batched_tokens": "--max-num-batched-tokens",
+}
+
+
+#: The largest ``--max-cudagraph-capture-size`` answered: the capture grid is listed, one size per
+#: 16 tokens (``config/compilation.py : _set_cudagraph_sizes``), so a user number must not make a
+#: list of billions (issue 29). Real values are 512 to 8192.
+MAX_CAPTURE_SIZE = 1 << 16
+
+
+def check_sizes(values: Mapping[str, Any], *, fit: bool = False) -> None:
+    """Raise an ``InvalidArgumentError`` naming the flag and the fix for a parallel or batch size
+    that is not a positive integer; with ``fit`` also ``--gpu-memory-utilization`` (a finite
+    number in (0, 1]) and ``--max-model-len`` (a positive integer, ``-1`` or ``auto``)."""
+    import math
+
+    from ...errors import InvalidArgumentError
+
+    for key, flag in POSITIVE_SIZES.items():
+        value = values.get(key)
+        if value is None or isinstance(value, bool) or not isinstance(value, int):
+            continue  # a wrong type is the schema's error ("argument tensor_parallel_size: ...")
+        if not 1 <= value <= 2**31:
+            raise InvalidArgumentError(
+                f"{flag} {value!r}: must be a positive integer (at most 2**31); pass {flag.split('/')[0]} 1 or more"
+            )
+    largest = values.get("max_cudagraph_capture_size")
+    if isinstance(largest, int) and not isinstance(largest, bool) and largest > MAX_CAPTURE_SIZE:
+        raise InvalidArgumentError(
+            f"--max-cudagraph-capture-size {largest}: vLLM would capture a CUDA graph for every 16th size up "
+            f"to it ({largest // 16:,} graphs); resolvable answers up to {MAX_CAPTURE_SIZE:,}: pass at most "
+            f"that, or --enforce-eager"
+        )
+    if not fit:
+        return
+    util = values.get("gpu_memory_utilization")
+    if util is not None:
+        number = util if isinstance(util, (int, float)) and not isinstance(util, bool) else math.nan
+        if not (math.isfinite(number) and 0 < number <= 1):
+            raise InvalidArgumentError(
+                f"--gpu-memory-utilization {util!r}: must be a fraction in (0, 1]; pass e.g. 0.9"
+            )
+    length = values.get("max_model_len")
+    if length is not None and str(length).lower() not in ("-1", "auto"):
+        try:
+            number = int(str(length).strip()) if not isinstance(length, (bool, float)) else 0
+        except ValueError:
+            number = 0
+        if number <= 0:
+            raise InvalidArgumentError(
+                f"--max-model-len {length!r}: must be a positive integer, -1 or auto; pass e.g. 8192"
+            )
