@@ -156,9 +156,9 @@ def resolve_vllm_args(
     release = vllm_release(vllm_version)
     hf = hf_config if isinstance(hf_config, HFConfig) else HFConfig(hf_config)
     if not isinstance(hf_config, HFConfig):  # a dict: its values checked as a file's are
-        from ..rules import check_config_values
+        from ..rules import check_config_values as check_hf_values
 
-        check_config_values(hf, hf.source)
+        check_hf_values(hf, hf.source)
     if hf.architecture is None:
         raise ConfigError(
             f'{hf.source}: no \'architectures\' entry; add e.g. "architectures": ["LlamaForCausalLM"]'
