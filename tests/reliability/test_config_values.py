@@ -91,7 +91,9 @@ def test_good_values_still_answer(tmp_path, capsys):
     ],
 )  # fmt: skip
 def test_bad_flag_values_name_the_flag_and_the_fix(capsys, argv, words):
-    assert main(argv) == 2
+    # a length vLLM's own configuration refuses is the engine's refusal (exit 1, issue 26); the
+    # others are refused by this tool before the engine would see them (exit 2)
+    assert main(argv) == (1 if "--max-model-len" in argv else 2)
     err = one_error_line(capsys)
     assert words in err and ("pass" in err or "set" in err)
 
@@ -103,5 +105,5 @@ def test_a_huge_chunked_prefill_size_builds_no_list(capsys):
          "meta-llama/Llama-3.1-8B-Instruct", "--chunked-prefill-size", "100000000000"]
     )  # fmt: skip
     assert time.monotonic() - start < 20  # was minutes and gigabytes: a list of 1e11/512 sizes
-    assert code in (0, 2)
+    assert code == 1  # a verdict (does not fit: the derived fraction leaves no KV pool), no crash
     capsys.readouterr()

@@ -119,9 +119,13 @@ def run(argv: list[str], capsys: Any, workdir: str) -> None:
     out, err = capsys.readouterr()
     assert took < SLOW_S, (took, argv[:12])
     assert "Traceback" not in out + err and "internal error" not in out + err, err[-2000:]
-    assert code in (0, 2), (code, err[-500:])
+    # 0 would start, 1 would not (the engine's refusal or no fit: a verdict), 2 the tool's input error
+    assert code in (0, 1, 2), (code, err[-500:])
+    said_error = any(line.startswith("error: ") for line in err.splitlines())
     if code == 2:
-        assert any(line.startswith("error: ") for line in err.splitlines()), err[-500:]
+        assert said_error, err[-500:]
+    if code == 1:
+        assert said_error or "would not start" in out, (out[-500:], err[-500:])
     assert sorted(os.listdir(workdir)) == before  # nothing written beside the inputs
 
 
@@ -227,11 +231,17 @@ def test_vllm_config_yaml_gets_an_answer_or_one_error_line(capsys, workdir, text
 
 @pytest.mark.parametrize(
     ("code", "err", "write"),
-    [(70, "internal error: boom", False), (2, "no error line", False), (0, "", True), (1, "error: x", False)],
+    [
+        (70, "internal error: boom", False),
+        (2, "no error line", False),
+        (0, "", True),
+        (1, "no verdict", False),
+        (3, "error: x", False),
+    ],
 )
 def test_the_invariant_checker_can_fail(capsys, workdir, monkeypatch, code, err, write):
     """``run`` catches each broken invariant: an internal error, a 2 without an error line, a
-    file written beside the inputs, another exit code."""
+    file written beside the inputs, a 1 that gives no verdict, another exit code."""
     import sys
 
     def fake(argv: list[str]) -> int:

@@ -319,7 +319,9 @@ def max_model_len(ctx: Any) -> dict[str, Any]:
     t = ctx.hf.text_config
     if user <= 0:
         raise ConflictError(
-            f"max_model_len must be a positive integer, got {user}", fields=("max_model_len",)
+            f"max_model_len must be a positive integer, got {user}",
+            fields=("max_model_len",),
+            fix=Fix.any_of(Fix(drop=("max_model_len",)), Fix(set={"max_model_len": -1})),
         )
     if user > derived:
         model_max_length = t.get("model_max_length")

@@ -204,8 +204,10 @@ MAX_CAPTURE_SIZE = 1 << 16
 
 def check_sizes(values: Mapping[str, Any], *, fit: bool = False) -> None:
     """Raise an ``InvalidArgumentError`` naming the flag and the fix for a parallel or batch size
-    that is not a positive integer; with ``fit`` also ``--gpu-memory-utilization`` (a finite
-    number in (0, 1]) and ``--max-model-len`` (a positive integer, ``-1`` or ``auto``)."""
+    that is not a positive integer, and for a ``--gpu-memory-utilization`` that is not a finite
+    number (a finite one outside (0, 1] is vLLM's own refusal, a rule); with ``fit`` also
+    ``--gpu-memory-utilization`` outside (0, 1] and ``--max-model-len`` (a positive integer,
+    ``-1`` or ``auto``)."""
     import math
 
     from ...errors import InvalidArgumentError
@@ -225,9 +227,13 @@ def check_sizes(values: Mapping[str, Any], *, fit: bool = False) -> None:
             f"to it ({largest // 16:,} graphs); resolvable answers up to {MAX_CAPTURE_SIZE:,}: pass at most "
             f"that, or --enforce-eager"
         )
+    util = values.get("gpu_memory_utilization")
+    if isinstance(util, float) and not math.isfinite(util):  # a finite value out of range is vLLM's refusal
+        raise InvalidArgumentError(
+            f"--gpu-memory-utilization {util!r}: must be a fraction in (0, 1]; pass e.g. 0.9"
+        )
     if not fit:
         return
-    util = values.get("gpu_memory_utilization")
     if util is not None:
         number = util if isinstance(util, (int, float)) and not isinstance(util, bool) else math.nan
         if not (math.isfinite(number) and 0 < number <= 1):
