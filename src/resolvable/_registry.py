@@ -251,11 +251,9 @@ class Registry:
         self.changes: ChangeTable = changes if changes is not None else ChangeTable(name, ())
         #: Whether resolutions record the changes each rule asks (only a table with changes).
         self.records_changes = len(self.changes) > 0
-        #: What ``ctx.release`` is for each supported release (and None), built once.
-        self._release_views: dict[str | None, ReleaseView] = {
-            r: ReleaseView(r, self.changes) for r in self.releases
-        }
-        self._release_views[None] = ReleaseView(None, self.changes)
+        #: What ``ctx.release`` is for each supported release (and None), built on first use
+        #: (``release_view``): a view costs a set per release, import time no resolution needs.
+        self._release_views: dict[str | None, ReleaseView] = {}
         for stage in self.stages:
             ReleaseRange.of(stage.since, stage.until, f"stage {stage.name!r}")
         # Registration state, guarded by _lock: every rule in order, exact-arch rules and constants
@@ -459,7 +457,11 @@ class Registry:
         """``ctx.release`` for ``release`` (a supported release or None), one shared view each."""
         view = self._release_views.get(release)
         if view is None:
-            view = ReleaseView(self.release(release), self.changes)
+            # None is the view of no release (what a registry without releases resolves with).
+            view = ReleaseView(self.release(release) if release is not None else None, self.changes)
+            if release is None or release in self.releases:  # bounded: one per supported release
+                # setdefault: threads that built the same view at once all share the first one.
+                view = self._release_views.setdefault(release, view)
         return view
 
     def _add_extension(self, rule: Rule, extends: Callable[..., Any], series: str | None) -> None:
