@@ -23,9 +23,9 @@ Invariants:
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Iterable, Iterator
 
+from ._record import record_tuple
 from ._release import ArchList, ReleaseRange, release_key
 from .errors import RegistrationError, UnknownChangeError, closest
 
@@ -39,7 +39,7 @@ __all__ = ["RELEASE_READ", "Change", "ChangeTable", "ReleaseView", "releases_of"
 RELEASE_READ = "release: "
 
 
-class Change(namedtuple("Change", "name since until upstream summary", defaults=(None, "", ""))):
+class Change(record_tuple("Change", "name since until upstream summary", defaults=(None, "", ""))):
     """One named behaviour change of the modelled engine (immutable record).
 
     ``Change("DSA_TRITON_ON_ROCM", "0.5.20", upstream="overrides._dsa_split_backend_resolution",

@@ -36,13 +36,12 @@ from __future__ import annotations
 import _thread  # not threading: the lock is all we need (import cost)
 import os
 import sys
-from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
 
 from ._changes import ChangeTable, ReleaseView
 from ._frozen import deep_freeze
 from ._record import field as record_field
-from ._record import record, record_replace
+from ._record import record, record_replace, record_tuple
 from ._release import ArchList, ReleaseRange, check_release, release_key
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
@@ -61,7 +60,7 @@ _ALL_RELEASES = ReleaseRange()  # immutable, so one shared default is safe
 
 
 class Stage(
-    namedtuple(
+    record_tuple(
         "Stage", "name isolated doc when since until phase", defaults=(False, "", None, None, None, None)
     )
 ):
@@ -426,9 +425,15 @@ class Registry:
             return
         with self._lock:
             rules = list(self._all)
+        # A series of one rule has nothing to check: only rules that share (stage, series) with
+        # another are keyed by their selector (rendering every selector was most of the cost).
+        sizes: dict[tuple[str, str], int] = {}
+        for rule in rules:
+            sizes[rule.stage, rule.series] = sizes.get((rule.stage, rule.series), 0) + 1
         series: dict[tuple[str, str, str], list[Rule]] = {}
         for rule in rules:
-            series.setdefault((rule.stage, rule.series, rule.selector()), []).append(rule)
+            if sizes[rule.stage, rule.series] > 1:
+                series.setdefault((rule.stage, rule.series, rule.selector()), []).append(rule)
         for (stage, name, _), members in series.items():
             if len(members) < 2:
                 continue
