@@ -182,7 +182,30 @@ def _known_markdown(par: dict[str, Any]) -> list[str]:
     return [*out, ""]
 
 
-def markdown(r: dict[str, Any]) -> str:
+#: The sections measured by their own scripts, not by run.py (§9: ``bench_against.py`` needs
+#: another checkout's tree, ``bench_release_span.py`` fresh interpreters per release): a rewrite
+#: carries them over from the previous report unchanged, from their heading to the next one.
+KEPT_SECTIONS = ("## 9. ",)
+
+
+def kept_sections(previous: str | None) -> list[str]:
+    """The ``KEPT_SECTIONS`` of a previous report (its text), as lines; none when it has none."""
+    if not previous:
+        return []
+    out: list[str] = []
+    keeping = False
+    for line in previous.splitlines():
+        if line.startswith("## "):
+            keeping = line.startswith(KEPT_SECTIONS)
+        if keeping:
+            out.append(line)
+    if out and out[-1] != "":
+        out.append("")
+    return out
+
+
+def markdown(r: dict[str, Any], previous: str | None = None) -> str:
+    """The report; ``previous`` (the report being replaced) gives the ``KEPT_SECTIONS``."""
     s, env = r["settings"], r["environment"]
     res, ratio, imp, mat, sc, cli, mem, par = (
         r[k] for k in ("resolution", "ratio", "import", "matrix", "scaling", "cli", "memory", "parity")
@@ -351,6 +374,7 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         *_vllm_markdown(r),
         *_releases_markdown(r),
+        *kept_sections(previous),
         "## Reproduce",
         "",
         "```bash",
@@ -360,6 +384,10 @@ def markdown(r: dict[str, Any]) -> str:
         "python benchmarks/run.py --profile  # cProfile of the full matrix (prints only)",
         "python benchmarks/bench_releases.py # benchmark 8 alone",
         "python benchmarks/bench_vllm.py     # benchmark 7 alone",
+        "python benchmarks/run.py --vllm     # step 7 alone: vLLM/SGLang ratio and its verdict (prints only)",
+        "python benchmarks/bench_against.py --other /path/to/other/src --imports 21  # §9: against another tree",
+        "python benchmarks/bench_release_span.py  # §9: oldest vs newest release",
+        "python benchmarks/bench_import_instructions.py --other /path/to/other/src  # §9: import, instructions",
         "```",
         "",
     ]

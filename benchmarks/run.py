@@ -128,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_write:
         path = Path(args.output)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(markdown(r), encoding="utf-8")
+        previous = path.read_text(encoding="utf-8") if path.exists() else None  # keeps §9
+        path.write_text(markdown(r, previous), encoding="utf-8")
         print(f"\nwrote {path}")
     print(f"total {time.perf_counter() - started:.0f} s")
     return 0

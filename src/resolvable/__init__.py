@@ -12,7 +12,6 @@ from __future__ import annotations
 from ._declaration import Declaration, Force, Outcome
 from ._facade import RecordingArgs, procedural, publish_args, refresh_declared_fields, resolve_into
 from ._hfconfig import HFConfig, load_hf_config
-from ._parity import ParityReport, check_parity
 from ._platform import Platform
 from ._publish import ContextSlot, RuntimeContext, publish
 from ._registry import Registry, Stage
@@ -22,6 +21,15 @@ from ._schema import Arg, arg, resolvable_fields
 from .errors import ConflictError, ResolvableError
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):  # the parity check (legacy code vs the rules) loads on first use
+    if name in ("ParityReport", "check_parity"):
+        from . import _parity
+
+        return getattr(_parity, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Arg",

@@ -23,9 +23,9 @@ Invariants:
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Iterable, Iterator
 
+from ._record import record_tuple
 from ._release import ArchList, ReleaseRange, release_key
 from .errors import RegistrationError, UnknownChangeError, closest
 
@@ -39,7 +39,7 @@ __all__ = ["RELEASE_READ", "Change", "ChangeTable", "ReleaseView", "releases_of"
 RELEASE_READ = "release: "
 
 
-class Change(namedtuple("Change", "name since until upstream summary", defaults=(None, "", ""))):
+class Change(record_tuple("Change", "name since until upstream summary", defaults=(None, "", ""))):
     """One named behaviour change of the modelled engine (immutable record).
 
     ``Change("DSA_TRITON_ON_ROCM", "0.5.20", upstream="overrides._dsa_split_backend_resolution",
@@ -98,7 +98,8 @@ class ChangeTable:
             valid = ReleaseRange.of(change.since, change.until, f"{engine} change {name}")
             if not isinstance(change.upstream, str) or not isinstance(change.summary, str):
                 raise RegistrationError(f"{engine} change {name}: upstream and summary are strings")
-            change = change._replace(since=valid.since, until=valid.until)
+            if valid.since != change.since or valid.until != change.until:  # e.g. '0.5.20.post1'
+                change = change._replace(since=valid.since, until=valid.until)
             by_name[name] = change
             ordered.append(change)
         object.__setattr__(self, "engine", engine)
@@ -111,8 +112,8 @@ class ChangeTable:
             for c in self._changes
         )
         object.__setattr__(self, "_keys", keys)
-        for name, change in by_name.items():  # plain attributes: ``CHANGES.X`` is a dict lookup
-            object.__setattr__(self, name, change)
+        # Plain attributes: ``CHANGES.X`` is a dict lookup (one update, not a call per name).
+        self.__dict__.update(by_name)
 
     def __getattr__(self, name: str) -> Change:
         if name.startswith("__"):

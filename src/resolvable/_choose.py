@@ -23,8 +23,9 @@ Invariants:
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
+
+from ._record import record_tuple
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["Candidate", "Check", "Choice", "Chosen", "Verdict", "choose", "validate"]
 
 
-class Check(namedtuple("Check", "reason test facts", defaults=(None,))):
+class Check(record_tuple("Check", "reason test facts", defaults=(None,))):
     """One capability check of a candidate (immutable).
 
     ``reason``: the text recorded when the check fails; ``test(query)``: True when it passes,
@@ -54,7 +55,7 @@ class Check(namedtuple("Check", "reason test facts", defaults=(None,))):
         return str(out)
 
 
-class Candidate(namedtuple("Candidate", "name checks doc requires", defaults=((), "", ()))):
+class Candidate(record_tuple("Candidate", "name checks doc requires", defaults=((), "", ()))):
     """A named candidate value with its ordered checks (immutable).
 
     ``requires``: prerequisite checks evaluated first; when one fails, only the failed
@@ -85,7 +86,7 @@ class Candidate(namedtuple("Candidate", "name checks doc requires", defaults=(()
         return merged
 
 
-class Verdict(namedtuple("Verdict", "name rank reasons")):
+class Verdict(record_tuple("Verdict", "name rank reasons")):
     """One candidate's outcome: its ``rank`` in the priority list and why it is invalid
     (``reasons`` empty: valid)."""
 
@@ -96,7 +97,7 @@ class Verdict(namedtuple("Verdict", "name rank reasons")):
         return not self.reasons
 
 
-class Choice(namedtuple("Choice", "chosen verdicts label", defaults=("",))):
+class Choice(record_tuple("Choice", "chosen verdicts label", defaults=("",))):
     """The record of one selection: the ``chosen`` name (None when nothing is valid), every
     candidate's ``Verdict`` in priority order, and a ``label`` saying what was chosen for."""
 
@@ -157,7 +158,7 @@ class Choice(namedtuple("Choice", "chosen verdicts label", defaults=("",))):
         )
 
 
-class Chosen(namedtuple("Chosen", "value choice")):
+class Chosen(record_tuple("Chosen", "value choice")):
     """A declared value that comes with the selection record that produced it:
     ``return {"attn_backend_full": Chosen(choice.chosen, choice)}``."""
 

@@ -12,11 +12,10 @@ Invariants:
 from __future__ import annotations
 
 import enum
-from collections import namedtuple
 from collections.abc import Mapping
 
 from ._choose import Chosen
-from ._record import record
+from ._record import record, record_tuple
 from ._schema import Schema
 from .errors import DeclarationError
 
@@ -53,7 +52,7 @@ class Force:
             raise DeclarationError("Force(value, reason) needs a non-empty reason")
 
 
-class Write(namedtuple("Write", "field value previous outcome reason choice", defaults=(None, None))):
+class Write(record_tuple("Write", "field value previous outcome reason choice", defaults=(None, None))):
     """One field written by one declaration (an immutable record): ``field``, ``value``,
     ``previous`` (the value it replaced), ``outcome``, ``reason`` (of a forced write) and
     ``choice`` (the ``_choose.Choice`` behind a value declared as ``Chosen``, else None)."""
@@ -61,7 +60,7 @@ class Write(namedtuple("Write", "field value previous outcome reason choice", de
     __slots__ = ()
 
 
-class Declaration(namedtuple("Declaration", "seq rule location stage writes inputs", defaults=((),))):
+class Declaration(record_tuple("Declaration", "seq rule location stage writes inputs", defaults=((),))):
     """What one rule declared (``writes``), where the rule lives (``rule``, ``location``,
     ``stage``), and — when traced — the (name, value) ``inputs`` it read (immutable)."""
 

@@ -24,7 +24,6 @@ import stat
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
-from ._files import read_bounded, shown
 from .errors import ConfigError
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -434,6 +433,8 @@ def read_json_object(path: str, st: os.stat_result | None = None, *, what: str =
     """Read one model JSON file (config.json, or the file ``what`` beside it) safely: a regular
     file, at most ``MAX_CONFIG_BYTES``, UTF-8, a JSON object; anything else is a ``ConfigError``
     naming ``path``. Only a config.json must have a valid ``architectures`` entry."""
+    from ._files import read_bounded, shown  # file reads only (import cost)
+
     if st is None:
         st = _stat(path)
         if st is None:
@@ -488,6 +489,8 @@ def _check_structure(text: str, path: str, what: str) -> None:
     bare = _STRING.sub("", text)
     count = bare.count(",") + bare.count("[") + bare.count("{") + 1
     if count > MAX_CONFIG_VALUES:
+        from ._files import shown
+
         raise ConfigError(
             f"{shown(path)}: holds about {count:,} JSON values, more than the {MAX_CONFIG_VALUES:,} a {what} "
             "may hold; this is not a model config"
@@ -535,6 +538,8 @@ def find_in_hub_cache(
     except (OSError, ValueError):
         has_ref = False
     if has_ref:  # the revision refs/main points at
+        from ._files import read_bounded, shown  # file reads only (import cost)
+
         raw = read_bounded(ref_path, _MAX_REF_BYTES, what="Hugging Face cache ref (refs/main)")
         try:
             ref = raw.decode("ascii").strip()

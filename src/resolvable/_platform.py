@@ -21,6 +21,7 @@ Invariants:
 
 from __future__ import annotations
 
+import _thread
 import os
 from collections.abc import Mapping
 
@@ -226,7 +227,7 @@ class Platform(HiddenDict):
         """A named production stack, e.g. ``Platform.preset("h100")``; see ``Platform.presets()``."""
         key = str(name).strip().lower().replace("_", "-")
         try:
-            return _PRESETS[key]
+            return (_PRESETS or _build_presets())[key]
         except KeyError:
             hint = closest(key, _PRESETS)
             extra = f" Did you mean {hint!r}?" if hint else ""
@@ -237,7 +238,7 @@ class Platform(HiddenDict):
     @staticmethod
     def presets() -> Mapping[str, Platform]:
         """Name → preset (the presets are immutable values; the mapping is a fresh copy)."""
-        return dict(_PRESETS)
+        return dict(_PRESETS or _build_presets())
 
     @classmethod
     def detect(cls, env: Mapping[str, str] | None = None) -> Platform:
@@ -365,79 +366,98 @@ def _nvidia(name: str, device: str, cc: tuple[int, int], mem: float, driver: tup
     )
 
 
-_PRESETS: dict[str, Platform] = {
-    # memory_gib is what nvidia-smi's memory.total reports, in GiB: sglang derives its memory
-    # defaults (chunked prefill size, CUDA-graph batch sizes) from it.
-    "a100": _nvidia("a100", "NVIDIA A100-SXM4-80GB", (8, 0), 80, (575, 57)),
-    "a100-40g": _nvidia("a100-40g", "NVIDIA A100-SXM4-40GB", (8, 0), 40, (575, 57)),
-    "a10g": _nvidia("a10g", "NVIDIA A10G", (8, 6), 22.5, (575, 57)),
-    "l4": _nvidia("l4", "NVIDIA L4", (8, 9), 22.5, (575, 57)),
-    "t4": _nvidia("t4", "Tesla T4", (7, 5), 15, (575, 57)),
-    "rtx4090": _nvidia("rtx4090", "NVIDIA GeForce RTX 4090", (8, 9), 24, (575, 57)),
-    "h100-pcie": _nvidia("h100-pcie", "NVIDIA H100 PCIe", (9, 0), 80, (575, 57)),
-    "l40s": _nvidia("l40s", "NVIDIA L40S", (8, 9), 48, (575, 57)),
-    "h100": _nvidia("h100", "NVIDIA H100 80GB HBM3", (9, 0), 80, (575, 57)),
-    "h200": _nvidia("h200", "NVIDIA H200", (9, 0), 141, (575, 57)),
-    "h20": _nvidia("h20", "NVIDIA H20", (9, 0), 96, (575, 57)),
-    "b200": _nvidia("b200", "NVIDIA B200", (10, 0), 180, (575, 57)),
-    "b300": _nvidia("b300", "NVIDIA B300", (10, 3), 288, (580, 65)),
-    "rtx5090": _nvidia("rtx5090", "NVIDIA GeForce RTX 5090", (12, 0), 32, (575, 57)),
-    "rtxpro6000": _nvidia("rtxpro6000", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 96, (575, 57)),
-    "mi300x": Platform(
-        vendor="hip",
-        name="mi300x",
-        capability=(9, 4),
-        gcn_arch="gfx942",
-        device_name="AMD Instinct MI300X",
-        memory_gib=192,
-        device_count=8,
-        detected_by="preset",
-    ),
-    "mi355x": Platform(
-        vendor="hip",
-        name="mi355x",
-        capability=(9, 5),
-        gcn_arch="gfx950",
-        device_name="AMD Instinct MI355X",
-        memory_gib=288,
-        device_count=8,
-        detected_by="preset",
-    ),
-    "xpu": Platform(
-        vendor="xpu",
-        name="xpu",
-        xpu_xmx=True,
-        device_name="Intel Data Center GPU Max 1550",
-        memory_gib=128,
-        detected_by="preset",
-    ),
-    "xpu-noxmx": Platform(
-        vendor="xpu",
-        name="xpu-noxmx",
-        xpu_xmx=False,
-        device_name="Intel Arc A770",
-        memory_gib=16,
-        detected_by="preset",
-    ),
-    "npu": Platform(
-        vendor="npu",
-        name="npu",
-        device_name="Ascend 910B",
-        memory_gib=64,
-        device_count=8,
-        detected_by="preset",
-    ),
-    "cpu": Platform(vendor="cpu", name="cpu", cpu_arch="x86_64", cpu_amx=False, detected_by="preset"),
-    "cpu-amx": Platform(
-        vendor="cpu",
-        name="cpu-amx",
-        cpu_arch="x86_64",
-        cpu_amx=True,
-        device_name="Intel Xeon (Sapphire Rapids)",
-        detected_by="preset",
-    ),
-    "cpu-arm": Platform(vendor="cpu", name="cpu-arm", cpu_arch="aarch64", detected_by="preset"),
-}
+#: name → preset, filled on first use (``_build_presets``): building and validating the
+#: two dozen presets is import time that a resolution for one platform does not need.
+_PRESETS: dict[str, Platform] = {}
+
+
+_PRESETS_LOCK = _thread.allocate_lock()
+
+
+def _build_presets() -> dict[str, Platform]:
+    """Fill ``_PRESETS`` once and return it: built whole under a lock, then installed by one
+    ``dict.update`` (atomic for string keys), so a reader sees no presets or all of them, and
+    every caller gets the same preset objects."""
+    with _PRESETS_LOCK:
+        if not _PRESETS:
+            _PRESETS.update(_preset_values())
+    return _PRESETS
+
+
+def _preset_values() -> dict[str, Platform]:
+    return {
+        # memory_gib is what nvidia-smi's memory.total reports, in GiB: sglang derives its memory
+        # defaults (chunked prefill size, CUDA-graph batch sizes) from it.
+        "a100": _nvidia("a100", "NVIDIA A100-SXM4-80GB", (8, 0), 80, (575, 57)),
+        "a100-40g": _nvidia("a100-40g", "NVIDIA A100-SXM4-40GB", (8, 0), 40, (575, 57)),
+        "a10g": _nvidia("a10g", "NVIDIA A10G", (8, 6), 22.5, (575, 57)),
+        "l4": _nvidia("l4", "NVIDIA L4", (8, 9), 22.5, (575, 57)),
+        "t4": _nvidia("t4", "Tesla T4", (7, 5), 15, (575, 57)),
+        "rtx4090": _nvidia("rtx4090", "NVIDIA GeForce RTX 4090", (8, 9), 24, (575, 57)),
+        "h100-pcie": _nvidia("h100-pcie", "NVIDIA H100 PCIe", (9, 0), 80, (575, 57)),
+        "l40s": _nvidia("l40s", "NVIDIA L40S", (8, 9), 48, (575, 57)),
+        "h100": _nvidia("h100", "NVIDIA H100 80GB HBM3", (9, 0), 80, (575, 57)),
+        "h200": _nvidia("h200", "NVIDIA H200", (9, 0), 141, (575, 57)),
+        "h20": _nvidia("h20", "NVIDIA H20", (9, 0), 96, (575, 57)),
+        "b200": _nvidia("b200", "NVIDIA B200", (10, 0), 180, (575, 57)),
+        "b300": _nvidia("b300", "NVIDIA B300", (10, 3), 288, (580, 65)),
+        "rtx5090": _nvidia("rtx5090", "NVIDIA GeForce RTX 5090", (12, 0), 32, (575, 57)),
+        "rtxpro6000": _nvidia("rtxpro6000", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 96, (575, 57)),
+        "mi300x": Platform(
+            vendor="hip",
+            name="mi300x",
+            capability=(9, 4),
+            gcn_arch="gfx942",
+            device_name="AMD Instinct MI300X",
+            memory_gib=192,
+            device_count=8,
+            detected_by="preset",
+        ),
+        "mi355x": Platform(
+            vendor="hip",
+            name="mi355x",
+            capability=(9, 5),
+            gcn_arch="gfx950",
+            device_name="AMD Instinct MI355X",
+            memory_gib=288,
+            device_count=8,
+            detected_by="preset",
+        ),
+        "xpu": Platform(
+            vendor="xpu",
+            name="xpu",
+            xpu_xmx=True,
+            device_name="Intel Data Center GPU Max 1550",
+            memory_gib=128,
+            detected_by="preset",
+        ),
+        "xpu-noxmx": Platform(
+            vendor="xpu",
+            name="xpu-noxmx",
+            xpu_xmx=False,
+            device_name="Intel Arc A770",
+            memory_gib=16,
+            detected_by="preset",
+        ),
+        "npu": Platform(
+            vendor="npu",
+            name="npu",
+            device_name="Ascend 910B",
+            memory_gib=64,
+            device_count=8,
+            detected_by="preset",
+        ),
+        "cpu": Platform(vendor="cpu", name="cpu", cpu_arch="x86_64", cpu_amx=False, detected_by="preset"),
+        "cpu-amx": Platform(
+            vendor="cpu",
+            name="cpu-amx",
+            cpu_arch="x86_64",
+            cpu_amx=True,
+            device_name="Intel Xeon (Sapphire Rapids)",
+            detected_by="preset",
+        ),
+        "cpu-arm": Platform(vendor="cpu", name="cpu-arm", cpu_arch="aarch64", detected_by="preset"),
+    }
 
 
 #: name → the function of each fact a pack defined (``define_fact``).

@@ -21,21 +21,33 @@ Invariants:
   equivalent dataclass once (importing ``dataclasses`` then, not before) and attaches its
   field objects; nothing in the engine reads them (it reads ``__record_fields__``);
 * instances keep a ``__dict__`` (``functools.cached_property`` works, pickling and copying
-  behave as for a dataclass).
+  behave as for a dataclass);
+* ``record_tuple`` is ``collections.namedtuple`` without its compile step (the engine's tuple
+  records: ``Declaration``, ``Step``, ``Change`` …); same interface, checked against namedtuple.
 """
 
 from __future__ import annotations
 
 import _thread
+import sys
 from operator import attrgetter
 from types import MappingProxyType
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
-__all__ = ["MISSING", "Field", "field", "is_record", "record", "record_fields", "record_replace"]
+__all__ = [
+    "MISSING",
+    "Field",
+    "field",
+    "is_record",
+    "record",
+    "record_fields",
+    "record_replace",
+    "record_tuple",
+]
 
 
 class _Missing:
@@ -437,3 +449,154 @@ def _initvar_inner(annotation: Any) -> Any:
     if isinstance(annotation, str) and "[" in annotation and annotation.endswith("]"):
         return annotation.split("[", 1)[1][:-1].strip()
     return annotation
+
+
+# -- record_tuple: named tuple classes without compiling code -------------------------------------
+#
+# ``collections.namedtuple`` builds each class's ``__new__`` by compiling source text (``eval``),
+# about 0.1 ms per class, and ``import resolvable.sglang`` defines sixteen of them (``Declaration``,
+# ``Write``, ``Step``, ``Stage``, ``Arg``, ``Change``, ``ReleaseRange``, the selection records …):
+# 5-8 % of the import (docs/benchmarks.md §9). ``record_tuple`` builds the same class from
+# constructors that are already compiled (``_NEW``, one per number of fields, stored in this
+# module's bytecode): the constructor's code is copied with the field names as its parameter names
+# (``CodeType.replace``), so keywords, defaults and error messages name the fields. The class has
+# namedtuple's interface (``_fields``, ``_field_defaults``, ``_make``, ``_replace``, ``_asdict``,
+# ``__match_args__``, ``__getnewargs__``, the ``Name(a=1)`` repr, C field getters); a class of
+# more fields than ``_NEW`` holds is a ``collections.namedtuple``
+# (``tests/engine/test_record_tuple.py`` compares them).
+
+try:  # the C descriptor namedtuple's fields use (a field read is one C call)
+    from _collections import _tuplegetter
+except ImportError:  # pragma: no cover - another implementation
+    from operator import itemgetter
+
+    def _tuplegetter(index: int, doc: str) -> property:  # type: ignore[misc]
+        return property(itemgetter(index), doc=doc)
+
+
+_tuple_new = tuple.__new__
+
+
+# One constructor per number of fields: the code ``record_tuple`` renames (parameters by position).
+def _n1(_cls, a):
+    return _tuple_new(_cls, (a,))
+
+
+def _n2(_cls, a, b):
+    return _tuple_new(_cls, (a, b))
+
+
+def _n3(_cls, a, b, c):
+    return _tuple_new(_cls, (a, b, c))
+
+
+def _n4(_cls, a, b, c, d):
+    return _tuple_new(_cls, (a, b, c, d))
+
+
+def _n5(_cls, a, b, c, d, e):
+    return _tuple_new(_cls, (a, b, c, d, e))
+
+
+def _n6(_cls, a, b, c, d, e, f):
+    return _tuple_new(_cls, (a, b, c, d, e, f))
+
+
+def _n7(_cls, a, b, c, d, e, f, g):
+    return _tuple_new(_cls, (a, b, c, d, e, f, g))
+
+
+def _n8(_cls, a, b, c, d, e, f, g, h):
+    return _tuple_new(_cls, (a, b, c, d, e, f, g, h))
+
+
+def _n9(_cls, a, b, c, d, e, f, g, h, i):
+    return _tuple_new(_cls, (a, b, c, d, e, f, g, h, i))
+
+
+def _n10(_cls, a, b, c, d, e, f, g, h, i, j):
+    return _tuple_new(_cls, (a, b, c, d, e, f, g, h, i, j))
+
+
+def _n11(_cls, a, b, c, d, e, f, g, h, i, j, k):
+    return _tuple_new(_cls, (a, b, c, d, e, f, g, h, i, j, k))
+
+
+def _n12(_cls, a, b, c, d, e, f, g, h, i, j, k, m):
+    return _tuple_new(_cls, (a, b, c, d, e, f, g, h, i, j, k, m))
+
+
+_NEW = (None, _n1, _n2, _n3, _n4, _n5, _n6, _n7, _n8, _n9, _n10, _n11, _n12)
+_FunctionType = type(_n1)
+
+
+def record_tuple(
+    typename: str, field_names: str | Iterable[str], *, defaults: Iterable[Any] | None = None
+) -> type:
+    """``collections.namedtuple(typename, field_names, defaults=defaults)``, built without
+    compiling code. Field names are identifiers that do not start with ``_``."""
+    names = tuple(field_names.replace(",", " ").split() if isinstance(field_names, str) else field_names)
+    module = sys._getframe(1).f_globals.get("__name__", "__main__")
+    count = len(names)
+    if not 0 < count < len(_NEW):
+        from collections import namedtuple
+
+        cls = namedtuple(typename, names, defaults=defaults)
+        cls.__module__ = module
+        return cls
+    for name in (typename, *names):
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            raise ValueError(f"record_tuple: {name!r} is not a valid field or type name")
+    if len(set(names)) != count:
+        raise ValueError(f"record_tuple: duplicate field names in {names!r}")
+    names = tuple(sys.intern(n) for n in names)
+    defaults = tuple(defaults) if defaults is not None else None
+    if defaults is not None and len(defaults) > count:
+        raise TypeError("Got more default values than field names")
+    template = _NEW[count].__code__
+    renamed = {"co_varnames": ("_cls", *names), "co_name": "__new__"}
+    if hasattr(template, "co_qualname"):  # 3.11+
+        renamed["co_qualname"] = "__new__"
+    new = _FunctionType(template.replace(**renamed), {"_tuple_new": _tuple_new}, "__new__", defaults or None)
+    arg_list = ", ".join(names)
+    new.__doc__ = f"Create new instance of {typename}({arg_list})"
+    repr_fmt = "(" + ", ".join(f"{n}=%r" for n in names) + ")"
+
+    def _make(cls: type, iterable: Iterable[Any]) -> Any:
+        result = _tuple_new(cls, iterable)
+        if len(result) != count:
+            raise TypeError(f"Expected {count} arguments, got {len(result)}")
+        return result
+
+    def _replace(self: Any, /, **kwds: Any) -> Any:
+        result = self._make(map(kwds.pop, names, self))
+        if kwds:
+            raise ValueError(f"Got unexpected field names: {list(kwds)!r}")
+        return result
+
+    def __repr__(self: Any) -> str:
+        return self.__class__.__name__ + repr_fmt % self
+
+    def _asdict(self: Any) -> dict[str, Any]:
+        return dict(zip(self._fields, self))
+
+    def __getnewargs__(self: Any) -> tuple[Any, ...]:
+        return tuple(self)
+
+    namespace: dict[str, Any] = {
+        "__doc__": f"{typename}({arg_list})",
+        "__slots__": (),
+        "_fields": names,
+        "_field_defaults": dict(reversed(list(zip(reversed(names), reversed(defaults or ()))))),
+        "__new__": new,
+        "_make": classmethod(_make),
+        "_replace": _replace,
+        "__repr__": __repr__,
+        "_asdict": _asdict,
+        "__getnewargs__": __getnewargs__,
+        "__match_args__": names,
+        "__module__": module,
+    }
+    for index, name in enumerate(names):
+        namespace[name] = _tuplegetter(index, sys.intern(f"Alias for field number {index}"))
+    return type(typename, (tuple,), namespace)

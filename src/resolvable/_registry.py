@@ -36,13 +36,12 @@ from __future__ import annotations
 import _thread  # not threading: the lock is all we need (import cost)
 import os
 import sys
-from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping
 
 from ._changes import ChangeTable, ReleaseView
 from ._frozen import deep_freeze
 from ._record import field as record_field
-from ._record import record, record_replace
+from ._record import record, record_replace, record_tuple
 from ._release import ArchList, ReleaseRange, check_release, release_key
 from ._schema import Schema, schema_of
 from .errors import RegistrationError, closest
@@ -61,7 +60,7 @@ _ALL_RELEASES = ReleaseRange()  # immutable, so one shared default is safe
 
 
 class Stage(
-    namedtuple(
+    record_tuple(
         "Stage", "name isolated doc when since until phase", defaults=(False, "", None, None, None, None)
     )
 ):
@@ -251,11 +250,9 @@ class Registry:
         self.changes: ChangeTable = changes if changes is not None else ChangeTable(name, ())
         #: Whether resolutions record the changes each rule asks (only a table with changes).
         self.records_changes = len(self.changes) > 0
-        #: What ``ctx.release`` is for each supported release (and None), built once.
-        self._release_views: dict[str | None, ReleaseView] = {
-            r: ReleaseView(r, self.changes) for r in self.releases
-        }
-        self._release_views[None] = ReleaseView(None, self.changes)
+        #: What ``ctx.release`` is for each supported release (and None), built on first use
+        #: (``release_view``): a view costs a set per release, import time no resolution needs.
+        self._release_views: dict[str | None, ReleaseView] = {}
         for stage in self.stages:
             ReleaseRange.of(stage.since, stage.until, f"stage {stage.name!r}")
         # Registration state, guarded by _lock: every rule in order, exact-arch rules and constants
@@ -428,9 +425,15 @@ class Registry:
             return
         with self._lock:
             rules = list(self._all)
+        # A series of one rule has nothing to check: only rules that share (stage, series) with
+        # another are keyed by their selector (rendering every selector was most of the cost).
+        sizes: dict[tuple[str, str], int] = {}
+        for rule in rules:
+            sizes[rule.stage, rule.series] = sizes.get((rule.stage, rule.series), 0) + 1
         series: dict[tuple[str, str, str], list[Rule]] = {}
         for rule in rules:
-            series.setdefault((rule.stage, rule.series, rule.selector()), []).append(rule)
+            if sizes[rule.stage, rule.series] > 1:
+                series.setdefault((rule.stage, rule.series, rule.selector()), []).append(rule)
         for (stage, name, _), members in series.items():
             if len(members) < 2:
                 continue
@@ -459,7 +462,11 @@ class Registry:
         """``ctx.release`` for ``release`` (a supported release or None), one shared view each."""
         view = self._release_views.get(release)
         if view is None:
-            view = ReleaseView(self.release(release), self.changes)
+            # None is the view of no release (what a registry without releases resolves with).
+            view = ReleaseView(self.release(release) if release is not None else None, self.changes)
+            if release is None or release in self.releases:  # bounded: one per supported release
+                # setdefault: threads that built the same view at once all share the first one.
+                view = self._release_views.setdefault(release, view)
         return view
 
     def _add_extension(self, rule: Rule, extends: Callable[..., Any], series: str | None) -> None:

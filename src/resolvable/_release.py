@@ -19,9 +19,9 @@ Invariants:
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Iterable
 
+from ._record import record_tuple
 from .errors import InvalidArgumentError, RegistrationError, closest
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
@@ -75,7 +75,7 @@ _BOUND_TYPES = (str, type(None))
 _VALID_RANGES: dict[tuple[Any, ...], Any] = {}
 
 
-class ReleaseRange(namedtuple("ReleaseRange", "since until", defaults=(None, None))):
+class ReleaseRange(record_tuple("ReleaseRange", "since until", defaults=(None, None))):
     """``since <= release < until`` (either bound may be None: unbounded). Immutable."""
 
     __slots__ = ()

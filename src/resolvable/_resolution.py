@@ -15,12 +15,12 @@ Invariants:
 from __future__ import annotations
 
 import sys
-from collections import namedtuple
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
 from ._declaration import Declaration, Outcome, apply_declaration, canonical
 from ._platform import Platform
+from ._record import record_tuple
 from ._schema import Schema
 from .errors import DeclarationError, InvalidArgumentError, LateDeclarationError
 
@@ -37,7 +37,7 @@ FORMAT_VERSION = 1
 
 
 class Step(
-    namedtuple("Step", "rule location stage value previous outcome reason inputs choice", defaults=(None,))
+    record_tuple("Step", "rule location stage value previous outcome reason inputs choice", defaults=(None,))
 ):
     """One declaration touching the explained field. ``outcome`` is applied, blocked, forced or
     shadowed; ``inputs`` are the (name, value) pairs its rule read; ``choice`` is the selection
@@ -56,7 +56,7 @@ class Step(
 
 
 class Explanation(
-    namedtuple("Explanation", "field value default user_value user_set decided_by location steps")
+    record_tuple("Explanation", "field value default user_value user_set decided_by location steps")
 ):
     """Why ``field`` has its value: the starting point (``default`` or ``user_value``) and every
     declaration (``steps``) in order; ``decided_by`` is "default", "user" or a rule name."""
@@ -86,7 +86,7 @@ class Explanation(
         return "\n".join(lines)
 
 
-class FieldChange(namedtuple("FieldChange", "field before after decided_before decided_after")):
+class FieldChange(record_tuple("FieldChange", "field before after decided_before decided_after")):
     """A field that differs between two resolutions, with the rule (or "user"/"default") on each side."""
 
     __slots__ = ()

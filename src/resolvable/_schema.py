@@ -14,11 +14,10 @@ carry an ``Arg`` in their metadata. Invariants:
 from __future__ import annotations
 
 import functools
-from collections import namedtuple
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
-from ._record import MISSING, is_record, record_fields
+from ._record import MISSING, is_record, record_fields, record_tuple
 from ._record import field as record_field
 from .errors import InvalidArgumentError, RegistrationError, closest
 
@@ -32,7 +31,9 @@ _METADATA_KEY = "resolvable.arg"
 
 
 class Arg(
-    namedtuple("Arg", "resolvable leaf choices help cli check", defaults=(False, None, None, "", True, None))
+    record_tuple(
+        "Arg", "resolvable leaf choices help cli check", defaults=(False, None, None, "", True, None)
+    )
 ):
     """Metadata of one argument (immutable): ``resolvable`` (may rules declare it), ``leaf`` (its
     dotted path in the published context), ``choices``, ``help``, ``cli`` (has a flag) and
@@ -95,7 +96,7 @@ def _meta(resolvable: bool, leaf: str | None, choices: Any, help: str, cli: bool
     )
 
 
-class FieldSpec(namedtuple("FieldSpec", "name default arg type")):
+class FieldSpec(record_tuple("FieldSpec", "name default arg type")):
     """One field of a schema: its name, default, ``Arg`` metadata and annotation."""
 
     __slots__ = ()

@@ -36,7 +36,7 @@ from ._hfconfig import _looks_like_repo_id as looks_like_repo_id
 from ._hfvalues import check_config_values
 from ._platform import Platform
 from ._platform import define_fact as define_platform_fact
-from ._record import field, record, record_replace
+from ._record import field, record, record_replace, record_tuple
 from ._registry import Registry, Rule, Stage, caller_location, location_of
 from ._release import ArchList, ReleaseRange, base_release, check_release, release_key
 from ._resolution import Resolution
@@ -123,6 +123,7 @@ __all__ = [
     "record",
     "record_arg",
     "record_replace",
+    "record_tuple",
     "release_key",
     "resolvable_fields",
     "resolve",
@@ -152,6 +153,8 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
+        if name[:2] == "__":  # ``from resolvable.rules import X`` asks for __path__ (each import)
+            raise AttributeError(name)
         raise AttributeError(f"module 'resolvable.rules' has no attribute {name!r}")
     import sys
 

@@ -18,12 +18,25 @@ from ..rules import HFConfig, Platform, ReleaseRange, Resolution, check, release
 from ._base import STARTUP_PHASE, registry
 from .checkpoint import prepare
 from .families.hrm_text import apply_load_time_adjustments, apply_post_init_adjustments
-from .fields import split_fields
 from .models import load_model
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
+
+
+#: ``fields.split_fields``, imported on the first resolution (``_load_split_fields``): the field
+#: typing is import time that ``import resolvable.sglang`` does not need.
+_split_fields: Any = None
+
+
+def _load_split_fields() -> Any:
+    global _split_fields
+    from .fields import split_fields
+
+    _split_fields = split_fields
+    return split_fields
+
 
 #: Environment variables the rules read (spec §1); the CLI forwards these from os.environ.
 ENV_VARS = (
@@ -89,7 +102,7 @@ def resolve_server_args(
     if model_path is not None:
         server_args["model_path"] = model_path
     release = sglang_release(sglang_version)
-    server_args, not_modelled = split_fields(server_args, release)
+    server_args, not_modelled = (_split_fields or _load_split_fields())(server_args, release)
     hf = as_hf_config(hf_config)
     res = resolve(registry, server_args, hf, platform, env, trace=trace, release=release)
     res = res.with_not_modelled(not_modelled)

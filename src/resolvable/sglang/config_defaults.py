@@ -19,9 +19,8 @@ Invariants:
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from ..errors import ConfigError
+from ..rules import record_tuple
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -37,7 +36,7 @@ _SG = "sglang 0.5.15"
 NO_DEFAULT = object()
 
 
-class Row(namedtuple("Row", "model_types key default derive source")):
+class Row(record_tuple("Row", "model_types key default derive source")):
     """``default`` fills a missing key; ``derive(cfg)`` then returns the value the class ends with
     (or ``KEEP``); ``source`` names the class, file and field."""
 

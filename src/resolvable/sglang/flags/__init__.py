@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections import namedtuple
+
+from ...rules import record_tuple
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ NO_DEFAULT = object()
 
 
 class Flag(
-    namedtuple(
+    record_tuple(
         "Flag",
         "dest options action type choices default nargs const deprecated required origin fallback",
         defaults=(NO_DEFAULT,),
