@@ -207,3 +207,16 @@ def test_the_hub_timeout_flag_sets_the_deadline(env, monkeypatch, capsys):
     assert "within 1 s" in one_error_line(capsys)
     assert explain("org/NAME", "--hub-timeout", "-3") == 2
     assert "--hub-timeout" in one_error_line(capsys)
+
+
+def test_no_error_line_of_any_command_shows_the_token(monkeypatch, capsys):
+    """Redaction is not the hub's alone: a token pasted by mistake as a flag value (the engine's
+    parser echoes the value it refuses) is redacted by the CLI's one error printer."""
+    from resolvable.cli import main
+
+    token = "hf_AbCdEfGhIjKlMnOpQrStUvWx0123"
+    monkeypatch.setenv("HF_TOKEN", token)
+    code = main(["explain", "llama-3.1-8b", "--platform", "h100", "--tp-size", token])
+    err = capsys.readouterr().err
+    assert code in (1, 2) and err.startswith("error: ")
+    assert token not in err and "***" in err

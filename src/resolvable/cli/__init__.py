@@ -470,9 +470,13 @@ class _GuardedStream:
 
 
 def _say(text: str) -> None:
-    """One line on stderr; a stderr that cannot be written to is not an error of its own."""
+    """One line on stderr, secrets redacted (a hub token, URL credentials, authorisation values:
+    ``resolvable.hub._secrets.redact``, whatever raised the error); a stderr that cannot be
+    written to is not an error of its own."""
+    from ..hub._secrets import redact
+
     with contextlib.suppress(OSError, ValueError):
-        print(text, file=sys.stderr, flush=True)
+        print(redact(text), file=sys.stderr, flush=True)
 
 
 def _detach_stdout(stream: Any) -> None:

@@ -74,6 +74,14 @@ class _Parser(argparse.ArgumentParser):
     #: Raise ``FlagError`` instead of printing and exiting (parsing one side of a comparison).
     raise_errors = False
 
+    def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
+        """argparse's exit, its message redacted as every error line is (``cli._say``)."""
+        if message:
+            from ..hub._secrets import redact
+
+            message = redact(message)
+        super().exit(status, message)
+
     def error(self, message: str) -> Any:  # argparse's own usage errors: one line, exit 2
         ambiguous = re.match(r"ambiguous option: (\S+?)(=\S*)? could match", message)
         if ambiguous:  # a flag of another release that is now a prefix of this one's flags
