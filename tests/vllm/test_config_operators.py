@@ -410,3 +410,51 @@ def test_a_dtype_key_in_hf_overrides_loses_the_checkpoint_dtype(release):
     }
     assert cfg_res(reward, "h100", release)["dtype"] == "bfloat16"
     assert cfg_res(reward, "h100", release, hf_overrides={"torch_dtype": "bfloat16"})["dtype"] == "float16"
+
+
+@pytest.mark.parametrize(
+    ("release", "spec", "off"),
+    [
+        ("0.34.0", {"method": "mtp", "num_speculative_tokens": 2}, True),
+        *[(r, {"model": "x/eagle-head", "num_speculative_tokens": 2}, True) for r in RELEASES],
+        *[(r, {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}, False) for r in RELEASES],
+    ],
+)
+def test_chunked_local_attention_with_a_hidden_state_drafter_turns_the_hybrid_manager_off(release, spec, off):
+    """``VllmConfig.__post_init__`` turns the hybrid KV-cache manager off for chunked-local attention
+    (Llama-4-Scout's ``attention_chunk_size``) with a drafter that reads the target's hidden states:
+    ``use_eagle()`` on 0.30-0.33 and ``uses_target_hidden_states`` on 0.34, true for MTP as for
+    EAGLE (``v1/worker/gpu/spec_decode/mtp/config.py`` subclasses the EAGLE one); ngram reads none.
+    (0.30-0.33 refuse MTP on a target without MTP layers, so MTP is checked on 0.34: the dev miss
+    operators-5528-00001.)"""
+    argv = ["--tensor-parallel-size", "4", "--speculative-config", json.dumps(spec)]
+    r = res("llama-4-scout", "l40s", release, **cli(argv, release))
+    assert r["disable_hybrid_kv_cache_manager"] is off
+
+
+@pytest.mark.parametrize("release", ("0.30.0", "0.34.0"))
+def test_gpt2_config_alias_key_wins_over_its_own_name(release):
+    """A GPT-2 ``config.json`` naming ``max_position_embeddings`` next to ``n_positions``: transformers
+    sets the alias through ``attribute_map`` after ``n_positions``, so the alias wins (dev misses
+    operators-6001-00145/00214: vLLM derives 131072, RoPE dynamic x4 524288)."""
+    cfg = {**GPT2, "max_position_embeddings": 131072}
+    assert cfg_res(GPT2, "h100", release)["max_model_len"] == 1024
+    assert cfg_res(cfg, "h100", release)["max_model_len"] == 131072
+    assert cfg_res({"max_position_embeddings": 131072, **GPT2}, "h100", release)["max_model_len"] == 131072
+    scaled = {**cfg, "rope_scaling": {"rope_type": "dynamic", "factor": 4.0}}
+    assert cfg_res(scaled, "h100", release)["max_model_len"] == 524288
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize(
+    ("flag", "key", "value"),
+    [("--max-cudagraph-capture-size", "max_cudagraph_capture_size", 128), ("--cudagraph-capture-sizes", "cudagraph_capture_sizes", [1, 2])],
+)
+def test_a_capture_size_flag_and_the_same_cc_key_are_refused(release, flag, key, value):
+    """``EngineArgs.create_engine_config`` (``engine/arg_utils.py``) raises ``ValueError`` when a
+    capture-size flag and the same ``-cc`` key are both given (dev misses operators-6001-00185/00278);
+    either alone is read."""
+    cc = json.dumps({key: value})
+    with pytest.raises(ConflictError, match=f"^{key} and compilation_config.{key} are mutually exclusive"):
+        cli([flag, "1" if key == "cudagraph_capture_sizes" else "512", "-cc", cc], release)
+    assert cli(["-cc", cc], release)[key] == value

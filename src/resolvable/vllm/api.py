@@ -160,6 +160,9 @@ def resolve_vllm_args(
             f'{hf.source}: no \'architectures\' entry; add e.g. "architectures": ["LlamaForCausalLM"]'
         )
     flags = flatten_attention_config(attention_config, flags)
+    from .config.hf_overrides import apply_attribute_map
+
+    hf = apply_attribute_map(hf)
     if "hf_overrides" in flags:  # applied to config.json before any rule reads it (as vLLM does)
         from .config.hf_overrides import apply_hf_overrides
 
