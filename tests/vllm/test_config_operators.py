@@ -458,3 +458,53 @@ def test_a_capture_size_flag_and_the_same_cc_key_are_refused(release, flag, key,
     with pytest.raises(ConflictError, match=f"^{key} and compilation_config.{key} are mutually exclusive"):
         cli([flag, "1" if key == "cudagraph_capture_sizes" else "512", "-cc", cc], release)
     assert cli(["-cc", cc], release)[key] == value
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_an_architecture_no_registry_or_transformers_class_serves_is_refused(release):
+    """``ModelRegistry.inspect_model_cls`` → ``_raise_for_unsupported`` (``model_executor/models/
+    registry.py``): ``--hf-overrides '{"architectures": ["X"]}'`` names no registered class, no
+    class under another suffix and no transformers class, so ``ModelConfig`` is refused before the
+    scheduler's checks (dev miss operators-6001-00106). A registered class under another suffix
+    (``…ForSequenceClassification`` of a ``…ForCausalLM``) and a transformers-style name stay."""
+    exc = cfg_refusal(GPT2, "h100", release, hf_overrides={"architectures": ["X"]}, max_num_batched_tokens=16)
+    assert str(exc).startswith("Model architectures ['X'] are not supported for now.")
+    assert exc.stage == "model_config"
+    assert cfg_res(GPT2, "h100", release, hf_overrides={"architectures": ["LlamaForSequenceClassification"]})
+    assert cfg_res({**GPT2, "architectures": ["FooBarForCausalLM"]}, "h100", release)["runner_type"] == "generate"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_whisper_under_a_pooler_still_runs_without_chunked_prefill(release):
+    """``SchedulerConfig.__post_init__`` switches chunked prefill off from
+    ``ModelConfig.is_encoder_decoder`` (the HF flag), not from ``attn_type``: Whisper with
+    ``--convert classify`` has the pooler's ``attn_type`` ``decoder`` and still runs without chunked
+    prefill (dev miss operators-6001-00082)."""
+    r = res("whisper-large-v3", "a100", release, **cli(["--convert", "classify"], release))
+    assert r["runner_type"] == "pooling"
+    assert r["enable_chunked_prefill"] is False
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_pooling_name_of_gpt_oss_runs_the_causal_lm_hook(release):
+    """``VllmConfig.try_verify_and_update_config`` looks the hook up under the architecture, then
+    under ``ModelRegistry._normalize_arch`` of it: ``GptOssForSequenceClassification`` runs
+    ``GptOssForCausalLMConfig`` (capture sizes to 1024; dev miss operators-6001-00376)."""
+    over = {"architectures": ["GptOssForSequenceClassification"]}
+    r = res("gpt-oss-20b", "a100", release, hf_overrides=over, max_model_len=8192)
+    assert r["runner_type"] == "pooling"
+    assert r["max_cudagraph_capture_size"] == 1024
+    assert r["reasoning_parser"] == "openai_gptoss"
+    llama = res("llama-3.1-8b", "a100", release, hf_overrides={"architectures": ["LlamaForSequenceClassification"]})
+    assert llama["max_cudagraph_capture_size"] == 512
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_pooling_name_of_deepseek_v3_2_runs_its_hook(release):
+    """The same lookup for ``DeepseekV32ForCausalLMConfig``: ``DeepseekV32ForSequenceClassification``
+    on a config without ``index_topk`` fails its assertion (dev miss operators-6001-00105)."""
+    base = load_model("deepseek-v3.2").to_dict()
+    base.pop("index_topk", None)
+    over = {"architectures": ["DeepseekV32ForSequenceClassification"]}
+    exc = cfg_refusal(base, "h200", release, hf_overrides=over, tensor_parallel_size=8)
+    assert exc.upstream == "AssertionError"
