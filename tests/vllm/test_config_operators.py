@@ -508,3 +508,18 @@ def test_a_pooling_name_of_deepseek_v3_2_runs_its_hook(release):
     over = {"architectures": ["DeepseekV32ForSequenceClassification"]}
     exc = cfg_refusal(base, "h200", release, hf_overrides=over, tensor_parallel_size=8)
     assert exc.upstream == "AssertionError"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_mtp_tokens_beyond_the_modules_must_be_a_multiple(release):
+    """Checked with the config oracle on 0.30 and 0.34 (k 5 and 4 refused, 2 and 6 kept; MiMo-V2-Flash
+    builds one module, so any k). ``SpeculativeConfig.__post_init__`` (0.30-0.33) and ``SpeculatorConfig.
+    resolve_num_speculative_tokens`` (0.34): with the draft's ``n_predict`` (Step-3.5-Flash: its 3
+    ``num_nextn_predict_layers``), more speculative tokens than modules must be a multiple of it."""
+    spec = {"method": "mtp", "num_speculative_tokens": 5}
+    exc = refusal("step-3.5-flash", "h200", release, **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release))
+    assert str(exc).startswith("num_speculative_tokens:5 must be divisible by n_predict=3")
+    for k in (2, 3, 6):
+        spec["num_speculative_tokens"] = k
+        r = res("step-3.5-flash", "h200", release, **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release))
+        assert r["num_speculative_tokens"] == k
