@@ -523,3 +523,15 @@ def test_mtp_tokens_beyond_the_modules_must_be_a_multiple(release):
         spec["num_speculative_tokens"] = k
         r = res("step-3.5-flash", "h200", release, **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release))
         assert r["num_speculative_tokens"] == k
+
+
+@pytest.mark.parametrize("release", ("0.30.0", "0.34.0"))
+def test_a_pooling_name_of_a_hybrid_model_keeps_the_mamba_cache_rules(release):
+    """``ModelConfig.is_hybrid`` is the registry class's (``_normalize_arch``): LFM2 under
+    ``Lfm2ForSequenceClassification`` is still hybrid, so ``MambaModelConfig`` sets the cache mode
+    and block size (dev miss operators-6002-00372: align / 64 on 0.34 with prefix caching)."""
+    over = {"architectures": ["Lfm2ForSequenceClassification"]}
+    r = res("lfm2-1.2b", "h100", release, hf_overrides=over, enable_prefix_caching=True)
+    assert r["runner_type"] == "pooling"
+    assert r["mamba_cache_mode"] == "align"
+    assert r["mamba_block_size"] == (64 if release == "0.34.0" else 16)
