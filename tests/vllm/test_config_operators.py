@@ -35,6 +35,11 @@ RERANKER = {
     "position_embedding_type": "absolute",
     "torch_dtype": "float32",
 }
+#: https://huggingface.co/BAAI/bge-m3/blob/main/config.json (keys vLLM reads)
+BGE_M3 = {
+    **RERANKER,
+    "architectures": ["XLMRobertaModel"],
+}
 #: https://huggingface.co/openai-community/gpt2/blob/main/config.json
 GPT2 = {
     "architectures": ["GPT2LMHeadModel"],
@@ -535,3 +540,16 @@ def test_a_pooling_name_of_a_hybrid_model_keeps_the_mamba_cache_rules(release):
     assert r["runner_type"] == "pooling"
     assert r["mamba_cache_mode"] == "align"
     assert r["mamba_block_size"] == (64 if release == "0.34.0" else 16)
+
+
+@pytest.mark.parametrize("release", ("0.30.0", "0.34.0"))
+def test_ngram_checks_the_target_as_its_draft_before_the_scheduler(release):
+    """``SpeculativeConfig._verify_args`` runs ``verify_with_parallel_config`` on the draft, which
+    for ngram is the target, before ``SchedulerConfig`` exists: PP on bge-m3 (no ``SupportsPP``)
+    is refused ahead of the batch-size check (dev miss operators-6002-00548)."""
+    spec = {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}
+    argv = ["--speculative-config", json.dumps(spec), "--max-num-batched-tokens", "8192", "--pipeline-parallel-size", "2"]
+    exc = cfg_refusal(BGE_M3, "h100", release, **cli(argv, release))
+    assert str(exc).startswith("Pipeline parallelism is not supported for this model.")
+    exc = cfg_refusal(BGE_M3, "h100", release, **cli(argv[2:], release))
+    assert str(exc).startswith("max_num_batched_tokens (8192) is smaller than max_model_len (8194)")

@@ -241,3 +241,22 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
     if num != ctx.args.num_speculative_tokens:
         out["num_speculative_tokens"] = num
     return out
+
+
+#: methods whose draft config is the target's own (``SpeculativeConfig.__post_init__`` 0.30-0.33;
+#: 0.34 ``NgramSpeculatorConfig.configure`` and ``SpeculatorConfig.configure`` of custom classes)
+DRAFT_IS_TARGET = frozenset({"ngram", "ngram_gpu", "custom_class"})
+
+
+@registry.rule("engine_args")
+def draft_is_the_target(ctx: Any) -> dict[str, Any]:
+    """``SpeculativeConfig._verify_args``: ``draft_model_config.verify_with_parallel_config`` runs while
+    ``create_engine_config`` builds the speculative config, before the scheduler's checks; for
+    ngram the draft is the target with the target's parallel config, so the target's
+    TP/EP/DCP/PP checks refuse there first (operators-6002-00548: PP on bge-m3 wins over the
+    batch-size check)."""
+    if ctx.args.speculative_method not in DRAFT_IS_TARGET:
+        return {}
+    from .parallel import check_with_parallel_config
+
+    return check_with_parallel_config(ctx)
