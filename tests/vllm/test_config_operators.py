@@ -370,6 +370,9 @@ def test_cli_shows_vllms_refusals_and_applies_hf_overrides(capsys):
     assert main([*base, "--kv-cache-dtype", "int8"]) == 2
     err = capsys.readouterr().err
     assert "refused: Invalid kv_cache_dtype: 'int8'" in err and "Traceback" not in err
+    assert main([*base, "--max-cudagraph-capture-size", "256", "-cc", '{"max_cudagraph_capture_size": 128}']) == 2
+    err = capsys.readouterr().err
+    assert "are mutually exclusive" in err and "Traceback" not in err
     assert main([*base, "--json", "--hf-overrides", '{"max_position_embeddings": 65536}']) == 0
     assert json.loads(capsys.readouterr().out)["values"]["max_model_len"] == 65536
 
