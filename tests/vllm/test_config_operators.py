@@ -370,7 +370,10 @@ def test_cli_shows_vllms_refusals_and_applies_hf_overrides(capsys):
     assert main([*base, "--kv-cache-dtype", "int8"]) == 2
     err = capsys.readouterr().err
     assert "refused: Invalid kv_cache_dtype: 'int8'" in err and "Traceback" not in err
-    assert main([*base, "--max-cudagraph-capture-size", "256", "-cc", '{"max_cudagraph_capture_size": 128}']) == 2
+    assert (
+        main([*base, "--max-cudagraph-capture-size", "256", "-cc", '{"max_cudagraph_capture_size": 128}'])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "are mutually exclusive" in err and "Traceback" not in err
     assert main([*base, "--json", "--hf-overrides", '{"max_position_embeddings": 65536}']) == 0
@@ -425,7 +428,10 @@ def test_a_dtype_key_in_hf_overrides_loses_the_checkpoint_dtype(release):
     [
         ("0.34.0", {"method": "mtp", "num_speculative_tokens": 2}, True),
         *[(r, {"model": "x/eagle-head", "num_speculative_tokens": 2}, True) for r in RELEASES],
-        *[(r, {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}, False) for r in RELEASES],
+        *[
+            (r, {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}, False)
+            for r in RELEASES
+        ],
     ],
 )
 def test_chunked_local_attention_with_a_hidden_state_drafter_turns_the_hybrid_manager_off(release, spec, off):
@@ -456,7 +462,10 @@ def test_gpt2_config_alias_key_wins_over_its_own_name(release):
 @pytest.mark.parametrize("release", RELEASES)
 @pytest.mark.parametrize(
     ("flag", "key", "value"),
-    [("--max-cudagraph-capture-size", "max_cudagraph_capture_size", 128), ("--cudagraph-capture-sizes", "cudagraph_capture_sizes", [1, 2])],
+    [
+        ("--max-cudagraph-capture-size", "max_cudagraph_capture_size", 128),
+        ("--cudagraph-capture-sizes", "cudagraph_capture_sizes", [1, 2]),
+    ],
 )
 def test_a_capture_size_flag_and_the_same_cc_key_are_refused(release, flag, key, value):
     """``EngineArgs.create_engine_config`` (``engine/arg_utils.py``) raises ``ValueError`` when a
@@ -479,7 +488,10 @@ def test_an_architecture_no_registry_or_transformers_class_serves_is_refused(rel
     assert str(exc).startswith("Model architectures ['X'] are not supported for now.")
     assert exc.stage == "model_config"
     assert cfg_res(GPT2, "h100", release, hf_overrides={"architectures": ["LlamaForSequenceClassification"]})
-    assert cfg_res({**GPT2, "architectures": ["FooBarForCausalLM"]}, "h100", release)["runner_type"] == "generate"
+    assert (
+        cfg_res({**GPT2, "architectures": ["FooBarForCausalLM"]}, "h100", release)["runner_type"]
+        == "generate"
+    )
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -503,7 +515,9 @@ def test_a_pooling_name_of_gpt_oss_runs_the_causal_lm_hook(release):
     assert r["runner_type"] == "pooling"
     assert r["max_cudagraph_capture_size"] == 1024
     assert r["reasoning_parser"] == "openai_gptoss"
-    llama = res("llama-3.1-8b", "a100", release, hf_overrides={"architectures": ["LlamaForSequenceClassification"]})
+    llama = res(
+        "llama-3.1-8b", "a100", release, hf_overrides={"architectures": ["LlamaForSequenceClassification"]}
+    )
     assert llama["max_cudagraph_capture_size"] == 512
 
 
@@ -525,11 +539,21 @@ def test_mtp_tokens_beyond_the_modules_must_be_a_multiple(release):
     resolve_num_speculative_tokens`` (0.34): with the draft's ``n_predict`` (Step-3.5-Flash: its 3
     ``num_nextn_predict_layers``), more speculative tokens than modules must be a multiple of it."""
     spec = {"method": "mtp", "num_speculative_tokens": 5}
-    exc = refusal("step-3.5-flash", "h200", release, **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release))
+    exc = refusal(
+        "step-3.5-flash",
+        "h200",
+        release,
+        **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release),
+    )
     assert str(exc).startswith("num_speculative_tokens:5 must be divisible by n_predict=3")
     for k in (2, 3, 6):
         spec["num_speculative_tokens"] = k
-        r = res("step-3.5-flash", "h200", release, **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release))
+        r = res(
+            "step-3.5-flash",
+            "h200",
+            release,
+            **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release),
+        )
         assert r["num_speculative_tokens"] == k
 
 
@@ -551,7 +575,14 @@ def test_ngram_checks_the_target_as_its_draft_before_the_scheduler(release):
     for ngram is the target, before ``SchedulerConfig`` exists: PP on bge-m3 (no ``SupportsPP``)
     is refused ahead of the batch-size check (dev miss operators-6002-00548)."""
     spec = {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}
-    argv = ["--speculative-config", json.dumps(spec), "--max-num-batched-tokens", "8192", "--pipeline-parallel-size", "2"]
+    argv = [
+        "--speculative-config",
+        json.dumps(spec),
+        "--max-num-batched-tokens",
+        "8192",
+        "--pipeline-parallel-size",
+        "2",
+    ]
     exc = cfg_refusal(BGE_M3, "h100", release, **cli(argv, release))
     assert str(exc).startswith("Pipeline parallelism is not supported for this model.")
     exc = cfg_refusal(BGE_M3, "h100", release, **cli(argv[2:], release))

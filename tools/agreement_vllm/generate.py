@@ -274,13 +274,7 @@ def _operator_flags(rng: random.Random, t: dict, mla: bool, model: str, outer: d
                 {"max_position_embeddings": 65536, "rope_scaling": None},
                 {"sliding_window": None},
                 {"torch_dtype": rng.choice(["float16", "bfloat16"])},
-                {
-                    "architectures": [
-                        str(archs[0]).replace(
-                            "ForCausalLM", "ForSequenceClassification"
-                        )
-                    ]
-                },
+                {"architectures": [str(archs[0]).replace("ForCausalLM", "ForSequenceClassification")]},
             ]
         ),
         "runner": lambda: rng.choice(["generate", "pooling", "auto"]),
