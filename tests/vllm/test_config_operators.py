@@ -35,6 +35,11 @@ RERANKER = {
     "position_embedding_type": "absolute",
     "torch_dtype": "float32",
 }
+#: https://huggingface.co/BAAI/bge-m3/blob/main/config.json (keys vLLM reads)
+BGE_M3 = {
+    **RERANKER,
+    "architectures": ["XLMRobertaModel"],
+}
 #: https://huggingface.co/openai-community/gpt2/blob/main/config.json
 GPT2 = {
     "architectures": ["GPT2LMHeadModel"],
@@ -366,6 +371,12 @@ def test_cli_shows_vllms_refusals_and_applies_hf_overrides(capsys):
     assert main([*base, "--kv-cache-dtype", "int8"]) == 1  # the engine refuses: exit 1 (issue 26)
     err = capsys.readouterr().err
     assert "refused: Invalid kv_cache_dtype: 'int8'" in err and "Traceback" not in err
+    assert (
+        main([*base, "--max-cudagraph-capture-size", "256", "-cc", '{"max_cudagraph_capture_size": 128}'])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "are mutually exclusive" in err and "Traceback" not in err
     assert main([*base, "--json", "--hf-overrides", '{"max_position_embeddings": 65536}']) == 0
     assert json.loads(capsys.readouterr().out)["values"]["max_model_len"] == 65536
 
@@ -411,3 +422,169 @@ def test_a_dtype_key_in_hf_overrides_loses_the_checkpoint_dtype(release):
     }
     assert cfg_res(reward, "h100", release)["dtype"] == "bfloat16"
     assert cfg_res(reward, "h100", release, hf_overrides={"torch_dtype": "bfloat16"})["dtype"] == "float16"
+
+
+@pytest.mark.parametrize(
+    ("release", "spec", "off"),
+    [
+        ("0.34.0", {"method": "mtp", "num_speculative_tokens": 2}, True),
+        *[(r, {"model": "x/eagle-head", "num_speculative_tokens": 2}, True) for r in RELEASES],
+        *[
+            (r, {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}, False)
+            for r in RELEASES
+        ],
+    ],
+)
+def test_chunked_local_attention_with_a_hidden_state_drafter_turns_the_hybrid_manager_off(release, spec, off):
+    """``VllmConfig.__post_init__`` turns the hybrid KV-cache manager off for chunked-local attention
+    (Llama-4-Scout's ``attention_chunk_size``) with a drafter that reads the target's hidden states:
+    ``use_eagle()`` on 0.30-0.33 and ``uses_target_hidden_states`` on 0.34, true for MTP as for
+    EAGLE (``v1/worker/gpu/spec_decode/mtp/config.py`` subclasses the EAGLE one); ngram reads none.
+    (0.30-0.33 refuse MTP on a target without MTP layers, so MTP is checked on 0.34: the dev miss
+    operators-5528-00001.)"""
+    argv = ["--tensor-parallel-size", "4", "--speculative-config", json.dumps(spec)]
+    r = res("llama-4-scout", "l40s", release, **cli(argv, release))
+    assert r["disable_hybrid_kv_cache_manager"] is off
+
+
+@pytest.mark.parametrize("release", ("0.30.0", "0.34.0"))
+def test_gpt2_config_alias_key_wins_over_its_own_name(release):
+    """A GPT-2 ``config.json`` naming ``max_position_embeddings`` next to ``n_positions``: transformers
+    sets the alias through ``attribute_map`` after ``n_positions``, so the alias wins (dev misses
+    operators-6001-00145/00214: vLLM derives 131072, RoPE dynamic x4 524288)."""
+    cfg = {**GPT2, "max_position_embeddings": 131072}
+    assert cfg_res(GPT2, "h100", release)["max_model_len"] == 1024
+    assert cfg_res(cfg, "h100", release)["max_model_len"] == 131072
+    assert cfg_res({"max_position_embeddings": 131072, **GPT2}, "h100", release)["max_model_len"] == 131072
+    scaled = {**cfg, "rope_scaling": {"rope_type": "dynamic", "factor": 4.0}}
+    assert cfg_res(scaled, "h100", release)["max_model_len"] == 524288
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize(
+    ("flag", "key", "value"),
+    [
+        ("--max-cudagraph-capture-size", "max_cudagraph_capture_size", 128),
+        ("--cudagraph-capture-sizes", "cudagraph_capture_sizes", [1, 2]),
+    ],
+)
+def test_a_capture_size_flag_and_the_same_cc_key_are_refused(release, flag, key, value):
+    """``EngineArgs.create_engine_config`` (``engine/arg_utils.py``) raises ``ValueError`` when a
+    capture-size flag and the same ``-cc`` key are both given (dev misses operators-6001-00185/00278);
+    either alone is read."""
+    cc = json.dumps({key: value})
+    with pytest.raises(ConflictError, match=f"^{key} and compilation_config.{key} are mutually exclusive"):
+        cli([flag, "1" if key == "cudagraph_capture_sizes" else "512", "-cc", cc], release)
+    assert cli(["-cc", cc], release)[key] == value
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_an_architecture_no_registry_or_transformers_class_serves_is_refused(release):
+    """``ModelRegistry.inspect_model_cls`` → ``_raise_for_unsupported`` (``model_executor/models/
+    registry.py``): ``--hf-overrides '{"architectures": ["X"]}'`` names no registered class, no
+    class under another suffix and no transformers class, so ``ModelConfig`` is refused before the
+    scheduler's checks (dev miss operators-6001-00106). A registered class under another suffix
+    (``…ForSequenceClassification`` of a ``…ForCausalLM``) and a transformers-style name stay."""
+    exc = cfg_refusal(GPT2, "h100", release, hf_overrides={"architectures": ["X"]}, max_num_batched_tokens=16)
+    assert str(exc).startswith("Model architectures ['X'] are not supported for now.")
+    assert exc.stage == "model_config"
+    assert cfg_res(GPT2, "h100", release, hf_overrides={"architectures": ["LlamaForSequenceClassification"]})
+    assert (
+        cfg_res({**GPT2, "architectures": ["FooBarForCausalLM"]}, "h100", release)["runner_type"]
+        == "generate"
+    )
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_whisper_under_a_pooler_still_runs_without_chunked_prefill(release):
+    """``SchedulerConfig.__post_init__`` switches chunked prefill off from
+    ``ModelConfig.is_encoder_decoder`` (the HF flag), not from ``attn_type``: Whisper with
+    ``--convert classify`` has the pooler's ``attn_type`` ``decoder`` and still runs without chunked
+    prefill (dev miss operators-6001-00082)."""
+    r = res("whisper-large-v3", "a100", release, **cli(["--convert", "classify"], release))
+    assert r["runner_type"] == "pooling"
+    assert r["enable_chunked_prefill"] is False
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_pooling_name_of_gpt_oss_runs_the_causal_lm_hook(release):
+    """``VllmConfig.try_verify_and_update_config`` looks the hook up under the architecture, then
+    under ``ModelRegistry._normalize_arch`` of it: ``GptOssForSequenceClassification`` runs
+    ``GptOssForCausalLMConfig`` (capture sizes to 1024; dev miss operators-6001-00376)."""
+    over = {"architectures": ["GptOssForSequenceClassification"]}
+    r = res("gpt-oss-20b", "a100", release, hf_overrides=over, max_model_len=8192)
+    assert r["runner_type"] == "pooling"
+    assert r["max_cudagraph_capture_size"] == 1024
+    assert r["reasoning_parser"] == "openai_gptoss"
+    llama = res(
+        "llama-3.1-8b", "a100", release, hf_overrides={"architectures": ["LlamaForSequenceClassification"]}
+    )
+    assert llama["max_cudagraph_capture_size"] == 512
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_pooling_name_of_deepseek_v3_2_runs_its_hook(release):
+    """The same lookup for ``DeepseekV32ForCausalLMConfig``: ``DeepseekV32ForSequenceClassification``
+    on a config without ``index_topk`` fails its assertion (dev miss operators-6001-00105)."""
+    base = load_model("deepseek-v3.2").to_dict()
+    base.pop("index_topk", None)
+    over = {"architectures": ["DeepseekV32ForSequenceClassification"]}
+    exc = cfg_refusal(base, "h200", release, hf_overrides=over, tensor_parallel_size=8)
+    assert exc.upstream == "AssertionError"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_mtp_tokens_beyond_the_modules_must_be_a_multiple(release):
+    """Checked with the config oracle on 0.30 and 0.34 (k 5 and 4 refused, 2 and 6 kept; MiMo-V2-Flash
+    builds one module, so any k). ``SpeculativeConfig.__post_init__`` (0.30-0.33) and ``SpeculatorConfig.
+    resolve_num_speculative_tokens`` (0.34): with the draft's ``n_predict`` (Step-3.5-Flash: its 3
+    ``num_nextn_predict_layers``), more speculative tokens than modules must be a multiple of it."""
+    spec = {"method": "mtp", "num_speculative_tokens": 5}
+    exc = refusal(
+        "step-3.5-flash",
+        "h200",
+        release,
+        **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release),
+    )
+    assert str(exc).startswith("num_speculative_tokens:5 must be divisible by n_predict=3")
+    for k in (2, 3, 6):
+        spec["num_speculative_tokens"] = k
+        r = res(
+            "step-3.5-flash",
+            "h200",
+            release,
+            **cli(["--tensor-parallel-size", "8", "--speculative-config", json.dumps(spec)], release),
+        )
+        assert r["num_speculative_tokens"] == k
+
+
+@pytest.mark.parametrize("release", ("0.30.0", "0.34.0"))
+def test_a_pooling_name_of_a_hybrid_model_keeps_the_mamba_cache_rules(release):
+    """``ModelConfig.is_hybrid`` is the registry class's (``_normalize_arch``): LFM2 under
+    ``Lfm2ForSequenceClassification`` is still hybrid, so ``MambaModelConfig`` sets the cache mode
+    and block size (dev miss operators-6002-00372: align / 64 on 0.34 with prefix caching)."""
+    over = {"architectures": ["Lfm2ForSequenceClassification"]}
+    r = res("lfm2-1.2b", "h100", release, hf_overrides=over, enable_prefix_caching=True)
+    assert r["runner_type"] == "pooling"
+    assert r["mamba_cache_mode"] == "align"
+    assert r["mamba_block_size"] == (64 if release == "0.34.0" else 16)
+
+
+@pytest.mark.parametrize("release", ("0.30.0", "0.34.0"))
+def test_ngram_checks_the_target_as_its_draft_before_the_scheduler(release):
+    """``SpeculativeConfig._verify_args`` runs ``verify_with_parallel_config`` on the draft, which
+    for ngram is the target, before ``SchedulerConfig`` exists: PP on bge-m3 (no ``SupportsPP``)
+    is refused ahead of the batch-size check (dev miss operators-6002-00548)."""
+    spec = {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}
+    argv = [
+        "--speculative-config",
+        json.dumps(spec),
+        "--max-num-batched-tokens",
+        "8192",
+        "--pipeline-parallel-size",
+        "2",
+    ]
+    exc = cfg_refusal(BGE_M3, "h100", release, **cli(argv, release))
+    assert str(exc).startswith("Pipeline parallelism is not supported for this model.")
+    exc = cfg_refusal(BGE_M3, "h100", release, **cli(argv[2:], release))
+    assert str(exc).startswith("max_num_batched_tokens (8192) is smaller than max_model_len (8194)")

@@ -168,6 +168,9 @@ def resolve_vllm_args(
 
     check_sizes(flags)  # -tp 0 names the flag, not a ZeroDivisionError (issue 29)
 
+    from .config.hf_overrides import apply_attribute_map
+
+    hf = apply_attribute_map(hf)
     if "hf_overrides" in flags:  # applied to config.json before any rule reads it (as vLLM does)
         from .config.hf_overrides import apply_hf_overrides
 

@@ -463,6 +463,22 @@ def _compilation_kwargs(compilation: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _refuse_both_capture_spellings(values: dict[str, Any], compilation: dict[str, Any]) -> None:
+    """``EngineArgs.create_engine_config`` (``engine/arg_utils.py``, 0.30-0.34): a capture-size
+    flag and the same ``-cc`` key, both given, are refused (``ValueError``), not merged."""
+    from ..errors import ConflictError
+    from ..rules import Fix
+
+    for key in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
+        if values.get(key) is not None and compilation.get(key) is not None:
+            raise ConflictError(
+                f"{key} and compilation_config.{key} are mutually exclusive",
+                fields=(key, "compilation_config"),
+                fix=Fix(drop=(key,)),
+                upstream="ValueError",
+            )
+
+
 def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
     """The keyword arguments of ``resolve_vllm_args`` for a parsed command line: every passed flag
     whose dest is a ``VllmArgs`` field, and the translated ones (``--attention-config`` as is,
@@ -480,6 +496,7 @@ def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
     if isinstance(compilation, dict) and compilation.get("cudagraph_mode") is not None:
         out["cudagraph_mode"] = str(compilation["cudagraph_mode"]).upper()
     if isinstance(compilation, dict):  # -cc keys the engine-configuration rules read
+        _refuse_both_capture_spellings(values, compilation)
         out.update(_compilation_kwargs(compilation))
     level = out.get("optimization_level")
     if isinstance(level, str) and level.strip().isdigit():  # an OptimizationLevel: pydantic makes it an int

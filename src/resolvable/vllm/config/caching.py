@@ -56,7 +56,13 @@ def chunked_prefill_and_prefix_caching(ctx: Any) -> dict[str, Any]:
         out["enable_chunked_prefill"] = chunked_prefill_supported(runner, attn)
     if a.enable_prefix_caching is None:
         out["enable_prefix_caching"] = prefix_caching_supported(runner, attn)
-    if attn == "encoder_decoder" and (out.get("enable_chunked_prefill", a.enable_chunked_prefill)):
+    # SchedulerConfig.__post_init__ reads ModelConfig.is_encoder_decoder, the HF flag (config's or its
+    # text config's), not attn_type: Whisper under a pooler (attn_type "decoder") is still switched off
+    t = ctx.hf.text_config
+    enc_dec = attn == "encoder_decoder" or bool(
+        ctx.hf.get("is_encoder_decoder") or t.get("is_encoder_decoder")
+    )
+    if enc_dec and (out.get("enable_chunked_prefill", a.enable_chunked_prefill)):
         out["enable_chunked_prefill"] = Force(
             False, "SchedulerConfig: encoder-decoder models run without chunked prefill"
         )

@@ -85,9 +85,16 @@ def architecture_kind(hf: HFConfig) -> str:
 
 def is_hybrid(hf: HFConfig) -> bool:
     """``ModelConfig.is_hybrid``: an ``IsHybrid`` class, unless every HF ``layer_types`` entry is an
-    attention layer (e.g. Granite-4.0-micro, which reuses the hybrid class)."""
-    if (hf.architecture or "") not in HYBRID_ARCHS:
-        return False
+    attention layer (e.g. Granite-4.0-micro, which reuses the hybrid class). The class is the
+    registry's (``_normalize_arch``): a pooling name of a hybrid model (``Lfm2ForSequenceClassification``)
+    is the adapted hybrid class."""
+    arch = hf.architecture or ""
+    if arch not in HYBRID_ARCHS:
+        from .model_info import normalized
+
+        found = normalized(arch)
+        if found is None or found[0] not in HYBRID_ARCHS:
+            return False
     layer_types = hf.text_config.get("layer_types")
     return not (layer_types and all(str(x) in _ATTENTION_LAYER_TYPES for x in layer_types))
 

@@ -88,6 +88,20 @@ def _merge(target: Mapping[str, Any], updates: Mapping[str, Any]) -> dict[str, A
     return out
 
 
+def apply_attribute_map(hf: HFConfig) -> HFConfig:
+    """``hf`` as transformers loads it: a ``config.json`` key that is an alias of the class's own
+    attribute (``ATTRIBUTE_MAPS``) is set through the map after the class's own keys, so the alias
+    wins whatever the key order (``GPT2Config`` with ``n_positions`` 1024 and
+    ``max_position_embeddings`` 131072 has ``n_positions`` 131072; checked with transformers 5.20
+    of the 0.30/0.34 oracles, ``PretrainedConfig.__setattr__``)."""
+    mapped = ATTRIBUTE_MAPS.get(str(hf.get("model_type") or ""), {})
+    values = {own: hf.get(alias) for alias, own in mapped.items() if hf.get(alias) is not None}
+    values = {own: value for own, value in values.items() if hf.get(own) != value}
+    if not values:
+        return hf
+    return hf.overlay(values, dict.fromkeys(values, "config.json (transformers' attribute map)"))
+
+
 def apply_hf_overrides(hf: HFConfig, overrides: Any) -> HFConfig:
     """``hf`` as vLLM sees it after ``--hf-overrides`` (see the module docstring)."""
     parsed = parse_overrides(overrides)

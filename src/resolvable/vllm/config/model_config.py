@@ -96,6 +96,28 @@ def _default_convert(arch: str, runner: str, facts: tuple[bool, bool, str | None
     return "embed" if runner == "pooling" else "none"
 
 
+def _may_be_transformers_class(arch: str) -> bool:
+    """Whether ``arch`` can name a model class of the transformers library (its naming: ``…Model``,
+    ``…For<Task>``, ``…LMHeadModel``); the pack holds no list of transformers' classes, so a name
+    in that form is assumed to resolve (``ModelRegistry._try_resolve_transformers``)."""
+    return arch.endswith("Model") or "For" in arch
+
+
+def unsupported_architectures(hf: HFConfig) -> list[str] | None:
+    """``ModelRegistry.inspect_model_cls`` → ``_raise_for_unsupported`` (``model_executor/models/
+    registry.py``, 0.30-0.34): the ``architectures`` when none is registered, none is the same
+    model under another suffix (``_normalize_arch``) and the Transformers backend cannot serve the
+    first (no ``auto_map``, no transformers class of that name, see ``_may_be_transformers_class``);
+    else None."""
+    archs = hf.get("architectures")
+    if not isinstance(archs, (list, tuple)) or not archs or hf.get("auto_map"):
+        return None
+    names = [str(a) for a in archs]
+    if any(model_info.normalized(a) is not None for a in names) or _may_be_transformers_class(names[0]):
+        return None
+    return names
+
+
 @registry.rule("model_config")
 def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     """§3.7 step 1: ``ModelConfig.runner_type`` (``config/model.py : _get_runner_type``: ``--runner``;
@@ -108,6 +130,15 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     encoder-decoder ones included); without one ``hybrid`` (``is_hybrid``), ``attention_free``
     (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
     hf = ctx.hf
+    unsupported = unsupported_architectures(hf)
+    if unsupported is not None:
+        raise ConflictError(
+            f"Model architectures {unsupported} are not supported for now. Supported architectures: "
+            "the classes of vLLM's model registry",
+            fields=("hf_overrides",) if hf.origins.get("architectures") else ("model",),
+            fix="name an architecture vLLM registers (config.json's or --hf-overrides' \"architectures\")",
+            upstream="ValueError",
+        )
     kind = derived_fact(hf, "vllm.arch_kind", architecture_kind)
     facts = derived_fact(hf, "vllm.registry_facts", registry_facts)
     generate, pooling, default, _ = facts

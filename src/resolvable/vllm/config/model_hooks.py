@@ -21,7 +21,21 @@ if TYPE_CHECKING:
 _GPT_OSS_PREFILL = frozenset({1, 2, 4, *range(8, 256, 8), *range(256, 1024, 16)})
 
 
-@registry.for_arch("GptOssForCausalLM", stage="vllm_config")
+def _hook_for(*names: str):
+    """``VllmConfig.try_verify_and_update_config``: the hook of ``model_config.architecture``, or of
+    the class it names under another suffix (``ModelRegistry._normalize_arch``, 0.30-0.34), so a
+    pooling name (``GptOssForSequenceClassification``) runs the ``…ForCausalLM`` hook."""
+    from . import model_info
+
+    def matches(arch: str) -> bool:
+        found = (arch, None) if arch in names else model_info.normalized(arch)
+        return found is not None and found[0] in names
+
+    label = " / ".join(names) + " (or another suffix of the same model)"
+    return registry.for_arch_matching(matches, stage="vllm_config", label=label)
+
+
+@_hook_for("GptOssForCausalLM")
 def gpt_oss_capture_sizes(ctx: Any) -> dict[str, Any]:
     """§5: ``GptOssForCausalLMConfig.verify_and_update_config`` (``models/config.py`` 544): an empty
     reasoning parser becomes ``openai_gptoss`` (§3.20); with no capture size set, 0.30-0.33 raise
@@ -53,9 +67,7 @@ def gpt_oss_capture_sizes(ctx: Any) -> dict[str, Any]:
     }
 
 
-@registry.for_arch(
-    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2", stage="vllm_config"
-)
+@_hook_for("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2")
 def nemotron_h_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
     """§3.8: ``NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype`` (``models/config.py``; the
     Nano-VL-V2 hook reads the text config): ``auto`` → the HF ``mamba_ssm_cache_dtype``, else
@@ -66,12 +78,11 @@ def nemotron_h_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
     return {"mamba_ssm_cache_dtype": str(value)}
 
 
-@registry.for_arch(
+@_hook_for(
     "Qwen3_5ForCausalLM",
     "Qwen3_5ForConditionalGeneration",
     "Qwen3_5MoeForCausalLM",
     "Qwen3_5MoeForConditionalGeneration",
-    stage="vllm_config",
 )
 def qwen3_5_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
     """§3.8: ``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config`` (``models/config.py``
@@ -83,7 +94,7 @@ def qwen3_5_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
     return {"mamba_ssm_cache_dtype": str(value)}
 
 
-@registry.for_arch("EmbeddingGemma2Model", stage="vllm_config")
+@_hook_for("EmbeddingGemma2Model")
 def embedding_gemma2_max_model_len(ctx: Any) -> dict[str, Any]:
     """§3.2 step 10: ``EmbeddingGemma2ModelConfig.verify_and_update_config`` (0.32+): a derived
     ``max_model_len`` above 8192 is capped at 8192 (a user's value is kept)."""
@@ -94,7 +105,7 @@ def embedding_gemma2_max_model_len(ctx: Any) -> dict[str, Any]:
     return {}
 
 
-@registry.for_arch("LongcatFlashNgramForCausalLM", stage="vllm_config")
+@_hook_for("LongcatFlashNgramForCausalLM")
 def longcat_flash_ngram_compilation(ctx: Any) -> dict[str, Any]:
     """§3.10: ``LongcatFlashNgramForCausalLMConfig.verify_and_update_config`` (``models/config.py``
     1196): compilation mode NONE and CUDA-graph mode FULL when unset."""
@@ -106,7 +117,7 @@ def longcat_flash_ngram_compilation(ctx: Any) -> dict[str, Any]:
     return out
 
 
-@registry.for_arch("UnlimitedOCRForCausalLM", stage="vllm_config")
+@_hook_for("UnlimitedOCRForCausalLM")
 def unlimited_ocr_prefix_caching(ctx: Any) -> dict[str, Any]:
     """§3.7 step 5: ``UnlimitedOCRForCausalLMConfig.verify_and_update_config``: prefix caching off
     (R-SWA decode KV is not a pure causal function of the prefix)."""
@@ -119,7 +130,7 @@ def unlimited_ocr_prefix_caching(ctx: Any) -> dict[str, Any]:
     }
 
 
-@registry.for_arch("DeepseekV32ForCausalLM", stage="vllm_config")
+@_hook_for("DeepseekV32ForCausalLM")
 def deepseek_v32_config(ctx: Any) -> dict[str, Any]:
     """§5, §6: ``DeepseekV32ForCausalLM.verify_and_update_config`` (``models/config.py``), run by
     ``VllmConfig.try_verify_and_update_config`` before the other checks of ``__post_init__``:

@@ -115,6 +115,12 @@ def verify_with_parallel_config(ctx: Any) -> dict[str, Any]:
     """§3.15: ``ModelConfig.verify_with_parallel_config`` (``config/model.py`` 1545): attention heads
     divisible by TP; expert parallelism needs experts; DCP on a GQA/MQA (non-MLA) model needs TP above the KV-head count,
     ``dcp <= tp // kv_heads`` and query heads per KV head divisible by DCP."""
+    return check_with_parallel_config(ctx)
+
+
+def check_with_parallel_config(ctx: Any) -> dict[str, Any]:
+    """The checks of ``verify_with_parallel_config`` (also run earlier, at ``SpeculativeConfig``, when
+    the draft is the target: ``config.speculative.draft_is_the_target``)."""
     a = ctx.args
     tp = a.tensor_parallel_size
     heads = derived_fact(ctx.hf, "vllm.num_heads", num_heads)

@@ -37,6 +37,11 @@ def v2_unsupported_spec(ctx: Any) -> frozenset[str]:
 
 #: ``EagleModelTypes`` + ``NgramGPUTypes`` + draft model/DSpark: the speculative methods async
 #: scheduling supports (0.30-0.32 for every runner, 0.33 on V1); DFlash from 0.31.
+#: drafters that read the target model's hidden states: 0.30-0.33 ``SpeculativeConfig.use_eagle()``
+#: (``config/speculative.py``), 0.34 ``SpeculativeConfig.uses_target_hidden_states`` (the
+#: ``SpeculatorConfig`` classes of ``v1/worker/gpu/spec_decode/{eagle,mtp,dflash,dspark}/config.py``):
+#: the same five methods in every modelled release
+TARGET_HIDDEN_STATES_SPEC = frozenset({"eagle", "eagle3", "mtp", "dflash", "dspark"})
 ASYNC_SPEC = frozenset({"eagle", "eagle3", "mtp", "ngram_gpu", "draft_model", "dspark"})
 _IN_TREE_EXECUTORS = frozenset({"uni", "mp", "ray", "external_launcher", None})
 
@@ -198,13 +203,14 @@ def v1_runner_features(ctx: Any) -> dict[str, Any]:
 @registry.rule("vllm_config")
 def hybrid_kv_cache_manager(ctx: Any) -> dict[str, Any]:
     """§3.19: ``disable_hybrid_kv_cache_manager`` (``VllmConfig.__post_init__``, after the platform
-    hook): needed off for chunked-local attention (HF ``attention_chunk_size``) with EAGLE or with
+    hook): needed off for chunked-local attention (HF ``attention_chunk_size``) with a drafter that reads
+    the target's hidden states (``TARGET_HIDDEN_STATES_SPEC``) or with
     ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0`` (its default is 1); unset → on otherwise (every in-tree
     platform supports it); explicitly enabled where it must be off → refused."""
     a = ctx.args
     chunked_local = ctx.hf.text_config.get("attention_chunk_size") is not None
     needs_off = chunked_local and (
-        a.speculative_method in ("eagle", "eagle3")
+        a.speculative_method in TARGET_HIDDEN_STATES_SPEC
         or ctx.env.get("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "1") in ("0", "false", "False")
     )
     if a.disable_hybrid_kv_cache_manager is None:

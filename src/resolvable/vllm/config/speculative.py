@@ -89,6 +89,21 @@ def has_mtp_draft(hf: Any) -> bool:
     )
 
 
+#: targets whose MTP draft vLLM builds with one module whatever the config says
+#: (``model_executor/models/mimo_v2_mtp.py : _MIMO_V2_FLASH_NUM_MTP_LAYERS``)
+_ONE_MTP_MODULE_ARCHS = frozenset({"MiMoV2FlashForCausalLM"})
+
+
+def mtp_n_predict(hf: Any) -> int | None:
+    """The MTP draft config's ``n_predict`` (``SpeculativeConfig.hf_config_override``): the target's
+    ``num_nextn_predict_layers`` (1 for MiMo-V2-Flash); None when the config names none."""
+    archs = tuple(hf.get("architectures") or ())
+    if archs and archs[0] in _ONE_MTP_MODULE_ARCHS:
+        return 1
+    value = hf.text_config.get("num_nextn_predict_layers")
+    return value if isinstance(value, int) and value > 0 else None
+
+
 def parse_speculative_config(text: Any) -> dict[str, Any]:
     """``--speculative-config`` JSON (or a mapping) → a dict; bad JSON is an input error."""
     if text is None:
@@ -212,7 +227,36 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             fix="use a model with MTP layers, or another method (ngram, or a draft/EAGLE model)",
             upstream="NotImplementedError",
         )
+    n_predict = mtp_n_predict(ctx.hf) if method == "mtp" and model is None else None
+    if n_predict is not None and num > n_predict and num % n_predict != 0:
+        # SpeculativeConfig.__post_init__ (0.30-0.33) / SpeculatorConfig.resolve_num_speculative_tokens
+        # (0.34, v1/worker/gpu/spec_decode/speculator_config.py): MTP modules are reused in turn
+        raise ConflictError(
+            f"num_speculative_tokens:{num} must be divisible by n_predict={n_predict}",
+            fields=("speculative_config",),
+            fix=f'set "num_speculative_tokens" to at most {n_predict} or a multiple of it in the speculative config (JSON)',
+            upstream="ValueError",
+        )
     out: dict[str, Any] = {"speculative_method": method}
     if num != ctx.args.num_speculative_tokens:
         out["num_speculative_tokens"] = num
     return out
+
+
+#: methods whose draft config is the target's own (``SpeculativeConfig.__post_init__`` 0.30-0.33;
+#: 0.34 ``NgramSpeculatorConfig.configure`` and ``SpeculatorConfig.configure`` of custom classes)
+DRAFT_IS_TARGET = frozenset({"ngram", "ngram_gpu", "custom_class"})
+
+
+@registry.rule("engine_args")
+def draft_is_the_target(ctx: Any) -> dict[str, Any]:
+    """``SpeculativeConfig._verify_args``: ``draft_model_config.verify_with_parallel_config`` runs while
+    ``create_engine_config`` builds the speculative config, before the scheduler's checks; for
+    ngram the draft is the target with the target's parallel config, so the target's
+    TP/EP/DCP/PP checks refuse there first (operators-6002-00548: PP on bge-m3 wins over the
+    batch-size check)."""
+    if ctx.args.speculative_method not in DRAFT_IS_TARGET:
+        return {}
+    from .parallel import check_with_parallel_config
+
+    return check_with_parallel_config(ctx)
