@@ -373,7 +373,7 @@ def test_cli_shows_vllms_refusals_and_applies_hf_overrides(capsys):
     assert "refused: Invalid kv_cache_dtype: 'int8'" in err and "Traceback" not in err
     assert (
         main([*base, "--max-cudagraph-capture-size", "256", "-cc", '{"max_cudagraph_capture_size": 128}'])
-        == 2
+        == 1  # vLLM's refusal (issue 26's exit codes)
     )
     err = capsys.readouterr().err
     assert "are mutually exclusive" in err and "Traceback" not in err
