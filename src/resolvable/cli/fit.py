@@ -65,8 +65,9 @@ def _print(
     if rep.fits:
         return 0
     sys.stdout.flush()
-    fix = f" Fix: {fixes[0]}" if fixes else ""
-    print(f"error: refused at start-up (memory): {rep.refusal}{fix}", file=sys.stderr)
+    fix = f" Fix: {fixes[0]}" if fixes else (f" Fix: {rep.fix}" if getattr(rep, "fix", None) else "")
+    what = "may not fit (memory)" if rep.refusal is None else "refused at start-up (memory)"
+    print(f"error: {what}: {rep.message}{fix}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -297,7 +298,7 @@ def _memory_summary(
     except MemoryModelError as exc:
         return [f"memory    not modelled here: {exc}"], {"error": str(exc)}
     if not rep.fits:
-        return [f"memory    would not fit: {rep.refusal} (`{fit_command}` for a checked fix)"], rep.to_dict()
+        return [f"memory    would not fit: {rep.message} (`{fit_command}` for a checked fix)"], rep.to_dict()
     est = " (estimate)" if rep.weights_estimated else ""
     line = (
         f"memory    weights {rep.weights_bytes / (1 << 30):.1f} GiB/rank{est}, KV cache {rep.kv_tokens:,} tokens, "
