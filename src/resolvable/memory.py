@@ -784,8 +784,8 @@ def after_pool_verdict(
 
     * ``does-not-fit``: the exact sizes plus the low ends of the estimates exceed the headroom
       at some allocation (torch's out-of-memory error there: the engine does not start);
-    * ``unknown``: an allocation's size cannot be derived, or the estimates' central values
-      exceed the headroom (it may not start; never a silent "fits");
+    * ``unknown``: an allocation's size cannot be derived (it may not start; never a silent
+      "fits");
     * ``starts`` otherwise.
     """
     after = [a for a in allocations if a.phase == "after-pool"]
@@ -806,10 +806,6 @@ def after_pool_verdict(
     unknown = [a for a in after if a.bytes is None]
     if unknown:
         return "unknown", unknown[0], 0.0, None
-    value_sum = sum(a.bytes or 0.0 for a in after)
-    if value_sum > headroom:
-        worst = max(after, key=lambda a: a.bytes or 0.0)
-        return "unknown", worst, value_sum - headroom, None
     return "starts", None, 0.0, None
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,10 +31,15 @@ def _index_size(model: str) -> int | None:
 
 
 def _smallest_tp(report_for: Callable[[int], Any], start: int, limit: int) -> tuple[int | None, Any]:
+    from ..errors import ConflictError
+
     for tp in TP_CANDIDATES:
         if tp < start or tp > limit:
             continue
-        rep = report_for(tp)
+        try:
+            rep = report_for(tp)
+        except ConflictError:  # a TP the other flags refuse (e.g. below --dp-size with DP attention)
+            continue
         if rep.fits and rep.concurrency_at_context >= 1.0:
             return tp, rep
     return None, None
@@ -78,6 +84,7 @@ def _sglang(argv: list[str]) -> int:
     argv, pasted = _split_pasted(argv)
     p = _Parser(prog="resolvable fit", description=__doc__.split("\n\n")[0])
     _add_model_inputs(p, platform_default="h100")
+    _add_used_gib(p)
     args, extra = p.parse_known_args(argv)
     if extra:
         raise InvalidArgumentError(f"unrecognized arguments: {' '.join(extra)}")
@@ -87,6 +94,8 @@ def _sglang(argv: list[str]) -> int:
     platform = _platform(args.platform)
     hf = model_config(args, user)  # --config stands in for a launch's absent local model path
     not_modelled = dict(getattr(args, "not_modelled_values", {}))
+    if args.used_gib:
+        not_modelled["used_bytes"] = args.used_gib * (1 << 30)
     index = _index_size(args.model)
 
     def report_for(tp: int | None = None, **changes: Any) -> Any:
@@ -164,7 +173,18 @@ def _vllm_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", default="auto")
     p.add_argument("--quantization")
     p.add_argument("--kv-cache-memory-bytes", type=int)
+    p.add_argument("--mamba-ssm-cache-dtype")
+    _add_used_gib(p)
     return p
+
+
+def _add_used_gib(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--used-gib",
+        type=float,
+        default=0.0,
+        help="device memory other processes already hold on each GPU (a shared GPU), in GiB",
+    )
 
 
 def _vllm(argv: list[str]) -> int:
@@ -179,8 +199,11 @@ def _vllm(argv: list[str]) -> int:
     values = {
         k: v
         for k, v in vars(args).items()
-        if k not in ("model", "engine", "platform", "json", "vllm_version")
+        if k not in ("model", "engine", "platform", "json", "vllm_version", "used_gib")
     }
+    values["used_bytes"] = args.used_gib * (1 << 30)
+    # the switch determine_available_memory reads (v1/worker/gpu_worker.py)
+    values["memory_profiler_estimate_cudagraphs"] = os.environ.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
     # The KV dtype and block size come from the vLLM pack's resolution for the release (its rules:
     # model hooks such as GLM-5's fp8 KV on SM10x, the backends' preferred block sizes, 0.34's
     # default of 64), not the flags.

@@ -93,6 +93,18 @@ def _dsa_indexer_bytes(index_head_dim: int) -> int:
     return index_head_dim + index_head_dim // 128 * 4
 
 
+def _dsa_scaled_fp8_layout(values: Mapping[str, Any]) -> bool:
+    """Whether a DSA model's fp8 KV uses the scaled FlashMLA layout: not with the TRT-LLM DSA
+    backends, nor the raw layout of ROCm's TileLang/aiter kernels."""
+    backends = {
+        str(values.get(k) or "")
+        for k in ("dsa_prefill_backend", "dsa_decode_backend", "nsa_prefill_backend", "nsa_decode_backend")
+    }
+    if "trtllm" in backends:
+        return False
+    return not (backends & {"tilelang", "aiter"} and str(values.get("device") or "") == "hip")
+
+
 def context_length(hf: Mapping[str, Any], user: int | None) -> int:
     """``ModelConfig`` context length: the user's ``--context-length``, else the config's
     ``max_position_embeddings`` (or its aliases), times a rope-scaling factor unless the scaling
@@ -217,6 +229,12 @@ def kv_cell(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, fl
             f"{max(1, shape.num_kv_heads // attn_tp)} KV heads × ({shape.head_dim} + {shape.v_head_dim}) × {kv_b:g} B"
             f" × {full_layers} layers"
         )
+    if shape.kind == "dsa" and kv_b == 1 and _dsa_scaled_fp8_layout(values):
+        # FlashMLA's fp8 layout (model_runner_kv_cache_mixin.py : calculate_mla_kv_cache_dim,
+        # 0.5.15): kv_lora_rank fp8 + an fp32 scale per 128 + the rope key in bf16 (656 B for V3.2)
+        dim = shape.kv_lora_rank + shape.kv_lora_rank // 128 * 4 + shape.qk_rope_head_dim * 2
+        full = float(dim * full_layers)
+        words = f"DSA fp8 (FlashMLA layout): ({shape.kv_lora_rank} + scales + {shape.qk_rope_head_dim} bf16) = {dim} B × {full_layers} layers"
     if shape.kind == "dsa":
         full += _dsa_indexer_bytes(shape.index_head_dim) * full_layers
         words += f" + DSA indexer {_dsa_indexer_bytes(shape.index_head_dim)} B × {full_layers}"
@@ -472,6 +490,18 @@ def after_pool_allocations(
                 "model_executor/piecewise_cuda_graph_runner.py (size: memory_hook's reserve)",
                 low=b * 0.5,
                 high=max(b, 8.0 * GIB),
+            )
+        )
+    moe_runner = str(values.get("moe_runner_backend") or "")
+    fp4_gemm = str(values.get("fp4_gemm_backend") or values.get("fp4_gemm_runner_backend") or "")
+    if moe_runner.startswith("flashinfer") or fp4_gemm.startswith("flashinfer"):
+        out.append(
+            Allocation(
+                "FlashInfer autotuner workspaces",
+                None,
+                "after-pool",
+                "model_runner.py : kernel warm-up (FlashInfer autotune of the MoE/FP4 GEMM runners)",
+                unknown=f"sized by FlashInfer's autotuner for {moe_runner or fp4_gemm} at run time",
             )
         )
     if values.get("enable_symm_mem"):
