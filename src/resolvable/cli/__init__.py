@@ -214,6 +214,13 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
 
+    sub.add_parser(
+        "check-log",
+        help="read an engine's start-up log, predict the same launch, show what diverged "
+        "(see `resolvable check-log -h`)",
+        add_help=False,
+    )
+
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
     p.add_argument("--json", action="store_true")
@@ -556,6 +563,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .fit import main as fit_main
 
             return fit_main(argv[1:])
+        if argv[:1] == ["check-log"]:  # a start-up log against the prediction (cli/check_log.py)
+            from .check_log import main as check_log_main
+
+            return check_log_main(argv[1:])
         argv, pasted = _split_pasted(argv)
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself

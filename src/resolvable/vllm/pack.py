@@ -67,6 +67,13 @@ class VllmPack(Pack):
     capability_columns = member(f"{_PKG}.capabilities", "COLUMNS")
     memory_capacity = member(f"{_PKG}.memory", "capacity")
 
+    @property
+    def startup_log(self) -> Any:
+        """The start-up log reader (``recognises``, ``read``, ``launch``) for ``check-log``."""
+        import importlib
+
+        return importlib.import_module(f"{_PKG}.startup_log")
+
     def add_cli_args(self, parser: argparse.ArgumentParser, release: str | None = None) -> None:
         from .cli_args import add_cli_args
 
