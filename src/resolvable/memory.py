@@ -659,13 +659,21 @@ def weight_estimate(
     base = dtype_bytes(raw)
     qbytes, qname, experts_only = quantized_bytes_per_param(hf, quantization=quantization)
     skipped = _not_converted(_quant(hf))
+    # DeepSeek-V4 keeps its routed experts in FP4 (config ``expert_dtype: "fp4"``: e2m1 values and
+    # one ue8m0 scale per 32, 4.25 bits) while the rest of the checkpoint is fp8 (issue 27).
+    expert_dtype = str(cfg.get("expert_dtype") or "").lower()
+    expert_bytes = 0.5 + 1 / 32 if expert_dtype in ("fp4", "mxfp4", "fp4_e2m1") else None
     comp_bytes: dict[str, float] = {}
     for name, n in parts.items():
         b = base
         quantized = qbytes is not None and name in _QUANTIZABLE and name not in skipped
         if quantized and (not experts_only or name == "experts"):
             b = qbytes
+        if name == "experts" and expert_bytes is not None:
+            b = expert_bytes
         comp_bytes[name] = n * b
+    if expert_bytes is not None:
+        qname = (qname + ", " if qname else "") + f"experts {expert_dtype} (expert_dtype)"
     if moe_padding and qname == "mxfp4" and comp_bytes.get("experts"):
         h_mult, i_mult, tp = moe_padding
         hidden = _int(cfg, "hidden_size")
@@ -751,6 +759,9 @@ class Allocation:
     unknown: str | None = None
     low: float | None = None
     high: float | None = None
+    #: an unknown size the engine's own margin is assumed to cover (False: the answer is
+    #: ``unknown`` whatever the margin, e.g. a workspace reported to exhaust it)
+    covered_by_margin: bool = True
 
     @property
     def exact(self) -> bool:
@@ -777,15 +788,16 @@ class Allocation:
 
 
 def after_pool_verdict(
-    headroom: float, allocations: tuple[Allocation, ...]
+    headroom: float, allocations: tuple[Allocation, ...], unknown_margin: float = 0.0
 ) -> tuple[str, Allocation | None, float, str | None]:
     """(status, failing allocation, bytes short, torch's message) for the allocations an engine
     makes after its KV pool, in order, against the ``headroom`` the pool leaves on the device.
 
     * ``does-not-fit``: the exact sizes plus the low ends of the estimates exceed the headroom
       at some allocation (torch's out-of-memory error there: the engine does not start);
-    * ``unknown``: an allocation's size cannot be derived (it may not start; never a silent
-      "fits");
+    * ``unknown``: an allocation's size cannot be derived and what the sized ones leave is below
+      ``unknown_margin`` (the engine's own design margin for run-time buffers: it may not start;
+      never a silent "fits");
     * ``starts`` otherwise.
     """
     after = [a for a in allocations if a.phase == "after-pool"]
@@ -804,7 +816,11 @@ def after_pool_verdict(
             )
             return "does-not-fit", a, short, message
     unknown = [a for a in after if a.bytes is None]
-    if unknown:
+    left = headroom - sum(a.bytes or 0.0 for a in after)
+    uncovered = [a for a in unknown if not a.covered_by_margin]
+    if uncovered:
+        return "unknown", uncovered[0], 0.0, None
+    if unknown and left < unknown_margin:
         return "unknown", unknown[0], 0.0, None
     return "starts", None, 0.0, None
 

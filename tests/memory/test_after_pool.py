@@ -54,7 +54,8 @@ def test_after_pool_verdict_orders_allocations_and_names_the_failing_one():
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB (graphs)"
     )
     unknown = Allocation("aiter", None, "after-pool", "z", unknown="run time")
-    assert after_pool_verdict(10 * GIB, (a, unknown))[:2] == ("unknown", unknown)
+    assert after_pool_verdict(10 * GIB, (a, unknown))[:2] == ("starts", None)  # no margin asked
+    assert after_pool_verdict(10 * GIB, (a, unknown), unknown_margin=8 * GIB)[:2] == ("unknown", unknown)
     assert Allocation("x", None, "after-pool", "z", unknown="why").to_dict()["size"] == "unknown: why"
 
 
@@ -145,7 +146,10 @@ def test_sglang_eagle_draft_buffers_are_unknown_and_widen_the_request_table():
         source="Qwen/Qwen2-7B-Instruct config.json",
     )
     spec = {"speculative_algorithm": "EAGLE", "speculative_eagle_topk": 8, "speculative_num_draft_tokens": 64}
-    rep = _sglang(hf, "h100", spec)
+    # at sglang's default fraction its own margin is assumed to cover the draft buffers; with a
+    # raised fraction what is left is below that margin, and the answer is unknown
+    assert _sglang(hf, "h100", spec).status == "starts"
+    rep = _sglang(hf, "h100", spec, mem_fraction_static=0.9)
     assert rep.status == "unknown" and rep.failing == "speculative draft buffers and CUDA graphs"
     table = next(a for a in rep.allocations if a.name == "req_to_token table")
     assert table.bytes == (rep.max_running_requests + 1) * (32768 + 4 + 64) * 4
@@ -285,3 +289,16 @@ def test_grace_superchips_are_not_read_as_their_substrings(name, not_read_as):
     assert device_total_bytes(name, 1.0) != device_total_bytes(other.device_name, other.memory_gib)
     preset = Platform.preset(name.split()[1].lower())
     assert preset.cpu_arch == "aarch64" and preset.device_name == name
+
+
+def test_deepseek_v4_experts_are_fp4():
+    """Issue 27: DeepSeek-V4's config says ``expert_dtype: "fp4"``; its experts were counted as fp8."""
+    from resolvable.memory import weight_estimate
+
+    v4 = load_model("deepseek-v4-flash")
+    as_fp8 = HFConfig({k: v for k, v in v4.to_dict().items() if k != "expert_dtype"}, source="test")
+    fp4 = weight_estimate(v4)
+    fp8 = weight_estimate(as_fp8)
+    assert fp4.components["experts"] / fp8.components["experts"] == pytest.approx(0.5 + 1 / 32)
+    assert fp4.components["attention"] == fp8.components["attention"]
+    assert "experts fp4 (expert_dtype)" in fp4.method

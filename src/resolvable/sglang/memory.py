@@ -347,7 +347,18 @@ def capacity(
     short = 0.0
     unknown_reason = None
     if refusal is None and tokens > 0:
-        status, failed, short, oom = after_pool_verdict(headroom, allocations)
+        # sglang's own margin for run-time buffers (memory_hook.handle_gpu_memory_settings: 512 MiB
+        # + 1.5 MiB per chunked-prefill token): an allocation that cannot be sized is assumed
+        # covered only while what the sized ones leave is at least that margin
+        # (its default fraction is built on that margin: only a fraction raised above the default
+        # can eat into it)
+        chunk = int(values.get("chunked_prefill_size") or 8192)
+        margin = (512 + 1.5 * (max(chunk, 2048) if chunk > 0 else 16384)) * (1 << 20)
+        if not user_mfs or mfs <= default_mem_fraction_static(
+            values, hf, gpu_mib, extra.get("cuda_graph_max_bs")
+        ):
+            margin = 0.0
+        status, failed, short, oom = after_pool_verdict(headroom, allocations, unknown_margin=margin)
         if status == "does-not-fit" and failed is not None:
             refusal = oom
             failing = failed.name
@@ -356,6 +367,11 @@ def capacity(
             failing = failed.name
             unknown_reason = (
                 f"{failed.name}: {failed.unknown}"
+                + (
+                    f"; the sized allocations leave less than sglang's own margin ({margin / GIB:.2f} GiB) after the KV pool"
+                    if failed.covered_by_margin
+                    else ""
+                )
                 if failed.bytes is None
                 else f"the allocations after the KV pool ({sum(a.bytes or 0 for a in allocations if a.phase == 'after-pool') / GIB:.2f} GiB, estimated) "
                 f"exceed the {headroom / GIB:.2f} GiB it leaves at their central estimate"
@@ -523,7 +539,9 @@ def after_pool_allocations(
                 None,
                 "after-pool",
                 "layers/attention/aiter_backend.py : AiterAttnBackend",
-                unknown="sized by the aiter kernels at run time (not derivable offline)",
+                unknown="sized by the aiter kernels at run time (not derivable offline; issue 27 saw them "
+                "exhaust the memory left after the pool on MI355X)",
+                covered_by_margin=False,
             )
         )
     if values.get("speculative_algorithm"):
