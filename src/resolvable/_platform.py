@@ -21,7 +21,6 @@ Invariants:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 
@@ -385,14 +384,14 @@ _PRESETS: dict[str, Platform] = {
     # Grace superchips: their own names, never read as B200/H200/B300 (device_memory matches
     # names at a word start). GB200: 186 GB HBM3e a GPU (torch reports 184 GiB); GH200: the
     # 96 GB HBM3 part; GB300: 288 GB HBM3e.
-    "gb200": dataclasses.replace(
-        _nvidia("gb200", "NVIDIA GB200", (10, 0), 186, (575, 57)), cpu_arch="aarch64"
+    "gb200": _nvidia("gb200", "NVIDIA GB200", (10, 0), 186, (575, 57)).replace(
+        cpu_arch="aarch64", name="gb200"
     ),
-    "gh200": dataclasses.replace(
-        _nvidia("gh200", "NVIDIA GH200 480GB", (9, 0), 96, (575, 57)), cpu_arch="aarch64"
+    "gh200": _nvidia("gh200", "NVIDIA GH200 480GB", (9, 0), 96, (575, 57)).replace(
+        cpu_arch="aarch64", name="gh200"
     ),
-    "gb300": dataclasses.replace(
-        _nvidia("gb300", "NVIDIA GB300", (10, 3), 288, (580, 65)), cpu_arch="aarch64"
+    "gb300": _nvidia("gb300", "NVIDIA GB300", (10, 3), 288, (580, 65)).replace(
+        cpu_arch="aarch64", name="gb300"
     ),
     "rtx5090": _nvidia("rtx5090", "NVIDIA GeForce RTX 5090", (12, 0), 32, (575, 57)),
     "rtxpro6000": _nvidia("rtxpro6000", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 96, (575, 57)),
