@@ -126,7 +126,8 @@ def test_a_fix_refused_too_names_the_accepted_combination(capsys):
         "--mamba-radix-cache-strategy",
         "no_buffer",
     ]
-    assert run(capsys, *argv, "--disable-overlap-schedule")[0] == 0
+    # accepted; the memory answer on MI300X is unknown (aiter workspaces, issue 27): exit 3, not 1
+    assert run(capsys, *argv, "--disable-overlap-schedule")[0] == 3
 
 
 def test_a_fix_with_no_way_out_on_this_platform_says_so(capsys):

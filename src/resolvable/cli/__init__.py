@@ -238,6 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     from .flags import add_parser as _add_flags
 
     _add_flags(sub)
+    sub.add_parser(
+        "check-log",
+        help="read an engine's start-up log, predict the same launch, show what diverged "
+        "(see `resolvable check-log -h`)",
+        add_help=False,
+    )
 
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
@@ -611,6 +617,10 @@ def _run(argv: Sequence[str] | None) -> int:
         if argv[:1] == ["flags"]:  # any engine's flag table (cli/flags.py)
             args = build_parser().parse_args(argv)
             return int(args.func(args) or 0)
+        if argv[:1] == ["check-log"]:  # a start-up log against the prediction (cli/check_log.py)
+            from .check_log import main as check_log_main
+
+            return check_log_main(argv[1:])
         argv, pasted = _split_pasted(argv)
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself

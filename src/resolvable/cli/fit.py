@@ -243,7 +243,9 @@ def _memory_summary(
         return [f"memory    not modelled here: {exc}"], {"error": str(exc)}, None
     if not rep.fits:
         return (
-            [f"memory    would not fit: {rep.refusal} (`{fit_command}` for a checked fix)"],
+            [
+                f"memory    {'unknown' if rep.status == 'unknown' else 'would not fit'}: {rep.message} (`{fit_command}` for a checked fix)"
+            ],
             rep.to_dict(),
             rep,
         )
