@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
-from ..errors import ConflictError, ResolvableError, one_line
+from ..errors import ConflictError, EngineParserError, ResolvableError, one_line
 from . import backends as _backends
-from . import vllm as _vllm
 from ._common import (
     EXIT_FINDINGS,
     EXIT_USAGE,
@@ -119,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("explain", help="why each resolved field has its value (and why not another)")
+    p.engine_refusals = True  # type: ignore[attr-defined]
     _add_model_inputs(p, platform_default=default_platform)
     p.add_argument(
         "--field", help="explain only this field (default: every field that differs from its default)"
@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
+    p.engine_refusals = True  # type: ignore[attr-defined]
     _add_model_inputs(p, platform_default=default_platform)
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.add_argument(
@@ -355,6 +356,14 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
         if note and "--json" not in argv:
             print(f"note: {note}", file=sys.stderr)
     return argv, words, command
+
+
+def _frontend(name: str) -> Any:
+    """``run_pack(pack, argv, pasted)`` of the front-end module ``cli/<name>.py`` a pack names
+    (``Pack.frontend``: ``generic``, or a pack-specific one); no engine is named here."""
+    import importlib
+
+    return importlib.import_module(f"{__name__}.{name}").run_pack
 
 
 def _option_of(argv: Sequence[str], name: str) -> str | None:
@@ -636,17 +645,14 @@ def _run(argv: Sequence[str] | None) -> int:
             code = hook(pack(engine or "sglang"), argv, command)
             if code is not None:
                 return code
-        frontend = pack(engine).frontend if engine in packs.names() else "sglang"
-        if frontend != "sglang":  # another engine's flag names: its own front-end
+        default = pack(packs.names()[0]).frontend  # the default command set (the first pack's)
+        frontend = pack(engine).frontend if engine in packs.names() else default
+        if frontend != default:  # another engine's flag names: its own front-end (Pack.frontend)
             if command is None and pasted is not None:
                 from .paste import read
 
                 command = read(pasted)
-            if frontend == "vllm":
-                return _vllm.main(argv, command)
-            from .generic import main as generic_main
-
-            return generic_main(pack(engine), argv, command)
+            return _frontend(frontend)(pack(engine), argv, command)
         sides = _comparison_releases(argv)
         if sides is not None:  # each side's flags are read with its own release's flag table
             args = _parse_sides(argv, pasted, sides)
@@ -666,11 +672,11 @@ def _run(argv: Sequence[str] | None) -> int:
             print(json.dumps(data, indent=2, default=repr))
         _say(f"error: {refusal_prefix(exc)}: {exc}")
         return EXIT_FINDINGS
-    except EngineFlagError as exc:  # the engine's parser refuses a flag: it would not start
+    except (EngineFlagError, EngineParserError) as exc:  # the engine's parser refuses: no start
         if wants_json:
             from ..verdict import Verdict
 
-            refused = Verdict("refused", stage="parse", rule="argument parser", message=str(exc))
+            refused = Verdict("refused", stage="parse", rule="argument parser", message=one_line(str(exc)))
             print(json.dumps({"verdict": refused.to_dict()}, indent=2))
         _say(f"error: {exc}")
         return EXIT_FINDINGS

@@ -58,7 +58,7 @@ def main(argv: Sequence[str]) -> int:
     if args.config:
         from .. import packs as _packs
 
-        hf = _packs.get(args.engine or "sglang").load_model(args.config)
+        hf = _packs.get(args.engine or _packs.names()[0]).load_model(args.config)
     if args.platform:
         from ._common import _platform
 

@@ -186,6 +186,11 @@ def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
     return vllm.release(None), None
 
 
+def run_pack(_pack: Any, argv: Sequence[str], pasted: Any = None) -> int:
+    """The front-end entry point of ``Pack.frontend`` ``vllm`` (``cli._frontend``)."""
+    return main(argv, pasted)
+
+
 def main(argv: Sequence[str], pasted: Any = None) -> int:
     """Run one vLLM command. ``pasted`` is a ``cli.paste.Pasted`` of a vLLM launch (the words
     after ``--``), or None. User errors propagate as ``ResolvableError`` (printed by the caller)."""
