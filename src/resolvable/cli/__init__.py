@@ -350,9 +350,13 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
         release, note = tag_release(
             command.tag, list(sglang.releases), sglang.name, parse_only=sglang.parse_only_releases()
         )
-        named = _option_of(argv, sglang.release_option)
-        if named is None:
-            argv = [*argv, sglang.release_option, release]
+        from .paste import tag_pins
+
+        # upgrade: a tag that names a release is the release the launch runs now (--from)
+        upgrade = next((w for w in argv if not w.startswith("-")), None) == "upgrade"
+        option = "--from" if upgrade else sglang.release_option
+        if _option_of(argv, option) is None and (tag_pins(command.tag) or not upgrade):
+            argv = [*argv, option, release]
         if note and "--json" not in argv:
             print(f"note: {note}", file=sys.stderr)
     return argv, words, command

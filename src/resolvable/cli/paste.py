@@ -219,6 +219,20 @@ def _image_engine(repo: str, image: str) -> tuple[str | None, bool]:
     return None, False
 
 
+def tag_pins(tag: str | None) -> bool:
+    """Whether a docker tag names a release (``v0.5.23-cu129``), not ``latest`` or ``nightly``:
+    ``upgrade`` reads such a tag as the release the launch runs now (``--from``)."""
+    from .._release import base_release
+
+    if not tag:
+        return False
+    try:
+        base_release(tag)
+    except ResolvableError:
+        return False
+    return True
+
+
 def tag_release(
     tag: str, supported: Sequence[str], engine: str, *, parse_only: Sequence[str] = ()
 ) -> tuple[str, str | None]:

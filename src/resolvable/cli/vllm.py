@@ -607,7 +607,14 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
 
     if _option_given(args, "vllm_version"):
         raise UsageError("upgrade takes --from VERSION and --to VERSION, not --vllm-version")
-    old_version, new_version = default_versions(args.from_version, args.to_version)
+    from_version = args.from_version
+    pasted = getattr(args, "pasted", None)
+    if from_version is None and pasted is not None:  # the image tag: the release it runs now
+        from .paste import tag_pins
+
+        if tag_pins(pasted.tag):
+            from_version = args.release
+    old_version, new_version = default_versions(from_version, args.to_version)
     if old_version == new_version:
         raise UsageError(
             f"--from and --to are both vLLM {new_version}; name the release you run now with --from"
