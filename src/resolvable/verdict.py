@@ -94,7 +94,7 @@ class Verdict:
             )
         if self.status == "unknown":
             what = f" ({self.allocation})" if self.allocation else ""
-            text = f"verdict   unknown: may not fit{what}: {self.message}"
+            text = f"verdict   unknown: may not fit{what}: {(self.message or '').removeprefix('unknown: ')}"
         elif self.status == "does-not-fit":
             short = f" by {self.shortfall_bytes / (1 << 30):.2f} GiB" if self.shortfall_bytes else ""
             text = f"verdict   would not start: does not fit ({self.allocation or 'memory'}{short}): {self.message}"

@@ -32,7 +32,9 @@ def test_unknown_memory_answer_is_its_own_verdict_and_exits_3(capsys):
     assert err.startswith("error: ") and "unknown" in err
     code, out, _ = run(capsys, *argv, "--mem-fraction-static", "0.911")
     assert code == 3 and "verdict   unknown: may not fit (aiter attention workspaces)" in out
-    assert "verdict   would start" not in out
+    assert "verdict   would start" not in out and "unknown: aiter" not in out  # said once
+    # the sized allocations hold one full-context request at TP 1: the smallest TP is still named
+    assert "smallest TP that fits one full-context request: 1" in out
 
 
 def test_unknown_status_is_not_starts():

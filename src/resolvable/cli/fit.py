@@ -67,7 +67,10 @@ def main(argv: Sequence[str]) -> int:
     smallest = None
     for tp in TP_CANDIDATES:
         tried = trial(**{tp_field: tp}) if tp != tp_now else verdict
-        if tried is not None and tried.starts and tried.memory.concurrency_at_context >= 1.0:
+        # an unknown memory answer (an allocation sized only at run time) still names the
+        # smallest TP whose sized allocations hold one full-context request
+        known = tried is not None and (tried.starts or tried.status == "unknown")
+        if known and tried.memory is not None and tried.memory.concurrency_at_context >= 1.0:
             smallest = tp
             break
     fixes: list[str] = []

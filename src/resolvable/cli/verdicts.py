@@ -48,7 +48,8 @@ def error_line(verdict: Any) -> str:
     stage = "memory" if verdict.status == "does-not-fit" else (verdict.stage or "start-up")
     fix = f" Fix: {verdict.fix}" if verdict.fix else ""
     if verdict.status == "unknown":  # no firm answer offline: never a start, never a refusal
-        return f"error: may not fit (memory, unknown offline): {verdict.message}{fix}"
+        said = (verdict.message or "").removeprefix("unknown: ")
+        return f"error: may not fit (memory, unknown offline): {said}{fix}"
     return f"error: refused at start-up ({stage}): {verdict.message}{fix}"
 
 
