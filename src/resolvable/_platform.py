@@ -401,6 +401,18 @@ def _preset_values() -> dict[str, Platform]:
         "h20": _nvidia("h20", "NVIDIA H20", (9, 0), 96, (575, 57)),
         "b200": _nvidia("b200", "NVIDIA B200", (10, 0), 180, (575, 57)),
         "b300": _nvidia("b300", "NVIDIA B300", (10, 3), 288, (580, 65)),
+        # Grace superchips: their own names, never read as B200/H200/B300 (device_memory matches
+        # names at a word start). GB200: 186 GB HBM3e a GPU (torch reports 184 GiB); GH200: the
+        # 96 GB HBM3 part; GB300: 288 GB HBM3e.
+        "gb200": _nvidia("gb200", "NVIDIA GB200", (10, 0), 186, (575, 57)).replace(
+            cpu_arch="aarch64", name="gb200"
+        ),
+        "gh200": _nvidia("gh200", "NVIDIA GH200 480GB", (9, 0), 96, (575, 57)).replace(
+            cpu_arch="aarch64", name="gh200"
+        ),
+        "gb300": _nvidia("gb300", "NVIDIA GB300", (10, 3), 288, (580, 65)).replace(
+            cpu_arch="aarch64", name="gb300"
+        ),
         "rtx5090": _nvidia("rtx5090", "NVIDIA GeForce RTX 5090", (12, 0), 32, (575, 57)),
         "rtxpro6000": _nvidia("rtxpro6000", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 96, (575, 57)),
         "mi300x": Platform(

@@ -93,6 +93,8 @@ def verdict_text(verdict: Any) -> str:
     if verdict.status == "does-not-fit":
         short = f" by {verdict.shortfall_bytes / GIB:.2f} GiB" if verdict.shortfall_bytes else ""
         return f"does-not-fit ({verdict.allocation or 'memory'}{short}): {why}"
+    if verdict.status == "unknown":
+        return f"unknown ({verdict.allocation or 'memory'}): {why}"
     return f"refused: {why}" + (f" [{verdict.rule}]" if verdict.rule else "")
 
 

@@ -17,14 +17,19 @@ Invariants: standard library only; every figure in bytes; an ``Estimate`` always
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = ["Estimate", "context_overhead", "device_total_bytes", "require_device_bytes"]
 
 GIB = 1 << 30
 
-#: device-name fragment → GiB torch reports as total memory (lower-case match, first hit wins).
+#: device-name fragment → GiB torch reports as total memory (lower-case match at the start of a
+#: word, first hit wins: "gb200" is not read as "b200", nor "gh200" as "h200").
 _TORCH_TOTAL_GIB = (
+    # GB200: "GPU 3 has a total capacity of 184.00 GiB" (torch's OOM message in
+    # NVIDIA/srt-slurm issue 172, sglang DeepSeek-R1 FP4 on GB200)
+    ("gb200", 184.0),
     ("a100-sxm4-40gb", 39.39),
     ("a100-pcie-40gb", 39.39),
     ("a100", 79.15),
@@ -57,7 +62,7 @@ def device_total_bytes(device_name: str | None, memory_gib: float | None) -> int
     """What torch reports as the device's total memory, in bytes (None when unknown)."""
     name = (device_name or "").lower()
     for fragment, gib in _TORCH_TOTAL_GIB:
-        if fragment in name:
+        if re.search(r"(?<![a-z0-9])" + re.escape(fragment), name):
             return int(gib * GIB)
     if memory_gib is None:
         return None

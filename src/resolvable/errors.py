@@ -22,6 +22,7 @@ __all__ = [
     "ConfigError",
     "ConflictError",
     "DeclarationError",
+    "EngineParserError",
     "FrozenContextError",
     "InvalidArgumentError",
     "LateDeclarationError",
@@ -86,6 +87,13 @@ class UnknownPresetError(ResolvableError):
 
 class InvalidArgumentError(ResolvableError):
     """A user argument names an unknown field or holds a value outside its choices."""
+
+
+class EngineParserError(InvalidArgumentError):
+    """The engine's own argument parser refuses a flag or a value of the launch (an invalid
+    choice, a JSON value its config class rejects): the engine would not start, so the launch
+    commands report it as a ``refused`` verdict (stage ``parse``, exit code 1), not as the tool's
+    input error."""
 
 
 class DeclarationError(ResolvableError):

@@ -44,11 +44,13 @@ def _frozen_map(value: Any) -> MappingProxyType[str, Any]:
 @dataclass(frozen=True)
 class Node:
     """Where the launch runs: a platform preset name (or ``detect``), the GPUs per node (None: the
-    preset's own count) and the number of nodes."""
+    preset's own count), the number of nodes, and the device memory other processes already hold
+    on each GPU (``used_gib``, the tool's ``--used-gib``: a shared GPU; the memory model reads it)."""
 
     platform: str = "detect"
     gpus_per_node: int | None = None
     nodes: int = 1
+    used_gib: float = 0.0
 
     def __post_init__(self) -> None:
         from .errors import InvalidArgumentError
@@ -60,9 +62,22 @@ class Node:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 flag = "--gpus" if name == "gpus_per_node" else "--nnodes"
                 raise InvalidArgumentError(f"{flag} must be a positive integer, got {value!r}")
+        used = self.used_gib
+        if isinstance(used, bool) or not isinstance(used, (int, float)) or not 0 <= used < 1 << 20:
+            raise InvalidArgumentError(f"--used-gib must be a number of GiB >= 0, got {used!r}")
+
+    @property
+    def used_bytes(self) -> float:
+        """``used_gib`` in bytes (what the memory models read as ``used_bytes``)."""
+        return float(self.used_gib) * (1 << 30)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"platform": self.platform, "gpus_per_node": self.gpus_per_node, "nodes": self.nodes}
+        return {
+            "platform": self.platform,
+            "gpus_per_node": self.gpus_per_node,
+            "nodes": self.nodes,
+            "used_gib": self.used_gib,
+        }
 
 
 @dataclass(frozen=True, eq=False)

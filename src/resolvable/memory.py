@@ -30,6 +30,7 @@ from .errors import ConfigError
 
 __all__ = [
     "GIB",
+    "Allocation",
     "AttentionShape",
     "FitReport",
     "MemoryModelError",
@@ -39,6 +40,7 @@ __all__ = [
     "dtype_bytes",
     "kv_bytes_per_token",
     "linear_state_bytes",
+    "after_pool_verdict",
     "parameter_breakdown",
     "text_config",
     "weight_estimate",
@@ -657,13 +659,21 @@ def weight_estimate(
     base = dtype_bytes(raw)
     qbytes, qname, experts_only = quantized_bytes_per_param(hf, quantization=quantization)
     skipped = _not_converted(_quant(hf))
+    # DeepSeek-V4 keeps its routed experts in FP4 (config ``expert_dtype: "fp4"``: e2m1 values and
+    # one ue8m0 scale per 32, 4.25 bits) while the rest of the checkpoint is fp8 (issue 27).
+    expert_dtype = str(cfg.get("expert_dtype") or "").lower()
+    expert_bytes = 0.5 + 1 / 32 if expert_dtype in ("fp4", "mxfp4", "fp4_e2m1") else None
     comp_bytes: dict[str, float] = {}
     for name, n in parts.items():
         b = base
         quantized = qbytes is not None and name in _QUANTIZABLE and name not in skipped
         if quantized and (not experts_only or name == "experts"):
             b = qbytes
+        if name == "experts" and expert_bytes is not None:
+            b = expert_bytes
         comp_bytes[name] = n * b
+    if expert_bytes is not None:
+        qname = (qname + ", " if qname else "") + f"experts {expert_dtype} (expert_dtype)"
     if moe_padding and qname == "mxfp4" and comp_bytes.get("experts"):
         h_mult, i_mult, tp = moe_padding
         hidden = _int(cfg, "hidden_size")
@@ -727,6 +737,93 @@ def ceil_div(a: float, b: float) -> int:
     return math.ceil(a / b)
 
 
+#: The verdicts a ``FitReport`` gives (``FitReport.status``).
+STATUSES = ("starts", "refused", "does-not-fit", "unknown")
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """One device allocation an engine makes at start-up, in the order it makes it.
+
+    ``bytes`` is the size per rank, or None with ``unknown`` saying why it cannot be derived
+    offline; ``low``/``high`` bound an estimated size (equal to ``bytes`` when the size is exact);
+    ``phase`` is ``before-pool`` (counted in the KV budget), ``pool`` or ``after-pool`` (taken
+    from what the budget leaves); ``source`` names the upstream file and function.
+    """
+
+    name: str
+    bytes: float | None
+    phase: str
+    source: str
+    unknown: str | None = None
+    low: float | None = None
+    high: float | None = None
+    #: an unknown size the engine's own margin is assumed to cover (False: the answer is
+    #: ``unknown`` whatever the margin, e.g. a workspace reported to exhaust it)
+    covered_by_margin: bool = True
+
+    @property
+    def exact(self) -> bool:
+        return self.bytes is not None and self.low is None and self.high is None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "phase": self.phase, "source": self.source}
+        if self.bytes is None:
+            out["size"] = f"unknown: {self.unknown}"
+        else:
+            out["gib"] = round(self.bytes / GIB, 3)
+            if not self.exact:
+                out["range_gib"] = [round((self.low or 0) / GIB, 3), round((self.high or 0) / GIB, 3)]
+        return out
+
+    def line(self) -> str:
+        if self.bytes is None:
+            size = f"unknown: {self.unknown}"
+        elif self.exact:
+            size = f"{self.bytes / GIB:.2f} GiB"
+        else:
+            size = f"{self.bytes / GIB:.2f} GiB (estimate, {(self.low or 0) / GIB:.2f}–{(self.high or 0) / GIB:.2f})"
+        return f"{self.name}: {size} [{self.phase}; {self.source}]"
+
+
+def after_pool_verdict(
+    headroom: float, allocations: tuple[Allocation, ...], unknown_margin: float = 0.0
+) -> tuple[str, Allocation | None, float, str | None]:
+    """(status, failing allocation, bytes short, torch's message) for the allocations an engine
+    makes after its KV pool, in order, against the ``headroom`` the pool leaves on the device.
+
+    * ``does-not-fit``: the exact sizes plus the low ends of the estimates exceed the headroom
+      at some allocation (torch's out-of-memory error there: the engine does not start);
+    * ``unknown``: an allocation's size cannot be derived and what the sized ones leave is below
+      ``unknown_margin`` (the engine's own design margin for run-time buffers: it may not start;
+      never a silent "fits");
+    * ``starts`` otherwise.
+    """
+    after = [a for a in allocations if a.phase == "after-pool"]
+    low_sum = 0.0
+    for a in after:
+        if a.bytes is None:
+            continue
+        need = a.bytes if a.exact else (a.low if a.low is not None else a.bytes)
+        low_sum += need
+        if low_sum > headroom:
+            short = low_sum - headroom
+            free = max(0.0, headroom - (low_sum - need))
+            message = (
+                f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {need / GIB:.2f} GiB "
+                f"({a.name}) with {free / GIB:.2f} GiB free after the KV pool"
+            )
+            return "does-not-fit", a, short, message
+    unknown = [a for a in after if a.bytes is None]
+    left = headroom - sum(a.bytes or 0.0 for a in after)
+    uncovered = [a for a in unknown if not a.covered_by_margin]
+    if uncovered:
+        return "unknown", uncovered[0], 0.0, None
+    if unknown and left < unknown_margin:
+        return "unknown", unknown[0], 0.0, None
+    return "starts", None, 0.0, None
+
+
 @dataclass(frozen=True)
 class FitReport:
     """One engine's answer to "will it fit?" for one launch on one device (per rank).
@@ -751,16 +848,46 @@ class FitReport:
     estimates: Mapping[str, Any]
     kv_tokens_range: tuple[int, int] = (0, 0)
     state_bytes_per_request: float = 0.0
+    #: every allocation of the start-up, in order (``Allocation``); the after-pool ones are
+    #: checked against ``headroom_bytes``, what the KV pool leaves on the device
+    allocations: tuple[Allocation, ...] = ()
+    headroom_bytes: float | None = None
+    #: ``starts`` | ``refused`` (the engine's own check) | ``does-not-fit`` (out of memory) |
+    #: ``unknown`` (an allocation that cannot be sized, or a margin inside the estimates)
+    status: str = "starts"
+    failing: str | None = None
+    short_by_bytes: float = 0.0
+    fix: str | None = None
+    unknown_reason: str | None = None
 
     @property
     def fits(self) -> bool:
-        return self.refusal is None
+        """True only when the launch starts: never for ``unknown``."""
+        return self.refusal is None and self.status == "starts"
+
+    @property
+    def message(self) -> str | None:
+        """The refusal or out-of-memory message, or why the answer is unknown (None: it starts)."""
+        if self.refusal is not None:
+            return self.refusal
+        if self.status == "unknown":
+            return f"unknown: {self.unknown_reason}"
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "engine": self.engine,
             "fits": self.fits,
+            "status": self.status,
             "refusal": self.refusal,
+            "failing_allocation": self.failing,
+            "short_by_gib": round(self.short_by_bytes / GIB, 3),
+            "fix": self.fix,
+            "unknown_reason": self.unknown_reason,
+            "headroom_after_pool_gib": None
+            if self.headroom_bytes is None
+            else round(self.headroom_bytes / GIB, 3),
+            "allocations": [a.to_dict() for a in self.allocations],
             "device_total_gib": round(self.device_total_bytes / GIB, 2),
             "weights_gib_per_rank": round(self.weights_bytes / GIB, 2),
             "weights_estimated": self.weights_estimated,
@@ -802,9 +929,20 @@ class FitReport:
             running = (
                 f", max running requests {self.max_running_requests:,}" if self.max_running_requests else ""
             )
+            word = "fits     " if self.status == "starts" else "may fit  "
             out.append(
-                f"fits      {self.concurrency_at_context:.2f}× requests of the full context ({self.context_length:,} tokens){running}"
+                f"{word} {self.concurrency_at_context:.2f}× requests of the full context ({self.context_length:,} tokens){running}"
             )
         else:
-            out.append(f"refused   {self.refusal}")
+            word = "refused" if self.status == "refused" else "no fit "
+            out.append(f"{word}   {self.refusal}")
+        if self.headroom_bytes is not None:
+            out.append(f"after KV  {self.headroom_bytes / GIB:.2f} GiB left on the device for:")
+        for a in self.allocations:
+            if a.phase == "after-pool":
+                out.append(f"  alloc   {a.line()}")
+        if self.refusal is None and self.status == "unknown":
+            out.append(f"unknown   {self.unknown_reason}")
+        if self.fix:
+            out.append(f"fix       {self.fix}")
         return out

@@ -63,7 +63,8 @@ class Pack:
     Launch (every pack): ``releases``, ``default_release``, ``release``, ``installed_version``,
     ``recognises``, ``add_cli_args``, ``parse_flags``, ``load_model``, ``catalog``, ``env_from_os``,
     ``resolve``, ``check_startup``, ``checked_fix``, ``rule_releases``.
-    Tables (optional): ``capability_table``, ``memory_capacity``, ``platform_facts``.
+    Tables (optional): ``capability_table``, ``memory_capacity``, ``platform_facts``,
+    ``startup_log``.
     """
 
     #: The name ``--engine`` takes and ``REGISTRY`` keys it by.
@@ -106,6 +107,10 @@ class Pack:
     #: What ``fit`` tries when a launch does not fit: (field, values in order, a note), each
     #: checked by judging the launch again with it.
     fit_trials: tuple[tuple[str, tuple[Any, ...], str], ...] = ()
+    #: The start-up log reader of ``check-log`` (a module with ``recognises(text)``,
+    #: ``read(text) -> resolvable.startup_log.LogFacts`` and ``launch(facts, hf, platform,
+    #: release)``), or None when the pack has none.
+    startup_log: Any = None
 
     def _missing(self, what: str) -> PackError:
         return PackError(f"the {self.name} pack has no {what}; implement Pack.{what} in its pack module")

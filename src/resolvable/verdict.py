@@ -7,8 +7,13 @@ Every command reports a launch (``resolvable.launch.Launch``) the same way, thro
   and the memory fit all accept the launch;
 * ``refused`` — one of them refuses: ``rule`` (the rule or check that refuses), ``message`` (the
   engine's own words), ``fix`` (checked by resolving again with it where the pack can);
-* ``does-not-fit`` — memory: ``allocation`` (what does not fit: ``weights``, ``kv-cache``),
-  ``shortfall_bytes`` (by how much, when the memory model knows it) and ``fix``.
+* ``does-not-fit`` — memory: ``allocation`` (the memory model's failing allocation:
+  ``weights``, ``KV cache``, ``CUDA graphs`` …), ``shortfall_bytes`` (by how much, when the memory
+  model knows it) and ``fix``, all read from the structured ``FitReport`` (``status``,
+  ``failing``, ``short_by_bytes``, ``fix``), never parsed from its message;
+* ``unknown`` — memory cannot be answered offline: an allocation the memory model cannot size
+  (``allocation``) may or may not fit in what the KV pool leaves (``FitReport.status``
+  ``unknown``). Never reads as ``starts``: exit code 3, like a parse-only release's answer.
 
 The stages run in the engine's order and the first refusal wins: the parser (``Launch.rejected``),
 argument resolution, the start-up checks, the node (world size vs GPUs per node × nodes; heads vs
@@ -16,7 +21,7 @@ TP), then memory. ``unknowns`` lists what cannot be known offline (a figure the 
 not have, a check decided on the GPU); they never turn a verdict into a refusal.
 
 Exit codes (every command; README, docs/cli-json.md): 0 ``starts``, 1 ``refused`` or
-``does-not-fit``, 2 the tool's own input error (an unknown tool option, an unreadable file, a model
+``does-not-fit``, 3 ``unknown`` (no firm answer offline), 2 the tool's own input error (an unknown tool option, an unreadable file, a model
 with no config and no stand-in), raised as a ``ValueError`` subclass before a verdict exists.
 
 Standard library only; importing this module imports no pack.
@@ -30,6 +35,7 @@ from typing import Any
 __all__ = [
     "EXIT_INPUT",
     "EXIT_STARTS",
+    "EXIT_UNKNOWN",
     "EXIT_WOULD_NOT_START",
     "STATUSES",
     "Verdict",
@@ -37,10 +43,13 @@ __all__ = [
     "from_refusal",
 ]
 
-STATUSES = ("starts", "refused", "does-not-fit")
+STATUSES = ("starts", "refused", "does-not-fit", "unknown")
 EXIT_STARTS = 0
 EXIT_WOULD_NOT_START = 1
 EXIT_INPUT = 2
+#: No firm answer offline (the memory model's ``unknown``); the same code as a parse-only
+#: release's answer (``cli.older.EXIT_PARSED_ONLY``): never 0.
+EXIT_UNKNOWN = 3
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,9 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
-        """0 would start, 1 would not start (refused or does not fit)."""
+        """0 would start, 1 would not start (refused or does not fit), 3 unknown."""
+        if self.status == "unknown":
+            return EXIT_UNKNOWN
         return EXIT_STARTS if self.starts else EXIT_WOULD_NOT_START
 
     def line(self) -> str:
@@ -81,7 +92,10 @@ class Verdict:
             return "verdict   would start" + (
                 f" ({self.checks_passed} checks passed)" if self.checks_passed else ""
             )
-        if self.status == "does-not-fit":
+        if self.status == "unknown":
+            what = f" ({self.allocation})" if self.allocation else ""
+            text = f"verdict   unknown: may not fit{what}: {(self.message or '').removeprefix('unknown: ')}"
+        elif self.status == "does-not-fit":
             short = f" by {self.shortfall_bytes / (1 << 30):.2f} GiB" if self.shortfall_bytes else ""
             text = f"verdict   would not start: does not fit ({self.allocation or 'memory'}{short}): {self.message}"
         else:
@@ -121,38 +135,40 @@ def from_refusal(exc: Any, *, stage: str | None = None, unknowns: tuple[str, ...
 def from_fit(
     report: Any, *, checks_passed: int = 0, unknowns: tuple[str, ...] = (), fix: str | None = None
 ) -> Verdict:
-    """The verdict of the memory model's ``FitReport``: ``starts`` when it fits, else
-    ``does-not-fit`` with the allocation that does not fit and the shortfall when known."""
+    """The verdict of the memory model's ``FitReport``: ``starts`` when it fits, ``unknown`` when
+    its status is ``unknown`` (an allocation it cannot size), else ``does-not-fit``; the failing
+    allocation, the shortfall and the fix are the report's own fields (``failing``,
+    ``short_by_bytes``, ``fix``); ``fix`` here (a fix checked by the caller) wins over the report's."""
     if report is None or report.fits:
         return Verdict("starts", checks_passed=checks_passed, unknowns=unknowns, memory=report)
-    allocation = getattr(report, "allocation", None)
-    shortfall = getattr(report, "shortfall_bytes", None)
+    status = getattr(report, "status", None)
+    allocation = getattr(report, "failing", None)
+    short = float(getattr(report, "short_by_bytes", 0.0) or 0.0)
+    fix = fix or getattr(report, "fix", None)
+    if status == "unknown" and report.refusal is None:
+        reason = getattr(report, "unknown_reason", None) or "an allocation the memory model cannot size"
+        return Verdict(
+            "unknown",
+            stage="memory",
+            rule="memory",
+            message=report.message,
+            fix=fix,
+            allocation=allocation,
+            unknowns=(*unknowns, f"memory: {reason}"),
+            checks_passed=checks_passed,
+            memory=report,
+        )
     if allocation is None:
-        allocation = "weights" if report.weights_bytes >= report.device_total_bytes else "kv-cache"
-    if shortfall is None:
-        shortfall = _weights_shortfall(report.refusal or "")
-        if shortfall is not None:
-            allocation = "weights"
+        allocation = "weights" if report.weights_bytes >= report.device_total_bytes else "KV cache"
     return Verdict(
         "does-not-fit",
         stage="memory",
         rule="memory",
-        message=report.refusal,
+        message=report.message,
         fix=fix,
         allocation=allocation,
-        shortfall_bytes=shortfall,
+        shortfall_bytes=int(short) if short > 0 else None,
         unknowns=unknowns,
         checks_passed=checks_passed,
         memory=report,
     )
-
-
-def _weights_shortfall(message: str) -> int | None:
-    """By how much the weights miss, from ``memory.weights_oom_message``'s figures (the memory
-    model's own wording: "W GiB per rank do not fit in the F GiB free"), or None."""
-    import re
-
-    found = re.search(r"([\d.]+) GiB per rank do not fit in the ([\d.]+) GiB free", message)
-    if found is None:
-        return None
-    return int((float(found.group(1)) - float(found.group(2))) * (1 << 30))

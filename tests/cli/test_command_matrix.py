@@ -57,3 +57,31 @@ def test_every_command_and_input_form_gives_explains_verdict(capsys, engine, mod
             if expected is None:
                 expected = seen
             assert seen == expected, (command, form, seen, expected)
+
+
+# `from` is not the release before `to` (the default), so the tag must be what names it
+UPGRADES = {"sglang": ("0.5.21", "0.5.23"), "vllm": ("0.32.0", "0.34.0")}
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+def test_upgrade_gives_one_answer_for_every_input_form(capsys, engine):
+    """`upgrade` of one launch: tool flags and a pasted command with --from, and `docker run` of
+    the image whose tag names that release (the tag is the release the launch runs now)."""
+    old, new = UPGRADES[engine]
+    case = CASES[engine]
+    tag = f"{case['image'].rsplit(':', 1)[0]}:v{old}"
+    argvs = {
+        form: ["--from", old, *argv]
+        for form, argv in forms(engine, "llama-3.1-8b", 2).items()
+        if form != "docker run"
+    }
+    docker = forms(engine, "llama-3.1-8b", 2)["docker run"]
+    argvs["docker run"] = [tag if w == case["image"] else w for w in docker]
+    answers = {}
+    for form, argv in argvs.items():
+        argv = [w for w in argv if w not in (packs.get(engine).release_option, case["release"])]
+        code, data = verdict_of(capsys, "upgrade", argv)
+        assert code == 0, (form, data)
+        assert (data["from"], data["to"]) == (old, new), form
+        answers[form] = (data["outcome"], data["refusal"], data["changes"])
+    assert len({json.dumps(a, sort_keys=True) for a in answers.values()}) == 1, answers

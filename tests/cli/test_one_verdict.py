@@ -231,3 +231,29 @@ def test_fields_that_do_not_apply_are_left_out_unless_all(capsys):
     assert code == 0 and "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]
     code, out, _ = run(capsys, "explain", "deepseek-v3", "--engine", "vllm", "--platform", "h100", "--json")
     assert "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]  # an MLA model: it applies
+
+
+@pytest.mark.parametrize("command", ["explain", "resolve", "fit"])
+@pytest.mark.parametrize(
+    "launch, said",
+    [
+        # vLLM's CompilationConfig refuses the retired "level" key (its parser, not the tool)
+        (
+            ["--", "vllm", "serve", "qwen3-8b", "-cc", '{"level":3}'],
+            "argument --compilation-config/-cc",
+        ),
+        # an invalid choice of sglang's own parser
+        (["llama-3.1-8b", "--attention-backend", "no-such-backend"], "invalid choice: 'no-such-backend'"),
+    ],
+)
+def test_a_value_the_engines_parser_rejects_is_refused_in_every_launch_command(capsys, command, launch, said):
+    code, out, err = run(capsys, command, "--platform", "h100", "--json", *launch)
+    assert code == 1, err
+    verdict = json.loads(out)["verdict"]
+    assert verdict["status"] == "refused" and verdict["stage"] == "parse" and verdict["exit_code"] == 1
+    assert said in verdict["message"] and err.startswith("error: ") and "Traceback" not in err
+
+
+def test_a_tool_options_bad_value_stays_an_input_error(capsys):
+    code, _, err = run(capsys, "explain", "llama-3.1-8b", "--engine", "no-such-engine")
+    assert code == 2 and "--engine" in err

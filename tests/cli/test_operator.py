@@ -126,7 +126,8 @@ def test_a_fix_refused_too_names_the_accepted_combination(capsys):
         "--mamba-radix-cache-strategy",
         "no_buffer",
     ]
-    assert run(capsys, *argv, "--disable-overlap-schedule")[0] == 0
+    # accepted; the memory answer on MI300X is unknown (aiter workspaces, issue 27): exit 3, not 1
+    assert run(capsys, *argv, "--disable-overlap-schedule")[0] == 3
 
 
 def test_a_fix_with_no_way_out_on_this_platform_says_so(capsys):
@@ -245,7 +246,8 @@ ERROR_ARGVS = [
 @pytest.mark.parametrize("argv", ERROR_ARGVS)
 def test_every_command_an_error_points_to_exists(capsys, argv):
     code, _, err = run(capsys, *argv)
-    assert code == 2
+    # a value explain's engine flag refuses is the engine's parser refusing the launch (1)
+    assert code == (1 if argv[-2:] == ["--attention-backend", "fa"] else 2)
     commands = re.findall(r"`(resolvable [^`]*)`", err)
     assert commands, err
     for command in commands:

@@ -218,6 +218,7 @@ def report() -> str:
     added = {e["id"] for e in entries() if e.get("added") == "h18"}
     for name, subset in (
         ("all entries", results),
+        ("tuned entries (the constants were set on these)", [r for r in results if r["id"] not in held]),
         (
             "held-out entries (collected after the constants were set)",
             [r for r in results if r["id"] in held],

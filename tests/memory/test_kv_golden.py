@@ -48,8 +48,11 @@ def test_mla_deepseek_v3():
 
 
 def test_dsa_deepseek_v32():
-    # MLA 576 fp8 bytes + indexer 128 fp8 + one fp32 scale per 128 (4 B) = 708 a layer × 61
-    assert sg("deepseek-v3.2", kv_cache_dtype="fp8_e4m3") == (43_188, 0)
+    # TRT-LLM's DSA backends keep the raw layout: MLA 576 fp8 bytes + indexer 128 fp8 + one fp32
+    # scale per 128 (4 B) = 708 a layer × 61
+    assert sg("deepseek-v3.2", kv_cache_dtype="fp8_e4m3", dsa_decode_backend="trtllm") == (43_188, 0)
+    # the FlashMLA backends store 512 fp8 + 4 fp32 scales + 64 bf16 rope = 656, + 132 = 788 × 61
+    assert sg("deepseek-v3.2", kv_cache_dtype="fp8_e4m3") == (48_068, 0)
     assert vl("deepseek-v3.2", kv_cache_dtype="fp8") * 61 == 43_188
 
 

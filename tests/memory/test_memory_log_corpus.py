@@ -24,7 +24,11 @@ def test_every_entry_cites_its_source_and_quotes_the_log():
 #: Logged refusals the model does not predict, with the reason (docs/memory.md). The test fails
 #: when another refusal is missed, and when one of these starts being predicted (update the list).
 #: Empty since the profile run's sampler is modelled (gpt-oss-120b on an H100, vLLM 0.11).
-KNOWN_MISSED_REFUSALS: dict[str, str] = {}
+KNOWN_MISSED_REFUSALS: dict[str, str] = {
+    "sglang-4895-gemma-3-27b-awq-24gb-refused": "issue 27's false fit, not yet explained: the issue quotes no "
+    "weight or memory line of this third-party AWQ checkpoint on an unnamed 24 GB GPU; predicted 9,481 tokens "
+    "(range 6,838-10,009), the log ends in 'Not enough memory' (docs/memory.md)",
+}
 
 #: Launches whose log shows they started but which the model refuses (docs/memory.md).
 KNOWN_FALSE_REFUSALS = {

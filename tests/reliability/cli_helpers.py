@@ -47,13 +47,19 @@ def run_child(
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[bytes], *names: str) -> str:
-    """Exit 2, exactly one ``error:`` line on stderr naming each of ``names``, no traceback."""
+    """Exit 2 (or 1 for the engine's parser refusing), exactly one ``error:`` line on stderr naming
+    each of ``names``, no traceback."""
     err = proc.stderr.decode("utf-8", "backslashreplace")
     out = (proc.stdout or b"").decode("utf-8", "backslashreplace")
     assert "Traceback" not in err + out, err
     assert "internal error" not in err + out, err
-    # 2: the tool's input error; 1: the engine's parser refuses a flag (it would not start)
-    assert proc.returncode == 2 or (proc.returncode == 1 and "unknown flag" in err), (proc.returncode, err)
+    # 2: the tool's input error; 1: the engine's parser refuses a flag or its value (it would not
+    # start: an unknown flag, an invalid choice, a value of the wrong type)
+    refusal = ("unknown flag", "invalid choice", "invalid int value")
+    assert proc.returncode == 2 or (proc.returncode == 1 and any(r in err for r in refusal)), (
+        proc.returncode,
+        err,
+    )
     lines = err.strip("\n").split("\n")
     assert len(lines) == 1 and lines[0].startswith("error:"), err
     for name in names:

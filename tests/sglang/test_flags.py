@@ -168,7 +168,7 @@ def test_invalid_choice_suggests_the_closest_through_the_cli(capsys):
     from resolvable.cli import main
 
     argv = ["explain", "llama-3.1-8b", "--platform", "h100", *GOLDEN_FLAGS, "--mamba-backend", "flashinfr"]
-    assert main(argv) == 2
+    assert main(argv) == 1  # sglang's parser refuses the value: it would not start (issue 26)
     err = capsys.readouterr().err
     assert "invalid choice: 'flashinfr'" in err and "did you mean 'flashinfer'?" in err
 

@@ -28,7 +28,7 @@ FIELDS = (
     "moe_runner_backend",
 )
 PRESETS = sorted(Platform.presets())
-SM100 = {"b200", "b300"}
+SM100 = {"b200", "b300", "gb200", "gb300"}  # the Grace-Blackwell presets are SM100 too
 
 with open(os.path.join(os.path.dirname(S.__file__), "models", "deepseek-v3.2.json"), encoding="utf-8") as fh:
     DSV32 = json.load(fh)

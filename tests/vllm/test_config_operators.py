@@ -360,12 +360,12 @@ def test_gpt2_hf_overrides_use_its_attribute_names():
 
 def test_cli_shows_vllms_refusals_and_applies_hf_overrides(capsys):
     """Through ``resolvable resolve --engine vllm``: the retired ``-cc`` key and an unknown KV-cache
-    dtype are vLLM's refusals (one line, no traceback; the KV dtype exits 1 as every refusal);
+    dtype are vLLM's refusals (one line, no traceback; both exit 1 as every refusal);
     ``--hf-overrides`` reaches the rules."""
     from resolvable.cli import main
 
     base = ["resolve", "llama-3.1-8b", "--engine", "vllm", "--platform", "h100", "--vllm-version", "0.34.0"]
-    assert main([*base, "-cc", '{"level": 3}']) == 2
+    assert main([*base, "-cc", '{"level": 3}']) == 1  # vLLM's parser refuses it: exit 1 (issue 26)
     err = capsys.readouterr().err
     assert "CompilationConfig level Unexpected keyword argument" in err and "Traceback" not in err
     assert main([*base, "--kv-cache-dtype", "int8"]) == 1  # the engine refuses: exit 1 (issue 26)

@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
-from ..errors import ConflictError, ResolvableError, one_line
+from ..errors import ConflictError, EngineParserError, ResolvableError, one_line
 from . import backends as _backends
-from . import vllm as _vllm
 from ._common import (
     EXIT_FINDINGS,
     EXIT_USAGE,
@@ -125,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("explain", help="why each resolved field has its value (and why not another)")
+    p.engine_refusals = True  # type: ignore[attr-defined]
     _add_model_inputs(p, platform_default=default_platform)
     p.add_argument(
         "--field", help="explain only this field (default: every field that differs from its default)"
@@ -142,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
+    p.engine_refusals = True  # type: ignore[attr-defined]
     _add_model_inputs(p, platform_default=default_platform)
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.add_argument(
@@ -244,6 +245,12 @@ def build_parser() -> argparse.ArgumentParser:
     from .flags import add_parser as _add_flags
 
     _add_flags(sub)
+    sub.add_parser(
+        "check-log",
+        help="read an engine's start-up log, predict the same launch, show what diverged "
+        "(see `resolvable check-log -h`)",
+        add_help=False,
+    )
 
     p = sub.add_parser("platforms", help="platform presets and their facts; --detect for this machine")
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
@@ -349,12 +356,24 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
         release, note = tag_release(
             command.tag, list(sglang.releases), sglang.name, parse_only=sglang.parse_only_releases()
         )
-        named = _option_of(argv, sglang.release_option)
-        if named is None:
-            argv = [*argv, sglang.release_option, release]
+        from .paste import tag_pins
+
+        # upgrade: a tag that names a release is the release the launch runs now (--from)
+        upgrade = next((w for w in argv if not w.startswith("-")), None) == "upgrade"
+        option = "--from" if upgrade else sglang.release_option
+        if _option_of(argv, option) is None and (tag_pins(command.tag) or not upgrade):
+            argv = [*argv, option, release]
         if note and "--json" not in argv:
             print(f"note: {note}", file=sys.stderr)
     return argv, words, command
+
+
+def _frontend(name: str) -> Any:
+    """``run_pack(pack, argv, pasted)`` of the front-end module ``cli/<name>.py`` a pack names
+    (``Pack.frontend``: ``generic``, or a pack-specific one); no engine is named here."""
+    import importlib
+
+    return importlib.import_module(f"{__name__}.{name}").run_pack
 
 
 def _option_of(argv: Sequence[str], name: str) -> str | None:
@@ -621,6 +640,10 @@ def _run(argv: Sequence[str] | None) -> int:
         if argv[:1] == ["flags"]:  # any engine's flag table (cli/flags.py)
             args = build_parser().parse_args(argv)
             return int(args.func(args) or 0)
+        if argv[:1] == ["check-log"]:  # a start-up log against the prediction (cli/check_log.py)
+            from .check_log import main as check_log_main
+
+            return check_log_main(argv[1:])
         argv, pasted = _split_pasted(argv)
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself
@@ -636,17 +659,14 @@ def _run(argv: Sequence[str] | None) -> int:
             code = hook(pack(engine or "sglang"), argv, command)
             if code is not None:
                 return code
-        frontend = pack(engine).frontend if engine in packs.names() else "sglang"
-        if frontend != "sglang":  # another engine's flag names: its own front-end
+        default = pack(packs.names()[0]).frontend  # the default command set (the first pack's)
+        frontend = pack(engine).frontend if engine in packs.names() else default
+        if frontend != default:  # another engine's flag names: its own front-end (Pack.frontend)
             if command is None and pasted is not None:
                 from .paste import read
 
                 command = read(pasted)
-            if frontend == "vllm":
-                return _vllm.main(argv, command)
-            from .generic import main as generic_main
-
-            return generic_main(pack(engine), argv, command)
+            return _frontend(frontend)(pack(engine), argv, command)
         sides = _comparison_releases(argv)
         if sides is not None:  # each side's flags are read with its own release's flag table
             args = _parse_sides(argv, pasted, sides)
@@ -666,11 +686,11 @@ def _run(argv: Sequence[str] | None) -> int:
             print(json.dumps(data, indent=2, default=repr))
         _say(f"error: {refusal_prefix(exc)}: {exc}")
         return EXIT_FINDINGS
-    except EngineFlagError as exc:  # the engine's parser refuses a flag: it would not start
+    except (EngineFlagError, EngineParserError) as exc:  # the engine's parser refuses: no start
         if wants_json:
             from ..verdict import Verdict
 
-            refused = Verdict("refused", stage="parse", rule="argument parser", message=str(exc))
+            refused = Verdict("refused", stage="parse", rule="argument parser", message=one_line(str(exc)))
             print(json.dumps({"verdict": refused.to_dict()}, indent=2))
         _say(f"error: {exc}")
         return EXIT_FINDINGS

@@ -74,6 +74,10 @@ class _Parser(argparse.ArgumentParser):
     #: Raise ``FlagError`` instead of printing and exiting (parsing one side of a comparison).
     raise_errors = False
 
+    #: A launch command's parser (explain, resolve): an engine flag's value that argparse refuses
+    #: is the engine's parser refusing the launch (``EngineFlagError``, exit 1), not a usage error.
+    engine_refusals = False
+
     def exit(self, status: int = 0, message: str | None = None) -> Any:  # type: ignore[override]
         """argparse's exit, its message redacted as every error line is (``cli._say``)."""
         if message:
@@ -100,7 +104,24 @@ class _Parser(argparse.ArgumentParser):
             hint = closest(match.group(1), choices)
             message += f"; did you mean '{hint}'?" if hint else ""
         see = self.see or f"`{self.prog} --help`"
+        if self.engine_refusals and _engine_flag_error(self, message):  # the engine refuses: exit 1
+            raise EngineFlagError(f"{one_line(message)} (see {one_line(see)})")
         self.exit(EXIT_USAGE, f"error: {one_line(message)} (see {one_line(see)})\n")
+
+
+def _engine_flag_error(parser: argparse.ArgumentParser, message: str) -> bool:
+    """Whether argparse's ``message`` is about one of the engine's flags (an action of the argument
+    groups ``Pack.add_cli_args`` added), not one of the tool's own options."""
+    found = re.match(r"argument (\S+?): ", message)
+    if found is None:
+        return False
+    names = set(found.group(1).split("/"))
+    for group in parser._action_groups:
+        if group.title in ("positional arguments", "options", "optional arguments"):
+            continue
+        if any(names & set(action.option_strings) for action in group._group_actions):
+            return True
+    return False
 
 
 #: Symbols of the text output and their ASCII stand-ins, for consoles that cannot show them.
@@ -272,6 +293,7 @@ def parse_pasted(tokens: Sequence[str]) -> Pasted:
     sglang = pack("sglang")
     launch = sglang.parse_launch(tokens)
     parser = _Parser(prog="sglang serve", add_help=False)
+    parser.engine_refusals = True  # the launch's own parser: a value it refuses is a refusal (1)
     sglang.add_cli_args(parser)
     namespace, extra = parser.parse_known_args(launch.argv)
     _check_extras(parser, extra, strict=True)

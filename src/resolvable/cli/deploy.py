@@ -30,11 +30,12 @@ from typing import Any
 from .. import packs
 from ..errors import ResolvableError
 
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _RULE_TEXT = {
     "refused": "the engine refuses the launch at start-up",
     "does-not-fit": "the launch does not fit in GPU memory",
+    "unknown": "the launch may not fit in GPU memory: an allocation cannot be sized offline",
     "unchecked": "the launch could not be checked: the file does not state a value the verdict needs",
 }
 
@@ -175,6 +176,8 @@ def exit_code(results: list[dict[str, Any]], errors: list[str]) -> int:
         return EXIT_REFUSED
     if errors or "unchecked" in statuses:
         return EXIT_USAGE
+    if "unknown" in statuses:  # no firm answer offline: never 0 (resolvable.verdict.EXIT_UNKNOWN)
+        return EXIT_UNKNOWN
     return EXIT_OK
 
 
@@ -370,6 +373,10 @@ def _result_text(result: dict[str, Any]) -> str:
         body = f"  does not fit: {verdict['message']}" + (
             f" Fix: {verdict['fix']}" if verdict.get("fix") else ""
         )
+    elif status == "unknown":
+        body = f"  may not fit (unknown offline): {verdict['message']}" + (
+            f" Fix: {verdict['fix']}" if verdict.get("fix") else ""
+        )
     else:
         body = f"  unchecked: {verdict['message']}"
     assumed = "".join(f"\n  assumed  {k}: {v}" for k, v in result["assumed"].items())
@@ -400,7 +407,7 @@ def sarif(results: list[dict[str, Any]], errors: list[str]) -> dict[str, Any]:
             text += " (assumed: " + "; ".join(f"{k} {v}" for k, v in result["assumed"].items()) + ")"
         out.append({
             "ruleId": rule_id,
-            "level": "warning" if status == "unchecked" else "error",
+            "level": "warning" if status in ("unchecked", "unknown") else "error",
             "message": {"text": text},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": _uri(launch["file"])},
@@ -505,9 +512,12 @@ def _compare(prev: Any, launch: Any, args: argparse.Namespace) -> tuple[list[str
         out.append("")
     result = check_launch(launch, args)
     verdict = result["verdict"]
-    code = {"refused": EXIT_REFUSED, "does-not-fit": EXIT_REFUSED, "unchecked": EXIT_USAGE}.get(
-        verdict["status"], 0
-    )
+    code = {
+        "refused": EXIT_REFUSED,
+        "does-not-fit": EXIT_REFUSED,
+        "unchecked": EXIT_USAGE,
+        "unknown": EXIT_UNKNOWN,
+    }.get(verdict["status"], 0)
     if (
         prev is not None
         and prev.release

@@ -67,7 +67,10 @@ def main(argv: Sequence[str]) -> int:
     smallest = None
     for tp in TP_CANDIDATES:
         tried = trial(**{tp_field: tp}) if tp != tp_now else verdict
-        if tried is not None and tried.starts and tried.memory.concurrency_at_context >= 1.0:
+        # an unknown memory answer (an allocation sized only at run time) still names the
+        # smallest TP whose sized allocations hold one full-context request
+        known = tried is not None and (tried.starts or tried.status == "unknown")
+        if known and tried.memory is not None and tried.memory.concurrency_at_context >= 1.0:
             smallest = tp
             break
     fixes: list[str] = []
@@ -243,7 +246,9 @@ def _memory_summary(
         return [f"memory    not modelled here: {exc}"], {"error": str(exc)}, None
     if not rep.fits:
         return (
-            [f"memory    would not fit: {rep.refusal} (`{fit_command}` for a checked fix)"],
+            [
+                f"memory    {'unknown' if rep.status == 'unknown' else 'would not fit'}: {rep.message} (`{fit_command}` for a checked fix)"
+            ],
             rep.to_dict(),
             rep,
         )

@@ -55,6 +55,14 @@ def add_launch_options(p: argparse.ArgumentParser, *, platform_default: str = "d
         f"(default: {platform_default})",
     )
     p.add_argument("--gpus", type=int, metavar="N", help="GPUs per node (default: the preset's)")
+    p.add_argument(
+        "--used-gib",
+        type=float,
+        default=0.0,
+        metavar="GIB",
+        help="device memory other processes already hold on each GPU (a shared GPU), in GiB; "
+        "the memory model starts from what is left",
+    )
     p.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment variable the engine sees")
     p.add_argument(
         "--model-config",
@@ -131,4 +139,9 @@ def read_launch(
         env=_env_pairs(args.env),
         model_config=args.model_config,
     )
+    used = getattr(args, "used_gib", 0.0) or 0.0
+    if used:
+        from dataclasses import replace
+
+        launch = launch.replace(node=replace(launch.node, used_gib=used))
     return pack, launch

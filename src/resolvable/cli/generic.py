@@ -205,3 +205,7 @@ def _models(pack: packs.Pack, args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+#: The front-end entry point every ``Pack.frontend`` module has (``cli._frontend``).
+run_pack = main

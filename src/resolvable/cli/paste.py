@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from .. import packs
 from ..errors import ResolvableError
 
 TYPE_CHECKING = False
@@ -28,9 +29,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
-#: Images whose entrypoint is ``vllm serve`` (vLLM's docs, deployment/docker.md), and SGLang's.
-VLLM_IMAGES = ("vllm/vllm-openai", "vllm/vllm-openai-rocm", "rocm/vllm")
-SGLANG_IMAGES = ("lmsysorg/sglang",)
 #: ``docker run``/``podman run`` options that take a value (the rest are switches).
 _DOCKER_VALUED = {
     "-v", "--volume", "-p", "--publish", "-e", "--env", "--env-file", "--name", "--gpus", "--ipc",
@@ -186,20 +184,53 @@ def _docker(words: list[str], env: dict[str, str]) -> Pasted:
     rest = words[i + 1 :]
     if rest[:1] in (["bash"], ["sh"], ["/bin/bash"], ["/bin/sh"]) and rest[1:2] == ["-c"] and len(rest) > 2:
         rest = _take_env(words_of([rest[2]]), env)  # `bash -c "python3 -m ..."`: the command is one word
-    if repo in VLLM_IMAGES or image in VLLM_IMAGES:
-        engine = "vllm"
-        if not rest or rest[0].startswith("-") or not _engine(rest):
-            rest = ["vllm", "serve", *rest]  # the image's entrypoint is `vllm serve`
-    elif repo in SGLANG_IMAGES or image in SGLANG_IMAGES:
-        engine = "sglang"
+    engine, official = _image_engine(repo, image)
+    if engine is not None:
+        entry = list(packs.get(engine).image_command)
+        if entry and (not rest or rest[0].startswith("-") or not _engine(rest)):
+            rest = [*entry, *rest]  # the image's entrypoint (``Pack.image_command``)
+        if not official:  # a distribution image: its tag is its own version, not the engine's
+            return Pasted(engine, env, rest, image=image, tag=None)
     else:
         engine = _engine(rest) if rest else None
         if engine is None:
+            known = " or ".join(f"{packs.get(n).images[0]}:TAG" for n in packs.names() if packs.get(n).images)
             raise PasteError(
-                f"the docker image {words[i]!r} is not a vLLM or SGLang image: expected "
-                f"{VLLM_IMAGES[0]}:TAG or {SGLANG_IMAGES[0]}:TAG, or a vllm/sglang command after the image"
+                f"the docker image {words[i]!r} is not an image of {' or '.join(_titles())}: expected "
+                f"{known}, or a launch command after the image"
             )
     return Pasted(engine, env, rest, image=image, tag=tag or "latest")
+
+
+def _titles() -> list[str]:
+    return [packs.get(n).title or n for n in packs.names()]
+
+
+def _image_engine(repo: str, image: str) -> tuple[str | None, bool]:
+    """(the pack whose engine the image runs, whether it is the engine's own image: its tag names
+    the release) from the packs' image data (``Pack.images``, ``Pack.distribution_images``)."""
+    for name in packs.names():
+        if repo in packs.get(name).images or image in packs.get(name).images:
+            return name, True
+    for name in packs.names():
+        prefixes = packs.get(name).distribution_images
+        if any(repo.startswith(p) or image.startswith(p) for p in prefixes):
+            return name, False
+    return None, False
+
+
+def tag_pins(tag: str | None) -> bool:
+    """Whether a docker tag names a release (``v0.5.23-cu129``), not ``latest`` or ``nightly``:
+    ``upgrade`` reads such a tag as the release the launch runs now (``--from``)."""
+    from .._release import base_release
+
+    if not tag:
+        return False
+    try:
+        base_release(tag)
+    except ResolvableError:
+        return False
+    return True
 
 
 def tag_release(

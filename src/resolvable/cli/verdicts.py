@@ -43,9 +43,13 @@ def reach(
 
 
 def error_line(verdict: Any) -> str:
-    """``error: refused at start-up (STAGE): MESSAGE Fix: FIX`` for a launch that would not start."""
+    """``error: refused at start-up (STAGE): MESSAGE Fix: FIX`` for a launch that would not start
+    (``error: may not fit (memory, unknown offline): …`` for an ``unknown`` verdict)."""
     stage = "memory" if verdict.status == "does-not-fit" else (verdict.stage or "start-up")
     fix = f" Fix: {verdict.fix}" if verdict.fix else ""
+    if verdict.status == "unknown":  # no firm answer offline: never a start, never a refusal
+        said = (verdict.message or "").removeprefix("unknown: ")
+        return f"error: may not fit (memory, unknown offline): {said}{fix}"
     return f"error: refused at start-up ({stage}): {verdict.message}{fix}"
 
 

@@ -186,6 +186,11 @@ def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
     return vllm.release(None), None
 
 
+def run_pack(_pack: Any, argv: Sequence[str], pasted: Any = None) -> int:
+    """The front-end entry point of ``Pack.frontend`` ``vllm`` (``cli._frontend``)."""
+    return main(argv, pasted)
+
+
 def main(argv: Sequence[str], pasted: Any = None) -> int:
     """Run one vLLM command. ``pasted`` is a ``cli.paste.Pasted`` of a vLLM launch (the words
     after ``--``), or None. User errors propagate as ``ResolvableError`` (printed by the caller)."""
@@ -602,7 +607,14 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
 
     if _option_given(args, "vllm_version"):
         raise UsageError("upgrade takes --from VERSION and --to VERSION, not --vllm-version")
-    old_version, new_version = default_versions(args.from_version, args.to_version)
+    from_version = args.from_version
+    pasted = getattr(args, "pasted", None)
+    if from_version is None and pasted is not None:  # the image tag: the release it runs now
+        from .paste import tag_pins
+
+        if tag_pins(pasted.tag):
+            from_version = args.release
+    old_version, new_version = default_versions(from_version, args.to_version)
     if old_version == new_version:
         raise UsageError(
             f"--from and --to are both vLLM {new_version}; name the release you run now with --from"

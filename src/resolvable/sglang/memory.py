@@ -35,7 +35,9 @@ from typing import Any
 from ..device_memory import Estimate, context_overhead, require_device_bytes
 from ..memory import (
     GIB,
+    Allocation,
     FitReport,
+    after_pool_verdict,
     attention_shape,
     dtype_bytes,
     kv_bytes_per_token,
@@ -89,6 +91,18 @@ HYBRID_SWA_ARCHS = frozenset(
 #: The DSA indexer key per token per layer: index_head_dim fp8 values + one fp32 scale per 128.
 def _dsa_indexer_bytes(index_head_dim: int) -> int:
     return index_head_dim + index_head_dim // 128 * 4
+
+
+def _dsa_scaled_fp8_layout(values: Mapping[str, Any]) -> bool:
+    """Whether a DSA model's fp8 KV uses the scaled FlashMLA layout: not with the TRT-LLM DSA
+    backends, nor the raw layout of ROCm's TileLang/aiter kernels."""
+    backends = {
+        str(values.get(k) or "")
+        for k in ("dsa_prefill_backend", "dsa_decode_backend", "nsa_prefill_backend", "nsa_decode_backend")
+    }
+    if "trtllm" in backends:
+        return False
+    return not (backends & {"tilelang", "aiter"} and str(values.get("device") or "") == "hip")
 
 
 def context_length(hf: Mapping[str, Any], user: int | None) -> int:
@@ -215,6 +229,12 @@ def kv_cell(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, fl
             f"{max(1, shape.num_kv_heads // attn_tp)} KV heads × ({shape.head_dim} + {shape.v_head_dim}) × {kv_b:g} B"
             f" × {full_layers} layers"
         )
+    if shape.kind == "dsa" and kv_b == 1 and _dsa_scaled_fp8_layout(values):
+        # FlashMLA's fp8 layout (model_runner_kv_cache_mixin.py : calculate_mla_kv_cache_dim,
+        # 0.5.15): kv_lora_rank fp8 + an fp32 scale per 128 + the rope key in bf16 (656 B for V3.2)
+        dim = shape.kv_lora_rank + shape.kv_lora_rank // 128 * 4 + shape.qk_rope_head_dim * 2
+        full = float(dim * full_layers)
+        words = f"DSA fp8 (FlashMLA layout): ({shape.kv_lora_rank} + scales + {shape.qk_rope_head_dim} bf16) = {dim} B × {full_layers} layers"
     if shape.kind == "dsa":
         full += _dsa_indexer_bytes(shape.index_head_dim) * full_layers
         words += f" + DSA indexer {_dsa_indexer_bytes(shape.index_head_dim)} B × {full_layers}"
@@ -263,7 +283,8 @@ def capacity(
     )
     per_rank = weights.per_rank(tp=tp, pp=pp, attn_tp=max(1, tp // dp), expert_shards=tp)
     ctx = context_overhead(tp * pp)
-    pre = pre_load_free_bytes if pre_load_free_bytes is not None else total - ctx.value
+    used = float(extra.get("used_bytes") or 0.0)  # memory other processes already hold (--used-gib)
+    pre = pre_load_free_bytes if pre_load_free_bytes is not None else total - ctx.value - used
     # rest = (pre - weights - load-time scratch) - pre × (1 - mfs)
     scratch = Estimate(0.0, 0.0, 0.5 * GIB, "buffers allocated while loading (rope caches, MoE workspaces)")
     rest = pre * mfs - per_rank - scratch.value
@@ -296,12 +317,16 @@ def capacity(
     lo = tokens_for(rest - (ctx.high - ctx.value) - scratch.high)
     hi = tokens_for(rest + (ctx.value - ctx.low))
     refusal = None
+    status = "starts"
     if per_rank + scratch.value >= pre:
         refusal = weights_oom_message(per_rank, pre)
+        status = "does-not-fit"
     elif rest <= 0:
         refusal = no_kv_room_message(mfs, 1 - (pre - per_rank - scratch.value) / pre)
+        status = "refused"
     elif tokens <= 0:  # room, but less than one page of KV
         refusal = f"{NOT_ENOUGH_MEMORY} Current value: mem_fraction_static={mfs}"
+        status = "refused"
     running = None
     if tokens > 0:
         estimated = max(min(int(tokens / ctx_len * 512), 4096), 2048)
@@ -309,6 +334,58 @@ def capacity(
         running = min(max(1, int(asked) // dp), tokens // 2) if asked else min(estimated, tokens // 2)
         if mamba_slots:
             running = min(running, mamba_slots // 3 or 1)
+    # What the pool leaves on the device, and the allocations made after it (in order).
+    pool_bytes = tokens * cell + mamba_slots * state
+    headroom = pre - per_rank - scratch.value - pool_bytes
+    allocations = (
+        Allocation("weights", per_rank, "before-pool", "model_runner.load_model"),
+        Allocation("KV pool", float(tokens * cell), "pool", "pool_configurator / MHATokenToKVPool"),
+        *after_pool_allocations(values, extra, hf, gpu_mib, tp, dp, running, ctx_len, device_name),
+    )
+    fix = None
+    failing = None
+    short = 0.0
+    unknown_reason = None
+    if status == "does-not-fit":  # the weights alone: torch's out of memory while loading them
+        failing, short = "weights", per_rank + scratch.value - pre
+    if refusal is None and tokens > 0:
+        # sglang's own margin for run-time buffers (memory_hook.handle_gpu_memory_settings: 512 MiB
+        # + 1.5 MiB per chunked-prefill token): an allocation that cannot be sized is assumed
+        # covered only while what the sized ones leave is at least that margin
+        # (its default fraction is built on that margin: only a fraction raised above the default
+        # can eat into it)
+        chunk = int(values.get("chunked_prefill_size") or 8192)
+        margin = (512 + 1.5 * (max(chunk, 2048) if chunk > 0 else 16384)) * (1 << 20)
+        if not user_mfs or mfs <= default_mem_fraction_static(
+            values, hf, gpu_mib, extra.get("cuda_graph_max_bs")
+        ):
+            margin = 0.0
+        status, failed, short, oom = after_pool_verdict(headroom, allocations, unknown_margin=margin)
+        if status == "does-not-fit" and failed is not None:
+            refusal = oom
+            failing = failed.name
+            fix = _after_pool_fix(failed, short, headroom, allocations, running or 1, ctx_len, values, mfs)
+        elif status == "unknown" and failed is not None:
+            failing = failed.name
+            unknown_reason = (
+                f"{failed.name}: {failed.unknown}"
+                + (
+                    f"; the sized allocations leave less than sglang's own margin ({margin / GIB:.2f} GiB) after the KV pool"
+                    if failed.covered_by_margin
+                    else ""
+                )
+                if failed.bytes is None
+                else f"the allocations after the KV pool ({sum(a.bytes or 0 for a in allocations if a.phase == 'after-pool') / GIB:.2f} GiB, estimated) "
+                f"exceed the {headroom / GIB:.2f} GiB it leaves at their central estimate"
+            )
+        if status == "starts" and lo <= 0:
+            status = "unknown"
+            unknown_reason = (
+                f"the KV pool may be empty: {tokens:,} tokens at the estimate, 0 at the low end of its range "
+                "(sglang then refuses: Not enough memory)"
+            )
+    # scheduler's request cap (managers/tp_worker.py, 0.5.6): the pool caps the request length
+    max_req_input_len = max(0, min(ctx_len - 1, tokens - 1) - 5) if tokens > 0 else 0
     inputs = {
         "mem_fraction_static": mfs,
         "mem_fraction_static_from": "your flag"
@@ -322,6 +399,8 @@ def capacity(
         "swa_full_tokens_ratio": ratio if swa_cell else None,
         "kv_formula": words,
         "max_total_tokens": extra.get("max_total_tokens"),
+        "max_req_input_len": max_req_input_len,
+        "used_gib": round(used / GIB, 3) if used else 0,
     }
     estimates: dict[str, Any] = {"pre_load_context": ctx, "load_scratch": scratch}
     if mamba_slots:
@@ -342,7 +421,171 @@ def capacity(
         estimates=estimates,
         kv_tokens_range=(lo, hi),
         state_bytes_per_request=state,
+        allocations=allocations,
+        headroom_bytes=headroom if (tokens > 0 and refusal is None) or failing else None,
+        status=status,
+        failing=failing,
+        short_by_bytes=short,
+        fix=fix,
+        unknown_reason=unknown_reason,
     )
+
+
+#: ``SGLANG_SYMM_MEM_PREALLOC_GB_SIZE``'s value when ``--enable-symm-mem`` is on and the variable
+#: is unset (server_args.py, 0.5.15: ``ServerArgs`` sets 4; model_runner.py :
+#: ``prealloc_symmetric_memory_pool`` allocates it after the CUDA graphs).
+SYMM_MEM_PREALLOC_GIB = 4
+
+
+def req_to_token_bytes(running: int, ctx_len: int, draft_tokens: int = 0) -> int:
+    """``ReqToTokenPool``: an int32 table of (max running requests + 1 padding row) × (context
+    length + 4 + speculative draft tokens) (mem_cache/memory_pool.py : ReqToTokenPool.__init__,
+    0.5.15; model_runner_kv_cache_mixin ``extra_max_context_len``), allocated after the KV size
+    is computed and not counted in it."""
+    return (running + 1) * (ctx_len + 4 + draft_tokens) * 4
+
+
+def after_pool_allocations(
+    values: Mapping[str, Any],
+    extra: Mapping[str, Any],
+    hf: Mapping[str, Any],
+    gpu_mib: float,
+    tp: int,
+    dp: int,
+    running: int | None,
+    ctx_len: int,
+    device_name: str | None,
+) -> tuple[Allocation, ...]:
+    """The device allocations sglang makes after the KV pool, in order, per rank.
+
+    Exact: the request-to-token table, the symmetric-memory pool. Estimated: decode CUDA graphs
+    (sglang's own reserve, ``max_bs`` × 2 MiB, more with DP attention) and prefill/piecewise
+    graphs (8 MiB per captured size, 1.5 GiB with an MLA backend; up to 8 GiB a rank, as issue 27
+    measured on Kimi-K2). Unknown: ROCm aiter attention workspaces, speculative-decoding draft
+    buffers and graphs."""
+    out: list[Allocation] = []
+    draft = int(values.get("speculative_num_draft_tokens") or 0)
+    if running:
+        out.append(
+            Allocation(
+                "req_to_token table",
+                float(req_to_token_bytes(running, ctx_len, draft)),
+                "after-pool",
+                "mem_cache/memory_pool.py : ReqToTokenPool (int32, max_running_requests+1 × context_len+4)",
+            )
+        )
+    graphs = not values.get("disable_cuda_graph")
+    if graphs and values.get("cuda_graph_backend_decode", "full") != "disabled":
+        max_bs = extra.get("cuda_graph_max_bs") or decode_cuda_graph_max_bs(gpu_mib, tp)
+        if running:
+            max_bs = min(int(max_bs), int(running))
+        mib = max_bs * 2.0
+        if values.get("enable_dp_attention"):
+            mib += max_bs * dp * 3 + (max_bs * dp * 1.5 if max_bs > 300 else 0)
+        b = mib * (1 << 20)
+        out.append(
+            Allocation(
+                "decode CUDA graphs",
+                b,
+                "after-pool",
+                "model_executor/cuda_graph_runner.py (size: memory_hook.handle_gpu_memory_settings's reserve)",
+                low=b * 0.5,
+                high=b * 2.0,
+            )
+        )
+    prefill = values.get("cuda_graph_backend_prefill") not in (None, "disabled") or values.get(
+        "enable_piecewise_cuda_graph"
+    )
+    if graphs and prefill:
+        chunk = int(values.get("chunked_prefill_size") or 8192)
+        mib = 1.5 * 1024 if _uses_mla_backend(hf) else _prefill_graph_sizes(chunk if chunk > 0 else 8192) * 8
+        b = mib * (1 << 20)
+        out.append(
+            Allocation(
+                "prefill (piecewise) CUDA graphs",
+                b,
+                "after-pool",
+                "model_executor/piecewise_cuda_graph_runner.py (size: memory_hook's reserve)",
+                low=b * 0.5,
+                high=max(b, 8.0 * GIB),
+            )
+        )
+    moe_runner = str(values.get("moe_runner_backend") or "")
+    fp4_gemm = str(values.get("fp4_gemm_backend") or values.get("fp4_gemm_runner_backend") or "")
+    if moe_runner.startswith("flashinfer") or fp4_gemm.startswith("flashinfer"):
+        out.append(
+            Allocation(
+                "FlashInfer autotuner workspaces",
+                None,
+                "after-pool",
+                "model_runner.py : kernel warm-up (FlashInfer autotune of the MoE/FP4 GEMM runners)",
+                unknown=f"sized by FlashInfer's autotuner for {moe_runner or fp4_gemm} at run time",
+            )
+        )
+    if values.get("enable_symm_mem"):
+        gib = float(extra.get("symm_mem_prealloc_gib") or SYMM_MEM_PREALLOC_GIB)
+        if gib > 0:
+            out.append(
+                Allocation(
+                    "symmetric-memory pool",
+                    gib * GIB,
+                    "after-pool",
+                    "model_runner.py : prealloc_symmetric_memory_pool (SGLANG_SYMM_MEM_PREALLOC_GB_SIZE, 4 by default)",
+                )
+            )
+    backend = str(values.get("attention_backend") or "")
+    if backend == "aiter" or (backend == "" and (device_name or "").upper().startswith("AMD")):
+        out.append(
+            Allocation(
+                "aiter attention workspaces",
+                None,
+                "after-pool",
+                "layers/attention/aiter_backend.py : AiterAttnBackend",
+                unknown="sized by the aiter kernels at run time (not derivable offline; issue 27 saw them "
+                "exhaust the memory left after the pool on MI355X)",
+                covered_by_margin=False,
+            )
+        )
+    if values.get("speculative_algorithm"):
+        out.append(
+            Allocation(
+                "speculative draft buffers and CUDA graphs",
+                None,
+                "after-pool",
+                "speculative/eagle_worker.py : EAGLEWorker (draft CUDA graphs, top-k × draft-token buffers)",
+                unknown=(
+                    f"{values.get('speculative_algorithm')} with top-k {values.get('speculative_eagle_topk')} and "
+                    f"{values.get('speculative_num_draft_tokens')} draft tokens: sized by the draft model's graphs"
+                ),
+            )
+        )
+    return tuple(out)
+
+
+def _after_pool_fix(
+    failed: Allocation,
+    short: float,
+    headroom: float,
+    allocations: tuple[Allocation, ...],
+    running: int,
+    ctx_len: int,
+    values: Mapping[str, Any],
+    mfs: float,
+) -> str:
+    """The fix for an allocation after the pool that does not fit: fewer running requests (or a
+    shorter context) for the request table, else a lower ``--mem-fraction-static``."""
+    after = [a for a in allocations if a.phase == "after-pool" and a.bytes is not None]
+    short = max(short, sum(a.bytes if a.exact else (a.low or 0.0) for a in after) - headroom)  # type: ignore[operator]
+    if failed.name == "req_to_token table" and failed.bytes:
+        per_row = failed.bytes / (running + 1)
+        rows = int((failed.bytes - short) // per_row) - 1
+        if rows >= 1:
+            return f"--max-running-requests {rows} (the request table then takes {(rows + 1) * per_row / GIB:.2f} GiB)"
+        cols = int((failed.bytes - short) // ((running + 1) * 4)) - 4
+        return f"--context-length {max(1, cols)}"
+    total = headroom / (1 - mfs) if mfs < 1 else headroom
+    lower = math.floor((mfs - short / total) * 100) / 100 if total else mfs
+    return f"--mem-fraction-static {lower:.2f} (leaves {short / GIB:.2f} GiB more after the KV pool)"
 
 
 def _default_mamba_slots(values: Mapping[str, Any], rest: float, state: float) -> int:

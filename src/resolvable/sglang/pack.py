@@ -83,6 +83,14 @@ class SglangPack(Pack):
     readme_backends = member(f"{_PKG}.capabilities", "README_BACKENDS")
     attention_backends = member(f"{_PKG}.choices", "ATTENTION_BACKENDS")
     memory_capacity = member(f"{_PKG}.memory", "capacity")
+
+    @property
+    def startup_log(self) -> Any:
+        """The start-up log reader (``recognises``, ``read``, ``launch``) for ``check-log``."""
+        import importlib
+
+        return importlib.import_module(f"{_PKG}.startup_log")
+
     platform_facts = member(f"{_PKG}.platform_facts", "facts")
 
     # one launch, one verdict: the launch read with the release's flag table, the node check

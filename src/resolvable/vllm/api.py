@@ -28,6 +28,8 @@ ENV_VARS = (
     "VLLM_ROCM_USE_AITER_MLA",
     "VLLM_ROCM_USE_AITER_MHA",
     "VLLM_ROCM_USE_AITER_UNIFIED_ATTENTION",
+    # read by the memory model (determine_available_memory, v1/worker/gpu_worker.py)
+    "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS",
 )
 
 _CONFIG_KEYS = (

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import InvalidArgumentError
+from ..errors import EngineParserError
 from .flags import NO_DEFAULT, Flag, FlagTable, is_modelled, load_table, option_history
 
 #: The largest ``--config`` file read (vLLM reads any size; a flag file is a few KiB).
@@ -39,7 +39,7 @@ MAX_GUESSES = 8
 _RECORD = "_resolvable_passed"
 
 
-class VllmArgumentError(InvalidArgumentError):
+class VllmArgumentError(EngineParserError):
     """A command line vLLM would refuse while parsing it (argparse's message, vLLM's words)."""
 
 

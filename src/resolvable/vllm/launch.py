@@ -227,8 +227,12 @@ def memory_report(pack: Any, res: Any, hf: Any, launch: Any) -> Any:
     from ..memory import checkpoint_total_size
     from .memory import capacity
 
+    values = {k: res[k] for k in res}
+    values["used_bytes"] = launch.node.used_bytes  # --used-gib: vLLM's start-up free-memory check
+    # the switch determine_available_memory reads (v1/worker/gpu_worker.py)
+    values["memory_profiler_estimate_cudagraphs"] = launch.env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
     return capacity(
-        {k: res[k] for k in res},
+        values,
         hf,
         device_name=res.platform.device_name,
         memory_gib=res.platform.memory_gib,

@@ -32,7 +32,9 @@ from typing import Any
 from ..device_memory import Estimate, context_overhead, require_device_bytes
 from ..memory import (
     GIB,
+    Allocation,
     FitReport,
+    after_pool_verdict,
     attention_shape,
     dtype_bytes,
     kv_heads_per_rank,
@@ -169,14 +171,59 @@ def activation_peak(hf: Mapping[str, Any], tokens: int, tp: int, num_seqs: int) 
     )
 
 
-def cudagraph_estimate(version: str | None, seqs: int, enforce_eager: bool) -> Estimate:
-    """CUDA-graph memory held back before the KV cache is sized. Releases before 0.30 captured
-    the graphs after the KV cache was allocated (the memory came out of the utilization headroom,
-    not the KV budget); the modelled 0.30–0.34 wheels subtract ``determine_available_memory``'s
-    estimate. Public logs print estimates of 0.1–1.5 GiB; the value scales with the capture
-    sizes (up to ``max_num_seqs``)."""
+#: First release whose ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` defaults to 1 (envs.py:
+#: "0" in the 0.19 wheel, "1" in 0.25.1–0.33; gpu_worker.py's log line says "default since
+#: v0.21.0").
+CUDAGRAPH_ESTIMATE_DEFAULT_ON = (0, 21)
+#: First release where ``CompilationConfig`` raises "max_num_seqs (N) exceeds available Mamba
+#: cache blocks (B)" with FULL decode CUDA graphs (config/compilation.py; 0.19 caps the capture
+#: sizes with a warning instead; verified raising in the 0.25.1, 0.28 and 0.31 wheels, 0.20–0.24
+#: not read and treated as raising).
+MAMBA_BLOCKS_RAISE_FROM = (0, 20)
+#: First release with ``request_memory``'s check that the free memory at start-up covers the
+#: utilization (v1/worker/utils.py; the 0.11 logs print "Free memory on device … on startup").
+FREE_MEMORY_CHECK_FROM = (0, 10)
+
+
+def cudagraph_counted(version: str | None, enforce_eager: bool, env_flag: Any = None) -> bool:
+    """Whether ``determine_available_memory`` subtracts its CUDA-graph estimate from the KV
+    budget: ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` (``env_flag``: "0"/"1"/bool) or the
+    release's default. Graphs are always captured after the KV cache; when not counted they come
+    out of the headroom the utilization leaves."""
+    if enforce_eager:
+        return False
+    if env_flag is not None and str(env_flag).strip() != "":
+        return str(env_flag).strip().lower() not in ("0", "false", "no")
     rel = _release(version)
-    counted = not enforce_eager and (rel is None or rel >= (0, 30))
+    return rel is None or rel >= CUDAGRAPH_ESTIMATE_DEFAULT_ON
+
+
+def mamba_ssm_dtype(values: Mapping[str, Any], hf: Mapping[str, Any], model_dtype: str) -> str:
+    """The Mamba/GDN temporal-state dtype: ``--mamba-ssm-cache-dtype``, else the model's own
+    (Qwen3.5: config ``mamba_ssm_dtype``; Nemotron-H: ``mamba_ssm_cache_dtype`` or float32,
+    model_executor/models/config.py), else the conv-state dtype (mamba_utils.py :
+    ``_mamba_state_dtype``)."""
+    flag = values.get("mamba_ssm_cache_dtype")
+    if flag and flag != "auto":
+        return str(flag)
+    cfg = text_config(hf)
+    archs = " ".join(hf.get("architectures") or ())
+    if cfg.get("mamba_ssm_dtype"):
+        return str(cfg["mamba_ssm_dtype"])
+    if "NemotronH" in archs:
+        return str(cfg.get("mamba_ssm_cache_dtype") or "float32")
+    return (
+        str(values.get("mamba_cache_dtype") or "auto")
+        if values.get("mamba_cache_dtype") not in (None, "auto")
+        else model_dtype
+    )
+
+
+def cudagraph_estimate(version: str | None, seqs: int, enforce_eager: bool, env_flag: Any = None) -> Estimate:
+    """CUDA-graph memory held back before the KV cache is sized (``cudagraph_counted``), 0 when
+    the graphs come out of the utilization headroom instead. Public logs print estimates of
+    0.1–1.5 GiB; the value scales with the capture sizes (up to ``max_num_seqs``)."""
+    counted = cudagraph_counted(version, enforce_eager, env_flag)
     if not counted:
         return Estimate(0.0, 0.0, 0.0, "CUDA graphs captured after the KV cache (not in the budget)")
     value = (0.25 + 0.5 * min(seqs, 1024) / 1024) * GIB
@@ -270,7 +317,8 @@ def capacity(
     seqs = int(values.get("max_num_seqs") or d_seqs)
     batched = int(values.get("max_num_batched_tokens") or d_batched)
     peak = activation_peak(hf, batched, tp, min(seqs, batched))
-    graphs = cudagraph_estimate(version, seqs, bool(values.get("enforce_eager")))
+    env_cg = values.get("memory_profiler_estimate_cudagraphs")
+    graphs = cudagraph_estimate(version, seqs, bool(values.get("enforce_eager")), env_cg)
     nontorch = context_overhead(world)
     # non-torch memory counted against the budget: what appears after the snapshot (cuBLAS
     # workspaces, NCCL buffers); the CUDA context itself is outside the snapshot.
@@ -280,6 +328,8 @@ def capacity(
         nontorch.high,
         "non-torch memory that grows during start-up (cuBLAS/NCCL buffers; estimated)",
     )
+    used = float(values.get("used_bytes") or 0.0)  # memory other processes already hold (--used-gib)
+    rel = _release(version)
     user_kv = values.get("kv_cache_memory_bytes")
     if user_kv:
         available = float(user_kv)
@@ -292,8 +342,20 @@ def capacity(
     full_layers, swa_layers, lin_layers = shape.full_layers, shape.swa_layers, shape.linear_layers
     window = shape.sliding_window or max_len
     state = 0.0
+    ssm_dtype = ""
     if lin_layers:
-        state = linear_state_bytes(shape, tp=tp, state_dtype_bytes=2.0, ssm_dtype_bytes=2.0)
+        cfg = text_config(hf)
+        mdt = str(values.get("dtype") or "auto")
+        if mdt == "auto":
+            mdt = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
+            mdt = "bfloat16" if mdt in ("float32", "float") else mdt
+        ssm_dtype = mamba_ssm_dtype(values, hf, mdt)
+        state = linear_state_bytes(
+            shape,
+            tp=tp,
+            state_dtype_bytes=dtype_bytes(mdt),
+            ssm_dtype_bytes=dtype_bytes(ssm_dtype, model_dtype=mdt),
+        )
     # The hybrid allocator: groups of `group` layers share one tensor per slot; a block is one page
     # in each of `group` tensors. Uniform models: one group of every layer.
     counts = [c for c in (full_layers, swa_layers, lin_layers) if c]
@@ -325,9 +387,30 @@ def capacity(
         tokens = num_blocks * block
     needed = per_req * block_bytes
     refusal = None
-    free = total - context_overhead(world).value
+    free_fix = None
+    status = "refused"
+    free = total - context_overhead(world).value - used
+    init_free = total - nontorch.value - used
+    if used and not user_kv and rel is not None and rel < FREE_MEMORY_CHECK_FROM:
+        available -= used  # before the start-up check, other processes' memory came out of the budget
+        num_blocks = int(available // block_bytes) if available > 0 else 0
+        concurrency = num_blocks / per_req if per_req else 0.0
+        tokens = (num_blocks // num_groups if len(counts) > 1 else num_blocks) * block
     if per_rank >= free:
         refusal = weights_oom_message(per_rank, free)
+        status = "does-not-fit"
+    elif (
+        used
+        and not user_kv
+        and (rel is None or rel >= FREE_MEMORY_CHECK_FROM)
+        and init_free < math.ceil(total * util)
+    ):
+        refusal = (
+            f"Free memory on device ({init_free / GIB:.2f}/{total / GIB:.2f} GiB) on startup is less than desired "
+            f"GPU memory utilization ({util}, {math.ceil(total * util) / GIB:.2f} GiB). Decrease GPU memory "
+            "utilization or reduce GPU memory used by other processes."
+        )
+        free_fix = f"--gpu-memory-utilization {math.floor(init_free / total * 100) / 100:.2f}"
     elif available <= 0:
         refusal = (
             "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
@@ -342,6 +425,89 @@ def capacity(
                 refusal = "No available memory for the cache blocks."
         else:
             refusal = kv_needed_message(max_len, needed, available, est_len)
+    mamba_refusal = None
+    if (
+        refusal is None
+        and lin_layers
+        and not values.get("enforce_eager")
+        and (rel is None or rel >= MAMBA_BLOCKS_RAISE_FROM)
+        and seqs > num_blocks
+    ):
+        # config/compilation.py : CompilationConfig (FULL decode graphs need one Mamba block a sequence)
+        mamba_refusal = (
+            f"max_num_seqs ({seqs}) exceeds available Mamba cache blocks ({num_blocks}). Each decode sequence "
+            "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to "
+            f"at most {num_blocks} or increase gpu_memory_utilization."
+        )
+        refusal = mamba_refusal
+    # What the KV cache leaves on the device, and what comes after it (v1/worker/gpu_worker.py :
+    # compile_or_warm_up_model: CUDA-graph capture, then the sampler warm-up whose buffers are kept).
+    kv_bytes = max(0, num_blocks) * block_bytes
+    headroom = total - nontorch.value - used - per_rank - nontorch_counted.value - kv_bytes
+    graph_b = (
+        graphs.value
+        if graphs.value
+        else (0.0 if values.get("enforce_eager") else (0.25 + 0.5 * min(seqs, 1024) / 1024) * GIB)
+    )
+    cfg_t = text_config(hf)
+    warm_reqs = min(seqs, batched)
+    sampler_b = warm_reqs * int(cfg_t.get("vocab_size") or 32000) * SAMPLER_BYTES_PER_LOGIT
+    allocations: tuple[Allocation, ...] = (
+        Allocation("weights", per_rank, "before-pool", "v1/worker/gpu_model_runner.py : load_model"),
+        Allocation("KV cache", float(kv_bytes), "pool", "v1/worker/gpu_worker.py : initialize_from_config"),
+    )
+    if graph_b:
+        allocations += (
+            Allocation(
+                "CUDA graphs" + ("" if graphs.value else " (not in the KV budget in this release/switch)"),
+                graph_b,
+                "after-pool",
+                "v1/worker/gpu_model_runner.py : capture_model",
+                low=0.1 * GIB,
+                high=max(graph_b, 1.5 * GIB),
+            ),
+        )
+    allocations += (
+        Allocation(
+            f"sampler warm-up ({warm_reqs} requests × vocabulary)",
+            float(sampler_b),
+            "after-pool",
+            "v1/worker/gpu_worker.py : compile_or_warm_up_model → _dummy_sampler_run",
+            low=sampler_b * 0.5,
+            high=sampler_b * 1.6,
+        ),
+    )
+    failing = None
+    short = 0.0
+    fix = None
+    unknown_reason = None
+    if per_rank >= free:  # the weights alone: torch's out of memory while loading them
+        failing, short = "weights", per_rank - free
+    if refusal is None and num_blocks > 0:
+        status, failed, short, oom = after_pool_verdict(headroom, allocations)
+        if status == "does-not-fit" and failed is not None:
+            refusal = oom
+            failing = failed.name
+            lower = math.floor((util - short / total) * 100) / 100
+            fix = (
+                f"--max-num-seqs {max(1, int(warm_reqs * (1 - short / sampler_b)))}"
+                if failed.name.startswith("sampler") and sampler_b
+                else f"--gpu-memory-utilization {lower:.2f}"
+            )
+        elif status == "unknown" and failed is not None:
+            failing = failed.name
+            unknown_reason = (
+                f"the allocations after the KV cache ({sum(a.bytes or 0 for a in allocations if a.phase == 'after-pool') / GIB:.2f} GiB, "
+                f"estimated) exceed the {headroom / GIB:.2f} GiB it leaves at their central estimate"
+            )
+    elif mamba_refusal is not None:
+        failing = "Mamba cache blocks"
+        fix = f"--max-num-seqs {num_blocks}"
+    elif refusal is not None and status == "refused" and available > 0 and num_blocks < per_req:
+        failing = "KV cache below max_model_len"
+    elif free_fix is not None:
+        failing = "free memory at start-up"
+        fix = free_fix
     per_token_bytes = (
         block_bytes * num_groups / block if len(counts) > 1 else full_pl * (full_layers + swa_layers)
     )
@@ -381,6 +547,10 @@ def capacity(
         + (f", {lin_layers} linear" if lin_layers else ""),
         "kv_cache_groups": num_groups,
         "available_kv_bytes": int(available),
+        "num_gpu_blocks": num_blocks,
+        "mamba_ssm_dtype": ssm_dtype or None,
+        "cudagraph_estimate_in_budget": bool(graphs.value),
+        "used_gib": round(used / GIB, 3) if used else 0,
     }
     return FitReport(
         engine="vllm",
@@ -398,4 +568,11 @@ def capacity(
         estimates={"activation_peak": peak, "non_torch": nontorch_counted, "cudagraphs": graphs},
         kv_tokens_range=(tok(lo_avail), tok(hi_avail)),
         state_bytes_per_request=state,
+        allocations=allocations,
+        headroom_bytes=headroom if num_blocks > 0 and (refusal is None or failing is not None) else None,
+        status="starts" if refusal is None and status == "refused" else status,
+        failing=failing,
+        short_by_bytes=short,
+        fix=fix,
+        unknown_reason=unknown_reason,
     )

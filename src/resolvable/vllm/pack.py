@@ -128,6 +128,13 @@ class VllmPack(Pack):
             return exc
         return super().checked_fix(exc, hf, platform, env, user, release=release)
 
+    @property
+    def startup_log(self) -> Any:
+        """The start-up log reader (``recognises``, ``read``, ``launch``) for ``check-log``."""
+        import importlib
+
+        return importlib.import_module(f"{_PKG}.startup_log")
+
     def add_cli_args(self, parser: argparse.ArgumentParser, release: str | None = None) -> None:
         from .cli_args import add_cli_args
 

@@ -1,0 +1,218 @@
+"""vLLM's start-up log, read for ``resolvable check-log`` (the pack's half of
+``resolvable.startup_log``).
+
+What vLLM prints (0.2–0.34 logs): ``vLLM API server version V`` / ``Initializing a V1 LLM engine
+(vV) with config: model='…', …``, ``non-default args: {…}``, ``Model loading took X GiB``,
+``Available KV cache memory: X GiB``, ``GPU KV cache size: N tokens`` (V0: ``# GPU blocks: B``),
+``Maximum concurrency for L tokens per request: Cx``, ``Graph capturing finished in S secs, took
+X GiB``, ``Using … backend``, ``Free memory on device (F/T GiB) on startup``, and the failures
+("To serve at least one request…", "No available memory for the cache blocks", "max_num_seqs (N)
+exceeds available Mamba cache blocks", torch's "CUDA out of memory").
+
+Invariants: standard library only; a fact the log does not state stays None.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from ..startup_log import LogFacts, command_flags, first, line_of, literal_args
+
+__all__ = ["launch", "read", "recognises"]
+
+_NUM = r"(-?[0-9]+(?:\.[0-9]+)?)"
+
+
+def recognises(text: str) -> bool:
+    return bool(
+        re.search(
+            r"vLLM API server version|LLM engine \(v|non-default args:|Available KV cache memory|GPU KV cache size|"
+            r"# GPU blocks:|EngineCore|vllm serve",
+            text,
+        )
+    )
+
+
+#: engine-config names → ``vllm.memory.capacity`` keys
+_CONFIG_KEYS = {
+    "tensor_parallel_size": "tensor_parallel_size",
+    "pipeline_parallel_size": "pipeline_parallel_size",
+    "data_parallel_size": "data_parallel_size",
+    "max_seq_len": "max_model_len",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "quantization": "quantization",
+    "enforce_eager": "enforce_eager",
+    "dtype": "dtype",
+}
+_FLAG_KEYS = (
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "enable_expert_parallel",
+    "gpu_memory_utilization",
+    "kv_cache_dtype",
+    "block_size",
+    "max_model_len",
+    "max_num_batched_tokens",
+    "max_num_seqs",
+    "dtype",
+    "quantization",
+    "kv_cache_memory_bytes",
+    "enforce_eager",
+    "mamba_ssm_cache_dtype",
+)
+
+
+def read(text: str) -> LogFacts:
+    lines: dict[str, str] = {}
+
+    def take(name: str, m: re.Match[str] | None) -> re.Match[str] | None:
+        if m is not None:
+            lines[name] = line_of(m, text) or ""
+        return m
+
+    model, flags = command_flags(
+        text,
+        ("vllm serve", "vllm.entrypoints.openai.api_server"),
+        {"tp": "tensor_parallel_size", "pp": "pipeline_parallel_size", "dp": "data_parallel_size"},
+    )
+    m = take("config", first(r"with config: (model=.*)", text))
+    if m:
+        cfg = literal_args(m.group(1))
+        model = cfg.get("model") if isinstance(cfg.get("model"), str) else None
+        for src, dst in _CONFIG_KEYS.items():
+            value = cfg.get(src)
+            if value is not None and not (isinstance(value, str) and value.startswith("torch.")):
+                flags[dst] = value
+            elif isinstance(value, str) and value.startswith("torch."):
+                flags[dst] = value.removeprefix("torch.")
+    m = take("non_default_args", first(r"non-default args: (\{.*\})", text))
+    if m:
+        try:
+            parsed = ast.literal_eval(m.group(1))
+        except (ValueError, SyntaxError):
+            parsed = {}
+        if isinstance(parsed, dict):
+            model = parsed.get("model", model) if isinstance(parsed.get("model", model), str) else model
+            flags.update({k: v for k, v in parsed.items() if k in _FLAG_KEYS})
+    for k in list(flags):
+        if k not in _FLAG_KEYS or flags[k] is None or (flags[k] == "auto" and k != "kv_cache_dtype"):
+            flags.pop(k, None)
+    version = None
+    m = take(
+        "version",
+        first(
+            r"(?:vLLM API server version|LLM engine \(v|vLLM version:?)\s*v?(\d+\.\d+(?:\.\d+)?[\w.+]*)", text
+        ),
+    )
+    if m:
+        version = m.group(1)
+    weights = None
+    m = take("weights_gib", first(r"Model loading took " + _NUM + r"\s*(?:GiB|GB)", text))
+    if m:
+        weights = float(m.group(1))
+    avail = None
+    m = take("available_kv_gib", first(r"Available KV cache memory: " + _NUM + r"\s*GiB", text))
+    if m:
+        avail = float(m.group(1))
+    block = None
+    m = take(
+        "block_size", first(r"(?:Setting attention block size to|block_size=|block size:?)\s*([0-9]+)", text)
+    )
+    if m:
+        block = int(m.group(1))
+    kv = None
+    m = take("kv_tokens", first(r"GPU KV cache size: ([0-9,]+) tokens", text))
+    if m:
+        kv = int(m.group(1).replace(",", ""))
+    else:
+        m = take("kv_tokens", first(r"# GPU blocks: ([0-9]+)", text))
+        if m:
+            kv = int(m.group(1)) * (block or int(flags.get("block_size") or 16))
+    conc = None
+    m = take(
+        "max_concurrency", first(r"Maximum concurrency for [0-9,]+ tokens per request: " + _NUM + r"x", text)
+    )
+    if m:
+        conc = float(m.group(1))
+    graph_gib = None
+    m = take(
+        "cuda_graph_gib", first(r"Graph capturing finished in [0-9.]+ secs?, took " + _NUM + r"\s*GiB", text)
+    )
+    if m:
+        graph_gib = float(m.group(1))
+    backend = None
+    m = take(
+        "backend", first(r"Using (?:AttentionBackendEnum\.)?([A-Z][A-Z0-9_]+) (?:attention )?backend", text)
+    )
+    if m:
+        backend = m.group(1)
+    total = None
+    m = take(
+        "device_total_gib",
+        first(r"Free memory on device \(?[^()]*?\(?" + _NUM + r"/" + _NUM + r" GiB\)", text),
+    )
+    if m:
+        total = float(m.group(2))
+    else:
+        m = take("device_total_gib", first(r"total capacity of " + _NUM + r"\s*GiB", text))
+        if m:
+            total = float(m.group(1))
+    device = None
+    m = take(
+        "device_name",
+        first(
+            r"(NVIDIA (?:GeForce |RTX )?[A-Z]{0,3}[0-9]{2,4}[\w -]*?|AMD Instinct MI[0-9]+X?)(?=[,)\n:]|$| \()",
+            text,
+        ),
+    )
+    if m:
+        device = m.group(1).strip()
+    outcome, oline = None, None
+    for name, pattern in (
+        ("out-of-memory", r"OutOfMemoryError|CUDA out of memory"),
+        (
+            "refused",
+            r"To serve at least one request|No available memory for the cache blocks|exceeds available Mamba cache|"
+            r"is less than desired GPU memory utilization|Available KV cache memory: -",
+        ),
+        ("starts", r"Application startup complete|Starting vLLM API server|GPU KV cache size|# GPU blocks"),
+    ):
+        m = first(pattern, text)
+        if m:
+            outcome, oline = name, line_of(m, text)
+            break
+    return LogFacts(
+        engine="vllm",
+        version=version,
+        model=model,
+        device_name=device,
+        device_total_gib=total,
+        flags=flags,
+        weights_gib=weights,
+        kv_tokens=kv,
+        available_kv_gib=avail,
+        max_concurrency=conc,
+        block_size=block,
+        backend=backend,
+        cuda_graph_gib=graph_gib,
+        outcome=outcome,
+        outcome_line=oline,
+        lines=lines,
+    )
+
+
+def launch(
+    facts: LogFacts, hf: Any, platform: Any, release: str | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(values for ``vllm.memory.capacity``, its keyword arguments) rebuilt from the log."""
+    values = dict(facts.flags)
+    if facts.block_size and "block_size" not in values:
+        values["block_size"] = facts.block_size
+    version = release
+    if version is None and facts.version:
+        m = re.match(r"(\d+)\.(\d+)", facts.version)
+        version = f"{m.group(1)}.{m.group(2)}" if m else None
+    return values, {"version": version}

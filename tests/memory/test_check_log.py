@@ -1,0 +1,85 @@
+"""`check-log`: every corpus log gives the launch and the comparison, or a one-line reason; the
+readers find what each engine prints (tests/memory/corpus quotes the log lines with their source)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from corpus_eval import _hf, _platform, entries, vllm_version
+
+from resolvable.cli import main
+from resolvable.startup_log import check_log, literal_args, read_log
+
+
+@pytest.mark.parametrize("entry", entries(), ids=lambda e: e["id"])
+def test_every_corpus_log_is_checked_or_gives_a_one_line_reason(entry, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a log's model that is not bundled: no network here
+    text = "\n".join([entry["command"], *entry["log"]])  # the launch command pasted above the log
+    release = vllm_version(entry) if entry["engine"] == "vllm" else None
+    result = check_log(
+        text, engine=entry["engine"], hf=_hf(entry), platform=_platform(entry), release=release
+    )
+    if result.reason is not None:
+        assert "\n" not in result.reason and result.reason
+        return
+    assert result.engine == entry["engine"] and result.report is not None
+    names = {r.name for r in result.rows}
+    obs = entry["observed"]
+    # what the corpus says the quoted lines state is what the reader found
+    if "kv_tokens" in obs and any("GPU KV cache size" in x or "#tokens" in x for x in entry["log"]):
+        assert result.facts.kv_tokens == obs["kv_tokens"], entry["id"]
+        assert "KV tokens" in names
+    if "weights_gib" in obs and any("Model loading took" in x for x in entry["log"]):
+        assert result.facts.weights_gib == pytest.approx(obs["weights_gib"]), entry["id"]
+    if "available_kv_gib" in obs and any("Available KV cache memory" in x for x in entry["log"]):
+        assert result.facts.available_kv_gib == pytest.approx(obs["available_kv_gib"]), entry["id"]
+    assert json.loads(json.dumps(result.to_dict(), default=repr))["schema"] == "resolvable.check-log/1"
+
+
+SGLANG_LOG = """\
+[2025-03-29 18:12:40] server_args=ServerArgs(model_path='/llm/model/google/gemma-3-27b-it-int4-awq/', tokenizer_mode='auto', dtype='auto', kv_cache_dtype='auto', quantization=None, context_length=4096, mem_fraction_static=0.88, max_running_requests=None, chunked_prefill_size=2048, page_size=1, tp_size=1, attention_backend=None, json_model_override_args='{}')
+[2025-03-29 18:13:10 TP0] Load weight end. type=Gemma3ForConditionalGeneration, dtype=torch.bfloat16, avail mem=5.95 GB, mem usage=17.54 GB.
+[2025-03-29 18:13:10 TP0] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.
+"""
+
+
+def test_sglang_reader_takes_server_args_weights_and_the_refusal():
+    """The line shapes of sglang issue 4895 (server_args, Load weight end, the refusal); the
+    figures in this fixture are illustrative, the reader is what is tested."""
+    facts = read_log(SGLANG_LOG)
+    assert facts.engine == "sglang" and facts.model == "/llm/model/google/gemma-3-27b-it-int4-awq/"
+    assert facts.flags["context_length"] == 4096 and facts.flags["tp_size"] == 1
+    assert facts.flags["json_model_override_args"] == "{}" and "quantization" not in facts.flags
+    assert facts.mem_fraction_static == 0.88 and facts.weights_gib == 17.54
+    assert facts.outcome == "refused" and "Not enough memory" in facts.outcome_line
+    # the model path is not on this machine: a one-line reason naming the fix
+    result = check_log(SGLANG_LOG)
+    assert "--model-config gemma-3-27b" in result.reason and "\n" not in result.reason
+
+
+def test_literal_args_keeps_nested_values_and_strings_with_commas():
+    got = literal_args("a='x, y', b=[1, 2], c={'k': (3, 4)}, d=None, e=torch.bfloat16")
+    assert got == {"a": "x, y", "b": [1, 2], "c": {"k": (3, 4)}, "d": None, "e": "torch.bfloat16"}
+
+
+def test_cli_check_log_text_json_and_errors(tmp_path, capsys):
+    log = tmp_path / "vllm.log"
+    log.write_text(
+        "INFO vLLM API server version 0.11.0\n"
+        "INFO non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 16000}\n"
+        "INFO Model loading took 14.99 GiB and 5.1 seconds\n"
+        "INFO GPU KV cache size: 100 tokens\n"
+    )
+    code = main(["check-log", str(log), "--model-config", "llama-3.1-8b", "--platform", "h100"])
+    out = capsys.readouterr().out
+    assert code == 1 and "KV tokens" in out and "weights GiB/rank" in out  # 100 tokens diverges
+    code = main(["check-log", str(log), "--config", "llama-3.1-8b", "--platform", "h100", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data["diverged"] == ["KV tokens"] and data["facts"]["version"] == "0.11.0"
+    code = main(["check-log", str(tmp_path / "missing.log")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: check-log ") and err.count("\n") == 1
+    (tmp_path / "other.log").write_text("hello\n")
+    code = main(["check-log", str(tmp_path / "other.log")])
+    assert code == 2 and "no engine recognises this log" in capsys.readouterr().err

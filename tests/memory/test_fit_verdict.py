@@ -1,0 +1,85 @@
+"""Issue 26 × 27: fit's verdict comes from the memory model's structured answer (status, failing
+allocation, shortfall, fix), ``--used-gib`` reaches both engines' memory models through the
+launch's node, and an ``unknown`` memory answer never reads as ``starts`` (exit code 3)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from resolvable.cli import main
+from resolvable.memory import GIB
+from resolvable.verdict import EXIT_UNKNOWN, Verdict
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_unknown_memory_answer_is_its_own_verdict_and_exits_3(capsys):
+    """sglang issue 18263's launch (tests/memory/corpus/sglang-18263-qwen3-30b-a3b-mi355x.json):
+    the aiter workspaces after the pool cannot be sized offline."""
+    argv = ("fit", "qwen3-30b-a3b", "--platform", "mi355x", "--attention-backend", "aiter")
+    code, out, err = run(capsys, *argv, "--mem-fraction-static", "0.911", "--json")
+    verdict = json.loads(out)["verdict"]
+    assert code == EXIT_UNKNOWN == 3 and verdict["exit_code"] == 3
+    assert verdict["status"] == "unknown" and verdict["allocation"] == "aiter attention workspaces"
+    assert any(u.startswith("memory: aiter attention workspaces") for u in verdict["unknowns"])
+    assert json.loads(out)["memory"]["status"] == "unknown"
+    assert err.startswith("error: ") and "unknown" in err
+    code, out, _ = run(capsys, *argv, "--mem-fraction-static", "0.911")
+    assert code == 3 and "verdict   unknown: may not fit (aiter attention workspaces)" in out
+    assert "verdict   would start" not in out and "unknown: aiter" not in out  # said once
+    # the sized allocations hold one full-context request at TP 1: the smallest TP is still named
+    assert "smallest TP that fits one full-context request: 1" in out
+
+
+def test_unknown_status_is_not_starts():
+    v = Verdict("unknown", allocation="x", message="unknown: x")
+    assert not v.starts and v.exit_code == 3 and v.to_dict()["status"] == "unknown"
+
+
+def test_weights_allocation_and_shortfall_come_from_the_report(capsys):
+    code, out, _ = run(capsys, "fit", "llama-3.3-70b", "--platform", "h100", "--json")
+    data = json.loads(out)
+    verdict, memory = data["verdict"], data["memory"]
+    assert code == 1 and verdict["status"] == "does-not-fit"
+    assert verdict["allocation"] == memory["failing_allocation"] == "weights"
+    assert verdict["shortfall_bytes"] / GIB == pytest.approx(memory["short_by_gib"], abs=0.001)
+    assert verdict["shortfall_bytes"] > 0
+
+
+def test_used_gib_reaches_the_sglang_memory_model(capsys):
+    base = ("fit", "llama-3.1-8b", "--platform", "h100", "--json")
+    _, alone, _ = run(capsys, *base)
+    code, shared, _ = run(capsys, *base, "--used-gib", "20")
+    alone, shared = json.loads(alone), json.loads(shared)
+    assert code == 0 and shared["launch"]["node"]["used_gib"] == 20
+    assert shared["memory"]["inputs"]["used_gib"] == 20
+    assert shared["memory"]["kv_tokens"] < alone["memory"]["kv_tokens"]
+
+
+def test_used_gib_reaches_vllms_free_memory_check(capsys):
+    """v1/worker/utils.py : request_memory (the free memory at start-up must cover the utilization)."""
+    argv = ("fit", "--engine", "vllm", "qwen3-8b", "--platform", "a100", "--gpu-memory-utilization", "0.9")
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0 and json.loads(out)["verdict"]["status"] == "starts"
+    code, out, _ = run(capsys, *argv, "--used-gib", "20", "--json")
+    verdict = json.loads(out)["verdict"]
+    assert code == 1 and verdict["status"] == "does-not-fit"
+    assert verdict["allocation"] == "free memory at start-up"
+    assert verdict["message"].startswith("Free memory on device (")
+    assert verdict["fix"].startswith("--gpu-memory-utilization 0.")
+
+
+def test_used_gib_must_be_a_non_negative_number(capsys):
+    code, _, err = run(capsys, "fit", "llama-3.1-8b", "--used-gib", "-1")
+    assert code == 2 and "--used-gib" in err and "Traceback" not in err
+
+
+def test_fit_text_names_the_estimates_and_the_after_pool_allocations(capsys):
+    code, out, _ = run(capsys, "fit", "llama-3.1-8b", "--platform", "h100")
+    assert code == 0 and "estimate  " in out and "  alloc   " in out and "after KV  " in out
