@@ -316,14 +316,15 @@ def load_config_file(
 
 def _read_text(path: str) -> str:
     """The YAML flag file, through the guarded read (a regular file only, at most
-    ``CONFIG_MAX_BYTES``, a FIFO or ``/dev/zero`` refused without blocking)."""
+    ``CONFIG_MAX_BYTES``, a FIFO or ``/dev/zero`` refused without blocking); a file that cannot be
+    read is the tool's input error (``ConfigError``, exit 2), not the engine's refusal."""
     from ..errors import ConfigError
     from ..rules import read_bounded
 
     try:
         raw = read_bounded(path, CONFIG_MAX_BYTES, what="--config YAML flag file")
-    except ConfigError as exc:
-        raise VllmArgumentError(
+    except ConfigError as exc:  # this tool cannot read it: its input error (exit 2), not vLLM's refusal
+        raise ConfigError(
             f"--config {path}: cannot read it ({exc}); give the path of a YAML flag file"
         ) from None
     try:
