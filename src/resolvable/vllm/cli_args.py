@@ -291,8 +291,10 @@ def load_config_file(
         config = {}
     if not isinstance(config, dict):
         raise VllmArgumentError(f"--config {path}: the file must hold a mapping of flag: value")
-    if len(config) > CONFIG_MAX_KEYS:
-        raise VllmArgumentError(
+    if len(config) > CONFIG_MAX_KEYS:  # this tool's bound on work: its input error (exit 2)
+        from ..errors import ConfigError
+
+        raise ConfigError(
             f"--config {path}: {len(config):,} keys, more than the {CONFIG_MAX_KEYS:,} a flag file holds "
             "(vLLM has a few hundred flags); give a YAML file of flag: value"
         )
