@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from required_inputs import vllm_wheel
+from resolvable.errors import ConfigError
 from resolvable.vllm.cli_args import CONFIG_MAX_BYTES, VllmArgumentError, parse, preprocess
 from resolvable.vllm.flags import load_table, modelled_dests, option_history, releases
 from resolvable.vllm.flags.values import human_readable_int, human_readable_int_or_auto
@@ -259,7 +260,7 @@ def test_config_file_model_and_errors(tmp_path):
     empty.write_text("port: 1\n")
     with pytest.raises(VllmArgumentError, match="No model specified!"):
         parse(["--config", str(empty)], "0.34.0")
-    with pytest.raises(VllmArgumentError, match="cannot read it"):
+    with pytest.raises(ConfigError, match="cannot read it"):  # the tool's input error (exit 2)
         parse(["m", "--config", str(tmp_path / "missing.yaml")], "0.34.0")
 
 
@@ -270,7 +271,7 @@ def test_config_yaml_refuses_alias_bombs_and_huge_files(tmp_path):
         parse(["m", "--config", str(bomb)], "0.34.0")
     big = tmp_path / "big.yaml"
     big.write_text("port: 1\n" + "#" * CONFIG_MAX_BYTES)
-    with pytest.raises(VllmArgumentError, match="limit"):
+    with pytest.raises(ConfigError, match="limit"):
         parse(["m", "--config", str(big)], "0.34.0")
     bad = tmp_path / "bad.yaml"
     bad.write_text("port: [1\n")
