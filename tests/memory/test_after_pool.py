@@ -337,3 +337,27 @@ def test_vllm_gpt_oss_20b_at_095_sampler_warm_up_is_never_a_silent_fit():
     v1 = _vllm(hf, "h100", "0.11", kv_cache_memory_bytes=int(62 * GIB), enforce_eager=True)
     assert v1.status == "does-not-fit"
     assert v1.refusal.startswith("CUDA out of memory occurred when warming up sampler with 1024 dummy requests")
+
+
+def test_vllm_08_v1_counts_other_processes_so_a_low_utilization_is_unknown():
+    """Issue 27 / vllm#17431: Qwen3-8B on an A800 at utilization 0.4 refused with "No available
+    memory for the cache blocks" under V1 (0.8.5) and started with VLLM_USE_V1=0. The 0.8-era V1
+    ``determine_available_memory`` counts everything allocated on the device after the profile run
+    (``total - free``), so what other processes hold comes out of the budget in full; offline
+    that memory is not known, so a utilization leaving others more than the KV budget is
+    ``unknown``, never a fit. With ``--used-gib`` the refusal itself is predicted."""
+    hf = load_model("qwen3-8b")
+    a800 = Platform.preset("a100").replace(device_name="NVIDIA A800-SXM4-80GB")
+
+    def run(version, **values):
+        return vllm_capacity(
+            values, hf, device_name=a800.device_name, memory_gib=a800.memory_gib, version=version
+        )
+
+    rep = run("0.8", gpu_memory_utilization=0.4)
+    assert rep.status == "unknown" and not rep.fits and rep.failing == "memory held by other processes"
+    assert "No available memory for the cache blocks" in rep.unknown_reason and "--used-gib" in rep.fix
+    assert run("0.8", gpu_memory_utilization=0.9).fits  # the budget outlasts what 0.9 leaves to others
+    assert run("0.7", gpu_memory_utilization=0.4).fits  # V0's snapshot excludes other processes
+    shared = run("0.8", gpu_memory_utilization=0.4, used_bytes=20 * GIB)
+    assert shared.refusal.startswith("No available memory for the cache blocks")

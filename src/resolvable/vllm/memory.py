@@ -189,6 +189,10 @@ MAMBA_BLOCKS_RAISE_FROM = (0, 20)
 #: First release with ``request_memory``'s check that the free memory at start-up covers the
 #: utilization (v1/worker/utils.py; the 0.11 logs print "Free memory on device … on startup").
 FREE_MEMORY_CHECK_FROM = (0, 10)
+#: First release whose V1 engine (the default from 0.8) sizes the KV budget from
+#: ``total − free`` after the profile run (docs/memory.md, the vllm-17122 miss): memory held by
+#: other processes counts in full, until the start-up snapshot of ``FREE_MEMORY_CHECK_FROM``.
+V1_COUNTS_OTHER_PROCESSES_FROM = (0, 8)
 
 
 #: Model Runner V2 (``v1/worker/gpu/model_runner.py``) is the default for every model it supports
@@ -638,6 +642,30 @@ def capacity(
                     "gpu/warmup.py : warmup_kernels needs it after the KV cache)"
                 )
             )
+    if (
+        status in ("refused", "starts")
+        and refusal is None
+        and not used
+        and not user_kv
+        and rel is not None
+        and V1_COUNTS_OTHER_PROCESSES_FROM <= rel < FREE_MEMORY_CHECK_FROM
+        and available <= total * (1 - util)
+    ):
+        # V1 of the 0.8-0.9 era (v1/worker/gpu_worker.py : determine_available_memory) adds to
+        # torch's peak everything else allocated on the device after the profile run
+        # (total - free - torch's allocated), so memory other processes hold comes out of the KV
+        # budget in full. A utilization that leaves more memory to others than the budget has
+        # left for the KV cache is not derivable offline (issue 27: Qwen3-8B on an A800 at 0.4,
+        # vllm#17431: "No available memory for the cache blocks" with V1, starts with V0).
+        status = "unknown"
+        failing = "memory held by other processes"
+        unknown_reason = (
+            f"vLLM {version}'s V1 engine counts the memory other processes hold on the device against "
+            f"the KV budget: if they hold more than {available / GIB:.2f} GiB (the utilization "
+            f"{util} leaves {total * (1 - util) / GIB:.2f} GiB to them), it refuses with \"No available "
+            "memory for the cache blocks\"; pass --used-gib to check"
+        )
+        fix = "--used-gib G (what other processes hold on the device), or VLLM_USE_V1=0"
     elif mamba_refusal is not None:
         failing = "Mamba cache blocks"
         fix = f"--max-num-seqs {num_blocks}"
