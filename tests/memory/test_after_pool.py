@@ -336,7 +336,9 @@ def test_vllm_gpt_oss_20b_at_095_sampler_warm_up_is_never_a_silent_fit():
     # the V1 runner wraps torch's error in its own message when the warm-up cannot fit at all
     v1 = _vllm(hf, "h100", "0.11", kv_cache_memory_bytes=int(62 * GIB), enforce_eager=True)
     assert v1.status == "does-not-fit"
-    assert v1.refusal.startswith("CUDA out of memory occurred when warming up sampler with 1024 dummy requests")
+    assert v1.refusal.startswith(
+        "CUDA out of memory occurred when warming up sampler with 1024 dummy requests"
+    )
 
 
 def test_vllm_08_v1_counts_other_processes_so_a_low_utilization_is_unknown():

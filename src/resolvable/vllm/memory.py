@@ -662,8 +662,8 @@ def capacity(
         unknown_reason = (
             f"vLLM {version}'s V1 engine counts the memory other processes hold on the device against "
             f"the KV budget: if they hold more than {available / GIB:.2f} GiB (the utilization "
-            f"{util} leaves {total * (1 - util) / GIB:.2f} GiB to them), it refuses with \"No available "
-            "memory for the cache blocks\"; pass --used-gib to check"
+            f'{util} leaves {total * (1 - util) / GIB:.2f} GiB to them), it refuses with "No available '
+            'memory for the cache blocks"; pass --used-gib to check'
         )
         fix = "--used-gib G (what other processes hold on the device), or VLLM_USE_V1=0"
     elif mamba_refusal is not None:
