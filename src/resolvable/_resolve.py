@@ -152,6 +152,13 @@ class _Traced:
         object.__setattr__(self, "_prefix", prefix)
         object.__setattr__(self, "_reads", reads)
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        """The traced object's class, so ``isinstance(view, HFConfig)`` in a rule answers as it
+        does untraced (issue 27: vLLM's ``_quant_config`` took a traced ModelOpt config for none
+        and refused ``--quantization modelopt``); ``type(view)`` is still ``_Traced``."""
+        return type(self._target)
+
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._target, name)
         if callable(value) and not isinstance(value, type):

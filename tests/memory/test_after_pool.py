@@ -254,12 +254,17 @@ def test_vllm_cudagraph_estimate_switch_and_release_default():
 def test_vllm_used_memory_refused_as_vllm_does():
     """v1/worker/utils.py : request_memory: the free memory at start-up must cover the utilization."""
     hf = load_model("qwen3-8b")
-    rep = _vllm(hf, "a100", "0.31", gpu_memory_utilization=0.9, used_bytes=20 * GIB)
+    rep = _vllm(hf, "a100", "0.33", gpu_memory_utilization=0.9, used_bytes=20 * GIB)
     assert rep.status == "refused" and rep.refusal.startswith("Free memory on device (")
     assert "is less than desired GPU memory utilization (0.9," in rep.refusal
     assert rep.fix.startswith("--gpu-memory-utilization 0.")
-    ok = _vllm(hf, "a100", "0.31", gpu_memory_utilization=float(rep.fix.split()[1]), used_bytes=20 * GIB)
+    ok = _vllm(hf, "a100", "0.33", gpu_memory_utilization=float(rep.fix.split()[1]), used_bytes=20 * GIB)
     assert ok.fits
+    # 0.31's Model Runner V2 warms the sampler up outside the profiled peak: at that utilization
+    # nothing is left for it, so the launch is not predicted to start
+    mrv2 = _vllm(hf, "a100", "0.31", gpu_memory_utilization=float(rep.fix.split()[1]), used_bytes=20 * GIB)
+    assert mrv2.inputs["model_runner_v2"] and not mrv2.inputs["sampler_warm_up_profiled"]
+    assert not mrv2.fits and mrv2.status in ("does-not-fit", "unknown")
     # before that check (V1 of the 0.8 era) other processes' memory came out of the budget
     early = _vllm(hf, "a100", "0.8", gpu_memory_utilization=0.4, used_bytes=20 * GIB)
     assert early.refusal is not None and early.refusal.startswith("No available memory for the cache blocks")
@@ -269,9 +274,10 @@ def test_vllm_sampler_warm_up_and_graphs_after_the_kv_cache():
     """v1/worker/gpu_worker.py : compile_or_warm_up_model captures the graphs and then warms the
     sampler up (its buffers are kept) after the KV cache: both are checked against the headroom."""
     hf = load_model("gpt-oss-20b")
-    rep = _vllm(hf, "h100", "0.31", gpu_memory_utilization=0.95)
+    rep = _vllm(hf, "h100", "0.11", gpu_memory_utilization=0.95)
     names = [a.name for a in rep.allocations if a.phase == "after-pool"]
     assert names[0].startswith("CUDA graphs") and names[1].startswith("sampler warm-up (1024 requests")
+    assert rep.inputs["sampler_warm_up_profiled"] and rep.fits  # the V1 runner profiles the same sampler
     # a KV cache forced larger than the device leaves no room for them: out of memory
     forced = _vllm(hf, "h100", "0.31", kv_cache_memory_bytes=int(64 * GIB))
     assert forced.status == "does-not-fit" and forced.refusal.startswith("torch.OutOfMemoryError")
@@ -302,3 +308,58 @@ def test_deepseek_v4_experts_are_fp4():
     assert fp4.components["experts"] / fp8.components["experts"] == pytest.approx(0.5 + 1 / 32)
     assert fp4.components["attention"] == fp8.components["attention"]
     assert "experts fp4 (expert_dtype)" in fp4.method
+
+
+def test_vllm_gpt_oss_20b_at_095_sampler_warm_up_is_never_a_silent_fit():
+    """Issue 27: gpt-oss-20b at utilization 0.95 ran out of memory in the sampler warm-up after a
+    58.47 GiB KV pool. Model Runner V2 (the default from 0.29) profiles the sampler's default pass
+    only (0.29-0.32 wheels: "the sampler may skip top_k, top_p, and logprobs"), and
+    ``gpu/warmup.py : warmup_kernels`` runs the full pipeline after the KV cache is allocated, so
+    its max_num_seqs × vocab buffers must fit in what the pool leaves; 0.33 profiles it too."""
+    hf = load_model("gpt-oss-20b")
+    rep = _vllm(hf, "h100", "0.31", gpu_memory_utilization=0.95)
+    assert rep.inputs["model_runner_v2"] and not rep.inputs["sampler_warm_up_profiled"]
+    kv_gib = rep.inputs["available_kv_bytes"] / GIB
+    assert abs(kv_gib - 58.47) / 58.47 < 0.1  # the pool the log shows, not the V1 runner's 54 GiB
+    names = [a.name for a in rep.allocations if a.phase == "after-pool"]
+    assert names[0].startswith("sampler warm-up (1024 requests") and names[1].startswith("CUDA graphs")
+    assert not rep.fits and rep.status in ("unknown", "does-not-fit")
+    assert rep.failing.startswith("sampler warm-up") and "warmup_kernels" in rep.unknown_reason
+    assert rep.fix.startswith("--max-num-seqs ")
+    checked = _vllm(hf, "h100", "0.31", gpu_memory_utilization=0.95, max_num_seqs=int(rep.fix.split()[1]))
+    assert checked.fits
+    # the same launch at 0.9 leaves room for it; 0.33 profiles the warm-up pass (smaller pool)
+    assert _vllm(hf, "h100", "0.31", gpu_memory_utilization=0.9).fits
+    fixed = _vllm(hf, "h100", "0.33", gpu_memory_utilization=0.95)
+    assert fixed.fits and fixed.inputs["sampler_warm_up_profiled"]
+    assert fixed.inputs["available_kv_bytes"] < rep.inputs["available_kv_bytes"]
+    # the V1 runner wraps torch's error in its own message when the warm-up cannot fit at all
+    v1 = _vllm(hf, "h100", "0.11", kv_cache_memory_bytes=int(62 * GIB), enforce_eager=True)
+    assert v1.status == "does-not-fit"
+    assert v1.refusal.startswith(
+        "CUDA out of memory occurred when warming up sampler with 1024 dummy requests"
+    )
+
+
+def test_vllm_08_v1_counts_other_processes_so_a_low_utilization_is_unknown():
+    """Issue 27 / vllm#17431: Qwen3-8B on an A800 at utilization 0.4 refused with "No available
+    memory for the cache blocks" under V1 (0.8.5) and started with VLLM_USE_V1=0. The 0.8-era V1
+    ``determine_available_memory`` counts everything allocated on the device after the profile run
+    (``total - free``), so what other processes hold comes out of the budget in full; offline
+    that memory is not known, so a utilization leaving others more than the KV budget is
+    ``unknown``, never a fit. With ``--used-gib`` the refusal itself is predicted."""
+    hf = load_model("qwen3-8b")
+    a800 = Platform.preset("a100").replace(device_name="NVIDIA A800-SXM4-80GB")
+
+    def run(version, **values):
+        return vllm_capacity(
+            values, hf, device_name=a800.device_name, memory_gib=a800.memory_gib, version=version
+        )
+
+    rep = run("0.8", gpu_memory_utilization=0.4)
+    assert rep.status == "unknown" and not rep.fits and rep.failing == "memory held by other processes"
+    assert "No available memory for the cache blocks" in rep.unknown_reason and "--used-gib" in rep.fix
+    assert run("0.8", gpu_memory_utilization=0.9).fits  # the budget outlasts what 0.9 leaves to others
+    assert run("0.7", gpu_memory_utilization=0.4).fits  # V0's snapshot excludes other processes
+    shared = run("0.8", gpu_memory_utilization=0.4, used_bytes=20 * GIB)
+    assert shared.refusal.startswith("No available memory for the cache blocks")

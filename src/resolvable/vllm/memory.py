@@ -143,7 +143,13 @@ def profile_batch(
 SAMPLER_BYTES_PER_LOGIT = 36
 
 
-def activation_peak(hf: Mapping[str, Any], tokens: int, tp: int, num_seqs: int) -> Estimate:
+def activation_peak(
+    hf: Mapping[str, Any],
+    tokens: int,
+    tp: int,
+    num_seqs: int,
+    sampler_bytes_per_logit: float = SAMPLER_BYTES_PER_LOGIT,
+) -> Estimate:
     """The torch peak of vLLM's profile run: the larger of the forward pass at
     ``max_num_batched_tokens`` (the widest MLP intermediate, the attention projections) and the
     sampler over ``max_num_seqs`` rows of the vocabulary (they run one after the other, so the
@@ -159,7 +165,7 @@ def activation_peak(hf: Mapping[str, Any], tokens: int, tp: int, num_seqs: int) 
     # gate/up output (2 × width) and ~6 hidden-wide tensors (residual, norm, q/k/v/o) in bf16
     per_token = 2 * (2 * width / max(1, tp) + 6 * hidden)
     forward = tokens * per_token
-    sampler = num_seqs * vocab * SAMPLER_BYTES_PER_LOGIT
+    sampler = num_seqs * vocab * sampler_bytes_per_logit
     value = max(forward, sampler) + 0.1 * GIB
     which = "sampler" if sampler > forward else "forward pass"
     return Estimate(
@@ -183,6 +189,110 @@ MAMBA_BLOCKS_RAISE_FROM = (0, 20)
 #: First release with ``request_memory``'s check that the free memory at start-up covers the
 #: utilization (v1/worker/utils.py; the 0.11 logs print "Free memory on device … on startup").
 FREE_MEMORY_CHECK_FROM = (0, 10)
+#: First release whose V1 engine (the default from 0.8) sizes the KV budget from
+#: ``total − free`` after the profile run (docs/memory.md, the vllm-17122 miss): memory held by
+#: other processes counts in full, until the start-up snapshot of ``FREE_MEMORY_CHECK_FROM``.
+V1_COUNTS_OTHER_PROCESSES_FROM = (0, 8)
+
+
+#: Model Runner V2 (``v1/worker/gpu/model_runner.py``) is the default for every model it supports
+#: from 0.29 (``VllmConfig.use_v2_model_runner``: the 0.29–0.34 wheels); before that only for the
+#: architectures of the release's ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` (config/vllm.py),
+#: dense and unquantized ones only in 0.22, 0.23 and 0.25 (``_is_default_v2_model_runner_model``).
+MRV2_DEFAULT_FROM = (0, 29)
+MRV2_ARCHITECTURES: dict[tuple[int, int], tuple[frozenset[str], bool]] = {
+    (0, 22): (frozenset({"Qwen3ForCausalLM"}), True),
+    (0, 23): (frozenset({"LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM"}), True),
+    (0, 24): (
+        frozenset(
+            {
+                "DeepseekV2ForCausalLM",
+                "GraniteMoeForCausalLM",
+                "LlamaForCausalLM",
+                "MistralForCausalLM",
+                "Qwen2MoeForCausalLM",
+                "Qwen3ForCausalLM",
+            }
+        ),
+        False,
+    ),
+    (0, 25): (frozenset({"DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "Qwen2MoeForCausalLM"}), True),
+    (0, 26): (
+        frozenset(
+            {
+                "DeepseekV2ForCausalLM",
+                "GraniteMoeForCausalLM",
+                "LongcatFlashNgramForCausalLM",
+                "Qwen2MoeForCausalLM",
+            }
+        ),
+        False,
+    ),
+    (0, 27): (
+        frozenset(
+            {
+                "DeepseekV2ForCausalLM",
+                "GraniteMoeForCausalLM",
+                "LongcatFlashNgramForCausalLM",
+                "Qwen2MoeForCausalLM",
+            }
+        ),
+        False,
+    ),
+    (0, 28): (
+        frozenset(
+            {
+                "DeepseekV2ForCausalLM",
+                "DeepseekV4ForCausalLM",
+                "GraniteMoeForCausalLM",
+                "LongcatFlashNgramForCausalLM",
+                "Qwen2MoeForCausalLM",
+            }
+        ),
+        False,
+    ),
+}
+#: First release whose Model Runner V2 profile run also samples with the warm-up's parameters
+#: (``_dummy_sampler_run``'s "warmup-param pass", 0.33 and 0.34 wheels). In 0.29–0.32 the profile
+#: samples once with the default parameters ("the sampler may skip top_k, top_p, and logprobs":
+#: logits in the model dtype, no sort), while ``gpu/warmup.py : warmup_kernels``, run by
+#: ``compile_or_warm_up_model`` after the KV cache is allocated and before graph capture, samples
+#: with ``SamplingParams.for_sampler_warmup()`` (top-k, top-p, min-p, penalties, logprobs): the
+#: fp32 sort pipeline over max_num_seqs × vocab is then not in the profiled peak and must fit in
+#: what the KV cache leaves (issue 27: gpt-oss-20b at 0.95, out of memory in the warm-up).
+MRV2_SAMPLER_PROFILED_FROM = (0, 33)
+
+
+def model_runner_v2(values: Mapping[str, Any], hf: Mapping[str, Any], version: str | None) -> bool:
+    """Whether the release runs the model with Model Runner V2 (``VLLM_USE_V2_MODEL_RUNNER`` as
+    ``values["use_v2_model_runner"]`` wins). Not modelled: the ROCm architecture exceptions and
+    the features MRV2 does not support (each falls back to the V1 runner)."""
+    flag = values.get("use_v2_model_runner")
+    if flag is not None and str(flag).strip() != "":
+        return str(flag).strip().lower() not in ("0", "false", "no")
+    rel = _release(version)
+    if rel is None or rel >= MRV2_DEFAULT_FROM:
+        return True
+    listed = MRV2_ARCHITECTURES.get(rel)
+    if listed is None:
+        return False
+    archs, dense_only = listed
+    if not any(a in archs for a in (hf.get("architectures") or ())):
+        return False
+    if dense_only:
+        cfg = text_config(hf)
+        moe = bool(cfg.get("num_experts") or cfg.get("n_routed_experts") or cfg.get("num_local_experts"))
+        return not moe and not hf.get("quantization_config")
+    return True
+
+
+def sampler_profiled(values: Mapping[str, Any], hf: Mapping[str, Any], version: str | None) -> bool:
+    """Whether the profile run's peak includes the sampler warm-up's full pipeline (V1 runner:
+    ``_dummy_sampler_run`` in ``profile_run`` and again after the KV cache, the same sampler)."""
+    if not model_runner_v2(values, hf, version):
+        return True
+    rel = _release(version)
+    return rel is None or rel >= MRV2_SAMPLER_PROFILED_FROM
 
 
 def cudagraph_counted(version: str | None, enforce_eager: bool, env_flag: Any = None) -> bool:
@@ -316,7 +426,11 @@ def capacity(
     d_batched, d_seqs, batch_words = profile_batch(total / GIB, device_name, world, version, max_len)
     seqs = int(values.get("max_num_seqs") or d_seqs)
     batched = int(values.get("max_num_batched_tokens") or d_batched)
-    peak = activation_peak(hf, batched, tp, min(seqs, batched))
+    full_sampler = sampler_profiled(values, hf, version)
+    mrv2 = model_runner_v2(values, hf, version)
+    # MRV2 before 0.33 profiles the default sampling pass only: the logits in the model dtype
+    profiled_logit_bytes = SAMPLER_BYTES_PER_LOGIT if full_sampler else dtype_bytes(values.get("dtype"))
+    peak = activation_peak(hf, batched, tp, min(seqs, batched), profiled_logit_bytes)
     env_cg = values.get("memory_profiler_estimate_cudagraphs")
     graphs = cudagraph_estimate(version, seqs, bool(values.get("enforce_eager")), env_cg)
     nontorch = context_overhead(world)
@@ -456,8 +570,9 @@ def capacity(
         Allocation("weights", per_rank, "before-pool", "v1/worker/gpu_model_runner.py : load_model"),
         Allocation("KV cache", float(kv_bytes), "pool", "v1/worker/gpu_worker.py : initialize_from_config"),
     )
+    graph_alloc: tuple[Allocation, ...] = ()
     if graph_b:
-        allocations += (
+        graph_alloc = (
             Allocation(
                 "CUDA graphs" + ("" if graphs.value else " (not in the KV budget in this release/switch)"),
                 graph_b,
@@ -467,16 +582,23 @@ def capacity(
                 high=max(graph_b, 1.5 * GIB),
             ),
         )
-    allocations += (
+    sampler_alloc = (
         Allocation(
-            f"sampler warm-up ({warm_reqs} requests × vocabulary)",
+            f"sampler warm-up ({warm_reqs} requests × vocabulary"
+            + ("" if full_sampler else "; not in the profiled peak in this release")
+            + ")",
             float(sampler_b),
             "after-pool",
-            "v1/worker/gpu_worker.py : compile_or_warm_up_model → _dummy_sampler_run",
+            "v1/worker/gpu_worker.py : compile_or_warm_up_model → "
+            + ("gpu/warmup.py : warmup_kernels" if mrv2 else "_dummy_sampler_run"),
             low=sampler_b * 0.5,
             high=sampler_b * 1.6,
         ),
     )
+    # MRV2 warms the kernels (the sampler included) before capturing the graphs; the V1 runner
+    # captures first and warms the sampler last. The graphs' private pool cannot reuse the blocks
+    # the warm-up leaves cached, so the two add up either way.
+    allocations += sampler_alloc + graph_alloc if mrv2 else graph_alloc + sampler_alloc
     failing = None
     short = 0.0
     fix = None
@@ -485,8 +607,22 @@ def capacity(
         failing, short = "weights", per_rank - free
     if refusal is None and num_blocks > 0:
         status, failed, short, oom = after_pool_verdict(headroom, allocations)
+        after_central = sum(a.bytes or 0.0 for a in allocations if a.phase == "after-pool")
+        unreserved = not full_sampler or not graphs.value
+        if status == "starts" and unreserved and after_central > headroom:
+            # an allocation the budget did not reserve (the un-profiled sampler pass, graphs
+            # outside the estimate): the low ends fit, the central estimates do not; not
+            # derivable offline, so "unknown", never "fits"
+            status = "unknown"
+            failed = next(a for a in allocations if a.phase == "after-pool")
         if status == "does-not-fit" and failed is not None:
             refusal = oom
+            if failed.name.startswith("sampler") and not mrv2:
+                # gpu_model_runner.py : _dummy_sampler_run wraps torch's error in its own
+                refusal = (
+                    f"CUDA out of memory occurred when warming up sampler with {warm_reqs} dummy requests. "
+                    "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+                )
             failing = failed.name
             lower = math.floor((util - short / total) * 100) / 100
             fix = (
@@ -496,10 +632,45 @@ def capacity(
             )
         elif status == "unknown" and failed is not None:
             failing = failed.name
+            room = headroom - sum(
+                a.bytes or 0.0 for a in allocations if a.phase == "after-pool" and a is not sampler_alloc[0]
+            )
+            if sampler_b and room > 0:
+                fix = f"--max-num-seqs {max(1, int(warm_reqs * room / sampler_b))}"
             unknown_reason = (
                 f"the allocations after the KV cache ({sum(a.bytes or 0 for a in allocations if a.phase == 'after-pool') / GIB:.2f} GiB, "
                 f"estimated) exceed the {headroom / GIB:.2f} GiB it leaves at their central estimate"
+                + (
+                    ""
+                    if full_sampler
+                    else " (this release profiles the sampler without the warm-up's top-k/top-p pipeline: "
+                    "gpu/warmup.py : warmup_kernels needs it after the KV cache)"
+                )
             )
+    if (
+        status in ("refused", "starts")
+        and refusal is None
+        and not used
+        and not user_kv
+        and rel is not None
+        and V1_COUNTS_OTHER_PROCESSES_FROM <= rel < FREE_MEMORY_CHECK_FROM
+        and available <= total * (1 - util)
+    ):
+        # V1 of the 0.8-0.9 era (v1/worker/gpu_worker.py : determine_available_memory) adds to
+        # torch's peak everything else allocated on the device after the profile run
+        # (total - free - torch's allocated), so memory other processes hold comes out of the KV
+        # budget in full. A utilization that leaves more memory to others than the budget has
+        # left for the KV cache is not derivable offline (issue 27: Qwen3-8B on an A800 at 0.4,
+        # vllm#17431: "No available memory for the cache blocks" with V1, starts with V0).
+        status = "unknown"
+        failing = "memory held by other processes"
+        unknown_reason = (
+            f"vLLM {version}'s V1 engine counts the memory other processes hold on the device against "
+            f"the KV budget: if they hold more than {available / GIB:.2f} GiB (the utilization "
+            f'{util} leaves {total * (1 - util) / GIB:.2f} GiB to them), it refuses with "No available '
+            'memory for the cache blocks"; pass --used-gib to check'
+        )
+        fix = "--used-gib G (what other processes hold on the device), or VLLM_USE_V1=0"
     elif mamba_refusal is not None:
         failing = "Mamba cache blocks"
         fix = f"--max-num-seqs {num_blocks}"
@@ -550,6 +721,8 @@ def capacity(
         "num_gpu_blocks": num_blocks,
         "mamba_ssm_dtype": ssm_dtype or None,
         "cudagraph_estimate_in_budget": bool(graphs.value),
+        "model_runner_v2": mrv2,
+        "sampler_warm_up_profiled": full_sampler,
         "used_gib": round(used / GIB, 3) if used else 0,
     }
     return FitReport(
