@@ -58,11 +58,13 @@ def one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
 
 
-def closest(word: str, candidates: Iterable[str]) -> str | None:
-    """The candidate most similar to ``word`` (for "did you mean ...?" hints), or None."""
+def closest(word: str, candidates: Iterable[str], *, cutoff: float = 0.5) -> str | None:
+    """The candidate most similar to ``word`` (for "did you mean ...?" hints), or None; a higher
+    ``cutoff`` keeps only near-typos (an engine flag: ``--calculate-kv-scales`` is not
+    ``--disable-scale-out``)."""
     import difflib  # deferred: only error paths need it
 
-    matches = difflib.get_close_matches(str(word), list(candidates), n=1, cutoff=0.5)
+    matches = difflib.get_close_matches(str(word), list(candidates), n=1, cutoff=cutoff)
     return matches[0] if matches else None
 
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import EngineParserError
+from ..errors import EngineParserError, closest
 from .flags import NO_DEFAULT, Flag, FlagTable, is_modelled, load_table, option_history
 
 #: The largest ``--config`` file read (vLLM reads any size; a flag file is a few KiB).
@@ -35,6 +35,8 @@ CONFIG_MAX_BYTES = 1 << 20
 CONFIG_MAX_KEYS = 1024
 #: Unknown options that get a "did you mean" guess, and that are listed, in one message.
 MAX_GUESSES = 8
+#: How close an unknown flag must be to a real one for a "did you mean" (a typo, never a far guess).
+TYPO_CUTOFF = 0.85
 
 _RECORD = "_resolvable_passed"
 
@@ -659,15 +661,6 @@ def _check_retired_keys(values: dict[str, Any]) -> None:
                 )
 
 
-def _close_spelling(option: str, options: Sequence[str]) -> str | None:
-    """A flag spelled almost like ``option`` (a typo), or None: no far-fetched guesses
-    (``--calculate-kv-scales`` is not ``--disable-scale-out``)."""
-    import difflib
-
-    found = difflib.get_close_matches(option, list(options), n=1, cutoff=0.85)
-    return found[0] if found else None
-
-
 def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
     """argparse's "unrecognized arguments", with what each unknown option probably meant."""
     hints = []
@@ -682,7 +675,7 @@ def unknown_message(extra: Sequence[str], table: FlagTable) -> str:
         history = option_history(option, table.release)
         if history:
             hints.append(f"{option} is not a flag of vLLM {table.release}; {history}")
-        elif guess := _close_spelling(option, table.options()):
+        elif guess := closest(option, table.options(), cutoff=TYPO_CUTOFF):
             hints.append(f"{option}: did you mean {guess}?")
         if option == "--task":
             hints.append(
