@@ -29,11 +29,9 @@ from __future__ import annotations
 from ._changes import RELEASE_READ, Change, ChangeTable, ReleaseView
 from ._choose import Candidate, Check, Choice, Chosen, choose, validate
 from ._declaration import Declaration, Force, Outcome
-from ._files import read_bounded
 from ._fix import Fix
 from ._hfconfig import HFConfig, find_in_hub_cache, load_hf_config
 from ._hfconfig import _looks_like_repo_id as looks_like_repo_id
-from ._hfvalues import check_config_values
 from ._platform import Platform
 from ._platform import define_fact as define_platform_fact
 from ._record import field, record, record_replace, record_tuple
@@ -61,7 +59,9 @@ if TYPE_CHECKING:
     from ._bundled import Samples
     from ._captable import CapabilityTable, Column, Entry, Probe, Row
     from ._facade import resolve_into
+    from ._files import read_bounded
     from ._fixes import FixCheck, check_fix
+    from ._hfvalues import check_config_values
     from ._text import short, table
 
 __all__ = [
@@ -147,6 +147,8 @@ _LAZY = {
     "table": "_text",
     "resolve_into": "_facade",
     "Samples": "_bundled",
+    "read_bounded": "_files",
+    "check_config_values": "_hfvalues",
 }
 
 
