@@ -295,13 +295,13 @@ class RecordingReleaseView(ReleaseView):
     __slots__ = ("_asked",)
 
     def __init__(self, view: ReleaseView, asked: list[Change]) -> None:
-        set_ = object.__setattr__
-        set_(self, "version", view.version)
-        set_(self, "_table", view._table)
-        set_(self, "_present", view._present)
-        set_(self, "_absent", view._absent)
-        set_(self, "_picked", view._picked)
-        set_(self, "_asked", asked)
+        # The slots' own setters (C calls; one view per resolution): see below the class.
+        _set_version(self, view.version)
+        _set_table(self, view._table)
+        _set_present(self, view._present)
+        _set_absent(self, view._absent)
+        _set_picked(self, view._picked)
+        _set_asked(self, asked)
 
     def _note(self, changes: tuple[Change, ...]) -> None:
         self._asked.extend(changes)
@@ -317,6 +317,14 @@ class RecordingReleaseView(ReleaseView):
         present = ReleaseView.has(self, change)
         self._asked.append(change if type(change) is Change else self._table.get(change))
         return present
+
+
+#: The slot descriptors' ``__set__`` (the views refuse plain assignment): building the
+#: per-resolution recording view costs six C calls, not six ``object.__setattr__`` lookups.
+_set_version, _set_table, _set_present, _set_absent, _set_picked = (
+    ReleaseView.__dict__[name].__set__ for name in ("version", "_table", "_present", "_absent", "_picked")
+)
+_set_asked = RecordingReleaseView.__dict__["_asked"].__set__
 
 
 def releases_of(asked: Iterable[Change], release: str) -> ReleaseRange:

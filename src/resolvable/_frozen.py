@@ -39,9 +39,9 @@ _REAL_DICT = _Plain.__dict__["__dict__"]
 real_dict: Callable[[Any], dict[str, Any]] = _REAL_DICT.__get__
 
 
-def set_real_dict(obj: Any, values: dict[str, Any]) -> None:
-    """Make ``values`` the instance dictionary of a ``HiddenDict`` object (engine-internal)."""
-    _REAL_DICT.__set__(obj, values)
+#: ``set_real_dict(obj, values)``: make ``values`` the instance dictionary of a ``HiddenDict``
+#: object (engine-internal). The descriptor's bound ``__set__``: a C call (a view per resolution).
+set_real_dict: Callable[[Any, dict[str, Any]], None] = _REAL_DICT.__set__
 
 
 class HiddenDict(_Plain):

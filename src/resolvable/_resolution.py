@@ -138,27 +138,25 @@ class Resolution(Mapping):
         asked: Mapping[int, tuple[Any, ...]] | None = None,
     ) -> None:
         # Copies protect callers' dicts; a resolver hands over dicts it owns (``owned=True``).
-        set_ = object.__setattr__
-        set_(self, "_values", MappingProxyType(values if owned else dict(values)))
-        set_(self, "user", MappingProxyType(user if owned else dict(user)))
-        set_(self, "explicit", frozenset(explicit))
-        set_(self, "declarations", tuple(declarations))
-        set_(self, "platform", platform)
-        set_(self, "arch", arch)
-        set_(self, "notes", tuple(notes))
-        set_(self, "ruleset", ruleset)
+        # The slots' own setters (below the class): C calls, half an ``object.__setattr__`` each.
+        _set_values(self, MappingProxyType(values if owned else dict(values)))
+        _set_user(self, MappingProxyType(user if owned else dict(user)))
+        _set_explicit(self, frozenset(explicit))
+        _set_declarations(self, tuple(declarations))
+        _set_platform(self, platform)
+        _set_arch(self, arch)
+        _set_notes(self, tuple(notes))
+        _set_ruleset(self, ruleset)
         #: The modelled engine release (``"0.5.15"``); None for a registry without releases.
-        set_(self, "release", release)
-        set_(self, "schema", schema)
-        set_(
-            self, "leaves", leaves if isinstance(leaves, MappingProxyType) else MappingProxyType(dict(leaves))
-        )
+        _set_release(self, release)
+        _set_schema(self, schema)
+        _set_leaves(self, leaves if isinstance(leaves, MappingProxyType) else MappingProxyType(dict(leaves)))
         #: Arguments the user passed that the engine accepts but no rule reads (field → value);
         #: they never change a value or the fingerprint, and are listed, not dropped.
-        set_(self, "not_modelled", MappingProxyType(dict(not_modelled)) if not_modelled else _NO_ASKS)
-        set_(self, "_published", False)
+        _set_not_modelled(self, MappingProxyType(dict(not_modelled)) if not_modelled else _NO_ASKS)
+        _set_published(self, False)
         #: Declaration seq -> the named changes its rule asked (``releases_of``).
-        set_(self, "_asked", MappingProxyType(dict(asked)) if asked else _NO_ASKS)
+        _set_asked(self, MappingProxyType(dict(asked)) if asked else _NO_ASKS)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Resolution is immutable; use adjust() to derive a new one")
@@ -445,6 +443,43 @@ class Resolution(Mapping):
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+#: The slot descriptors' ``__set__`` of ``Resolution`` (its ``__setattr__`` refuses writes).
+(
+    _set_values,
+    _set_user,
+    _set_explicit,
+    _set_declarations,
+    _set_platform,
+    _set_arch,
+    _set_notes,
+    _set_ruleset,
+    _set_release,
+    _set_schema,
+    _set_leaves,
+    _set_not_modelled,
+    _set_published,
+    _set_asked,
+) = (
+    Resolution.__dict__[name].__set__
+    for name in (
+        "_values",
+        "user",
+        "explicit",
+        "declarations",
+        "platform",
+        "arch",
+        "notes",
+        "ruleset",
+        "release",
+        "schema",
+        "leaves",
+        "not_modelled",
+        "_published",
+        "_asked",
+    )
+)
 
 
 def _check_shape(data: Mapping[str, Any]) -> None:

@@ -227,14 +227,15 @@ class RuleContext:
         explicit: frozenset[str],
         release: ReleaseView | None = None,
     ) -> None:
-        setter = object.__setattr__
-        setter(self, "args", args)
-        setter(self, "hf", hf)
-        setter(self, "platform", platform)
-        setter(self, "env", env)
-        setter(self, "arch", arch)
-        setter(self, "explicit", explicit)
-        setter(self, "release", release if release is not None else _NO_RELEASE)
+        # The slots' own setters (below the class): a C call each, half an ``object.__setattr__``
+        # (two contexts per resolution; docs/benchmarks.md §9).
+        _set_args(self, args)
+        _set_hf(self, hf)
+        _set_platform(self, platform)
+        _set_env(self, env)
+        _set_arch(self, arch)
+        _set_explicit(self, explicit)
+        _set_release(self, release if release is not None else _NO_RELEASE)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenContextError(
@@ -247,6 +248,13 @@ class RuleContext:
     def user_set(self, field: str) -> bool:
         """Whether the user chose ``field`` explicitly (a non-default value)."""
         return field in self.explicit
+
+
+#: The slot descriptors' ``__set__`` of ``RuleContext`` (its ``__setattr__`` refuses writes).
+_set_args, _set_hf, _set_platform, _set_env, _set_arch, _set_explicit, _set_release = (
+    RuleContext.__dict__[name].__set__
+    for name in ("args", "hf", "platform", "env", "arch", "explicit", "release")
+)
 
 
 def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
