@@ -270,6 +270,8 @@ class Registry:
         self._lock = _thread.RLock()
         self._plans: dict[tuple[str | None, str | None], Plan] = {}
         self._frozen = False
+        #: The rule modules in their declared order, as ``freeze(order=...)`` gave them.
+        self.declared_order: tuple[str, ...] = ()
         self._seq = 0
 
     # -- registration ------------------------------------------------------------------
@@ -382,13 +384,23 @@ class Registry:
     ) -> Callable[[RuleFn], RuleFn]:
         return self.rule(stage or self.model_stage, when=predicate, label=label)
 
-    def freeze(self, order: Iterable[str] | None = None) -> None:
+    def freeze(self, order: Iterable[str] | None = None, *, check: bool = True) -> None:
         """Validate the release chains (``validate``) and, with ``order`` (the rule modules in
         their declared order), the registration order (``check_order``); then refuse further
-        registration."""
-        self.validate()
+        registration. ``order`` is kept as ``declared_order``.
+
+        ``check=False`` skips both checks: for a pack whose rules are fixed data checked by its
+        test suite instead (the shipped packs: ``tests/engine/test_pack_registration.py``), so
+        that every import does not re-check them — ``validate`` walks every release of every
+        series, work that grows with the release count (1.2 % of ``import resolvable.sglang``,
+        docs/benchmarks.md §9)."""
         if order is not None:
-            self.check_order(order)
+            order = tuple(order)
+            self.declared_order = order
+        if check:
+            self.validate()
+            if order is not None:
+                self.check_order(order)
         self._frozen = True
 
     def check_order(self, order: Iterable[str]) -> None:
