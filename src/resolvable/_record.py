@@ -289,7 +289,7 @@ def _make_init(cls: type, ordered: tuple[Field, ...], frozen: bool) -> Callable[
         for name, factory in factories:
             if name not in kwargs:
                 values[name] = factory()
-        extra = [values.pop(name) for name in initvars]
+        extra = [values.pop(name) for name in initvars] if initvars else ()
         if setattr_fields:
             for name, value in values.items():
                 setattr(self, name, value)

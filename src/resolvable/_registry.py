@@ -163,7 +163,10 @@ def _first_paragraph(doc: str | None) -> str:
 
 def location_of(fn: Callable[..., Any]) -> str:
     """``file:line`` of a function (its first decorator line), relative to its package."""
-    target = _unwrap(fn)
+    return _location_of_unwrapped(_unwrap(fn))
+
+
+def _location_of_unwrapped(target: Any) -> str:
     code = getattr(target, "__code__", None)
     if code is None:
         return "<unknown>"
@@ -349,10 +352,10 @@ class Registry:
         predicate_label = label or getattr(when, "__doc__", None) or getattr(when, "__name__", None)
 
         def decorate(fn: RuleFn) -> RuleFn:
-            self._check_signature(fn, 2 if extends is not None else 1)
-            original = _unwrap(fn)
+            original = _unwrap(fn)  # once: the checks and the location below share it
+            self._check_signature(fn, 2 if extends is not None else 1, original)
             name = getattr(original, "__qualname__", None) or repr(fn)
-            location = location_of(fn)
+            location = _location_of_unwrapped(original)
             rule = Rule(
                 name=name,
                 location=location,
@@ -362,7 +365,11 @@ class Registry:
                 predicate=when,
                 predicate_label=predicate_label,
                 doc=_first_paragraph(getattr(original, "__doc__", None)),
-                releases=ReleaseRange.of(since, until, f"rule {name} ({location})"),
+                releases=(
+                    _ALL_RELEASES
+                    if since is None and until is None
+                    else ReleaseRange.of(since, until, f"rule {name} ({location})")
+                ),
                 series=series or name,
                 arch_releases=arch_releases,
             )
@@ -553,17 +560,21 @@ class Registry:
     def _add(self, rule: Rule, by_fn: Any = None) -> None:
         if rule.constant is not None:
             key: tuple[Any, ...] = ("constant", rule.archs[0], rule.stage, rule.releases)
-            duplicate = f"constant for {rule.archs[0]!r} is already registered in stage {rule.stage!r}"
         else:
             key = ("rule", id(rule.fn), rule.stage)
-            duplicate = f"{rule.name} ({rule.location}) is already registered in stage {rule.stage!r}"
         with self._lock:
             if self._frozen:
                 raise RegistrationError(
                     f"registry {self.name!r} is frozen; cannot register {rule.name} ({rule.location})"
                 )
             if key in self._keys:
-                raise RegistrationError(duplicate)
+                if rule.constant is not None:
+                    raise RegistrationError(
+                        f"constant for {rule.archs[0]!r} is already registered in stage {rule.stage!r}"
+                    )
+                raise RegistrationError(
+                    f"{rule.name} ({rule.location}) is already registered in stage {rule.stage!r}"
+                )
             self._keys.add(key)
             if rule.constant is None:
                 self._by_fn[(id(by_fn if by_fn is not None else rule.fn), rule.stage)] = rule
@@ -594,12 +605,14 @@ class Registry:
             )
 
     @staticmethod
-    def _check_signature(fn: Any, arity: int = 1) -> None:
+    def _check_signature(fn: Any, arity: int = 1, original: Any = None) -> None:
         """A rule must be callable with exactly one positional argument (the context); a rule
-        that extends another takes two (the context and ``previous``)."""
+        that extends another takes two (the context and ``previous``). ``original``: ``fn``
+        unwrapped, when the caller has it."""
         if not callable(fn):
             raise RegistrationError(f"{fn!r} is not callable")
-        original = _unwrap(fn)
+        if original is None:
+            original = _unwrap(fn)
         code = getattr(original, "__code__", None)
         if code is None or original is not fn:
             return  # builtins and wrappers: trust them (a wrapper's own signature is (ctx))
