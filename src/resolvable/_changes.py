@@ -106,12 +106,7 @@ class ChangeTable:
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_changes", tuple(sorted(ordered, key=lambda c: release_key(c.since))))
         object.__setattr__(self, "_present", {})
-        # (change, since key, until key or None): ``present`` compares keys, parsed once here.
-        keys = tuple(
-            (c, release_key(c.since), release_key(c.until) if c.until is not None else None)
-            for c in self._changes
-        )
-        object.__setattr__(self, "_keys", keys)
+        object.__setattr__(self, "_index", None)  # ``present``'s lookup tables (``_build_index``)
         # Plain attributes: ``CHANGES.X`` is a dict lookup (one update, not a call per name).
         self.__dict__.update(by_name)
 
@@ -154,12 +149,45 @@ class ChangeTable:
         one set lookup answers ``has`` for either, and a record of another table never matches."""
         known = self._present.get(release)
         if known is None:
-            key = release_key(release) if release is not None else None  # None: every release
-            has = [c for c, lo, hi in self._keys if key is None or (lo <= key and (hi is None or key < hi))]
-            known = frozenset([c.name for c in has] + has)
+            since, flat, ending, every = self._index or self._build_index()
+            if release is None:  # every release
+                known = every
+            else:
+                key = release_key(release)
+                lo, hi = 0, len(since)  # the changes that arrived by ``release``: a prefix
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if since[mid] <= key:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                known = frozenset(flat[: 2 * lo])
+                ended = [x for c, until in ending if until <= key for x in (c.name, c)]
+                if ended:
+                    known = known.difference(ended)
             if len(self._present) < 256:
                 self._present[release] = known
         return known
+
+    @property
+    def known(self) -> frozenset[Any]:
+        """Every change of the table, both names and records."""
+        return (self._index or self._build_index())[3]
+
+    def _build_index(self) -> tuple[Any, ...]:
+        """What ``present`` reads, built on the first release asked (not at import): the since
+        keys in order; the names and records flattened in that order (the changes a release has
+        before any ends are one prefix: a slice, not a pass in Python); the changes that end
+        (``until`` key); every name and record."""
+        keys = [(c, release_key(c.since), c.until) for c in self._changes]
+        index = (
+            tuple(lo for _, lo, _ in keys),
+            tuple(x for c, _, _ in keys for x in (c.name, c)),
+            tuple((c, release_key(hi)) for c, _, hi in keys if hi is not None),
+            frozenset(x for c in self._changes for x in (c.name, c)),
+        )
+        object.__setattr__(self, "_index", index)  # a pure function of the table: races agree
+        return index
 
     def introduced(self, release: str) -> tuple[Change, ...]:
         """The changes that arrive in exactly ``release`` (what adding that release meant)."""
@@ -187,8 +215,7 @@ class ReleaseView:
         object.__setattr__(self, "_table", table)
         object.__setattr__(self, "_present", present)
         # The table's other changes (names and records): asking for one is a quick False.
-        known = frozenset([c.name for c in table] + list(table)) if version is not None else frozenset()
-        object.__setattr__(self, "_absent", known - present)
+        object.__setattr__(self, "_absent", table.known - present if version is not None else frozenset())
         #: id(entries) -> (entries, items, changes) for ``pick`` (upstream lists are constants).
         object.__setattr__(self, "_picked", {})
 

@@ -272,6 +272,9 @@ class Registry:
         self._extended: dict[tuple[int, str], Rule] = {}
         self._lock = _thread.RLock()
         self._plans: dict[tuple[str | None, str | None], Plan] = {}
+        #: The rules for every architecture, keyed by plan order: (in every release, with a
+        #: release range); built on the first plan after registration (``_build_plan``).
+        self._global_index: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None
         self._frozen = False
         #: The rule modules in their declared order, as ``freeze(order=...)`` gave them.
         self.declared_order: tuple[str, ...] = ()
@@ -556,6 +559,7 @@ class Registry:
             if rule is old:
                 self._by_fn[key] = new
         self._plans = {}
+        self._global_index = None
 
     def _add(self, rule: Rule, by_fn: Any = None) -> None:
         if rule.constant is not None:
@@ -589,6 +593,7 @@ class Registry:
             else:
                 self._global_rules.append(rule)
             self._plans = {}
+            self._global_index = None
 
     def _check_stage(self, stage: str, what: str) -> None:
         if stage not in self._stage_index:
@@ -695,19 +700,33 @@ class Registry:
     def _build_plan(
         self, arch: str | None, release: str | None
     ) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
-        picked = [r for r in self._global_rules if r.releases.contains(release)]
+        # (order key, rule) pairs: the keys are unique (``seq``), so sorting never compares rules.
+        # The rules for every architecture and every release are keyed once (``_global_index``):
+        # a new release's first plan tests only the rules that have a release range.
+        index = self._global_index
+        if index is None:
+            keyed = sorted((self._order_key(r), r) for r in self._global_rules)
+            index = self._global_index = (
+                tuple(pair for pair in keyed if pair[1].releases.unbounded),
+                tuple(pair for pair in keyed if not pair[1].releases.unbounded),
+            )
+        always, bounded = index
+        picked = [*always, *(pair for pair in bounded if pair[1].releases.contains(release))]
         if arch is not None:
+            order = self._order_key
             picked += [
-                r
+                (order(r), r)
                 for r in self._by_arch.get(arch, ())
                 if r.releases.contains(release) and r.applies(arch, release)
             ]
             picked += [
-                r for r in self._predicate_rules if r.releases.contains(release) and _safe_predicate(r, arch)
+                (order(r), r)
+                for r in self._predicate_rules
+                if r.releases.contains(release) and _safe_predicate(r, arch)
             ]
-        picked.sort(key=self._order_key)
+        picked.sort()
         by_stage: dict[str, list[Rule]] = {}
-        for rule in picked:
+        for _, rule in picked:
             by_stage.setdefault(rule.stage, []).append(rule)
         return tuple(
             (stage, tuple(by_stage[stage.name]))
