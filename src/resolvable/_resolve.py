@@ -355,7 +355,13 @@ def resolve(
     schema = registry.schema
     user = _user_args(registry, args)
     values = schema.json_defaults  # a fresh dict (fresh lists): this resolution's own
-    explicit = frozenset(k for k, v in user.items() if v != values[k])
+    # A loop, not a generator: ``values`` stays a plain local (no closure cell: the rule loop
+    # below reads it on every declaration).
+    chosen = []
+    for name, value in user.items():
+        if value != values[name]:
+            chosen.append(name)
+    explicit = frozenset(chosen)
     values.update(user)
     if platform is None:
         platform = Platform.detect()
