@@ -24,6 +24,7 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import chain
 
 from ._record import record_tuple
 from ._release import ArchList, ReleaseRange, release_key
@@ -179,12 +180,15 @@ class ChangeTable:
         keys in order; the names and records flattened in that order (the changes a release has
         before any ends are one prefix: a slice, not a pass in Python); the changes that end
         (``until`` key); every name and record."""
-        keys = [(c, release_key(c.since), c.until) for c in self._changes]
+        changes = self._changes
+        sinces = [c.since for c in changes]
+        parsed = {since: release_key(since) for since in set(sinces)}  # one parse per release
+        flat = tuple(chain.from_iterable(zip([c.name for c in changes], changes)))
         index = (
-            tuple(lo for _, lo, _ in keys),
-            tuple(x for c, _, _ in keys for x in (c.name, c)),
-            tuple((c, release_key(hi)) for c, _, hi in keys if hi is not None),
-            frozenset(x for c in self._changes for x in (c.name, c)),
+            tuple(map(parsed.__getitem__, sinces)),
+            flat,
+            tuple((c, release_key(c.until)) for c in changes if c.until is not None),
+            frozenset(flat),
         )
         object.__setattr__(self, "_index", index)  # a pure function of the table: races agree
         return index

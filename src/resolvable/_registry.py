@@ -37,6 +37,8 @@ import _thread  # not threading: the lock is all we need (import cost)
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from itertools import compress
+from operator import attrgetter, not_
 
 from ._changes import ChangeTable, ReleaseView
 from ._frozen import deep_freeze
@@ -195,8 +197,10 @@ class Plan:
             if stage.phase is not None:
                 checks.setdefault(stage.phase, []).append((stage.name, stage.isolated, stage.when, rules))
         self.checks = {phase: tuple(groups) for phase, groups in checks.items()}
-        #: Whether any architecture-specific rule (exact or predicate) is in the plan.
-        self.specific = any(r.archs or r.predicate for _, rules in plan for r in rules)
+        #: Whether any architecture-specific rule (exact or predicate) is in the plan. Inside a
+        #: stage they come first (kind rank 0-2 before the rules for every architecture, rank 3:
+        #: ``Registry._order_key``), so the first rule of each stage tells.
+        self.specific = any(rules[0].archs or rules[0].predicate for _, rules in plan if rules)
 
 
 class Registry:
@@ -272,9 +276,9 @@ class Registry:
         self._extended: dict[tuple[int, str], Rule] = {}
         self._lock = _thread.RLock()
         self._plans: dict[tuple[str | None, str | None], Plan] = {}
-        #: The rules for every architecture, keyed by plan order: (in every release, with a
-        #: release range); built on the first plan after registration (``_build_plan``).
-        self._global_index: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None
+        #: The rules for every architecture, split: (in every release, with a release range), each
+        #: in registration order; built on the first plan after registration (``_build_plan``).
+        self._global_index: tuple[tuple[Rule, ...], tuple[Rule, ...]] | None = None
         self._frozen = False
         #: The rule modules in their declared order, as ``freeze(order=...)`` gave them.
         self.declared_order: tuple[str, ...] = ()
@@ -700,33 +704,38 @@ class Registry:
     def _build_plan(
         self, arch: str | None, release: str | None
     ) -> tuple[tuple[Stage, tuple[Rule, ...]], ...]:
-        # (order key, rule) pairs: the keys are unique (``seq``), so sorting never compares rules.
-        # The rules for every architecture and every release are keyed once (``_global_index``):
-        # a new release's first plan tests only the rules that have a release range.
-        index = self._global_index
-        if index is None:
-            keyed = sorted((self._order_key(r), r) for r in self._global_rules)
-            index = self._global_index = (
-                tuple(pair for pair in keyed if pair[1].releases.unbounded),
-                tuple(pair for pair in keyed if not pair[1].releases.unbounded),
-            )
-        always, bounded = index
-        picked = [*always, *(pair for pair in bounded if pair[1].releases.contains(release))]
+        # Inside a stage the order is (kind rank, seq): the architecture-specific rules (ranks
+        # 0-2) sorted by their key, then the rules for every architecture (all of rank 3), which
+        # are kept in registration (seq) order: they need no key, only a release test, and only
+        # the ones with a release range take it (``_global_index``, split once after registration).
+        by_stage: dict[str, list[Rule]] = {}
         if arch is not None:
-            order = self._order_key
-            picked += [
-                (order(r), r)
+            specific = [
+                r
                 for r in self._by_arch.get(arch, ())
                 if r.releases.contains(release) and r.applies(arch, release)
             ]
-            picked += [
-                (order(r), r)
-                for r in self._predicate_rules
-                if r.releases.contains(release) and _safe_predicate(r, arch)
+            specific += [
+                r for r in self._predicate_rules if r.releases.contains(release) and _safe_predicate(r, arch)
             ]
-        picked.sort()
-        by_stage: dict[str, list[Rule]] = {}
-        for _, rule in picked:
+            specific.sort(key=self._order_key)
+            for rule in specific:
+                by_stage.setdefault(rule.stage, []).append(rule)
+        index = self._global_index
+        if index is None:
+            every = self._global_rules
+            # C-level passes (map/compress): which rules apply in every release.
+            unbounded = list(map(_ALL_RELEASES.__eq__, map(_RELEASES, every)))
+            index = self._global_index = (
+                tuple(compress(every, unbounded)),
+                tuple(compress(every, map(not_, unbounded))),
+            )
+        always, bounded = index
+        picked = [r for r in bounded if r.releases.contains(release)]
+        if picked:
+            picked += always
+            picked.sort(key=_SEQ)  # back in registration order (a C key)
+        for rule in picked or always:
             by_stage.setdefault(rule.stage, []).append(rule)
         return tuple(
             (stage, tuple(by_stage[stage.name]))
@@ -739,6 +748,8 @@ class Registry:
 
 
 _GROUP_RANK = {"constant": 0, "arch": 1, "predicate": 2, "pass": 3}
+_SEQ = attrgetter("seq")
+_RELEASES = attrgetter("releases")
 
 
 def _describe_value(field: str, value: Any) -> str:
