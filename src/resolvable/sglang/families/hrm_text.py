@@ -47,8 +47,7 @@ def hrm_text_adjustments(hf: Any) -> dict[str, Any]:
 
 def apply_load_time_adjustments(res: Resolution, hf: Any) -> Resolution:
     """§3.19: force triton etc. for prefix-LM HRM-Text (target worker), in ``RELEASES``."""
-    adjustments = hrm_text_adjustments(hf)
-    if not adjustments or not RELEASES.contains(res.release):  # the model first: the usual answer
+    if not (adjustments := hrm_text_adjustments(hf)) or not RELEASES.contains(res.release):  # model first
         return res
     source = POST_INIT_SOURCE if POST_INIT.contains(res.release) else SOURCE
     fields = {k: v for k, v in adjustments.items() if res[k] != v}
