@@ -387,7 +387,8 @@ def markdown(r: dict[str, Any], previous: str | None = None) -> str:
         "python benchmarks/run.py --vllm     # step 7 alone: vLLM/SGLang ratio and its verdict (prints only)",
         "python benchmarks/bench_against.py --other /path/to/other/src --imports 21  # §9: against another tree",
         "python benchmarks/bench_release_span.py  # §9: oldest vs newest release",
-        "python benchmarks/bench_import_instructions.py --other /path/to/other/src  # §9: import, instructions",
+        "python benchmarks/bench_import_instructions.py --other /path/to/other/src --first 0.5.14 --first 0.5.23"
+        "  # §9: import and first resolution, instructions",
         "```",
         "",
     ]
