@@ -123,3 +123,24 @@ def test_check_log_says_which_release_a_log_was_compared_at():
     modelled = check_log(sglang_log, hf=_gemma_awq(), platform=Platform.preset("rtx4090"), release="0.5.15")
     assert "a modelled release" in modelled.report.inputs["compared_at"]
     assert modelled.report.inputs["mem_fraction_static"] == 0.88
+
+
+def test_vllm_034_utilization_default_is_one_only_with_the_extensible_cache():
+    """config/cache.py : resolved_gpu_memory_utilization (0.34): 1.0 with the extensible KV cache,
+    else DEFAULT_GPU_MEMORY_UTILIZATION (0.92, as in 0.30-0.33); --kv-cache-memory turns it off."""
+    from resolvable.vllm import load_model as vllm_model
+    from resolvable.vllm.memory import capacity as vcap
+
+    platform = Platform.preset("h100")
+    hf = vllm_model("qwen3-8b")
+
+    def util(values, version="0.34"):
+        rep = vcap(
+            values, hf, device_name=platform.device_name, memory_gib=platform.memory_gib, version=version
+        )
+        return rep.inputs["gpu_memory_utilization"], rep.inputs["extensible_kv_cache"]
+
+    assert util({}) == (1.0, True)
+    assert util({"enable_extensible_kv_cache": False}) == (0.92, False)
+    assert util({"kv_cache_memory_bytes": 20 << 30}) == (0.92, False)
+    assert util({}, "0.33") == (0.92, False) and util({}, "0.29") == (0.9, False)

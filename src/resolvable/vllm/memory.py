@@ -419,8 +419,25 @@ def capacity(
     tp = int(values.get("tensor_parallel_size") or 1)
     pp = int(values.get("pipeline_parallel_size") or 1)
     dp = int(values.get("data_parallel_size") or 1)
+    rel = _release(version)
+    user_kv = values.get("kv_cache_memory_bytes")
+    extensible = (
+        not user_kv
+        and rel is not None
+        and rel >= EXTENSIBLE_KV_CACHE_FROM
+        and values.get("enable_extensible_kv_cache") is not False
+    )
     util = values.get("gpu_memory_utilization")
-    util = float(util) if util else default_gpu_memory_utilization(version)
+    # resolved_gpu_memory_utilization (0.34): 1.0 only with the extensible cache, else 0.92
+    util = (
+        float(util)
+        if util
+        else (
+            default_gpu_memory_utilization(version)
+            if extensible or rel is None or rel < EXTENSIBLE_KV_CACHE_FROM
+            else 0.92
+        )
+    )
     # MXFP4 experts on CUDA: Triton/Marlin/TRT-LLM kernels pad hidden to 256 and the intermediate
     # partition to 128 (fused_moe/oracle/mxfp4.py : mxfp4_round_up_hidden_size_and_intermediate_size).
     weights = weight_estimate(
@@ -456,14 +473,6 @@ def capacity(
         "non-torch memory that grows during start-up (cuBLAS/NCCL buffers; estimated)",
     )
     used = float(values.get("used_bytes") or 0.0)  # memory other processes already hold (--used-gib)
-    rel = _release(version)
-    user_kv = values.get("kv_cache_memory_bytes")
-    extensible = (
-        not user_kv
-        and rel is not None
-        and rel >= EXTENSIBLE_KV_CACHE_FROM
-        and values.get("enable_extensible_kv_cache") is not False
-    )
     if user_kv:
         available = float(user_kv)
     elif extensible:
