@@ -20,10 +20,13 @@ def run(capsys, *argv):
 
 
 def test_unknown_memory_answer_is_its_own_verdict_and_exits_3(capsys):
-    """An MLA model on the aiter backend: the persistent decode kernel's metadata is sized inside
-    aiter (get_mla_metadata_info_v1) after the pool, so the answer is unknown, exit 3. (sglang
+    """An MLA model with an fp8 KV cache on the aiter backend: the persistent decode kernel's
+    metadata is sized inside aiter (get_mla_metadata_info_v1) after the pool: unknown, exit 3. (sglang
     issue 18263's Qwen3-30B launch now gets a verdict: its workspaces are counted, test_after_pool.)"""
-    argv = ("fit", "deepseek-v3", "--platform", "mi355x", "--attention-backend", "aiter", "--tp-size", "8")
+    argv = (
+        *("fit", "deepseek-v3", "--platform", "mi355x", "--attention-backend", "aiter", "--tp-size", "8"),
+        *("--kv-cache-dtype", "fp8_e4m3"),  # fp8 KV: aiter's persistent MLA decode kernel
+    )
     code, out, err = run(capsys, *argv, "--json")
     verdict = json.loads(out)["verdict"]
     assert code == EXIT_UNKNOWN == 3 and verdict["exit_code"] == 3

@@ -685,36 +685,43 @@ def aiter_allocations(
       ``max_bs`` × (ceil(context / page) × page + draft tokens) int32; the custom mask,
       graph tokens × context bytes; the unified path's page table, graph ``max_bs`` ×
       ceil(context / page) int32.
-    * MLA: the persistent decode kernel's metadata comes from aiter's
-      ``get_mla_metadata_info_v1`` (sized from the device's compute units inside aiter): unknown.
+    * MLA: no decode workspace; the persistent decode kernel's metadata (on by default, off with
+      a non-fp8 KV cache at 16 or 128 padded heads) comes from aiter's ``get_mla_metadata_info_v1``
+      (sized from the device's compute units inside aiter): unknown.
     """
     shape = attention_shape(hf)
     cfg = text_config(hf)
     out: list[Allocation] = []
     src = "layers/attention/aiter_backend.py : AiterAttnBackend"
-    if shape.is_mla:
-        out.append(
-            Allocation(
-                "aiter MLA decode metadata",
-                None,
-                "after-pool",
-                src + ".make_mla_decode_meta_data_buffer",
-                unknown="sized inside aiter (get_mla_metadata_info_v1, from the device's compute units and "
-                "the split count): not derivable offline",
-                covered_by_margin=False,
-            )
-        )
-        return tuple(out)
     env = extra.get("env") or {}
+    attn_tp = max(1, tp // dp)
+    heads = max(1, int(cfg.get("num_attention_heads") or 1) // attn_tp)
+    if shape.is_mla:
+        # the persistent MLA decode kernel (SGLANG_AITER_MLA_PERSIST, on by default) is turned off
+        # with a non-fp8 KV cache at 16 (not zero-padded) or 128 padded heads; without it there
+        # is no metadata buffer
+        padded = 16 if heads < 16 else heads
+        fp8_kv = str(values.get("kv_cache_dtype") or "auto").startswith("fp8")
+        persist = str(env.get("SGLANG_AITER_MLA_PERSIST", "true")).lower() in ("1", "true", "yes")
+        if persist and not (((padded == 16 and heads != 12) or padded == 128) and not fp8_kv):
+            out.append(
+                Allocation(
+                    "aiter MLA decode metadata",
+                    None,
+                    "after-pool",
+                    src + ".make_mla_decode_meta_data_buffer",
+                    unknown="sized inside aiter (get_mla_metadata_info_v1, from the device's compute units and "
+                    "the split count): not derivable offline",
+                    covered_by_margin=False,
+                )
+            )
     unified = bool(shape.swa_layers) or str(env.get("SGLANG_USE_AITER_UNIFIED_ATTN", "")).lower() in (
         "1",
         "true",
         "yes",
     )
-    attn_tp = max(1, tp // dp)
-    heads = max(1, int(cfg.get("num_attention_heads") or 1) // attn_tp)
     partitions = -(-ctx_len // AITER_PARTITION_TOKENS)
-    if running and not unified:
+    if running and not unified and not shape.is_mla:
         ws = running * heads * partitions * shape.head_dim * 4 + 2 * running * heads * partitions * 4
         out.append(
             Allocation(
@@ -725,13 +732,13 @@ def aiter_allocations(
                 f"{heads} heads × {partitions} partitions × ({shape.head_dim} + 2) × 4 B)",
             )
         )
-    if not values.get("disable_cuda_graph"):
+    if not values.get("disable_cuda_graph"):  # MHA and MLA alike
         page = int(values.get("page_size") or 1)
         draft = int(values.get("speculative_num_draft_tokens") or 0)
         max_bs = int(extra.get("cuda_graph_max_bs") or default_decode_max_bs(gpu_mib, tp, version))
         blocks = -(-ctx_len // page)
         b = max_bs * (blocks * page + draft) * 4 + max_bs * max(1, draft) * ctx_len
-        if unified:
+        if unified and not shape.is_mla:
             b += max_bs * blocks * 4
         out.append(
             Allocation(
