@@ -936,11 +936,17 @@ class FitReport:
         else:
             word = "refused" if self.status == "refused" else "no fit "
             out.append(f"{word}   {self.refusal}")
+        before = [a for a in self.allocations if a.phase == "before-pool" and a.name != "weights"]
+        if before:  # sized before the KV pool: inside its budget, not taken from what it leaves
+            out.append("before KV measured before the KV cache is sized (inside its budget):")
+            out.extend(f"  alloc   {a.line()}" for a in before)
+        after = [a for a in self.allocations if a.phase == "after-pool"]
         if self.headroom_bytes is not None:
-            out.append(f"after KV  {self.headroom_bytes / GIB:.2f} GiB left on the device for:")
-        for a in self.allocations:
-            if a.phase == "after-pool":
-                out.append(f"  alloc   {a.line()}")
+            out.append(
+                f"after KV  {self.headroom_bytes / GIB:.2f} GiB left on the device"
+                + (" for:" if after else "")
+            )
+        out.extend(f"  alloc   {a.line()}" for a in after)
         if self.refusal is None and self.status == "unknown":
             out.append(f"unknown   {self.unknown_reason}")
         if self.fix:

@@ -120,6 +120,8 @@ class LogCheck:
         if self.reason:
             return [f"cannot check: {self.reason}"]
         out = [f"engine    {self.engine} {self.facts.version or '(version not in the log)'}"]
+        if self.report is not None and self.report.inputs.get("compared_at"):
+            out.append(f"model     {self.report.inputs['compared_at']}")
         out.append("launch    " + " ".join(f"{k}={v}" for k, v in self.launch.items()))
         width = max([len(r.name) for r in self.rows] + [8])
         out.append(f"{'value':<{width}}  {'log':>16}  {'predicted':>16}  diff     from")

@@ -65,6 +65,14 @@ def vllm_version(entry: dict[str, Any]) -> str | None:
     return f"{m.group(1)}.{m.group(2)}" if m else None
 
 
+def sglang_version(entry: dict[str, Any]) -> str | None:
+    """ "0.4.4.post2 (March 2025)" → "0.4.4.post2"; "main …" → None (the modelled 0.5.23)."""
+    import re
+
+    m = re.match(r"\s*(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)", str(entry.get("engine_version", "")))
+    return m.group(1) if m else None
+
+
 def _rel(pred: float, obs: float) -> float:
     return (pred - obs) / obs
 
@@ -102,7 +110,13 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
                     default_mem_fraction_static(values, hf, gpu_mib), obs["mem_fraction_static"]
                 )
                 return out
-            rep = capacity(values, hf, device_name=platform.device_name, memory_gib=platform.memory_gib)
+            rep = capacity(
+                values,
+                hf,
+                device_name=platform.device_name,
+                memory_gib=platform.memory_gib,
+                version=sglang_version(entry),
+            )
             if "weights_gib" in obs:
                 out["weights"] = _rel(rep.weights_bytes / GIB, obs["weights_gib"])
             if "kv_tokens" in obs:

@@ -116,16 +116,70 @@ def test_sglang_gb200_symmetric_memory_pool_is_counted_and_never_a_silent_fit():
     assert big.fix.startswith("--mem-fraction-static 0.")
 
 
-def test_sglang_mi355x_aiter_workspaces_are_unknown_not_fits():
+def test_sglang_mi355x_aiter_workspaces_are_counted():
     """sglang issue 18263 (tests/memory/corpus/sglang-18263-qwen3-30b-a3b-mi355x.json): Qwen3-30B
-    with the aiter backend on MI355X at --mem-fraction-static 0.911; the aiter workspaces come
-    after the pool and cannot be sized offline."""
-    rep = _sglang(
-        load_model("qwen3-30b-a3b"), "mi355x", {"attention_backend": "aiter"}, mem_fraction_static=0.911
+    with the aiter backend on MI355X at --mem-fraction-static 0.911. The aiter backend's decode
+    workspace (aiter_backend.py : AiterAttnBackend.__init__, 0.5.14-0.5.23) is max running
+    requests × heads per rank × ceil(context / 256) × (head_dim + 2) × 4 B, and its CUDA-graph
+    buffers (init_cuda_graph_state) graph max_bs × (context int32 indices + a context-byte mask)."""
+    hf = load_model("qwen3-30b-a3b")
+    rep = _sglang(hf, "mi355x", {"attention_backend": "aiter"}, mem_fraction_static=0.911)
+    names = {a.name: a for a in rep.allocations}
+    ws, graphs = names["aiter decode workspace"], names["aiter CUDA-graph index buffers"]
+    ctx = 40960
+    assert rep.context_length == ctx and rep.max_running_requests == 4096
+    assert ws.exact and ws.bytes == 4096 * 32 * (ctx // 256) * (128 + 2) * 4  # 10.16 GiB
+    assert graphs.exact and graphs.bytes > 0
+    # the long-context aiter scale (x0.85) leaves room for them: a verdict, no longer "unknown"
+    assert rep.inputs["mem_fraction_static"] == pytest.approx(0.911 * 0.85)
+    assert rep.status == "starts" and rep.headroom_bytes > sum(
+        a.bytes for a in rep.allocations if a.phase == "after-pool" and a.bytes
     )
-    assert rep.status == "unknown" and not rep.fits
-    assert rep.failing == "aiter attention workspaces"
-    assert "not derivable offline" in rep.unknown_reason
+
+
+def test_sglang_aiter_workspace_out_of_memory_is_a_verdict_with_a_checked_fix():
+    """Llama-3.1-8B on one MI300X at --context-length 8192 (no long-context scale) and
+    --mem-fraction-static 0.99: the decode workspace, running × 32 heads × 32 partitions × 130 × 4 B
+    (2.03 GiB), is more than the 1.9 GiB the pool leaves: torch's OOM at that allocation."""
+    rep = _sglang(
+        load_model("llama-3.1-8b"),
+        "mi300x",
+        {"attention_backend": "aiter"},
+        context_length=8192,
+        mem_fraction_static=0.99,
+    )
+    ws = {a.name: a for a in rep.allocations}["aiter decode workspace"]
+    assert rep.inputs["mem_fraction_static"] == 0.99  # a context of 8192 is not scaled by 0.85
+    assert ws.bytes == rep.max_running_requests * 32 * 32 * 130 * 4
+    assert rep.status == "does-not-fit" and rep.failing == "aiter decode workspace"
+    assert rep.short_by_bytes > 0 and rep.fix.startswith("--mem-fraction-static 0.9") and not rep.fits
+    # at the long context sglang scales its own default by 0.85 too, and the workspace fits
+    long = _sglang(load_model("llama-3.1-8b"), "mi300x", {"attention_backend": "aiter"})
+    assert long.status == "starts" and "aiter decode workspace" in {a.name for a in long.allocations}
+
+
+def test_sglang_aiter_unified_attention_has_no_workspace_and_mla_metadata_stays_unknown():
+    hf = load_model("llama-3.1-8b")
+    uni = _sglang(
+        hf,
+        "mi300x",
+        {"attention_backend": "aiter"},
+        {"env": {"SGLANG_USE_AITER_UNIFIED_ATTN": "1"}},
+        context_length=8192,
+    )
+    names = {a.name for a in uni.allocations}
+    assert "aiter decode workspace" not in names and "aiter CUDA-graph index buffers" in names
+    # MLA: no decode workspace; with a bf16 KV cache at 16 heads a rank (DeepSeek-V3, TP 8) the
+    # persistent kernel is off, so only the graph buffers: a verdict
+    ds = load_model("deepseek-v3")
+    bf16 = _sglang(ds, "mi355x", {"attention_backend": "aiter"}, tp_size=8)
+    names = {a.name for a in bf16.allocations}
+    assert bf16.status == "starts" and "aiter CUDA-graph index buffers" in names
+    assert not names & {"aiter decode workspace", "aiter MLA decode metadata"}
+    # with an fp8 KV cache the persistent kernel's metadata is sized inside aiter: unknown
+    mla = _sglang(ds, "mi355x", {"attention_backend": "aiter"}, tp_size=8, kv_cache_dtype="fp8_e4m3")
+    assert mla.status == "unknown" and mla.failing == "aiter MLA decode metadata"
+    assert "get_mla_metadata_info_v1" in mla.unknown_reason
 
 
 def test_sglang_eagle_draft_buffers_are_unknown_and_widen_the_request_table():

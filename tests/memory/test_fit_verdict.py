@@ -20,21 +20,29 @@ def run(capsys, *argv):
 
 
 def test_unknown_memory_answer_is_its_own_verdict_and_exits_3(capsys):
-    """sglang issue 18263's launch (tests/memory/corpus/sglang-18263-qwen3-30b-a3b-mi355x.json):
-    the aiter workspaces after the pool cannot be sized offline."""
-    argv = ("fit", "qwen3-30b-a3b", "--platform", "mi355x", "--attention-backend", "aiter")
-    code, out, err = run(capsys, *argv, "--mem-fraction-static", "0.911", "--json")
+    """An MLA model with an fp8 KV cache on the aiter backend: the persistent decode kernel's
+    metadata is sized inside aiter (get_mla_metadata_info_v1) after the pool: unknown, exit 3. (sglang
+    issue 18263's Qwen3-30B launch now gets a verdict: its workspaces are counted, test_after_pool.)"""
+    argv = (
+        *("fit", "deepseek-v3", "--platform", "mi355x", "--attention-backend", "aiter", "--tp-size", "8"),
+        *("--kv-cache-dtype", "fp8_e4m3"),  # fp8 KV: aiter's persistent MLA decode kernel
+    )
+    code, out, err = run(capsys, *argv, "--json")
     verdict = json.loads(out)["verdict"]
     assert code == EXIT_UNKNOWN == 3 and verdict["exit_code"] == 3
-    assert verdict["status"] == "unknown" and verdict["allocation"] == "aiter attention workspaces"
-    assert any(u.startswith("memory: aiter attention workspaces") for u in verdict["unknowns"])
+    assert verdict["status"] == "unknown" and verdict["allocation"] == "aiter MLA decode metadata"
+    assert any(u.startswith("memory: aiter MLA decode metadata") for u in verdict["unknowns"])
     assert json.loads(out)["memory"]["status"] == "unknown"
     assert err.startswith("error: ") and "unknown" in err
-    code, out, _ = run(capsys, *argv, "--mem-fraction-static", "0.911")
-    assert code == 3 and "verdict   unknown: may not fit (aiter attention workspaces)" in out
-    assert "verdict   would start" not in out and "unknown: aiter" not in out  # said once
-    # the sized allocations hold one full-context request at TP 1: the smallest TP is still named
-    assert "smallest TP that fits one full-context request: 1" in out
+    code, out, _ = run(capsys, *argv)
+    assert code == 3 and "verdict   unknown: may not fit (aiter MLA decode metadata)" in out
+    assert "verdict   would start" not in out and "unknown   aiter MLA" in out
+    # the sized allocations hold one full-context request: the smallest TP is still named
+    assert "smallest TP that fits one full-context request: " in out
+    # sglang issue 18263's launch: the aiter workspaces are sized, a verdict, exit 0
+    qwen = ("fit", "qwen3-30b-a3b", "--platform", "mi355x", "--attention-backend", "aiter")
+    code, out, _ = run(capsys, *qwen, "--mem-fraction-static", "0.911")
+    assert code == 0 and "aiter decode workspace: 10.16 GiB" in out and "verdict   would start" in out
 
 
 def test_unknown_status_is_not_starts():
@@ -63,16 +71,25 @@ def test_used_gib_reaches_the_sglang_memory_model(capsys):
 
 
 def test_used_gib_reaches_vllms_free_memory_check(capsys):
-    """v1/worker/utils.py : request_memory (the free memory at start-up must cover the utilization)."""
+    """v1/worker/utils.py : request_memory (the free memory at start-up must cover the utilization),
+    0.10-0.33; 0.34's extensible KV cache skips the check and sizes the cache from what is free."""
     argv = ("fit", "--engine", "vllm", "qwen3-8b", "--platform", "a100", "--gpu-memory-utilization", "0.9")
-    code, out, _ = run(capsys, *argv, "--json")
+    old = (*argv, "--vllm-version", "0.33.0")
+    code, out, _ = run(capsys, *old, "--json")
     assert code == 0 and json.loads(out)["verdict"]["status"] == "starts"
-    code, out, _ = run(capsys, *argv, "--used-gib", "20", "--json")
+    code, out, _ = run(capsys, *old, "--used-gib", "20", "--json")
     verdict = json.loads(out)["verdict"]
     assert code == 1 and verdict["status"] == "does-not-fit"
     assert verdict["allocation"] == "free memory at start-up"
     assert verdict["message"].startswith("Free memory on device (")
     assert verdict["fix"].startswith("--gpu-memory-utilization 0.")
+    # 0.34 (extensible KV cache): no check; the cache is what the 20 GiB held elsewhere leave
+    _, alone, _ = run(capsys, *argv, "--vllm-version", "0.34.0", "--json")
+    code, shared, _ = run(capsys, *argv, "--vllm-version", "0.34.0", "--used-gib", "20", "--json")
+    alone, shared = json.loads(alone), json.loads(shared)
+    assert code == 0 and shared["verdict"]["status"] == "starts"
+    assert shared["memory"]["inputs"]["extensible_kv_cache"] is True
+    assert 0 < shared["memory"]["kv_tokens"] < alone["memory"]["kv_tokens"]
 
 
 def test_used_gib_must_be_a_non_negative_number(capsys):

@@ -25,9 +25,10 @@ def test_every_entry_cites_its_source_and_quotes_the_log():
 #: when another refusal is missed, and when one of these starts being predicted (update the list).
 #: Empty since the profile run's sampler is modelled (gpt-oss-120b on an H100, vLLM 0.11).
 KNOWN_MISSED_REFUSALS: dict[str, str] = {
-    "sglang-4895-gemma-3-27b-awq-24gb-refused": "issue 27's false fit, not yet explained: the issue quotes no "
-    "weight or memory line of this third-party AWQ checkpoint on an unnamed 24 GB GPU; predicted 9,481 tokens "
-    "(range 6,838-10,009), the log ends in 'Not enough memory' (docs/memory.md)",
+    "sglang-4895-gemma-3-27b-awq-24gb-refused": "issue 27's false fit, partly explained (h27c): the 0.4.4 "
+    "model runner scales a multimodal model's --mem-fraction-static by 0.95 (0.88 -> 0.836), now modelled; "
+    "still predicted 7,969 tokens (range 5,327-8,498 on a 24 GiB card): the issue quotes no weight or "
+    "memory line, names neither the GPU nor the checkpoint's group size (docs/memory.md)",
 }
 
 #: Launches whose log shows they started but which the model refuses (docs/memory.md).

@@ -282,6 +282,7 @@ def memory_report(pack: Any, res: Any, hf: Any, launch: Any) -> Any:
         hf,
         device_name=res.platform.device_name,
         memory_gib=res.platform.memory_gib,
-        extra={**launch.not_modelled_values, "used_bytes": launch.node.used_bytes},
+        extra={**launch.not_modelled_values, "used_bytes": launch.node.used_bytes, "env": dict(launch.env)},
         index_total_size=checkpoint_total_size(launch.model),
+        version=launch.release,
     )

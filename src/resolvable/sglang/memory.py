@@ -22,8 +22,17 @@ sglang's policy:
   and ``MemoryPoolConfig.__post_init__``'s "Not enough memory. Please try to increase
   --mem-fraction-static." when less than one page of KV fits.
 
+After the pool, the allocations sglang makes in order (``after_pool_allocations``): the request
+table, graphs, FlashInfer autotuner and symmetric-memory pools, and on ROCm the aiter attention
+backend's decode workspace and CUDA-graph buffers (``aiter_allocations``, sized from
+``layers/attention/aiter_backend.py``; its MLA metadata is sized inside aiter: unknown).
+
+Releases: the arithmetic is 0.5.23's; ``version`` applies the differences read in the other
+wheels (``default_mem_fraction_static``'s 0.5.14-0.5.22 reserve and decode ``max_bs``;
+``model_runner_vlm_scale`` for 0.4.4-0.4.8; the empty-pool refusal before 0.5.14).
+
 Invariants: a pure function of (resolution, config, platform, flags sglang has that the pack
-does not model); every profiling-only quantity is an ``Estimate`` with a range.
+does not model, release); every profiling-only quantity is an ``Estimate`` with a range.
 """
 
 from __future__ import annotations
@@ -148,13 +157,47 @@ def _uses_mla_backend(hf: Mapping[str, Any]) -> bool:
     return bool(text_config(hf).get("kv_lora_rank"))
 
 
+def _release(version: str | None) -> tuple[int, int, int] | None:
+    """ "0.4.4.post2" → (0, 4, 4); "0.4 (March 2025)" → (0, 4, 0); None when not a release."""
+    import re
+
+    m = re.match(r"\s*(\d+)\.(\d+)(?:\.(\d+))?", str(version or ""))
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
+
+
+#: The release differences of ``handle_gpu_memory_settings`` in the modelled releases, read in
+#: the 0.5.14-0.5.23 wheels (server_args.py, arg_groups/memory_hook.py from 0.5.19): the decode
+#: graph reserve is added whatever the decode graph backend before 0.5.16 (``reserve_for_graph_mb``
+#: from 0.5.16 skips a disabled one), and DeepEP's 2 GiB (``reserve_for_deepep_a2a_mb``) from
+#: 0.5.16; the 20-35 GiB band's decode ``max_bs`` is 48/160 (TP < 4 / >= 4) from 0.5.20, 24/80
+#: before; a default decode ``max_bs`` is capped by ``--max-running-requests`` from 0.5.22.
+GRAPH_RESERVE_FN_SINCE = (0, 5, 16)
+DECODE_BS_48_SINCE = (0, 5, 20)
+DECODE_BS_CAPPED_SINCE = (0, 5, 22)
+
+
+def _since(version: str | None, first: tuple[int, int, int]) -> bool:
+    """Whether the release (None: the modelled 0.5.23) has a behaviour that began in ``first``."""
+    rel = _release(version)
+    return rel is None or rel >= first
+
+
+def default_decode_max_bs(gpu_mib: float | None, tp: int, version: str | None = None) -> int:
+    """The decode CUDA-graph ``max_bs`` sglang picks when ``--cuda-graph-max-bs`` is unset."""
+    if gpu_mib is not None and 20 * 1024 <= gpu_mib < 35 * 1024 and _since(version, DECODE_BS_48_SINCE):
+        return 48 if tp < 4 else 160
+    return decode_cuda_graph_max_bs(gpu_mib, tp)
+
+
 def default_mem_fraction_static(
     values: Mapping[str, Any],
     hf: Mapping[str, Any],
     gpu_mib: float | None,
     cuda_graph_max_bs: int | None = None,
+    version: str | None = None,
 ) -> float:
-    """``handle_gpu_memory_settings`` (0.5.23) when ``--mem-fraction-static`` is unset."""
+    """``handle_gpu_memory_settings`` (0.5.23, with the differences of the release ``version``)
+    when ``--mem-fraction-static`` is unset."""
     if gpu_mib is None:
         return 0.95
     tp, pp = int(values.get("tp_size") or 1), int(values.get("pp_size") or 1)
@@ -162,10 +205,12 @@ def default_mem_fraction_static(
     activation_tokens = max(chunk, 2048) if chunk > 0 else 16384
     reserved = 512 + activation_tokens * 1.5 + tp * pp / 8 * 1024
     graphs = not values.get("disable_cuda_graph")
-    max_bs = cuda_graph_max_bs or decode_cuda_graph_max_bs(gpu_mib, tp)
-    if max_bs and values.get("max_running_requests") and cuda_graph_max_bs is None:
+    max_bs = cuda_graph_max_bs or default_decode_max_bs(gpu_mib, tp, version)
+    capped = _since(version, DECODE_BS_CAPPED_SINCE)
+    if max_bs and values.get("max_running_requests") and cuda_graph_max_bs is None and capped:
         max_bs = min(max_bs, int(values["max_running_requests"]))
-    if graphs and values.get("cuda_graph_backend_decode", "full") != "disabled":
+    decode_graphs = graphs and values.get("cuda_graph_backend_decode", "full") != "disabled"
+    if decode_graphs or not _since(version, GRAPH_RESERVE_FN_SINCE):
         reserved += max_bs * 2
         if values.get("enable_dp_attention"):
             dp = int(values.get("dp_size") or 1)
@@ -178,7 +223,7 @@ def default_mem_fraction_static(
             reserved += _prefill_graph_sizes(prefill_max) * 8
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
-    if values.get("moe_a2a_backend") == "deepep" and graphs:
+    if values.get("moe_a2a_backend") == "deepep" and graphs and _since(version, GRAPH_RESERVE_FN_SINCE):
         reserved += 2 * 1024
     fraction = round((gpu_mib - reserved) / gpu_mib, 3)
     vision = hf.get("vision_config")
@@ -244,6 +289,47 @@ def kv_cell(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, fl
     return full, swa, words
 
 
+#: Before 0.4.9, ``ModelRunner.__init__`` (model_executor/model_runner.py) scaled the memory
+#: fraction of every multimodal model, the user's ``--mem-fraction-static`` included: by 0.95 in
+#: the 0.4.4 wheels (post1-post3), by 0.90 in 0.4.5-0.4.8. From 0.4.9 server_args.py scales only
+#: the default it computes (``adjust_mem_fraction_for_vlm`` from 0.5), as ``default_mem_fraction_static``.
+MODEL_RUNNER_VLM_SCALE_UNTIL = (0, 4, 9)
+
+
+#: First release whose ``_profile_available_bytes`` refuses weights that leave no room with "Loaded
+#: weights leave no GPU memory for the KV cache…" (read in the 0.5.13.post1 and 0.5.14 wheels);
+#: before it the pool comes out empty and the refusal is "Not enough memory…".
+NO_KV_ROOM_CHECK_SINCE = (0, 5, 14)
+
+
+def model_runner_vlm_scale(version: str | None, hf: Mapping[str, Any]) -> float:
+    """The factor a release's model runner applies to a multimodal model's fraction (1.0: none)."""
+    rel = _release(version)
+    if rel is None or rel >= MODEL_RUNNER_VLM_SCALE_UNTIL or not isinstance(hf.get("vision_config"), Mapping):
+        return 1.0
+    return 0.95 if rel < (0, 4, 5) else 0.90
+
+
+def _compared_at(version: str | None) -> str:
+    """Which release's memory model a prediction (a log's check) uses, in words."""
+    rel = _release(version)
+    if rel is None:
+        return "sglang 0.5.23's memory model (no release given)"
+    if (0, 5, 14) <= rel <= (0, 5, 23):
+        return f"sglang {version}: a modelled release (0.5.23's memory arithmetic with this release's differences)"
+    return (
+        f"sglang {version} is not a modelled release: compared at 0.5.23's memory model with the differences "
+        "known for it (the model runner's multimodal scale before 0.4.9, the empty-pool refusal before 0.5.14)"
+    )
+
+
+def aiter_long_context_scale(values: Mapping[str, Any], ctx_len: int) -> float:
+    """``attention_hook`` (0.5.23; server_args.py before): aiter with a context over 8192 tokens
+    scales the memory fraction by 0.85. The pass ``aiter_long_context_memory`` already scales a
+    given ``--mem-fraction-static``; this is for sglang's own default."""
+    return 0.85 if str(values.get("attention_backend") or "") == "aiter" and ctx_len > 8192 else 1.0
+
+
 def capacity(
     values: Mapping[str, Any],
     hf: Mapping[str, Any],
@@ -253,24 +339,31 @@ def capacity(
     extra: Mapping[str, Any] | None = None,
     index_total_size: int | None = None,
     pre_load_free_bytes: float | None = None,
+    version: str | None = None,
 ) -> FitReport:
     """SGLang's KV pool for a resolution's ``values`` on one device.
 
     ``extra`` holds sglang flags the pack does not model: ``max_total_tokens``,
     ``cuda_graph_max_bs``, ``max_mamba_cache_size``, ``mamba_ssm_dtype``.
     ``pre_load_free_bytes`` replaces the estimate of free memory before the weights load (a
-    start-up log's first ``avail mem``)."""
+    start-up log's first ``avail mem``). ``version`` is the sglang release the log or the user
+    names; the model is 0.5.23's, with the release differences of ``model_runner_vlm_scale``.
+    """
     extra = dict(extra or {})
     total = require_device_bytes(device_name, memory_gib)
     gpu_mib = total / (1 << 20)
     tp, pp = int(values.get("tp_size") or 1), int(values.get("pp_size") or 1)
     dp = int(values.get("dp_size") or 1) if values.get("enable_dp_attention") else 1
     user_mfs = values.get("mem_fraction_static") or extra.get("mem_fraction_static")
+    ctx_len = context_length(hf, values.get("context_length") or extra.get("context_length"))
     mfs = (
         float(user_mfs)
         if user_mfs
-        else default_mem_fraction_static(values, hf, gpu_mib, extra.get("cuda_graph_max_bs"))
+        else default_mem_fraction_static(values, hf, gpu_mib, extra.get("cuda_graph_max_bs"), version)
+        * aiter_long_context_scale(values, ctx_len)
     )
+    vlm_scale = model_runner_vlm_scale(version, hf)
+    mfs *= vlm_scale
     # MXFP4 experts on SM100 with FlashInfer: hidden and the intermediate partition padded to 128
     # (layers/quantization/mxfp4.py : Mxfp4MoEMethod.create_weights); elsewhere left as stored.
     sm100 = any(k in (device_name or "") for k in ("B200", "B300", "GB200", "GB300"))
@@ -304,7 +397,6 @@ def capacity(
         mamba_slots = int(extra.get("max_mamba_cache_size") or 0) or _default_mamba_slots(values, rest, state)
         rest -= mamba_slots * state
     page = int(values.get("page_size") or 1)
-    ctx_len = context_length(hf, values.get("context_length") or extra.get("context_length"))
 
     def tokens_for(rest_bytes: float) -> int:
         if rest_bytes <= 0 or cell <= 0:
@@ -322,7 +414,12 @@ def capacity(
         refusal = weights_oom_message(per_rank, pre)
         status = "does-not-fit"
     elif rest <= 0:
-        refusal = no_kv_room_message(mfs, 1 - (pre - per_rank - scratch.value) / pre)
+        rel = _release(version)
+        refusal = (
+            NOT_ENOUGH_MEMORY  # before 0.5.14 a pool of no tokens is the only check
+            if rel is not None and rel < NO_KV_ROOM_CHECK_SINCE
+            else no_kv_room_message(mfs, 1 - (pre - per_rank - scratch.value) / pre)
+        )
         status = "refused"
     elif tokens <= 0:  # room, but less than one page of KV
         refusal = f"{NOT_ENOUGH_MEMORY} Current value: mem_fraction_static={mfs}"
@@ -340,7 +437,7 @@ def capacity(
     allocations = (
         Allocation("weights", per_rank, "before-pool", "model_runner.load_model"),
         Allocation("KV pool", float(tokens * cell), "pool", "pool_configurator / MHATokenToKVPool"),
-        *after_pool_allocations(values, extra, hf, gpu_mib, tp, dp, running, ctx_len, device_name),
+        *after_pool_allocations(values, extra, hf, gpu_mib, tp, dp, running, ctx_len, device_name, version),
     )
     fix = None
     failing = None
@@ -357,7 +454,7 @@ def capacity(
         chunk = int(values.get("chunked_prefill_size") or 8192)
         margin = (512 + 1.5 * (max(chunk, 2048) if chunk > 0 else 16384)) * (1 << 20)
         if not user_mfs or mfs <= default_mem_fraction_static(
-            values, hf, gpu_mib, extra.get("cuda_graph_max_bs")
+            values, hf, gpu_mib, extra.get("cuda_graph_max_bs"), version
         ):
             margin = 0.0
         status, failed, short, oom = after_pool_verdict(headroom, allocations, unknown_margin=margin)
@@ -388,9 +485,17 @@ def capacity(
     max_req_input_len = max(0, min(ctx_len - 1, tokens - 1) - 5) if tokens > 0 else 0
     inputs = {
         "mem_fraction_static": mfs,
-        "mem_fraction_static_from": "your flag"
-        if user_mfs
-        else "sglang's default for this GPU (memory_hook.handle_gpu_memory_settings)",
+        "mem_fraction_static_from": (
+            "your flag"
+            if user_mfs
+            else "sglang's default for this GPU (memory_hook.handle_gpu_memory_settings)"
+        )
+        + (
+            f", × {vlm_scale:g} for a multimodal model in sglang {version}'s model runner"
+            if vlm_scale != 1.0
+            else ""
+        ),
+        "compared_at": _compared_at(version),
         "kv_cache_dtype": values.get("kv_cache_dtype"),
         "page_size": page,
         "tp_size": tp,
@@ -455,6 +560,7 @@ def after_pool_allocations(
     running: int | None,
     ctx_len: int,
     device_name: str | None,
+    version: str | None = None,
 ) -> tuple[Allocation, ...]:
     """The device allocations sglang makes after the KV pool, in order, per rank.
 
@@ -476,7 +582,7 @@ def after_pool_allocations(
         )
     graphs = not values.get("disable_cuda_graph")
     if graphs and values.get("cuda_graph_backend_decode", "full") != "disabled":
-        max_bs = extra.get("cuda_graph_max_bs") or decode_cuda_graph_max_bs(gpu_mib, tp)
+        max_bs = extra.get("cuda_graph_max_bs") or default_decode_max_bs(gpu_mib, tp, version)
         if running:
             max_bs = min(int(max_bs), int(running))
         mib = max_bs * 2.0
@@ -535,17 +641,7 @@ def after_pool_allocations(
             )
     backend = str(values.get("attention_backend") or "")
     if backend == "aiter" or (backend == "" and (device_name or "").upper().startswith("AMD")):
-        out.append(
-            Allocation(
-                "aiter attention workspaces",
-                None,
-                "after-pool",
-                "layers/attention/aiter_backend.py : AiterAttnBackend",
-                unknown="sized by the aiter kernels at run time (not derivable offline; issue 27 saw them "
-                "exhaust the memory left after the pool on MI355X)",
-                covered_by_margin=False,
-            )
-        )
+        out.extend(aiter_allocations(values, extra, hf, gpu_mib, tp, dp, running, ctx_len, version))
     if values.get("speculative_algorithm"):
         out.append(
             Allocation(
@@ -557,6 +653,99 @@ def after_pool_allocations(
                     f"{values.get('speculative_algorithm')} with top-k {values.get('speculative_eagle_topk')} and "
                     f"{values.get('speculative_num_draft_tokens')} draft tokens: sized by the draft model's graphs"
                 ),
+            )
+        )
+    return tuple(out)
+
+
+#: ``_AITER_PARTITION_SIZE_ROCM`` (layers/attention/aiter_backend.py, 0.5.14-0.5.23): the
+#: paged-attention decode splits each request's context into partitions of this many tokens.
+AITER_PARTITION_TOKENS = 256
+
+
+def aiter_allocations(
+    values: Mapping[str, Any],
+    extra: Mapping[str, Any],
+    hf: Mapping[str, Any],
+    gpu_mib: float,
+    tp: int,
+    dp: int,
+    running: int | None,
+    ctx_len: int,
+    version: str | None = None,
+) -> tuple[Allocation, ...]:
+    """What ``AiterAttnBackend`` allocates after the KV pool (layers/attention/aiter_backend.py,
+    the same in the 0.5.14-0.5.23 wheels), per rank.
+
+    * ``__init__``: the decode workspace (MHA/GQA, unless the Triton unified-attention path is
+      on: a sliding-window pool or ``SGLANG_USE_AITER_UNIFIED_ATTN``): ``max_bs`` (the request
+      table's size, i.e. the max running requests) × query heads per rank × ceil(context / 256)
+      partitions × (head_dim fp32 partial outputs + 2 fp32 softmax statistics);
+    * ``init_cuda_graph_state`` (with CUDA graphs): the flat per-token KV indices, graph
+      ``max_bs`` × (ceil(context / page) × page + draft tokens) int32; the custom mask,
+      graph tokens × context bytes; the unified path's page table, graph ``max_bs`` ×
+      ceil(context / page) int32.
+    * MLA: no decode workspace; the persistent decode kernel's metadata (on by default, off with
+      a non-fp8 KV cache at 16 or 128 padded heads) comes from aiter's ``get_mla_metadata_info_v1``
+      (sized from the device's compute units inside aiter): unknown.
+    """
+    shape = attention_shape(hf)
+    cfg = text_config(hf)
+    out: list[Allocation] = []
+    src = "layers/attention/aiter_backend.py : AiterAttnBackend"
+    env = extra.get("env") or {}
+    attn_tp = max(1, tp // dp)
+    heads = max(1, int(cfg.get("num_attention_heads") or 1) // attn_tp)
+    if shape.is_mla:
+        # the persistent MLA decode kernel (SGLANG_AITER_MLA_PERSIST, on by default) is turned off
+        # with a non-fp8 KV cache at 16 (not zero-padded) or 128 padded heads; without it there
+        # is no metadata buffer
+        padded = 16 if heads < 16 else heads
+        fp8_kv = str(values.get("kv_cache_dtype") or "auto").startswith("fp8")
+        persist = str(env.get("SGLANG_AITER_MLA_PERSIST", "true")).lower() in ("1", "true", "yes")
+        if persist and not (((padded == 16 and heads != 12) or padded == 128) and not fp8_kv):
+            out.append(
+                Allocation(
+                    "aiter MLA decode metadata",
+                    None,
+                    "after-pool",
+                    src + ".make_mla_decode_meta_data_buffer",
+                    unknown="sized inside aiter (get_mla_metadata_info_v1, from the device's compute units and "
+                    "the split count): not derivable offline",
+                    covered_by_margin=False,
+                )
+            )
+    unified = bool(shape.swa_layers) or str(env.get("SGLANG_USE_AITER_UNIFIED_ATTN", "")).lower() in (
+        "1",
+        "true",
+        "yes",
+    )
+    partitions = -(-ctx_len // AITER_PARTITION_TOKENS)
+    if running and not unified and not shape.is_mla:
+        ws = running * heads * partitions * shape.head_dim * 4 + 2 * running * heads * partitions * 4
+        out.append(
+            Allocation(
+                "aiter decode workspace",
+                float(ws),
+                "after-pool",
+                src + ".__init__ (workspace_buffer: max running requests × "
+                f"{heads} heads × {partitions} partitions × ({shape.head_dim} + 2) × 4 B)",
+            )
+        )
+    if not values.get("disable_cuda_graph"):  # MHA and MLA alike
+        page = int(values.get("page_size") or 1)
+        draft = int(values.get("speculative_num_draft_tokens") or 0)
+        max_bs = int(extra.get("cuda_graph_max_bs") or default_decode_max_bs(gpu_mib, tp, version))
+        blocks = -(-ctx_len // page)
+        b = max_bs * (blocks * page + draft) * 4 + max_bs * max(1, draft) * ctx_len
+        if unified and not shape.is_mla:
+            b += max_bs * blocks * 4
+        out.append(
+            Allocation(
+                "aiter CUDA-graph index buffers",
+                float(b),
+                "after-pool",
+                src + ".init_cuda_graph_state (kv indices int32, custom mask, page table)",
             )
         )
     return tuple(out)

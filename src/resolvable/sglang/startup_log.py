@@ -190,4 +190,6 @@ def launch(
     for key in ("max_total_tokens", "cuda_graph_max_bs", "max_mamba_cache_size", "mamba_ssm_dtype"):
         if flags.get(key) is not None:
             extra[key] = flags[key]
-    return values, {"extra": extra}
+    # compared at the log's own release where it is known (--sglang-version, else the version
+    # line): the capacity model is 0.5.23's plus the release differences it knows
+    return values, {"extra": extra, "version": release or facts.version}

@@ -7,7 +7,10 @@ and the V1 engine of the public releases the corpus logs come from):
 * ``v1/worker/gpu_worker.py : determine_available_memory``: KV memory = total × utilization −
   (weights + the profiled activation peak + non-torch memory [+ the CUDA-graph estimate]);
   ``gpu_memory_utilization`` defaults to 0.9 (public releases), 0.92 (0.30–0.33) and, in 0.34,
-  1.0 with the extensible KV cache on CUDA/ROCm (``resolved_gpu_memory_utilization``);
+  1.0 with the extensible KV cache on CUDA/ROCm (``resolved_gpu_memory_utilization``), which
+  0.34 sizes after the warm-up and the graph capture (``v1/worker/extensible_kv_cache.py :
+  measure_kv_cache_bytes``: the graphs and the sampler warm-up are before the pool, a margin of
+  max(1 GiB, 0.75 × the transient peak) and the peak itself are kept free);
 * ``v1/core/kv_cache_utils.py``: one page per layer per block; full attention uses
   ``2 × heads_per_rank × head_size × dtype`` a token per layer, MLA ``kv_lora_rank + rope`` (656
   bytes with ``fp8_ds_mla``); sliding-window and Mamba layers share the block pool in groups of
@@ -252,6 +255,16 @@ MRV2_ARCHITECTURES: dict[tuple[int, int], tuple[frozenset[str], bool]] = {
         False,
     ),
 }
+#: First release with the extensible KV cache on by default (config/cache.py :
+#: ``enable_extensible_kv_cache``, on CUDA and ROCm unless ``--kv-cache-memory`` is given; read in
+#: the 0.34 wheel): the cache is committed after the warm-up and the CUDA-graph capture, sized by
+#: ``v1/worker/extensible_kv_cache.py : measure_kv_cache_bytes`` from the memory then free:
+#: min(requested - used, free after warm-up - margin) - transient peak, the margin
+#: max(1 GiB (3 on ROCm), 0.75 × the transient peak); ``request_memory``'s free-memory check is
+#: skipped. The graphs and the sampler warm-up are measured before the size is fixed.
+EXTENSIBLE_KV_CACHE_FROM = (0, 34)
+
+
 #: First release whose Model Runner V2 profile run also samples with the warm-up's parameters
 #: (``_dummy_sampler_run``'s "warmup-param pass", 0.33 and 0.34 wheels). In 0.29–0.32 the profile
 #: samples once with the default parameters ("the sampler may skip top_k, top_p, and logprobs":
@@ -406,8 +419,25 @@ def capacity(
     tp = int(values.get("tensor_parallel_size") or 1)
     pp = int(values.get("pipeline_parallel_size") or 1)
     dp = int(values.get("data_parallel_size") or 1)
+    rel = _release(version)
+    user_kv = values.get("kv_cache_memory_bytes")
+    extensible = (
+        not user_kv
+        and rel is not None
+        and rel >= EXTENSIBLE_KV_CACHE_FROM
+        and values.get("enable_extensible_kv_cache") is not False
+    )
     util = values.get("gpu_memory_utilization")
-    util = float(util) if util else default_gpu_memory_utilization(version)
+    # resolved_gpu_memory_utilization (0.34): 1.0 only with the extensible cache, else 0.92
+    util = (
+        float(util)
+        if util
+        else (
+            default_gpu_memory_utilization(version)
+            if extensible or rel is None or rel < EXTENSIBLE_KV_CACHE_FROM
+            else 0.92
+        )
+    )
     # MXFP4 experts on CUDA: Triton/Marlin/TRT-LLM kernels pad hidden to 256 and the intermediate
     # partition to 128 (fused_moe/oracle/mxfp4.py : mxfp4_round_up_hidden_size_and_intermediate_size).
     weights = weight_estimate(
@@ -443,10 +473,16 @@ def capacity(
         "non-torch memory that grows during start-up (cuBLAS/NCCL buffers; estimated)",
     )
     used = float(values.get("used_bytes") or 0.0)  # memory other processes already hold (--used-gib)
-    rel = _release(version)
-    user_kv = values.get("kv_cache_memory_bytes")
     if user_kv:
         available = float(user_kv)
+    elif extensible:
+        # measure_kv_cache_bytes: what the engine holds after the warm-up and the graphs, then
+        # the transient peak kept free in full plus a margin against the device's free memory
+        held = per_rank + nontorch_counted.value + graphs.value
+        floor = (3 if (device_name or "").upper().startswith("AMD") else 1) * GIB
+        margin = max(floor, 0.75 * peak.value)
+        init_free_now = total - nontorch.value - used
+        available = min(total * util - held, init_free_now - held - margin) - peak.value
     else:
         available = total * util - per_rank - peak.value - nontorch_counted.value - graphs.value
     full_pl, _swa_pl, words = kv_page_bytes(values, hf)
@@ -516,6 +552,7 @@ def capacity(
     elif (
         used
         and not user_kv
+        and not extensible
         and (rel is None or rel >= FREE_MEMORY_CHECK_FROM)
         and init_free < math.ceil(total * util)
     ):
@@ -576,7 +613,7 @@ def capacity(
             Allocation(
                 "CUDA graphs" + ("" if graphs.value else " (not in the KV budget in this release/switch)"),
                 graph_b,
-                "after-pool",
+                "before-pool" if extensible else "after-pool",
                 "v1/worker/gpu_model_runner.py : capture_model",
                 low=0.1 * GIB,
                 high=max(graph_b, 1.5 * GIB),
@@ -588,7 +625,7 @@ def capacity(
             + ("" if full_sampler else "; not in the profiled peak in this release")
             + ")",
             float(sampler_b),
-            "after-pool",
+            "before-pool" if extensible else "after-pool",
             "v1/worker/gpu_worker.py : compile_or_warm_up_model → "
             + ("gpu/warmup.py : warmup_kernels" if mrv2 else "_dummy_sampler_run"),
             low=sampler_b * 0.5,
@@ -704,6 +741,12 @@ def capacity(
         "gpu_memory_utilization_from": "your flag"
         if values.get("gpu_memory_utilization")
         else f"vLLM {version or '0.33'} default",
+        "compared_at": (
+            f"vLLM {version}: that release's utilization default, profile-run batch, V0/V1 profiler, "
+            "CUDA-graph and sampler accounting"
+            if version
+            else "vLLM without a release: 0.33's defaults"
+        ),
         "kv_cache_dtype": values.get("kv_cache_dtype") or "auto",
         "block_size": block,
         "tensor_parallel_size": tp,
@@ -721,6 +764,7 @@ def capacity(
         "num_gpu_blocks": num_blocks,
         "mamba_ssm_dtype": ssm_dtype or None,
         "cudagraph_estimate_in_budget": bool(graphs.value),
+        "extensible_kv_cache": extensible,
         "model_runner_v2": mrv2,
         "sampler_warm_up_profiled": full_sampler,
         "used_gib": round(used / GIB, 3) if used else 0,

@@ -64,13 +64,13 @@ def fa3_fp8_e5m2_fallback(ctx):
 def aiter_long_context_memory(ctx):
     """C17: aiter with a context longer than 8192 tokens keeps 15% more memory free.
 
-    sglang scales the profiled fraction; here it scales ``--mem-fraction-static`` when given
-    (the profiled default depends on the GPU's free memory, which is not modelled)."""
+    sglang scales the resolved fraction; here a given ``--mem-fraction-static`` (the default: in
+    ``sglang.memory.aiter_long_context_scale``); the context is ``--context-length`` or the model's."""
     args = ctx.args
     if (
         args.attention_backend == "aiter"
         and args.mem_fraction_static is not None
-        and context_length(ctx.hf) > 8192
+        and int(args.context_length or context_length(ctx.hf)) > 8192
     ):
         return {
             "mem_fraction_static": Force(

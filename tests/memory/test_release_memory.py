@@ -1,0 +1,146 @@
+"""Issue 27 (third round, h27c): the memory model's release differences for sglang logs of older
+releases, read in the wheels (model_executor/model_runner.py of 0.4.4.post1-post3, 0.4.5-0.4.8;
+server_args.py of 0.4.9; model_executor/kv_cache_configurator of 0.5.13.post1 and 0.5.14)."""
+
+from __future__ import annotations
+
+import pytest
+
+from resolvable import Platform
+from resolvable._hfconfig import HFConfig
+from resolvable.sglang import load_model, resolve_server_args
+from resolvable.sglang.memory import NOT_ENOUGH_MEMORY, capacity, model_runner_vlm_scale
+
+AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}
+
+
+def _gemma_awq() -> HFConfig:
+    return HFConfig({**load_model("gemma-3-27b").to_dict(), "quantization_config": AWQ}, source="test")
+
+
+def _cap(hf, preset: str, version: str | None, **flags):
+    platform = Platform.preset(preset)
+    res = resolve_server_args(hf, platform, {}, **flags)
+    values = {k: res[k] for k in res}
+    return capacity(
+        values, hf, device_name=platform.device_name, memory_gib=platform.memory_gib, version=version
+    )
+
+
+def test_model_runner_vlm_scale_per_release():
+    vlm, text = load_model("gemma-3-27b"), load_model("llama-3.1-8b")
+    assert model_runner_vlm_scale("0.4.4.post2", vlm) == 0.95
+    assert model_runner_vlm_scale("0.4.6", vlm) == model_runner_vlm_scale("0.4.8", vlm) == 0.90
+    # from 0.4.9 server_args scales only its own default (default_mem_fraction_static)
+    assert model_runner_vlm_scale("0.4.9", vlm) == model_runner_vlm_scale("0.5.23", vlm) == 1.0
+    assert model_runner_vlm_scale(None, vlm) == 1.0
+    assert model_runner_vlm_scale("0.4.4", text) == 1.0
+
+
+def test_sglang_044_scales_your_fraction_for_gemma3_and_refuses_with_its_message():
+    """sglang#4895's model (gemma-3-27b AWQ int4) on an RTX 4090. At 0.4.4 the model runner takes
+    0.95 of the --mem-fraction-static of a multimodal model: 0.70 becomes 0.665, which the ~15.8 GiB
+    of weights exceed; 0.4.4 has no "Loaded weights leave no GPU memory" check (0.5.14), so the
+    pool is empty and sglang says "Not enough memory". The 0.5.23 model starts at 0.70."""
+    hf = _gemma_awq()
+    old = _cap(hf, "rtx4090", "0.4.4.post2", mem_fraction_static=0.70)
+    assert old.inputs["mem_fraction_static"] == pytest.approx(0.665)
+    assert "× 0.95 for a multimodal model in sglang 0.4.4.post2" in old.inputs["mem_fraction_static_from"]
+    assert old.status == "refused" and not old.fits and old.kv_tokens == 0
+    assert old.refusal == NOT_ENOUGH_MEMORY
+    new = _cap(hf, "rtx4090", None, mem_fraction_static=0.70)
+    assert new.inputs["mem_fraction_static"] == 0.70 and new.kv_tokens > 0
+    # at the issue's 0.88 the 0.4.4 pool is 0.95 × smaller in fraction: fewer tokens, still some
+    issue = _cap(hf, "rtx4090", "0.4.4.post2", mem_fraction_static=0.88)
+    assert 0 < issue.kv_tokens < _cap(hf, "rtx4090", None, mem_fraction_static=0.88).kv_tokens
+
+
+def test_vllm_034_extensible_kv_cache_is_sized_after_the_warm_up_and_the_graphs():
+    """vLLM 0.34 (v1/worker/extensible_kv_cache.py : measure_kv_cache_bytes): the cache is committed
+    after the warm-up and the graph capture; it gets min(requested - held, free - held - margin)
+    - the transient peak, the margin max(1 GiB, 0.75 × peak). The README's Qwen3-8B TP 4 example:
+    the sampler warm-up and the graphs are measured before the size is fixed, not taken from what
+    the cache leaves (they read as a contradiction before)."""
+    from resolvable.device_memory import context_overhead
+    from resolvable.memory import GIB
+    from resolvable.vllm import load_model as vllm_model
+    from resolvable.vllm.memory import capacity as vcap
+
+    platform = Platform.preset("h100")
+    hf = vllm_model("qwen3-8b")
+    rep = vcap(
+        {"tensor_parallel_size": 4},
+        hf,
+        device_name=platform.device_name,
+        memory_gib=platform.memory_gib,
+        version="0.34",
+    )
+    est = rep.estimates
+    total = rep.device_total_bytes
+    held = rep.weights_bytes + est["non_torch"].value + est["cudagraphs"].value
+    peak = est["activation_peak"].value
+    free = total - context_overhead(4).value
+    want = min(total * 1.0 - held, free - held - max(1 * GIB, 0.75 * peak)) - peak
+    assert rep.inputs["extensible_kv_cache"] is True and rep.inputs["gpu_memory_utilization"] == 1.0
+    assert rep.inputs["available_kv_bytes"] == pytest.approx(want)
+    phases = {a.name.split(" (")[0]: a.phase for a in rep.allocations}
+    assert phases["CUDA graphs"] == phases["sampler warm-up"] == "before-pool"
+    assert rep.status == "starts" and not any(a.phase == "after-pool" for a in rep.allocations)
+    # 0.33 (no extensible cache): the budget formula, the warm-up and graphs after the pool
+    old = vcap(
+        {"tensor_parallel_size": 4},
+        hf,
+        device_name=platform.device_name,
+        memory_gib=platform.memory_gib,
+        version="0.33",
+    )
+    assert old.inputs["extensible_kv_cache"] is False
+    assert {a.phase for a in old.allocations if a.name.startswith(("CUDA", "sampler"))} == {"after-pool"}
+
+
+def test_check_log_says_which_release_a_log_was_compared_at():
+    """A log is compared at its own release; a sglang log of a release outside 0.5.14-0.5.23 says
+    it was compared at 0.5.23's model with the differences known for it."""
+    from resolvable.startup_log import check_log
+
+    vllm_log = (
+        "INFO vLLM API server version 0.11.0\n"
+        "INFO non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 16000}\n"
+        "INFO Model loading took 14.99 GiB and 5.1 seconds\n"
+    )
+    got = check_log(vllm_log, hf=load_model("llama-3.1-8b"), platform=Platform.preset("h100"))
+    assert got.report.inputs["compared_at"].startswith("vLLM 0.11:")
+    assert any(line.startswith("model     vLLM 0.11:") for line in got.lines())
+    sglang_log = (
+        "sglang version: 0.4.4.post2\n"
+        "[2025-03-29 18:12:40] server_args=ServerArgs(model_path='/m/gemma-3-27b/', context_length=4096, "
+        "mem_fraction_static=0.88, chunked_prefill_size=2048, page_size=1, tp_size=1)\n"
+    )
+    got = check_log(sglang_log, hf=_gemma_awq(), platform=Platform.preset("rtx4090"))
+    assert got.facts.version == "0.4.4.post2"
+    assert "0.4.4.post2 is not a modelled release: compared at 0.5.23's" in got.report.inputs["compared_at"]
+    assert got.report.inputs["mem_fraction_static"] == pytest.approx(0.836)
+    modelled = check_log(sglang_log, hf=_gemma_awq(), platform=Platform.preset("rtx4090"), release="0.5.15")
+    assert "a modelled release" in modelled.report.inputs["compared_at"]
+    assert modelled.report.inputs["mem_fraction_static"] == 0.88
+
+
+def test_vllm_034_utilization_default_is_one_only_with_the_extensible_cache():
+    """config/cache.py : resolved_gpu_memory_utilization (0.34): 1.0 with the extensible KV cache,
+    else DEFAULT_GPU_MEMORY_UTILIZATION (0.92, as in 0.30-0.33); --kv-cache-memory turns it off."""
+    from resolvable.vllm import load_model as vllm_model
+    from resolvable.vllm.memory import capacity as vcap
+
+    platform = Platform.preset("h100")
+    hf = vllm_model("qwen3-8b")
+
+    def util(values, version="0.34"):
+        rep = vcap(
+            values, hf, device_name=platform.device_name, memory_gib=platform.memory_gib, version=version
+        )
+        return rep.inputs["gpu_memory_utilization"], rep.inputs["extensible_kv_cache"]
+
+    assert util({}) == (1.0, True)
+    assert util({"enable_extensible_kv_cache": False}) == (0.92, False)
+    assert util({"kv_cache_memory_bytes": 20 << 30}) == (0.92, False)
+    assert util({}, "0.33") == (0.92, False) and util({}, "0.29") == (0.9, False)
