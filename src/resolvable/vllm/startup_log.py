@@ -9,6 +9,12 @@ X GiB``, ``Using … backend``, ``Free memory on device (F/T GiB) on startup``, 
 ("To serve at least one request…", "No available memory for the cache blocks", "max_num_seqs (N)
 exceeds available Mamba cache blocks", torch's "CUDA out of memory").
 
+V0 logs print the weights as ``Loading model weights took X GB`` (0.4–0.6) or ``model weights
+take X GiB`` (0.7) and the KV budget as ``kv_cache_size=X GiB`` (0.6) or ``the rest of the memory
+reserved for KV Cache is X GiB`` (0.7); 0.15+ print the version in the start-up banner
+(``… version 0.17.0``). Each rank prints its own KV budget and ``determine_available_memory``'s
+caller sizes the cache on the smallest, so the smallest figure is the one read.
+
 Invariants: standard library only; a fact the log does not state stays None.
 """
 
@@ -65,6 +71,12 @@ _FLAG_KEYS = (
 )
 
 
+def least(pattern: str, text: str) -> re.Match[str] | None:
+    """The match of ``pattern`` whose first group is the smallest number (one line per rank)."""
+    found = list(re.finditer(pattern, text))
+    return min(found, key=lambda m: float(m.group(1))) if found else None
+
+
 def read(text: str) -> LogFacts:
     lines: dict[str, str] = {}
 
@@ -104,17 +116,37 @@ def read(text: str) -> LogFacts:
     m = take(
         "version",
         first(
-            r"(?:vLLM API server version|LLM engine \(v|vLLM version:?)\s*v?(\d+\.\d+(?:\.\d+)?[\w.+]*)", text
+            r"(?:vLLM API server version|LLM engine \(v|vLLM version:?|\][\s\u2580-\u259f]+version)"
+            r"\s*v?(\d+\.\d+(?:\.\d+)?[\w.+]*)",
+            text,
         ),
     )
     if m:
         version = m.group(1)
     weights = None
-    m = take("weights_gib", first(r"Model loading took " + _NUM + r"\s*(?:GiB|GB)", text))
+    m = take(
+        "weights_gib",
+        first(
+            r"(?:Model loading took|Loading model weights took|model weights take) "
+            + _NUM
+            + r"\s*(?:GiB|GB)",
+            text,
+        ),
+    )
     if m:
         weights = float(m.group(1))
     avail = None
-    m = take("available_kv_gib", first(r"Available KV cache memory: " + _NUM + r"\s*GiB", text))
+    # every rank prints its own figure and the cache is sized on the smallest (V1: "Available KV
+    # cache memory"; V0 0.6: "kv_cache_size=", 0.7: "the rest of the memory reserved for KV Cache is")
+    m = take(
+        "available_kv_gib",
+        least(
+            r"(?:Available KV cache memory: |kv_cache_size=|the rest of the memory reserved for KV Cache is )"
+            + _NUM
+            + r"\s*GiB",
+            text,
+        ),
+    )
     if m:
         avail = float(m.group(1))
     block = None
