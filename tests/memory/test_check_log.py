@@ -115,3 +115,17 @@ def test_vllm_reader_takes_the_smallest_rank_the_v0_lines_and_the_banner_version
     )
     facts = read_log(v07)
     assert facts.weights_gib == 13.93 and facts.available_kv_gib == 17.24
+
+
+def test_vllm_reader_takes_v0s_refusal_and_its_token_capacity():
+    """V0 refuses a context longer than the cache with the capacity in tokens (QwenLM/Qwen3#16:
+    Qwen1.5-7B-Chat-GPTQ-Int4 on an RTX 3090, Feb 2024)."""
+    log = (
+        "python -m vllm.entrypoints.openai.api_server --model qwen/Qwen1.5-7B-Chat-GPTQ-Int4 --quantization gptq\n"
+        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
+        "stored in KV cache (24320). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine.\n"
+    )
+    facts = read_log(log)
+    assert facts.outcome == "refused" and facts.kv_tokens == 24320
+    assert facts.flags["quantization"] == "gptq"

@@ -6,8 +6,9 @@ What vLLM prints (0.2–0.34 logs): ``vLLM API server version V`` / ``Initializi
 ``Available KV cache memory: X GiB``, ``GPU KV cache size: N tokens`` (V0: ``# GPU blocks: B``),
 ``Maximum concurrency for L tokens per request: Cx``, ``Graph capturing finished in S secs, took
 X GiB``, ``Using … backend``, ``Free memory on device (F/T GiB) on startup``, and the failures
-("To serve at least one request…", "No available memory for the cache blocks", "max_num_seqs (N)
-exceeds available Mamba cache blocks", torch's "CUDA out of memory").
+("To serve at least one request…", V0's "The model's max seq len (L) is larger than the maximum
+number of tokens that can be stored in KV cache (N)", "No available memory for the cache blocks",
+"max_num_seqs (N) exceeds available Mamba cache blocks", torch's "CUDA out of memory").
 
 V0 logs print the weights as ``Loading model weights took X GB`` (0.4–0.6) or ``model weights
 take X GiB`` (0.7) and the KV budget as ``kv_cache_size=X GiB`` (0.6) or ``the rest of the memory
@@ -35,7 +36,7 @@ def recognises(text: str) -> bool:
     return bool(
         re.search(
             r"vLLM API server version|LLM engine \(v|non-default args:|Available KV cache memory|GPU KV cache size|"
-            r"# GPU blocks:|EngineCore|vllm serve",
+            r"# GPU blocks:|EngineCore|vllm serve|vllm\.entrypoints|tokens that can be stored in KV cache",
             text,
         )
     )
@@ -163,6 +164,10 @@ def read(text: str) -> LogFacts:
         m = take("kv_tokens", first(r"# GPU blocks: ([0-9]+)", text))
         if m:
             kv = int(m.group(1)) * (block or int(flags.get("block_size") or 16))
+        else:  # V0's refusal states the capacity in tokens
+            m = take("kv_tokens", first(r"tokens that can be stored in KV cache \(([0-9]+)\)", text))
+            if m:
+                kv = int(m.group(1))
     conc = None
     m = take(
         "max_concurrency", first(r"Maximum concurrency for [0-9,]+ tokens per request: " + _NUM + r"x", text)
@@ -208,6 +213,7 @@ def read(text: str) -> LogFacts:
         (
             "refused",
             r"To serve at least one request|No available memory for the cache blocks|exceeds available Mamba cache|"
+            r"is larger than the maximum number of tokens that can be stored in KV cache|"
             r"is less than desired GPU memory utilization|Available KV cache memory: -",
         ),
         ("starts", r"Application startup complete|Starting vLLM API server|GPU KV cache size|# GPU blocks"),
