@@ -271,13 +271,16 @@ def report() -> str:
         lines.append(
             f"{r['id']:48s} {f('weights'):>9s} {f('kv_tokens'):>9s} {f('kv_formula'):>9s} {f('available_kv'):>9s} {f('mem_fraction_static'):>8s}  {ref_s}"
         )
-    held = {e["id"] for e in entries() if e.get("held_out")}
+    held = {e["id"] for e in entries() if split_of(e) == "held_out"}
     added = {e["id"] for e in entries() if e.get("added") == "h18"}
     for name, subset in (
         ("all entries", results),
-        ("tuned entries (the constants were set on these)", [r for r in results if r["id"] not in held]),
         (
-            "held-out entries (collected after the constants were set)",
+            "tuned split (the constants were set with these in view)",
+            [r for r in results if r["id"] not in held],
+        ),
+        (
+            "held-out split (h27d: collected after the constants were set, never tuned on)",
             [r for r in results if r["id"] in held],
         ),
         ("entries added by h18 (held out)", [r for r in results if r["id"] in added]),
