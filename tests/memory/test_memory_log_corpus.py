@@ -80,7 +80,7 @@ def test_the_held_out_split_is_marked_sourced_and_reported_apart():
     found = entries()
     held = [e for e in found if split_of(e) == "held_out"]
     assert len(held) >= 40 and all(e.get("added") == "h27d" and e["held_out"] for e in held)
-    assert all("/blob/" in e["source"] or "/issues/" in e["source"] for e in held)
+    assert all(any(k in e["source"] for k in ("/blob/", "/issues/", "/pull/")) for e in held)
     assert {e["engine"] for e in held} == {"sglang", "vllm"}
     metas = {e["id"]: e for e in found}
     table = split_summary([evaluate(e) for e in found], metas)
