@@ -10,6 +10,12 @@ sample or the config values it needs), the quoted log lines and what they state 
   KV-per-token formula and the paging alone);
 * ``refusal``: whether the launch is refused, vs whether the log shows a refusal;
 * ``mem_fraction_static``: sglang's default fraction vs the logged one.
+
+Splits (``split_of``): an entry with ``"split": "held_out"`` was collected after the constants
+were set and no constant may be tuned on it (h27d's 40 logs); every other entry is the tuned split
+(the constants were set, or checked, with these logs in view). ``split_report`` gives, per split,
+the KV tokens and weights within 10 % and how many logged failures (refusals and OOMs) are
+predicted.
 """
 
 from __future__ import annotations
@@ -177,6 +183,57 @@ def summary(results: list[dict[str, Any]], key: str) -> dict[str, float] | None:
     }
 
 
+SPLITS = ("tuned", "held_out")
+
+
+def split_of(entry: dict[str, Any]) -> str:
+    """``held_out`` for the entries marked so (never tuned on), else ``tuned``."""
+    return "held_out" if entry.get("split") == "held_out" else "tuned"
+
+
+def split_summary(
+    results: list[dict[str, Any]], metas: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Per split: KV tokens and weights within 10 % (n, share), logged failures predicted, and the
+    launches that started but are predicted to fail."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in SPLITS:
+        subset = [r for r in results if split_of(metas[r["id"]]) == name]
+        row: dict[str, Any] = {"entries": len(subset)}
+        for key in ("kv_tokens", "weights"):
+            s = summary(subset, key)
+            row[key] = (s["n"], s["within_10pct"], s["median"]) if s else (0, None, None)
+        failed = [r["refusal"] for r in subset if r.get("refusal") and r["refusal"][1]]
+        started = [r["refusal"] for r in subset if r.get("refusal") and not r["refusal"][1]]
+        row["failures_predicted"] = (sum(p for p, _ in failed), len(failed))
+        row["false_failures"] = (sum(p for p, _ in started), len(started))
+        out[name] = row
+    return out
+
+
+def split_report(results: list[dict[str, Any]] | None = None) -> str:
+    """The tuned vs held-out table of docs/memory.md (``memory_accuracy.py --splits``)."""
+    metas = {e["id"]: e for e in entries()}
+    results = results if results is not None else [evaluate(e) for e in metas.values()]
+    rows = [
+        "| split | entries | KV tokens within 10 % | weights within 10 % | logged failures predicted | started, predicted to fail |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def share(t: tuple[int, float | None, float | None]) -> str:
+        n, within, median = t
+        return "–" if not n else f"{round(within * n)} of {n} ({within:.0%}), median {median:.1%}"
+
+    for name, row in split_summary(results, metas).items():
+        fp, fn = row["failures_predicted"]
+        sp, sn = row["false_failures"]
+        rows.append(
+            f"| {name.replace('_', '-')} | {row['entries']} | {share(row['kv_tokens'])} | {share(row['weights'])} | "
+            f"{fp} of {fn} | {sp} of {sn} |"
+        )
+    return "\n".join(rows)
+
+
 def kv_capacity(r: dict[str, Any]) -> float | None:
     """End-to-end KV capacity error: KV tokens where the log states them, else vLLM's available KV
     memory (the tokens are that memory over the page size; the llm-d and refusal logs print no
@@ -202,7 +259,7 @@ def markdown_table(results: list[dict[str, Any]] | None = None) -> str:
 
         ref = r.get("refusal")
         ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {ref[0]}/{ref[1]}"
-        held = " (h18)" if e.get("added") == "h18" else ""
+        held = " (h18)" if e.get("added") == "h18" else " (h27d)" if split_of(e) == "held_out" else ""
         gpu = f"{e.get('gpus', 1)}× {e['gpu']['device_name']}" if e.get("gpu") else "–"
         rows.append(
             f"| [{r['id']}]({e['source']}){held} | {e['engine']} {str(e.get('engine_version', '')).split(' ')[0]} | "
@@ -228,13 +285,16 @@ def report() -> str:
         lines.append(
             f"{r['id']:48s} {f('weights'):>9s} {f('kv_tokens'):>9s} {f('kv_formula'):>9s} {f('available_kv'):>9s} {f('mem_fraction_static'):>8s}  {ref_s}"
         )
-    held = {e["id"] for e in entries() if e.get("held_out")}
+    held = {e["id"] for e in entries() if split_of(e) == "held_out"}
     added = {e["id"] for e in entries() if e.get("added") == "h18"}
     for name, subset in (
         ("all entries", results),
-        ("tuned entries (the constants were set on these)", [r for r in results if r["id"] not in held]),
         (
-            "held-out entries (collected after the constants were set)",
+            "tuned split (the constants were set with these in view)",
+            [r for r in results if r["id"] not in held],
+        ),
+        (
+            "held-out split (h27d: collected after the constants were set, never tuned on)",
             [r for r in results if r["id"] in held],
         ),
         ("entries added by h18 (held out)", [r for r in results if r["id"] in added]),
@@ -273,4 +333,6 @@ def report() -> str:
             )
     refusals = [r["refusal"] for r in results if r.get("refusal") and r["refusal"][1]]
     lines.append(f"logged refusals predicted as refusals: {sum(p for p, _ in refusals)}/{len(refusals)}")
+    lines.append("\nsplits (tuned: the constants were set with these in view; held-out: never tuned on):")
+    lines.append(split_report(results))
     return "\n".join(lines)

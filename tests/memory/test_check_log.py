@@ -83,3 +83,49 @@ def test_cli_check_log_text_json_and_errors(tmp_path, capsys):
     (tmp_path / "other.log").write_text("hello\n")
     code = main(["check-log", str(tmp_path / "other.log")])
     assert code == 2 and "no engine recognises this log" in capsys.readouterr().err
+
+
+def test_vllm_reader_takes_the_smallest_rank_the_v0_lines_and_the_banner_version():
+    """Each rank prints its KV budget and vLLM sizes the cache on the smallest (the line shapes of
+    DaisukeTakai/eval_dataset vllm_judge.log, 0.10.0 on 8 H100s); V0 prints the weights and the
+    budget in other words (0.6: vllm#10517, 0.7: daxdelvira/distributed_agent_gc); 0.15+ print
+    the version in the banner. The figures are the logs'; the reader is what is tested."""
+    v1 = (
+        "(APIServer pid=1) INFO 06-18 09:16:00 [utils.py:344]  \u2584\u2584 \u2584\u2588 \u2588  version 0.22.1\n"
+        "(VllmWorker rank=0 pid=775158) INFO 08-16 02:14:35 [gpu_worker.py:255] Available KV cache memory: 35.74 GiB\n"
+        "(VllmWorker rank=6 pid=775164) INFO 08-16 02:14:35 [gpu_worker.py:255] Available KV cache memory: 35.65 GiB\n"
+        "(VllmWorker rank=7 pid=775165) INFO 08-16 02:14:35 [gpu_worker.py:255] Available KV cache memory: 36.12 GiB\n"
+    )
+    facts = read_log(v1)
+    assert facts.version == "0.22.1" and facts.available_kv_gib == 35.65
+    assert "rank=6" in facts.lines["available_kv_gib"]
+    v06 = (
+        "INFO 11-18 17:10:46 api_server.py:585] vLLM API server version 0.6.4.post1\n"
+        "INFO 11-18 17:11:00 model_runner.py:1077] Loading model weights took 7.5122 GB\n"
+        "INFO worker.py:232] Memory profiling results: total_gpu_memory=44.42GiB initial_memory_usage=8.19GiB "
+        "peak_torch_memory=8.70GiB memory_usage_post_profile=8.26GiB non_torch_memory=0.73GiB "
+        "kv_cache_size=30.55GiB gpu_memory_utilization=0.90\n"
+    )
+    facts = read_log(v06)
+    assert facts.weights_gib == 7.5122 and facts.available_kv_gib == 30.55
+    v07 = (
+        "INFO 04-18 14:12:51 api_server.py:840] vLLM API server version 0.7.2\n"
+        "INFO 04-18 14:21:23 worker.py:267] model weights take 13.93GiB; non_torch_memory takes 1.54GiB; "
+        "PyTorch activation peak memory takes 2.84GiB; the rest of the memory reserved for KV Cache is 17.24GiB.\n"
+    )
+    facts = read_log(v07)
+    assert facts.weights_gib == 13.93 and facts.available_kv_gib == 17.24
+
+
+def test_vllm_reader_takes_v0s_refusal_and_its_token_capacity():
+    """V0 refuses a context longer than the cache with the capacity in tokens (QwenLM/Qwen3#16:
+    Qwen1.5-7B-Chat-GPTQ-Int4 on an RTX 3090, Feb 2024)."""
+    log = (
+        "python -m vllm.entrypoints.openai.api_server --model qwen/Qwen1.5-7B-Chat-GPTQ-Int4 --quantization gptq\n"
+        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
+        "stored in KV cache (24320). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+        "initializing the engine.\n"
+    )
+    facts = read_log(log)
+    assert facts.outcome == "refused" and facts.kv_tokens == 24320
+    assert facts.flags["quantization"] == "gptq"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-from corpus_eval import CORPUS, entries, evaluate, summary
+from corpus_eval import CORPUS, entries, evaluate, split_of, split_summary, summary
 
 REQUIRED = {"id", "engine", "source", "gpu", "model", "command", "log", "observed"}
 
 
 def test_every_entry_cites_its_source_and_quotes_the_log():
     found = entries()
-    assert len(found) >= 40
+    assert len(found) >= 80
     for e in found:
         assert set(e) >= REQUIRED, e["id"]
         assert e["source"].startswith("https://"), e["id"]
@@ -73,3 +73,18 @@ def test_held_out_entries_are_marked():
 def test_weights_median_error_small():
     s = summary([evaluate(e) for e in entries()], "weights")
     assert s is not None and s["median"] <= 0.05, s
+
+
+def test_the_held_out_split_is_marked_sourced_and_reported_apart():
+    """h27d's logs are the held-out split (``"split": "held_out"``: no constant is tuned on them);
+    each cites the file or issue it quotes, and the benchmark reports the two splits apart."""
+    found = entries()
+    held = [e for e in found if split_of(e) == "held_out"]
+    assert len(held) >= 40 and all(e.get("added") == "h27d" and e["held_out"] for e in held)
+    assert all(any(k in e["source"] for k in ("/blob/", "/issues/", "/pull/")) for e in held)
+    assert {e["engine"] for e in held} == {"sglang", "vllm"}
+    metas = {e["id"]: e for e in found}
+    table = split_summary([evaluate(e) for e in found], metas)
+    assert table["held_out"]["entries"] == len(held) and table["tuned"]["entries"] == len(found) - len(held)
+    predicted, logged = table["held_out"]["failures_predicted"]
+    assert logged >= 3 and predicted == logged  # every held-out log that ends in OOM or a refusal

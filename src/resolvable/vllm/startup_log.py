@@ -6,8 +6,15 @@ What vLLM prints (0.2–0.34 logs): ``vLLM API server version V`` / ``Initializi
 ``Available KV cache memory: X GiB``, ``GPU KV cache size: N tokens`` (V0: ``# GPU blocks: B``),
 ``Maximum concurrency for L tokens per request: Cx``, ``Graph capturing finished in S secs, took
 X GiB``, ``Using … backend``, ``Free memory on device (F/T GiB) on startup``, and the failures
-("To serve at least one request…", "No available memory for the cache blocks", "max_num_seqs (N)
-exceeds available Mamba cache blocks", torch's "CUDA out of memory").
+("To serve at least one request…", V0's "The model's max seq len (L) is larger than the maximum
+number of tokens that can be stored in KV cache (N)", "No available memory for the cache blocks",
+"max_num_seqs (N) exceeds available Mamba cache blocks", torch's "CUDA out of memory").
+
+V0 logs print the weights as ``Loading model weights took X GB`` (0.4–0.6) or ``model weights
+take X GiB`` (0.7) and the KV budget as ``kv_cache_size=X GiB`` (0.6) or ``the rest of the memory
+reserved for KV Cache is X GiB`` (0.7); 0.15+ print the version in the start-up banner
+(``… version 0.17.0``). Each rank prints its own KV budget and ``determine_available_memory``'s
+caller sizes the cache on the smallest, so the smallest figure is the one read.
 
 Invariants: standard library only; a fact the log does not state stays None.
 """
@@ -29,7 +36,7 @@ def recognises(text: str) -> bool:
     return bool(
         re.search(
             r"vLLM API server version|LLM engine \(v|non-default args:|Available KV cache memory|GPU KV cache size|"
-            r"# GPU blocks:|EngineCore|vllm serve",
+            r"# GPU blocks:|EngineCore|vllm serve|vllm\.entrypoints|tokens that can be stored in KV cache",
             text,
         )
     )
@@ -63,6 +70,12 @@ _FLAG_KEYS = (
     "enforce_eager",
     "mamba_ssm_cache_dtype",
 )
+
+
+def least(pattern: str, text: str) -> re.Match[str] | None:
+    """The match of ``pattern`` whose first group is the smallest number (one line per rank)."""
+    found = list(re.finditer(pattern, text))
+    return min(found, key=lambda m: float(m.group(1))) if found else None
 
 
 def read(text: str) -> LogFacts:
@@ -104,17 +117,37 @@ def read(text: str) -> LogFacts:
     m = take(
         "version",
         first(
-            r"(?:vLLM API server version|LLM engine \(v|vLLM version:?)\s*v?(\d+\.\d+(?:\.\d+)?[\w.+]*)", text
+            r"(?:vLLM API server version|LLM engine \(v|vLLM version:?|\][\s\u2580-\u259f]+version)"
+            r"\s*v?(\d+\.\d+(?:\.\d+)?[\w.+]*)",
+            text,
         ),
     )
     if m:
         version = m.group(1)
     weights = None
-    m = take("weights_gib", first(r"Model loading took " + _NUM + r"\s*(?:GiB|GB)", text))
+    m = take(
+        "weights_gib",
+        first(
+            r"(?:Model loading took|Loading model weights took|model weights take) "
+            + _NUM
+            + r"\s*(?:GiB|GB)",
+            text,
+        ),
+    )
     if m:
         weights = float(m.group(1))
     avail = None
-    m = take("available_kv_gib", first(r"Available KV cache memory: " + _NUM + r"\s*GiB", text))
+    # every rank prints its own figure and the cache is sized on the smallest (V1: "Available KV
+    # cache memory"; V0 0.6: "kv_cache_size=", 0.7: "the rest of the memory reserved for KV Cache is")
+    m = take(
+        "available_kv_gib",
+        least(
+            r"(?:Available KV cache memory: |kv_cache_size=|the rest of the memory reserved for KV Cache is )"
+            + _NUM
+            + r"\s*GiB",
+            text,
+        ),
+    )
     if m:
         avail = float(m.group(1))
     block = None
@@ -131,6 +164,10 @@ def read(text: str) -> LogFacts:
         m = take("kv_tokens", first(r"# GPU blocks: ([0-9]+)", text))
         if m:
             kv = int(m.group(1)) * (block or int(flags.get("block_size") or 16))
+        else:  # V0's refusal states the capacity in tokens
+            m = take("kv_tokens", first(r"tokens that can be stored in KV cache \(([0-9]+)\)", text))
+            if m:
+                kv = int(m.group(1))
     conc = None
     m = take(
         "max_concurrency", first(r"Maximum concurrency for [0-9,]+ tokens per request: " + _NUM + r"x", text)
@@ -176,6 +213,7 @@ def read(text: str) -> LogFacts:
         (
             "refused",
             r"To serve at least one request|No available memory for the cache blocks|exceeds available Mamba cache|"
+            r"is larger than the maximum number of tokens that can be stored in KV cache|"
             r"is less than desired GPU memory utilization|Available KV cache memory: -",
         ),
         ("starts", r"Application startup complete|Starting vLLM API server|GPU KV cache size|# GPU blocks"),
