@@ -213,7 +213,12 @@ def cudagraph_mode_default(ctx: Any) -> dict[str, Any]:
     mode = a.cudagraph_mode or LEVEL_CUDAGRAPH[a.optimization_level]
     reason = f"-O{a.optimization_level} default"
     if mode in WITHOUT_PIECEWISE and a.compilation_mode != "VLLM_COMPILE" and not breakable_cudagraph(ctx):
-        mode = WITHOUT_PIECEWISE[mode]
+        # 0.29: "Overriding to NONE"; 0.30+: CUDAGraphMode.without_piecewise
+        mode = (
+            WITHOUT_PIECEWISE[mode]
+            if ctx.release.has(CHANGES.PIECEWISE_FALLBACK_WITHOUT_PIECEWISE)
+            else "NONE"
+        )
         reason = f"piecewise CUDA graphs need VLLM_COMPILE (compilation mode {a.compilation_mode})"
     if ctx.platform.vendor in STATIC_GRAPH_VENDORS:
         if a.runner_type == "pooling" and mode in ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"):
