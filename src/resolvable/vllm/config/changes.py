@@ -226,4 +226,33 @@ CONFIG_CHANGES = (
         summary="the DeepSeek(-V3.2) and Qwen3.5 MTP draft classes implement SupportsPP, so MTP runs "
         "with --pipeline-parallel-size > 1 (0.29 refuses it)",
     ),
+    # 0.28.0 -> 0.29.0 (docs/releases/vllm-0.29.0.md)
+    Change(
+        "V2_RUNNER_BY_DEFAULT",
+        "0.29.0",
+        upstream="config/vllm.py:VllmConfig.use_v2_model_runner",
+        summary="the V2 model runner is the default for every model its features allow; 0.28 used it "
+        "only for dense non-hybrid generating models and DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES",
+    ),
+    Change(
+        "BREAKABLE_GRAPHS_DSA_MODELS",
+        "0.29.0",
+        upstream="config/vllm.py:default_breakable_cudagraph_architectures",
+        summary="DeepSeek-V3.2 (+MTP), GLM-MoE-DSA, Dots3-Note and HY-V4 default to breakable CUDA graphs "
+        "(torch.compile off); 0.28 listed DeepSeek-V4, Inkling, Kimi-K3/Linear, MiniMax-M3 only",
+    ),
+    Change(
+        "ROCM_BREAKABLE_GRAPHS_DSV41_ONLY",
+        "0.30.0",
+        upstream="config/vllm.py:default_breakable_cudagraph_architectures",
+        summary="on ROCm only DeepSeek-V4.1 defaults to breakable CUDA graphs (0.29: the CUDA list "
+        "without DeepSeek-V3.2)",
+    ),
+    Change(
+        "SPEC_DECODE_CAPTURE_SIZES",
+        "0.29.0",
+        upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",
+        summary="with speculative decoding the uniform-decode sizes (request counts x (1 + k)) join the "
+        "default CUDA-graph sizes; 0.28 captured the token grid only",
+    ),
 )
