@@ -169,7 +169,7 @@ def _always(q) -> bool:
 SELECTION = {
     "cuda": (
         (CHANGES.MM_PREFIX_COMPOSITE_BACKENDS, lambda q: q.use_mm_prefix and not q.use_mla),
-        (CHANGES.FLASHINFER_MLA_SPARSE_SM90, lambda q: q.use_mla and q.major not in (10, 12)),
+        (CHANGES.FLASHINFER_MLA_SPARSE_SM90, lambda q: q.use_sparse and q.major not in (10, 12)),
         (CHANGES.FLASHINFER_SINKS_SM90, lambda q: q.has_sink and q.major == 9),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
