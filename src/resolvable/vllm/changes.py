@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.30.0 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.29.0 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -125,6 +125,26 @@ CHANGES = ChangeTable(
             upstream="v1/attention/backends/rocm_attn.py : RocmAttentionBackend.get_preferred_block_size",
             summary="ROCM_ATTN keeps block size 16 although the default became 64",
         ),
+        # 0.29.0 -> 0.30.0 (docs/releases/vllm-0.30.0.md)
+        Change(
+            "MM_PREFIX_COMPOSITE_BACKENDS",
+            "0.30.0",
+            upstream="platforms/cuda.py : _get_backend_priorities",
+            summary="TRITON_FLASHINFER (and TRITON_FLASH_ATTN on SM90) lead the list for mm-prefix "
+            "(bidirectional image) models; 0.29 has neither backend",
+        ),
+        Change(
+            "FLASHINFER_MLA_SPARSE_SM90",
+            "0.30.0",
+            upstream="platforms/cuda.py : _get_backend_priorities",
+            summary="FLASHINFER_MLA_SPARSE_SM90 is in the SM8x/9x sparse MLA list (first at head size 512)",
+        ),
+        Change(
+            "FLASHINFER_SINKS_SM90",
+            "0.30.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supports_sink",
+            summary="FLASHINFER serves attention sinks on SM90 through TRTLLM decode (0.29: SM10x/SM12x only)",
+        ),
         *CONFIG_CHANGES,  # the engine-configuration changes (config/changes.py, vllm-config-spec.md §8)
     ],
 )
@@ -148,6 +168,9 @@ def _always(q) -> bool:
 #: answered from the table without a trace.
 SELECTION = {
     "cuda": (
+        (CHANGES.MM_PREFIX_COMPOSITE_BACKENDS, lambda q: q.use_mm_prefix and not q.use_mla),
+        (CHANGES.FLASHINFER_MLA_SPARSE_SM90, lambda q: q.use_sparse and q.major not in (10, 12)),
+        (CHANGES.FLASHINFER_SINKS_SM90, lambda q: q.has_sink and q.major == 9),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
         (CHANGES.FA_FP8_MESSAGE_0_34, _quantized),

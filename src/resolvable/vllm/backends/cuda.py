@@ -233,7 +233,7 @@ def fi_sink(q: LayerQuery) -> bool:
     """SM90/SM12x: TRTLLM decode; SM10x: TRTLLM prefill and decode"""
     if q.use_trtllm is False:
         return False
-    if q.is_cc(9, 0) or q.family(120):
+    if (q.is_cc(9, 0) and q.changed(CHANGES.FLASHINFER_SINKS_SM90)) or q.family(120):
         return supports_trtllm(q, prefill=False)
     if not q.family(100):
         return False
@@ -730,14 +730,19 @@ def priorities(q: LayerQuery) -> list[str]:
         if q.major == 12:
             return ["TRITON_MLA", "FLASHINFER_MLA_SPARSE_SM120"]
         tail = ["FLASH_ATTN_MLA_SPARSE", "FLASHMLA_SPARSE"]
-        if q.head_size == 512:
-            tail.insert(0, "FLASHINFER_MLA_SPARSE_SM90")
-        else:
-            tail.append("FLASHINFER_MLA_SPARSE_SM90")
+        if q.changed(CHANGES.FLASHINFER_MLA_SPARSE_SM90):  # 0.29: not a backend yet
+            if q.head_size == 512:
+                tail.insert(0, "FLASHINFER_MLA_SPARSE_SM90")
+            else:
+                tail.append("FLASHINFER_MLA_SPARSE_SM90")
         return ["FLASH_ATTN_MLA", "FLASHMLA", "FLASHINFER_MLA", "TRITON_MLA", *tail]
     if q.major == 10 and not q.use_non_causal:
         return [
-            *(["TRITON_FLASHINFER"] if q.use_mm_prefix else []),
+            *(
+                ["TRITON_FLASHINFER"]
+                if q.use_mm_prefix and q.changed(CHANGES.MM_PREFIX_COMPOSITE_BACKENDS)
+                else []
+            ),
             "FLASHINFER",
             "FLASH_ATTN",
             "TRITON_ATTN",
@@ -745,7 +750,11 @@ def priorities(q: LayerQuery) -> list[str]:
             "TURBOQUANT",
         ]
     return [
-        *(["TRITON_FLASH_ATTN"] if q.major == 9 and q.use_mm_prefix else []),
+        *(
+            ["TRITON_FLASH_ATTN"]
+            if q.major == 9 and q.use_mm_prefix and q.changed(CHANGES.MM_PREFIX_COMPOSITE_BACKENDS)
+            else []
+        ),
         "FLASH_ATTN",
         "FLASHINFER",
         "TRITON_ATTN",

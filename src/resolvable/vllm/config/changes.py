@@ -1,4 +1,4 @@
-"""vLLM's engine-configuration changes 0.30 → 0.34, as data (vllm-config-spec.md §8).
+"""vLLM's engine-configuration changes 0.29 → 0.34, as data (vllm-config-spec.md §8).
 
 One ``Change`` per behaviour a release changed; they join the pack's one change table
 (``resolvable.vllm.changes.CHANGES``) and rule bodies ask ``ctx.release.has(CHANGES.X)`` (traced
@@ -197,5 +197,62 @@ CONFIG_CHANGES = (
         "0.34.0",
         upstream="config/vllm.py:VllmConfig._split_cudagraph_capture_sizes",
         summary="CUDA-graph sizes split into prefill token sizes and decode request sizes (wider on SM10x)",
+    ),
+    # 0.29.0 -> 0.30.0 (docs/releases/vllm-0.30.0.md)
+    Change(
+        "PIECEWISE_FALLBACK_WITHOUT_PIECEWISE",
+        "0.30.0",
+        upstream="config/vllm.py:VllmConfig._normalize_piecewise_cudagraph_mode",
+        summary="a piecewise CUDA-graph mode without VLLM_COMPILE keeps its full part "
+        "(FULL_AND_PIECEWISE -> FULL_DECODE_ONLY); 0.29 turned it into NONE",
+    ),
+    Change(
+        "YARN_LENGTH_NOT_RESCALED",
+        "0.30.0",
+        upstream="config/model.py:_get_and_verify_max_len",
+        summary="YaRN/deepseek_yarn/deepseek_llama_scaling factors no longer multiply the derived length "
+        "(0.29: yarn length = original_max_position_embeddings x factor)",
+    ),
+    Change(
+        "GPTQ_DESC_ACT_REFUSED",
+        "0.30.0",
+        upstream="model_executor/layers/quantization/utils/gptq_utils.py:normalize_and_validate_gptq_desc_act",
+        summary="a GPTQ checkpoint with group activation ordering (desc_act=True) is refused (0.29 serves it)",
+    ),
+    Change(
+        "MTP_DRAFTS_SUPPORT_PP",
+        "0.30.0",
+        upstream="model_executor/models/deepseek_mtp.py, qwen3_5_mtp.py : SupportsPP",
+        summary="the DeepSeek(-V3.2) and Qwen3.5 MTP draft classes implement SupportsPP, so MTP runs "
+        "with --pipeline-parallel-size > 1 (0.29 refuses it)",
+    ),
+    # 0.28.0 -> 0.29.0 (docs/releases/vllm-0.29.0.md)
+    Change(
+        "V2_RUNNER_BY_DEFAULT",
+        "0.29.0",
+        upstream="config/vllm.py:VllmConfig.use_v2_model_runner",
+        summary="the V2 model runner is the default for every model its features allow; 0.28 used it "
+        "only for dense non-hybrid generating models and DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES",
+    ),
+    Change(
+        "BREAKABLE_GRAPHS_DSA_MODELS",
+        "0.29.0",
+        upstream="config/vllm.py:default_breakable_cudagraph_architectures",
+        summary="DeepSeek-V3.2 (+MTP), GLM-MoE-DSA, Dots3-Note and HY-V4 default to breakable CUDA graphs "
+        "(torch.compile off); 0.28 listed DeepSeek-V4, Inkling, Kimi-K3/Linear, MiniMax-M3 only",
+    ),
+    Change(
+        "ROCM_BREAKABLE_GRAPHS_DSV41_ONLY",
+        "0.30.0",
+        upstream="config/vllm.py:default_breakable_cudagraph_architectures",
+        summary="on ROCm only DeepSeek-V4.1 defaults to breakable CUDA graphs (0.29: the CUDA list "
+        "without DeepSeek-V3.2)",
+    ),
+    Change(
+        "SPEC_DECODE_CAPTURE_SIZES",
+        "0.29.0",
+        upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",
+        summary="with speculative decoding the uniform-decode sizes (request counts x (1 + k)) join the "
+        "default CUDA-graph sizes; 0.28 captured the token grid only",
     ),
 )

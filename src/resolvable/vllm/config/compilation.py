@@ -85,8 +85,28 @@ QWEN3_5_ARCHS = frozenset(
 )
 
 
+#: The classes ``VllmConfig.__post_init__`` of 0.28 turns breakable CUDA graphs on for (every
+#: platform); ``BREAKABLE_GRAPHS_DSA_MODELS`` (0.29) adds DeepSeek-V3.2, GLM-MoE-DSA, Dots3, HY-V4.
+FIRST_BREAKABLE_ARCHS = frozenset(
+    {
+        *(
+            "DeepseekV4ForCausalLM",
+            "DeepSeekV4MTPModel",
+            "InklingForCausalLM",
+            "InklingForConditionalGeneration",
+        ),
+        *("KimiK3ForConditionalGeneration", "KimiK3MTPModel", "KimiLinearForCausalLM"),
+        *("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"),
+    }
+)
+
+
 def _default_breakable(ctx: Any) -> frozenset[str]:
     """``default_breakable_cudagraph_architectures`` of this platform and release."""
+    if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_DSA_MODELS):
+        return FIRST_BREAKABLE_ARCHS
+    if ctx.platform.vendor == "hip" and not ctx.release.has(CHANGES.ROCM_BREAKABLE_GRAPHS_DSV41_ONLY):
+        return BREAKABLE_ARCHS - {"DeepseekV32ForCausalLM", "DeepseekV32MTPModel"}
     qwen = ctx.release.has(CHANGES.BREAKABLE_GRAPHS_QWEN3_5)
     if ctx.platform.vendor == "hip":
         return ROCM_BREAKABLE_ARCHS | ({"HYV4ForCausalLM", "HYV4MTPModel"} if qwen else set())
@@ -213,7 +233,12 @@ def cudagraph_mode_default(ctx: Any) -> dict[str, Any]:
     mode = a.cudagraph_mode or LEVEL_CUDAGRAPH[a.optimization_level]
     reason = f"-O{a.optimization_level} default"
     if mode in WITHOUT_PIECEWISE and a.compilation_mode != "VLLM_COMPILE" and not breakable_cudagraph(ctx):
-        mode = WITHOUT_PIECEWISE[mode]
+        # 0.29: "Overriding to NONE"; 0.30+: CUDAGraphMode.without_piecewise
+        mode = (
+            WITHOUT_PIECEWISE[mode]
+            if ctx.release.has(CHANGES.PIECEWISE_FALLBACK_WITHOUT_PIECEWISE)
+            else "NONE"
+        )
         reason = f"piecewise CUDA graphs need VLLM_COMPILE (compilation mode {a.compilation_mode})"
     if ctx.platform.vendor in STATIC_GRAPH_VENDORS:
         if a.runner_type == "pooling" and mode in ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"):
@@ -277,7 +302,7 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     uniform: list[int] = []
     if user_max is None:
         max_size = min(seqs * q * 2, ceiling)
-        if q > 1:
+        if q > 1 and ctx.release.has(CHANGES.SPEC_DECODE_CAPTURE_SIZES):
             uniform = sorted({n * q for n in _request_counts(seqs, ceiling) if n * q <= max_size})
         elif seqs <= max_size and ctx.release.has(CHANGES.CAPTURE_SIZES_INCLUDE_MAX_NUM_SEQS):
             uniform = [seqs]

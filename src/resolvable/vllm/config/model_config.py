@@ -57,6 +57,8 @@ MAX_LEN_KEYS = (
 )
 #: RoPE types whose ``factor`` is already in ``max_position_embeddings`` (not multiplied again).
 _UNSCALED_ROPE = frozenset({"su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"})
+#: The same list before 0.30 (``_get_and_verify_max_len`` of 0.29: the YaRN types were scaled).
+_UNSCALED_ROPE_YARN_SCALED = frozenset({"su", "longrope", "llama3"})
 
 
 def registry_facts(hf: HFConfig) -> tuple[bool, bool, str | None, str | None]:
@@ -282,12 +284,15 @@ STEP3P5_DEFAULT_MAX_SEQ_LEN = 4096
 
 
 def length_facts(
-    hf: HFConfig, disable_sliding_window: bool, step3p5_default: bool = False
+    hf: HFConfig, disable_sliding_window: bool, step3p5_default: bool = False, yarn_scaled: bool = False
 ) -> tuple[bool, float, str | None, int | None]:
     """What ``_get_and_verify_max_len`` derives from the config alone: (no length key at all, the
     derived length after the sliding-window cap, RoPE scaling and the encoder's length, its key,
     the LongRoPE default length or None). ``step3p5_default``: the release's Step3p5Config adds
-    ``max_seq_len`` 4096 (config-3117-00083: step-3.5-flash derives 4096 on 0.30-0.32)."""
+    ``max_seq_len`` 4096 (config-3117-00083: step-3.5-flash derives 4096 on 0.30-0.32).
+    ``yarn_scaled``: 0.29 multiplies YaRN-family factors too, a ``yarn`` layer's length being its
+    ``original_max_position_embeddings`` (operators-5528-00101: gpt-oss-20b with YaRN ×4 derives
+    524288 on 0.29, 131072 from 0.30)."""
     t = hf.text_config
     derived, key = derived_max_len(hf)
     if (
@@ -310,9 +315,13 @@ def length_facts(
     model_type = str(hf.get("model_type") or t.get("model_type") or "")
     if ropes and "gemma3" not in model_type:
         factor: Any = 1.0
+        unscaled = _UNSCALED_ROPE_YARN_SCALED if yarn_scaled else _UNSCALED_ROPE
         for rp in ropes:
-            if rp.get("rope_type", rp.get("type", "default")) not in _UNSCALED_ROPE:
+            rope_type = rp.get("rope_type", rp.get("type", "default"))
+            if rope_type not in unscaled:
                 factor = rp.get("factor", factor)
+                if yarn_scaled and rope_type == "yarn":
+                    derived = rp.get("original_max_position_embeddings") or derived
         derived = derived * (1.0 if factor is None else factor)
     encoder = hf.get("encoder_config")
     if isinstance(encoder, HFConfig) and "max_seq_length" in encoder:
@@ -332,8 +341,9 @@ def max_model_len(ctx: Any) -> dict[str, Any]:
     ``model_max_length`` allows it or ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1``."""
     disable = bool(ctx.args.disable_sliding_window)
     step = not ctx.release.has(CHANGES.STEP3P5_UPSTREAM_CONFIG)
+    yarn = not ctx.release.has(CHANGES.YARN_LENGTH_NOT_RESCALED)
     missing, derived, key, longrope = derived_fact(
-        ctx.hf, f"vllm.length/{disable}/{step}", lambda hf: length_facts(hf, disable, step)
+        ctx.hf, f"vllm.length/{disable}/{step}/{yarn}", lambda hf: length_facts(hf, disable, step, yarn)
     )
     user = ctx.args.max_model_len
     if missing and user is not None:

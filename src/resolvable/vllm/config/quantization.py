@@ -301,6 +301,7 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
     quant = _quant_config(ctx.hf)
     if (
         method in GPTQ_DESC_ACT_METHODS
+        and ctx.release.has(CHANGES.GPTQ_DESC_ACT_REFUSED)
         and quant is not None
         and quant.get("desc_act")
         and quant.get("group_size", 128) != -1

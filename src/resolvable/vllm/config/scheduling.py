@@ -13,6 +13,7 @@ from ...errors import ConflictError
 from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
+from .facts import derived_fact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,6 +24,38 @@ if TYPE_CHECKING:
 V2_UNSUPPORTED_SPEC = frozenset({"suffix", "custom_class", "medusa", "mlp_speculator"})
 #: ``ROCM_DEFAULT_MRV1_ARCHITECTURES`` (0.30-0.31).
 ROCM_V1_ARCHS = frozenset({"DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "GlmMoeDsaForCausalLM"})
+
+
+#: ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` (0.28: the classes that default to the V2 runner even
+#: when MoE or hybrid; ROCm drops DeepSeek-V4).
+V2_DEFAULT_ARCHS = frozenset(
+    {
+        *("DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM"),
+        *("InklingForConditionalGeneration", "KimiK3ForConditionalGeneration"),
+        *("LongcatFlashNgramForCausalLM", "Qwen2MoeForCausalLM"),
+    }
+)
+
+
+def v2_by_model(ctx: Any) -> bool:
+    """0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
+    diffusion models (``canvas_length``), else ``_is_default_v2_model_runner_model``: a generating
+    model that is a listed class, or neither hybrid, attention-free nor MoE."""
+    from .facts import is_hybrid, is_moe
+
+    a = ctx.args
+    if a.prefill_context_parallel_size > 1 or a.speculative_method == "dspark":
+        return True
+    if ctx.hf.get("canvas_length") is not None:
+        return True
+    if a.runner_type != "generate":
+        return False
+    listed = V2_DEFAULT_ARCHS - ({"DeepseekV4ForCausalLM"} if ctx.platform.vendor == "hip" else set())
+    if set(ctx.hf.architectures or ()) & listed:
+        return True
+    hybrid = derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
+    moe = derived_fact(ctx.hf, "vllm.is_moe", is_moe)
+    return not hybrid and a.attn_type != "attention_free" and not moe
 
 
 def v2_unsupported_spec(ctx: Any) -> frozenset[str]:
@@ -95,7 +128,7 @@ def model_runner(ctx: Any) -> dict[str, Any]:
             )
     else:
         a = ctx.args
-        v2 = not (
+        v2 = (ctx.release.has(CHANGES.V2_RUNNER_BY_DEFAULT) or v2_by_model(ctx)) and not (
             (a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher")
             or a.speculative_method in v2_unsupported_spec(ctx)
             or (a.mamba_cache_mode == "all" and not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_CACHE_ALL))

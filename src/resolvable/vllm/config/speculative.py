@@ -14,6 +14,7 @@ from ...errors import ConflictError, InvalidArgumentError
 from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
+from . import model_info
 from .facts import derived_fact
 from .model_config import registry_facts
 
@@ -260,3 +261,65 @@ def draft_is_the_target(ctx: Any) -> dict[str, Any]:
     from .parallel import check_with_parallel_config
 
     return check_with_parallel_config(ctx)
+
+
+#: The MTP draft class ``SpeculativeConfig.hf_config_override`` builds for a target model type
+#: (the common families; a target not listed here is not checked).
+_MTP_DRAFT_ARCH_BY_TYPE = {
+    "deepseek_v3": "DeepSeekMTPModel",
+    "deepseek_mtp": "DeepSeekMTPModel",
+    "deepseek_v32": "DeepseekV32MTPModel",
+    "glm_moe_dsa": "DeepseekV32MTPModel",
+    "qwen3_5": "Qwen3_5MTP",
+    "qwen3_5_text": "Qwen3_5MTP",
+    "qwen3_5_moe": "Qwen3_5MoeMTP",
+    "qwen3_5_moe_text": "Qwen3_5MoeMTP",
+    "qwen3_next": "Qwen3NextMTP",
+    "ernie4_5_moe": "ErnieMTPModel",
+    "step3p5": "Step3p5MTP",
+    "longcat_flash": "LongCatFlashMTPModel",
+}
+#: ... and by target architecture.
+_MTP_DRAFT_ARCH_BY_ARCH = {
+    "Glm4MoeForCausalLM": "Glm4MoeMTPModel",
+    "MiMoForCausalLM": "MiMoMTPModel",
+    "MiMoV2FlashForCausalLM": "MiMoV2MTPModel",
+}
+#: MTP draft classes that implement ``SupportsPP`` only from 0.30 (``MTP_DRAFTS_SUPPORT_PP``;
+#: the 0.29 registry, ``tools/extract_vllm_model_info.py``).
+_MTP_DRAFTS_GAINING_PP = frozenset({"DeepSeekMTPModel", "DeepseekV32MTPModel", "Qwen3_5MTP", "Qwen3_5MoeMTP"})
+
+
+def mtp_draft_arch(hf: Any) -> str | None:
+    """The draft architecture of ``--speculative-config '{"method": "mtp"}'`` without a model."""
+    archs = tuple(hf.get("architectures") or ())
+    if archs and archs[0] in _MTP_DRAFT_ARCH_BY_ARCH:
+        return _MTP_DRAFT_ARCH_BY_ARCH[archs[0]]
+    return _MTP_DRAFT_ARCH_BY_TYPE.get(str(hf.get("model_type") or ""))
+
+
+@registry.rule("engine_args")
+def mtp_draft_supports_pp(ctx: Any) -> dict[str, Any]:
+    """``SpeculativeConfig.__post_init__`` → ``draft_model_config.verify_with_parallel_config``: the
+    MTP draft runs with the target's pipeline-parallel size, so a draft class without ``SupportsPP``
+    refuses PP > 1 (operators-5528-00106: DeepSeek-V3.2 with MTP and PP 2 on 0.29, whose
+    ``DeepseekV32MTPModel`` had no ``SupportsPP``)."""
+    a = ctx.args
+    if a.speculative_method != "mtp" or a.pipeline_parallel_size <= 1:
+        return {}
+    if parse_speculative_config(a.speculative_config).get("model") is not None:
+        return {}
+    draft = mtp_draft_arch(ctx.hf)
+    info = model_info.registered(draft) if draft else None
+    if info is None:
+        return {}
+    pp = info.pp and (draft not in _MTP_DRAFTS_GAINING_PP or ctx.release.has(CHANGES.MTP_DRAFTS_SUPPORT_PP))
+    if pp:
+        return {}
+    raise ConflictError(
+        "Pipeline parallelism is not supported for this model. "
+        "Supported models implement the `SupportsPP` interface.",
+        fields=("pipeline_parallel_size", "speculative_config"),
+        fix=Fix(set={"pipeline_parallel_size": 1}),
+        upstream="NotImplementedError",
+    )

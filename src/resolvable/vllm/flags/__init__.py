@@ -1,4 +1,4 @@
-"""The ``vllm serve`` flag tables of vLLM 0.30.0–0.34.0: every command-line flag, as data.
+"""The ``vllm serve`` flag tables of vLLM 0.28.0–0.34.0: every command-line flag, as data.
 
 One generated file per release, ``vllm-<version>.json`` in this directory, written by
 ``tools/extract_vllm_flags.py`` from that release's wheel (facts only: option strings and
@@ -156,7 +156,7 @@ def history() -> Any:
 
 
 def parse_only_releases() -> tuple[str, ...]:
-    """The vLLM releases whose flags are known but which no rule resolves (0.11.0 … 0.29.0),
+    """The vLLM releases whose flags are known but which no rule resolves (0.11.0 … 0.27.1),
     oldest first."""
     return history().releases
 
