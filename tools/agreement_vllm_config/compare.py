@@ -101,19 +101,36 @@ def same_meaning(oracle_msg: str, pack_msg: str) -> bool:
 
 def _platform(name: str) -> dict:
     p = pack_adapter.platform_for(name)
-    return {
+    out = {
         "vendor": "cuda",
-        "cc": list(p.capability),
+        "cc": list(p.capability or (0, 0)),
         "device_name": p.device_name,
         "memory_gib": p.memory_gib,
         "device_count": p.device_count,
     }
+    if p.vendor in ("hip", "cpu"):  # the oracle fakes vLLM's own RocmPlatform / CpuPlatform
+        out["vendor"] = p.vendor
+        out["gcn_arch"] = p.gcn_arch
+        out["amx"] = bool(p.cpu_amx)
+    return out
 
 
-def _kernels_for(install: str | None) -> list[str]:
+def _family(platform: dict) -> dict:
+    """What one oracle process is started for: CUDA serves every capability in one process; a
+    ROCm GCN arch (read once, at ``vllm.platforms.rocm``'s import) and a CPU's ISA need their own."""
+    if platform["vendor"] == "hip":
+        return {"vendor": "hip", "gcn_arch": platform["gcn_arch"]}
+    if platform["vendor"] == "cpu":
+        return {"vendor": "cpu", "amx": platform["amx"]}
+    return {"vendor": "cuda"}
+
+
+def _kernels_for(install: str | None, vendor: str = "cuda") -> list[str]:
     from resolvable import Platform
     from resolvable.vllm.kernels import parse_overrides, standard_install
 
+    if vendor != "cuda":  # the oracle venvs hold CUDA kernel packages only: none on ROCm/CPU
+        return []
     kernels = set(standard_install(Platform.preset("h100")))
     for name, on in parse_overrides(install).items():
         (kernels.add if on else kernels.discard)(name)
@@ -146,12 +163,18 @@ def run_oracle(release: str, cases: list[dict], workers: int) -> dict[str, dict]
             results[case["id"]] = cache[key]
             continue
         gk = json.dumps([platform, case["env"]], sort_keys=True)
-        group = todo[case["install"]].setdefault(gk, {"platform": platform, "env": case["env"], "cases": []})
+        proc_key = json.dumps([case["install"], _family(platform)], sort_keys=True)
+        group = todo[proc_key].setdefault(gk, {"platform": platform, "env": case["env"], "cases": []})
         group["cases"].append({"id": case["id"], "config": case["config"], "argv": case["argv"]})
     python = str(ORACLE_ROOT / f"v{release}" / "bin" / "python")
 
-    def one(install, groups):
-        payload = {"kernels": _kernels_for(install), "groups": list(groups.values())}
+    def one(proc_key, groups):
+        install, family = json.loads(proc_key)
+        payload = {
+            "kernels": _kernels_for(install, family["vendor"]),
+            "family": family,
+            "groups": list(groups.values()),
+        }
         proc = subprocess.run(
             [python, str(HERE / "oracle_worker.py")],
             input=json.dumps(payload),
