@@ -97,6 +97,13 @@ class _Hw:
 
 def setup(kernels: set[str], family: dict | None = None) -> None:
     family = family or {}
+    if family.get("vendor") == "hip":
+        # Triton's HIP driver is not active on this host: vllm.triton_utils counts an empty
+        # HIP_VISIBLE_DEVICES as "distributed start-up", where 0 active drivers still mean Triton
+        # is usable (the CUDA fake's CUDA_VISIBLE_DEVICES="" trick, for ROCm); without it
+        # HAS_TRITON is False and 0.30-0.33 pick the V1 runner no real ROCm host picks
+        os.environ["HIP_VISIBLE_DEVICES"] = ""
+        _BASE_ENV["HIP_VISIBLE_DEVICES"] = ""
     _torchvision_ops()
     import torch
 

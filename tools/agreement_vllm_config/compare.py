@@ -112,6 +112,7 @@ def _platform(name: str) -> dict:
         out["vendor"] = p.vendor
         out["gcn_arch"] = p.gcn_arch
         out["amx"] = bool(p.cpu_amx)
+        out["fake_revision"] = 2  # in the cache key: 2 = Triton usable under the ROCm fake
     return out
 
 
@@ -199,7 +200,11 @@ def run_oracle(release: str, cases: list[dict], workers: int) -> dict[str, dict]
 
 #: the pack's attention-selection refusals: vLLM refuses those when the model is built, after
 #: create_engine_config (the selector harness measures them), so they are not config answers
-ATTENTION_REFUSAL = re.compile(r"Selected backend \S+ is not valid|No valid attention backend found")
+#: (the CPU's: ``CpuPlatform.get_attn_backend_cls``, ``platforms/cpu.py``, raised at model build too)
+ATTENTION_REFUSAL = re.compile(
+    r"Selected backend \S+ is not valid|No valid attention backend found|"
+    r"Sparse Attention is not supported on CPU|is not supported by MLA attention on CPU"
+)
 
 
 def classify(oracle: dict | None, pack: dict) -> tuple[str, list]:
