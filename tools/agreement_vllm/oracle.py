@@ -472,7 +472,7 @@ def _enum_name(cls) -> str:
 
 def main() -> None:
     job = json.load(sys.stdin)
-    setup(set(job["kernels"]))
+    setup(set(job["kernels"]), job.get("family"))
     for group in job["groups"]:
         _reset(group["platform"], group.get("env", {}))
         for case in group["cases"]:

@@ -14,8 +14,10 @@ built by the selector comparer's ``pack_side``) and sorts them:
 * ``vllm_refuses_same``: vLLM's selector refuses too, with the same meaning (``same_meaning``);
 * ``vllm_refuses_other``: vLLM's selector refuses, with another message;
 * ``vllm_accepts``: vLLM's selector picks a backend — the pack's refusal is its own (a miss);
-* ``not_cuda``: a ROCm or CPU case (the selector oracle fakes a CUDA platform only): checked
-  against the wheel's source by a golden test instead (``tests/vllm/test_selection_refusals.py``).
+* ``oracle_missing``: no oracle case could be built (the pack refuses on every device it tries).
+
+ROCm and CPU cases run vLLM's own ``RocmPlatform`` / ``CpuPlatform`` selection (the oracle's
+family fakes, one process per GCN arch or CPU ISA).
 
 Writes ``reports/selection-refusals-<V>-<split>.md``. Nothing here is imported by the package.
 """
@@ -79,27 +81,25 @@ def main() -> int:
         if status != "after_config":
             continue
         picked.append((case, pack["error"]))
-        if compare.pack_adapter.platform_for(case["platform"]).vendor != "cuda":
-            continue
         exp, ocase = selector.pack_side(case, release)
         expected[case["id"]] = exp
         if ocase is None:
             continue
         platform = selector.oracle_platform(selector.platform_for(case["platform"]))
         key = selector._cache_key(release, case["install"], platform, case["env"], ocase)
-        groups[case["install"]].append((key, platform, case["env"], ocase))
+        unit = case["install"] if platform["vendor"] == "cuda" else f"{case['install']}|{selector.oracle_family(platform)}"
+        groups[unit].append((key, platform, case["env"], ocase))
     answers = selector.run_oracle(release, groups, 1)
     verdicts: Counter = Counter()
     by_class: dict[tuple, list] = defaultdict(list)
     for case, error in picked:
-        vendor = compare.pack_adapter.platform_for(case["platform"]).vendor
         got = answers.get(case["id"])
-        if vendor != "cuda":
-            verdict, theirs = "not_cuda", None
-        elif got is None:
+        if got is None:
             verdict, theirs = "oracle_missing", None
         elif "error" in got:
-            theirs = got["error"]
+            # the oracle's missing kernel package is an entry of None in sys.modules (oracle.py):
+            # a real host without it says "No module named …"
+            theirs = re.sub(r"import of (\S+) halted; None in sys.modules", r"No module named '\1'", got["error"])
             verdict = "vllm_refuses_same" if compare.same_meaning(theirs, error) else "vllm_refuses_other"
         else:
             verdict, theirs = "vllm_accepts", json.dumps(got.get("backends"))
