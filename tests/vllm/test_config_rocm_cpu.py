@@ -133,3 +133,17 @@ def test_sparse_attention_on_cpu_is_refused_at_selection():
     exc = refusal("deepseek-v3.2", "cpu-amx", "0.34.0")
     assert str(exc).startswith("Sparse Attention is not supported on CPU.")
     assert (exc.stage, exc.upstream) == ("attention", "NotImplementedError")
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.34.0"])
+def test_rocm_mla_prefill_needs_aiter(release):
+    """``RocmPlatform.get_mla_prefill_backend_cls`` tries ROCM_AITER_FA, then FLASH_ATTN, whose
+    ``is_available`` (``fa_utils.is_flash_attn_varlen_func_available``) on ROCm needs aiter's (or
+    upstream flash_attn's) varlen kernel: without aiter both are refused ("No valid MLA prefill
+    backend found … required dependencies not available"), at model build (vLLM's selector on the
+    ROCm fake refuses DeepSeek-V3 on MI355X the same way)."""
+    exc = refusal("deepseek-v3", "mi355x", release, kernels="aiter=0")
+    assert str(exc).startswith("No valid MLA prefill backend found.")
+    assert "required dependencies not available" in str(exc)
+    assert exc.stage not in CONFIG_STAGES
+    assert res("deepseek-v3", "mi355x", release)["mla_prefill_backend"] == "ROCM_AITER_FA"

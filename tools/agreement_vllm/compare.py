@@ -81,7 +81,9 @@ def oracle_platform(p: Platform) -> dict:
         "device_count": p.device_count,
     }
     if p.vendor in ("hip", "cpu"):  # vLLM's own RocmPlatform / CpuPlatform (oracle.py)
-        out.update(vendor=p.vendor, gcn_arch=p.gcn_arch, amx=bool(p.cpu_amx))
+        # fake_revision (in the cache key): 2 = the CPU's own default block size (128), 3 = the
+        # MLA prefill backend by its enum member (CPU, not the class's CPU_SDPA_MLA)
+        out.update(vendor=p.vendor, gcn_arch=p.gcn_arch, amx=bool(p.cpu_amx), fake_revision=3)
     return out
 
 

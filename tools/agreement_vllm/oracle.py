@@ -379,6 +379,10 @@ def _preferred_block_size(distinct: list, cfg) -> int:
     from vllm.platforms import current_platform
 
     default = _default_block_size()
+    if current_platform.is_cpu():
+        # the CPU's own default: 128 (CpuPlatform.update_block_size_for_backend passes it, 0.33+;
+        # 0.30-0.32 check_and_update_config sets it when the user gave none)
+        default = 128
     # a class lookup: the platform instance answers None for unknown attributes (0.30)
     if callable(getattr(type(current_platform), "_preferred_block_size_for_backends", None)):  # 0.31+
         return current_platform._preferred_block_size_for_backends(distinct, default, cfg)
@@ -447,7 +451,7 @@ def run_case(case: dict) -> dict:
             if case["model"]["use_mla"]:
                 from vllm.v1.attention.backends.mla.prefill.selector import get_mla_prefill_backend
 
-                out["mla_prefill_backend"] = get_mla_prefill_backend(cfg).get_name()
+                out["mla_prefill_backend"] = _prefill_enum_name(get_mla_prefill_backend(cfg))
     except Exception as exc:  # a refusal: the comparer checks the pack refuses too
         if os.environ.get("ORACLE_TRACE"):
             import traceback
@@ -455,6 +459,21 @@ def run_case(case: dict) -> dict:
             traceback.print_exc()
         out["error"] = f"{type(exc).__name__}: {str(exc)[:3000]}"
     return out
+
+
+def _prefill_enum_name(cls) -> str:
+    """The ``MLAPrefillBackendEnum`` member of a prefill class (what ``mla_prefill_backend`` takes;
+    the CPU's class calls itself CPU_SDPA_MLA, its member is CPU)."""
+    from vllm.v1.attention.backends.mla.prefill.registry import MLAPrefillBackendEnum
+
+    path = f"{cls.__module__}.{cls.__qualname__}"
+    for member in MLAPrefillBackendEnum:
+        try:
+            if member.get_path() == path:
+                return member.name
+        except Exception:
+            continue
+    return cls.get_name()
 
 
 def _enum_name(cls) -> str:

@@ -203,7 +203,8 @@ def run_oracle(release: str, cases: list[dict], workers: int) -> dict[str, dict]
 #: (the CPU's: ``CpuPlatform.get_attn_backend_cls``, ``platforms/cpu.py``, raised at model build too)
 ATTENTION_REFUSAL = re.compile(
     r"Selected backend \S+ is not valid|No valid attention backend found|"
-    r"Sparse Attention is not supported on CPU|is not supported by MLA attention on CPU"
+    r"Sparse Attention is not supported on CPU|is not supported by MLA attention on CPU|"
+    r"No valid MLA prefill backend found"
 )
 
 
