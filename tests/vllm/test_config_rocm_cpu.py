@@ -53,7 +53,11 @@ def test_cpu_leaves_max_capture_size_as_the_user_gave_it(release):
     else, so ``max_cudagraph_capture_size`` stays unset (None, not 0); the CPU hook empties the
     sizes. On CUDA, eager mode sets it to 0."""
     r = res("llama-3.1-8b", "cpu", release)
-    assert (r["max_cudagraph_capture_size"], r["cudagraph_capture_sizes"], r["cudagraph_mode"]) == (None, [], "NONE")
+    assert (r["max_cudagraph_capture_size"], r["cudagraph_capture_sizes"], r["cudagraph_mode"]) == (
+        None,
+        [],
+        "NONE",
+    )
     r = res("llama-3.1-8b", "cpu-amx", release, max_cudagraph_capture_size=128)
     assert (r["max_cudagraph_capture_size"], r["cudagraph_capture_sizes"]) == (128, [])
     assert res("llama-3.1-8b", "h100", release, enforce_eager=True)["max_cudagraph_capture_size"] == 0

@@ -259,6 +259,7 @@ def _fake_cpu(family: dict):
     """vLLM's own ``CpuPlatform`` on this x86 host, with the instruction-set probes of the group
     (``amx``: Sapphire Rapids and later — AMX tiles and AVX-512 BF16; else AVX-512 without BF16)."""
     import platform as host
+
     import torch
 
     if host.machine() not in ("x86_64", "AMD64"):
