@@ -34,12 +34,15 @@ OPERATORS_DEV_SEED = 5528
 OPERATORS_HELDOUT_SEED_H28 = 871339
 #: issue 28's second round: `date +%s` at 00:55:29 UTC 5 Dec, written down before any case was drawn;
 #: measured once per release at the end; never iterate on it
-OPERATORS_HELDOUT_SEED = 1796432129
+OPERATORS_HELDOUT_SEED_H28B = 1796432129
+#: issue 28's third round (ROCm/CPU presets): `date +%s` at the end of the round, written down
+#: before any case was drawn; measured once per release; never iterate on it
+OPERATORS_HELDOUT_SEED = 1796439837
 #: operators seeds drawn before the generator fixes of issue 28's second round: they keep drawing
 #: exactly what they drew (their reports stay reproducible); every other seed gets the fixes
 OPERATORS_LEGACY_SEEDS = frozenset({5528, 871339, 6001, 6002})
 #: operators seeds drawn before issue 28's third round (no ROCm/CPU presets, no draft directories)
-OPERATORS_PRE_ROUND3_SEEDS = OPERATORS_LEGACY_SEEDS | {1796432129}
+OPERATORS_PRE_ROUND3_SEEDS = OPERATORS_LEGACY_SEEDS | {OPERATORS_HELDOUT_SEED_H28B}
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = ROOT / "src" / "resolvable" / "sglang" / "models"
