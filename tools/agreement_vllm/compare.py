@@ -73,13 +73,28 @@ def platform_for(name: str) -> Platform:
 
 
 def oracle_platform(p: Platform) -> dict:
-    return {
+    out = {
         "vendor": "cuda",
-        "cc": list(p.capability),
+        "cc": list(p.capability or (0, 0)),
         "device_name": p.device_name,
         "memory_gib": p.memory_gib,
         "device_count": p.device_count,
     }
+    if p.vendor in ("hip", "cpu"):  # vLLM's own RocmPlatform / CpuPlatform (oracle.py)
+        # fake_revision (in the cache key): 2 = the CPU's own default block size (128), 3 = the
+        # MLA prefill backend by its enum member (CPU, not the class's CPU_SDPA_MLA)
+        out.update(vendor=p.vendor, gcn_arch=p.gcn_arch, amx=bool(p.cpu_amx), fake_revision=3)
+    return out
+
+
+def oracle_family(platform: dict) -> dict:
+    """One oracle process per family: every CUDA device in one, a ROCm GCN arch (read when
+    ``vllm.platforms.rocm`` is imported) or a CPU ISA in its own."""
+    if platform["vendor"] == "hip":
+        return {"vendor": "hip", "gcn_arch": platform["gcn_arch"]}
+    if platform["vendor"] == "cpu":
+        return {"vendor": "cpu", "amx": platform["amx"]}
+    return {"vendor": "cuda"}
 
 
 def oracle_case(
@@ -222,7 +237,7 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
         dtype = DTYPE_SPELLINGS.get(str(flags.get("dtype", "auto")), flags.get("dtype", "auto"))
         if dtype != "auto":
             overrides["dtype"] = dtype
-        elif tuple(platform.capability) < (8, 0) and res["dtype"] == "bfloat16":
+        elif platform.vendor == "cuda" and tuple(platform.capability) < (8, 0) and res["dtype"] == "bfloat16":
             overrides["dtype"] = "float16"
         if flags.get("kv_cache_dtype") not in (None, "auto"):
             overrides["kv_cache_dtype"] = flags["kv_cache_dtype"]
@@ -285,8 +300,9 @@ def run_oracle(release: str, groups: dict, workers: int, isolated: bool = False)
             gk = json.dumps([platform, env], sort_keys=True)
             by_group.setdefault(gk, {"platform": platform, "env": env, "cases": []})["cases"].append(ocase)
             keys[ocase["id"]] = key
-        kernels = sorted(_kernels_for(install))
-        payload = {"kernels": kernels, "groups": list(by_group.values())}
+        family = oracle_family(items[0][1])
+        kernels = sorted(_kernels_for(install)) if family["vendor"] == "cuda" else []
+        payload = {"kernels": kernels, "family": family, "groups": list(by_group.values())}
         proc = subprocess.run(
             [python, str(HERE / "oracle.py")],
             input=json.dumps(payload),
@@ -414,7 +430,8 @@ def main() -> int:
         if ocase is not None:
             platform = oracle_platform(platform_for(case["platform"]))
             key = _cache_key(release, case["install"], platform, case["env"], ocase)
-            groups[case["install"]].append((key, platform, case["env"], ocase))
+            unit = case["install"] if platform["vendor"] == "cuda" else f"{case['install']}|{oracle_family(platform)}"
+            groups[unit].append((key, platform, case["env"], ocase))
     t_pack = time.time() - t0
     results = run_oracle(release, groups, args.workers, args.isolated)
     rows = []

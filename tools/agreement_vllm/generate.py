@@ -34,10 +34,15 @@ OPERATORS_DEV_SEED = 5528
 OPERATORS_HELDOUT_SEED_H28 = 871339
 #: issue 28's second round: `date +%s` at 00:55:29 UTC 5 Dec, written down before any case was drawn;
 #: measured once per release at the end; never iterate on it
-OPERATORS_HELDOUT_SEED = 1796432129
+OPERATORS_HELDOUT_SEED_H28B = 1796432129
+#: issue 28's third round (ROCm/CPU presets): `date +%s` at the end of the round, written down
+#: before any case was drawn; measured once per release; never iterate on it
+OPERATORS_HELDOUT_SEED = 1796439837
 #: operators seeds drawn before the generator fixes of issue 28's second round: they keep drawing
 #: exactly what they drew (their reports stay reproducible); every other seed gets the fixes
 OPERATORS_LEGACY_SEEDS = frozenset({5528, 871339, 6001, 6002})
+#: operators seeds drawn before issue 28's third round (no ROCm/CPU presets, no draft directories)
+OPERATORS_PRE_ROUND3_SEEDS = OPERATORS_LEGACY_SEEDS | {OPERATORS_HELDOUT_SEED_H28B}
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = ROOT / "src" / "resolvable" / "sglang" / "models"
@@ -237,6 +242,12 @@ def _draw_flags(rng: random.Random, kind: str, t: dict, mla: bool) -> dict:
 #: extensible KV cache (0.34), env variables, the presets H100 PCIe and GB10. CPU and ROCm are
 #: out of the oracle's reach (it fakes a CUDA device only).
 OPERATOR_PLATFORMS = [*PLATFORMS, ("h100-pcie", 2), ("dgx-spark", 2), ("l4", 1), ("a10g", 1), ("l40s", 1)]
+#: third round (new seeds only): the oracle fakes vLLM's own RocmPlatform (amdsmi stub: GCN arch,
+#: product name, VRAM) and CpuPlatform (x86 host, ISA probes): MI300X/MI325X (gfx942), MI355X
+#: (gfx950), an x86 CPU without AMX and a Sapphire Rapids one (AMX, AVX-512 BF16)
+OPERATOR_PLATFORMS_ROUND3 = [
+    *OPERATOR_PLATFORMS, ("mi300x", 4), ("mi325x", 2), ("mi355x", 3), ("cpu", 2), ("cpu-amx", 3),
+]  # fmt: skip
 OPERATOR_ENVS = [{}] * 10 + [
     {"VLLM_BATCH_INVARIANT": "1"},
     {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"},
@@ -330,8 +341,9 @@ def generate_operators(seed: int, n: int) -> list[dict]:
     from operator_models import OPERATOR_MODELS
 
     rng = random.Random(f"operators:{seed}")
-    names = [p for p, _ in OPERATOR_PLATFORMS]
-    weights = [w for _, w in OPERATOR_PLATFORMS]
+    table = OPERATOR_PLATFORMS if seed in OPERATORS_PRE_ROUND3_SEEDS else OPERATOR_PLATFORMS_ROUND3
+    names = [p for p, _ in table]
+    weights = [w for _, w in table]
     models = MODELS + ["whisper-large-v3"] + sorted(OPERATOR_MODELS) * 3
     cases = []
     for i in range(n):
@@ -348,6 +360,10 @@ def generate_operators(seed: int, n: int) -> list[dict]:
         env = dict(rng.choice(OPERATOR_ENVS))
         install = rng.choice(INSTALLS)
         platform = rng.choices(names, weights=weights)[0]
+        if platform.startswith("cpu"):
+            install = None  # the CUDA kernel switches mean nothing there
+        elif platform.startswith("mi3"):
+            install = "aiter=0"  # the oracle venvs have no aiter package: the pack is told so
         body = json.dumps([model, mutations, platform, flags, env, install], sort_keys=True)
         digest = hashlib.sha1(body.encode()).hexdigest()[:8]
         cases.append(

@@ -95,7 +95,15 @@ class _Hw:
     count = 8
 
 
-def setup(kernels: set[str]) -> None:
+def setup(kernels: set[str], family: dict | None = None) -> None:
+    family = family or {}
+    if family.get("vendor") == "hip":
+        # Triton's HIP driver is not active on this host: vllm.triton_utils counts an empty
+        # HIP_VISIBLE_DEVICES as "distributed start-up", where 0 active drivers still mean Triton
+        # is usable (the CUDA fake's CUDA_VISIBLE_DEVICES="" trick, for ROCm); without it
+        # HAS_TRITON is False and 0.30-0.33 pick the V1 runner no real ROCm host picks
+        os.environ["HIP_VISIBLE_DEVICES"] = ""
+        _BASE_ENV["HIP_VISIBLE_DEVICES"] = ""
     _torchvision_ops()
     import torch
 
@@ -135,6 +143,28 @@ def setup(kernels: set[str]) -> None:
         _stub("vllm.vllm_flash_attn.cute.interface", permissive=True)
 
     import vllm.platforms as platforms
+
+    if family.get("vendor") == "hip":
+        platforms._current_platform = _fake_rocm(family)
+    elif family.get("vendor") == "cpu":
+        platforms._current_platform = _fake_cpu(family)
+    else:
+        platforms._current_platform = _fake_cuda()
+    import vllm._custom_ops as ops
+
+    for name in dir(ops):
+        if name.startswith("cutlass_") and "supports" in name:
+            setattr(ops, name, lambda *a, **k: True)
+    if family.get("vendor") in ("hip", "cpu"):
+        return  # vllm_flash_attn is the CUDA build's package (it refuses to import elsewhere)
+    import vllm.vllm_flash_attn.flash_attn_interface as fai
+
+    fai.FA4_AVAILABLE = "fa4" in kernels and getattr(fai, "FA4_AVAILABLE", True)
+    fai.FA2_AVAILABLE = "fa2" in kernels
+    fai.FA3_AVAILABLE = "fa3" in kernels
+
+
+def _fake_cuda():
     from vllm.platforms.cuda import NonNvmlCudaPlatform
     from vllm.platforms.interface import DeviceCapability
 
@@ -159,17 +189,89 @@ def setup(kernels: set[str]) -> None:
         def num_compute_units(cls, device_id: int = 0) -> int:
             return 132
 
-    platforms._current_platform = FakeCuda()
-    import vllm._custom_ops as ops
+    return FakeCuda()
 
-    for name in dir(ops):
-        if name.startswith("cutlass_") and "supports" in name:
-            setattr(ops, name, lambda *a, **k: True)
-    import vllm.vllm_flash_attn.flash_attn_interface as fai
 
-    fai.FA4_AVAILABLE = "fa4" in kernels and getattr(fai, "FA4_AVAILABLE", True)
-    fai.FA2_AVAILABLE = "fa2" in kernels
-    fai.FA3_AVAILABLE = "fa3" in kernels
+#: PCI device ids vLLM's ROCm platform maps to product names (``_ROCM_DEVICE_ID_NAME_MAP``); a
+#: product not in the map is named by amdsmi's ``market_name``
+_ROCM_DEVICE_IDS = {"AMD Instinct MI300X": "0x74a1", "AMD Instinct MI325X": "0x74a5"}
+
+
+def _amdsmi_stub(family: dict) -> None:
+    """``amdsmi`` as vLLM's ROCm platform reads it (``platforms/rocm.py``: the import block, the
+    GCN arch at import, the product name, the VRAM): the group's device, never a real query."""
+    module = types.ModuleType("amdsmi")
+    module.__file__ = "<stub amdsmi>"
+
+    class AmdSmiException(Exception):
+        pass
+
+    class AmdSmiMemoryType:
+        VRAM = 0
+
+    def asic_info(handle):
+        return {
+            "target_graphics_version": family["gcn_arch"],
+            "device_id": _ROCM_DEVICE_IDS.get(_Hw.name, "0x0000"),
+            "market_name": _Hw.name,
+        }
+
+    module.AmdSmiException = AmdSmiException
+    module.AmdSmiMemoryType = AmdSmiMemoryType
+    module.amdsmi_init = lambda *a, **k: None
+    module.amdsmi_shut_down = lambda *a, **k: None
+    module.amdsmi_get_processor_handles = lambda: list(range(_Hw.count))
+    module.amdsmi_get_gpu_asic_info = asic_info
+    module.amdsmi_get_gpu_memory_total = lambda handle, kind=None: _Hw.memory
+    module.amdsmi_get_gpu_device_uuid = lambda handle: f"fake-{handle}"
+    module.amdsmi_topo_get_link_type = lambda a, b: {"hops": 1, "type": 2}
+    module.amdsmi_topo_get_numa_node_number = lambda handle: 0
+    sys.modules["amdsmi"] = module
+
+
+def _fake_rocm(family: dict):
+    """vLLM's own ``RocmPlatform`` over the ``amdsmi`` stub: the GCN arch, product name and VRAM
+    come through amdsmi as on a real host; only the device count and compute units (which read
+    ``torch.cuda``, absent in this CPU build of torch) are overridden."""
+    _amdsmi_stub(family)
+    from vllm.platforms.rocm import RocmPlatform
+
+    class FakeRocm(RocmPlatform):
+        @classmethod
+        def device_count(cls) -> int:
+            return _Hw.count
+
+        @classmethod
+        def num_compute_units(cls, device_id: int = 0) -> int:
+            return 304
+
+    return FakeRocm()
+
+
+class _Cpu:
+    """The faked x86 CPU's instruction-set answers (``torch.cpu._is_*_supported``)."""
+
+    amx = False
+    avx512_bf16 = False
+
+
+def _fake_cpu(family: dict):
+    """vLLM's own ``CpuPlatform`` on this x86 host, with the instruction-set probes of the group
+    (``amx``: Sapphire Rapids and later — AMX tiles and AVX-512 BF16; else AVX-512 without BF16)."""
+    import platform as host
+
+    import torch
+
+    if host.machine() not in ("x86_64", "AMD64"):
+        raise SystemExit("the CPU fake needs an x86 host (Platform.get_cpu_architecture reads it)")
+    _Cpu.amx = bool(family.get("amx"))
+    _Cpu.avx512_bf16 = bool(family.get("amx"))
+    torch.cpu._is_amx_tile_supported = lambda: _Cpu.amx
+    torch.cpu._is_avx512_bf16_supported = lambda: _Cpu.avx512_bf16
+    torch.cpu._is_avx512_supported = lambda: True
+    from vllm.platforms.cpu import CpuPlatform
+
+    return CpuPlatform()
 
 
 def _reset(platform: dict, env: dict[str, str]) -> None:
@@ -278,6 +380,10 @@ def _preferred_block_size(distinct: list, cfg) -> int:
     from vllm.platforms import current_platform
 
     default = _default_block_size()
+    if current_platform.is_cpu():
+        # the CPU's own default: 128 (CpuPlatform.update_block_size_for_backend passes it, 0.33+;
+        # 0.30-0.32 check_and_update_config sets it when the user gave none)
+        default = 128
     # a class lookup: the platform instance answers None for unknown attributes (0.30)
     if callable(getattr(type(current_platform), "_preferred_block_size_for_backends", None)):  # 0.31+
         return current_platform._preferred_block_size_for_backends(distinct, default, cfg)
@@ -346,7 +452,7 @@ def run_case(case: dict) -> dict:
             if case["model"]["use_mla"]:
                 from vllm.v1.attention.backends.mla.prefill.selector import get_mla_prefill_backend
 
-                out["mla_prefill_backend"] = get_mla_prefill_backend(cfg).get_name()
+                out["mla_prefill_backend"] = _prefill_enum_name(get_mla_prefill_backend(cfg))
     except Exception as exc:  # a refusal: the comparer checks the pack refuses too
         if os.environ.get("ORACLE_TRACE"):
             import traceback
@@ -354,6 +460,21 @@ def run_case(case: dict) -> dict:
             traceback.print_exc()
         out["error"] = f"{type(exc).__name__}: {str(exc)[:3000]}"
     return out
+
+
+def _prefill_enum_name(cls) -> str:
+    """The ``MLAPrefillBackendEnum`` member of a prefill class (what ``mla_prefill_backend`` takes;
+    the CPU's class calls itself CPU_SDPA_MLA, its member is CPU)."""
+    from vllm.v1.attention.backends.mla.prefill.registry import MLAPrefillBackendEnum
+
+    path = f"{cls.__module__}.{cls.__qualname__}"
+    for member in MLAPrefillBackendEnum:
+        try:
+            if member.get_path() == path:
+                return member.name
+        except Exception:
+            continue
+    return cls.get_name()
 
 
 def _enum_name(cls) -> str:
@@ -371,7 +492,7 @@ def _enum_name(cls) -> str:
 
 def main() -> None:
     job = json.load(sys.stdin)
-    setup(set(job["kernels"]))
+    setup(set(job["kernels"]), job.get("family"))
     for group in job["groups"]:
         _reset(group["platform"], group.get("env", {}))
         for case in group["cases"]:

@@ -101,19 +101,37 @@ def same_meaning(oracle_msg: str, pack_msg: str) -> bool:
 
 def _platform(name: str) -> dict:
     p = pack_adapter.platform_for(name)
-    return {
+    out = {
         "vendor": "cuda",
-        "cc": list(p.capability),
+        "cc": list(p.capability or (0, 0)),
         "device_name": p.device_name,
         "memory_gib": p.memory_gib,
         "device_count": p.device_count,
     }
+    if p.vendor in ("hip", "cpu"):  # the oracle fakes vLLM's own RocmPlatform / CpuPlatform
+        out["vendor"] = p.vendor
+        out["gcn_arch"] = p.gcn_arch
+        out["amx"] = bool(p.cpu_amx)
+        out["fake_revision"] = 2  # in the cache key: 2 = Triton usable under the ROCm fake
+    return out
 
 
-def _kernels_for(install: str | None) -> list[str]:
+def _family(platform: dict) -> dict:
+    """What one oracle process is started for: CUDA serves every capability in one process; a
+    ROCm GCN arch (read once, at ``vllm.platforms.rocm``'s import) and a CPU's ISA need their own."""
+    if platform["vendor"] == "hip":
+        return {"vendor": "hip", "gcn_arch": platform["gcn_arch"]}
+    if platform["vendor"] == "cpu":
+        return {"vendor": "cpu", "amx": platform["amx"]}
+    return {"vendor": "cuda"}
+
+
+def _kernels_for(install: str | None, vendor: str = "cuda") -> list[str]:
     from resolvable import Platform
     from resolvable.vllm.kernels import parse_overrides, standard_install
 
+    if vendor != "cuda":  # the oracle venvs hold CUDA kernel packages only: none on ROCm/CPU
+        return []
     kernels = set(standard_install(Platform.preset("h100")))
     for name, on in parse_overrides(install).items():
         (kernels.add if on else kernels.discard)(name)
@@ -146,12 +164,18 @@ def run_oracle(release: str, cases: list[dict], workers: int) -> dict[str, dict]
             results[case["id"]] = cache[key]
             continue
         gk = json.dumps([platform, case["env"]], sort_keys=True)
-        group = todo[case["install"]].setdefault(gk, {"platform": platform, "env": case["env"], "cases": []})
+        proc_key = json.dumps([case["install"], _family(platform)], sort_keys=True)
+        group = todo[proc_key].setdefault(gk, {"platform": platform, "env": case["env"], "cases": []})
         group["cases"].append({"id": case["id"], "config": case["config"], "argv": case["argv"]})
     python = str(ORACLE_ROOT / f"v{release}" / "bin" / "python")
 
-    def one(install, groups):
-        payload = {"kernels": _kernels_for(install), "groups": list(groups.values())}
+    def one(proc_key, groups):
+        install, family = json.loads(proc_key)
+        payload = {
+            "kernels": _kernels_for(install, family["vendor"]),
+            "family": family,
+            "groups": list(groups.values()),
+        }
         proc = subprocess.run(
             [python, str(HERE / "oracle_worker.py")],
             input=json.dumps(payload),
@@ -176,7 +200,12 @@ def run_oracle(release: str, cases: list[dict], workers: int) -> dict[str, dict]
 
 #: the pack's attention-selection refusals: vLLM refuses those when the model is built, after
 #: create_engine_config (the selector harness measures them), so they are not config answers
-ATTENTION_REFUSAL = re.compile(r"Selected backend \S+ is not valid|No valid attention backend found")
+#: (the CPU's: ``CpuPlatform.get_attn_backend_cls``, ``platforms/cpu.py``, raised at model build too)
+ATTENTION_REFUSAL = re.compile(
+    r"Selected backend \S+ is not valid|No valid attention backend found|"
+    r"Sparse Attention is not supported on CPU|is not supported by MLA attention on CPU|"
+    r"No valid MLA prefill backend found"
+)
 
 
 def classify(oracle: dict | None, pack: dict) -> tuple[str, list]:

@@ -171,7 +171,7 @@ def run_case(case: dict, workdir: Path) -> dict:
 
 def main() -> None:
     job = json.load(sys.stdin)
-    oracle.setup(set(job["kernels"]))
+    oracle.setup(set(job["kernels"]), job.get("family"))
     _inline_inspection()
     _stub_custom_ops()
     # 0.34's model modules import vllm._cpu_ops, whose fake kernels need ops of vllm._C (absent

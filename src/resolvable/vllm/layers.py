@@ -103,8 +103,10 @@ def head_size(hf: HFConfig, mla: bool) -> int:
         return head
     if t.get("hidden_size_per_head") is not None:
         return int(t["hidden_size_per_head"])
-    hidden = _get(t, "hidden_size", _get(t, "d_model", 0))
-    heads = _get(t, "num_attention_heads", _get(t, "decoder_attention_heads", 1))
+    # GPT-2 names them n_embd / n_head (transformers' GPT2Config.attribute_map: hidden_size and
+    # num_attention_heads read those): 768 / 12 = 64, not 0
+    hidden = _get(t, "hidden_size", _get(t, "d_model", _get(t, "n_embd", 0)))
+    heads = _get(t, "num_attention_heads", _get(t, "decoder_attention_heads", _get(t, "n_head", 1)))
     return int(hidden) // max(1, int(heads))
 
 
@@ -309,7 +311,7 @@ def _build(
     t = hf.text_config
     mla = bool(args.use_mla)
     tp = max(1, int(args.tensor_parallel_size))
-    heads = int(_get(t, "num_attention_heads", _get(t, "decoder_attention_heads", 1)))
+    heads = int(_get(t, "num_attention_heads", _get(t, "decoder_attention_heads", _get(t, "n_head", 1))))
     kv_heads = int(_get(t, "num_key_value_heads", heads))
     base_head = head_size(hf, mla)
     flags = env_flags(env)

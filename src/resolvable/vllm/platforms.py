@@ -34,6 +34,18 @@ EXTRA_PRESETS: dict[str, Platform] = {
     "thor": _nvidia("thor", "NVIDIA Jetson AGX Thor", (11, 0), 128),
     "dgx-spark": _nvidia("dgx-spark", "NVIDIA GB10", (12, 1), 128),
     "gb10": _nvidia("gb10", "NVIDIA GB10", (12, 1), 128),  # the DGX Spark's chip, by its name
+    # MI325X: the MI300X's gfx942 with 256 GB HBM3e (vLLM names it by PCI id 0x74a5,
+    # ``platforms/rocm.py : _ROCM_DEVICE_ID_NAME_MAP``)
+    "mi325x": Platform(
+        vendor="hip",
+        name="mi325x",
+        capability=(9, 4),
+        gcn_arch="gfx942",
+        device_name="AMD Instinct MI325X",
+        memory_gib=256,
+        device_count=8,
+        detected_by="preset",
+    ),
 }
 
 

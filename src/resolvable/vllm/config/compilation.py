@@ -138,6 +138,10 @@ def tuned_shapes(release: Any, family: str) -> frozenset[tuple[int, int]]:
     return shapes
 
 
+#: platforms whose ``support_static_graph_mode()`` is True (``platforms/cuda.py``, ``rocm.py``, ``xpu.py``)
+STATIC_GRAPH_VENDORS = frozenset({"cuda", "hip", "xpu"})
+
+
 def eager(ctx: Any) -> bool:
     """``--enforce-eager``, or what ``ModelConfig._verify_cuda_graph`` (``config/model.py``,
     0.30-0.34) turns into it: an encoder-decoder model (Whisper) on ROCm, where CUDA graphs are
@@ -288,8 +292,14 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     Else the largest size is ``min(max_num_seqs × q × 2, 1024 on the SM10x family / 512)`` (q = 1 +
     speculative tokens) capped by ``max_num_batched_tokens``; sizes 1, 2, 4, every 8 to 248, every 16
     from 256; plus the token budget and the uniform-decode sizes (``max_num_seqs``, or ``n·q`` for
-    speculative decoding) that fit. A user list is deduplicated and cut at the token budget."""
+    speculative decoding) that fit. A user list is deduplicated and cut at the token budget.
+
+    Only on platforms with static graphs (``support_static_graph_mode``: CUDA, ROCm, XPU, 0.30-0.34):
+    elsewhere (CPU) ``VllmConfig.__post_init__`` sets the mode NONE and leaves both values as the
+    user gave them (``max_cudagraph_capture_size`` stays unset; the CPU hook empties the sizes)."""
     a = ctx.args
+    if ctx.platform.vendor not in STATIC_GRAPH_VENDORS:
+        return {}
     if eager(ctx) or a.cudagraph_mode == "NONE":
         out = _set(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs in use")
         out.update(_set(ctx, "max_cudagraph_capture_size", 0, "no CUDA graphs in use"))

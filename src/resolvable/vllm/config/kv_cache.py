@@ -86,6 +86,24 @@ def gpu_memory_utilization(ctx: Any) -> dict[str, Any]:
 
 
 @registry.rule("vllm_config")
+def extensible_kv_cache_platform(ctx: Any) -> dict[str, Any]:
+    """0.34 ``VllmConfig._resolve_extensible_kv_cache`` (``config/vllm.py``): an explicit
+    ``--enable-extensible-kv-cache`` off CUDA and ROCm (``is_cuda_alike``) is refused with
+    "enable_extensible_kv_cache: it is only supported on CUDA and ROCm." (unset: simply off)."""
+    if (
+        not ctx.release.has(CHANGES.EXTENSIBLE_KV_CACHE)
+        or ctx.args.enable_extensible_kv_cache is not True
+        or ctx.platform.vendor in ("cuda", "hip")
+    ):
+        return {}
+    raise ConflictError(
+        "enable_extensible_kv_cache: it is only supported on CUDA and ROCm.",
+        fields=("enable_extensible_kv_cache",),
+        fix=Fix(drop=("enable_extensible_kv_cache",)),
+    )
+
+
+@registry.rule("vllm_config")
 def reject_mismatched_float_kv_cache(ctx: Any) -> dict[str, Any]:
     """§3.3 step 4: ``VllmConfig._reject_mismatched_float_kv_cache`` (0.33+): an explicit
     float16/bfloat16 KV cache must equal the model dtype."""

@@ -25,11 +25,18 @@ def _dims(q: Any) -> tuple[int, int, int]:
     return (q.qk_nope_head_dim, q.qk_rope_head_dim, q.v_head_dim)
 
 
-def _prefill(name: str, *, cc=None, needs=None, dims=None) -> Candidate:
+def _prefill(name: str, *, cc=None, needs=None, dims=None, needs_on_hip=None) -> Candidate:
+    """``needs_on_hip``: kernel packages the backend needs on ROCm only (``is_available``)."""
+
+    def available(q: Any) -> bool:
+        if needs is not None and not all(q.has(k) for k in needs):
+            return False
+        return needs_on_hip is None or q.vendor != "hip" or all(q.has(k) for k in needs_on_hip)
+
     checks = [
         Check("compute capability not supported", lambda q: cc is None or cc(q)),
         Check("dtype not supported", lambda q: q.dtype in ("float16", "bfloat16")),
-        Check("required dependencies not available", lambda q: needs is None or all(q.has(k) for k in needs)),
+        Check("required dependencies not available", available),
         Check("Model does not have supported MLA dimensions", lambda q: dims is None or _dims(q) in dims),
     ]
     return Candidate(name, tuple(checks))
@@ -37,7 +44,9 @@ def _prefill(name: str, *, cc=None, needs=None, dims=None) -> Candidate:
 
 _SM10 = lambda q: q.major == 10  # noqa: E731
 PREFILL = {
-    "FLASH_ATTN": _prefill("FLASH_ATTN", dims=_DIMS_FA),
+    # ROCm: ``fa_utils.is_flash_attn_varlen_func_available`` needs aiter's varlen kernel (or the
+    # upstream flash_attn package, which the standard ROCm install does not add) (0.30-0.34)
+    "FLASH_ATTN": _prefill("FLASH_ATTN", dims=_DIMS_FA, needs_on_hip=("aiter",)),
     "TRTLLM_RAGGED": _prefill("TRTLLM_RAGGED", cc=_SM10, needs=("flashinfer",), dims=_DIMS_TRTLLM),
     "FLASHINFER": _prefill("FLASHINFER", cc=_SM10, needs=("flashinfer",)),
     "TOKENSPEED_MLA": _prefill("TOKENSPEED_MLA", cc=_SM10, needs=("tokenspeed_mla",)),
