@@ -279,7 +279,9 @@ def test_every_supported_release_has_its_own_table():
     assert releases() == ["0.5.13", "0.5.13.post1", *SGLANG_RELEASES[1:]]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
-    assert "--dcp-size" in load_table("0.5.15").by_option and "--dcp-size" not in load_table("0.5.14").by_option
+    assert (
+        "--dcp-size" in load_table("0.5.15").by_option and "--dcp-size" not in load_table("0.5.14").by_option
+    )
     # 0.5.13's parser names the parallel sizes by their long spelling; ServerArgs.from_cli_args
     # copies them onto the fields, which the table records
     assert load_table("0.5.13").by_option["--tensor-parallel-size"].dest == "tp_size"

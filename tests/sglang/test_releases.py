@@ -47,7 +47,12 @@ def test_no_release_named_resolves_the_default_release():
 
 @pytest.mark.parametrize(
     ("version", "release"),
-    [(None, registry.default_release), ("0.5.14", "0.5.14"), ("0.5.15.post1", "0.5.15"), ("0.5.13.post1", "0.5.13")],
+    [
+        (None, registry.default_release),
+        ("0.5.14", "0.5.14"),
+        ("0.5.15.post1", "0.5.15"),
+        ("0.5.13.post1", "0.5.13"),
+    ],
 )
 def test_release_names(version, release):
     assert sglang_release(version) == release

@@ -56,10 +56,13 @@ def mimo_v2_defaults(ctx):
                 fix="use a config with attention_projection_layout null or 'fused_qkv'",
             )
     out = {}
-    if args.enable_hierarchical_cache and not has(CHANGES.MIMO_V2_HICACHE_ANY_TREE):
-        if not has(CHANGES.MIMO_V2_HICACHE_NEEDS_UNIFIED_TREE):
-            out["swa_full_tokens_ratio"] = 1.0
-            out["disable_hybrid_swa_memory"] = True
+    if (
+        args.enable_hierarchical_cache
+        and not has(CHANGES.MIMO_V2_HICACHE_ANY_TREE)
+        and not has(CHANGES.MIMO_V2_HICACHE_NEEDS_UNIFIED_TREE)
+    ):
+        out["swa_full_tokens_ratio"] = 1.0
+        out["disable_hybrid_swa_memory"] = True
     if (
         args.enable_hierarchical_cache
         and not env_flag(ctx, "SGLANG_ENABLE_UNIFIED_RADIX_TREE")
