@@ -106,3 +106,12 @@ def test_0_5_13_parallel_flags_and_the_renamed_strategy():
     assert table.by_option["--dp-size"].dest == "dp_size" and table.by_option["--ep"].dest == "ep_size"
     out, _, consumed = normalise({"mamba_scheduler_strategy": "extra_buffer"}, {})
     assert out == {"mamba_radix_cache_strategy": "extra_buffer"} and consumed == {"mamba_scheduler_strategy"}
+
+
+@pytest.mark.parametrize("tag", ["v0.5.13.post1-cu126", "v0.5.13-rocm630"])
+def test_an_image_tag_of_0_5_13_is_a_resolved_release(tag):
+    from resolvable import packs
+
+    sglang = packs.get("sglang")
+    assert sglang.tag_release(tag) == "0.5.13" and "0.5.13" in sglang.releases
+    assert sglang.tag_release("v0.5.12.post1-cu126") not in sglang.releases  # still parse-only
