@@ -640,6 +640,24 @@ def _is_factory(value: ast.AST | None) -> bool:
     return isinstance(value, ast.Call) and any(kw.arg == "default_factory" for kw in value.keywords)
 
 
+def _from_cli_args_copies(cls: ast.ClassDef) -> dict[str, str]:
+    """``args.FIELD = args.DEST`` statements of ``ServerArgs.from_cli_args``: DEST → FIELD."""
+    method = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "from_cli_args"), None)
+    copies: dict[str, str] = {}
+    for stmt in method.body if method is not None else ():
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and isinstance(stmt.value, ast.Attribute)
+            and isinstance(stmt.targets[0].value, ast.Name)
+            and isinstance(stmt.value.value, ast.Name)
+            and stmt.targets[0].value.id == stmt.value.value.id == "args"
+        ):
+            copies[stmt.value.attr] = stmt.targets[0].attr
+    return copies
+
+
 def extract(path: str) -> dict[str, Any]:
     source = Source(path)
     module = source.module("sglang.srt.server_args")
@@ -692,6 +710,13 @@ def extract(path: str) -> dict[str, Any]:
             flag = _manual_flag(ev_local, stmt, field_defaults, plain_defaults)
             flag["origin"] = "add_cli_args"
             flags.append(flag)
+    # Up to 0.5.13 ``ServerArgs.from_cli_args`` starts with ``args.tp_size = args.tensor_parallel_size``
+    # and the like: such a flag's argparse dest (from its first, long spelling) is only a name on
+    # the way to the field, so the table records the field it sets.
+    copied = _from_cli_args_copies(cls)
+    for flag in flags:
+        if flag["dest"] in copied:
+            flag["dest"] = copied[flag["dest"]]
     for flag in flags:
         for key in ("choices", "default", "fallback", "const"):
             if key in flag:

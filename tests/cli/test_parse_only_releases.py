@@ -186,4 +186,4 @@ def test_sglang_reads_a_unique_prefix_as_its_flag(capsys):
     code, out, _ = _run(capsys, "explain", "--sglang-version", "0.5.5", "--json", "--", *shlex.split(command))
     assert code == EXIT_PARSED_ONLY
     flags = {f["dest"]: f["value"] for f in json.loads(out)["flags"]}
-    assert flags["tensor_parallel_size"] == 8
+    assert flags["tp_size"] == 8  # from_cli_args copies it onto the field

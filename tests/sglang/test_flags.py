@@ -266,18 +266,25 @@ def test_table_file_is_data(tmp_path):
     assert all("help" not in f for f in data["flags"])  # facts only: no help prose copied
 
 
-# -- one table per release (0.5.15 … 0.5.23) ----------------------------------------------------
+# -- one table per release (0.5.13 … 0.5.23, with 0.5.13.post1) ----------------------------------
 
 
-def test_every_supported_release_from_0_5_15_has_its_own_table():
+def test_every_supported_release_has_its_own_table():
     """One generated table per release: ``table_release`` maps a release to itself, so a flag
-    sglang added or removed in any release is seen by that release (0.5.14 reads 0.5.15's)."""
+    sglang added or removed in any release is seen by that release; a ``.postN`` on the index
+    has its own table too (0.5.13.post1)."""
     from resolvable.sglang._base import SGLANG_RELEASES
     from resolvable.sglang.flags import table_release
 
-    assert releases() == [r for r in SGLANG_RELEASES if r != "0.5.14"]
+    assert releases() == ["0.5.13", "0.5.13.post1", *SGLANG_RELEASES[1:]]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
-    assert table_release("0.5.14") == "0.5.15"
+    # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
+    assert (
+        "--dcp-size" in load_table("0.5.15").by_option and "--dcp-size" not in load_table("0.5.14").by_option
+    )
+    # 0.5.13's parser names the parallel sizes by their long spelling; ServerArgs.from_cli_args
+    # copies them onto the fields, which the table records
+    assert load_table("0.5.13").by_option["--tensor-parallel-size"].dest == "tp_size"
 
 
 def _parser_of(release: str) -> _Parser:
@@ -400,7 +407,7 @@ KNOWN_CHOICE_MISMATCHES = {
     # (passes/moe_kernels.py), not through ADDED_IN
     **{
         (r, f): (["megamoe"], [])
-        for r in ("0.5.15", "0.5.16", "0.5.17")
+        for r in ("0.5.13", "0.5.13.post1", "0.5.14", "0.5.15", "0.5.16", "0.5.17")
         for f in ("moe_runner_backend", "speculative_moe_runner_backend")
     },
     # fields/spec.py: the draft model's A2A list did not gain flashinfer_megamoe in 0.5.20-0.5.23

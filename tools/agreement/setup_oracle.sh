@@ -22,6 +22,9 @@ wheel() {  # the sglang wheel of release $1, downloaded once into $WHEELS
 
 base() {  # venv 0.5.15: the heavy shared dependencies (transformers 5.12.1 line)
   local v=$ORACLE/venv-0.5.15
+  # Built already: leave it alone (the pins below would downgrade the torch torchvision brought,
+  # under the feet of every venv that shares it through its .pth).
+  "$v/bin/python" -c "import sglang.srt.server_args, torch" >/dev/null 2>&1 && return 0
   [ -x "$v/bin/python" ] || python3 -m venv "$v"
   "$v/bin/pip" install -q --no-deps "$(wheel 0.5.15)"
   "$v/bin/pip" install -q torch==2.13.0 transformers==5.12.1
@@ -44,6 +47,9 @@ later() {  # venv of a later release: its wheel alone + a .pth to the shared dep
       else
         "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
       fi ;;
+    0.5.13|0.5.13.post1)   # transformers 5.8.1 line; their ServerArgs import xgrammar
+      "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.8.1 xgrammar==0.2.1 \
+          apache-tvm-ffi==0.1.9 ;;
     *)
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
       case $ver in 0.5.16|0.5.17|0.5.18|0.5.19|0.5.20)   # their ServerArgs import xgrammar

@@ -63,6 +63,7 @@ RULE_MODULES = (
     "passes.kv4",
     "passes.page_size",
     "passes.validation",
+    "passes.hicache",  # before 0.5.14
     "passes.parallelism",
     "passes.moe_kernels",
     "passes.lora_moe",

@@ -99,6 +99,18 @@ CHANGES = ChangeTable(
         ),
         # -- Gemma 4 (families/gemma4.py) ------------------------------------------------------
         Change(
+            "GEMMA4_ASCEND",
+            "0.5.14",
+            upstream="server_args._handle_model_specific_adjustments (Gemma4)",
+            summary="Gemma 4 accepts the ascend attention backend",
+        ),
+        Change(
+            "GEMMA4_FP4_MOE_TRTLLM_MHA",
+            "0.5.14",
+            upstream="server_args._handle_model_specific_adjustments (Gemma4)",
+            summary="a modelopt_fp4 Gemma 4 MoE defaults to trtllm_mha on SM100 too (was triton)",
+        ),
+        Change(
             "GEMMA4_INTEL_AMX",
             "0.5.18",
             upstream="server_args._handle_model_specific_adjustments (Gemma4 branch)",
@@ -137,6 +149,12 @@ CHANGES = ChangeTable(
             summary="GLM-4 MoE allows TF32 matmuls; unquantized experts run flashinfer_trtllm on SM100 too",
         ),
         Change(
+            "GPT_OSS_SM120_MARLIN",
+            "0.5.14",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM)",
+            summary="GPT-OSS MXFP4 on SM120 runs marlin (was triton_kernel)",
+        ),
+        Change(
             "GPT_OSS_SM120_MXFP4",
             "0.5.17",
             upstream="arg_groups/overrides._gpt_oss_overrides",
@@ -155,7 +173,21 @@ CHANGES = ChangeTable(
             upstream="arg_groups/model_hook.handle_model_specific_adjustments",
             summary="the Nemotron-H triton assertion is gone (LFM2 keeps it)",
         ),
+        Change(
+            "QWEN3_5_SM100_PAGE_SIZE",
+            "0.5.14",
+            upstream="server_args._handle_model_specific_adjustments (Qwen3-Next / Qwen3.5)",
+            summary="the SM100 default backend of Qwen3-Next/Qwen3.5 brings its page size (64 for trtllm_mha, 1 for triton)",
+        ),
         # -- mamba radix cache (families/mamba_radix.py) -------------------------------------
+        Change(
+            "MAMBA_AUTO_STRATEGY",
+            "0.5.14",
+            upstream="server_args._handle_mamba_radix_cache",
+            summary="'auto' picks extra_buffer where overlap or paging needs it and the model supports it, and "
+            "no_buffer is validated (before: 'auto' was no_buffer, a page size other than 1 was reset to 1, "
+            "trtllm_mha or ROCm speculation turned the radix cache off, Kimi-Linear ran without it)",
+        ),
         Change(
             "MAMBA_EXTRA_BUFFER_ON_ROCM",
             "0.5.16",
@@ -194,6 +226,14 @@ CHANGES = ChangeTable(
             summary="the platform refusal reads 'extra_buffer requires platform support for Mamba cache state snapshots.'",
         ),
         # -- MiMo-V2 (families/mimo_v2.py) ---------------------------------------------------
+        Change(
+            "MIMO_V2_HICACHE_NEEDS_UNIFIED_TREE",
+            "0.5.14",
+            "0.5.19",
+            upstream="server_args._handle_model_specific_adjustments (MiMoV2)",
+            summary="the hierarchical cache needs SGLANG_ENABLE_UNIFIED_RADIX_TREE=1 (before: it set "
+            "swa_full_tokens_ratio 1.0 and turned hybrid SWA memory off)",
+        ),
         Change(
             "MIMO_V2_TP_DIVIDES",
             "0.5.17",
@@ -584,6 +624,18 @@ CHANGES = ChangeTable(
             summary="minimax_m3_nvfp4 is registered (after mxfp8) and serves an mxfp8 checkpoint",
         ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        Change(
+            "CHOICES_NVFP4_ONLINE",
+            "0.5.14",
+            upstream="server_args.py QUANTIZATION_CHOICES",
+            summary="argparse accepts --quantization nvfp4_online",
+        ),
+        Change(
+            "CHOICES_AUTO_ROUND_INT8_MXFP_W4A8",
+            "0.5.15",
+            upstream="server_args.py QUANTIZATION_CHOICES",
+            summary="argparse accepts --quantization auto-round-int8 and mxfp_w4a8",
+        ),
         Change(
             "CHOICES_FP4_KV_HUMMING_ASCEND_TP",
             "0.5.16",

@@ -183,6 +183,20 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_NVFP4_ONLINE,
+        {
+            "quantization": ("nvfp4_online",),
+        },
+    ),
+    (
+        "added",
+        CHANGES.CHOICES_AUTO_ROUND_INT8_MXFP_W4A8,
+        {
+            "quantization": ("auto-round-int8", "mxfp_w4a8"),
+        },
+    ),
+    (
+        "added",
         CHANGES.CHOICES_FP4_KV_HUMMING_ASCEND_TP,
         {
             "kv_cache_dtype": ("mxfp8", "nvfp4", "fp4_mx_block16"),

@@ -21,7 +21,7 @@ ACCEPTED = (
     ("trtllm_mha", None),
     ("triton", None),
     ("fa4", CHANGES.GEMMA4_FA4),
-    ("ascend", None),
+    ("ascend", CHANGES.GEMMA4_ASCEND),
     ("intel_xpu", None),
     ("intel_amx", CHANGES.GEMMA4_INTEL_AMX),
     ("aiter", CHANGES.GEMMA4_AITER),
@@ -30,13 +30,18 @@ ACCEPTED = (
 
 @registry.for_arch(*ARCHS)
 def gemma4_defaults(ctx):
-    """§3.5: ``A`` := trtllm_mha on SM100 else triton; NVFP4 MoE on SM100 uses flashinfer_trtllm."""
+    """§3.5: ``A`` := trtllm_mha on SM100 else triton (before 0.5.14 a modelopt_fp4 MoE kept triton:
+    ``GEMMA4_FP4_MOE_TRTLLM_MHA``); NVFP4 MoE on SM100 uses flashinfer_trtllm."""
     args, platform = ctx.args, ctx.platform
     out = {}
-    if args.attention_backend is None:
-        out["attention_backend"] = "trtllm_mha" if platform.is_sm100 else "triton"
     # sglang reads model_config.quantization: hf_quant_config.json counts (checkpoint.py).
     quantization = args.quantization or checkpoint_quant_method(ctx.hf)
+    if args.attention_backend is None:
+        trtllm = platform.is_sm100
+        if trtllm and not ctx.release.has(CHANGES.GEMMA4_FP4_MOE_TRTLLM_MHA):
+            # before 0.5.14 a modelopt_fp4 MoE (text config enable_moe_block) stayed on triton
+            trtllm = not (quantization == "modelopt_fp4" and ctx.hf.text_config.get("enable_moe_block"))
+        out["attention_backend"] = "trtllm_mha" if trtllm else "triton"
     if platform.is_sm100 and args.moe_runner_backend == "auto" and quantization == "modelopt_fp4":
         out.update(quantization="modelopt_fp4", moe_runner_backend="flashinfer_trtllm")
     return out

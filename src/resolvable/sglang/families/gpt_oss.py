@@ -78,7 +78,8 @@ def gpt_oss_backend_check(ctx):
 @registry.rule("model_checks", archs=(ARCH,))
 def gpt_oss_moe_runner(ctx):
     """§3.3 MoE runner (``overrides._gpt_oss_overrides``): flashinfer_mxfp4 (SM100), marlin on
-    SM120 (flashinfer_mxfp4 since 0.5.17: ``GPT_OSS_SM120_MXFP4``), triton on ROCm+AITER,
+    SM120 (flashinfer_mxfp4 since 0.5.17: ``GPT_OSS_SM120_MXFP4``; triton_kernel before 0.5.14:
+    ``GPT_OSS_SM120_MARLIN``), triton on ROCm+AITER,
     deep_gemm on MUSA, else triton / triton_kernel when triton_kernels is installed; and the
     triton_kernel ``ep_size`` assert."""
     args, platform = ctx.args, ctx.platform
@@ -90,7 +91,10 @@ def gpt_oss_moe_runner(ctx):
         if platform.is_sm100 and mxfp4:
             choice = "flashinfer_mxfp4"
         elif platform.is_sm120 and mxfp4:
-            choice = "flashinfer_mxfp4" if ctx.release.has(CHANGES.GPT_OSS_SM120_MXFP4) else "marlin"
+            if ctx.release.has(CHANGES.GPT_OSS_SM120_MXFP4):
+                choice = "flashinfer_mxfp4"
+            else:
+                choice = "marlin" if ctx.release.has(CHANGES.GPT_OSS_SM120_MARLIN) else "triton_kernel"
         elif platform.is_hip and env_flag(ctx, "SGLANG_USE_AITER"):
             choice = None if mxfp4 else "triton"
         elif platform.is_musa and env_flag(ctx, "SGLANG_DEEPEP_BF16_DISPATCH"):

@@ -9,7 +9,7 @@ chosen strategy is then validated against the page size and the attention backen
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import ArchList, Fix
+from ...rules import ArchList, Fix, Force
 from .._base import registry
 from ..changes import CHANGES, in_release
 from .hybrid_mamba import granite_has_mamba
@@ -28,12 +28,12 @@ MAMBA_ARCHS = ArchList(
     "NemotronHPuzzleForCausalLM",
     "KimiLinearForCausalLM",
     "BailingMoeV2_5ForCausalLM",
-    "ZayaForCausalLM",
     # Qwen3.5 hybrid (spec §3.12)
     "Qwen3NextForCausalLM",
     "Qwen3_5MoeForConditionalGeneration",
     "InternS2PreviewForConditionalGeneration",
     "Qwen3_5ForConditionalGeneration",
+    ("ZayaForCausalLM", "0.5.14"),
     ("Lfm2MoeForCausalLM", "0.5.17"),
     ("KimiK3ForConditionalGeneration", "0.5.17"),
     ("Qwen3_5ForCausalLM", "0.5.19"),
@@ -89,6 +89,8 @@ def mamba_radix_cache(ctx):
     args, hf, platform, has = ctx.args, ctx.hf, ctx.platform, ctx.release.has
     if ctx.arch == "GraniteMoeHybridForCausalLM" and not granite_has_mamba(hf):
         return {}  # attention-only Granite is a plain model
+    if not has(CHANGES.MAMBA_AUTO_STRATEGY):
+        return _before_auto_strategy(ctx)
     if args.disable_radix_cache:
         return {}
     out: dict = {"uses_mamba_radix_cache": True}
@@ -204,4 +206,96 @@ def mamba_radix_cache(ctx):
                 "attention_backend",
                 fix=Fix(another=("attention_backend",), text="pass another --attention-backend"),
             )
+    return out
+
+
+#: Before 0.5.14, the hybrid model whose ``_handle_mamba_radix_cache`` call refused extra_buffer
+#: (``support_mamba_cache_extra_buffer=False``), and the one that ran without the radix cache
+#: (``support_mamba_cache=False``).
+_NO_EXTRA_BUFFER_BEFORE_AUTO = ("Lfm2ForCausalLM",)
+_NO_MAMBA_CACHE_BEFORE_AUTO = ("KimiLinearForCausalLM",)
+
+
+def _before_auto_strategy(ctx) -> dict:
+    """``_handle_mamba_radix_cache`` before ``MAMBA_AUTO_STRATEGY`` (0.5.13): ``auto`` was
+    ``no_buffer`` (``_handle_missing_default_values``); no_buffer with the radix cache on adjusts
+    instead of refusing (page size 1, overlap off; trtllm_mha or ROCm speculation turn the radix
+    cache off); extra_buffer is checked against the radix cache, the platform and speculation."""
+    args, platform = ctx.args, ctx.platform
+    out: dict = {"uses_mamba_radix_cache": True}
+    if ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO:
+        if not args.disable_radix_cache:
+            out["disable_radix_cache"] = True
+        return out
+    strategy = args.mamba_radix_cache_strategy
+    if strategy == "auto":
+        strategy = out["mamba_radix_cache_strategy"] = "no_buffer"
+    page, drafts = args.page_size, args.speculative_num_draft_tokens
+    if strategy in ("extra_buffer", "extra_buffer_lazy"):
+        if ctx.arch in _NO_EXTRA_BUFFER_BEFORE_AUTO:
+            raise _refuse(
+                f"mamba extra_buffer is not supported for {ctx.arch} model",
+                "mamba_radix_cache_strategy",
+                fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
+            )
+        if args.disable_radix_cache:
+            raise ConflictError(
+                "mamba extra_buffer is not compatible with --disable-radix-cache; use "
+                "--mamba-scheduler-strategy no_buffer (overlap scheduling already works with no_buffer "
+                "and the radix cache off).",
+                fields=("mamba_radix_cache_strategy", "disable_radix_cache"),
+                fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
+            )
+        if not (platform.is_cuda or platform.is_musa or platform.is_npu):
+            raise _refuse(
+                "Mamba extra_buffer is only supported on CUDA and MUSA and NPU devices with FLA backend",
+                "mamba_radix_cache_strategy",
+                fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
+            )
+        if drafts is not None:
+            if strategy == "extra_buffer_lazy":
+                raise _refuse(
+                    "extra_buffer_lazy is not yet supported with speculative decoding; use "
+                    "--mamba-scheduler-strategy extra_buffer.",
+                    "mamba_radix_cache_strategy",
+                    fix=Fix(set={"mamba_radix_cache_strategy": "extra_buffer"}),
+                )
+            if args.mamba_track_interval < drafts:
+                raise _refuse(
+                    f"mamba_track_interval {args.mamba_track_interval} must be greater than or equal to "
+                    f"speculative_num_draft_tokens {drafts}",
+                    "mamba_track_interval",
+                    fix=Fix(set={"mamba_track_interval": drafts}, note="or more"),
+                )
+        if page is not None and page > 0 and args.mamba_track_interval % page:
+            raise _refuse(
+                f"mamba_track_interval {args.mamba_track_interval} must be divisible by page_size {page}",
+                "page_size",
+                fix="pick a page size that divides --mamba-track-interval",
+            )
+        return out
+    if args.disable_radix_cache:
+        return out
+    if page is not None and page != 1:
+        out["page_size"] = Force(1, f"{ctx.arch} with radix cache and no_buffer needs page_size=1")
+    if args.speculative_algorithm is None:
+        out["disable_overlap_schedule"] = True
+        if args.attention_backend == "trtllm_mha":
+            out["disable_radix_cache"] = True
+            out["disable_overlap_schedule"] = False
+    elif platform.is_hip:
+        out["disable_radix_cache"] = True
+    else:
+        raise ConflictError(
+            f"Speculative decoding for {ctx.arch} is not compatible with radix cache when using "
+            "--mamba-scheduler-strategy no_buffer; use --mamba-scheduler-strategy extra_buffer with "
+            "SGLANG_ENABLE_SPEC_V2=1, or --disable-radix-cache.",
+            fields=("speculative_algorithm", "mamba_radix_cache_strategy"),
+            fix=Fix.any_of(
+                Fix(set={"disable_radix_cache": True}),
+                Fix(set={"mamba_radix_cache_strategy": "extra_buffer"}, env={"SGLANG_ENABLE_SPEC_V2": "1"}),
+                text="pass --disable-radix-cache (or --mamba-radix-cache-strategy extra_buffer with "
+                "SGLANG_ENABLE_SPEC_V2=1)",
+            ),
+        )
     return out

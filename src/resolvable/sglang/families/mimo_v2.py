@@ -21,7 +21,8 @@ ARCHS = ("MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM")
 def mimo_v2_defaults(ctx):
     """§3.16 (``overrides._mimo_v2_overrides``, the ``MiMoV2`` branch of the model hook): the
     fused-QKV TP check (``MIMO_V2_TP_DIVIDES``, 0.5.17: the effective attention TP only has to
-    divide it), the unified radix tree check (gone with ``MIMO_V2_HICACHE_ANY_TREE``, 0.5.19),
+    divide it), the unified radix tree check (``MIMO_V2_HICACHE_NEEDS_UNIFIED_TREE``, 0.5.14-0.5.18;
+    before it the hierarchical cache reset the SWA ratio and hybrid SWA memory),
     multi-layer EAGLE and the SM100 FP8 MoE runner (``MIMO_V2_FP8_TRTLLM_MOE``, 0.5.17)."""
     args, hf, has = ctx.args, ctx.hf, ctx.release.has
     if ctx.arch == "MiMoV2ForCausalLM" and not hf.get("encoder_only"):
@@ -54,10 +55,18 @@ def mimo_v2_defaults(ctx):
                 fields=(),
                 fix="use a config with attention_projection_layout null or 'fused_qkv'",
             )
+    out = {}
+    if (
+        args.enable_hierarchical_cache
+        and not has(CHANGES.MIMO_V2_HICACHE_ANY_TREE)
+        and not has(CHANGES.MIMO_V2_HICACHE_NEEDS_UNIFIED_TREE)
+    ):
+        out["swa_full_tokens_ratio"] = 1.0
+        out["disable_hybrid_swa_memory"] = True
     if (
         args.enable_hierarchical_cache
         and not env_flag(ctx, "SGLANG_ENABLE_UNIFIED_RADIX_TREE")
-        and not has(CHANGES.MIMO_V2_HICACHE_ANY_TREE)
+        and has(CHANGES.MIMO_V2_HICACHE_NEEDS_UNIFIED_TREE)
     ):
         raise ConflictError(
             f"{ctx.arch} with --enable-hierarchical-cache requires SGLANG_ENABLE_UNIFIED_RADIX_TREE=1",
@@ -66,7 +75,6 @@ def mimo_v2_defaults(ctx):
                 env={"SGLANG_ENABLE_UNIFIED_RADIX_TREE": "1"}, text="set SGLANG_ENABLE_UNIFIED_RADIX_TREE=1"
             ),
         )
-    out = {}
     if args.speculative_algorithm == "EAGLE":
         out["enable_multi_layer_eagle"] = True
     if (

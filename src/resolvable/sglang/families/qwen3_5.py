@@ -3,13 +3,15 @@
 Invariant: on SM100 with ``A`` unset, the backend and page size are chosen together:
 trtllm_mha with 64-token pages only if the generic default would be trtllm_mha and the
 extra buffer, a disabled radix cache or speculation is in play; otherwise triton with
-1-token pages. The page size overrides the user's (spec §8 #65).
+1-token pages. The page size overrides the user's (spec §8 #65); before 0.5.14
+(``QWEN3_5_SM100_PAGE_SIZE``) only the backend was chosen here.
 """
 
 from __future__ import annotations
 
 from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 from ..passes.default_backend import default_attention_backend
 
 ARCHS = (
@@ -31,7 +33,10 @@ def qwen3_5_hybrid_attention(ctx):
         "extra_buffer_lazy",
     )
     wants_paged = extra_buffer or args.disable_radix_cache or args.speculative_algorithm is not None
-    if default_attention_backend(ctx) == "trtllm_mha" and wants_paged:
+    backend = "trtllm_mha" if default_attention_backend(ctx) == "trtllm_mha" and wants_paged else "triton"
+    if not ctx.release.has(CHANGES.QWEN3_5_SM100_PAGE_SIZE):
+        return {"attention_backend": backend}  # the page size is left to the later rules
+    if backend == "trtllm_mha":
         return {
             "attention_backend": "trtllm_mha",
             "page_size": Force(64, "Qwen3.5 hybrid with trtllm_mha uses 64-token pages"),

@@ -3,9 +3,10 @@
 One generated file per release, ``sglang-<version>.json`` in this directory, written by
 ``tools/extract_sglang_flags.py`` from that release's wheel (facts only: option strings,
 dest, type, choices, default, fallback, nargs, action, deprecation). Every supported release
-from 0.5.15 on has its own file, even when its flags equal the previous release's, so
-"which release has this flag" is a lookup (``option_history``); a release without a file (0.5.14,
-or one newer than the last table) reads the newest table before it (``table_release``).
+(0.5.13 on, and 0.5.13.post1) has its own file, even when its flags equal the previous release's,
+so "which release has this flag" is a lookup (``option_history``); a release without a file (one
+newer than the last table, or an unlisted ``.postN``) reads the newest table before it
+(``table_release``).
 Invariants:
 
 * the table is the only list of sglang's flags; argparse integration, the CLI and the pasted
@@ -117,9 +118,9 @@ def table_release(release: str) -> str:
     pure function of the release and the package's table files)."""
     from ...rules import release_key
 
-    if release in history():
-        return release  # a parse-only release has its own table
     tables = _releases()
+    if release in tables or release in history():
+        return release  # its own table (release_key ignores a .postN suffix, so look first)
     older = [t for t in tables if release_key(t) <= release_key(release)]
     return older[-1] if older else tables[0]
 
@@ -240,7 +241,7 @@ REMOVED_REPLACEMENTS: dict[str, str | None] = {
 }
 
 
-#: Flags sglang removed before the oldest table (0.5.15) that published launch commands still use,
+#: Flags sglang removed before the oldest full table (0.5.13) that published launch commands still use,
 #: with the flag that replaced each (sglang's MoE flags became --moe-a2a-backend and
 #: --moe-runner-backend values; expert parallelism became --ep-size).
 REMOVED_BEFORE_TABLES: dict[str, str] = {
@@ -252,7 +253,7 @@ REMOVED_BEFORE_TABLES: dict[str, str] = {
 }
 
 
-#: Flags of the parse-only releases (0.5.1-0.5.13.post1) that sglang retired with a
+#: Flags of the parse-only releases (0.5.1-0.5.12.post1) that sglang retired with a
 #: ``DeprecatedAction`` whose help names the successor (server_args.py of the last release with
 #: the flag, quoted in short), beside those of ``REMOVED_BEFORE_TABLES``.
 RETIRED_WITH_SUCCESSOR: dict[str, str | None] = {

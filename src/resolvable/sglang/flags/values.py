@@ -60,8 +60,16 @@ def json_list(value: str) -> Any:
 
 
 #: sglang/srt/model_executor/cuda_graph_config.py:ALLOWED_KEYS_PER_PHASE, from the release that
-#: first has each version (0.5.17 adds a prefill key, 0.5.21 two more, 0.5.22 drops tc_compiler).
+#: first has each version (0.5.14 introduced the flag; 0.5.15 adds full_prefill_max_req, 0.5.17
+#: a prefill key, 0.5.21 two more, 0.5.22 drops tc_compiler).
 _CUDA_GRAPH_KEYS_SINCE: tuple[tuple[str, dict[str, tuple[str, ...]]], ...] = (
+    (
+        "0.5.14",
+        {
+            "decode": ("backend", "max_bs", "bs", "tc_compiler"),
+            "prefill": ("backend", "max_bs", "bs", "tc_compiler"),
+        },
+    ),
     (
         "0.5.15",
         {
@@ -185,6 +193,14 @@ def converter(type_name: str, release: str) -> Callable[[str], Any]:
 
 _LEGACY_CP_MODE = {"in-seq-split": "zigzag", "round-robin-split": "interleave"}
 _DEPRECATED_TOOL_CALL_PARSERS = {"qwen25": "qwen", "glm45": "glm"}
+#: Dests of the releases before 0.5.14 that name a ``ServerArgs`` field by another name: the
+#: strategy flag 0.5.14 renamed (``--mamba-scheduler-strategy``, kept there as a deprecated
+#: spelling of ``--mamba-radix-cache-strategy``). No table from 0.5.14 on has these dests. (The
+#: parallel sizes that 0.5.13's ``ServerArgs.from_cli_args`` copies are recorded under their
+#: field by the extractor.)
+_OLD_DESTS = {
+    "mamba_scheduler_strategy": "mamba_radix_cache_strategy",
+}
 
 
 def normalise(
@@ -201,6 +217,13 @@ def normalise(
 
     def note(text: str) -> None:
         notes.append(text)
+
+    # The 0.5.14 field renames: an old dest is the field's value.
+    for old, field in _OLD_DESTS.items():
+        if old in out:
+            value = out.pop(old)
+            consumed.add(old)
+            out[field] = value
 
     # speculative_hook.py:handle_speculative_decoding upper-cases the algorithm name.
     algo = out.get("speculative_algorithm")
