@@ -25,7 +25,6 @@ from ._common import (
     _resolve,
     _startup,
     _user_flags,
-    flags_of,
     model_config,
     pack,
     report_diff,
@@ -107,17 +106,23 @@ def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
         if left_refusal is not None or right_refusal is not None:
             return _diff_flag_refusal(args, (left_release, left_refusal), (right_release, right_refusal))
         user = user_flags_for(left_args, left_release)
-        with flags_of(right_release):
-            other_user = {**user_flags_for(right_args, right_release), **_parse_set(args.vs_set)}
+        other_user = {**user_flags_for(right_args, right_release), **_parse_set(args.vs_set, right_release)}
         left = _resolve(left_args, args.platform, user, version=left_release)
         right = _resolve(right_args, args.vs_platform or args.platform, other_user, version=right_release)
+        sides = (left_args, right_args)
     else:
         user = _user_flags(args)
-        other_user = {**user, **_parse_set(args.vs_set)}
+        other_user = {**user, **_parse_set(args.vs_set, args.flags_release)}
         left = _resolve(args, args.platform, user)
         right = _resolve(args, args.vs_platform or args.platform, other_user, version=args.vs_sglang_version)
+        sides = (args, args)
     changes = [c for c in left.diff(right) if c.field != "device" or args.vs_platform]
-    return report_diff(args, left, right, changes, "sglang")
+    verdicts = None
+    if args.json:  # each side's verdict, as `explain` gives it for that side's launch
+        from ._common import side_verdict
+
+        verdicts = (side_verdict(sides[0], left), side_verdict(sides[1], right))
+    return report_diff(args, left, right, changes, "sglang", verdicts)
 
 
 def _diff_flag_refusal(args: argparse.Namespace, *sides: tuple[str, ConflictError | None]) -> int:
@@ -182,8 +187,7 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
 
         _Parser.raise_errors = other is not None
         try:
-            with flags_of(version):
-                flags = _parse_set(args.set)
+            flags = _parse_set(args.set, version)
         except FlagError as exc:
             if other is None:
                 raise

@@ -1,4 +1,4 @@
-"""`resolvable COMMAND --engine vllm …` (or a pasted vLLM command): explain, resolve, diff, upgrade,
+"""`resolvable COMMAND --engine vllm …` (or a pasted vLLM command): explain, resolve, diff,
 matrix, models, backends for vLLM 0.30.0–0.34.0.
 
 ``main()`` routes here when ``--engine vllm`` is given or the command after ``--`` starts vLLM
@@ -26,9 +26,9 @@ from ..errors import ConflictError
 from ._common import UsageError, _csv_list, _Parser, pack, report_diff
 from .explain import _explain_lines, _refusal_lines
 
-COMMANDS = ("explain", "resolve", "diff", "upgrade", "matrix", "models", "backends")
+COMMANDS = ("explain", "resolve", "diff", "matrix", "models", "backends")
 #: Commands that take a launch (a model and vLLM flags, or a pasted command).
-LAUNCH_COMMANDS = ("explain", "resolve", "diff", "upgrade")
+LAUNCH_COMMANDS = ("explain", "resolve", "diff")
 
 
 def _option_value(argv: Sequence[str], name: str) -> str | None:
@@ -117,20 +117,6 @@ def build_parser(release: str) -> argparse.ArgumentParser:
         "--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra vLLM flag on the right"
     )
     p.set_defaults(func=cmd_diff)
-    p = sub.add_parser(
-        "upgrade", help="what a vLLM upgrade changes for one launch: fields, deciding rules, outcome"
-    )
-    _add_common(p, release)
-    _add_version(
-        p,
-        "--from",
-        dest="from_version",
-        help="the release you run now (default: auto, else the one before --to)",
-    )
-    _add_version(
-        p, "--to", dest="to_version", help="the release to upgrade to (default: the newest supported)"
-    )
-    p.set_defaults(func=cmd_upgrade)
     p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
     p.add_argument("--engine", choices=packs.names(), default="vllm")
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
@@ -564,6 +550,20 @@ def _parse_set(pairs: Sequence[str], release: str) -> Any:
     return pack("vllm").parse_argv(["model", *argv], release)
 
 
+def _side_verdict(args: argparse.Namespace, res: Any, refusal: ConflictError | None, release: str) -> Any:
+    """The ``Verdict`` of one side of ``diff`` (its launch on ``release``), as
+    ``explain`` reaches it: the refusal, else start-up checks, node and memory."""
+    from ..verdict import from_refusal
+    from .fit import vllm_memory_section
+    from .verdicts import reach
+
+    if res is None:
+        return from_refusal(refusal, stage=getattr(refusal, "stage", None) or "resolve")
+    side = argparse.Namespace(**{**vars(args), "release": release})
+    passed, startup_refusal = _startup(res, side)
+    return reach(pack("vllm"), res, None, startup_refusal, passed, vllm_memory_section(side, res)[2])
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     if args.vs_platform is None and not args.vs_set and args.vs_vllm_version is None:
         raise UsageError(
@@ -574,109 +574,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
     left = _resolve(args, args.platform)
     right = _resolve(args, args.vs_platform or args.platform, release=right_release, parsed=right_parsed)
     changes = left.diff(right)
-    return report_diff(args, left, right, changes, "vllm")
-
-
-def default_versions(from_version: str | None, to_version: str | None) -> tuple[str, str]:
-    """(from, to): ``to`` defaults to the newest; ``from`` to the installed vllm's release when it is
-    modelled, else the release before ``to``."""
-    vllm = pack("vllm")
-    to = vllm.release(to_version)
-    if from_version is not None:
-        return vllm.release(from_version), to
-    installed = vllm.installed_version()
-    if installed is not None:
-        try:
-            return vllm.release(installed), to
-        except ValueError:
-            pass
-    releases = list(vllm.releases)
-    earlier = releases[: releases.index(to)]
-    return (earlier[-1] if earlier else to), to
-
-
-def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None]:
-    try:
-        return _resolve(args, args.platform, release=version, trace=True), None
-    except ConflictError as exc:
-        return None, exc
-
-
-def cmd_upgrade(args: argparse.Namespace) -> int:
-    from .upgrade import _verdict, print_upgrade_json
-
-    if _option_given(args, "vllm_version"):
-        raise UsageError("upgrade takes --from VERSION and --to VERSION, not --vllm-version")
-    from_version = args.from_version
-    pasted = getattr(args, "pasted", None)
-    if from_version is None and pasted is not None:  # the image tag: the release it runs now
-        from .paste import tag_pins
-
-        if tag_pins(pasted.tag):
-            from_version = args.release
-    old_version, new_version = default_versions(from_version, args.to_version)
-    if old_version == new_version:
-        raise UsageError(
-            f"--from and --to are both vLLM {new_version}; name the release you run now with --from"
-        )
-    old, old_refusal = _side(args, old_version)
-    new, new_refusal = _side(args, new_version)
-    changes = []
-    if old is not None and new is not None:
-        changes = [
-            {**c.to_dict(), "since": _changed_in(new, c.field, old_version, new_version)}
-            for c in old.diff(new)
-        ]
+    verdicts = None
     if args.json:
-        return print_upgrade_json(
-            args.model, (old_version, new_version), (old, new), (old_refusal, new_refusal), changes, "vllm"
+        verdicts = (
+            _side_verdict(args, left, None, args.release),
+            _side_verdict(args, right, None, right_release),
         )
-    shown = new or old
-    if shown is not None:
-        header = _header(shown, args)
-        print("\n".join(line for line in header if not line.startswith(("rules ", "release "))))
-    print(f"upgrade   vLLM {old_version} → {new_version}")
-    print()
-    print(_verdict(new_version, old_refusal, new_refusal, changes, engine="vLLM"))
-    if len(changes) > 1:
-        rows = [
-            [
-                c["field"],
-                repr(c["before"]),
-                repr(c["after"]),
-                c["decided_after"],
-                c["since"] or "all releases",
-            ]
-            for c in changes
-        ]
-        print()
-        print(table(["field", old_version, new_version, f"decided on {new_version} by", "changed in"], rows))
-    return 0
-
-
-def _option_given(args: argparse.Namespace, dest: str) -> bool:
-    return getattr(args, dest, None) is not None
-
-
-def _changed_in(res: Any, field: str, old: str, new: str) -> str | None:
-    """The named change (vllm/changes.py) behind a field's new value: one the deciding rule asked
-    about (a traced read) that arrived after ``old`` and by ``new`` — "0.34.0 (NAME)"."""
-    import re
-
-    from .._release import release_key
-
-    CHANGES = pack("vllm").changes
-
-    steps = res.explain(field).steps
-    if not steps:
-        return None
-    for key, present in steps[-1].inputs:
-        match = re.search(r"\((\w+),", str(key)) if str(key).startswith("release: ") else None
-        if match and present and match.group(1) in CHANGES:
-            change = CHANGES.get(match.group(1))
-            if release_key(old) < release_key(change.since) <= release_key(new):
-                return f"{change.since} ({change.name})"
-    return None
+    return report_diff(args, left, right, changes, "vllm", verdicts)
 
 
 def _matrix_platforms() -> tuple[str, ...]:

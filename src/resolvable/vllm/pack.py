@@ -121,6 +121,8 @@ class VllmPack(Pack):
             )
         return frozenset()
 
+    change_since = member(f"{_PKG}.since", "change_since")
+
     def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
         """The fix search speaks flags, not ``--attention-config`` JSON: such a launch's refusal
         keeps its fix unchecked (as the vLLM front-end always did)."""
@@ -140,8 +142,10 @@ class VllmPack(Pack):
 
         add_cli_args(parser, release)
 
-    def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-        parsed = self.from_namespace(namespace, self.flag_table(None), [], model=None)
+    def parse_flags(
+        self, namespace: argparse.Namespace, release: str | None = None
+    ) -> tuple[dict[str, Any], list[str]]:
+        parsed = self.from_namespace(namespace, self.flag_table(release), [], model=None)
         return self.resolution_kwargs(parsed), list(parsed.shown)
 
 
