@@ -357,9 +357,9 @@ class Pack:
         """The user arguments ``resolve`` takes for a launch (default: ``launch.user``)."""
         return dict(launch.user)
 
-    def not_applicable(self, res: Any) -> frozenset[str]:
-        """The resolved fields that the model or platform makes irrelevant (``explain`` leaves
-        them out unless ``--all``; default: none)."""
+    def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
+        """The resolved fields that the model (``hf``, its config) or platform makes irrelevant
+        (``explain`` and ``resolve`` leave them out unless ``--all``; default: none)."""
         return frozenset()
 
     def node_check(self, res: Any, hf: Any, launch: Any) -> None:

@@ -140,6 +140,9 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
         action="store_false",
         help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
     )
+    p.add_argument(
+        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
+    )
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
@@ -151,6 +154,9 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
         dest="startup_check",
         action="store_false",
         help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
+    )
+    p.add_argument(
+        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
     )
     p.set_defaults(func=cmd_resolve)
 
@@ -368,7 +374,7 @@ def _option_of(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
-_OWN_SWITCHES = ("--json",)
+_OWN_SWITCHES = ("--json", "--all")
 #: Options of ``docker run`` that are also resolvable's: in a pasted docker line they are docker's.
 _DOCKER_OWN = ("--platform", "--env")
 _OWN_OPTIONS = (

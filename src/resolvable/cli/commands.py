@@ -78,9 +78,13 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
     print("\n".join(_startup_lines(passed, refusal, skipped=skipped)))
     print(verdict.line())
     print()
+    from .explain import _not_applicable
+
+    hidden = frozenset() if args.all else _not_applicable(args, res)
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
         for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
+        if field not in hidden
     ]
     print(table(["published leaf", "value", "decided by"], rows))
     return _verdict_exit(verdict, refusal)

@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     add_launch_options(p)
+    for action in p._actions:  # the release options: upgrade names its two with --from / --to
+        if action.dest.startswith("release_of_"):
+            action.help = argparse.SUPPRESS
     p.add_argument(
         "--from",
         dest="from_version",

@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 _PKG = "resolvable.sglang"
 
 
+#: The fields only a DSA model reads (``not_applicable``).
+DSA_FIELDS = (
+    "dsa_prefill_backend",
+    "dsa_decode_backend",
+    "enable_dsa_prefill_context_parallel",
+    "dsa_prefill_cp_mode",
+)
+
+
 class SglangPack(Pack):
     name = "sglang"
     title = "SGLang"
@@ -120,6 +129,14 @@ class SglangPack(Pack):
         from .cli_args import add_cli_args
 
         add_cli_args(parser, skip=tuple(skip), release=release)
+
+    def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
+        """The DeepSeek-sparse-attention fields (``dsa_*``) for a model without an indexer:
+        ``model_config.is_deepseek_dsa`` needs ``index_topk`` in the config (``facts.is_deepseek_dsa``),
+        so without it no DSA backend or context-parallel mode is read."""
+        if hf is None or hf.text_config.get("index_topk") is not None:
+            return frozenset()
+        return frozenset(f for f in DSA_FIELDS if f in res)
 
     def change_since(self, res: Any, field: str, old: str, new: str) -> str | None:
         """The release range of the rule that decides ``field`` on ``new`` (``since 0.5.15``),

@@ -113,7 +113,7 @@ class VllmPack(Pack):
 
         return memory_report(self, res, hf, launch)
 
-    def not_applicable(self, res: Any) -> frozenset[str]:
+    def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
         """The MLA-only fields for a model without MLA layers (``use_mla`` false)."""
         if "use_mla" in res and not res["use_mla"]:
             return frozenset(
