@@ -35,7 +35,7 @@ from ._common import (
     refusal_prefix,
     use_ascii_where_needed,
 )
-from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
+from .commands import cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
 from .explain import cmd_explain
 from .parity import cmd_parity
@@ -160,17 +160,13 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_resolve)
 
-    p = sub.add_parser(
-        "diff", help="what changes between two platforms or flag sets, and which rule changes it"
+    # `diff` has its own parser, one for every pack (cli/diff.py; main() routes to it first)
+    sub.add_parser(
+        "diff",
+        help="what changes between two platforms, releases or flag sets, and which rule changes it; "
+        "any engine, any input form (see `resolvable diff -h`)",
+        add_help=False,
     )
-    _add_model_inputs(p, platform_default=default_platform, release=release)
-    p.add_argument("--vs-platform", help="the platform preset to compare with")
-    _add_sglang_version(p, "--vs-sglang-version", help="the sglang release to compare with (upgrade impact)")
-    p.add_argument(
-        "--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra flag on the right side"
-    )
-    p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_diff)
 
     # `upgrade` has its own parser, one for every pack (cli/upgrade.py; main() routes to it first)
     sub.add_parser(
@@ -295,7 +291,7 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-_TAKES_SGLANG_FLAGS = ("explain", "resolve", "diff")
+_TAKES_SGLANG_FLAGS = ("explain", "resolve")
 
 
 def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
@@ -534,9 +530,9 @@ def _option_value(argv: Sequence[str], name: str) -> str | None:
 
 
 def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
-    """(left, right) releases of a comparison across sglang releases (``diff`` or ``matrix``
-    with ``--vs-sglang-version``), or None (one release; or a release that is not supported,
-    which the command reports itself)."""
+    """(left, right) releases of a comparison across sglang releases (``matrix`` with
+    ``--vs-sglang-version``), or None (one release; or a release that is not supported, which
+    the command reports itself)."""
     from ..errors import ResolvableError as _Error
 
     sglang_release = pack("sglang").release
@@ -544,7 +540,7 @@ def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
     if any(t in ("-h", "--help") for t in argv):
         return None
     try:
-        if command in ("diff", "matrix") and _option_value(argv, "--vs-sglang-version") is not None:
+        if command == "matrix" and _option_value(argv, "--vs-sglang-version") is not None:
             left = sglang_release(_option_value(argv, "--sglang-version"))
             right = sglang_release(_option_value(argv, "--vs-sglang-version"))
         else:
@@ -614,6 +610,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .upgrade import main as upgrade_main
 
             return upgrade_main(argv[1:])
+        if argv[:1] == ["diff"]:  # two sides of one launch: the one front door (cli/diff.py)
+            from .diff import main as diff_main
+
+            return diff_main(argv[1:])
         if argv[:1] in (["launches"], ["check"]):  # deployment files (cli/deploy.py)
             from .deploy import main as deploy_main
 

@@ -372,18 +372,6 @@ def model_revision(args: argparse.Namespace) -> str | None:
     return getattr(args, "revision", None) or pasted
 
 
-def side_of(args: argparse.Namespace, release: str) -> tuple[argparse.Namespace | None, ConflictError | None]:
-    """The command as parsed with ``release``'s flag table (one side of a comparison across
-    releases), or (None, the refusal) when that release's parser refuses a flag of it."""
-    sides = getattr(args, "side_args", None)
-    if sides is None or release not in sides:
-        return args, None
-    error = getattr(args, "side_errors", {}).get(release)
-    if error is not None:
-        return None, flag_refusal(error, release)
-    return sides[release], None
-
-
 def flag_refusal(error: Exception, release: str) -> ConflictError:
     """A flag that sglang ``release``'s parser refuses, as a refusal of that side (with the
     replacement the flag tables or the release logs name)."""
@@ -398,11 +386,6 @@ def flag_refusal(error: Exception, release: str) -> ConflictError:
     refusal.location = f"resolvable/sglang/flags/sglang-{pack('sglang').flag_table(release).release}.json"
     refusal.stage = "parse"
     return refusal
-
-
-def user_flags_for(args: argparse.Namespace, release: str) -> dict[str, Any]:
-    """``_user_flags`` of ``args`` read with ``release``'s flag table."""
-    return _user_flags(args, release)
 
 
 def release_of_rule(rule: str, location: str, res: Any = None) -> str | None:
@@ -424,29 +407,6 @@ def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], Confl
         return pack("sglang").check_startup(res, model_config(args), _env(args.env)), None
     except ConflictError as exc:
         return (), exc
-
-
-def side_verdict(args: argparse.Namespace, res: Any, refusal: ConflictError | None = None) -> Any:
-    """The ``Verdict`` of one side of ``diff``/``upgrade`` as ``explain`` reaches it for the same
-    launch: the side's refusal (its parser or argument resolution), else the start-up checks, the
-    node check and memory (``cli.verdicts.reach``)."""
-    from ..verdict import from_refusal
-    from .fit import memory_section
-    from .verdicts import reach
-
-    if res is None:
-        return from_refusal(refusal, stage=getattr(refusal, "stage", None) or "resolve")
-    passed, startup_refusal = _startup(args, res)
-    report = memory_section(args, res)[2]
-    return reach(
-        pack("sglang"),
-        res,
-        model_config(args),
-        startup_refusal,
-        passed,
-        report,
-        startup_check=getattr(args, "startup_check", True),
-    )
 
 
 def _user_flags(args: argparse.Namespace, release: str | None = None) -> dict[str, Any]:

@@ -167,7 +167,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
 
     memory_lines, memory_json, report = memory_section(args, res)
     verdict = reach(
-        pack("sglang"), res, model_config(args), refusal, passed, report, startup_check=args.startup_check
+        _pack(), res, model_config(args), refusal, passed, report, startup_check=args.startup_check
     )
     if args.json:
         print(
@@ -215,7 +215,12 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
 
 def _not_applicable(args: argparse.Namespace, res: Any) -> frozenset[str]:
     """``Pack.not_applicable`` of the resolution (what ``--all`` shows besides)."""
-    return pack("sglang").not_applicable(res, model_config(args))
+    return _pack().not_applicable(res, model_config(args))
+
+
+def _pack() -> Any:
+    """The pack whose flags this command set parses (the SGLang default front-end)."""
+    return pack("sglang")
 
 
 def _startup_exit(refusal: ConflictError | None) -> int:

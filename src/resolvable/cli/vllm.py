@@ -1,5 +1,5 @@
-"""`resolvable COMMAND --engine vllm …` (or a pasted vLLM command): explain, resolve, diff,
-matrix, models, backends for vLLM 0.30.0–0.34.0.
+"""`resolvable COMMAND --engine vllm …` (or a pasted vLLM command): explain, resolve, matrix,
+models, backends for vLLM 0.30.0–0.34.0 (diff and upgrade: cli/diff.py, cli/upgrade.py).
 
 ``main()`` routes here when ``--engine vllm`` is given or the command after ``--`` starts vLLM
 (``vllm serve``, the api_server module, a ``vllm/vllm-openai`` docker image). The parser carries
@@ -23,12 +23,12 @@ from typing import Any
 from .. import packs
 from .._text import short, table
 from ..errors import ConflictError
-from ._common import UsageError, _csv_list, _Parser, pack, report_diff
+from ._common import UsageError, _csv_list, _Parser, pack
 from .explain import _explain_lines, _refusal_lines
 
-COMMANDS = ("explain", "resolve", "diff", "matrix", "models", "backends")
+COMMANDS = ("explain", "resolve", "matrix", "models", "backends")
 #: Commands that take a launch (a model and vLLM flags, or a pasted command).
-LAUNCH_COMMANDS = ("explain", "resolve", "diff")
+LAUNCH_COMMANDS = ("explain", "resolve")
 
 
 def _option_value(argv: Sequence[str], name: str) -> str | None:
@@ -109,14 +109,6 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
     _add_common(p, release)
     p.set_defaults(func=cmd_resolve)
-    p = sub.add_parser("diff", help="what changes between two platforms, flag sets or vLLM releases")
-    _add_common(p, release)
-    p.add_argument("--vs-platform", help="the platform preset to compare with")
-    _add_version(p, "--vs-vllm-version", help="the vLLM release to compare with")
-    p.add_argument(
-        "--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra vLLM flag on the right"
-    )
-    p.set_defaults(func=cmd_diff)
     p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
     p.add_argument("--engine", choices=packs.names(), default="vllm")
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
@@ -548,39 +540,6 @@ def _parse_set(pairs: Sequence[str], release: str) -> Any:
         flag = key if key.startswith("-") else "--" + key.replace("_", "-")
         argv += [flag, value] if sep else [flag]
     return pack("vllm").parse_argv(["model", *argv], release)
-
-
-def _side_verdict(args: argparse.Namespace, res: Any, refusal: ConflictError | None, release: str) -> Any:
-    """The ``Verdict`` of one side of ``diff`` (its launch on ``release``), as
-    ``explain`` reaches it: the refusal, else start-up checks, node and memory."""
-    from ..verdict import from_refusal
-    from .fit import vllm_memory_section
-    from .verdicts import reach
-
-    if res is None:
-        return from_refusal(refusal, stage=getattr(refusal, "stage", None) or "resolve")
-    side = argparse.Namespace(**{**vars(args), "release": release})
-    passed, startup_refusal = _startup(res, side)
-    return reach(pack("vllm"), res, None, startup_refusal, passed, vllm_memory_section(side, res)[2])
-
-
-def cmd_diff(args: argparse.Namespace) -> int:
-    if args.vs_platform is None and not args.vs_set and args.vs_vllm_version is None:
-        raise UsageError(
-            "diff needs --vs-platform PRESET, --vs-vllm-version VERSION and/or --vs-set FLAG=VALUE"
-        )
-    right_release = pack("vllm").release(args.vs_vllm_version) if args.vs_vllm_version else args.release
-    right_parsed = args.parsed.merged(_parse_set(args.vs_set, right_release)) if args.vs_set else args.parsed
-    left = _resolve(args, args.platform)
-    right = _resolve(args, args.vs_platform or args.platform, release=right_release, parsed=right_parsed)
-    changes = left.diff(right)
-    verdicts = None
-    if args.json:
-        verdicts = (
-            _side_verdict(args, left, None, args.release),
-            _side_verdict(args, right, None, right_release),
-        )
-    return report_diff(args, left, right, changes, "vllm", verdicts)
 
 
 def _matrix_platforms() -> tuple[str, ...]:
