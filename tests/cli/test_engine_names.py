@@ -21,7 +21,7 @@ CLI = Path(__file__).resolve().parents[2] / "src" / "resolvable" / "cli"
 #: string constants equal to a pack's name, per module of resolvable/cli (docstrings excluded)
 LEGACY = {
     "__init__.py": 11,
-    "_common.py": 16,
+    "_common.py": 14,
     "backends.py": 2,
     "commands.py": 5,
     "docs.py": 1,

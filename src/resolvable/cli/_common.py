@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
-import json
 import re
 import sys
 from collections.abc import Sequence
@@ -16,7 +15,6 @@ from typing import Any
 
 from .. import packs
 from .._platform import Platform
-from .._text import short, table
 from ..errors import ConflictError, ResolvableError, closest, one_line
 from ..packs import Pack
 
@@ -549,45 +547,3 @@ def refusal_json(exc: ConflictError) -> dict[str, object]:
         "phase": refusal_phase(exc),
         "stage": exc.stage,
     }
-
-
-def report_diff(
-    args: argparse.Namespace,
-    left: Any,
-    right: Any,
-    changes: list[Any],
-    engine: str,
-    verdicts: tuple[Any, Any] | None = None,
-) -> int:
-    """Print a diff of two resolutions of ``engine`` (``sglang``/``vllm``) as ``diff`` shows it:
-    a table of the fields that differ (or ``--json``, with each side's top-level ``verdict``),
-    each side labelled by its platform, its release when the releases differ, and the
-    ``--vs-set`` flags."""
-    versions = left.release != right.release
-    at = f" @ {'vLLM' if engine == 'vllm' else engine} "
-    labels = (
-        f"{args.platform}" + (f"{at}{left.release}" if versions else ""),
-        f"{args.vs_platform or args.platform}"
-        + (f"{at}{right.release}" if versions else "")
-        + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
-    )
-    if args.json:
-        data: dict[str, Any] = {"schema": "resolvable.diff/1"}
-        if engine != "sglang":
-            data["engine"] = engine
-        data.update(left=labels[0], right=labels[1])
-        data[f"{engine}_version"] = [left.release, right.release]
-        data["changes"] = [c.to_dict() for c in changes]
-        if verdicts is not None:
-            data["verdict"] = {"left": verdicts[0].to_dict(), "right": verdicts[1].to_dict()}
-        print(json.dumps(data, indent=2))
-        return 0
-    print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
-    if not changes:
-        print("no resolved field differs")
-        return 0
-    rows = [
-        [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes
-    ]
-    print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
-    return 0

@@ -87,11 +87,49 @@ def _refusal(verdict: Any) -> dict[str, Any]:
     }
 
 
+def report_diff(
+    args: argparse.Namespace,
+    left: Any,
+    right: Any,
+    changes: list[Any],
+    engine: str,
+    verdicts: tuple[Any, Any],
+) -> int:
+    """Print the fields that differ between two resolutions of the pack ``engine`` (or
+    ``--json``, with each side's top-level ``verdict``), each side labelled by its platform, its
+    release when the releases differ, and the ``--vs-set`` flags."""
+    from .._text import short, table
+
+    versions = left.release != right.release
+    labels = (
+        f"{args.platform}" + (f" @ {engine} {left.release}" if versions else ""),
+        f"{args.vs_platform or args.platform}"
+        + (f" @ {engine} {right.release}" if versions else "")
+        + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
+    )
+    if args.json:
+        data: dict[str, Any] = {"schema": "resolvable.diff/1", "engine": engine}
+        data.update(left=labels[0], right=labels[1])
+        data[f"{engine}_version"] = [left.release, right.release]
+        data["changes"] = [c.to_dict() for c in changes]
+        data["verdict"] = {"left": verdicts[0].to_dict(), "right": verdicts[1].to_dict()}
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
+    if not changes:
+        print("no resolved field differs")
+        return 0
+    rows = [
+        [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes
+    ]
+    print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
+    return 0
+
+
 def main(argv: Sequence[str]) -> int:
     """``argv`` after ``diff``: the launch on each side, the fields that differ and the rule that
     decides each, and each side's verdict."""
     from . import _split_pasted
-    from ._common import report_diff
     from .frontdoor import read_launch
     from .paste import read
     from .upgrade import _engine
