@@ -15,7 +15,7 @@ from typing import Any
 def change_since(res: Any, field: str, old: str, new: str) -> str | None:
     """``"0.34.0 (NAME)"``: the named change behind ``field``'s value in ``res`` (resolved with
     ``trace=True`` on release ``new``) that arrived after ``old``; None when none is known."""
-    from .._release import release_key
+    from ..rules import release_key
     from .changes import CHANGES
 
     steps = res.explain(field).steps
