@@ -152,6 +152,16 @@ def main(argv: Sequence[str]) -> int:
                 f"{_vs_option(packs.get(name))} is for --engine {name}; this launch is "
                 f"{pack.title or pack.name}: use {_vs_option(pack)}"
             )
+    from .frontdoor import _release_dest
+    from .older import hook
+
+    own = ["diff"]
+    for option, value in (
+        (pack.release_option, getattr(args, _release_dest(pack.name))),
+        (_vs_option(pack), vs_release),
+    ):
+        own += [option, value] if value else []
+    hook(pack, own, command)  # a parse-only release: says so, with what reads it (cli/older.py)
     if args.vs_platform is None and not args.vs_set and vs_release is None:
         raise UsageError(
             f"diff needs --vs-platform PRESET, {_vs_option(pack)} VERSION and/or --vs-set FLAG=VALUE"
