@@ -118,11 +118,15 @@ def report_diff(
     print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
     if not changes:
         print("no resolved field differs")
-        return 0
-    rows = [
-        [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes
-    ]
-    print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
+    else:
+        rows = [
+            [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after]
+            for c in changes
+        ]
+        print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
+    print()
+    for label, verdict in zip(labels, verdicts):
+        print(f"{label}: {verdict.line().removeprefix('verdict   ')}")
     return 0
 
 
