@@ -212,8 +212,11 @@ class Pack:
         """Add the engine's launch flags (of ``release``) to ``parser``."""
         raise self._missing("add_cli_args")
 
-    def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-        """(the modelled user arguments, the flags accepted but not modelled) of a parsed namespace."""
+    def parse_flags(
+        self, namespace: argparse.Namespace, release: str | None = None
+    ) -> tuple[dict[str, Any], list[str]]:
+        """(the modelled user arguments, the flags accepted but not modelled) of a namespace that
+        ``add_cli_args(parser, release)`` parsed (``release`` None: the default release)."""
         raise self._missing("parse_flags")
 
     def load_model(self, name: str, **options: Any) -> Any:
@@ -259,6 +262,12 @@ class Pack:
 
     def rule_releases(self, rule: str, location: str | None, res: Any = None) -> Any:
         """The ``ReleaseRange`` of a registered rule (None: every release, or not a rule)."""
+        return None
+
+    def change_since(self, res: Any, field: str, old: str, new: str) -> str | None:
+        """Why ``field`` of ``res`` (resolved on release ``new``) differs from release ``old``, in
+        words: the deciding rule's release range or the named change (``upgrade``'s "since"
+        column; None: nothing known beyond the rule)."""
         return None
 
     # -- one launch, one verdict (resolvable.launch, resolvable.verdict) --------------------------
@@ -310,7 +319,7 @@ class Pack:
             raise PackError(
                 f"no model: pass MODEL, or paste the launch command after `--` ({self.name} serve ...)"
             )
-        user, shown = self.parse_flags(namespace)
+        user, shown = self.parse_flags(namespace, chosen)
         return Launch(
             engine=self.name,
             release=chosen,
@@ -348,9 +357,9 @@ class Pack:
         """The user arguments ``resolve`` takes for a launch (default: ``launch.user``)."""
         return dict(launch.user)
 
-    def not_applicable(self, res: Any) -> frozenset[str]:
-        """The resolved fields that the model or platform makes irrelevant (``explain`` leaves
-        them out unless ``--all``; default: none)."""
+    def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
+        """The resolved fields that the model (``hf``, its config) or platform makes irrelevant
+        (``explain`` and ``resolve`` leave them out unless ``--all``; default: none)."""
         return frozenset()
 
     def node_check(self, res: Any, hf: Any, launch: Any) -> None:

@@ -85,3 +85,50 @@ def test_upgrade_gives_one_answer_for_every_input_form(capsys, engine):
         assert (data["from"], data["to"]) == (old, new), form
         answers[form] = (data["outcome"], data["refusal"], data["changes"])
     assert len({json.dumps(a, sort_keys=True) for a in answers.values()}) == 1, answers
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+@pytest.mark.parametrize(("model", "tp"), [("llama-3.1-8b", 2), ("llama-3.3-70b", 1)])
+def test_diff_carries_each_sides_verdict_as_explain_gives_it(capsys, engine, model, tp):
+    """`diff --json` has a top-level `verdict` per side: on every input form, the left side's is
+    `explain`'s on --platform and the right side's is `explain`'s on --vs-platform."""
+    argvs = forms(engine, model, tp)
+    expected = {}
+    for platform in ("h100", "b200"):
+        code = main(["explain", "--platform", platform, "--json", *argvs["tool flags"]])
+        expected[platform] = (code, json.loads(capsys.readouterr().out)["verdict"])
+    assert expected["h100"][1]["status"] == ("starts" if tp == 2 else "does-not-fit")
+    for form, argv in argvs.items():
+        code, data = verdict_of(capsys, "diff", [*argv, "--vs-platform", "b200"])
+        assert code == 0, (form, data)
+        assert data["verdict"]["left"] == expected["h100"][1], form
+        assert data["verdict"]["right"] == expected["b200"][1], form
+        assert data["verdict"]["left"]["exit_code"] == expected["h100"][0], form
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+def test_upgrade_carries_each_sides_verdict_as_explain_gives_it(capsys, engine):
+    """`upgrade --json` has a top-level `verdict` per side: `explain`'s verdict for the same
+    launch on --from and on --to, for every input form (a docker tag names --from)."""
+    old, new = UPGRADES[engine]
+    case = CASES[engine]
+    pack = packs.get(engine)
+    argvs = forms(engine, "llama-3.3-70b", 1)
+    tool = [w for w in argvs["tool flags"] if w not in (pack.release_option, case["release"])]
+    expected = {}
+    for release in (old, new):
+        code = main(["explain", "--platform", "h100", "--json", *tool, pack.release_option, release])
+        expected[release] = json.loads(capsys.readouterr().out)["verdict"]
+        assert code == 1 and expected[release]["status"] == "does-not-fit"
+    docker = [
+        f"{case['image'].rsplit(':', 1)[0]}:v{old}" if w == case["image"] else w for w in argvs["docker run"]
+    ]
+    for form, argv in (
+        ("tool flags", ["--from", old, *tool]),
+        ("pasted", ["--from", old, *argvs["pasted"]]),
+        ("docker run", docker),
+    ):
+        code, data = verdict_of(capsys, "upgrade", argv)
+        assert code == 0 and data["engine"] == engine, (form, data)
+        assert (data["from"], data["to"]) == (old, new), form
+        assert data["verdict"] == {"from": expected[old], "to": expected[new]}, form

@@ -20,16 +20,15 @@ CLI = Path(__file__).resolve().parents[2] / "src" / "resolvable" / "cli"
 
 #: string constants equal to a pack's name, per module of resolvable/cli (docstrings excluded)
 LEGACY = {
-    "__init__.py": 14,
-    "_common.py": 17,
+    "__init__.py": 11,
+    "_common.py": 14,
     "backends.py": 2,
-    "commands.py": 6,
+    "commands.py": 5,
     "docs.py": 1,
     "explain.py": 4,
     "fit.py": 2,
     "parity.py": 1,
-    "upgrade.py": 2,
-    "vllm.py": 36,
+    "vllm.py": 31,
 }
 
 

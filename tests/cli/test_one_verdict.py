@@ -257,3 +257,35 @@ def test_a_value_the_engines_parser_rejects_is_refused_in_every_launch_command(c
 def test_a_tool_options_bad_value_stays_an_input_error(capsys):
     code, _, err = run(capsys, "explain", "llama-3.1-8b", "--engine", "no-such-engine")
     assert code == 2 and "--engine" in err
+
+
+def test_upgrade_is_one_command_for_every_engine(capsys):
+    """Repro: the top-level help called `upgrade` sglang-only; it is one command over the packs."""
+    from resolvable import packs
+
+    code, out, _ = run(capsys, "--help")
+    line = " ".join(out[out.index("upgrade   ") :].split()[:40])
+    assert code == 0 and "sglang" not in line.split("matrix")[0] and "any engine" in line
+    code, out, _ = run(capsys, "upgrade", "--help")
+    assert code == 0 and len(out.splitlines()) <= 150
+    for name in packs.names():
+        assert f"{name} {packs.get(name).default_release}" in " ".join(out.split())
+        assert packs.get(name).release_option not in out  # upgrade names its releases --from/--to
+    code, _, err = run(capsys, "upgrade", "qwen3-8b", "--platform", "h100", "--sglang-version", "0.5.23")
+    assert code == 2 and "upgrade takes --from VERSION and --to VERSION, not --sglang-version" in err
+
+
+def test_sglang_fields_that_do_not_apply_are_left_out_unless_all(capsys):
+    """`--all` for SGLang too: the DSA fields of a model without an indexer (``index_topk``)."""
+    argv = ["resolve", "llama-3.1-8b", "--platform", "h100"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "dsa_decode_backend" not in out
+    code, out, _ = run(capsys, *argv, "--all")
+    assert code == 0 and "attn.dsa_decode_backend" in out
+    code, out, _ = run(capsys, "resolve", "deepseek-v3.2", "--platform", "h200", "--tp-size", "8")
+    assert "attn.dsa_decode_backend" in out  # a DSA model: they apply
+    argv = ["explain", "llama-3.1-8b", "--platform", "h100", "--dsa-decode-backend", "flashmla_kv"]
+    code, out, _ = run(capsys, *argv)
+    assert "not shown, irrelevant for this model: dsa_decode_backend (--all shows them)" in out
+    code, out, _ = run(capsys, *argv, "--json", "--all")
+    assert "dsa_decode_backend" in json.loads(out)["fields"]

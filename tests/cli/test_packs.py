@@ -64,7 +64,7 @@ class ToyPack(packs.Pack):
         parser.add_argument("--block", type=int, default=argparse.SUPPRESS)
         parser.add_argument("--log-level", default=argparse.SUPPRESS)
 
-    def parse_flags(self, namespace):
+    def parse_flags(self, namespace, release=None):
         values = vars(namespace)
         return {k: v for k, v in values.items() if k in ("kernel", "block")}, [
             f"--{k.replace('_', '-')}" for k in values if k not in ("kernel", "block")

@@ -187,3 +187,18 @@ def test_sglang_reads_a_unique_prefix_as_its_flag(capsys):
     assert code == EXIT_PARSED_ONLY
     flags = {f["dest"]: f["value"] for f in json.loads(out)["flags"]}
     assert flags["tp_size"] == 8  # from_cli_args copies it onto the field
+
+
+def test_diff_names_a_parse_only_release_for_both_engines(capsys):
+    """`diff` (one command over the packs) says a parse-only release is parse-only, with what
+    reads it, on either side and for either engine."""
+    for argv, release in (
+        (["diff", "qwen3-8b", "--platform", "h100", "--vs-sglang-version", "0.5.5"], "SGLang 0.5.5"),
+        (
+            ["diff", "qwen3-8b", "--engine", "vllm", "--vllm-version", "0.12.0", "--vs-platform", "b200"],
+            "vLLM 0.12.0",
+        ),
+    ):
+        code, out, err = _run(capsys, *argv)
+        assert code == 2 and out == "", err
+        assert f"{release} is parse-only" in err and "`diff` needs a resolved one" in err

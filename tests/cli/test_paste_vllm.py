@@ -252,7 +252,7 @@ def test_diff_upgrade_matrix_across_releases(capsys):
         "--vs-vllm-version",
         "0.34.0",
     )
-    assert code == 0 and "@ vLLM 0.33.0" in out and "@ vLLM 0.34.0" in out
+    assert code == 0 and "@ vllm 0.33.0" in out and "@ vllm 0.34.0" in out
     code, out, _ = run(
         capsys,
         "upgrade",
@@ -267,7 +267,7 @@ def test_diff_upgrade_matrix_across_releases(capsys):
         "serve",
         "Qwen/Qwen3-8B",
     )
-    assert code == 0 and "upgrade   vLLM 0.33.0 → 0.34.0" in out
+    assert code == 0 and "upgrade   vllm 0.33.0 → 0.34.0" in out
     code, out, _ = run(
         capsys,
         "matrix",

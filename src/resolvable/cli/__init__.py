@@ -35,11 +35,10 @@ from ._common import (
     refusal_prefix,
     use_ascii_where_needed,
 )
-from .commands import cmd_diff, cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
+from .commands import cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
 from .explain import cmd_explain
 from .parity import cmd_parity
-from .upgrade import cmd_upgrade
 
 __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
 
@@ -53,7 +52,7 @@ def _add_engine(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> None:
+def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str, release: str | None) -> None:
     from .._platform import Platform
 
     p.add_argument(
@@ -90,7 +89,7 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str) -> N
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
     _add_sglang_version(p)
-    pack("sglang").add_cli_args(p, skip=("model_path", "config"))
+    pack("sglang").add_cli_args(p, release, skip=("model_path", "config"))
     from .flags import hide_engine_flags
 
     hide_engine_flags(p, "sglang")
@@ -110,7 +109,9 @@ def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-versio
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(release: str | None = None) -> argparse.ArgumentParser:
+    """resolvable's parser, the launch commands holding the flags of sglang ``release`` (None: the
+    default release): the release travels as this argument, never as process-wide state."""
     default_platform = "detect"
     parser = _Parser(
         prog="resolvable",
@@ -125,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("explain", help="why each resolved field has its value (and why not another)")
     p.engine_refusals = True  # type: ignore[attr-defined]
-    _add_model_inputs(p, platform_default=default_platform)
+    _add_model_inputs(p, platform_default=default_platform, release=release)
     p.add_argument(
         "--field", help="explain only this field (default: every field that differs from its default)"
     )
@@ -139,11 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
     )
+    p.add_argument(
+        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
+    )
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
     p.engine_refusals = True  # type: ignore[attr-defined]
-    _add_model_inputs(p, platform_default=default_platform)
+    _add_model_inputs(p, platform_default=default_platform, release=release)
     p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.add_argument(
         "--no-startup-check",
@@ -151,41 +155,26 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
     )
+    p.add_argument(
+        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
+    )
     p.set_defaults(func=cmd_resolve)
 
-    p = sub.add_parser(
-        "diff", help="what changes between two platforms or flag sets, and which rule changes it"
+    # `diff` has its own parser, one for every pack (cli/diff.py; main() routes to it first)
+    sub.add_parser(
+        "diff",
+        help="what changes between two platforms, releases or flag sets, and which rule changes it; "
+        "any engine, any input form (see `resolvable diff -h`)",
+        add_help=False,
     )
-    _add_model_inputs(p, platform_default=default_platform)
-    p.add_argument("--vs-platform", help="the platform preset to compare with")
-    _add_sglang_version(p, "--vs-sglang-version", help="the sglang release to compare with (upgrade impact)")
-    p.add_argument(
-        "--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra flag on the right side"
-    )
-    p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_diff)
 
-    p = sub.add_parser(
+    # `upgrade` has its own parser, one for every pack (cli/upgrade.py; main() routes to it first)
+    sub.add_parser(
         "upgrade",
-        help="what an engine upgrade changes for one launch: fields, deciding rules, outcome "
-        "(--engine vllm for vLLM)",
+        help="what an engine upgrade changes for one launch: fields, deciding rules, each side's "
+        "verdict; any engine, any input form (see `resolvable upgrade -h`)",
+        add_help=False,
     )
-    _add_model_inputs(p, platform_default=default_platform)
-    _add_sglang_version(
-        p,
-        "--from",
-        dest="from_version",
-        help="the release you run now (default: the installed sglang's release when one is installed "
-        "and modelled, else the supported release before --to)",
-    )
-    _add_sglang_version(
-        p,
-        "--to",
-        dest="to_version",
-        help=f"the release to upgrade to (default: {pack('sglang').default_release}, the pack's default)",
-    )
-    p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_upgrade)
 
     p = sub.add_parser("matrix", help="models × platforms support table (text, md, csv, json, html)")
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
@@ -297,10 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--root", default=".", help="the resolvable checkout to write docs/ into (default: current directory)"
     )
     p.set_defaults(func=cmd_docs)
+    for command in sub.choices.values():
+        command.release = release  # type: ignore[attr-defined]
     return parser
 
 
-_TAKES_SGLANG_FLAGS = ("explain", "resolve", "diff", "upgrade")
+_TAKES_SGLANG_FLAGS = ("explain", "resolve")
 
 
 def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
@@ -356,13 +347,8 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
         release, note = tag_release(
             command.tag, list(sglang.releases), sglang.name, parse_only=sglang.parse_only_releases()
         )
-        from .paste import tag_pins
-
-        # upgrade: a tag that names a release is the release the launch runs now (--from)
-        upgrade = next((w for w in argv if not w.startswith("-")), None) == "upgrade"
-        option = "--from" if upgrade else sglang.release_option
-        if _option_of(argv, option) is None and (tag_pins(command.tag) or not upgrade):
-            argv = [*argv, option, release]
+        if _option_of(argv, sglang.release_option) is None:
+            argv = [*argv, sglang.release_option, release]
         if note and "--json" not in argv:
             print(f"note: {note}", file=sys.stderr)
     return argv, words, command
@@ -384,7 +370,7 @@ def _option_of(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
-_OWN_SWITCHES = ("--json",)
+_OWN_SWITCHES = ("--json", "--all")
 #: Options of ``docker run`` that are also resolvable's: in a pasted docker line they are docker's.
 _DOCKER_OWN = ("--platform", "--env")
 _OWN_OPTIONS = (
@@ -407,7 +393,7 @@ _OWN_OPTIONS = (
 )
 
 
-def _take_model(args: argparse.Namespace, pasted: list[str] | None) -> None:
+def _take_model(args: argparse.Namespace, pasted: list[str] | None, release: str | None) -> None:
     """The model comes from the positional MODEL, or from the pasted command's --model-path."""
     if not hasattr(args, "model"):
         return
@@ -415,7 +401,7 @@ def _take_model(args: argparse.Namespace, pasted: list[str] | None) -> None:
     if pasted is not None:
         from ._common import parse_pasted
 
-        args.launch = parse_pasted(pasted)
+        args.launch = parse_pasted(pasted, release)
         model = args.launch.model
         if args.model is not None and model is not None and args.model != model:
             raise UsageError(
@@ -513,13 +499,17 @@ def _detach_stdout(stream: Any) -> None:
         pass
 
 
-def _parse(argv: list[str], pasted: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
-    """resolvable's argv (and the pasted command), with the flag table ``use_release`` chose."""
-    parser = build_parser()
+def _parse(
+    argv: list[str], pasted: list[str] | None, release: str | None
+) -> tuple[argparse.Namespace, list[str]]:
+    """resolvable's argv (and the pasted command), read with sglang ``release``'s flag table
+    (None: the default release); ``args.flags_release`` carries it to the command."""
+    parser = build_parser(release)
     args, extra = parser.parse_known_args(argv)
+    args.flags_release = release
     if pasted is not None and args.command not in _TAKES_SGLANG_FLAGS:
         raise UsageError(f"`--` (a pasted launch command) is for {', '.join(_TAKES_SGLANG_FLAGS)}")
-    _take_model(args, pasted)
+    _take_model(args, pasted, release)
     if extra and args.command not in _TAKES_SGLANG_FLAGS:
         raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
     sub = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr]
@@ -527,7 +517,7 @@ def _parse(argv: list[str], pasted: list[str] | None) -> tuple[argparse.Namespac
     if getattr(args, "set", None):  # --set FLAG=VALUE is read with the same table
         from ._common import _set_namespace
 
-        _set_namespace(args.set)
+        _set_namespace(args.set, release)
     return args, ignored
 
 
@@ -540,9 +530,9 @@ def _option_value(argv: Sequence[str], name: str) -> str | None:
 
 
 def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
-    """(left, right) releases of a comparison across sglang releases (``upgrade``, ``diff`` or
-    ``matrix`` with ``--vs-sglang-version``), or None (one release; or a release that is not
-    supported, which the command reports itself)."""
+    """(left, right) releases of a comparison across sglang releases (``matrix`` with
+    ``--vs-sglang-version``), or None (one release; or a release that is not supported, which
+    the command reports itself)."""
     from ..errors import ResolvableError as _Error
 
     sglang_release = pack("sglang").release
@@ -550,11 +540,7 @@ def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
     if any(t in ("-h", "--help") for t in argv):
         return None
     try:
-        if command == "upgrade":
-            from .upgrade import default_versions
-
-            left, right = default_versions(_option_value(argv, "--from"), _option_value(argv, "--to"))
-        elif command in ("diff", "matrix") and _option_value(argv, "--vs-sglang-version") is not None:
+        if command == "matrix" and _option_value(argv, "--vs-sglang-version") is not None:
             left = sglang_release(_option_value(argv, "--sglang-version"))
             right = sglang_release(_option_value(argv, "--vs-sglang-version"))
         else:
@@ -572,16 +558,13 @@ def _parse_sides(
     None when no side parses (the caller then reports the error as for one release)."""
     from ._common import FlagError
 
-    sglang = pack("sglang")
-
     parsed: dict[str, argparse.Namespace | None] = {}
     errors: dict[str, FlagError] = {}
     _Parser.raise_errors = True
     try:
         for release in sides:
-            sglang.use_release(release)
             try:
-                parsed[release] = _parse(argv, pasted)[0]
+                parsed[release] = _parse(argv, pasted, release)[0]
             except FlagError as exc:
                 parsed[release], errors[release] = None, exc
     finally:
@@ -616,15 +599,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    flags = pack("sglang")  # its flag table follows the release being modelled (use_release)
     argv = list(sys.argv[1:] if argv is None else argv)
     wants_json = "--json" in argv
-    previous_table = flags.use_release(None)
     try:
         if argv[:1] == ["fit"]:  # memory fit: the one front door (cli/fit.py, cli/frontdoor.py)
             from .fit import main as fit_main
 
             return fit_main(argv[1:])
+        if argv[:1] == ["upgrade"]:  # one release to another: the one front door (cli/upgrade.py)
+            from .upgrade import main as upgrade_main
+
+            return upgrade_main(argv[1:])
+        if argv[:1] == ["diff"]:  # two sides of one launch: the one front door (cli/diff.py)
+            from .diff import main as diff_main
+
+            return diff_main(argv[1:])
         if argv[:1] in (["launches"], ["check"]):  # deployment files (cli/deploy.py)
             from .deploy import main as deploy_main
 
@@ -671,11 +660,9 @@ def _run(argv: Sequence[str] | None) -> int:
         if sides is not None:  # each side's flags are read with its own release's flag table
             args = _parse_sides(argv, pasted, sides)
             if args is not None:
-                flags.use_release(sides[0])
                 return int(args.func(args, []) or 0)
         # sglang's flags (their names and choices) are those of the release being modelled.
-        flags.use_release(_named_release(argv) if sides is None else sides[0])
-        args, ignored = _parse(argv, pasted)
+        args, ignored = _parse(argv, pasted, _named_release(argv) if sides is None else sides[0])
         _report_ignored(ignored)
         return int(args.func(args, ignored) or 0)
     except ConflictError as exc:  # the engine refuses the launch: it would not start (exit 1)
@@ -721,8 +708,6 @@ def _run(argv: Sequence[str] | None) -> int:
             )
         )
         return 70
-    finally:
-        flags.use_release(previous_table)
 
 
 if __name__ == "__main__":

@@ -8,15 +8,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
-import json
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
 from .._platform import Platform
-from .._text import short, table
 from ..errors import ConflictError, ResolvableError, closest, one_line
 from ..packs import Pack
 
@@ -74,6 +72,10 @@ class _Parser(argparse.ArgumentParser):
     #: Raise ``FlagError`` instead of printing and exiting (parsing one side of a comparison).
     raise_errors = False
 
+    #: The engine release whose flags this parser holds (None: the default release); set by
+    #: whoever adds the flags, so that an error names the release the launch was read with.
+    release: str | None = None
+
     #: A launch command's parser (explain, resolve): an engine flag's value that argparse refuses
     #: is the engine's parser refusing the launch (``EngineFlagError``, exit 1), not a usage error.
     engine_refusals = False
@@ -90,9 +92,10 @@ class _Parser(argparse.ArgumentParser):
         ambiguous = re.match(r"ambiguous option: (\S+?)(=\S*)? could match", message)
         if ambiguous:  # a flag of another release that is now a prefix of this one's flags
             sglang = pack("sglang")
-            history = sglang.option_history(ambiguous.group(1), sglang.chosen_release())
+            release = sglang.release(self.release)
+            history = sglang.option_history(ambiguous.group(1), release)
             if history is not None:
-                message = f"{ambiguous.group(1)} is not a flag of sglang {sglang.chosen_release()}; {history}"
+                message = f"{ambiguous.group(1)} is not a flag of sglang {release}; {history}"
                 if _Parser.raise_errors:
                     raise FlagError(message)
                 self.exit(EXIT_USAGE, f"error: {message}\n")
@@ -216,11 +219,13 @@ def unread_env(args: argparse.Namespace) -> dict[str, str]:
     return {k: v for k, v in given.items() if k not in env_vars}
 
 
-def _set_namespace(pairs: Sequence[str]) -> argparse.Namespace:
-    """``--set FLAG=VALUE`` (SGLang flag or field name) → the parsed sglang namespace."""
+def _set_namespace(pairs: Sequence[str], release: str | None = None) -> argparse.Namespace:
+    """``--set FLAG=VALUE`` (SGLang flag or field name) → the namespace sglang ``release``'s
+    flag table parses (None: the default release)."""
     parser = _Parser(prog="--set", add_help=False)
     parser.see = "`resolvable explain --help` for the SGLang flags"
-    pack("sglang").add_cli_args(parser, skip=("model_path",))
+    parser.release = release
+    pack("sglang").add_cli_args(parser, release, skip=("model_path",))
     argv: list[str] = []
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -237,11 +242,12 @@ def _set_namespace(pairs: Sequence[str]) -> argparse.Namespace:
     return namespace
 
 
-def _parse_set(pairs: Sequence[str]) -> dict[str, Any]:
-    """``--set FLAG=VALUE`` → the modelled user arguments (not-modelled flags get a note)."""
+def _parse_set(pairs: Sequence[str], release: str | None = None) -> dict[str, Any]:
+    """``--set FLAG=VALUE`` → the modelled user arguments of ``release``'s flags (not-modelled
+    flags get a note)."""
     if not pairs:
         return {}
-    parsed = pack("sglang").parse_namespace(_set_namespace(pairs))
+    parsed = pack("sglang").parse_namespace(_set_namespace(pairs, release), release=release)
     if parsed.shown:
         print(
             one_line(
@@ -264,6 +270,7 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
     another sglang release says which release added or removed it; otherwise a near-miss of a
     known flag names it."""
     sglang = pack("sglang")
+    release = sglang.release(getattr(parser, "release", None))
     known = [s for a in parser._actions for s in a.option_strings]
     for token in extra:
         if not token.startswith("-"):
@@ -271,7 +278,6 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
                 f"unexpected value {token!r} (sglang would reject it as an unrecognized argument)"
             )
         name = token.split("=", 1)[0]
-        release = sglang.chosen_release()
         history = sglang.option_history(name, release)
         if history is not None:  # a real flag of another release: say which, not a near-miss
             raise FlagError(f"{name} is not a flag of sglang {release}; {history}")
@@ -288,13 +294,15 @@ class Pasted:
         self.launcher, self.env, self.model, self.namespace = launcher, env, model, namespace
 
 
-def parse_pasted(tokens: Sequence[str]) -> Pasted:
-    """Parse the words after ``--`` as sglang's own parser would (``prog`` ``sglang serve``)."""
+def parse_pasted(tokens: Sequence[str], release: str | None = None) -> Pasted:
+    """Parse the words after ``--`` as sglang ``release``'s own parser would (``prog``
+    ``sglang serve``; None: the default release)."""
     sglang = pack("sglang")
     launch = sglang.parse_launch(tokens)
     parser = _Parser(prog="sglang serve", add_help=False)
     parser.engine_refusals = True  # the launch's own parser: a value it refuses is a refusal (1)
-    sglang.add_cli_args(parser)
+    parser.release = release
+    sglang.add_cli_args(parser, release)
     namespace, extra = parser.parse_known_args(launch.argv)
     _check_extras(parser, extra, strict=True)
     model = vars(namespace).pop("model_path", None)
@@ -362,29 +370,6 @@ def model_revision(args: argparse.Namespace) -> str | None:
     return getattr(args, "revision", None) or pasted
 
 
-@contextlib.contextmanager
-def flags_of(release: str | None) -> Iterator[None]:
-    """sglang's flags are those of ``release`` inside the block (``flags.use_release``)."""
-    sglang = pack("sglang")
-    previous = sglang.use_release(release)
-    try:
-        yield
-    finally:
-        sglang.use_release(previous)
-
-
-def side_of(args: argparse.Namespace, release: str) -> tuple[argparse.Namespace | None, ConflictError | None]:
-    """The command as parsed with ``release``'s flag table (one side of a comparison across
-    releases), or (None, the refusal) when that release's parser refuses a flag of it."""
-    sides = getattr(args, "side_args", None)
-    if sides is None or release not in sides:
-        return args, None
-    error = getattr(args, "side_errors", {}).get(release)
-    if error is not None:
-        return None, flag_refusal(error, release)
-    return sides[release], None
-
-
 def flag_refusal(error: Exception, release: str) -> ConflictError:
     """A flag that sglang ``release``'s parser refuses, as a refusal of that side (with the
     replacement the flag tables or the release logs name)."""
@@ -399,12 +384,6 @@ def flag_refusal(error: Exception, release: str) -> ConflictError:
     refusal.location = f"resolvable/sglang/flags/sglang-{pack('sglang').flag_table(release).release}.json"
     refusal.stage = "parse"
     return refusal
-
-
-def user_flags_for(args: argparse.Namespace, release: str) -> dict[str, Any]:
-    """``_user_flags`` of ``args`` read with ``release``'s flag table."""
-    with flags_of(release):
-        return _user_flags(args)
 
 
 def release_of_rule(rule: str, location: str, res: Any = None) -> str | None:
@@ -428,17 +407,20 @@ def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], Confl
         return (), exc
 
 
-def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
+def _user_flags(args: argparse.Namespace, release: str | None = None) -> dict[str, Any]:
     """The modelled flags (pasted command, then flags given to resolvable, then ``--set``), after
-    sglang's input normalisation. Sets ``args.not_modelled`` (as typed) and ``args.input_notes``."""
+    the input normalisation of sglang ``release`` (default: ``args.flags_release``, the release
+    whose flag table parsed ``args``). Sets ``args.not_modelled`` (as typed) and ``args.input_notes``."""
     sglang = pack("sglang")
+    if release is None:
+        release = getattr(args, "flags_release", None)
     PASSED = sglang.passed_attr
-    dests = sglang.flag_table().dests | sglang.modelled_dests()
+    dests = sglang.flag_table(release).dests | sglang.modelled_dests()
     merged = argparse.Namespace()
     passed: list[Any] = []
     sources = [getattr(args, "launch", None) and args.launch.namespace, args]
     if getattr(args, "set", None):
-        sources.append(_set_namespace(args.set))
+        sources.append(_set_namespace(args.set, release))
     for ns in sources:
         if ns is None:
             continue
@@ -447,7 +429,7 @@ def _user_flags(args: argparse.Namespace) -> dict[str, Any]:
                 setattr(merged, key, value)
         passed += getattr(ns, PASSED, [])
     setattr(merged, PASSED, passed)
-    parsed = sglang.parse_namespace(merged)
+    parsed = sglang.parse_namespace(merged, release=release)
     args.not_modelled = parsed.shown
     args.not_modelled_values = parsed.not_modelled
     args.input_notes = parsed.notes
@@ -565,35 +547,3 @@ def refusal_json(exc: ConflictError) -> dict[str, object]:
         "phase": refusal_phase(exc),
         "stage": exc.stage,
     }
-
-
-def report_diff(args: argparse.Namespace, left: Any, right: Any, changes: list[Any], engine: str) -> int:
-    """Print a diff of two resolutions of ``engine`` (``sglang``/``vllm``) as ``diff`` shows it:
-    a table of the fields that differ (or ``--json``), each side labelled by its platform, its
-    release when the releases differ, and the ``--vs-set`` flags."""
-    versions = left.release != right.release
-    at = f" @ {'vLLM' if engine == 'vllm' else engine} "
-    labels = (
-        f"{args.platform}" + (f"{at}{left.release}" if versions else ""),
-        f"{args.vs_platform or args.platform}"
-        + (f"{at}{right.release}" if versions else "")
-        + (" + " + " ".join(args.vs_set) if args.vs_set else ""),
-    )
-    if args.json:
-        data: dict[str, Any] = {"schema": "resolvable.diff/1"}
-        if engine != "sglang":
-            data["engine"] = engine
-        data.update(left=labels[0], right=labels[1])
-        data[f"{engine}_version"] = [left.release, right.release]
-        data["changes"] = [c.to_dict() for c in changes]
-        print(json.dumps(data, indent=2))
-        return 0
-    print(f"{args.model}: {labels[0]}  vs  {labels[1]}")
-    if not changes:
-        print("no resolved field differs")
-        return 0
-    rows = [
-        [c.field, short(c.before, 24), c.decided_before, short(c.after, 24), c.decided_after] for c in changes
-    ]
-    print(table(["field", labels[0], "decided by", labels[1], "decided by"], rows))
-    return 0

@@ -25,12 +25,8 @@ from ._common import (
     _resolve,
     _startup,
     _user_flags,
-    flags_of,
     model_config,
     pack,
-    report_diff,
-    side_of,
-    user_flags_for,
 )
 from .explain import _not_modelled_json
 
@@ -79,76 +75,16 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
     print("\n".join(_startup_lines(passed, refusal, skipped=skipped)))
     print(verdict.line())
     print()
+    from .explain import _not_applicable
+
+    hidden = frozenset() if args.all else _not_applicable(args, res)
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
         for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
+        if field not in hidden
     ]
     print(table(["published leaf", "value", "decided by"], rows))
     return _verdict_exit(verdict, refusal)
-
-
-def cmd_diff(args: argparse.Namespace, ignored: list[str]) -> int:
-    for flag, value in (("--vs-platform", args.vs_platform), ("--vs-sglang-version", args.vs_sglang_version)):
-        if value is not None and not value.strip():  # an empty value is a mistake, not "not given"
-            raise UsageError(
-                f"{flag} is empty; name a preset (see `resolvable platforms`)"
-                if flag == "--vs-platform"
-                else f"{flag} is empty; name a release such as 0.5.23"
-            )
-    if args.vs_platform is None and not args.vs_set and args.vs_sglang_version is None:
-        raise UsageError(
-            "diff needs --vs-platform PRESET, --vs-sglang-version VERSION and/or --vs-set FLAG=VALUE"
-        )
-    sides = getattr(args, "side_args", None)
-    if sides is not None:  # across releases: each side's flags read with its own release's table
-        left_release, right_release = list(sides)
-        left_args, left_refusal = side_of(args, left_release)
-        right_args, right_refusal = side_of(args, right_release)
-        if left_refusal is not None or right_refusal is not None:
-            return _diff_flag_refusal(args, (left_release, left_refusal), (right_release, right_refusal))
-        user = user_flags_for(left_args, left_release)
-        with flags_of(right_release):
-            other_user = {**user_flags_for(right_args, right_release), **_parse_set(args.vs_set)}
-        left = _resolve(left_args, args.platform, user, version=left_release)
-        right = _resolve(right_args, args.vs_platform or args.platform, other_user, version=right_release)
-    else:
-        user = _user_flags(args)
-        other_user = {**user, **_parse_set(args.vs_set)}
-        left = _resolve(args, args.platform, user)
-        right = _resolve(args, args.vs_platform or args.platform, other_user, version=args.vs_sglang_version)
-    changes = [c for c in left.diff(right) if c.field != "device" or args.vs_platform]
-    return report_diff(args, left, right, changes, "sglang")
-
-
-def _diff_flag_refusal(args: argparse.Namespace, *sides: tuple[str, ConflictError | None]) -> int:
-    """``diff --vs-sglang-version``: a flag that one release does not accept is the difference."""
-    refusals = [(release, exc) for release, exc in sides if exc is not None]
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema": "resolvable.diff/1",
-                    "sglang_version": [release for release, _ in sides],
-                    "changes": [],
-                    "refused": {
-                        release: {
-                            "message": exc.message,
-                            "fix": exc.fix,
-                            "rule": exc.rule,
-                            "location": exc.location,
-                        }
-                        for release, exc in refusals
-                    },
-                },
-                indent=2,
-            )
-        )
-        return 0
-    print(f"{args.model}: sglang {sides[0][0]}  vs  sglang {sides[1][0]}")
-    for release, exc in refusals:
-        fix = f" (fix: {exc.fix})" if exc.fix else ""
-        print(f"refused on {release}: {exc.message}{fix}")
-    return 0
 
 
 def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
@@ -182,8 +118,7 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
 
         _Parser.raise_errors = other is not None
         try:
-            with flags_of(version):
-                flags = _parse_set(args.set)
+            flags = _parse_set(args.set, version)
         except FlagError as exc:
             if other is None:
                 raise

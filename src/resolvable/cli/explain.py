@@ -156,7 +156,8 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         if not args.json:  # the reason and where the conflicting values came from; stderr gets the error
             print("\n".join(_refusal_lines(exc) + config_origin_lines(getattr(args, "loaded_config", None))))
         raise
-    fields = [args.field] if args.field else _default_fields(res)
+    hidden = [] if args.field or args.all else sorted(_not_applicable(args, res) & set(_default_fields(res)))
+    fields = [args.field] if args.field else [f for f in _default_fields(res) if f not in hidden]
     for f in fields:
         if f not in res:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
@@ -166,7 +167,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
 
     memory_lines, memory_json, report = memory_section(args, res)
     verdict = reach(
-        pack("sglang"), res, model_config(args), refusal, passed, report, startup_check=args.startup_check
+        _pack(), res, model_config(args), refusal, passed, report, startup_check=args.startup_check
     )
     if args.json:
         print(
@@ -206,8 +207,20 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     untouched = [f"{e.field}={e.value!r}" for e in explained if not e.steps and not args.field]
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")
+    if hidden:
+        print(f"\nnot shown, irrelevant for this model: {', '.join(hidden)} (--all shows them)")
     print("\nlegend: ✓ applied  ! forced over your flag  ✗ blocked by your flag  ~ shadowed by a later rule")
     return _verdict_exit(verdict, refusal)
+
+
+def _not_applicable(args: argparse.Namespace, res: Any) -> frozenset[str]:
+    """``Pack.not_applicable`` of the resolution (what ``--all`` shows besides)."""
+    return _pack().not_applicable(res, model_config(args))
+
+
+def _pack() -> Any:
+    """The pack whose flags this command set parses (the SGLang default front-end)."""
+    return pack("sglang")
 
 
 def _startup_exit(refusal: ConflictError | None) -> int:

@@ -87,10 +87,15 @@ def _release_dest(name: str) -> str:
 
 
 def read_launch(
-    args: argparse.Namespace, engine_argv: Sequence[str], pasted: Sequence[str] | None
+    args: argparse.Namespace,
+    engine_argv: Sequence[str],
+    pasted: Sequence[str] | None,
+    *,
+    release: str | None = None,
 ) -> tuple[packs.Pack, Any]:
     """(the pack, the ``Launch``) of the parsed tool options, the engine flags argparse left over
-    and the pasted command's words (None: nothing after ``--``)."""
+    and the pasted command's words (None: nothing after ``--``). ``release`` builds the launch on
+    that release whatever the release option or the image tag say (one side of ``upgrade``)."""
     from .paste import read, tag_release
 
     command = read(pasted) if pasted is not None else None
@@ -110,10 +115,14 @@ def read_launch(
                 f"{packs.get(other).release_option} is for --engine {other}; this launch is "
                 f"{pack.title or engine}: use {pack.release_option}"
             )
-    release = getattr(args, _release_dest(engine), None)
+    side, release = release, getattr(args, _release_dest(engine), None)
     release_from = None
     image = command.image if command is not None else None
-    if command is not None and command.tag is not None:
+    if side is not None:
+        release, release_from = side, "flag"
+        if command is not None and command.tag is not None:
+            image = f"{image}:{command.tag}"
+    elif command is not None and command.tag is not None:
         tagged, _note = tag_release(command.tag, list(pack.releases), pack.title or engine)
         if release is None:
             release, release_from = tagged, "image-tag"

@@ -74,7 +74,7 @@ def main(pack: packs.Pack, argv: Sequence[str], pasted: Any = None) -> int:
             f"no model: pass MODEL, or paste the launch command after `--` ({pack.name} serve ...)"
         )
     del namespace.model_path
-    user, not_modelled = pack.parse_flags(namespace)
+    user, not_modelled = pack.parse_flags(namespace, pack.release(args.release))
     env = {**pack.env_from_os(), **(pasted.env if pasted is not None else {}), **_env_pairs(args.env)}
     hf, platform = pack.load_model(model), _platform(args.platform)
     release = pack.release(args.release)

@@ -1,104 +1,186 @@
-"""`resolvable upgrade`: what moving one launch from one sglang release to another changes.
+"""`resolvable upgrade`: what moving one launch from one release of its engine to another changes,
+for every registered pack, written once over the ``Pack`` interface.
 
-Invariant: both sides resolve the same model, platform, flags and environment; only the release
-differs, so every change listed is the upgrade's doing, shown with the rule on each side and the
-release range of the rule that decides the new value.
+Invariants: the launch is read by the front door (``cli.frontdoor``: tool flags, a pasted command,
+``docker run``) and built by the pack once per side (``Pack.build_launch`` with that side's
+release), so each side's flags are read with its own release's flag table and a flag that one
+side lacks is that side's refusal, naming the release that added or removed it; both sides have
+the same model, node, flags and environment, so every change listed is the upgrade's doing; each
+side's verdict is ``Pack.verdict``'s, the one ``explain`` gives for that launch on that release
+(``--json``: ``"verdict": {"from": …, "to": …}``). A ``--from`` that the pack only parses
+(``cli/older.py``) lists what the upgrade removes. The exit code is 0 when both sides were judged
+(the answer is the comparison), 2 for the tool's own input errors. No engine is named here.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
+from collections.abc import Sequence
 from typing import Any
 
+from .. import packs
 from .._text import table
-from ..errors import ConflictError
-from ._common import UsageError, _header, _resolve, pack, release_of_rule, side_of, user_flags_for
+from ._common import UsageError, _Parser
 
 
-def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None, dict[str, Any]]:
-    """(resolution, refusal, user flags) of the launch on ``version``, its flags read with that
-    release's flag table: a flag the release does not have is that side's refusal."""
-    side, refusal = side_of(args, version)
-    if side is None:
-        return None, refusal, {}
-    user = user_flags_for(side, version)
-    try:
-        return _resolve(side, side.platform, user, version=version), None, user
-    except ConflictError as exc:
-        return None, exc, user
+def build_parser() -> argparse.ArgumentParser:
+    """``resolvable upgrade``'s own options (the engine's flags are read by the pack)."""
+    from .frontdoor import add_launch_options
+
+    p = _Parser(
+        prog="resolvable upgrade",
+        description="what an engine upgrade changes for one launch: fields, deciding rules, verdicts",
+        allow_abbrev=False,
+    )
+    add_launch_options(p)
+    for action in p._actions:  # the release options: upgrade names its two with --from / --to
+        if action.dest.startswith("release_of_"):
+            action.help = argparse.SUPPRESS
+    p.add_argument(
+        "--from",
+        dest="from_version",
+        metavar="VERSION",
+        help="the release you run now (default: a pasted image's release tag, else the installed "
+        "engine's release when one is installed and modelled (e.g. the installed sglang), else the "
+        "supported release before --to)",
+    )
+    p.add_argument(
+        "--to",
+        dest="to_version",
+        metavar="VERSION",
+        help="the release to upgrade to (default: "
+        + ", ".join(f"{n} {packs.get(n).default_release}" for n in packs.names())
+        + ": the pack's default)",
+    )
+    p.add_argument(
+        "--no-startup-check",
+        dest="startup_check",
+        action="store_false",
+        help="judge only argument resolution on each side (skip the start-up, node and memory checks)",
+    )
+    return p
 
 
-def default_versions(from_version: str | None, to_version: str | None) -> tuple[str, str]:
-    """(from, to): ``to`` defaults to the newest supported release; ``from`` to the installed
-    sglang's release when one is installed and modelled, else the supported release before ``to``."""
-    sglang = pack("sglang")
-    to = sglang.release(to_version)
+def default_versions(from_version: str | None, to_version: str | None, pack: Any = None) -> tuple[str, str]:
+    """(from, to) of ``pack`` (default: the first registered): ``to`` defaults to the pack's
+    default release; ``from`` to the installed engine's release when one is installed and
+    modelled, else the supported release before ``to``."""
+    pack = pack or packs.get(packs.names()[0])
+    to = pack.release(to_version)
     if from_version is not None:
-        return sglang.release(from_version), to
-    installed = sglang.installed_version()
+        return pack.release(from_version), to
+    installed = pack.installed_version()
     if installed is not None:
-        return sglang.release(installed), to
-    releases = sglang.releases
-    earlier = [r for r in releases if releases.index(r) < releases.index(to)]
+        try:
+            return pack.release(installed), to
+        except ValueError:  # installed, but not a release the pack models
+            pass
+    releases = list(pack.releases)
+    earlier = releases[: releases.index(to)] if to in releases else []
     return (earlier[-1] if earlier else to), to
 
 
-def _refusal(exc: ConflictError) -> dict[str, Any]:
-    return {"message": exc.message, "fix": exc.fix, "rule": exc.rule, "location": exc.location}
+def _engine(args: argparse.Namespace, command: Any) -> Any:
+    """The pack of the launch (the pasted command's engine, else ``--engine``, else the first)."""
+    name = command.engine if command is not None and command.engine is not None else None
+    return packs.get(name or args.engine or packs.names()[0])
 
 
-def print_upgrade_json(
-    model: str,
-    versions: tuple[str, str],
-    sides: tuple[Any, Any],
-    refusals: tuple[ConflictError | None, ConflictError | None],
-    changes: list[dict[str, Any]],
-    engine: str | None = None,
-) -> int:
-    """``upgrade --json`` for either engine (``engine`` is named for packs other than sglang)."""
-    data: dict[str, Any] = {"schema": "resolvable.upgrade/1"}
-    if engine is not None:
-        data["engine"] = engine
-    data.update(
-        model=model,
-        **{"from": versions[0], "to": versions[1]},
-        outcome={side: "refused" if res is None else "accepted" for side, res in zip(("from", "to"), sides)},
-        refusal={side: _refusal(exc) if exc else None for side, exc in zip(("from", "to"), refusals)},
-        changes=changes,
-    )
-    print(json.dumps(data, indent=2, default=repr))
-    return 0
+def _refusal(verdict: Any) -> dict[str, Any] | None:
+    if verdict.status != "refused":
+        return None
+    return {
+        "message": verdict.message,
+        "fix": verdict.fix,
+        "rule": verdict.rule,
+        "location": verdict.location,
+    }
 
 
-def cmd_upgrade(args: argparse.Namespace, ignored: list[str]) -> int:
-    if getattr(args, "sglang_version", None) is not None:
-        raise UsageError("upgrade takes --from VERSION and --to VERSION, not --sglang-version")
-    old_version, new_version = default_versions(args.from_version, args.to_version)
+def main(argv: Sequence[str]) -> int:
+    """``argv`` after ``upgrade``: the launch on ``--from`` and on ``--to``, what changes between
+    them, and each side's verdict."""
+    from . import _split_pasted
+    from .frontdoor import _release_dest, read_launch
+    from .older import hook
+    from .paste import read, tag_pins, tag_release
+
+    argv, pasted = _split_pasted(list(argv))
+    args, extra = build_parser().parse_known_args(argv)
+    for name in packs.names():
+        if getattr(args, _release_dest(name), None) is not None:
+            raise UsageError(
+                f"upgrade takes --from VERSION and --to VERSION, not {packs.get(name).release_option}"
+            )
+    if extra and not extra[0].startswith("-") and args.model is None:
+        args.model, extra = extra[0], extra[1:]
+    command = read(pasted) if pasted is not None else None
+    pack = _engine(args, command)
+    from_version = args.from_version
+    if from_version is None and command is not None and tag_pins(command.tag):
+        # a pasted image whose tag names a release: the release the launch runs now
+        from_version = tag_release(
+            command.tag, list(pack.releases), pack.title or pack.name, parse_only=pack.parse_only_releases()
+        )[0]
+    own = ["upgrade", *(["--from", from_version] if from_version else [])]
+    own += [*(["--to", args.to_version] if args.to_version else []), *(["--json"] if args.json else [])]
+    code = hook(pack, own, command)  # a parse-only --from: what the upgrade removes (cli/older.py)
+    if code is not None:
+        return code
+    old_version, new_version = default_versions(from_version, args.to_version, pack)
     if old_version == new_version:
         raise UsageError(
-            f"--from and --to are both sglang {new_version}; name the release you run now with --from"
+            f"--from and --to are both {pack.name} {new_version}; name the release you run now with --from"
         )
-    old, old_refusal, old_user = _side(args, old_version)
-    new, new_refusal, new_user = _side(args, new_version)
-    user = new_user if new is not None else old_user
+    sides = []
+    for version in (old_version, new_version):
+        pack, launch = read_launch(args, extra, pasted, release=version)
+        res, verdict = pack.verdict(launch, trace=True, startup=args.startup_check, memory=args.startup_check)
+        resolved = res is not None and not (
+            verdict.status == "refused" and verdict.stage in ("parse", "resolve")
+        )
+        sides.append((launch, res if resolved else None, verdict))
+    (launch, old, old_verdict), (new_launch, new, new_verdict) = sides
     changes = []
     if old is not None and new is not None:
         for c in old.diff(new):
-            rule, location = new.decided_by(c.field)
-            changes.append({**c.to_dict(), "since": release_of_rule(rule, location or "", new)})
+            since = pack.change_since(new, c.field, old_version, new_version)
+            changes.append({**c.to_dict(), "since": since})
     if args.json:
-        return print_upgrade_json(
-            args.model, (old_version, new_version), (old, new), (old_refusal, new_refusal), changes
+        data: dict[str, Any] = {"schema": "resolvable.upgrade/1", "engine": pack.name}
+        data.update(
+            model=launch.model,
+            **{"from": old_version, "to": new_version},
+            outcome={
+                side: "refused" if v.status == "refused" else "accepted"
+                for side, v in (("from", old_verdict), ("to", new_verdict))
+            },
+            refusal={"from": _refusal(old_verdict), "to": _refusal(new_verdict)},
+            changes=changes,
+            verdict={"from": old_verdict.to_dict(), "to": new_verdict.to_dict()},
         )
-    shown = new or old
-    if shown is not None:
-        shown_args, _ = side_of(args, new_version if new is not None else old_version)
-        header = _header(shown, shown_args or args, user)
-        print("\n".join(line for line in header if not line.startswith("rules ")))
-    print(f"upgrade   sglang {old_version} → {new_version}")
+        print(json.dumps(data, indent=2, default=repr))
+        return 0
+    shown, res = (new_launch, new) if new is not None or old is None else (launch, old)
+    arch = f"  [{res.arch}]" if res is not None and res.arch else ""
+    print(f"model     {shown.model}{arch}")
+    if res is not None:
+        print(f"platform  {res.platform.name}: {res.platform.describe()}")
+    else:
+        print(f"platform  {shown.platform}")
+    if pasted is not None:
+        print(f"command   {shlex.join(pasted)}")
+    else:
+        print(f"flags     {' '.join(shown.argv) or '(none)'}")
+    for note in shown.notes:
+        print(f"note      {note}")
+    print(f"upgrade   {pack.name} {old_version} → {new_version}")
+    for version, verdict in ((old_version, old_verdict), (new_version, new_verdict)):
+        print(f"on {version:<7}{verdict.line().removeprefix('verdict   ')}")
     print()
-    print(_verdict(new_version, old_refusal, new_refusal, changes))
+    print(_summary(new_version, _refusal(old_verdict), _refusal(new_verdict), changes, pack.name))
     if len(changes) > 1:
         rows = [
             [
@@ -111,19 +193,18 @@ def cmd_upgrade(args: argparse.Namespace, ignored: list[str]) -> int:
             for c in changes
         ]
         print()
-        print(
-            table(["field", old_version, new_version, f"decided on {new_version} by", "rule applies"], rows)
-        )
+        print(table(["field", old_version, new_version, f"decided on {new_version} by", "since"], rows))
     return 0
 
 
-def _verdict(
+def _summary(
     new_version: str,
-    old_refusal: ConflictError | None,
-    new_refusal: ConflictError | None,
+    old_refusal: dict[str, Any] | None,
+    new_refusal: dict[str, Any] | None,
     changes: list[dict[str, Any]],
-    engine: str = "sglang",
+    engine: str,
 ) -> str:
+    """The one-paragraph answer: what changes on ``new_version``, or which side refuses."""
     lead = f"your launch on {new_version}:"
     if old_refusal is None and new_refusal is None:
         if not changes:
@@ -137,10 +218,14 @@ def _verdict(
             )
         return f"{lead} {len(changes)} fields change (below); still accepted"
     if new_refusal is not None and old_refusal is None:
-        fix = f"\n  fix: {new_refusal.fix}" if new_refusal.fix else ""
-        return f"{lead} REFUSED by {new_refusal.rule} ({new_refusal.location}):\n  {new_refusal.message}{fix}"
+        fix = f"\n  fix: {new_refusal['fix']}" if new_refusal["fix"] else ""
+        where = f" ({new_refusal['location']})" if new_refusal["location"] else ""
+        return f"{lead} REFUSED by {new_refusal['rule']}{where}:\n  {new_refusal['message']}{fix}"
     if new_refusal is None:
-        return f"{lead} accepted (it was refused before: {old_refusal.message if old_refusal else ''})"
-    if old_refusal is not None and new_refusal.message != old_refusal.message:
-        return f"{lead} still refused, for another reason: {new_refusal.message} (was: {old_refusal.message})"
-    return f"{lead} still refused: {new_refusal.message}"
+        return f"{lead} accepted (it was refused before: {old_refusal['message'] if old_refusal else ''})"
+    if old_refusal is not None and new_refusal["message"] != old_refusal["message"]:
+        return (
+            f"{lead} still refused, for another reason: {new_refusal['message']} "
+            f"(was: {old_refusal['message']})"
+        )
+    return f"{lead} still refused: {new_refusal['message']}"

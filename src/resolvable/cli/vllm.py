@@ -1,5 +1,5 @@
-"""`resolvable COMMAND --engine vllm …` (or a pasted vLLM command): explain, resolve, diff, upgrade,
-matrix, models, backends for vLLM 0.30.0–0.34.0.
+"""`resolvable COMMAND --engine vllm …` (or a pasted vLLM command): explain, resolve, matrix,
+models, backends for vLLM 0.30.0–0.34.0 (diff and upgrade: cli/diff.py, cli/upgrade.py).
 
 ``main()`` routes here when ``--engine vllm`` is given or the command after ``--`` starts vLLM
 (``vllm serve``, the api_server module, a ``vllm/vllm-openai`` docker image). The parser carries
@@ -23,12 +23,12 @@ from typing import Any
 from .. import packs
 from .._text import short, table
 from ..errors import ConflictError
-from ._common import UsageError, _csv_list, _Parser, pack, report_diff
+from ._common import UsageError, _csv_list, _Parser, pack
 from .explain import _explain_lines, _refusal_lines
 
-COMMANDS = ("explain", "resolve", "diff", "upgrade", "matrix", "models", "backends")
+COMMANDS = ("explain", "resolve", "matrix", "models", "backends")
 #: Commands that take a launch (a model and vLLM flags, or a pasted command).
-LAUNCH_COMMANDS = ("explain", "resolve", "diff", "upgrade")
+LAUNCH_COMMANDS = ("explain", "resolve")
 
 
 def _option_value(argv: Sequence[str], name: str) -> str | None:
@@ -109,28 +109,6 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
     _add_common(p, release)
     p.set_defaults(func=cmd_resolve)
-    p = sub.add_parser("diff", help="what changes between two platforms, flag sets or vLLM releases")
-    _add_common(p, release)
-    p.add_argument("--vs-platform", help="the platform preset to compare with")
-    _add_version(p, "--vs-vllm-version", help="the vLLM release to compare with")
-    p.add_argument(
-        "--vs-set", action="append", metavar="FLAG=VALUE", default=[], help="extra vLLM flag on the right"
-    )
-    p.set_defaults(func=cmd_diff)
-    p = sub.add_parser(
-        "upgrade", help="what a vLLM upgrade changes for one launch: fields, deciding rules, outcome"
-    )
-    _add_common(p, release)
-    _add_version(
-        p,
-        "--from",
-        dest="from_version",
-        help="the release you run now (default: auto, else the one before --to)",
-    )
-    _add_version(
-        p, "--to", dest="to_version", help="the release to upgrade to (default: the newest supported)"
-    )
-    p.set_defaults(func=cmd_upgrade)
     p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
     p.add_argument("--engine", choices=packs.names(), default="vllm")
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
@@ -562,121 +540,6 @@ def _parse_set(pairs: Sequence[str], release: str) -> Any:
         flag = key if key.startswith("-") else "--" + key.replace("_", "-")
         argv += [flag, value] if sep else [flag]
     return pack("vllm").parse_argv(["model", *argv], release)
-
-
-def cmd_diff(args: argparse.Namespace) -> int:
-    if args.vs_platform is None and not args.vs_set and args.vs_vllm_version is None:
-        raise UsageError(
-            "diff needs --vs-platform PRESET, --vs-vllm-version VERSION and/or --vs-set FLAG=VALUE"
-        )
-    right_release = pack("vllm").release(args.vs_vllm_version) if args.vs_vllm_version else args.release
-    right_parsed = args.parsed.merged(_parse_set(args.vs_set, right_release)) if args.vs_set else args.parsed
-    left = _resolve(args, args.platform)
-    right = _resolve(args, args.vs_platform or args.platform, release=right_release, parsed=right_parsed)
-    changes = left.diff(right)
-    return report_diff(args, left, right, changes, "vllm")
-
-
-def default_versions(from_version: str | None, to_version: str | None) -> tuple[str, str]:
-    """(from, to): ``to`` defaults to the newest; ``from`` to the installed vllm's release when it is
-    modelled, else the release before ``to``."""
-    vllm = pack("vllm")
-    to = vllm.release(to_version)
-    if from_version is not None:
-        return vllm.release(from_version), to
-    installed = vllm.installed_version()
-    if installed is not None:
-        try:
-            return vllm.release(installed), to
-        except ValueError:
-            pass
-    releases = list(vllm.releases)
-    earlier = releases[: releases.index(to)]
-    return (earlier[-1] if earlier else to), to
-
-
-def _side(args: argparse.Namespace, version: str) -> tuple[Any, ConflictError | None]:
-    try:
-        return _resolve(args, args.platform, release=version, trace=True), None
-    except ConflictError as exc:
-        return None, exc
-
-
-def cmd_upgrade(args: argparse.Namespace) -> int:
-    from .upgrade import _verdict, print_upgrade_json
-
-    if _option_given(args, "vllm_version"):
-        raise UsageError("upgrade takes --from VERSION and --to VERSION, not --vllm-version")
-    from_version = args.from_version
-    pasted = getattr(args, "pasted", None)
-    if from_version is None and pasted is not None:  # the image tag: the release it runs now
-        from .paste import tag_pins
-
-        if tag_pins(pasted.tag):
-            from_version = args.release
-    old_version, new_version = default_versions(from_version, args.to_version)
-    if old_version == new_version:
-        raise UsageError(
-            f"--from and --to are both vLLM {new_version}; name the release you run now with --from"
-        )
-    old, old_refusal = _side(args, old_version)
-    new, new_refusal = _side(args, new_version)
-    changes = []
-    if old is not None and new is not None:
-        changes = [
-            {**c.to_dict(), "since": _changed_in(new, c.field, old_version, new_version)}
-            for c in old.diff(new)
-        ]
-    if args.json:
-        return print_upgrade_json(
-            args.model, (old_version, new_version), (old, new), (old_refusal, new_refusal), changes, "vllm"
-        )
-    shown = new or old
-    if shown is not None:
-        header = _header(shown, args)
-        print("\n".join(line for line in header if not line.startswith(("rules ", "release "))))
-    print(f"upgrade   vLLM {old_version} → {new_version}")
-    print()
-    print(_verdict(new_version, old_refusal, new_refusal, changes, engine="vLLM"))
-    if len(changes) > 1:
-        rows = [
-            [
-                c["field"],
-                repr(c["before"]),
-                repr(c["after"]),
-                c["decided_after"],
-                c["since"] or "all releases",
-            ]
-            for c in changes
-        ]
-        print()
-        print(table(["field", old_version, new_version, f"decided on {new_version} by", "changed in"], rows))
-    return 0
-
-
-def _option_given(args: argparse.Namespace, dest: str) -> bool:
-    return getattr(args, dest, None) is not None
-
-
-def _changed_in(res: Any, field: str, old: str, new: str) -> str | None:
-    """The named change (vllm/changes.py) behind a field's new value: one the deciding rule asked
-    about (a traced read) that arrived after ``old`` and by ``new`` — "0.34.0 (NAME)"."""
-    import re
-
-    from .._release import release_key
-
-    CHANGES = pack("vllm").changes
-
-    steps = res.explain(field).steps
-    if not steps:
-        return None
-    for key, present in steps[-1].inputs:
-        match = re.search(r"\((\w+),", str(key)) if str(key).startswith("release: ") else None
-        if match and present and match.group(1) in CHANGES:
-            change = CHANGES.get(match.group(1))
-            if release_key(old) < release_key(change.since) <= release_key(new):
-                return f"{change.since} ({change.name})"
-    return None
 
 
 def _matrix_platforms() -> tuple[str, ...]:

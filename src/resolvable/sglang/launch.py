@@ -207,9 +207,14 @@ def build_launch(
         namespace, unknown = parser.parse_known_args([*words, *argv])
     except _ParseRefusal as exc:
         namespace, unknown, rejected = argparse.Namespace(), [], str(exc)
+        # a flag of another release that is now a prefix of this one's: the release that removed it
+        ambiguous = re.search(r"ambiguous option: (\S+?)(?:=\S*)? could match", rejected)
+        said = option_history(ambiguous.group(1), chosen) if ambiguous else None
+        if said:
+            rejected = f"{ambiguous.group(1)} is not a flag of sglang {chosen}; {said}"
     if unknown and rejected is None:
         rejected = unknown_flag_message(unknown, chosen, option_history)
-    name = model or vars(namespace).pop("model_path", None)
+    name = model or vars(namespace).pop("model_path", None) or _model_in([*words, *argv])
     vars(namespace).pop("model_path", None)
     if name is None:
         raise LaunchError(
@@ -240,6 +245,16 @@ def build_launch(
 
 class _ParseRefusal(ResolvableError):
     """sglang's argument parser refuses a value (argparse exits with status 2)."""
+
+
+def _model_in(words: Sequence[str]) -> str | None:
+    """The ``--model-path`` of a command whose flags the parser refused (the last one given)."""
+    found = None
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if name in ("--model-path", "--model"):
+            found = value if eq else (words[i + 1] if i + 1 < len(words) else None)
+    return found
 
 
 def unknown_flag_message(unknown: Sequence[str], release: str, history: Any) -> str:

@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 _PKG = "resolvable.sglang"
 
 
+#: The fields only a DSA model reads (``not_applicable``).
+DSA_FIELDS = (
+    "dsa_prefill_backend",
+    "dsa_decode_backend",
+    "enable_dsa_prefill_context_parallel",
+    "dsa_prefill_cp_mode",
+)
+
+
 class SglangPack(Pack):
     name = "sglang"
     title = "SGLang"
@@ -46,9 +55,7 @@ class SglangPack(Pack):
     read_release_flags = member(f"{_PKG}.release_flags", "read_flags")
     rule_releases = member(f"{_PKG}.api", "rule_releases")
 
-    # input: the flag table of the release being modelled (``flags.use_release``)
-    use_release = member(f"{_PKG}.flags", "use_release")
-    chosen_release = member(f"{_PKG}.flags", "chosen_release")
+    # input: the flag table of a release (passed explicitly; None: the default release)
     option_history = member(f"{_PKG}.flags", "option_history")
     flag_table = member(f"{_PKG}.flags", "load_table")
     modelled_dests = member(f"{_PKG}.flags", "modelled_dests")
@@ -123,11 +130,28 @@ class SglangPack(Pack):
 
         add_cli_args(parser, skip=tuple(skip), release=release)
 
+    def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
+        """The DeepSeek-sparse-attention fields (``dsa_*``) for a model without an indexer:
+        ``model_config.is_deepseek_dsa`` needs ``index_topk`` in the config (``facts.is_deepseek_dsa``),
+        so without it no DSA backend or context-parallel mode is read."""
+        if hf is None or hf.text_config.get("index_topk") is not None:
+            return frozenset()
+        return frozenset(f for f in DSA_FIELDS if f in res)
+
+    def change_since(self, res: Any, field: str, old: str, new: str) -> str | None:
+        """The release range of the rule that decides ``field`` on ``new`` (``since 0.5.15``),
+        narrowed by the named changes it asked; None when the rule applies to every release."""
+        rule, location = res.decided_by(field)
+        releases = self.rule_releases(rule, location or "", res)
+        return None if releases is None or releases.unbounded else releases.describe(self.releases)
+
     def launch_command(self, model: str, flags: Sequence[str]) -> list[str]:
         return ["python", "-m", "sglang.launch_server", "--model-path", model, *flags]
 
-    def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-        parsed = self.parse_namespace(namespace)
+    def parse_flags(
+        self, namespace: argparse.Namespace, release: str | None = None
+    ) -> tuple[dict[str, Any], list[str]]:
+        parsed = self.parse_namespace(namespace, release=release)
         return parsed.user, parsed.shown
 
 

@@ -113,13 +113,15 @@ class VllmPack(Pack):
 
         return memory_report(self, res, hf, launch)
 
-    def not_applicable(self, res: Any) -> frozenset[str]:
+    def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
         """The MLA-only fields for a model without MLA layers (``use_mla`` false)."""
         if "use_mla" in res and not res["use_mla"]:
             return frozenset(
                 ("sparse_mla_prefill_workspace_factor", "attn_backend_mla", "mla_prefill_backend")
             )
         return frozenset()
+
+    change_since = member(f"{_PKG}.since", "change_since")
 
     def checked_fix(self, exc: Any, hf: Any, platform: Any, env: Any, user: Any, *, release: Any) -> Any:
         """The fix search speaks flags, not ``--attention-config`` JSON: such a launch's refusal
@@ -140,8 +142,10 @@ class VllmPack(Pack):
 
         add_cli_args(parser, release)
 
-    def parse_flags(self, namespace: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
-        parsed = self.from_namespace(namespace, self.flag_table(None), [], model=None)
+    def parse_flags(
+        self, namespace: argparse.Namespace, release: str | None = None
+    ) -> tuple[dict[str, Any], list[str]]:
+        parsed = self.from_namespace(namespace, self.flag_table(release), [], model=None)
         return self.resolution_kwargs(parsed), list(parsed.shown)
 
 

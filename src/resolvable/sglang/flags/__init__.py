@@ -106,11 +106,6 @@ def _releases() -> tuple[str, ...]:
     return tuple(sorted(names, key=lambda v: tuple(int(p) if p.isdigit() else p for p in v.split("."))))
 
 
-#: The release whose table ``load_table()`` gives when none is named (None: the pack's default
-#: release). The CLI sets it from ``--sglang-version`` for one invocation (``use_release``).
-_default_release: str | None = None
-
-
 @functools.lru_cache(maxsize=256)
 def table_release(release: str) -> str:
     """The release whose table describes ``release``: the newest table at or before it (a release
@@ -125,36 +120,10 @@ def table_release(release: str) -> str:
     return older[-1] if older else tables[0]
 
 
-#: The release ``use_release`` was given (its table may be an older release's).
-_chosen_release: str | None = None
-
-
-def use_release(release: str | None) -> str | None:
-    """Make ``load_table()`` give the table of ``release`` (via ``table_release``; None: the
-    pack's default). Returns the previous setting, to restore it."""
-    global _default_release, _chosen_release
-    previous = _chosen_release
-    _chosen_release = release
-    _default_release = None if release is None else table_release(release)
-    return previous
-
-
-def chosen_release() -> str:
-    """The sglang release the flags are read for: the one ``use_release`` named, else the pack's
-    default (``load_table().release`` is the release of its table, which may be older)."""
-    if _chosen_release is not None:
-        return _chosen_release
-    from .._base import SGLANG_VERSION
-
-    return SGLANG_VERSION
-
-
 def load_table(release: str | None = None) -> FlagTable:
-    """The flag table of ``release`` (default: the one ``use_release`` chose, else the table of
-    the pack's default release, via ``table_release``: a release without its own table uses the
-    one before it)."""
-    if release is None:
-        release = _default_release
+    """The flag table of ``release`` (default: the pack's default release; via ``table_release``,
+    a release without its own table uses the one before it). There is no process-wide "current"
+    release: a caller that models another release names it."""
     from .._base import SGLANG_RELEASES, registry
 
     if release is None:
