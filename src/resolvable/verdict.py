@@ -89,8 +89,10 @@ class Verdict:
     def line(self) -> str:
         """The verdict in one line (the text outputs' ``verdict`` line)."""
         if self.starts:
+            from ._text import checks_passed
+
             return "verdict   would start" + (
-                f" ({self.checks_passed} checks passed)" if self.checks_passed else ""
+                f" ({checks_passed(self.checks_passed)})" if self.checks_passed else ""
             )
         if self.status == "unknown":
             what = f" ({self.allocation})" if self.allocation else ""

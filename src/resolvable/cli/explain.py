@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .._text import short
+from .._text import checks_passed, short
 from ..errors import ConflictError, InvalidArgumentError
 from ..rules import RELEASE_READ
 from ._common import (
@@ -128,7 +128,7 @@ def _startup_lines(
     if skipped:
         return [f"{STARTUP_LABEL}: not run (--no-startup-check); ServerArgs accepts it"]
     if refusal is None:
-        return [f"{STARTUP_LABEL}: accepted, and would start ({len(passed)} checks passed)"]
+        return [f"{STARTUP_LABEL}: accepted, and would start ({checks_passed(len(passed))})"]
     lines = [f"{STARTUP_LABEL}: accepted by ServerArgs, refused at start-up: {refusal.message}"]
     return lines + ["    " + line for line in _refusal_lines(refusal)[:1] + _refusal_lines(refusal)[2:]]
 

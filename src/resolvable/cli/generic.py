@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
-from .._text import short, table
+from .._text import checks_passed, short, table
 from ..errors import ConflictError
 from ._common import UsageError, _env_pairs, _Parser, _platform
 from .explain import _explain_lines, _refusal_lines
@@ -122,7 +122,7 @@ def _header(pack: packs.Pack, model: str, res: Any, not_modelled: Sequence[str])
 
 def _startup_line(pack: packs.Pack, passed: Sequence[Any], refusal: ConflictError | None) -> str:
     if refusal is None:
-        return f"{pack.startup_label}: accepted, and would start ({len(passed)} checks passed)"
+        return f"{pack.startup_label}: accepted, and would start ({checks_passed(len(passed))})"
     return f"{pack.startup_label}: refused: {refusal.message}" + (
         f" (fix: {refusal.fix})" if refusal.fix else ""
     )

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
-from .._text import short, table
+from .._text import checks_passed, short, table
 from ..errors import ConflictError
 from ._common import UsageError, _csv_list, _Parser, pack
 from .explain import _explain_lines, _refusal_lines
@@ -285,7 +285,7 @@ def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
     STARTUP_LABEL, NOT_KNOWN_OFFLINE = vllm.startup_label, vllm.not_known_offline
     if refusal is None:
         lines = [
-            f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({len(passed)} checks passed)"
+            f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({checks_passed(len(passed))})"
         ]
     else:
         lines = [
