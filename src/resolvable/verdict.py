@@ -69,6 +69,11 @@ class Verdict:
     memory: Any = field(
         default=None, repr=False, compare=False
     )  # the memory model's report (``FitReport``) when it ran
+    #: the refusal itself (a ``ConflictError``, its fix checked) when ``refused``, for the
+    #: front-ends that show its details; never in ``to_dict``
+    refusal: Any = field(default=None, repr=False, compare=False)
+    #: the start-up checks that passed (``checks_passed`` is their count)
+    checks: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -131,6 +136,7 @@ def from_refusal(exc: Any, *, stage: str | None = None, unknowns: tuple[str, ...
         message=getattr(exc, "message", None) or str(exc),
         fix=getattr(exc, "fix", None),
         unknowns=unknowns,
+        refusal=exc,
     )
 
 

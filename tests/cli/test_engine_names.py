@@ -23,12 +23,11 @@ LEGACY = {
     "__init__.py": 11,
     "_common.py": 14,
     "backends.py": 2,
-    "commands.py": 5,
+    "commands.py": 4,
     "docs.py": 1,
     "explain.py": 4,
-    "fit.py": 2,
     "parity.py": 1,
-    "vllm.py": 31,
+    "vllm.py": 27,
 }
 
 

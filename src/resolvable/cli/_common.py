@@ -337,6 +337,40 @@ def _resolve(
         ) from None
 
 
+def launch_of(args: argparse.Namespace, user: dict[str, Any]) -> Any:
+    """The ``Launch`` of the default command set's parsed arguments (``user``: the modelled flags
+    of the pasted command, the flags beside it and ``--set``, from ``_user_flags``), for
+    ``Pack.verdict``; ``RESOLVABLE_PLATFORM`` is checked when the platform is detected."""
+    from ..launch import Launch, Node, config_source_of
+
+    engine = _pack_of(args)
+    if args.platform == "detect":
+        check_platform_env()
+    pasted = getattr(args, "launch", None)
+    named = getattr(args, engine.release_option.removeprefix("--").replace("-", "_"), None)
+    stand_in = getattr(args, "model_config", None)
+    return Launch(
+        engine=engine.name,
+        release=engine.release(named),
+        release_from="default" if named is None else "command" if named == "auto" else "flag",
+        model=args.model,
+        config_source=config_source_of(args.model, stand_in, engine.catalog()),
+        model_config=stand_in,
+        node=Node(args.platform),
+        user={k: v for k, v in user.items() if k != "model_path"},
+        not_modelled=tuple(getattr(args, "not_modelled", ())),
+        not_modelled_values=dict(getattr(args, "not_modelled_values", {}) or {}),
+        env=_env(args.env, pasted.env if pasted is not None else None),
+        launcher=pasted.launcher if pasted is not None else None,
+        notes=tuple(getattr(args, "input_notes", ())),
+    )
+
+
+def _pack_of(args: argparse.Namespace) -> Any:
+    """The pack of the default command set (the first registered: its flags are the parser's)."""
+    return packs.get(packs.names()[0])
+
+
 def model_config(args: argparse.Namespace, user: dict[str, Any] | None = None) -> Any:
     """The config of the command's model, read once per command (``args.loaded_config``).
 

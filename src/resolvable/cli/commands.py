@@ -22,28 +22,18 @@ from ._common import (
     _env,
     _header,
     _parse_set,
-    _resolve,
-    _startup,
     _user_flags,
-    model_config,
     pack,
 )
 from .explain import _not_modelled_json
 
 
 def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
-    from .explain import _startup_json, _startup_lines, _verdict_exit
-    from .fit import memory_section
-    from .verdicts import reach
+    from .explain import _startup_json, _startup_lines, _verdict_exit, judge_launch
 
     user = _user_flags(args)
-    res = _resolve(args, args.platform, user)
-    passed, refusal = _startup(args, res)
+    res, verdict, passed, refusal = judge_launch(args, user)
     skipped = not args.startup_check
-    report = memory_section(args, res)[2]
-    verdict = reach(
-        pack("sglang"), res, model_config(args), refusal, passed, report, startup_check=not skipped
-    )
     ctx = res.publish()
     if args.json:
         data = res.to_dict()

@@ -151,7 +151,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     if args.why_not is not None:
         return _why_not(args, user)
     try:
-        res = _resolve(args, args.platform, user, trace=True)
+        res, verdict, passed, refusal = judge_launch(args, user, trace=True)
     except ConflictError as exc:
         if not args.json:  # the reason and where the conflicting values came from; stderr gets the error
             print("\n".join(_refusal_lines(exc) + config_origin_lines(getattr(args, "loaded_config", None))))
@@ -161,13 +161,10 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     for f in fields:
         if f not in res:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
-    passed, refusal = _startup(args, res)
-    from .fit import memory_section
-    from .verdicts import reach
+    from .fit import verdict_memory_section
 
-    memory_lines, memory_json, report = memory_section(args, res)
-    verdict = reach(
-        _pack(), res, model_config(args), refusal, passed, report, startup_check=args.startup_check
+    memory_lines, memory_json = verdict_memory_section(
+        _pack(), res, verdict, args.judged, context="context", fit_command="resolvable fit"
     )
     if args.json:
         print(
@@ -211,6 +208,22 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
         print(f"\nnot shown, irrelevant for this model: {', '.join(hidden)} (--all shows them)")
     print("\nlegend: ✓ applied  ! forced over your flag  ✗ blocked by your flag  ~ shadowed by a later rule")
     return _verdict_exit(verdict, refusal)
+
+
+def judge_launch(
+    args: argparse.Namespace, user: dict[str, Any], *, trace: bool = False
+) -> tuple[Any, Any, tuple[Any, ...], ConflictError | None]:
+    """(resolution, verdict, checks passed, start-up refusal) of the command's launch
+    (``_common.launch_of``, kept as ``args.judged``), judged by ``Pack.verdict`` on the config
+    the command read (``model_config``: ``--revision``, ``--hub-timeout``); a refusal by argument
+    resolution is raised (``cli.verdicts.judge``)."""
+    from ._common import launch_of
+    from .verdicts import judge
+
+    args.judged = launch_of(args, user)
+    return judge(
+        _pack(), args.judged, trace=trace, startup=args.startup_check, config=model_config(args, user)
+    )
 
 
 def _not_applicable(args: argparse.Namespace, res: Any) -> frozenset[str]:

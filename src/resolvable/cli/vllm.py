@@ -164,12 +164,12 @@ def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
     return vllm.release(None), None
 
 
-def run_pack(_pack: Any, argv: Sequence[str], pasted: Any = None) -> int:
+def run_pack(frontend_pack: Any, argv: Sequence[str], pasted: Any = None) -> int:
     """The front-end entry point of ``Pack.frontend`` ``vllm`` (``cli._frontend``)."""
-    return main(argv, pasted)
+    return main(argv, pasted, frontend_pack)
 
 
-def main(argv: Sequence[str], pasted: Any = None) -> int:
+def main(argv: Sequence[str], pasted: Any = None, frontend_pack: Any = None) -> int:
     """Run one vLLM command. ``pasted`` is a ``cli.paste.Pasted`` of a vLLM launch (the words
     after ``--``), or None. User errors propagate as ``ResolvableError`` (printed by the caller)."""
     vllm = pack("vllm")
@@ -186,6 +186,7 @@ def main(argv: Sequence[str], pasted: Any = None) -> int:
 
         raise EngineFlagError(vllm.unknown_message(extra, table))
     args.release, args.release_note, args.pasted = release, release_note, pasted
+    args.pack = frontend_pack or vllm
     if args.command in LAUNCH_COMMANDS:
         _take_launch(args, notes, table)
     return int(args.func(args) or 0)
@@ -244,40 +245,13 @@ def _env(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def _resolve(
-    args: argparse.Namespace,
-    platform_name: str,
-    *,
-    release: str | None = None,
-    parsed: Any = None,
-    trace: bool = False,
-) -> Any:
-    """Resolve; a refusal's fix is checked by resolving again (``exc.fix_check``)."""
-    vllm = pack("vllm")
-    kwargs = vllm.resolution_kwargs(parsed or args.parsed)
-    if args.kernels is not None:
-        kwargs["kernels"] = args.kernels
-    hf = model_config_of(args)
-    plat, env = vllm.with_gpus(vllm.platform(platform_name), args.gpus), _env(args)
-    version = release or args.release
-    try:
-        return vllm.resolve(hf, plat, env, trace=trace, release=version, **kwargs)
-    except ConflictError as exc:
-        if "attention_config" in kwargs:  # the fix search speaks flags, not the JSON
-            raise
-        raise vllm.checked_fix(exc, hf, plat, env, kwargs, release=version) from None
+def _judge(args: argparse.Namespace, *, trace: bool = False) -> tuple[Any, Any, Any, Any]:
+    """(resolution, verdict, checks passed, start-up refusal) of the command's launch
+    (``launch_of``), judged by ``Pack.verdict`` (``cli.verdicts.judge``)."""
+    from .verdicts import judge
 
-
-def _startup(res: Any, args: argparse.Namespace) -> tuple[tuple[Any, ...], ConflictError | None]:
-    """The engine-start checks (``resolvable.vllm.config.startup``): (passed, None) or ((), refusal),
-    the refusal's fix checked by resolving again."""
-    vllm = pack("vllm")
-    hf, env = model_config_of(args), _env(args)
-    try:
-        return vllm.check_startup(res, hf, env), None
-    except ConflictError as exc:
-        user = {k: v for k, v in vllm.resolution_kwargs(args.parsed).items() if k != "attention_config"}
-        return (), vllm.checked_fix(exc, hf, res.platform, env, user, release=res.release)
+    args.launch = launch_of(args)
+    return judge(args.pack, args.launch, trace=trace)
 
 
 def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
@@ -400,20 +374,25 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
         return why_not(pack("vllm"), launch_of(args), args.why_not, args.field, as_json=args.json)
     try:
-        res = _resolve(args, args.platform, trace=True)
+        res, verdict, passed, refusal = _judge(args, trace=True)
     except ConflictError as exc:
         if not args.json:
             print("\n".join(_refusal_lines(exc)))
         raise
-    passed, refusal = _startup(res, args)
     hidden = [] if args.field or args.all else sorted(pack("vllm").not_applicable(res) & set(res.changed()))
     fields = [args.field] if args.field else [f for f in _in_pipeline_order(res) if f not in hidden]
     explained = [res.explain(f) for f in fields]
-    from .fit import vllm_memory_section
-    from .verdicts import reach, say
+    from .fit import verdict_memory_section
+    from .verdicts import say
 
-    memory_lines, memory_json, report = vllm_memory_section(args, res)
-    verdict = reach(pack("vllm"), res, None, refusal, passed, report)
+    memory_lines, memory_json = verdict_memory_section(
+        args.pack,
+        res,
+        verdict,
+        args.launch,
+        context="max_model_len",
+        fit_command="resolvable fit --engine vllm",
+    )
     if args.json:
         print(
             json.dumps(
@@ -485,12 +464,9 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    from .fit import vllm_memory_section
-    from .verdicts import reach, say
+    from .verdicts import say
 
-    res = _resolve(args, args.platform)
-    passed, refusal = _startup(res, args)
-    verdict = reach(pack("vllm"), res, None, refusal, passed, vllm_memory_section(args, res)[2])
+    res, verdict, passed, refusal = _judge(args)
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
