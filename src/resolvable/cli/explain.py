@@ -25,8 +25,8 @@ from ._common import (
     _startup,
     _user_flags,
     config_origin_lines,
+    default_pack,
     model_config,
-    pack,
     refusal_json,
     refusal_prefix,
     release_of_rule,
@@ -124,7 +124,7 @@ def _refusal_lines(exc: ConflictError) -> list[str]:
 def _startup_lines(
     passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
 ) -> list[str]:
-    STARTUP_LABEL = pack("sglang").startup_label
+    STARTUP_LABEL = default_pack().startup_label
     if skipped:
         return [f"{STARTUP_LABEL}: not run (--no-startup-check); ServerArgs accepts it"]
     if refusal is None:
@@ -136,7 +136,7 @@ def _startup_lines(
 def _startup_json(
     passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
 ) -> dict[str, Any]:
-    sglang = pack("sglang")
+    sglang = default_pack()
     return {
         "phase": sglang.startup_phase,
         "label": sglang.startup_label,
@@ -233,7 +233,7 @@ def _not_applicable(args: argparse.Namespace, res: Any) -> frozenset[str]:
 
 def _pack() -> Any:
     """The pack whose flags this command set parses (the SGLang default front-end)."""
-    return pack("sglang")
+    return default_pack()
 
 
 def _startup_exit(refusal: ConflictError | None) -> int:
@@ -259,7 +259,7 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
     from .._schema import schema_of
 
     field = args.field or "attention_backend"
-    schema = schema_of(pack("sglang").args_class)
+    schema = schema_of(default_pack().args_class)
     spec = schema.spec(field)
     if field not in schema.resolvable:
         raise InvalidArgumentError(
