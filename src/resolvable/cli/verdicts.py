@@ -20,13 +20,15 @@ __all__ = ["error_line", "judge", "say"]
 def judge(pack: Any, launch: Any, **options: Any) -> tuple[Any, Any, tuple[Any, ...], ConflictError | None]:
     """(resolution, verdict, the start-up checks passed, the start-up refusal or None) of
     ``launch``, judged once by ``Pack.verdict(launch, **options)`` (``explain`` and ``resolve``
-    of every front-end). A refusal by the engine's parser or its argument resolution is raised
-    (the ``ConflictError``, its fix checked), as the commands always reported it; a refusal by
-    the node check leaves the start-up checks passed."""
+    of every front-end). A refusal by the engine's parser is raised as ``EngineParserError``, one
+    by argument resolution as its ``ConflictError`` (its fix checked), as the commands always
+    reported them (exit 1); a refusal by the node check leaves the start-up checks passed."""
+    from ..errors import EngineParserError
+
     res, verdict = pack.verdict(launch, **options)
-    if verdict.status == "refused" and verdict.stage in ("parse", "resolve"):
-        if verdict.refusal is None:  # the parser's refusal carries no ConflictError
-            raise ConflictError(verdict.message or "refused by the argument parser")
+    if verdict.status == "refused" and verdict.stage == "parse":  # the engine's parser refuses
+        raise EngineParserError(verdict.message or "refused by the engine's argument parser")
+    if verdict.status == "refused" and verdict.stage == "resolve":
         raise verdict.refusal
     startup = verdict.status == "refused" and verdict.stage != "node"
     return res, verdict, tuple(verdict.checks), verdict.refusal if startup else None
