@@ -22,3 +22,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 def short(value: object, limit: int = 48) -> str:
     text = repr(value) if not isinstance(value, str) else value
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def checks_passed(count: int) -> str:
+    """``"1 check passed"`` / ``"21 checks passed"`` (the start-up lines and the verdict line)."""
+    return f"{count} check passed" if count == 1 else f"{count} checks passed"

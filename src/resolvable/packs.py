@@ -380,11 +380,22 @@ class Pack:
         )
 
     def verdict(
-        self, launch: Any, *, trace: bool = False, startup: bool = True, memory: bool = True
+        self,
+        launch: Any,
+        *,
+        trace: bool = False,
+        startup: bool = True,
+        memory: bool = True,
+        config: Any = None,
     ) -> tuple[Any, Any]:
         """``(resolution or None, Verdict)`` of a launch: the parser, argument resolution, the
         start-up checks, the node, then memory; the first refusal wins (``resolvable.verdict``).
-        A refusal's fix is checked by resolving again with it before it is shown."""
+        A refusal's fix is checked by resolving again with it before it is shown; the verdict
+        carries it (``Verdict.refusal``) and the start-up checks passed (``Verdict.checks``).
+        ``config`` is the launch's ``HFConfig`` when the caller has read it already (None:
+        ``launch_config``)."""
+        from dataclasses import replace
+
         from .errors import ConflictError
         from .verdict import Verdict, from_fit, from_refusal
 
@@ -396,7 +407,8 @@ class Pack:
                 message=launch.rejected,
                 fix=None,
             )
-        hf, platform = self.launch_config(launch), self.launch_platform(launch)
+        hf = config if config is not None else self.launch_config(launch)
+        platform = self.launch_platform(launch)
         env, user = dict(launch.env), self.resolve_kwargs(launch)
         try:
             res = self.resolve(hf, platform, env, release=launch.release, trace=trace, **user)
@@ -410,16 +422,17 @@ class Pack:
                 self.node_check(res, hf, launch)
             except ConflictError as exc:
                 checked = self.checked_fix(exc, hf, platform, env, user, release=launch.release)
-                return res, from_refusal(checked, stage=getattr(exc, "phase", None) or "startup")
+                refused = from_refusal(checked, stage=getattr(exc, "phase", None) or "startup")
+                return res, replace(refused, checks=passed)
         if not memory:
-            return res, Verdict("starts", checks_passed=len(passed))
+            return res, Verdict("starts", checks_passed=len(passed), checks=passed)
         from .memory import MemoryModelError
 
         try:
             report, unknowns = self.memory_report(res, hf, launch), ()
         except (MemoryModelError, PackError) as exc:
-            report, unknowns = None, (f"memory: {exc}",)
-        return res, from_fit(report, checks_passed=len(passed), unknowns=unknowns)
+            report, unknowns = None, (f"{MEMORY_UNKNOWN}{exc}",)
+        return res, replace(from_fit(report, checks_passed=len(passed), unknowns=unknowns), checks=passed)
 
     # -- tables --------------------------------------------------------------------------------
 
@@ -448,6 +461,10 @@ REGISTRY: dict[str, str] = {
 }
 
 _loaded: dict[str, Pack] = {}
+#: How ``Pack.verdict`` lists a memory model that cannot size the launch in ``Verdict.unknowns``
+#: (the reason follows).
+MEMORY_UNKNOWN = "memory: "
+
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 _TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 

@@ -69,6 +69,11 @@ class Verdict:
     memory: Any = field(
         default=None, repr=False, compare=False
     )  # the memory model's report (``FitReport``) when it ran
+    #: the refusal itself (a ``ConflictError``, its fix checked) when ``refused``, for the
+    #: front-ends that show its details; never in ``to_dict``
+    refusal: Any = field(default=None, repr=False, compare=False)
+    #: the start-up checks that passed (``checks_passed`` is their count)
+    checks: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -89,8 +94,10 @@ class Verdict:
     def line(self) -> str:
         """The verdict in one line (the text outputs' ``verdict`` line)."""
         if self.starts:
+            from ._text import checks_passed
+
             return "verdict   would start" + (
-                f" ({self.checks_passed} checks passed)" if self.checks_passed else ""
+                f" ({checks_passed(self.checks_passed)})" if self.checks_passed else ""
             )
         if self.status == "unknown":
             what = f" ({self.allocation})" if self.allocation else ""
@@ -129,6 +136,7 @@ def from_refusal(exc: Any, *, stage: str | None = None, unknowns: tuple[str, ...
         message=getattr(exc, "message", None) or str(exc),
         fix=getattr(exc, "fix", None),
         unknowns=unknowns,
+        refusal=exc,
     )
 
 

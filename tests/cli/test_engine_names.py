@@ -2,11 +2,11 @@
 name, image or front-end is a ``Pack`` member (``name``, ``images``, ``distribution_images``,
 ``image_command``, ``frontend``), read through ``resolvable.packs``.
 
-The legacy front-ends still name their pack where they predate the front door (``cli/vllm.py``
-is the vLLM pack's own front-end; the SGLang command set's option parsers read ``pack("sglang")``):
-``LEGACY`` holds how many string constants naming a pack each module has today. The test fails
-when a module names an engine more often than that (route it through the packs instead), and
-when a count drops (lower it here, so that it cannot grow back).
+No module of ``resolvable/cli`` names an engine any more (issue 26, fourth round): the default
+command set serves ``_common.default_pack()`` (the first registered pack, whose flags the default
+parser holds) and a pack-specific front-end serves the pack whose ``Pack.frontend`` names it
+(``cli/vllm.py``'s ``_pack()``). ``LEGACY`` stays as the place to record an exception, with why;
+the test fails when a module names an engine more often than it says, and when a count drops.
 """
 
 from __future__ import annotations
@@ -19,17 +19,7 @@ from resolvable import packs
 CLI = Path(__file__).resolve().parents[2] / "src" / "resolvable" / "cli"
 
 #: string constants equal to a pack's name, per module of resolvable/cli (docstrings excluded)
-LEGACY = {
-    "__init__.py": 11,
-    "_common.py": 14,
-    "backends.py": 2,
-    "commands.py": 5,
-    "docs.py": 1,
-    "explain.py": 4,
-    "fit.py": 2,
-    "parity.py": 1,
-    "vllm.py": 31,
-}
+LEGACY: dict[str, int] = {}
 
 
 def _constants(path: Path) -> list[str]:
@@ -82,3 +72,10 @@ def test_a_pasted_docker_run_reads_the_packs_images():
                 continue
             pasted = read(["docker", "run", f"{prefix}:v9.9", *pack.image_command, "--model", "m"])
             assert pasted.engine == name and pasted.tag is None  # its tag is not the engine's
+
+
+def test_the_front_ends_find_their_pack_through_the_registry():
+    from resolvable.cli import _common, vllm
+
+    assert _common.default_pack() is packs.get(packs.names()[0])
+    assert vllm._pack().frontend == "vllm" and vllm._pack() in [packs.get(n) for n in packs.names()]

@@ -112,3 +112,9 @@ def test_verdict_status_is_checked() -> None:
     with pytest.raises(ValueError, match="status"):
         Verdict("maybe")
     assert Verdict("starts").line().startswith("verdict   would start")
+
+
+def test_verdict_line_counts_checks_in_words() -> None:
+    assert Verdict("starts", checks_passed=1).line() == "verdict   would start (1 check passed)"
+    assert Verdict("starts", checks_passed=21).line() == "verdict   would start (21 checks passed)"
+    assert Verdict("starts").line() == "verdict   would start"

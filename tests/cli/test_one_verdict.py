@@ -289,3 +289,41 @@ def test_sglang_fields_that_do_not_apply_are_left_out_unless_all(capsys):
     assert "not shown, irrelevant for this model: dsa_decode_backend (--all shows them)" in out
     code, out, _ = run(capsys, *argv, "--json", "--all")
     assert "dsa_decode_backend" in json.loads(out)["fields"]
+
+
+@pytest.mark.parametrize(
+    ("launch", "commands"),
+    [
+        (["olmo-2-7b", "--platform", "rtx5090"], ("explain", "resolve", "fit")),  # fa3 on sm120
+        (
+            ["qwen3-8b", "--engine", "vllm", "--platform", "h100", "--tensor-parallel-size", "2"],
+            ("explain", "resolve", "fit"),
+        ),
+        # memory not modelled on a CPU preset: an unknown of the verdict (fit refuses the input)
+        (["qwen3-8b", "--platform", "cpu"], ("explain", "resolve")),
+        (["qwen3-8b", "--engine", "vllm", "--platform", "cpu"], ("explain", "resolve")),
+    ],
+)
+def test_explain_resolve_and_fit_give_one_verdict(capsys, launch, commands):
+    """explain and resolve are judged by Pack.verdict, as fit is: the same verdict object (a
+    start-up refusal's fix checked by resolving again, the memory model's unknowns) and exit code."""
+    verdicts = []
+    for command in commands:
+        code, out, _ = run(capsys, command, *launch, "--json")
+        verdicts.append((code, json.loads(out)["verdict"]))
+    assert all(v == verdicts[0] for v in verdicts)
+    if "cpu" in launch:
+        assert verdicts[0][1]["status"] == "starts"
+        assert any(
+            u.startswith("memory: the platform has no device memory") for u in verdicts[0][1]["unknowns"]
+        )
+
+
+def test_a_start_up_refusals_fix_is_checked_in_explain(capsys):
+    code, out, err = run(capsys, "explain", "olmo-2-7b", "--platform", "rtx5090")
+    assert code == 1
+    assert (
+        "fix: pass --attention-backend triton (checked by resolving again: --attention-backend flashinfer is refused here)"
+        in out
+    )
+    assert err.startswith("error: refused at start-up (after ServerArgs)")

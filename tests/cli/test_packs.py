@@ -217,3 +217,21 @@ def test_a_third_pack_gets_the_launch_and_the_verdict(toy):
     rejected = toy.build_launch(model="toy-1b", argv=["--no-such"], release="1.0")
     assert rejected.release_from == "flag"
     assert toy.verdict(rejected)[1].stage == "parse"
+
+
+def test_a_third_pack_is_judged_through_the_front_door(toy, capsys):
+    """explain/resolve of a pack without a front-end of its own read the launch with
+    ``cli.frontdoor.read_launch`` and judge it with ``Pack.verdict``: the verdict line, the JSON
+    ``verdict`` (memory not modelled by the toy: an unknown, never a refusal) and its exit code."""
+    code, out, err = run(capsys, "explain", "toy-1b", "--engine", "toy", "--platform", "h100")
+    assert code == 0 and "verdict   would start" in out, err
+    code, out, _ = run(capsys, "resolve", "toy-1b", "--engine", "toy", "--platform", "h100", "--json")
+    verdict = json.loads(out)["verdict"]
+    assert code == 0 and verdict["status"] == "starts" and verdict["exit_code"] == 0
+    assert any("memory_capacity" in u for u in verdict["unknowns"])
+
+
+def test_a_flag_the_third_engine_lacks_is_its_parser_refusal(toy, capsys):
+    code, out, err = run(capsys, "resolve", "toy-1b", "--engine", "toy", "--platform", "h100", "--bogus", "1")
+    assert code == 1 and out == ""
+    assert err.strip() == "error: toy serve 1.1: unrecognized arguments: --bogus 1"

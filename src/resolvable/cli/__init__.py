@@ -29,6 +29,7 @@ from ._common import (
     _check_extras,
     _Parser,
     _report_ignored,
+    default_pack,
     engine_named,
     pack,
     refusal_json,
@@ -47,7 +48,7 @@ def _add_engine(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--engine",
         choices=packs.names(),
-        default="sglang",
+        default=default_pack().name,
         help="rule pack: sglang (default) or vllm (vLLM flag names; see `resolvable explain M --engine vllm -h`)",
     )
 
@@ -89,14 +90,14 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str, rele
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
     _add_sglang_version(p)
-    pack("sglang").add_cli_args(p, release, skip=("model_path", "config"))
+    default_pack().add_cli_args(p, release, skip=("model_path", "config"))
     from .flags import hide_engine_flags
 
-    hide_engine_flags(p, "sglang")
+    hide_engine_flags(p, default_pack().name)
 
 
 def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-version", **kw: Any) -> None:
-    sglang = pack("sglang")
+    sglang = default_pack()
     default = sglang.default_release
     newest = ", the newest supported" if default == sglang.releases[-1] else ""
     p.add_argument(
@@ -331,7 +332,7 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
     command = read(pasted)
     engine = engine_named(argv)
     if command.engine is None:
-        command.engine = engine or "sglang"
+        command.engine = engine or default_pack().name
         return argv, pasted, command
     if engine is not None and engine != command.engine:
         raise UsageError(
@@ -339,9 +340,11 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
             "(the engine is read from the command)"
         )
     known = command.engine in packs.names()  # an unknown --engine is argparse's to refuse, below
-    if known and pack(command.engine).frontend != "sglang":  # other front-ends read it themselves
+    if (
+        known and pack(command.engine).frontend != default_pack().frontend
+    ):  # other front-ends read it themselves
         return argv, pasted, command
-    sglang = pack("sglang")
+    sglang = default_pack()
     words = [f"{k}={v}" for k, v in command.env.items()] + command.words
     if command.tag is not None:
         release, note = tag_release(
@@ -428,7 +431,7 @@ def _named_release(argv: Sequence[str]) -> str | None:
         if not eq:
             value = argv[i + 1] if i + 1 < len(argv) else ""
         try:
-            return pack("sglang").release(value)
+            return default_pack().release(value)
         except _Error:
             return None
     return None
@@ -535,7 +538,7 @@ def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
     the command reports itself)."""
     from ..errors import ResolvableError as _Error
 
-    sglang_release = pack("sglang").release
+    sglang_release = default_pack().release
     command = next((t for t in argv if not t.startswith("-")), None)
     if any(t in ("-h", "--help") for t in argv):
         return None
@@ -638,14 +641,14 @@ def _run(argv: Sequence[str] | None) -> int:
         if pasted is not None:  # the engine (and a docker image's release) from the command itself
             argv, pasted, command = _route_pasted(argv, pasted)
         engine = command.engine if command is not None else engine_named(argv)
-        if (engine or "sglang") in packs.names():  # a parse-only release: read, never resolved
+        if (engine or default_pack().name) in packs.names():  # a parse-only release: read, never resolved
             from .older import hook
 
             if command is None and pasted is not None:
                 from .paste import read
 
                 command = read(pasted)
-            code = hook(pack(engine or "sglang"), argv, command)
+            code = hook(pack(engine or default_pack().name), argv, command)
             if code is not None:
                 return code
         default = pack(packs.names()[0]).frontend  # the default command set (the first pack's)

@@ -91,7 +91,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # argparse's own usage errors: one line, exit 2
         ambiguous = re.match(r"ambiguous option: (\S+?)(=\S*)? could match", message)
         if ambiguous:  # a flag of another release that is now a prefix of this one's flags
-            sglang = pack("sglang")
+            sglang = default_pack()
             release = sglang.release(self.release)
             history = sglang.option_history(ambiguous.group(1), release)
             if history is not None:
@@ -190,7 +190,7 @@ def check_platform_env() -> None:
 def _env(pairs: Sequence[str], pasted: dict[str, str] | None = None) -> dict[str, str]:
     """The environment the rules see: this shell's SGLang variables, then the pasted command's
     ``KEY=VALUE`` assignments (as sglang would see them), then ``--env`` (it has the last word)."""
-    env = pack("sglang").env_from_os()
+    env = default_pack().env_from_os()
     env.update(pasted or {})
     env.update(_env_pairs(pairs))
     return env
@@ -210,7 +210,7 @@ def _env_pairs(pairs: Sequence[str] | None) -> dict[str, str]:
 def unread_env(args: argparse.Namespace) -> dict[str, str]:
     """The launch's environment assignments (pasted ``KEY=VALUE`` words and ``--env``) that no rule
     reads (not in ``sglang.api.ENV_VARS``): listed as not modelled, never dropped silently."""
-    env_vars = pack("sglang").env_vars
+    env_vars = default_pack().env_vars
     launch = getattr(args, "launch", None)
     given = dict(launch.env) if launch is not None else {}
     for pair in getattr(args, "env", None) or ():
@@ -225,7 +225,7 @@ def _set_namespace(pairs: Sequence[str], release: str | None = None) -> argparse
     parser = _Parser(prog="--set", add_help=False)
     parser.see = "`resolvable explain --help` for the SGLang flags"
     parser.release = release
-    pack("sglang").add_cli_args(parser, release, skip=("model_path",))
+    default_pack().add_cli_args(parser, release, skip=("model_path",))
     argv: list[str] = []
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -247,7 +247,7 @@ def _parse_set(pairs: Sequence[str], release: str | None = None) -> dict[str, An
     flags get a note)."""
     if not pairs:
         return {}
-    parsed = pack("sglang").parse_namespace(_set_namespace(pairs, release), release=release)
+    parsed = default_pack().parse_namespace(_set_namespace(pairs, release), release=release)
     if parsed.shown:
         print(
             one_line(
@@ -269,7 +269,7 @@ def _check_extras(parser: argparse.ArgumentParser, extra: list[str], *, strict: 
     """Unknown flags are errors (the flag table holds every flag sglang accepts). A flag of
     another sglang release says which release added or removed it; otherwise a near-miss of a
     known flag names it."""
-    sglang = pack("sglang")
+    sglang = default_pack()
     release = sglang.release(getattr(parser, "release", None))
     known = [s for a in parser._actions for s in a.option_strings]
     for token in extra:
@@ -297,7 +297,7 @@ class Pasted:
 def parse_pasted(tokens: Sequence[str], release: str | None = None) -> Pasted:
     """Parse the words after ``--`` as sglang ``release``'s own parser would (``prog``
     ``sglang serve``; None: the default release)."""
-    sglang = pack("sglang")
+    sglang = default_pack()
     launch = sglang.parse_launch(tokens)
     parser = _Parser(prog="sglang serve", add_help=False)
     parser.engine_refusals = True  # the launch's own parser: a value it refuses is a refusal (1)
@@ -321,7 +321,7 @@ def _resolve(
     a refusal's fix is checked by resolving again with it before it is shown."""
     from ..errors import ConflictError
 
-    sglang = pack("sglang")
+    sglang = default_pack()
     hf = model_config(args, user)
     launch = getattr(args, "launch", None)
     platform = _platform(platform_name)
@@ -337,13 +337,49 @@ def _resolve(
         ) from None
 
 
+def launch_of(args: argparse.Namespace, user: dict[str, Any]) -> Any:
+    """The ``Launch`` of the default command set's parsed arguments (``user``: the modelled flags
+    of the pasted command, the flags beside it and ``--set``, from ``_user_flags``), for
+    ``Pack.verdict``; ``RESOLVABLE_PLATFORM`` is checked when the platform is detected."""
+    from ..launch import Launch, Node, config_source_of
+
+    engine = default_pack()
+    if args.platform == "detect":
+        check_platform_env()
+    pasted = getattr(args, "launch", None)
+    named = getattr(args, engine.release_option.removeprefix("--").replace("-", "_"), None)
+    stand_in = getattr(args, "model_config", None)
+    return Launch(
+        engine=engine.name,
+        release=engine.release(named),
+        release_from="default" if named is None else "command" if named == "auto" else "flag",
+        model=args.model,
+        config_source=config_source_of(args.model, stand_in, engine.catalog()),
+        model_config=stand_in,
+        node=Node(args.platform),
+        user={k: v for k, v in user.items() if k != "model_path"},
+        not_modelled=tuple(getattr(args, "not_modelled", ())),
+        not_modelled_values=dict(getattr(args, "not_modelled_values", {}) or {}),
+        env=_env(args.env, pasted.env if pasted is not None else None),
+        launcher=pasted.launcher if pasted is not None else None,
+        notes=tuple(getattr(args, "input_notes", ())),
+    )
+
+
+def default_pack() -> Pack:
+    """The pack of the default command set (``explain``, ``resolve``, ``matrix`` … without
+    ``--engine`` or a pasted command of another engine): the first registered, whose flags the
+    default parser holds (``cli.__init__``; the others have their own ``Pack.frontend``)."""
+    return packs.get(packs.names()[0])
+
+
 def model_config(args: argparse.Namespace, user: dict[str, Any] | None = None) -> Any:
     """The config of the command's model, read once per command (``args.loaded_config``).
 
     ``--config PATH|SAMPLE`` names the config that stands for the model (a launch's local
     ``--model-path`` that is not on this machine); otherwise MODEL is read by ``load_model``,
     fetching a hub id that is not cached, at sglang's ``--revision`` when one is given."""
-    load_model = pack("sglang").load_model
+    load_model = default_pack().load_model
     cached = getattr(args, "loaded_config", None)
     if cached is not None:
         return cached
@@ -381,7 +417,7 @@ def flag_refusal(error: Exception, release: str) -> ConflictError:
         upstream="SystemExit (argparse: sglang's parser exits with status 2)",
     )
     refusal.rule = "sglang's argument parser"
-    refusal.location = f"resolvable/sglang/flags/sglang-{pack('sglang').flag_table(release).release}.json"
+    refusal.location = f"resolvable/sglang/flags/sglang-{default_pack().flag_table(release).release}.json"
     refusal.stage = "parse"
     return refusal
 
@@ -390,7 +426,7 @@ def release_of_rule(rule: str, location: str, res: Any = None) -> str | None:
     """The release range of the pack's rule ``rule`` at ``location`` in words (``since 0.5.15``),
     or None when the rule applies to every release (or is not a registered rule); with the
     resolution ``res``, narrowed by the named changes the rule asked there."""
-    sglang = pack("sglang")
+    sglang = default_pack()
     releases = sglang.rule_releases(rule, location, res)
     return None if releases is None or releases.unbounded else releases.describe(sglang.releases)
 
@@ -402,7 +438,7 @@ def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], Confl
         return (), None
 
     try:
-        return pack("sglang").check_startup(res, model_config(args), _env(args.env)), None
+        return default_pack().check_startup(res, model_config(args), _env(args.env)), None
     except ConflictError as exc:
         return (), exc
 
@@ -411,7 +447,7 @@ def _user_flags(args: argparse.Namespace, release: str | None = None) -> dict[st
     """The modelled flags (pasted command, then flags given to resolvable, then ``--set``), after
     the input normalisation of sglang ``release`` (default: ``args.flags_release``, the release
     whose flag table parsed ``args``). Sets ``args.not_modelled`` (as typed) and ``args.input_notes``."""
-    sglang = pack("sglang")
+    sglang = default_pack()
     if release is None:
         release = getattr(args, "flags_release", None)
     PASSED = sglang.passed_attr
@@ -463,7 +499,7 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
     if launch is not None:
         lines.insert(0, f"command   {launch.launcher}" + "".join(f"  {k}={v}" for k, v in launch.env.items()))
         # Every variable of the launch is accounted for: the rules read ENV_VARS, nothing else.
-        env_vars = pack("sglang").env_vars
+        env_vars = default_pack().env_vars
         other = [f"{k}={v}" for k, v in launch.env.items() if k not in env_vars]
         if other:
             lines.append(f"env       not modelled (not read by the rules): {', '.join(other)}")

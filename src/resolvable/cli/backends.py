@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument(
         "--engine",
         choices=packs.names(),
-        default="sglang",
+        default=packs.names()[0],
         help="rule pack (--engine vllm: vLLM's table)",
     )
     p.set_defaults(func=cmd_backends)
@@ -39,9 +39,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._platform import Platform
     from ..errors import closest
-    from ._common import pack
+    from ._common import default_pack
 
-    sglang = pack("sglang")
+    sglang = default_pack()
     ATTENTION_BACKENDS = sglang.attention_backends
     backends = _csv_list(args.backends)
     for b in backends or ():

@@ -22,28 +22,18 @@ from ._common import (
     _env,
     _header,
     _parse_set,
-    _resolve,
-    _startup,
     _user_flags,
-    model_config,
-    pack,
+    default_pack,
 )
 from .explain import _not_modelled_json
 
 
 def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
-    from .explain import _startup_json, _startup_lines, _verdict_exit
-    from .fit import memory_section
-    from .verdicts import reach
+    from .explain import _startup_json, _startup_lines, _verdict_exit, judge_launch
 
     user = _user_flags(args)
-    res = _resolve(args, args.platform, user)
-    passed, refusal = _startup(args, res)
+    res, verdict, passed, refusal = judge_launch(args, user)
     skipped = not args.startup_check
-    report = memory_section(args, res)[2]
-    verdict = reach(
-        pack("sglang"), res, model_config(args), refusal, passed, report, startup_check=not skipped
-    )
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -90,7 +80,7 @@ def cmd_resolve(args: argparse.Namespace, ignored: list[str]) -> int:
 def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._schema import schema_of
 
-    sglang = pack("sglang")
+    sglang = default_pack()
     sglang_release, Cell = sglang.release, sglang.matrix_cell
     models = _csv_list(args.models) or sglang.grid_models()
     platforms = _csv_list(args.platforms) or sglang.grid_presets()
@@ -168,7 +158,7 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
 def _facts(p: Platform) -> dict[str, Any]:
     # The generation predicates are SGLang's gates (its pack defines them), asked of the pack.
     return {
-        **pack("sglang").platform_facts(p),
+        **default_pack().platform_facts(p),
         "amx": p.has_amx,
         "xmx": p.has_xmx,
         "device": p.device,
@@ -221,7 +211,7 @@ def cmd_platforms(args: argparse.Namespace, ignored: list[str]) -> int:
 
 
 def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
-    sglang = pack("sglang")
+    sglang = default_pack()
     load_model = sglang.load_model
     entries = sglang.catalog()
     if args.json:
@@ -245,7 +235,7 @@ def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
 def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
     from .._lint import lint
 
-    sglang = pack("sglang")
+    sglang = default_pack()
     check_startup, registry, resolve_server_args = (
         sglang.check_startup,
         sglang.registry,

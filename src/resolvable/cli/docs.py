@@ -20,9 +20,9 @@ DOCS = (("docs/support-matrix.md", "md"), ("docs/support-matrix.html", "html"))
 def generate_docs(root: str | None = None) -> dict[str, str]:
     """The generated documents (path → content): support matrix (md, html), rule reference and,
     when ``root`` holds a README.md, the README with every ``$ resolvable …`` example re-run."""
-    from ._common import pack
+    from ._common import default_pack
 
-    sglang = pack("sglang")
+    sglang = default_pack()
     render = sglang.render_matrix
     cells = sglang.matrix(sglang.grid_models(), sglang.grid_presets(), ["attention_backend", "page_size"])
     title = "SGLang support matrix (bundled models × platform presets, default flags)"

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .._text import short
+from .._text import checks_passed, short
 from ..errors import ConflictError, InvalidArgumentError
 from ..rules import RELEASE_READ
 from ._common import (
@@ -25,8 +25,8 @@ from ._common import (
     _startup,
     _user_flags,
     config_origin_lines,
+    default_pack,
     model_config,
-    pack,
     refusal_json,
     refusal_prefix,
     release_of_rule,
@@ -124,11 +124,11 @@ def _refusal_lines(exc: ConflictError) -> list[str]:
 def _startup_lines(
     passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
 ) -> list[str]:
-    STARTUP_LABEL = pack("sglang").startup_label
+    STARTUP_LABEL = default_pack().startup_label
     if skipped:
         return [f"{STARTUP_LABEL}: not run (--no-startup-check); ServerArgs accepts it"]
     if refusal is None:
-        return [f"{STARTUP_LABEL}: accepted, and would start ({len(passed)} checks passed)"]
+        return [f"{STARTUP_LABEL}: accepted, and would start ({checks_passed(len(passed))})"]
     lines = [f"{STARTUP_LABEL}: accepted by ServerArgs, refused at start-up: {refusal.message}"]
     return lines + ["    " + line for line in _refusal_lines(refusal)[:1] + _refusal_lines(refusal)[2:]]
 
@@ -136,7 +136,7 @@ def _startup_lines(
 def _startup_json(
     passed: Sequence[Any], refusal: ConflictError | None, *, skipped: bool = False
 ) -> dict[str, Any]:
-    sglang = pack("sglang")
+    sglang = default_pack()
     return {
         "phase": sglang.startup_phase,
         "label": sglang.startup_label,
@@ -151,7 +151,7 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     if args.why_not is not None:
         return _why_not(args, user)
     try:
-        res = _resolve(args, args.platform, user, trace=True)
+        res, verdict, passed, refusal = judge_launch(args, user, trace=True)
     except ConflictError as exc:
         if not args.json:  # the reason and where the conflicting values came from; stderr gets the error
             print("\n".join(_refusal_lines(exc) + config_origin_lines(getattr(args, "loaded_config", None))))
@@ -161,13 +161,10 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     for f in fields:
         if f not in res:
             res.explain(f)  # raises a clear InvalidArgumentError with a suggestion
-    passed, refusal = _startup(args, res)
-    from .fit import memory_section
-    from .verdicts import reach
+    from .fit import verdict_memory_section
 
-    memory_lines, memory_json, report = memory_section(args, res)
-    verdict = reach(
-        _pack(), res, model_config(args), refusal, passed, report, startup_check=args.startup_check
+    memory_lines, memory_json = verdict_memory_section(
+        _pack(), res, verdict, args.judged, context="context", fit_command="resolvable fit"
     )
     if args.json:
         print(
@@ -213,6 +210,22 @@ def cmd_explain(args: argparse.Namespace, ignored: list[str]) -> int:
     return _verdict_exit(verdict, refusal)
 
 
+def judge_launch(
+    args: argparse.Namespace, user: dict[str, Any], *, trace: bool = False
+) -> tuple[Any, Any, tuple[Any, ...], ConflictError | None]:
+    """(resolution, verdict, checks passed, start-up refusal) of the command's launch
+    (``_common.launch_of``, kept as ``args.judged``), judged by ``Pack.verdict`` on the config
+    the command read (``model_config``: ``--revision``, ``--hub-timeout``); a refusal by argument
+    resolution is raised (``cli.verdicts.judge``)."""
+    from ._common import launch_of
+    from .verdicts import judge
+
+    args.judged = launch_of(args, user)
+    return judge(
+        _pack(), args.judged, trace=trace, startup=args.startup_check, config=model_config(args, user)
+    )
+
+
 def _not_applicable(args: argparse.Namespace, res: Any) -> frozenset[str]:
     """``Pack.not_applicable`` of the resolution (what ``--all`` shows besides)."""
     return _pack().not_applicable(res, model_config(args))
@@ -220,7 +233,7 @@ def _not_applicable(args: argparse.Namespace, res: Any) -> frozenset[str]:
 
 def _pack() -> Any:
     """The pack whose flags this command set parses (the SGLang default front-end)."""
-    return pack("sglang")
+    return default_pack()
 
 
 def _startup_exit(refusal: ConflictError | None) -> int:
@@ -246,7 +259,7 @@ def _why_not(args: argparse.Namespace, user: dict[str, Any]) -> int:
     from .._schema import schema_of
 
     field = args.field or "attention_backend"
-    schema = schema_of(pack("sglang").args_class)
+    schema = schema_of(default_pack().args_class)
     spec = schema.spec(field)
     if field not in schema.resolvable:
         raise InvalidArgumentError(

@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._common import _Parser, pack
+from ._common import _Parser
 
 TP_CANDIDATES = (1, 2, 4, 8, 16)
 
@@ -195,42 +195,25 @@ def _refused(pack: Any, launch: Any, verdict: Any, as_json: bool) -> int:
     return _said(verdict)
 
 
-def memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any], Any]:
-    """The memory section of ``explain``: a short text and the ``memory`` object of ``--json``
-    (an ``error`` entry when the model or the platform is outside the memory model)."""
-    from ._common import model_config
+def verdict_memory_section(
+    pack: Any, res: Any, verdict: Any, launch: Any, *, context: str, fit_command: str
+) -> tuple[list[str], dict[str, Any]]:
+    """The memory section of ``explain`` from ``Pack.verdict``'s own memory report (or its reason
+    for none); a launch refused before memory is sized by ``Pack.memory_report`` here, so that
+    the section is shown whatever the verdict."""
+    from ..memory import MemoryModelError
+    from ..packs import MEMORY_UNKNOWN
 
-    return _memory_summary(
-        lambda: pack("sglang").memory_capacity(
-            {k: res[k] for k in res},
-            model_config(args),  # the config the resolution read (--config, --revision)
-            device_name=res.platform.device_name,
-            memory_gib=res.platform.memory_gib,
-            extra=dict(getattr(args, "not_modelled_values", {})),
-            index_total_size=_index_size(args.model),
-        ),
-        context="context",
-        fit_command="resolvable fit",
-    )
+    def capacity() -> Any:
+        if verdict.memory is not None:
+            return verdict.memory
+        for item in verdict.unknowns:
+            if item.startswith(MEMORY_UNKNOWN):
+                raise MemoryModelError(item[len(MEMORY_UNKNOWN) :])
+        return pack.memory_report(res, pack.launch_config(launch), launch)
 
-
-def vllm_memory_section(args: argparse.Namespace, res: Any) -> tuple[list[str], dict[str, Any], Any]:
-    """The memory section of ``explain --engine vllm``: weights per rank, KV tokens, concurrency
-    at ``max_model_len``, from the resolved engine arguments of the release (the KV dtype, the
-    block size, the utilization), like SGLang's (``memory_section``)."""
-    vllm = pack("vllm")
-    return _memory_summary(
-        lambda: vllm.memory_capacity(
-            {k: res[k] for k in res},
-            vllm.load_model(args.model_config or args.model),
-            device_name=res.platform.device_name,
-            memory_gib=res.platform.memory_gib,
-            version=getattr(args, "release", None),
-            index_total_size=_index_size(args.model),
-        ),
-        context="max_model_len",
-        fit_command="resolvable fit --engine vllm",
-    )
+    lines, data, _report = _memory_summary(capacity, context=context, fit_command=fit_command)
+    return lines, data
 
 
 def _memory_summary(

@@ -92,13 +92,16 @@ def read_launch(
     pasted: Sequence[str] | None,
     *,
     release: str | None = None,
+    command: Any = None,
 ) -> tuple[packs.Pack, Any]:
     """(the pack, the ``Launch``) of the parsed tool options, the engine flags argparse left over
     and the pasted command's words (None: nothing after ``--``). ``release`` builds the launch on
-    that release whatever the release option or the image tag say (one side of ``upgrade``)."""
+    that release whatever the release option or the image tag say (one side of ``upgrade``);
+    ``command`` is the pasted command already read (``cli.paste.read``), instead of its words."""
     from .paste import read, tag_release
 
-    command = read(pasted) if pasted is not None else None
+    if command is None:
+        command = read(pasted) if pasted is not None else None
     engine = args.engine
     if command is not None and command.engine is not None:
         if engine is not None and engine != command.engine:

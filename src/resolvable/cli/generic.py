@@ -16,16 +16,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
-from .._text import short, table
+from .._text import checks_passed, short, table
 from ..errors import ConflictError
-from ._common import UsageError, _env_pairs, _Parser, _platform
+from ._common import UsageError, _Parser, check_platform_env
 from .explain import _explain_lines, _refusal_lines
 
 COMMANDS = ("explain", "resolve", "models")
 
 
 def build_parser(pack: packs.Pack) -> argparse.ArgumentParser:
-    """resolvable's own options of the generic commands (the pack's flags are parsed apart)."""
+    """resolvable's own options of the generic commands: the front door's launch options
+    (``cli.frontdoor.add_launch_options``); the pack's flags are read by ``Pack.build_launch``."""
+    from .frontdoor import add_launch_options
+
     parser = _Parser(
         prog="resolvable", description=f"{pack.title or pack.name} rule pack (--engine {pack.name})"
     )
@@ -35,17 +38,8 @@ def build_parser(pack: packs.Pack) -> argparse.ArgumentParser:
         ("explain", "why each resolved field has its value"),
         ("resolve", "all resolved values and the published runtime context"),
     ):
-        p = sub.add_parser(name, help=text)
-        p.add_argument(
-            "model", nargs="?", help="bundled sample name, config.json, model directory, or hub repo id"
-        )
-        p.add_argument("--engine", choices=packs.names(), default=pack.name)
-        p.add_argument("--platform", default="detect", help="platform preset to simulate, or 'detect'")
-        p.add_argument(
-            "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
-        )
-        p.add_argument("--json", action="store_true", help="machine-readable output")
-        p.add_argument(pack.release_option, dest="release", metavar="VERSION", help="release to model")
+        p = sub.add_parser(name, help=text, allow_abbrev=False)
+        add_launch_options(p)
         if name == "explain":
             p.add_argument("--field", help="explain only this field")
     p = sub.add_parser("models", help="the pack's bundled model configs")
@@ -55,43 +49,33 @@ def build_parser(pack: packs.Pack) -> argparse.ArgumentParser:
 
 
 def main(pack: packs.Pack, argv: Sequence[str], pasted: Any = None) -> int:
-    """Run one command of ``pack``; ``pasted`` is a ``cli.paste.Pasted`` of its launch, or None."""
+    """Run one command of ``pack``; ``pasted`` is a ``cli.paste.Pasted`` of its launch, or None.
+    ``explain`` and ``resolve`` go through the one front door: the launch is read by
+    ``cli.frontdoor.read_launch`` (``Pack.build_launch``) and judged by ``Pack.verdict``."""
+    from .frontdoor import read_launch
+    from .verdicts import judge, say
+
     args, extra = build_parser(pack).parse_known_args(list(argv))
     if args.command == "models":
         if extra:
             raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
         return _models(pack, args)
-    words = pack.launch_flags(pasted.words) if pasted is not None else []
-    flags = _Parser(prog=f"{pack.name} serve", add_help=False)
-    flags.add_argument("--model", dest="model_path")
-    pack.add_cli_args(flags, pack.release(args.release))
-    namespace, unknown = flags.parse_known_args(words + extra)
-    if unknown:
-        raise UsageError(f"unknown flag {unknown[0]} ({pack.title or pack.name} has no such flag)")
-    model = args.model or namespace.model_path
-    if model is None:
-        raise UsageError(
-            f"no model: pass MODEL, or paste the launch command after `--` ({pack.name} serve ...)"
-        )
-    del namespace.model_path
-    user, not_modelled = pack.parse_flags(namespace, pack.release(args.release))
-    env = {**pack.env_from_os(), **(pasted.env if pasted is not None else {}), **_env_pairs(args.env)}
-    hf, platform = pack.load_model(model), _platform(args.platform)
-    release = pack.release(args.release)
+    if args.engine is None:  # routed here by the pasted command: the pack is the command's
+        args.engine = pack.name
+    if args.platform == "detect":
+        check_platform_env()
+    pack, launch = read_launch(args, extra, None, command=pasted)
+    explain = args.command == "explain"
     try:
-        res = pack.resolve(hf, platform, env, release=release, trace=args.command == "explain", **user)
+        res, verdict, passed, refusal = judge(pack, launch, trace=explain)
     except ConflictError as exc:
-        exc = pack.checked_fix(exc, hf, platform, env, user, release=release)
-        if args.command == "explain" and not args.json:
+        if explain and not args.json:
             print("\n".join(_refusal_lines(exc)))
-        raise exc from None
-    try:
-        passed, refusal = pack.check_startup(res, hf, env), None
-    except ConflictError as exc:
-        passed, refusal = (), exc
-    return (_explain if args.command == "explain" else _resolve)(
-        pack, args, model, res, not_modelled, passed, refusal
+        raise
+    (_explain if explain else _resolve)(
+        pack, args, launch.model, res, launch.not_modelled, verdict, passed, refusal
     )
+    return say(verdict)
 
 
 def _startup(pack: packs.Pack, passed: Sequence[Any], refusal: ConflictError | None) -> dict[str, Any]:
@@ -122,15 +106,21 @@ def _header(pack: packs.Pack, model: str, res: Any, not_modelled: Sequence[str])
 
 def _startup_line(pack: packs.Pack, passed: Sequence[Any], refusal: ConflictError | None) -> str:
     if refusal is None:
-        return f"{pack.startup_label}: accepted, and would start ({len(passed)} checks passed)"
+        return f"{pack.startup_label}: accepted, and would start ({checks_passed(len(passed))})"
     return f"{pack.startup_label}: refused: {refusal.message}" + (
         f" (fix: {refusal.fix})" if refusal.fix else ""
     )
 
 
 def _explain(
-    pack: packs.Pack, args: argparse.Namespace, model: str, res: Any, not_modelled: Any, *outcome: Any
-) -> int:
+    pack: packs.Pack,
+    args: argparse.Namespace,
+    model: str,
+    res: Any,
+    not_modelled: Any,
+    verdict: Any,
+    *outcome: Any,
+) -> None:
     fields = [args.field] if args.field else [f for f in res if f in res.changed() or f in res.user]
     explained = [res.explain(f) for f in fields]
     if args.json:
@@ -147,20 +137,27 @@ def _explain(
             "fingerprint": res.fingerprint(),
             "fields": {e.field: e.to_dict() for e in explained},
             "startup": _startup(pack, *outcome),
+            "verdict": verdict.to_dict(),
         }
         print(json.dumps(data, indent=2, default=repr))
-        return 2 if outcome[1] is not None else 0
+        return
     print("\n".join(_header(pack, model, res, not_modelled)))
     print(_startup_line(pack, *outcome))
+    print(verdict.line())
     for exp in explained:
         print()
         print("\n".join(_explain_lines(exp)))
-    return 2 if outcome[1] is not None else 0
 
 
 def _resolve(
-    pack: packs.Pack, args: argparse.Namespace, model: str, res: Any, not_modelled: Any, *outcome: Any
-) -> int:
+    pack: packs.Pack,
+    args: argparse.Namespace,
+    model: str,
+    res: Any,
+    not_modelled: Any,
+    verdict: Any,
+    *outcome: Any,
+) -> None:
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -179,18 +176,19 @@ def _resolve(
             "notes": data["notes"],
             "declarations": data["declarations"],
             "startup": _startup(pack, *outcome),
+            "verdict": verdict.to_dict(),
         }
         print(json.dumps(out, indent=2, default=repr))
-        return 2 if outcome[1] is not None else 0
+        return
     print("\n".join(_header(pack, model, res, not_modelled)))
     print(_startup_line(pack, *outcome))
+    print(verdict.line())
     print()
     rows = [
         [path, short(ctx.leaf(path), 40), res.decided_by(field)[0]]
         for field, path in sorted(res.leaves.items(), key=lambda kv: kv[1])
     ]
     print(table(["published leaf", "value", "decided by"], rows))
-    return 2 if outcome[1] is not None else 0
 
 
 def _models(pack: packs.Pack, args: argparse.Namespace) -> int:

@@ -74,9 +74,9 @@ class _LegacyCrashed(Exception):
 def cmd_parity(args: argparse.Namespace, ignored: list[str]) -> int:
     from .. import RecordingArgs, check_parity
     from .._schema import schema_of
-    from ._common import _env, _parse_set, pack
+    from ._common import _env, _parse_set, default_pack
 
-    sglang = pack("sglang")
+    sglang = default_pack()
     resolve_server_args = sglang.resolve_server_args
     legacy_fn = load_function(args.target)
     schema = schema_of(sglang.args_class)

@@ -1,10 +1,10 @@
 """The verdict of a launch as every command reports it (``resolvable.verdict``): the text line,
 the top-level ``"verdict"`` of ``--json``, the ``error:`` line on stderr and the exit code.
 
-Invariants: one function reaches the verdict from the parts a front-end already has (the
-resolution, the start-up refusal, the memory report), in the engine's order — start-up checks,
-the node check (``Pack.node_check``), memory — so that explain, resolve and fit agree; exit
-codes are the verdict's (0 would start, 1 would not start); no engine is named here.
+Invariants: every front-end's ``explain`` and ``resolve`` judge their launch with ``judge``, i.e.
+``Pack.verdict`` (the engine's order: parser, argument resolution, start-up checks, the node
+check, memory), the one judge ``fit``, ``diff`` and ``upgrade`` use, so that they all agree; exit
+codes are the verdict's (0 would start, 1 would not start, 3 unknown); no engine is named here.
 """
 
 from __future__ import annotations
@@ -14,32 +14,24 @@ from typing import Any
 
 from ..errors import ConflictError
 
-__all__ = ["error_line", "reach", "say"]
+__all__ = ["error_line", "judge", "say"]
 
 
-def reach(
-    pack: Any,
-    res: Any,
-    hf: Any,
-    refusal: ConflictError | None,
-    passed: Any,
-    report: Any,
-    *,
-    startup_check: bool = True,
-    unknowns: tuple[str, ...] = (),
-) -> Any:
-    """The ``Verdict`` of a resolved launch: its start-up refusal, else the node check, else the
-    memory report (None: not modelled here, listed in ``unknowns``)."""
-    from ..verdict import from_fit, from_refusal
+def judge(pack: Any, launch: Any, **options: Any) -> tuple[Any, Any, tuple[Any, ...], ConflictError | None]:
+    """(resolution, verdict, the start-up checks passed, the start-up refusal or None) of
+    ``launch``, judged once by ``Pack.verdict(launch, **options)`` (``explain`` and ``resolve``
+    of every front-end). A refusal by the engine's parser is raised as ``EngineParserError``, one
+    by argument resolution as its ``ConflictError`` (its fix checked), as the commands always
+    reported them (exit 1); a refusal by the node check leaves the start-up checks passed."""
+    from ..errors import EngineParserError
 
-    if refusal is not None:
-        return from_refusal(refusal, stage="startup")
-    if startup_check:
-        try:
-            pack.node_check(res, hf, None)
-        except ConflictError as exc:
-            return from_refusal(exc, stage="node")
-    return from_fit(report, checks_passed=len(passed or ()), unknowns=unknowns)
+    res, verdict = pack.verdict(launch, **options)
+    if verdict.status == "refused" and verdict.stage == "parse":  # the engine's parser refuses
+        raise EngineParserError(verdict.message or "refused by the engine's argument parser")
+    if verdict.status == "refused" and verdict.stage == "resolve":
+        raise verdict.refusal
+    startup = verdict.status == "refused" and verdict.stage != "node"
+    return res, verdict, tuple(verdict.checks), verdict.refusal if startup else None
 
 
 def error_line(verdict: Any) -> str:

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
-from .._text import short, table
+from .._text import checks_passed, short, table
 from ..errors import ConflictError
-from ._common import UsageError, _csv_list, _Parser, pack
+from ._common import UsageError, _csv_list, _Parser
 from .explain import _explain_lines, _refusal_lines
 
 COMMANDS = ("explain", "resolve", "matrix", "models", "backends")
@@ -39,6 +39,13 @@ def _option_value(argv: Sequence[str], name: str) -> str | None:
     return None
 
 
+def _pack() -> Any:
+    """The pack this front-end serves: the registered pack whose ``Pack.frontend`` names this
+    module (``cli._frontend``), read through the registry, never by name."""
+    own = __name__.rpartition(".")[2]
+    return next(packs.get(n) for n in packs.names() if packs.get(n).frontend == own)
+
+
 # -- parser ------------------------------------------------------------------------------------
 
 
@@ -46,7 +53,9 @@ def _add_common(p: argparse.ArgumentParser, release: str) -> None:
     p.add_argument(
         "model", nargs="?", help="bundled sample name, config.json, model directory, or cached hub repo id"
     )
-    p.add_argument("--engine", choices=packs.names(), default="vllm", help="rule pack (here: vllm)")
+    p.add_argument(
+        "--engine", choices=packs.names(), default=_pack().name, help=f"rule pack (here: {_pack().name})"
+    )
     p.add_argument("--platform", default="detect", help="platform preset to simulate, or 'detect'")
     p.add_argument(
         "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
@@ -64,10 +73,10 @@ def _add_common(p: argparse.ArgumentParser, release: str) -> None:
     )
     _add_version(p)
     _add_gpus(p)
-    pack("vllm").add_cli_args(p, release)
+    _pack().add_cli_args(p, release)
     from .flags import hide_engine_flags
 
-    hide_engine_flags(p, "vllm")
+    hide_engine_flags(p, _pack().name)
 
 
 def _add_gpus(p: argparse.ArgumentParser) -> None:
@@ -110,7 +119,7 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     _add_common(p, release)
     p.set_defaults(func=cmd_resolve)
     p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
-    p.add_argument("--engine", choices=packs.names(), default="vllm")
+    p.add_argument("--engine", choices=packs.names(), default=_pack().name)
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
     p.add_argument("--platforms", help="comma-separated presets (default: the GPU and CPU presets)")
     p.add_argument(
@@ -128,11 +137,11 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_matrix)
     p = sub.add_parser("models", help="the bundled model configs and their vLLM layer kinds")
-    p.add_argument("--engine", choices=packs.names(), default="vllm")
+    p.add_argument("--engine", choices=packs.names(), default=_pack().name)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_models)
     p = sub.add_parser("backends", help="the vLLM backend capability table (from the candidates' checks)")
-    p.add_argument("--engine", choices=packs.names(), default="vllm")
+    p.add_argument("--engine", choices=packs.names(), default=_pack().name)
     p.add_argument("--format", choices=("text", "md", "json"), default="md")
     _add_version(p)
     p.set_defaults(func=cmd_backends)
@@ -142,7 +151,7 @@ def build_parser(release: str) -> argparse.ArgumentParser:
 def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
     """The vLLM release to model (``--vllm-version``, else the pasted image's tag, else the
     newest), and a note saying where it came from when that is not obvious."""
-    vllm = pack("vllm")
+    vllm = _pack()
     named = _option_value(argv, "--vllm-version")
     tag_release, note = None, None
     if pasted is not None and pasted.tag is not None:
@@ -164,15 +173,15 @@ def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
     return vllm.release(None), None
 
 
-def run_pack(_pack: Any, argv: Sequence[str], pasted: Any = None) -> int:
+def run_pack(frontend_pack: Any, argv: Sequence[str], pasted: Any = None) -> int:
     """The front-end entry point of ``Pack.frontend`` ``vllm`` (``cli._frontend``)."""
-    return main(argv, pasted)
+    return main(argv, pasted, frontend_pack)
 
 
-def main(argv: Sequence[str], pasted: Any = None) -> int:
+def main(argv: Sequence[str], pasted: Any = None, frontend_pack: Any = None) -> int:
     """Run one vLLM command. ``pasted`` is a ``cli.paste.Pasted`` of a vLLM launch (the words
     after ``--``), or None. User errors propagate as ``ResolvableError`` (printed by the caller)."""
-    vllm = pack("vllm")
+    vllm = _pack()
     argv = list(argv)
     release, release_note = _release_for(argv, pasted)
     table = vllm.flag_table(release)
@@ -186,6 +195,7 @@ def main(argv: Sequence[str], pasted: Any = None) -> int:
 
         raise EngineFlagError(vllm.unknown_message(extra, table))
     args.release, args.release_note, args.pasted = release, release_note, pasted
+    args.pack = frontend_pack or vllm
     if args.command in LAUNCH_COMMANDS:
         _take_launch(args, notes, table)
     return int(args.func(args) or 0)
@@ -197,7 +207,7 @@ def main(argv: Sequence[str], pasted: Any = None) -> int:
 def _take_launch(args: argparse.Namespace, notes: list[str], table: Any) -> None:
     """The model, the parsed vLLM flags (the pasted command's, then those given to resolvable)
     and the launch's environment, on ``args``."""
-    vllm = pack("vllm")
+    vllm = _pack()
     head = vllm.from_namespace(args, table, notes, model=None)
     args.launcher = None
     args.launch_env = {}
@@ -225,16 +235,10 @@ def _take_launch(args: argparse.Namespace, notes: list[str], table: Any) -> None
     args.parsed = parsed
 
 
-def model_config_of(args: argparse.Namespace) -> Any:
-    """The config the launch reads: ``--model-config``'s stand-in, else the model."""
-    stand_in = getattr(args, "model_config", None)
-    return pack("vllm").load_model(stand_in if stand_in is not None else args.model)
-
-
 def _env(args: argparse.Namespace) -> dict[str, str]:
     """The environment the rules see: this shell's vLLM variables, the pasted command's
     assignments (and docker ``-e``), then ``--env`` (the last word)."""
-    env = pack("vllm").env_from_os()
+    env = _pack().env_from_os()
     env.update(getattr(args, "launch_env", {}) or {})
     for pair in args.env or ():
         key, sep, value = pair.partition("=")
@@ -244,48 +248,21 @@ def _env(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def _resolve(
-    args: argparse.Namespace,
-    platform_name: str,
-    *,
-    release: str | None = None,
-    parsed: Any = None,
-    trace: bool = False,
-) -> Any:
-    """Resolve; a refusal's fix is checked by resolving again (``exc.fix_check``)."""
-    vllm = pack("vllm")
-    kwargs = vllm.resolution_kwargs(parsed or args.parsed)
-    if args.kernels is not None:
-        kwargs["kernels"] = args.kernels
-    hf = model_config_of(args)
-    plat, env = vllm.with_gpus(vllm.platform(platform_name), args.gpus), _env(args)
-    version = release or args.release
-    try:
-        return vllm.resolve(hf, plat, env, trace=trace, release=version, **kwargs)
-    except ConflictError as exc:
-        if "attention_config" in kwargs:  # the fix search speaks flags, not the JSON
-            raise
-        raise vllm.checked_fix(exc, hf, plat, env, kwargs, release=version) from None
+def _judge(args: argparse.Namespace, *, trace: bool = False) -> tuple[Any, Any, Any, Any]:
+    """(resolution, verdict, checks passed, start-up refusal) of the command's launch
+    (``launch_of``), judged by ``Pack.verdict`` (``cli.verdicts.judge``)."""
+    from .verdicts import judge
 
-
-def _startup(res: Any, args: argparse.Namespace) -> tuple[tuple[Any, ...], ConflictError | None]:
-    """The engine-start checks (``resolvable.vllm.config.startup``): (passed, None) or ((), refusal),
-    the refusal's fix checked by resolving again."""
-    vllm = pack("vllm")
-    hf, env = model_config_of(args), _env(args)
-    try:
-        return vllm.check_startup(res, hf, env), None
-    except ConflictError as exc:
-        user = {k: v for k, v in vllm.resolution_kwargs(args.parsed).items() if k != "attention_config"}
-        return (), vllm.checked_fix(exc, hf, res.platform, env, user, release=res.release)
+    args.launch = launch_of(args)
+    return judge(args.pack, args.launch, trace=trace)
 
 
 def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
-    vllm = pack("vllm")
+    vllm = _pack()
     STARTUP_LABEL, NOT_KNOWN_OFFLINE = vllm.startup_label, vllm.not_known_offline
     if refusal is None:
         lines = [
-            f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({len(passed)} checks passed)"
+            f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({checks_passed(len(passed))})"
         ]
     else:
         lines = [
@@ -298,7 +275,7 @@ def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
 
 
 def _startup_json(passed: Any, refusal: ConflictError | None) -> dict[str, Any]:
-    vllm = pack("vllm")
+    vllm = _pack()
     return {
         "phase": vllm.startup_phase,
         "label": vllm.startup_label,
@@ -345,7 +322,7 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
         + "  (--gpus N to change)",
         f"kernels   {', '.join(res['installed_kernels']) or '(none)'}  (standard install; override with --kernels)",
     ]
-    lines += [f"env       {line}" for line in pack("vllm").classify_env(_env(args), res.release).lines()]
+    lines += [f"env       {line}" for line in _pack().classify_env(_env(args), res.release).lines()]
     lines += [f"note      {n}" for n in parsed.notes]
     # The vLLM pack dispatches on config facts, not on architecture names: the engine's
     # "no architecture-specific rule" note says nothing here.
@@ -359,7 +336,7 @@ def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
         "launcher": args.launcher,
         "flags": {k: v for k, v in args.parsed.values.items() if k not in args.parsed.not_modelled},
         "not_modelled": args.parsed.not_modelled,
-        "environment": pack("vllm").classify_env(_env(args), res.release).to_dict(),
+        "environment": _pack().classify_env(_env(args), res.release).to_dict(),
         "notes": list(args.parsed.notes),
     }
 
@@ -371,7 +348,7 @@ def launch_of(args: argparse.Namespace) -> Any:
     """The ``Launch`` of this front-end's parsed command (``resolvable.launch``)."""
     from ..launch import Launch, Node, config_source_of
 
-    vllm = pack("vllm")
+    vllm = _pack()
     source = "image-tag" if args.release_note and "image tag" in args.release_note else None
     if source is None:
         source = "flag" if getattr(args, "vllm_version", None) is not None else "default"
@@ -398,28 +375,33 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.why_not is not None:
         from .whynot import why_not
 
-        return why_not(pack("vllm"), launch_of(args), args.why_not, args.field, as_json=args.json)
+        return why_not(_pack(), launch_of(args), args.why_not, args.field, as_json=args.json)
     try:
-        res = _resolve(args, args.platform, trace=True)
+        res, verdict, passed, refusal = _judge(args, trace=True)
     except ConflictError as exc:
         if not args.json:
             print("\n".join(_refusal_lines(exc)))
         raise
-    passed, refusal = _startup(res, args)
-    hidden = [] if args.field or args.all else sorted(pack("vllm").not_applicable(res) & set(res.changed()))
+    hidden = [] if args.field or args.all else sorted(_pack().not_applicable(res) & set(res.changed()))
     fields = [args.field] if args.field else [f for f in _in_pipeline_order(res) if f not in hidden]
     explained = [res.explain(f) for f in fields]
-    from .fit import vllm_memory_section
-    from .verdicts import reach, say
+    from .fit import verdict_memory_section
+    from .verdicts import say
 
-    memory_lines, memory_json, report = vllm_memory_section(args, res)
-    verdict = reach(pack("vllm"), res, None, refusal, passed, report)
+    memory_lines, memory_json = verdict_memory_section(
+        args.pack,
+        res,
+        verdict,
+        args.launch,
+        context="max_model_len",
+        fit_command="resolvable fit --engine vllm",
+    )
     if args.json:
         print(
             json.dumps(
                 {
                     "schema": "resolvable.explain/1",
-                    "engine": "vllm",
+                    "engine": _pack().name,
                     "model": args.model,
                     "arch": res.arch,
                     "platform": res.platform.to_dict(),
@@ -485,12 +467,9 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    from .fit import vllm_memory_section
-    from .verdicts import reach, say
+    from .verdicts import say
 
-    res = _resolve(args, args.platform)
-    passed, refusal = _startup(res, args)
-    verdict = reach(pack("vllm"), res, None, refusal, passed, vllm_memory_section(args, res)[2])
+    res, verdict, passed, refusal = _judge(args)
     ctx = res.publish()
     if args.json:
         data = res.to_dict()
@@ -498,7 +477,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "schema": "resolvable.resolve/1",
-                    "engine": "vllm",
+                    "engine": _pack().name,
                     "model": args.model,
                     "arch": res.arch,
                     "platform": data["platform"],
@@ -510,7 +489,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                     "notes": data["notes"],
                     "declarations": data["declarations"],
                     "release": res.release,
-                    "engine_config": pack("vllm").engine_config(res),
+                    "engine_config": _pack().engine_config(res),
                     "startup": _startup_json(passed, refusal),
                     "verdict": verdict.to_dict(),
                 },
@@ -539,7 +518,7 @@ def _parse_set(pairs: Sequence[str], release: str) -> Any:
         key, sep, value = pair.partition("=")
         flag = key if key.startswith("-") else "--" + key.replace("_", "-")
         argv += [flag, value] if sep else [flag]
-    return pack("vllm").parse_argv(["model", *argv], release)
+    return _pack().parse_argv(["model", *argv], release)
 
 
 def _matrix_platforms() -> tuple[str, ...]:
@@ -561,7 +540,7 @@ def matrix_cells(
 ) -> list[dict[str, Any]]:
     """One cell per (model, platform): the backend per layer kind and the block size (and the
     ``fields`` asked for), or the refusal."""
-    vllm = pack("vllm")
+    vllm = _pack()
     kwargs = vllm.resolution_kwargs(parsed)
     cells = []
     for model in models:
@@ -592,7 +571,7 @@ def _cell_text(cell: dict[str, Any]) -> str:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    vllm = pack("vllm")
+    vllm = _pack()
     models = _csv_list(args.models) or list(vllm.catalog())
     platforms = _csv_list(args.platforms) or list(_matrix_platforms())
     for name in platforms:
@@ -676,7 +655,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    vllm = pack("vllm")
+    vllm = _pack()
     rows, data = [], {}
     for name, entry in vllm.catalog().items():
         hf = vllm.load_model(name)
@@ -688,14 +667,14 @@ def cmd_models(args: argparse.Namespace) -> int:
         data[name] = {**entry, "architecture": hf.architecture, "use_mla": mla, "layer_kinds": kinds}
         rows.append([name, hf.architecture, "MLA" if mla else "MHA", ", ".join(kinds)])
     if args.json:
-        print(json.dumps({"schema": "resolvable.models/1", "engine": "vllm", "models": data}, indent=2))
+        print(json.dumps({"schema": "resolvable.models/1", "engine": _pack().name, "models": data}, indent=2))
         return 0
     print(table(["model", "architecture", "attention", "vLLM layer kinds"], rows))
     return 0
 
 
 def cmd_backends(args: argparse.Namespace) -> int:
-    vllm = pack("vllm")
+    vllm = _pack()
     rows = vllm.capability_table()
     if args.format == "json":
         print(
