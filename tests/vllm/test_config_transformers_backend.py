@@ -57,3 +57,19 @@ def test_runner_generate_makes_the_backend_class_generative(release):
     ``generate`` the backend would be ``TransformersForCausalLM`` and the model generates."""
     cfg = llama(architectures=["LlamaForSequenceClassification"])
     assert cfg_res(cfg, "h100", release, runner="generate")["runner_type"] == "generate"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_convert_the_suffix_does_not_name_leaves_the_backend_class(release):
+    """Dev seed 7003 (case 74): ``--convert embed`` on ``…ForSequenceClassification``:
+    ``try_match_architecture_defaults(arch, runner_type="pooling", convert_type="embed")`` matches
+    no suffix, so ``_normalize_arch`` finds no Llama class to adapt and the backend's CLS-pooled
+    class serves it — encoder-only, chunked prefill off, so a 2048-token budget under a
+    4096-token context is refused ("max_num_batched_tokens (2048) is smaller than max_model_len")."""
+    cfg = llama(architectures=["LlamaForSequenceClassification"])
+    r = cfg_res(cfg, "h100", release, convert="embed")
+    assert (r["attn_type"], r["enable_chunked_prefill"]) == ("encoder_only", False)
+    exc = cfg_refusal(cfg, "h100", release, convert="embed", max_num_batched_tokens=2048)
+    assert str(exc).startswith("max_num_batched_tokens (2048) is smaller than max_model_len (4096)")
+    # --convert classify matches the suffix: the registered Llama class, adapted (causal)
+    assert cfg_res(cfg, "h100", release, convert="classify")["attn_type"] == "decoder"

@@ -191,9 +191,10 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     t = hf.text_config
     if runner == "pooling":  # a pooler: CLS pooling or non-causal → encoder_only, else the class's own
         # the Transformers backend's pooling classes pool CLS (``default_seq_pooling_type``); it
-        # serves the model when no convert adapts the registered class of the same model
+        # serves the model under --convert none, or when ``_normalize_arch`` (the suffix matched
+        # with the resolved runner and convert) finds no registered class of the same model
         cls_pooled = backend_pools and (
-            convert == "none" or model_info.normalized(hf.architecture or "") is None
+            convert == "none" or model_info.normalized(hf.architecture or "", runner, convert) is None
         )
         attn = (
             "encoder_only"

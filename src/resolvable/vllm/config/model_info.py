@@ -66,23 +66,31 @@ def registered(arch: str) -> ArchInfo | None:
     return _table().get(arch)
 
 
-def suffix_defaults(arch: str, runner: str | None = None) -> tuple[str, str, str] | None:
+def suffix_defaults(
+    arch: str, runner: str | None = None, convert: str | None = None
+) -> tuple[str, str, str] | None:
     """``try_match_architecture_defaults``: the first (suffix, runner, convert) whose suffix ends
-    ``arch`` (and whose runner is ``runner`` when given)."""
-    for suffix, run, convert in SUFFIX_DEFAULTS:
-        if (runner is None or runner == run) and arch.endswith(suffix):
-            return suffix, run, convert
+    ``arch`` (and whose runner and convert are ``runner`` and ``convert`` when given)."""
+    for suffix, run, conv in SUFFIX_DEFAULTS:
+        if (
+            (runner is None or runner == run)
+            and (convert is None or convert == conv)
+            and arch.endswith(suffix)
+        ):
+            return suffix, run, conv
     return None
 
 
-def normalized(arch: str, runner: str | None = None) -> tuple[str, ArchInfo] | None:
+def normalized(
+    arch: str, runner: str | None = None, convert: str | None = None
+) -> tuple[str, ArchInfo] | None:
     """``ModelRegistry._normalize_arch`` + ``inspect_model_cls``: the registered class ``arch``
     names, directly or as the same model under another suffix; None when neither is registered
     (vLLM would try the Transformers backend)."""
     info = registered(arch)
     if info is not None:
         return arch, info
-    match = suffix_defaults(arch, runner)
+    match = suffix_defaults(arch, runner, convert)
     if match is None:
         return None
     for other, _, _ in SUFFIX_DEFAULTS:
