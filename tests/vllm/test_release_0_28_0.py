@@ -19,6 +19,7 @@ def test_0_28_0_is_resolved():
         "V2_RUNNER_BY_DEFAULT",
         "BREAKABLE_GRAPHS_DSA_MODELS",
         "SPEC_DECODE_CAPTURE_SIZES",
+        "CPU_AMX_MLA",  # tests/vllm/test_config_cpu_amx_mla.py
     }
 
 

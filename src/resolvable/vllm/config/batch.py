@@ -13,6 +13,7 @@ from ...errors import ConflictError
 from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
+from .caching import engine_args_chunked_prefill, scheduler_encoder_decoder
 from .facts import GIB, device_memory_bytes
 
 TYPE_CHECKING = False
@@ -85,7 +86,12 @@ def batch_limits(ctx: Any) -> dict[str, Any]:
     if user_seqs is not None:
         seqs = user_seqs
     if user_tokens is None:
-        if not a.enable_chunked_prefill:
+        chunked = a.enable_chunked_prefill
+        if not chunked and scheduler_encoder_decoder(ctx):
+            # the budget was sized before SchedulerConfig switched chunked prefill off (dev
+            # 7003:367: Whisper under --convert embed keeps 16384 and is refused below 32768)
+            chunked = engine_args_chunked_prefill(ctx)
+        if not chunked:
             tokens = max(a.max_model_len, tokens)
         tokens = min(seqs * a.max_model_len, tokens)
     if user_seqs is None:

@@ -69,6 +69,25 @@ def chunked_prefill_and_prefix_caching(ctx: Any) -> dict[str, Any]:
     return out
 
 
+def scheduler_encoder_decoder(ctx: Any) -> bool:
+    """``SchedulerConfig.__post_init__``'s ``is_encoder_decoder`` (``ModelConfig.is_encoder_decoder``:
+    the HF flag of the config or its text config, or an ``encoder_decoder`` attention)."""
+    t = ctx.hf.text_config
+    return ctx.args.attn_type == "encoder_decoder" or bool(
+        ctx.hf.get("is_encoder_decoder") or t.get("is_encoder_decoder")
+    )
+
+
+def engine_args_chunked_prefill(ctx: Any) -> bool:
+    """Chunked prefill as ``EngineArgs`` holds it when it sizes the token budget — the user's value,
+    else ``is_chunked_prefill_supported`` — i.e. before ``SchedulerConfig.__post_init__`` switches
+    it off for an encoder-decoder model (which then leaves the budget as it was)."""
+    a = ctx.args
+    if ctx.user_set("enable_chunked_prefill"):
+        return bool(a.enable_chunked_prefill)
+    return chunked_prefill_supported(a.runner_type, a.attn_type)
+
+
 @registry.rule("vllm_config")
 def mm_encoder_only_prefix_caching(ctx: Any) -> dict[str, Any]:
     """§3.7 step 4: ``VllmConfig._resolve_mm_encoder_only``: an instance that runs only the

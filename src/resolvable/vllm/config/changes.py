@@ -249,6 +249,13 @@ CONFIG_CHANGES = (
         "without DeepSeek-V3.2)",
     ),
     Change(
+        "CPU_AMX_MLA",
+        "0.29.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="MLA on an AMX CPU runs the AMX_MLA backend, keeping chunked prefill, prefix caching "
+        "and the block size; 0.28 has the reference CPU_MLA kernel only (block 16, both off)",
+    ),
+    Change(
         "SPEC_DECODE_CAPTURE_SIZES",
         "0.29.0",
         upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",

@@ -85,11 +85,14 @@ def gpu_memory_utilization(ctx: Any) -> dict[str, Any]:
     return {}
 
 
-@registry.rule("vllm_config")
+@registry.rule("platform_config")
 def extensible_kv_cache_platform(ctx: Any) -> dict[str, Any]:
     """0.34 ``VllmConfig._resolve_extensible_kv_cache`` (``config/vllm.py``): an explicit
     ``--enable-extensible-kv-cache`` off CUDA and ROCm (``is_cuda_alike``) is refused with
-    "enable_extensible_kv_cache: it is only supported on CUDA and ROCm." (unset: simply off)."""
+    "enable_extensible_kv_cache: it is only supported on CUDA and ROCm." (unset: simply off).
+    Stage ``platform_config``: vLLM runs it after ``check_and_update_config``, so the
+    ``VllmConfig.__post_init__`` refusals before it come first (dev 7003:320: "Cannot find the
+    config file for awq" on CPU wins)."""
     if (
         not ctx.release.has(CHANGES.EXTENSIBLE_KV_CACHE)
         or ctx.args.enable_extensible_kv_cache is not True

@@ -144,6 +144,13 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     kind = derived_fact(hf, "vllm.arch_kind", architecture_kind)
     facts = derived_fact(hf, "vllm.registry_facts", registry_facts)
     generate, pooling, default, _ = facts
+    model_impl = getattr(ctx.args, "model_impl", "auto") or "auto"
+    backend_pools = model_impl == "auto" and model_info.transformers_backend_pools(
+        hf.architecture or "", ctx.args.runner
+    )
+    if backend_pools:  # the Transformers backend's pooling class answers, not the adapted CausalLM
+        generate, pooling = False, True
+        facts = (generate, pooling, default, facts[3])
     convert = ctx.args.convert
     if ctx.args.runner != "auto":
         runner = ctx.args.runner
@@ -183,7 +190,17 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
         )
     t = hf.text_config
     if runner == "pooling":  # a pooler: CLS pooling or non-causal → encoder_only, else the class's own
-        attn = "encoder_only" if (t.get("is_causal") is False or kind == "encoder_only") else "decoder"
+        # the Transformers backend's pooling classes pool CLS (``default_seq_pooling_type``); it
+        # serves the model under --convert none, or when ``_normalize_arch`` (the suffix matched
+        # with the resolved runner and convert) finds no registered class of the same model
+        cls_pooled = backend_pools and (
+            convert == "none" or model_info.normalized(hf.architecture or "", runner, convert) is None
+        )
+        attn = (
+            "encoder_only"
+            if (t.get("is_causal") is False or kind == "encoder_only" or cls_pooled)
+            else "decoder"
+        )
     elif derived_fact(hf, "vllm.is_hybrid", is_hybrid):
         attn = "hybrid"
     elif kind == "attention_free":

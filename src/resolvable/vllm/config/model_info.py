@@ -20,6 +20,8 @@ import os
 from collections import namedtuple
 
 _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_info.json")
+#: ``tools/extract_transformers_pooling_classes.py``: transformers' pooling-suffix classes.
+_TRANSFORMERS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "transformers_pooling.json")
 
 #: ``config/model.py : _SUFFIX_TO_DEFAULTS`` — (suffix, default runner, default convert), in order.
 SUFFIX_DEFAULTS: tuple[tuple[str, str, str], ...] = (
@@ -64,23 +66,31 @@ def registered(arch: str) -> ArchInfo | None:
     return _table().get(arch)
 
 
-def suffix_defaults(arch: str, runner: str | None = None) -> tuple[str, str, str] | None:
+def suffix_defaults(
+    arch: str, runner: str | None = None, convert: str | None = None
+) -> tuple[str, str, str] | None:
     """``try_match_architecture_defaults``: the first (suffix, runner, convert) whose suffix ends
-    ``arch`` (and whose runner is ``runner`` when given)."""
-    for suffix, run, convert in SUFFIX_DEFAULTS:
-        if (runner is None or runner == run) and arch.endswith(suffix):
-            return suffix, run, convert
+    ``arch`` (and whose runner and convert are ``runner`` and ``convert`` when given)."""
+    for suffix, run, conv in SUFFIX_DEFAULTS:
+        if (
+            (runner is None or runner == run)
+            and (convert is None or convert == conv)
+            and arch.endswith(suffix)
+        ):
+            return suffix, run, conv
     return None
 
 
-def normalized(arch: str, runner: str | None = None) -> tuple[str, ArchInfo] | None:
+def normalized(
+    arch: str, runner: str | None = None, convert: str | None = None
+) -> tuple[str, ArchInfo] | None:
     """``ModelRegistry._normalize_arch`` + ``inspect_model_cls``: the registered class ``arch``
     names, directly or as the same model under another suffix; None when neither is registered
     (vLLM would try the Transformers backend)."""
     info = registered(arch)
     if info is not None:
         return arch, info
-    match = suffix_defaults(arch, runner)
+    match = suffix_defaults(arch, runner, convert)
     if match is None:
         return None
     for other, _, _ in SUFFIX_DEFAULTS:
@@ -89,3 +99,26 @@ def normalized(arch: str, runner: str | None = None) -> tuple[str, ArchInfo] | N
         if info is not None:
             return base, info
     return None
+
+
+@functools.cache
+def _transformers_pooling() -> frozenset[str]:
+    import json
+
+    with open(_TRANSFORMERS_PATH, encoding="utf-8") as fh:
+        return frozenset(json.load(fh)["classes"])
+
+
+def transformers_backend_pools(arch: str, runner: str) -> bool:
+    """Whether vLLM serves ``arch`` with a pooling class of its Transformers backend
+    (``registry.py : inspect_model_cls``, the fallback tried first for an architecture it does not
+    register, 0.28-0.34; ``config/model.py : _get_transformers_backend_cls``): transformers exports a
+    backend-compatible class of that name (``transformers_pooling.json``, transformers 5.20.2) and
+    the runner — the user's, else the name's suffix default — is pooling with an embed/classify
+    suffix. ``runner`` is the ``--runner`` option (``auto`` for the suffix's)."""
+    if registered(arch) is not None or arch not in _transformers_pooling():
+        return False
+    match = suffix_defaults(arch)
+    if match is None or match[2] not in RUNNER_CONVERTS["pooling"]:
+        return False
+    return (match[1] if runner == "auto" else runner) == "pooling"

@@ -59,7 +59,7 @@ def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
         # backend" — every model (fp16/bf16 is kept only for the gated-delta-net backend)
         out.update(_force(ctx, "mamba_ssm_cache_dtype", "float32", "the CPU's accelerated mamba backend"))
     is_v4 = ctx.hf.text_config.get("model_type") == "deepseek_v4" or ctx.hf.get("model_type") == "deepseek_v4"
-    amx = ctx.platform.cpu_amx and ctx.platform.cpu_arch == "x86_64"
+    amx = ctx.platform.cpu_amx and ctx.platform.cpu_arch == "x86_64" and ctx.release.has(CHANGES.CPU_AMX_MLA)
     amx_mla = a.use_mla and not is_v4 and amx and a.attention_backend != "CPU_MLA"
     if a.use_mla and not (amx_mla or (is_v4 and amx)):
         reason = (
@@ -243,7 +243,11 @@ def config_time_values(ctx: Any) -> dict[str, Any]:
     block = user if user is not None else (64 if ctx.release.has(CHANGES.DEFAULT_BLOCK_SIZE_64) else 16)
     if ctx.platform.vendor == "cpu":
         is_v4 = "deepseek_v4" in (ctx.hf.get("model_type"), ctx.hf.text_config.get("model_type"))
-        amx = ctx.platform.cpu_amx and ctx.platform.cpu_arch == "x86_64"
+        amx = (
+            ctx.platform.cpu_amx
+            and ctx.platform.cpu_arch == "x86_64"
+            and ctx.release.has(CHANGES.CPU_AMX_MLA)
+        )
         if a.use_mla and not is_v4 and not (amx and a.attention_backend != "CPU_MLA"):
             block = 16
         elif is_v4:

@@ -215,12 +215,18 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
         lambda hf: checkpoint_quantization(hf, on_cpu, user, cap),
     )
     if detected is None:
-        return _known_method(ctx, user)
+        out = _known_method(ctx, user)
+        _platform_supports(ctx, user)
+        return out
     if user is None:  # a checkpoint method the release does not list is refused too (bitsandbytes)
-        return {**_known_method(ctx, detected, checkpoint=True), "quantization": detected}
+        out = {**_known_method(ctx, detected, checkpoint=True), "quantization": detected}
+        _platform_supports(ctx, detected, checkpoint=True)
+        return out
     if user == detected:
+        _platform_supports(ctx, user)
         return {}
     if overridden:
+        _platform_supports(ctx, detected, checkpoint=True)
         return {
             "quantization": Force(detected, f"the checkpoint's {detected} override of --quantization {user}")
         }
@@ -252,6 +258,35 @@ def _known_method(ctx: Any, method: str | None, checkpoint: bool = False) -> dic
             else Fix(drop=("quantization",)),
         )
     return {}
+
+
+#: ``platforms/rocm.py : RocmPlatform.supported_quantization`` (0.28-0.33; 0.34 adds
+#: ``mxfp4_hadamard32``, a method earlier releases do not know at all, so one list serves every
+#: release). CUDA and CPU leave the list empty (every known method passes).
+ROCM_QUANTIZATION = frozenset(
+    {
+        "awq", "auto_awq", "awq_marlin", "gptq", "auto_gptq", "fp8", "deepseek_v4_fp8",
+        "compressed-tensors", "fbgemm_fp8", "inc", "quark", "mxfp4", "mxfp4_hadamard32", "mxfp8",
+        "torchao", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "fp8_per_tensor",
+        "fp8_per_block", "fp8_per_channel", "online", "gpt_oss_mxfp4",
+    }
+)  # fmt: skip
+
+
+def _platform_supports(ctx: Any, method: str | None, checkpoint: bool = False) -> None:
+    """``Platform.verify_quantization`` (``platforms/interface.py``, called at the end of
+    ``_verify_quantization`` on the resolved method, 0.28-0.34): ROCm refuses a known method
+    outside its ``supported_quantization`` — "experts_int8 quantization is currently not
+    supported in rocm." (dev seeds 7004/7005, ``operators``: experts-int8 checkpoints on MI300X)."""
+    if method is None or ctx.platform.vendor != "hip" or method in ROCM_QUANTIZATION:
+        return
+    raise ConflictError(
+        f"{method} quantization is currently not supported in rocm.",
+        fields=("quantization",),
+        fix=Fix(text=f"use a checkpoint quantized with a method ROCm supports (not {method}), or a CUDA GPU")
+        if checkpoint
+        else Fix(drop=("quantization",)),
+    )
 
 
 #: Methods whose ``QuantizationConfig.get_config_filenames`` is not empty: without a
