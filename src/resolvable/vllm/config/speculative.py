@@ -3,9 +3,10 @@
 ``EngineArgs.create_speculative_config`` (``engine/arg_utils.py`` 2100) builds a
 ``SpeculativeConfig`` from the JSON; ``SpeculativeConfig.__post_init__`` (``config/speculative.py``
 1226) infers the method and fills the n-gram lookup, ``_verify_args`` (1939) refuses. Invariants:
-the JSON is parsed here and nowhere else; a draft model's own ``config.json`` is not read offline
-(its ``n_predict`` is unknown, so ``num_speculative_tokens`` must be given for draft models, which
-is what vLLM asks of EAGLE heads too).
+the JSON is parsed here and nowhere else; a draft model's own ``config.json`` is read only when
+``model`` is a local directory (``draft.py``: its ``n_predict`` and the draft TP); a hub id is not
+fetched, so its ``n_predict`` is unknown and ``num_speculative_tokens`` must be given, which is
+what vLLM asks of EAGLE heads too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
 from . import model_info
+from .draft import draft_n_predict, draft_tp_ok, load_draft_config
 from .facts import derived_fact
 from .model_config import registry_facts
 
@@ -183,12 +185,34 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
                 fields=("speculative_config",),
                 fix="set prompt_lookup_min <= prompt_lookup_max in the speculative config (JSON)",
             )
+    draft_config = load_draft_config(model) if method not in _NO_MODEL else None
+    n_draft = draft_n_predict(draft_config, method) if draft_config is not None else None
+    if n_draft is not None:
+        # the draft's own n_predict (draft.py): the default, and the divisor of a larger value
+        if num is None:
+            num = n_draft
+        elif isinstance(num, int) and num > n_draft and num % n_draft != 0:
+            raise ConflictError(
+                f"num_speculative_tokens:{num} must be divisible by n_predict={n_draft}",
+                fields=("speculative_config",),
+                fix=f'set "num_speculative_tokens" to at most {n_draft} or a multiple of it in the speculative config (JSON)',
+                upstream="ValueError",
+            )
     if "tensor_parallel_size" in spec:
         raise ConflictError(
             "'tensor_parallel_size' is not a valid argument in the speculative_config. Please pass "
             "'draft_tensor_parallel_size' instead.",
             fields=("speculative_config",),
             fix="rename tensor_parallel_size to draft_tensor_parallel_size in the speculative config (JSON)",
+        )
+    if num is None and draft_config is not None:
+        # the draft was read and names no n_predict: the draft-model path refuses first
+        # (0.28-0.33 SpeculativeConfig.__post_init__; 0.34 DraftModelSpeculatorConfig.configure)
+        raise ConflictError(
+            "A speculative model was provided, but `num_speculative_tokens` was not provided",
+            fields=("speculative_config",),
+            fix='add "num_speculative_tokens" to the speculative config (JSON)',
+            upstream="ValueError",
         )
     if num is None:
         raise ConflictError(
@@ -203,6 +227,16 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             fields=("speculative_config",),
             fix='set "num_speculative_tokens" to 1 or more in the speculative config (JSON)',
         )
+    if model is not None and method not in _NO_MODEL:
+        draft_tp = spec.get("draft_tensor_parallel_size")
+        if not draft_tp_ok(draft_tp, ctx.args.tensor_parallel_size):
+            raise ConflictError(
+                f"speculative_draft_tensor_parallel_size={draft_tp} cannot be other value than 1 "
+                "or target model tensor_parallel_size",
+                fields=("speculative_config", "tensor_parallel_size"),
+                fix='set "draft_tensor_parallel_size" to 1 or the target\'s tensor_parallel_size in the speculative config (JSON)',
+                upstream="ValueError",
+            )
     if model is None and method not in _NO_MODEL:
         # the draft ModelConfig is the target's, built with runner "draft" (config/model.py :
         # ModelConfig.__post_init__ refuses a pooling-only class)
