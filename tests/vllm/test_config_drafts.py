@@ -52,9 +52,8 @@ def test_real_eagle3_draft_with_tokens(release):
 
 
 def _draft_dir(tmp_path: Path, **cfg) -> str:
-    (tmp_path / "config.json").write_text(
-        json.dumps({"architectures": ["MLPSpeculatorPreTrainedModel"], **cfg})
-    )
+    """A synthetic draft directory (no real draft config carrying n_predict was found this round)."""
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"], **cfg}))
     return str(tmp_path)
 
 
