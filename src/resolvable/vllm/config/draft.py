@@ -20,17 +20,20 @@ JSON object is an input error naming the file. Standard library only.
 
 from __future__ import annotations
 
-import json
-import os
-from typing import Any
-
 from ...errors import InvalidArgumentError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def load_draft_config(model: Any) -> dict[str, Any] | None:
     """The draft's ``config.json`` when ``model`` is a local directory holding one, else None."""
     if not isinstance(model, str) or not model:
         return None
+    import json  # lazily: `import resolvable.vllm` stays light
+    import os
+
     path = os.path.join(os.path.expanduser(model), "config.json")
     if not os.path.isfile(path):
         return None
