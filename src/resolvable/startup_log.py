@@ -269,6 +269,42 @@ def line_of(m: re.Match[str] | None, text: str) -> str | None:
     return text[start : end if end >= 0 else len(text)].strip()[:300]
 
 
+#: A GPU's name as both engines' logs print it (torch's device name, nvidia-smi's, ROCm's).
+DEVICE_NAME = (
+    r"(NVIDIA (?:GeForce |RTX )?[A-Z]{0,3}[0-9]{2,4}[\w -]*?|AMD Instinct MI[0-9]+X?)(?=[,)\n:]|$| \()"
+)
+
+
+class LineRecorder:
+    """Takes facts from one log and records the line each was read from (``LogFacts.lines``).
+
+    Invariant: a fact's line is recorded only when its pattern matched; a later ``take`` of the
+    same name (a fallback pattern) replaces it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines: dict[str, str] = {}
+
+    def take(self, name: str, m: re.Match[str] | None) -> re.Match[str] | None:
+        if m is not None:
+            self.lines[name] = line_of(m, self.text) or ""
+        return m
+
+    def value(self, name: str, m: re.Match[str] | None, convert: Any, group: int = 1) -> Any:
+        """``convert`` of the match's ``group``, or None when the pattern did not match."""
+        m = self.take(name, m)
+        return None if m is None else convert(m.group(group))
+
+
+def outcome_of(text: str, patterns: tuple[tuple[str, str], ...]) -> tuple[str | None, str | None]:
+    """(outcome, its line) of the first ``(outcome, pattern)`` that matches, in order."""
+    for name, pattern in patterns:
+        m = first(pattern, text)
+        if m:
+            return name, line_of(m, text)
+    return None, None
+
+
 # ---------------------------------------------------------------------------------------------
 # Reading and checking
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..startup_log import LogFacts, command_flags, first, last, line_of, literal_args
+from ..startup_log import (
+    DEVICE_NAME,
+    LineRecorder,
+    LogFacts,
+    command_flags,
+    first,
+    last,
+    literal_args,
+    outcome_of,
+)
 
 __all__ = ["launch", "read", "recognises"]
 
@@ -40,7 +49,6 @@ def _server_args(text: str) -> dict[str, Any]:
 
 
 def read(text: str) -> LogFacts:
-    lines: dict[str, str] = {}
     cmd_model, cmd_flags = command_flags(
         text,
         ("sglang.launch_server", "sglang serve"),
@@ -57,23 +65,17 @@ def read(text: str) -> LogFacts:
     if cmd_model and not isinstance(args.get("model_path"), str):
         args["model_path"] = cmd_model
 
-    def take(name: str, m: re.Match[str] | None) -> re.Match[str] | None:
-        if m is not None:
-            lines[name] = line_of(m, text) or ""
-        return m
-
-    version = None
-    m = take("version", first(r"sglang(?:==| version:? | v)(\d+\.\d+\.\d+[\w.]*)", text, re.I))
-    if m:
-        version = m.group(1)
-    weights = None
-    m = take("weights_gib", first(r"Load weight end\..*?mem usage=" + _NUM + r"\s*GB", text))
-    if m:
-        weights = float(m.group(1))
-    pre = None
-    m = take("pre_load_free_gib", first(r"Load weight begin\..*?avail mem=" + _NUM + r"\s*GB", text))
-    if m:
-        pre = float(m.group(1))
+    log = LineRecorder(text)
+    take = log.take
+    version = log.value(
+        "version", first(r"sglang(?:==| version:? | v)(\d+\.\d+\.\d+[\w.]*)", text, re.I), str
+    )
+    weights = log.value(
+        "weights_gib", first(r"Load weight end\..*?mem usage=" + _NUM + r"\s*GB", text), float
+    )
+    pre = log.value(
+        "pre_load_free_gib", first(r"Load weight begin\..*?avail mem=" + _NUM + r"\s*GB", text), float
+    )
     kv = None
     m = take(
         "kv_tokens", first(r"KV Cache is allocated\.\s*(?:dtype: [\w.]+,\s*)?#tokens:\s*([0-9,]+)", text)
@@ -82,53 +84,34 @@ def read(text: str) -> LogFacts:
         m = take("kv_tokens", first(r"max_total_num_tokens=([0-9]+)", text))
     if m:
         kv = int(m.group(1).replace(",", ""))
-    running = None
-    m = take("max_running_requests", last(r"max_running_requests=([0-9]+)", text))
-    if m:
-        running = int(m.group(1))
-    ctx = None
+    running = log.value("max_running_requests", last(r"max_running_requests=([0-9]+)", text), int)
     m = first(r"context_len=([0-9]+)", text)
-    if m:
-        ctx = int(m.group(1))
+    ctx = int(m.group(1)) if m else None
     sizes: tuple[int, ...] = ()
     m = take("cuda_graph_sizes", first(r"Capture cuda graph bs \[([0-9, ]+)\]", text))
     if m:
         sizes = tuple(int(x) for x in m.group(1).replace(" ", "").split(",") if x)
-    graph_gib = None
-    m = take("cuda_graph_gib", first(r"Capture cuda graph end\..*?mem usage=" + _NUM + r"\s*GB", text))
-    if m:
-        graph_gib = float(m.group(1))
+    graph_gib = log.value(
+        "cuda_graph_gib", first(r"Capture cuda graph end\..*?mem usage=" + _NUM + r"\s*GB", text), float
+    )
     mfs = args.get("mem_fraction_static")
     m = take("mem_fraction_static", first(r"mem_fraction_static[ =:]+" + _NUM, text))
     if m and not isinstance(mfs, (int, float)):
         mfs = float(m.group(1))
-    total = None
-    m = take("device_total_gib", first(r"total capacity of " + _NUM + r"\s*GiB", text))
-    if m:
-        total = float(m.group(1))
-    device = None
-    m = take(
-        "device_name",
-        first(
-            r"(NVIDIA (?:GeForce |RTX )?[A-Z]{0,3}[0-9]{2,4}[\w -]*?|AMD Instinct MI[0-9]+X?)(?=[,)\n:]|$| \()",
-            text,
+    total = log.value("device_total_gib", first(r"total capacity of " + _NUM + r"\s*GiB", text), float)
+    device = log.value("device_name", first(DEVICE_NAME, text), str.strip)
+    outcome, oline = outcome_of(
+        text,
+        (
+            ("out-of-memory", r"OutOfMemoryError|CUDA out of memory|HIP out of memory"),
+            (
+                "refused",
+                r"Not enough memory\. Please try to increase|Loaded weights leave no GPU memory|"
+                r"Memory pool size is too small",
+            ),
+            ("starts", r"The server is fired up|KV Cache is allocated|max_total_num_tokens=\d+"),
         ),
     )
-    if m:
-        device = m.group(1).strip()
-    outcome, oline = None, None
-    for name, pattern in (
-        ("out-of-memory", r"OutOfMemoryError|CUDA out of memory|HIP out of memory"),
-        (
-            "refused",
-            r"Not enough memory\. Please try to increase|Loaded weights leave no GPU memory|Memory pool size is too small",
-        ),
-        ("starts", r"The server is fired up|KV Cache is allocated|max_total_num_tokens=\d+"),
-    ):
-        m = first(pattern, text)
-        if m:
-            outcome, oline = name, line_of(m, text)
-            break
     return LogFacts(
         engine="sglang",
         version=version,
@@ -147,7 +130,7 @@ def read(text: str) -> LogFacts:
         mem_fraction_static=float(mfs) if isinstance(mfs, (int, float)) else None,
         outcome=outcome,
         outcome_line=oline,
-        lines=lines,
+        lines=log.lines,
     )
 
 

@@ -25,7 +25,7 @@ import ast
 import re
 from typing import Any
 
-from ..startup_log import LogFacts, command_flags, first, line_of, literal_args
+from ..startup_log import DEVICE_NAME, LineRecorder, LogFacts, command_flags, first, literal_args, outcome_of
 
 __all__ = ["launch", "read", "recognises"]
 
@@ -79,12 +79,8 @@ def least(pattern: str, text: str) -> re.Match[str] | None:
 
 
 def read(text: str) -> LogFacts:
-    lines: dict[str, str] = {}
-
-    def take(name: str, m: re.Match[str] | None) -> re.Match[str] | None:
-        if m is not None:
-            lines[name] = line_of(m, text) or ""
-        return m
+    log = LineRecorder(text)
+    take = log.take
 
     model, flags = command_flags(
         text,
@@ -113,19 +109,16 @@ def read(text: str) -> LogFacts:
     for k in list(flags):
         if k not in _FLAG_KEYS or flags[k] is None or (flags[k] == "auto" and k != "kv_cache_dtype"):
             flags.pop(k, None)
-    version = None
-    m = take(
+    version = log.value(
         "version",
         first(
             r"(?:vLLM API server version|LLM engine \(v|vLLM version:?|\][\s\u2580-\u259f]+version)"
             r"\s*v?(\d+\.\d+(?:\.\d+)?[\w.+]*)",
             text,
         ),
+        str,
     )
-    if m:
-        version = m.group(1)
-    weights = None
-    m = take(
+    weights = log.value(
         "weights_gib",
         first(
             r"(?:Model loading took|Loading model weights took|model weights take) "
@@ -133,13 +126,11 @@ def read(text: str) -> LogFacts:
             + r"\s*(?:GiB|GB)",
             text,
         ),
+        float,
     )
-    if m:
-        weights = float(m.group(1))
-    avail = None
     # every rank prints its own figure and the cache is sized on the smallest (V1: "Available KV
     # cache memory"; V0 0.6: "kv_cache_size=", 0.7: "the rest of the memory reserved for KV Cache is")
-    m = take(
+    avail = log.value(
         "available_kv_gib",
         least(
             r"(?:Available KV cache memory: |kv_cache_size=|the rest of the memory reserved for KV Cache is )"
@@ -147,81 +138,64 @@ def read(text: str) -> LogFacts:
             + r"\s*GiB",
             text,
         ),
+        float,
     )
-    if m:
-        avail = float(m.group(1))
-    block = None
-    m = take(
-        "block_size", first(r"(?:Setting attention block size to|block_size=|block size:?)\s*([0-9]+)", text)
+    block = log.value(
+        "block_size",
+        first(r"(?:Setting attention block size to|block_size=|block size:?)\s*([0-9]+)", text),
+        int,
     )
-    if m:
-        block = int(m.group(1))
-    kv = None
-    m = take("kv_tokens", first(r"GPU KV cache size: ([0-9,]+) tokens", text))
-    if m:
-        kv = int(m.group(1).replace(",", ""))
-    else:
+    kv = log.value(
+        "kv_tokens", first(r"GPU KV cache size: ([0-9,]+) tokens", text), lambda v: int(v.replace(",", ""))
+    )
+    if kv is None:
         m = take("kv_tokens", first(r"# GPU blocks: ([0-9]+)", text))
         if m:
             kv = int(m.group(1)) * (block or int(flags.get("block_size") or 16))
         else:  # V0's refusal states the capacity in tokens
-            m = take("kv_tokens", first(r"tokens that can be stored in KV cache \(([0-9]+)\)", text))
-            if m:
-                kv = int(m.group(1))
-    conc = None
-    m = take(
-        "max_concurrency", first(r"Maximum concurrency for [0-9,]+ tokens per request: " + _NUM + r"x", text)
+            kv = log.value(
+                "kv_tokens", first(r"tokens that can be stored in KV cache \(([0-9]+)\)", text), int
+            )
+    conc = log.value(
+        "max_concurrency",
+        first(r"Maximum concurrency for [0-9,]+ tokens per request: " + _NUM + r"x", text),
+        float,
     )
-    if m:
-        conc = float(m.group(1))
-    graph_gib = None
-    m = take(
-        "cuda_graph_gib", first(r"Graph capturing finished in [0-9.]+ secs?, took " + _NUM + r"\s*GiB", text)
+    graph_gib = log.value(
+        "cuda_graph_gib",
+        first(r"Graph capturing finished in [0-9.]+ secs?, took " + _NUM + r"\s*GiB", text),
+        float,
     )
-    if m:
-        graph_gib = float(m.group(1))
-    backend = None
-    m = take(
-        "backend", first(r"Using (?:AttentionBackendEnum\.)?([A-Z][A-Z0-9_]+) (?:attention )?backend", text)
+    backend = log.value(
+        "backend",
+        first(r"Using (?:AttentionBackendEnum\.)?([A-Z][A-Z0-9_]+) (?:attention )?backend", text),
+        str,
     )
-    if m:
-        backend = m.group(1)
-    total = None
-    m = take(
+    total = log.value(
         "device_total_gib",
         first(r"Free memory on device \(?[^()]*?\(?" + _NUM + r"/" + _NUM + r" GiB\)", text),
+        float,
+        group=2,
     )
-    if m:
-        total = float(m.group(2))
-    else:
-        m = take("device_total_gib", first(r"total capacity of " + _NUM + r"\s*GiB", text))
-        if m:
-            total = float(m.group(1))
-    device = None
-    m = take(
-        "device_name",
-        first(
-            r"(NVIDIA (?:GeForce |RTX )?[A-Z]{0,3}[0-9]{2,4}[\w -]*?|AMD Instinct MI[0-9]+X?)(?=[,)\n:]|$| \()",
-            text,
-        ),
-    )
-    if m:
-        device = m.group(1).strip()
-    outcome, oline = None, None
-    for name, pattern in (
-        ("out-of-memory", r"OutOfMemoryError|CUDA out of memory"),
+    if total is None:
+        total = log.value("device_total_gib", first(r"total capacity of " + _NUM + r"\s*GiB", text), float)
+    device = log.value("device_name", first(DEVICE_NAME, text), str.strip)
+    outcome, oline = outcome_of(
+        text,
         (
-            "refused",
-            r"To serve at least one request|No available memory for the cache blocks|exceeds available Mamba cache|"
-            r"is larger than the maximum number of tokens that can be stored in KV cache|"
-            r"is less than desired GPU memory utilization|Available KV cache memory: -",
+            ("out-of-memory", r"OutOfMemoryError|CUDA out of memory"),
+            (
+                "refused",
+                r"To serve at least one request|No available memory for the cache blocks|exceeds available Mamba cache|"
+                r"is larger than the maximum number of tokens that can be stored in KV cache|"
+                r"is less than desired GPU memory utilization|Available KV cache memory: -",
+            ),
+            (
+                "starts",
+                r"Application startup complete|Starting vLLM API server|GPU KV cache size|# GPU blocks",
+            ),
         ),
-        ("starts", r"Application startup complete|Starting vLLM API server|GPU KV cache size|# GPU blocks"),
-    ):
-        m = first(pattern, text)
-        if m:
-            outcome, oline = name, line_of(m, text)
-            break
+    )
     return LogFacts(
         engine="vllm",
         version=version,
@@ -238,7 +212,7 @@ def read(text: str) -> LogFacts:
         cuda_graph_gib=graph_gib,
         outcome=outcome,
         outcome_line=oline,
-        lines=lines,
+        lines=log.lines,
     )
 
 
