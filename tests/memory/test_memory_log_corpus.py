@@ -23,13 +23,9 @@ def test_every_entry_cites_its_source_and_quotes_the_log():
 
 #: Logged refusals the model does not predict, with the reason (docs/memory.md). The test fails
 #: when another refusal is missed, and when one of these starts being predicted (update the list).
-#: Empty since the profile run's sampler is modelled (gpt-oss-120b on an H100, vLLM 0.11).
-KNOWN_MISSED_REFUSALS: dict[str, str] = {
-    "sglang-4895-gemma-3-27b-awq-24gb-refused": "issue 27's false fit, partly explained (h27c): the 0.4.4 "
-    "model runner scales a multimodal model's --mem-fraction-static by 0.95 (0.88 -> 0.836), now modelled; "
-    "still predicted 7,969 tokens (range 5,327-8,498 on a 24 GiB card): the issue quotes no weight or "
-    "memory line, names neither the GPU nor the checkpoint's group size (docs/memory.md)",
-}
+#: Empty since h27e: sglang#4895 is answered unknown (the issue leaves the card and the AWQ group
+#: size open, and they decide it; test_unknown_verdicts_name_their_reason).
+KNOWN_MISSED_REFUSALS: dict[str, str] = {}
 
 #: Launches whose log shows they started but which the model refuses (docs/memory.md). Empty since
 #: h27e: llm-d's gpt-oss-120b row adds up only at utilization 0.95 (its entry says how).
@@ -90,3 +86,22 @@ def test_the_held_out_split_is_marked_sourced_and_reported_apart():
     assert table["tuned"]["entries"] == len(found) - len(held) - len(s4)
     predicted, logged = table["held_out"]["failures_predicted"]
     assert logged >= 3 and predicted == logged  # every held-out log that ends in OOM or a refusal
+
+
+def test_unknown_verdicts_name_their_reason():
+    """An entry the model answers ``unknown`` (the tool's own status, or inputs its source leaves
+    open) is never counted as a start; sglang#4895's answer depends on the card and the AWQ group
+    size the issue does not state: group 32 on a 22 GiB card is refused with 0.4.4's message."""
+    by_id = {e["id"]: e for e in entries()}
+    r = evaluate(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"])
+    assert (
+        r["refusal"] == (True, True) and r["verdict"].startswith("unknown:") and "group size" in r["verdict"]
+    )
+    from corpus_eval import _evaluate, _with_inputs
+
+    g32 = {"config_overrides": {"quantization_config": {"group_size": 32}}, "gpu": {"memory_gib": 22.0}}
+    assert _evaluate(_with_inputs(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"], g32))["refusal"] == (
+        True,
+        True,
+    )
+    assert _evaluate(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"])["refusal"] == (False, True)
