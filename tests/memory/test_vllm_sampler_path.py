@@ -57,6 +57,9 @@ def test_flashinfer_sampler_holds_14_bytes_a_logit_the_sort_path_36():
     assert rep.inputs["sampler_path"].startswith("flashinfer")
     # the switch as the environment gives it: "1" on, "0" off
     assert _peak("0.12", flashinfer_sampler="1")[0] == fi
+    # Model Runner V2 (the default from 0.29) samples with its own pipeline, not TopKTopPSampler
+    mrv2 = _peak("0.31", flashinfer_sampler="1")[1]
+    assert mrv2.inputs["model_runner_v2"] and mrv2.inputs["sampler_path"].startswith("model runner v2")
     assert _peak("0.12", flashinfer_sampler="0")[0] == native
     # V0 (< 0.8) has its own sampler; ROCm takes the native path
     assert _peak("0.7", flashinfer_sampler=True)[0] != fi
@@ -91,3 +94,29 @@ def test_the_log_line_names_the_sampler_and_check_log_uses_it():
     without = check_log(head + na_line + tail, hf=hf, platform=Platform.preset("a100"))
     assert with_fi.report is not None and without.report is not None
     assert with_fi.report.kv_tokens > without.report.kv_tokens
+
+
+def test_fit_reads_the_switch_from_env(capsys):
+    """``--env VLLM_USE_FLASHINFER_SAMPLER=1`` reaches the memory model (vllm/launch.py)."""
+    import json
+
+    from resolvable.cli import main
+
+    args = [
+        "fit",
+        "llama-3.1-8b",
+        "--engine",
+        "vllm",
+        "--platform",
+        "a100",
+        "--vllm-version",
+        "0.28.0",
+        "--json",
+    ]
+    env = ["--env", "VLLM_USE_V2_MODEL_RUNNER=0"]
+    main(args + env)
+    off = json.loads(capsys.readouterr().out)["memory"]
+    main(args + env + ["--env", "VLLM_USE_FLASHINFER_SAMPLER=1"])
+    on = json.loads(capsys.readouterr().out)["memory"]
+    assert off["inputs"]["sampler_path"] == "pytorch sort"
+    assert on["inputs"]["sampler_path"].startswith("flashinfer") and on["kv_tokens"] > off["kv_tokens"]

@@ -487,7 +487,8 @@ def capacity(
     full_sampler = sampler_profiled(values, hf, version)
     mrv2 = model_runner_v2(values, hf, version)
     # MRV2 before 0.33 profiles the default sampling pass only: the logits in the model dtype
-    fi_sampler = flashinfer_sampler(values, version, device_name)
+    # the V1 runner's TopKTopPSampler; Model Runner V2 samples with its own pipeline (gpu/sample)
+    fi_sampler = flashinfer_sampler(values, version, device_name) and not mrv2
     logit_bytes = (
         FLASHINFER_SAMPLER_BYTES_PER_LOGIT + dtype_bytes(values.get("dtype"))
         if fi_sampler
@@ -801,7 +802,13 @@ def capacity(
         "extensible_kv_cache": extensible,
         "model_runner_v2": mrv2,
         "sampler_warm_up_profiled": full_sampler,
-        "sampler_path": "flashinfer (top_k_top_p_sampling_from_logits)" if fi_sampler else "pytorch sort",
+        "sampler_path": (
+            "model runner v2 (gpu/sample)"
+            if mrv2
+            else "flashinfer (top_k_top_p_sampling_from_logits)"
+            if fi_sampler
+            else "pytorch sort"
+        ),
         "used_gib": round(used / GIB, 3) if used else 0,
     }
     return FitReport(
