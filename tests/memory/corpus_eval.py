@@ -309,8 +309,17 @@ def markdown_table(results: list[dict[str, Any]] | None = None) -> str:
             return f"{r[k]:+.1%}" if k in r else "–"
 
         ref = r.get("refusal")
-        ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {ref[0]}/{ref[1]}"
-        held = " (h18)" if e.get("added") == "h18" else " (h27d)" if split_of(e) == "held_out" else ""
+        pred = "unknown" if "verdict" in r and ref else (ref[0] if ref else None)
+        ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {pred}/{ref[1]}"
+        held = (
+            " (h18)"
+            if e.get("added") == "h18"
+            else " (h27d)"
+            if split_of(e) == "held_out"
+            else " (h27d, opened by s4)"
+            if split_of(e) == "tuned_s4"
+            else ""
+        )
         gpu = f"{e.get('gpus', 1)}× {e['gpu']['device_name']}" if e.get("gpu") else "–"
         rows.append(
             f"| [{r['id']}]({e['source']}){held} | {e['engine']} {str(e.get('engine_version', '')).split(' ')[0]} | "
