@@ -12,8 +12,10 @@ sample or the config values it needs), the quoted log lines and what they state 
 * ``mem_fraction_static``: sglang's default fraction vs the logged one.
 
 Splits (``split_of``): an entry with ``"split": "held_out"`` was collected after the constants
-were set and no constant may be tuned on it (h27d's 40 logs); every other entry is the tuned split
-(the constants were set, or checked, with these logs in view). ``split_report`` gives, per split,
+were set and no constant may be tuned on it (h27d's 40 logs); ``"split": "tuned_s4"`` marks the
+held-out entries whose source logs h27e (s4) read while fixing the KV misses, so they no longer
+count as held out; every other entry is the tuned split (the constants were set, or checked, with
+these logs in view). ``split_report`` gives, per split,
 the KV tokens and weights within 10 % and how many logged failures (refusals and OOMs) are
 predicted.
 """
@@ -83,12 +85,49 @@ def _rel(pred: float, obs: float) -> float:
     return (pred - obs) / obs
 
 
+def _with_inputs(entry: dict[str, Any], alt: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` with one alternative of its ``open_inputs`` applied: ``gpu`` fields replace the
+    entry's, ``config_overrides`` merge one level deep (``quantization_config.group_size``)."""
+    import copy
+
+    out = copy.deepcopy(entry)
+    out.pop("open_inputs", None)
+    out["gpu"] = {**out.get("gpu", {}), **alt.get("gpu", {})}
+    over = out["model"].setdefault("config_overrides", {})
+    for key, value in alt.get("config_overrides", {}).items():
+        over[key] = {**over.get(key, {}), **value} if isinstance(value, dict) else value
+    return out
+
+
 def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
+    """The errors for ``entry`` (module docstring). An entry whose source leaves inputs open
+    (``open_inputs``: the alternatives it allows, each a ``gpu``/``config_overrides`` patch) is
+    also predicted under each alternative; when they disagree on whether the launch starts, the
+    verdict is ``unknown`` (counted as not predicted to start, as the tool's own ``unknown`` is)
+    and ``verdict`` says why. The error columns use the entry's own inputs."""
+    out = _evaluate(entry)
+    alts = entry.get("open_inputs") or []
+    if alts and out.get("refusal"):
+        starts = {not _evaluate(_with_inputs(entry, a))["refusal"][0] for a in alts}
+        if len(starts) > 1:
+            out["refusal"] = (True, out["refusal"][1])
+            out["verdict"] = "unknown: " + str(entry.get("open_inputs_note", "the source leaves inputs open"))
+    return out
+
+
+def _evaluate(entry: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"id": entry["id"], "engine": entry["engine"]}
     hf = _hf(entry)
     platform = _platform(entry)
     obs = entry["observed"]
     flags = dict(entry.get("flags", {}))
+    if entry["engine"] == "vllm" and "flashinfer_sampler" not in flags:
+        # the quoted sampler line, read as check-log reads it (vllm.memory.flashinfer_sampler)
+        from resolvable.vllm.startup_log import read as read_vllm_log
+
+        sampler = read_vllm_log("\n".join(entry.get("log", []))).flags.get("flashinfer_sampler")
+        if sampler is not None:
+            flags["flashinfer_sampler"] = sampler
     if entry["engine"] == "sglang":
         from resolvable.sglang import resolve_server_args
         from resolvable.sglang.memory import capacity, default_mem_fraction_static, kv_cell
@@ -129,6 +168,8 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
                 out["kv_tokens"] = _rel(rep.kv_tokens, obs["kv_tokens"])
             if "refused" in obs:
                 out["refusal"] = (not rep.fits, obs["refused"])
+                if rep.status == "unknown":
+                    out["verdict"] = f"unknown: {rep.unknown_reason}"
         full, swa, _ = kv_cell(values, hf)
         pool_tokens = obs.get("kv_tokens", obs.get("kv_tokens_pool_only"))
         if "kv_pool_gib" in obs and pool_tokens:
@@ -153,6 +194,8 @@ def evaluate(entry: dict[str, Any]) -> dict[str, Any]:
             out["available_kv"] = _rel(rep.inputs["available_kv_bytes"] / GIB, obs["available_kv_gib"])
         if "refused" in obs:  # an entry whose log does not say how the start ended is not compared
             out["refusal"] = (not rep.fits, obs["refused"])
+            if rep.status == "unknown":
+                out["verdict"] = f"unknown: {rep.unknown_reason}"
     elif "weights_gib" in obs and hf is not None:  # no GPU stated: the weights alone
         from resolvable.memory import weight_estimate
 
@@ -183,12 +226,15 @@ def summary(results: list[dict[str, Any]], key: str) -> dict[str, float] | None:
     }
 
 
-SPLITS = ("tuned", "held_out")
+SPLITS = ("tuned", "tuned_s4", "held_out")
 
 
 def split_of(entry: dict[str, Any]) -> str:
-    """``held_out`` for the entries marked so (never tuned on), else ``tuned``."""
-    return "held_out" if entry.get("split") == "held_out" else "tuned"
+    """``held_out`` for the entries marked so (never tuned on); ``tuned_s4`` for the held-out
+    entries whose logs s4 (h27e) opened while fixing the KV misses (no longer held out); else
+    ``tuned``."""
+    split = entry.get("split")
+    return split if split in ("held_out", "tuned_s4") else "tuned"
 
 
 def split_summary(
@@ -206,6 +252,9 @@ def split_summary(
         failed = [r["refusal"] for r in subset if r.get("refusal") and r["refusal"][1]]
         started = [r["refusal"] for r in subset if r.get("refusal") and not r["refusal"][1]]
         row["failures_predicted"] = (sum(p for p, _ in failed), len(failed))
+        row["failures_unknown"] = sum(
+            1 for r in subset if r.get("refusal") and r["refusal"][1] and "verdict" in r
+        )
         row["false_failures"] = (sum(p for p, _ in started), len(started))
         out[name] = row
     return out
@@ -229,7 +278,9 @@ def split_report(results: list[dict[str, Any]] | None = None) -> str:
         sp, sn = row["false_failures"]
         rows.append(
             f"| {name.replace('_', '-')} | {row['entries']} | {share(row['kv_tokens'])} | {share(row['weights'])} | "
-            f"{fp} of {fn} | {sp} of {sn} |"
+            f"{fp} of {fn}"
+            + (f" ({row['failures_unknown']} unknown)" if row["failures_unknown"] else "")
+            + f" | {sp} of {sn} |"
         )
     return "\n".join(rows)
 
@@ -258,8 +309,17 @@ def markdown_table(results: list[dict[str, Any]] | None = None) -> str:
             return f"{r[k]:+.1%}" if k in r else "–"
 
         ref = r.get("refusal")
-        ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {ref[0]}/{ref[1]}"
-        held = " (h18)" if e.get("added") == "h18" else " (h27d)" if split_of(e) == "held_out" else ""
+        pred = "unknown" if "verdict" in r and ref else (ref[0] if ref else None)
+        ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {pred}/{ref[1]}"
+        held = (
+            " (h18)"
+            if e.get("added") == "h18"
+            else " (h27d)"
+            if split_of(e) == "held_out"
+            else " (h27d, opened by s4)"
+            if split_of(e) == "tuned_s4"
+            else ""
+        )
         gpu = f"{e.get('gpus', 1)}× {e['gpu']['device_name']}" if e.get("gpu") else "–"
         rows.append(
             f"| [{r['id']}]({e['source']}){held} | {e['engine']} {str(e.get('engine_version', '')).split(' ')[0]} | "
@@ -280,18 +340,27 @@ def report() -> str:
 
         ref = r.get("refusal")
         ref_s = (
-            "-" if ref is None else ("ok" if ref[0] == ref[1] else "MISS") + f" (pred {ref[0]}, log {ref[1]})"
+            "-"
+            if ref is None
+            else ("ok" if ref[0] == ref[1] else "MISS")
+            + (" (pred unknown" if "verdict" in r else f" (pred {ref[0]}")
+            + f", log {ref[1]})"
         )
         lines.append(
             f"{r['id']:48s} {f('weights'):>9s} {f('kv_tokens'):>9s} {f('kv_formula'):>9s} {f('available_kv'):>9s} {f('mem_fraction_static'):>8s}  {ref_s}"
         )
     held = {e["id"] for e in entries() if split_of(e) == "held_out"}
+    s4 = {e["id"] for e in entries() if split_of(e) == "tuned_s4"}
     added = {e["id"] for e in entries() if e.get("added") == "h18"}
     for name, subset in (
         ("all entries", results),
         (
-            "tuned split (the constants were set with these in view)",
+            "tuned split (the constants were set with these in view; s4's opened held-out logs included)",
             [r for r in results if r["id"] not in held],
+        ),
+        (
+            "tuned-s4 (h27d held-out logs opened by s4 while fixing the KV misses)",
+            [r for r in results if r["id"] in s4],
         ),
         (
             "held-out split (h27d: collected after the constants were set, never tuned on)",
@@ -332,7 +401,11 @@ def report() -> str:
                 f"worst {s['worst']:.1%}  within 10%: {s['within_10pct']:.0%}"
             )
     refusals = [r["refusal"] for r in results if r.get("refusal") and r["refusal"][1]]
-    lines.append(f"logged refusals predicted as refusals: {sum(p for p, _ in refusals)}/{len(refusals)}")
+    unknown = sum(1 for r in results if r.get("refusal") and r["refusal"][1] and "verdict" in r)
+    lines.append(
+        f"logged refusals predicted as refusals: {sum(p for p, _ in refusals)}/{len(refusals)} "
+        f"({unknown} of them answered unknown, never starts)"
+    )
     lines.append("\nsplits (tuned: the constants were set with these in view; held-out: never tuned on):")
     lines.append(split_report(results))
     return "\n".join(lines)

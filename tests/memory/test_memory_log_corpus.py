@@ -23,20 +23,13 @@ def test_every_entry_cites_its_source_and_quotes_the_log():
 
 #: Logged refusals the model does not predict, with the reason (docs/memory.md). The test fails
 #: when another refusal is missed, and when one of these starts being predicted (update the list).
-#: Empty since the profile run's sampler is modelled (gpt-oss-120b on an H100, vLLM 0.11).
-KNOWN_MISSED_REFUSALS: dict[str, str] = {
-    "sglang-4895-gemma-3-27b-awq-24gb-refused": "issue 27's false fit, partly explained (h27c): the 0.4.4 "
-    "model runner scales a multimodal model's --mem-fraction-static by 0.95 (0.88 -> 0.836), now modelled; "
-    "still predicted 7,969 tokens (range 5,327-8,498 on a 24 GiB card): the issue quotes no weight or "
-    "memory line, names neither the GPU nor the checkpoint's group size (docs/memory.md)",
-}
+#: Empty since h27e: sglang#4895 is answered unknown (the issue leaves the card and the AWQ group
+#: size open, and they decide it; test_unknown_verdicts_name_their_reason).
+KNOWN_MISSED_REFUSALS: dict[str, str] = {}
 
-#: Launches whose log shows they started but which the model refuses (docs/memory.md).
-KNOWN_FALSE_REFUSALS = {
-    "vllm-llmd-gpt-oss-120b-h100": "a summary-table row whose columns disagree (activation 7.38 GiB, yet "
-    "71.26 - 64.38 - 3.33 leaves 3.55 GiB); two vLLM 0.10/0.11 logs on the same GPU held back ~7.5 GiB, "
-    "as modelled, and refused",
-}
+#: Launches whose log shows they started but which the model refuses (docs/memory.md). Empty since
+#: h27e: llm-d's gpt-oss-120b row adds up only at utilization 0.95 (its entry says how).
+KNOWN_FALSE_REFUSALS: dict[str, str] = {}
 
 
 def test_every_logged_refusal_is_predicted_but_the_known_misses():
@@ -76,15 +69,39 @@ def test_weights_median_error_small():
 
 
 def test_the_held_out_split_is_marked_sourced_and_reported_apart():
-    """h27d's logs are the held-out split (``"split": "held_out"``: no constant is tuned on them);
-    each cites the file or issue it quotes, and the benchmark reports the two splits apart."""
+    """h27d's logs are the held-out split (``"split": "held_out"``: no constant is tuned on them),
+    less those whose source logs h27e (s4) opened (``"split": "tuned_s4"``, with a note saying so);
+    each cites the file or issue it quotes, and the benchmark reports the splits apart."""
     found = entries()
     held = [e for e in found if split_of(e) == "held_out"]
-    assert len(held) >= 40 and all(e.get("added") == "h27d" and e["held_out"] for e in held)
+    s4 = [e for e in found if split_of(e) == "tuned_s4"]
+    assert len(held) + len(s4) >= 40 and len(held) >= 20
+    assert all(e.get("added") == "h27d" and e["held_out"] for e in held + s4)
+    assert all("no longer held out" in e["s4_note"] for e in s4)
     assert all(any(k in e["source"] for k in ("/blob/", "/issues/", "/pull/")) for e in held)
     assert {e["engine"] for e in held} == {"sglang", "vllm"}
     metas = {e["id"]: e for e in found}
     table = split_summary([evaluate(e) for e in found], metas)
-    assert table["held_out"]["entries"] == len(held) and table["tuned"]["entries"] == len(found) - len(held)
+    assert table["held_out"]["entries"] == len(held) and table["tuned_s4"]["entries"] == len(s4)
+    assert table["tuned"]["entries"] == len(found) - len(held) - len(s4)
     predicted, logged = table["held_out"]["failures_predicted"]
     assert logged >= 3 and predicted == logged  # every held-out log that ends in OOM or a refusal
+
+
+def test_unknown_verdicts_name_their_reason():
+    """An entry the model answers ``unknown`` (the tool's own status, or inputs its source leaves
+    open) is never counted as a start; sglang#4895's answer depends on the card and the AWQ group
+    size the issue does not state: group 32 on a 22 GiB card is refused with 0.4.4's message."""
+    by_id = {e["id"]: e for e in entries()}
+    r = evaluate(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"])
+    assert (
+        r["refusal"] == (True, True) and r["verdict"].startswith("unknown:") and "group size" in r["verdict"]
+    )
+    from corpus_eval import _evaluate, _with_inputs
+
+    g32 = {"config_overrides": {"quantization_config": {"group_size": 32}}, "gpu": {"memory_gib": 22.0}}
+    assert _evaluate(_with_inputs(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"], g32))["refusal"] == (
+        True,
+        True,
+    )
+    assert _evaluate(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"])["refusal"] == (False, True)

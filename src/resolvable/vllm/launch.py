@@ -231,6 +231,8 @@ def memory_report(pack: Any, res: Any, hf: Any, launch: Any) -> Any:
     values["used_bytes"] = launch.node.used_bytes  # --used-gib: vLLM's start-up free-memory check
     # the switch determine_available_memory reads (v1/worker/gpu_worker.py)
     values["memory_profiler_estimate_cudagraphs"] = launch.env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS")
+    # the sampler the profile run takes (v1/sample/ops/topk_topp_sampler.py)
+    values["flashinfer_sampler"] = launch.env.get("VLLM_USE_FLASHINFER_SAMPLER")
     return capacity(
         values,
         hf,

@@ -144,6 +144,34 @@ def profile_batch(
 #: exercise the sort-based top-k/top-p path: fp32 logits, sorted values, int64 indices, softmax,
 #: cumulative sum, the scattered mask and the final probabilities live at once (~36 B).
 SAMPLER_BYTES_PER_LOGIT = 36
+#: Bytes per element with FlashInfer's top-k/top-p sampler (V1 ``TopKTopPSampler.forward_cuda`` →
+#: ``flashinfer_sample`` → ``flashinfer.sampling.top_k_top_p_sampling_from_logits``; 0.10.1.1 and
+#: 0.11.0 wheels): the fp32 logits (``Sampler.forward``: ``logits.to(torch.float32)``), the top-k
+#: masked logits and their softmax, 4 B each; the model-dtype logits the caller still holds come
+#: on top (``dtype_bytes``). No sort, no int64 indices.
+FLASHINFER_SAMPLER_BYTES_PER_LOGIT = 12
+#: When the V1 sampler takes FlashInfer's path: 0.8–0.11.0 whenever flashinfer is importable on
+#: CUDA (``VLLM_USE_FLASHINFER_SAMPLER`` unset means on; the vLLM wheel lists flashinfer-python
+#: only as the ``flashinfer`` extra, so a plain install falls back to the sort path, and the log
+#: says which: "Using FlashInfer for top-p & top-k sampling." / "FlashInfer is not available.
+#: Falling back…"); from 0.11.1 only with ``VLLM_USE_FLASHINFER_SAMPLER=1`` (0.11.1–0.34 wheels:
+#: "Users must opt in explicitly"). Without the log line or the switch: the sort path.
+FLASHINFER_SAMPLER_V1_FROM = (0, 8)
+
+
+def flashinfer_sampler(values: Mapping[str, Any], version: str | None, device_name: str | None) -> bool:
+    """Whether the profile run's sampler takes FlashInfer's top-k/top-p kernel: the log's own line
+    or ``VLLM_USE_FLASHINFER_SAMPLER`` (``values["flashinfer_sampler"]``: bool or "0"/"1"), on a
+    CUDA device with the V1 engine; otherwise PyTorch's sort-based path (see
+    ``FLASHINFER_SAMPLER_V1_FROM``)."""
+    flag = values.get("flashinfer_sampler")
+    if flag is None or str(flag).strip() == "":
+        return False
+    on = flag if isinstance(flag, bool) else str(flag).strip().lower() in ("1", "true", "yes")
+    rel = _release(version)
+    v1 = rel is None or rel >= FLASHINFER_SAMPLER_V1_FROM
+    rocm = (device_name or "").upper().startswith(("AMD", "INSTINCT", "RADEON"))
+    return bool(on) and v1 and not rocm
 
 
 def activation_peak(
@@ -459,7 +487,14 @@ def capacity(
     full_sampler = sampler_profiled(values, hf, version)
     mrv2 = model_runner_v2(values, hf, version)
     # MRV2 before 0.33 profiles the default sampling pass only: the logits in the model dtype
-    profiled_logit_bytes = SAMPLER_BYTES_PER_LOGIT if full_sampler else dtype_bytes(values.get("dtype"))
+    # the V1 runner's TopKTopPSampler; Model Runner V2 samples with its own pipeline (gpu/sample)
+    fi_sampler = flashinfer_sampler(values, version, device_name) and not mrv2
+    logit_bytes = (
+        FLASHINFER_SAMPLER_BYTES_PER_LOGIT + dtype_bytes(values.get("dtype"))
+        if fi_sampler
+        else SAMPLER_BYTES_PER_LOGIT
+    )
+    profiled_logit_bytes = logit_bytes if full_sampler else dtype_bytes(values.get("dtype"))
     peak = activation_peak(hf, batched, tp, min(seqs, batched), profiled_logit_bytes)
     env_cg = values.get("memory_profiler_estimate_cudagraphs")
     graphs = cudagraph_estimate(version, seqs, bool(values.get("enforce_eager")), env_cg)
@@ -602,7 +637,7 @@ def capacity(
     )
     cfg_t = text_config(hf)
     warm_reqs = min(seqs, batched)
-    sampler_b = warm_reqs * int(cfg_t.get("vocab_size") or 32000) * SAMPLER_BYTES_PER_LOGIT
+    sampler_b = warm_reqs * int(cfg_t.get("vocab_size") or 32000) * logit_bytes
     allocations: tuple[Allocation, ...] = (
         Allocation("weights", per_rank, "before-pool", "v1/worker/gpu_model_runner.py : load_model"),
         Allocation("KV cache", float(kv_bytes), "pool", "v1/worker/gpu_worker.py : initialize_from_config"),
@@ -767,6 +802,13 @@ def capacity(
         "extensible_kv_cache": extensible,
         "model_runner_v2": mrv2,
         "sampler_warm_up_profiled": full_sampler,
+        "sampler_path": (
+            "model runner v2 (gpu/sample)"
+            if mrv2
+            else "flashinfer (top_k_top_p_sampling_from_logits)"
+            if fi_sampler
+            else "pytorch sort"
+        ),
         "used_gib": round(used / GIB, 3) if used else 0,
     }
     return FitReport(

@@ -8,7 +8,9 @@ What vLLM prints (0.2–0.34 logs): ``vLLM API server version V`` / ``Initializi
 X GiB``, ``Using … backend``, ``Free memory on device (F/T GiB) on startup``, and the failures
 ("To serve at least one request…", V0's "The model's max seq len (L) is larger than the maximum
 number of tokens that can be stored in KV cache (N)", "No available memory for the cache blocks",
-"max_num_seqs (N) exceeds available Mamba cache blocks", torch's "CUDA out of memory").
+"max_num_seqs (N) exceeds available Mamba cache blocks", torch's "CUDA out of memory"). The sampler
+line ("Using FlashInfer for top-p & top-k sampling." / "FlashInfer is not available…") becomes
+the ``flashinfer_sampler`` value: it sets the sampler's share of the profiled peak.
 
 V0 logs print the weights as ``Loading model weights took X GB`` (0.4–0.6) or ``model weights
 take X GiB`` (0.7) and the KV budget as ``kv_cache_size=X GiB`` (0.6) or ``the rest of the memory
@@ -109,6 +111,12 @@ def read(text: str) -> LogFacts:
     for k in list(flags):
         if k not in _FLAG_KEYS or flags[k] is None or (flags[k] == "auto" and k != "kv_cache_dtype"):
             flags.pop(k, None)
+    # which top-k/top-p sampler the profile run took (v1/sample/ops/topk_topp_sampler.py): it sets
+    # the sampler's share of the profiled peak (vllm.memory.flashinfer_sampler)
+    if take("sampler", first(r"Using FlashInfer for top-p & top-k sampling", text)):
+        flags["flashinfer_sampler"] = True
+    elif take("sampler", first(r"FlashInfer is (?:not available|available, but it is not enabled)", text)):
+        flags["flashinfer_sampler"] = False
     version = log.value(
         "version",
         first(
