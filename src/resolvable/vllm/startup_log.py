@@ -78,6 +78,26 @@ def least(pattern: str, text: str) -> re.Match[str] | None:
     return min(found, key=lambda m: float(m.group(1))) if found else None
 
 
+#: A constructor's repr in the non-default args ("'lora_modules': [LoRAModulePath(name='x',
+#: path='…', base_model_name=None)]", vLLM with --lora-modules: h27f's Kaggle and verl logs) is
+#: not a Python literal; without this the whole dict was dropped, and with it the launch's
+#: --gpu-memory-utilization (the check then ran at the 0.9 default).
+_CALL = re.compile(r"\b[A-Za-z_][\w.]*\((?:[^()'\"]|'[^']*'|\"[^\"]*\")*\)")
+
+
+def _args_dict(src: str) -> Any:
+    """The ``non-default args: {…}`` dict, each constructor repr in it read as None ({}: none)."""
+    for _ in range(8):
+        try:
+            return ast.literal_eval(src)
+        except (ValueError, SyntaxError):
+            stripped = _CALL.sub("None", src)
+            if stripped == src:
+                return {}
+            src = stripped
+    return {}
+
+
 def read(text: str) -> LogFacts:
     log = LineRecorder(text)
     take = log.take
@@ -99,10 +119,7 @@ def read(text: str) -> LogFacts:
                 flags[dst] = value.removeprefix("torch.")
     m = take("non_default_args", first(r"non-default args: (\{.*\})", text))
     if m:
-        try:
-            parsed = ast.literal_eval(m.group(1))
-        except (ValueError, SyntaxError):
-            parsed = {}
+        parsed = _args_dict(m.group(1))
         if isinstance(parsed, dict):
             model = parsed.get("model", model) if isinstance(parsed.get("model", model), str) else model
             flags.update({k: v for k, v in parsed.items() if k in _FLAG_KEYS})
@@ -142,7 +159,11 @@ def read(text: str) -> LogFacts:
     )
     block = log.value(
         "block_size",
-        first(r"(?:Setting attention block size to|block_size=|block size:?)\s*([0-9]+)", text),
+        # not the checkpoint prefetch's read size ("… page cache started (…, block_size=16777216
+        # bytes)", weight_utils.py from 0.22: h27f's Kaggle download.txt read it as 16M tokens)
+        first(
+            r"(?:Setting attention block size to|block_size=|block size:?)\s*([0-9]+)(?![0-9]|\s*bytes)", text
+        ),
         int,
     )
     kv = log.value(
