@@ -195,3 +195,20 @@ def test_tesla_device_names_are_read_and_matched_to_their_preset():
     assert _platform_for(facts, None).device_name == "Tesla T4"  # the t4 preset, not the h100 fallback
     v100 = read_log(log.replace("Tesla T4", "Tesla V100-SXM2-32GB"))
     assert v100.device_name == "Tesla V100-SXM2-32GB" and _platform_for(v100, None).device_name != "Tesla T4"
+
+
+def test_vllm_reader_takes_the_device_from_the_fused_moe_config_path():
+    """A MoE launch that names its GPU nowhere else: the tuning file vLLM looks for carries the
+    device name (h27f: Zzsf11/VideoCuttingAgent vllm_serve.log, 0.12 on 2x H100)."""
+    from resolvable.startup_log import _platform_for
+
+    log = (
+        "(Worker_TP0 pid=1182678) WARNING 01-13 02:22:23 [fused_moe.py:888] Using default MoE config. "
+        "Performance might be sub-optimal! Config file not found at ['/x/vllm/model_executor/layers/"
+        "fused_moe/configs/E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json']\n"
+        "(Worker_TP0 pid=1182678) INFO 01-13 02:22:24 [gpu_worker.py:359] Available KV cache memory: 37.23 GiB\n"
+    )
+    facts = read_log(log)
+    assert facts.device_name == "NVIDIA H100 80GB HBM3"
+    assert "H100" in _platform_for(facts, None).device_name
+    assert _platform_for(read_log(log.splitlines()[1]), None) is None  # without it: no GPU

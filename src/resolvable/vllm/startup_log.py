@@ -201,6 +201,14 @@ def read(text: str) -> LogFacts:
     if total is None:
         total = log.value("device_total_gib", first(r"total capacity of " + _NUM + r"\s*GiB", text), float)
     device = log.value("device_name", first(DEVICE_NAME, text), str.strip)
+    if device is None:  # the fused-MoE tuning file vLLM looks for is named after the device:
+        # "Config file not found at [.../E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json]"
+        # (h27f: Zzsf11/VideoCuttingAgent vllm_serve.log, Qwen3-VL-30B-A3B, 0.12)
+        device = log.value(
+            "device_name",
+            first(r"device_name=((?:NVIDIA|AMD_Instinct)_[A-Za-z0-9_-]+?)(?:,|\.json)", text),
+            lambda name: name.replace("_", " "),
+        )
     outcome, oline = outcome_of(
         text,
         (
