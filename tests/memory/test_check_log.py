@@ -212,3 +212,19 @@ def test_vllm_reader_takes_the_device_from_the_fused_moe_config_path():
     assert facts.device_name == "NVIDIA H100 80GB HBM3"
     assert "H100" in _platform_for(facts, None).device_name
     assert _platform_for(read_log(log.splitlines()[1]), None) is None  # without it: no GPU
+
+
+def test_vllm_reader_takes_the_smallest_rank_token_count_like_the_kv_memory():
+    """0.10 prints 'GPU KV cache size' once per worker; the engine runs with the smallest, the
+    same rank as the smallest 'Available KV cache memory' (h27f: DaisukeTakai/eval_dataset
+    vllm.log at 6c41693, Qwen3-32B TP 4)."""
+    log = (
+        "INFO 08-07 11:12:30 [gpu_worker.py:255] Available KV cache memory: 52.21 GiB\n"
+        "INFO 08-07 11:12:30 [gpu_worker.py:255] Available KV cache memory: 52.11 GiB\n"
+        "INFO 08-07 11:12:30 [kv_cache_utils.py:833] GPU KV cache size: 855,344 tokens\n"
+        "INFO 08-07 11:12:30 [kv_cache_utils.py:833] GPU KV cache size: 853,808 tokens\n"
+        "INFO 08-07 11:12:31 [kv_cache_utils.py:833] GPU KV cache size: 861,488 tokens\n"
+    )
+    facts = read_log(log)
+    assert facts.kv_tokens == 853_808 and facts.available_kv_gib == 52.11
+    assert "853,808" in facts.lines["kv_tokens"]
