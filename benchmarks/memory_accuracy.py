@@ -3,8 +3,9 @@
 Run: ``python benchmarks/memory_accuracy.py`` — prints, per entry, the relative error of the
 predicted weights per rank, KV tokens end to end, KV tokens from the logged KV memory, vLLM's
 available KV memory and sglang's default ``mem_fraction_static``; then median, p90, worst and the
-share within 10 %, and how many logged refusals are predicted; last, the tuned and held-out splits
-side by side (KV tokens and weights within 10 %, logged failures predicted). ``--markdown`` prints
+share within 10 %, and how many logged refusals are predicted; last, the splits side by side,
+one row each (tuned, held-out, and held-out-s4: h27f's fresh batch, collected while the model was
+tuned on the others; KV tokens and weights within 10 %, logged failures predicted). ``--markdown`` prints
 the per-entry table of docs/memory.md instead, ``--splits`` the split table alone.
 """
 

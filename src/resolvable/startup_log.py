@@ -23,7 +23,16 @@ from typing import Any
 
 from .errors import ResolvableError
 
-__all__ = ["LogCheck", "LogFacts", "Row", "check_log", "command_flags", "literal_args", "read_log"]
+__all__ = [
+    "LogCheck",
+    "LogFacts",
+    "Row",
+    "check_log",
+    "command_flags",
+    "decode_log",
+    "literal_args",
+    "read_log",
+]
 
 GIB = 1 << 30
 
@@ -270,8 +279,14 @@ def line_of(m: re.Match[str] | None, text: str) -> str | None:
 
 
 #: A GPU's name as both engines' logs print it (torch's device name, nvidia-smi's, ROCm's).
+#: Torch names the data-centre cards of before the A100 "Tesla …" ("Tesla T4", "Tesla
+#: V100-SXM2-32GB"): vLLM quotes it in "Your device 'Tesla T4' (with compute capability 7.5)
+#: doesn't support torch.bfloat16" (h27f: mobambas/Agentic-Healthcare-Maps vllm_server.log), a
+#: notebook prints "GPU 0    : Tesla T4  (14.6 GB)" (trietnguyeminh/Submission---EXACT--IJCNN
+#: download.txt); a name may end at a closing quote.
 DEVICE_NAME = (
-    r"(NVIDIA (?:GeForce |RTX )?[A-Z]{0,3}[0-9]{2,4}[\w -]*?|AMD Instinct MI[0-9]+X?)(?=[,)\n:]|$| \()"
+    r"(NVIDIA (?:GeForce |RTX )?[A-Z]{0,3}[0-9]{2,4}[\w -]*?|AMD Instinct MI[0-9]+X?"
+    r"|Tesla [A-Z][0-9]{1,3}[\w-]*)(?=[,)\n:']|$| \(|  \()"
 )
 
 
@@ -328,6 +343,35 @@ def _pack_for(text: str, engine: str | None) -> Any:
     return None
 
 
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def decode_log(data: bytes) -> str:
+    """A log file's bytes as text: UTF-8, or the UTF-16/32 a byte-order mark names (PowerShell's
+    ``>`` and ``Out-File`` write UTF-16 LE with a BOM: h27f's Kartikeya2046/Invoice-Processor_VLM
+    ``vllm_log.txt``), or UTF-16 without one when every other byte of the start is NUL. Bytes that
+    do not decode are replaced; CR LF and lone CR (progress bars) end lines."""
+    encoding = "utf-8"
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            encoding = name
+            break
+    else:
+        head = data[:4096]
+        if len(head) >= 8 and head[1::2].count(0) > 0.9 * len(head[1::2]):
+            encoding = "utf-16-le"
+        elif len(head) >= 8 and head[0::2].count(0) > 0.9 * len(head[0::2]):
+            encoding = "utf-16-be"
+    text = data.decode(encoding, errors="replace").removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def read_log(text: str, engine: str | None = None) -> LogFacts | None:
     """The facts a start-up log states, read by the pack that recognises it (None: no pack does)."""
     pack = _pack_for(text, engine)
@@ -351,7 +395,7 @@ def _platform_for(facts: LogFacts, platform: Any) -> Any:
         dev = (preset.device_name or "").lower()
         if not dev or preset.vendor not in ("cuda", "hip"):
             continue
-        key = dev.replace("nvidia ", "").replace("amd instinct ", "").split()[0]
+        key = dev.replace("nvidia ", "").replace("amd instinct ", "").replace("tesla ", "").split()[0]
         if re.search(r"(?<![a-z0-9])" + re.escape(key) + r"(?![a-z0-9])", name):
             best = preset
             break

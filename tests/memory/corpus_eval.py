@@ -14,8 +14,10 @@ sample or the config values it needs), the quoted log lines and what they state 
 Splits (``split_of``): an entry with ``"split": "held_out"`` was collected after the constants
 were set and no constant may be tuned on it (h27d's 40 logs); ``"split": "tuned_s4"`` marks the
 held-out entries whose source logs h27e (s4) read while fixing the KV misses, so they no longer
-count as held out; every other entry is the tuned split (the constants were set, or checked, with
-these logs in view). ``split_report`` gives, per split,
+count as held out; ``"split": "held_out_s4"`` is the fresh batch of h27f (logs collected while
+h27e tuned the model on the 88 before them, so the only split that model was never seen against);
+every other entry is the tuned split (the constants were set, or checked, with these logs in
+view). ``split_report`` gives, per split,
 the KV tokens and weights within 10 % and how many logged failures (refusals and OOMs) are
 predicted.
 """
@@ -132,6 +134,8 @@ def _evaluate(entry: dict[str, Any]) -> dict[str, Any]:
         from resolvable.sglang import resolve_server_args
         from resolvable.sglang.memory import capacity, default_mem_fraction_static, kv_cell
 
+        if hf is None and (platform is None or "mem_fraction_static" not in flags):
+            return out  # a model neither bundled nor quoted, and no fraction: nothing to predict
         if hf is None:  # only the weights the log states: check the refusal arithmetic
             from resolvable.device_memory import device_total_bytes
 
@@ -178,7 +182,7 @@ def _evaluate(entry: dict[str, Any]) -> dict[str, Any]:
     from resolvable.vllm.memory import capacity as vcap
     from resolvable.vllm.memory import kv_page_bytes
 
-    if platform is not None:
+    if platform is not None and hf is not None:  # a model neither bundled nor quoted: nothing to predict
         rep = vcap(
             flags,
             hf,
@@ -201,7 +205,7 @@ def _evaluate(entry: dict[str, Any]) -> dict[str, Any]:
 
         tp = int(flags.get("tensor_parallel_size") or 1)
         out["weights"] = _rel(weight_estimate(hf).per_rank(tp=tp) / GIB, obs["weights_gib"])
-    if "available_kv_gib" in obs and "kv_tokens" in obs:
+    if "available_kv_gib" in obs and "kv_tokens" in obs and hf is not None:
         from resolvable.memory import attention_shape
 
         per_layer, _, _ = kv_page_bytes(flags, hf)
@@ -226,15 +230,15 @@ def summary(results: list[dict[str, Any]], key: str) -> dict[str, float] | None:
     }
 
 
-SPLITS = ("tuned", "tuned_s4", "held_out")
+SPLITS = ("tuned", "tuned_s4", "held_out", "held_out_s4")
 
 
 def split_of(entry: dict[str, Any]) -> str:
-    """``held_out`` for the entries marked so (never tuned on); ``tuned_s4`` for the held-out
-    entries whose logs s4 (h27e) opened while fixing the KV misses (no longer held out); else
-    ``tuned``."""
+    """``held_out`` / ``held_out_s4`` for the entries marked so (never tuned on); ``tuned_s4`` for
+    the held-out entries whose logs s4 (h27e) opened while fixing the KV misses (no longer held
+    out); else ``tuned``."""
     split = entry.get("split")
-    return split if split in ("held_out", "tuned_s4") else "tuned"
+    return split if split in SPLITS else "tuned"
 
 
 def split_summary(
@@ -311,15 +315,10 @@ def markdown_table(results: list[dict[str, Any]] | None = None) -> str:
         ref = r.get("refusal")
         pred = "unknown" if "verdict" in r and ref else (ref[0] if ref else None)
         ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {pred}/{ref[1]}"
-        held = (
-            " (h18)"
-            if e.get("added") == "h18"
-            else " (h27d)"
-            if split_of(e) == "held_out"
-            else " (h27d, opened by s4)"
-            if split_of(e) == "tuned_s4"
-            else ""
+        held = {"held_out": " (h27d)", "tuned_s4": " (h27d, opened by s4)", "held_out_s4": " (h27f)"}.get(
+            split_of(e), ""
         )
+        held = " (h18)" if e.get("added") == "h18" else held
         gpu = f"{e.get('gpus', 1)}× {e['gpu']['device_name']}" if e.get("gpu") else "–"
         rows.append(
             f"| [{r['id']}]({e['source']}){held} | {e['engine']} {str(e.get('engine_version', '')).split(' ')[0]} | "
@@ -349,14 +348,15 @@ def report() -> str:
         lines.append(
             f"{r['id']:48s} {f('weights'):>9s} {f('kv_tokens'):>9s} {f('kv_formula'):>9s} {f('available_kv'):>9s} {f('mem_fraction_static'):>8s}  {ref_s}"
         )
-    held = {e["id"] for e in entries() if split_of(e) == "held_out"}
-    s4 = {e["id"] for e in entries() if split_of(e) == "tuned_s4"}
+    split = {e["id"]: split_of(e) for e in entries()}
+    held = {i for i, name in split.items() if name == "held_out"}
+    s4 = {i for i, name in split.items() if name == "tuned_s4"}
     added = {e["id"] for e in entries() if e.get("added") == "h18"}
     for name, subset in (
         ("all entries", results),
         (
-            "tuned split (the constants were set with these in view; s4's opened held-out logs included)",
-            [r for r in results if r["id"] not in held],
+            "tuned split (the constants were set with these in view)",
+            [r for r in results if split[r["id"]] == "tuned"],
         ),
         (
             "tuned-s4 (h27d held-out logs opened by s4 while fixing the KV misses)",
@@ -365,6 +365,10 @@ def report() -> str:
         (
             "held-out split (h27d: collected after the constants were set, never tuned on)",
             [r for r in results if r["id"] in held],
+        ),
+        (
+            "fresh held-out split (h27f: a new batch, collected while h27e tuned on all 88 before it)",
+            [r for r in results if split[r["id"]] == "held_out_s4"],
         ),
         ("entries added by h18 (held out)", [r for r in results if r["id"] in added]),
     ):
@@ -406,6 +410,9 @@ def report() -> str:
         f"logged refusals predicted as refusals: {sum(p for p, _ in refusals)}/{len(refusals)} "
         f"({unknown} of them answered unknown, never starts)"
     )
-    lines.append("\nsplits (tuned: the constants were set with these in view; held-out: never tuned on):")
+    lines.append(
+        "\nsplits (tuned: the constants were set with these in view; held-out: never tuned on; "
+        "held-out-s4: the fresh h27f batch):"
+    )
     lines.append(split_report(results))
     return "\n".join(lines)

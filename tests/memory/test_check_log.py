@@ -129,3 +129,102 @@ def test_vllm_reader_takes_v0s_refusal_and_its_token_capacity():
     facts = read_log(log)
     assert facts.outcome == "refused" and facts.kv_tokens == 24320
     assert facts.flags["quantization"] == "gptq"
+
+
+def test_a_utf16_log_is_read(tmp_path, capsys):
+    """PowerShell's redirect writes UTF-16 LE with a byte-order mark and CR LF (h27f:
+    Kartikeya2046/Invoice-Processor_VLM vllm_log.txt); the file was 'no engine recognises this
+    log' before. The lines are that log's shapes; the reader is what is tested."""
+    from resolvable.startup_log import decode_log
+
+    text = (
+        "(APIServer pid=1) INFO 06-17 11:25:22 [api_utils.py:339] vLLM version 0.23.0\r\n"
+        "(APIServer pid=1) INFO 06-17 11:25:22 [api_utils.py:273] non-default args: {'model': "
+        "'Qwen/Qwen2.5-VL-3B-Instruct-AWQ', 'max_model_len': 4096, 'gpu_memory_utilization': 0.7}\r\n"
+        "(EngineCore pid=208) INFO 06-17 11:28:53 [gpu_model_runner.py:5187] Model loading took 3.32 GiB "
+        "memory and 119.535175 seconds\r\n"
+    )
+    data = b"\xff\xfe" + text.encode("utf-16-le")
+    assert decode_log(data) == text.replace("\r\n", "\n")
+    assert decode_log(text.encode("utf-16-le")) == decode_log(data)  # no mark: NUL every other byte
+    assert decode_log(b"\xef\xbb\xbfa\r\nb\rc") == "a\nb\nc"
+    log = tmp_path / "vllm_log.txt"
+    log.write_bytes(data)
+    code = main(["check-log", str(log), "--config", "qwen3-8b"])
+    err = capsys.readouterr().err
+    assert code == 2 and "names no GPU" in err and "no engine recognises" not in err
+    facts = read_log(decode_log(data))
+    assert facts.version == "0.23.0" and facts.weights_gib == 3.32
+    assert facts.flags["gpu_memory_utilization"] == 0.7
+
+
+def test_vllm_reader_keeps_the_flags_beside_lora_modules_and_skips_the_prefetch_block_size():
+    """With --lora-modules the non-default args hold a constructor repr (LoRAModulePath(…)), not a
+    literal: the whole dict was dropped, so the utilization fell back to 0.9; vLLM 0.22's
+    checkpoint prefetch prints 'block_size=16777216 bytes', read as the KV block size (h27f:
+    trietnguyeminh/Submission---EXACT--IJCNN vllm_server.log and download.txt, 0.22 on 2x T4)."""
+    log = (
+        "(APIServer pid=228) INFO 06-13 20:05:05 [utils.py:278] non-default args: {'lora_modules': "
+        "[LoRAModulePath(name='qwen3-8b-exact-type1', path='/kaggle/input/x', base_model_name=None, "
+        "is_3d_lora_weight=False)], 'model': '/kaggle/input/models/qwen-lm/qwen-3/transformers/8b/1', "
+        "'dtype': 'float16', 'max_model_len': 4096, 'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.85}\n"
+        "(Worker_TP1 pid=301) INFO 06-13 20:05:56 [weight_utils.py:884] Prefetching checkpoint files into "
+        "page cache started (in background, num_threads=8, block_size=16777216 bytes)\n"
+        "(Worker_TP0 pid=300) INFO 06-13 20:06:37 [model_runner.py:295] Model loading took 7.7 GiB and 42.37 seconds\n"
+    )
+    facts = read_log(log)
+    assert facts.flags["gpu_memory_utilization"] == 0.85 and facts.flags["tensor_parallel_size"] == 2
+    assert facts.model == "/kaggle/input/models/qwen-lm/qwen-3/transformers/8b/1"
+    assert facts.block_size is None
+    assert read_log(log + "INFO [cuda.py:1] Setting attention block size to 64 tokens\n").block_size == 64
+
+
+def test_tesla_device_names_are_read_and_matched_to_their_preset():
+    """Torch names the T4 and the V100 'Tesla …': vLLM quotes it in its bf16 fallback warning
+    (h27f: mobambas/Agentic-Healthcare-Maps vllm_server.log, 0.19.1 on a T4)."""
+    from resolvable.startup_log import _platform_for
+
+    log = (
+        "(APIServer pid=42624) INFO 04-26 12:03:17 [utils.py:233] non-default args: {'model': "
+        "'Qwen/Qwen2.5-7B-Instruct', 'max_model_len': 4096, 'gpu_memory_utilization': 0.85}\n"
+        "(APIServer pid=42624) WARNING 04-26 12:03:38 [model.py:1963] Your device 'Tesla T4' (with compute "
+        "capability 7.5) doesn't support torch.bfloat16. Falling back to torch.float16 for compatibility.\n"
+    )
+    facts = read_log(log)
+    assert facts.device_name == "Tesla T4"
+    assert _platform_for(facts, None).device_name == "Tesla T4"  # the t4 preset, not the h100 fallback
+    v100 = read_log(log.replace("Tesla T4", "Tesla V100-SXM2-32GB"))
+    assert v100.device_name == "Tesla V100-SXM2-32GB" and _platform_for(v100, None).device_name != "Tesla T4"
+
+
+def test_vllm_reader_takes_the_device_from_the_fused_moe_config_path():
+    """A MoE launch that names its GPU nowhere else: the tuning file vLLM looks for carries the
+    device name (h27f: Zzsf11/VideoCuttingAgent vllm_serve.log, 0.12 on 2x H100)."""
+    from resolvable.startup_log import _platform_for
+
+    log = (
+        "(Worker_TP0 pid=1182678) WARNING 01-13 02:22:23 [fused_moe.py:888] Using default MoE config. "
+        "Performance might be sub-optimal! Config file not found at ['/x/vllm/model_executor/layers/"
+        "fused_moe/configs/E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json']\n"
+        "(Worker_TP0 pid=1182678) INFO 01-13 02:22:24 [gpu_worker.py:359] Available KV cache memory: 37.23 GiB\n"
+    )
+    facts = read_log(log)
+    assert facts.device_name == "NVIDIA H100 80GB HBM3"
+    assert "H100" in _platform_for(facts, None).device_name
+    assert _platform_for(read_log(log.splitlines()[1]), None) is None  # without it: no GPU
+
+
+def test_vllm_reader_takes_the_smallest_rank_token_count_like_the_kv_memory():
+    """0.10 prints 'GPU KV cache size' once per worker; the engine runs with the smallest, the
+    same rank as the smallest 'Available KV cache memory' (h27f: DaisukeTakai/eval_dataset
+    vllm.log at 6c41693, Qwen3-32B TP 4)."""
+    log = (
+        "INFO 08-07 11:12:30 [gpu_worker.py:255] Available KV cache memory: 52.21 GiB\n"
+        "INFO 08-07 11:12:30 [gpu_worker.py:255] Available KV cache memory: 52.11 GiB\n"
+        "INFO 08-07 11:12:30 [kv_cache_utils.py:833] GPU KV cache size: 855,344 tokens\n"
+        "INFO 08-07 11:12:30 [kv_cache_utils.py:833] GPU KV cache size: 853,808 tokens\n"
+        "INFO 08-07 11:12:31 [kv_cache_utils.py:833] GPU KV cache size: 861,488 tokens\n"
+    )
+    facts = read_log(log)
+    assert facts.kv_tokens == 853_808 and facts.available_kv_gib == 52.11
+    assert "853,808" in facts.lines["kv_tokens"]

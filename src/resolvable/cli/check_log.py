@@ -20,11 +20,13 @@ MAX_LOG_BYTES = 64 << 20
 
 
 def _read(path: str) -> str:
+    from ..startup_log import decode_log
+
     if path == "-":
-        return sys.stdin.read(MAX_LOG_BYTES)
+        return decode_log(sys.stdin.buffer.read(MAX_LOG_BYTES))
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(MAX_LOG_BYTES)
+        with open(path, "rb") as fh:
+            return decode_log(fh.read(MAX_LOG_BYTES))
     except OSError as exc:
         raise InvalidArgumentError(
             f"check-log {path!r}: {exc.strerror or exc}; pass a readable log file or -"

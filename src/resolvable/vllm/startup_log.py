@@ -74,10 +74,30 @@ _FLAG_KEYS = (
 )
 
 
-def least(pattern: str, text: str) -> re.Match[str] | None:
+def least(pattern: str, text: str, number: Any = float) -> re.Match[str] | None:
     """The match of ``pattern`` whose first group is the smallest number (one line per rank)."""
     found = list(re.finditer(pattern, text))
-    return min(found, key=lambda m: float(m.group(1))) if found else None
+    return min(found, key=lambda m: number(m.group(1))) if found else None
+
+
+#: A constructor's repr in the non-default args ("'lora_modules': [LoRAModulePath(name='x',
+#: path='…', base_model_name=None)]", vLLM with --lora-modules: h27f's Kaggle and verl logs) is
+#: not a Python literal; without this the whole dict was dropped, and with it the launch's
+#: --gpu-memory-utilization (the check then ran at the 0.9 default).
+_CALL = re.compile(r"\b[A-Za-z_][\w.]*\((?:[^()'\"]|'[^']*'|\"[^\"]*\")*\)")
+
+
+def _args_dict(src: str) -> Any:
+    """The ``non-default args: {…}`` dict, each constructor repr in it read as None ({}: none)."""
+    for _ in range(8):
+        try:
+            return ast.literal_eval(src)
+        except (ValueError, SyntaxError):
+            stripped = _CALL.sub("None", src)
+            if stripped == src:
+                return {}
+            src = stripped
+    return {}
 
 
 def read(text: str) -> LogFacts:
@@ -101,10 +121,7 @@ def read(text: str) -> LogFacts:
                 flags[dst] = value.removeprefix("torch.")
     m = take("non_default_args", first(r"non-default args: (\{.*\})", text))
     if m:
-        try:
-            parsed = ast.literal_eval(m.group(1))
-        except (ValueError, SyntaxError):
-            parsed = {}
+        parsed = _args_dict(m.group(1))
         if isinstance(parsed, dict):
             model = parsed.get("model", model) if isinstance(parsed.get("model", model), str) else model
             flags.update({k: v for k, v in parsed.items() if k in _FLAG_KEYS})
@@ -150,11 +167,19 @@ def read(text: str) -> LogFacts:
     )
     block = log.value(
         "block_size",
-        first(r"(?:Setting attention block size to|block_size=|block size:?)\s*([0-9]+)", text),
+        # not the checkpoint prefetch's read size ("… page cache started (…, block_size=16777216
+        # bytes)", weight_utils.py from 0.22: h27f's Kaggle download.txt read it as 16M tokens)
+        first(
+            r"(?:Setting attention block size to|block_size=|block size:?)\s*([0-9]+)(?![0-9]|\s*bytes)", text
+        ),
         int,
     )
     kv = log.value(
-        "kv_tokens", first(r"GPU KV cache size: ([0-9,]+) tokens", text), lambda v: int(v.replace(",", ""))
+        # one line per worker in 0.10 (h27f: DaisukeTakai/eval_dataset vllm.log, 4 ranks print
+        # 853,808-861,488): the smallest, as for the KV memory (the engine runs with the least)
+        "kv_tokens",
+        least(r"GPU KV cache size: ([0-9,]+) tokens", text, lambda v: int(v.replace(",", ""))),
+        lambda v: int(v.replace(",", "")),
     )
     if kv is None:
         m = take("kv_tokens", first(r"# GPU blocks: ([0-9]+)", text))
@@ -188,6 +213,14 @@ def read(text: str) -> LogFacts:
     if total is None:
         total = log.value("device_total_gib", first(r"total capacity of " + _NUM + r"\s*GiB", text), float)
     device = log.value("device_name", first(DEVICE_NAME, text), str.strip)
+    if device is None:  # the fused-MoE tuning file vLLM looks for is named after the device:
+        # "Config file not found at [.../E=128,N=384,device_name=NVIDIA_H100_80GB_HBM3.json]"
+        # (h27f: Zzsf11/VideoCuttingAgent vllm_serve.log, Qwen3-VL-30B-A3B, 0.12)
+        device = log.value(
+            "device_name",
+            first(r"device_name=((?:NVIDIA|AMD_Instinct)_[A-Za-z0-9_-]+?)(?:,|\.json)", text),
+            lambda name: name.replace("_", " "),
+        )
     outcome, oline = outcome_of(
         text,
         (
