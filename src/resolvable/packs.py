@@ -336,6 +336,12 @@ class Pack:
             rejected=rejected,
         )
 
+    def add_tool_options(self, parser: Any, command: str) -> tuple[str, ...]:
+        """Add the pack's own tool options of launch command ``command`` (options that are not
+        engine flags, e.g. an override of installed-kernel facts) to ``parser``; returns their
+        ``dest`` names, which the front door copies into ``Launch.options`` (default: none)."""
+        return ()
+
     def launch_config(self, launch: Any) -> Any:
         """The ``HFConfig`` a launch's model is read from (the stand-in when one is named)."""
         return self.load_model(launch.config_path)

@@ -93,6 +93,15 @@ class VllmPack(Pack):
 
         return build_launch(self, **inputs)
 
+    def add_tool_options(self, parser: Any, command: str) -> tuple[str, ...]:
+        """``--kernels NAME=0|1,...``: the installed-kernel facts, overridden (explain, resolve)."""
+        parser.add_argument(
+            "--kernels",
+            metavar="NAME=0|1,...",
+            help="override installed-kernel facts (resolvable's own option)",
+        )
+        return ("kernels",)
+
     def launch_config(self, launch: Any) -> Any:
         from .launch import launch_config
 
