@@ -438,7 +438,9 @@ def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], Confl
         return (), None
 
     try:
-        return default_pack().check_startup(res, model_config(args), _env(args.env)), None
+        launch = getattr(args, "launch", None)  # the pasted command's KEY=VALUE words count too
+        env = _env(args.env, launch.env if launch is not None else None)
+        return default_pack().check_startup(res, model_config(args), env), None
     except ConflictError as exc:
         return (), exc
 
