@@ -143,21 +143,14 @@ def run_pack(frontend_pack: Any, argv: Sequence[str], pasted: Any = None) -> int
 
 
 def main(argv: Sequence[str], pasted: Any = None, frontend_pack: Any = None) -> int:
-    """Run one vLLM command. ``pasted`` is a ``cli.paste.Pasted`` of a vLLM launch (the words
-    after ``--``), or None. explain and resolve read their launch through the front door
-    (``cli.frontdoor``); user errors propagate as ``ResolvableError`` (printed by the caller)."""
+    """Run one table command (matrix, models, backends); explain and resolve are read by the
+    front door (``cli.launchcmd``) and rendered by ``explain``/``resolve`` below."""
     vllm = frontend_pack or _pack()
     argv = list(argv)
     if argv and argv[0] in LAUNCH_COMMANDS:
-        from .frontdoor import launch_parser, read_launch
+        from .launchcmd import main as launch_main
 
-        args, extra = launch_parser(vllm, argv[0]).parse_known_args(argv[1:])
-        if args.engine is None:  # routed here by --engine or the pasted command: this pack
-            args.engine = vllm.name
-        vllm, launch = read_launch(args, extra, None, command=pasted)
-        args.pack, args.launch, args.pasted = vllm, launch, pasted
-        args.release_note = _release_note(vllm, launch, pasted)
-        return int((cmd_explain if argv[0] == "explain" else cmd_resolve)(args) or 0)
+        return launch_main(vllm, argv, pasted)
     release = _pack().release(_option_value(argv, "--vllm-version"))
     args = build_parser(release).parse_args(argv)
     args.release, args.pack = release, vllm
@@ -286,11 +279,9 @@ def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
 # -- commands ------------------------------------------------------------------------------
 
 
-def cmd_explain(args: argparse.Namespace) -> int:
-    if args.why_not is not None:
-        from .whynot import why_not
-
-        return why_not(args.pack, args.launch, args.why_not, args.field, as_json=args.json)
+def explain(args: argparse.Namespace) -> int:
+    """The vLLM rendering of ``explain`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
+    args.release_note = _release_note(args.pack, args.launch, args.pasted)
     try:
         res, verdict, passed, refusal = _judge(args, trace=True)
     except ConflictError as exc:
@@ -381,7 +372,9 @@ def _precluded(exp: Any, res: Any) -> list[str]:
     return out
 
 
-def cmd_resolve(args: argparse.Namespace) -> int:
+def resolve(args: argparse.Namespace) -> int:
+    """The vLLM rendering of ``resolve`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
+    args.release_note = _release_note(args.pack, args.launch, args.pasted)
     from .verdicts import say
 
     res, verdict, passed, refusal = _judge(args)
