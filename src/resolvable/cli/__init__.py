@@ -252,8 +252,11 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     _add_engine(p)
     p.set_defaults(func=cmd_models)
 
-    p = sub.add_parser("lint", help="check the rule registry over bundled models × presets × flag variants")
+    p = sub.add_parser(
+        "lint", help="check a pack's rule registry over its bundled models × presets (× flag variants)"
+    )
     p.add_argument("--json", action="store_true")
+    _add_engine(p)
     p.set_defaults(func=cmd_lint)
 
     p = sub.add_parser(
@@ -629,7 +632,7 @@ def _run(argv: Sequence[str] | None) -> int:
             from .compare import main as compare_main
 
             return compare_main(argv[1:])
-        if argv[:1] == ["flags"]:  # any engine's flag table (cli/flags.py)
+        if argv[:1] in (["flags"], ["lint"]):  # any engine's flag table; any pack's registry lint
             args = build_parser().parse_args(argv)
             return int(args.func(args) or 0)
         if argv[:1] == ["check-log"]:  # a start-up log against the prediction (cli/check_log.py)

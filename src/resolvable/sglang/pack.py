@@ -121,6 +121,16 @@ class SglangPack(Pack):
 
         add_cli_args(parser, skip=tuple(skip), release=release)
 
+    def lint_attempts(self, release: str) -> list[tuple[str, Any]]:
+        from .lint_cases import lint_attempts
+
+        return lint_attempts(self, release)
+
+    def lint_architectures(self) -> list[str]:
+        from .lint_cases import lint_architectures
+
+        return lint_architectures(self)
+
     def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
         """The fields the model or launch makes irrelevant: DSA, speculative decoding, hybrid
         linear attention / mamba, the hybrid SWA pool, diffusion LLM (``sglang.applicable``)."""

@@ -122,6 +122,16 @@ class VllmPack(Pack):
 
         return memory_report(self, res, hf, launch)
 
+    def lint_attempts(self, release: str) -> list[tuple[str, Any]]:
+        from .lint_cases import lint_attempts
+
+        return lint_attempts(self, release)
+
+    def lint_architectures(self) -> list[str]:
+        from .lint_cases import lint_architectures
+
+        return lint_architectures(self)
+
     def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
         """The MLA-only fields for a model without MLA layers (``use_mla`` false)."""
         if "use_mla" in res and not res["use_mla"]:
