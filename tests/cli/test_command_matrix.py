@@ -132,3 +132,32 @@ def test_upgrade_carries_each_sides_verdict_as_explain_gives_it(capsys, engine):
         assert code == 0 and data["engine"] == engine, (form, data)
         assert (data["from"], data["to"]) == (old, new), form
         assert data["verdict"] == {"from": expected[old], "to": expected[new]}, form
+
+
+#: The fields a matrix cell shows, per pack (its attention backend and page/block size).
+MATRIX_FIELDS = {
+    "sglang": ("attention_backend", "page_size", "tp_size"),
+    "vllm": ("attn_backend_full", "block_size", "tensor_parallel_size"),
+}
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+@pytest.mark.parametrize("platform", ["h100", "b200"])
+def test_matrix_cells_give_resolves_values_for_every_input_form(capsys, engine, platform):
+    """Issue 26's matrix, the `matrix` command: the cell of a launch (`--set` the same flag) holds
+    the values `resolve` gives for that launch in every input form (tool flags, pasted command,
+    `docker run`), for every pack."""
+    pack = packs.get(engine)
+    fields = MATRIX_FIELDS[engine]
+    argv = ["matrix", "--engine", engine, pack.release_option, CASES[engine]["release"]]
+    argv += ["--models", "llama-3.1-8b", "--platforms", platform, "--fields", ",".join(fields)]
+    code = main([*argv, "--set", f"{pack.tp_field}=2", "--format", "json"])
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    assert code == 0 and len(cells) == 1
+    expected = cells[0]["values"]
+    assert expected[pack.tp_field] == 2
+    for form, launch in forms(engine, "llama-3.1-8b", 2).items():
+        code = main(["resolve", "--platform", platform, "--json", *launch])
+        values = json.loads(capsys.readouterr().out)["values"]
+        assert code == 0, form
+        assert {f: values[f] for f in fields} == expected, (form, values, expected)

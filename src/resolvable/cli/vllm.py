@@ -430,9 +430,7 @@ def _parse_set(pairs: Sequence[str], release: str) -> Any:
 
 
 def _matrix_platforms() -> tuple[str, ...]:
-    from ..vllm.lint_cases import GRID_PLATFORMS
-
-    return GRID_PLATFORMS
+    return tuple(_pack().grid_platforms)
 
 
 def matrix_cells(

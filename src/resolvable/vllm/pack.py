@@ -61,6 +61,7 @@ class VllmPack(Pack):
     catalog = member(_PKG, "catalog")
     platform = member(f"{_PKG}.platforms", "platform")
     with_gpus = member(f"{_PKG}.config.parallel", "with_gpus")
+    grid_platforms = member(f"{_PKG}.lint_cases", "GRID_PLATFORMS")  # matrix and lint presets
 
     # resolution
     args_class = member(_PKG, "VllmArgs")
