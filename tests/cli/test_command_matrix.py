@@ -161,3 +161,27 @@ def test_matrix_cells_give_resolves_values_for_every_input_form(capsys, engine, 
         values = json.loads(capsys.readouterr().out)["values"]
         assert code == 0, form
         assert {f: values[f] for f in fields} == expected, (form, values, expected)
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+@pytest.mark.parametrize(
+    ("node", "status", "allocation"),
+    [(["--gpus", "2"], "refused", None), (["--used-gib", "70"], "does-not-fit", "weights")],
+)
+def test_gpus_and_used_gib_mean_the_same_for_every_command_and_engine(
+    capsys, engine, node, status, allocation
+):
+    """Issue 26 (item 5): `--gpus` and `--used-gib` are the tool's options for every engine and
+    launch command (SGLang's explain/resolve refused `--gpus` as an unknown engine flag): 4 ranks
+    on 2 GPUs is the node check's refusal, 70 GiB held by others leaves no room for the weights."""
+    for form, argv in forms(engine, "qwen3-8b", 4 if "--gpus" in node else 1).items():
+        seen = set()
+        for command in COMMANDS:
+            code, data = verdict_of(capsys, command, [*node, *argv])
+            verdict = data["verdict"]
+            assert code == 1 and verdict["status"] == status, (command, form, verdict)
+            assert verdict["allocation"] == allocation, (command, form, verdict)
+            # (the JSON `stage` of an argument-resolution refusal is the rule's phase for explain
+            # and resolve, `resolve` for fit: left as it is, the rule and message are one)
+            seen.add((verdict["rule"], verdict["message"]))
+        assert len(seen) == 1, (form, seen)

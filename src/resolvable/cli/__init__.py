@@ -88,6 +88,19 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str, rele
     p.add_argument(
         "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
     )
+    p.add_argument(
+        "--gpus",
+        type=int,
+        metavar="N",
+        help="GPUs per node (default: the preset's); the node check refuses more ranks than that",
+    )
+    p.add_argument(
+        "--used-gib",
+        type=float,
+        default=0.0,
+        metavar="GIB",
+        help="device memory other processes already hold on each GPU (a shared GPU), in GiB",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
     _add_sglang_version(p)
     default_pack().add_cli_args(p, release, skip=("model_path", "config"))
