@@ -181,7 +181,7 @@ def test_gpus_and_used_gib_mean_the_same_for_every_command_and_engine(
             verdict = data["verdict"]
             assert code == 1 and verdict["status"] == status, (command, form, verdict)
             assert verdict["allocation"] == allocation, (command, form, verdict)
-            # (the JSON `stage` of an argument-resolution refusal is the rule's phase for explain
-            # and resolve, `resolve` for fit: left as it is, the rule and message are one)
-            seen.add((verdict["rule"], verdict["message"]))
+            # the stage too: an argument-resolution refusal is `resolve` for every command (explain
+            # and resolve said the rule's phase, `engine_args`, where fit said `resolve`)
+            seen.add((verdict["stage"], verdict["rule"], verdict["message"]))
         assert len(seen) == 1, (form, seen)

@@ -688,7 +688,10 @@ def _run(argv: Sequence[str] | None) -> int:
         if wants_json:  # scripts get the refusal as JSON too, with the verdict every command gives
             from ..verdict import from_refusal
 
-            data = {**refusal_json(exc), "verdict": from_refusal(exc).to_dict()}
+            # the verdict's stage is docs/cli-json.md's (`resolve` for argument resolution, as
+            # `Pack.verdict` and `fit` say), the rule's own phase stays in `refusal_json`
+            stage = "startup" if getattr(exc, "phase", None) == "startup" else "resolve"
+            data = {**refusal_json(exc), "verdict": from_refusal(exc, stage=stage).to_dict()}
             print(json.dumps(data, indent=2, default=repr))
         _say(f"error: {refusal_prefix(exc)}: {exc}")
         return EXIT_FINDINGS
