@@ -336,6 +336,37 @@ class Pack:
             rejected=rejected,
         )
 
+    def lint_attempts(self, release: str) -> list[tuple[str, Any]]:
+        """``resolvable lint``'s cases of ``release``: ``(label, thunk)`` pairs, each resolving
+        one launch when called (default: every bundled model on every platform preset, no flags)."""
+        from ._platform import Platform
+
+        attempts = []
+        for model in self.catalog():
+            hf = self.load_model(model)
+            for name in Platform.presets():
+                platform = Platform.preset(name)
+                attempts.append(
+                    (
+                        f"{model}@{name}@{release}",
+                        lambda hf=hf, pl=platform: self.resolve(hf, pl, {}, release=release),
+                    )
+                )
+        return attempts
+
+    def lint_architectures(self) -> list[str]:
+        """The architectures a rule predicate may name (``lint``'s dead-predicate check)."""
+        return sorted(
+            {a for m in self.catalog() for a in self.load_model(m).architectures}
+            | self.registry.architectures()
+        )
+
+    def add_tool_options(self, parser: Any, command: str) -> tuple[str, ...]:
+        """Add the pack's own tool options of launch command ``command`` (options that are not
+        engine flags, e.g. an override of installed-kernel facts) to ``parser``; returns their
+        ``dest`` names, which the front door copies into ``Launch.options`` (default: none)."""
+        return ()
+
     def launch_config(self, launch: Any) -> Any:
         """The ``HFConfig`` a launch's model is read from (the stand-in when one is named)."""
         return self.load_model(launch.config_path)

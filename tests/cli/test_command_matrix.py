@@ -132,3 +132,56 @@ def test_upgrade_carries_each_sides_verdict_as_explain_gives_it(capsys, engine):
         assert code == 0 and data["engine"] == engine, (form, data)
         assert (data["from"], data["to"]) == (old, new), form
         assert data["verdict"] == {"from": expected[old], "to": expected[new]}, form
+
+
+#: The fields a matrix cell shows, per pack (its attention backend and page/block size).
+MATRIX_FIELDS = {
+    "sglang": ("attention_backend", "page_size", "tp_size"),
+    "vllm": ("attn_backend_full", "block_size", "tensor_parallel_size"),
+}
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+@pytest.mark.parametrize("platform", ["h100", "b200"])
+def test_matrix_cells_give_resolves_values_for_every_input_form(capsys, engine, platform):
+    """Issue 26's matrix, the `matrix` command: the cell of a launch (`--set` the same flag) holds
+    the values `resolve` gives for that launch in every input form (tool flags, pasted command,
+    `docker run`), for every pack."""
+    pack = packs.get(engine)
+    fields = MATRIX_FIELDS[engine]
+    argv = ["matrix", "--engine", engine, pack.release_option, CASES[engine]["release"]]
+    argv += ["--models", "llama-3.1-8b", "--platforms", platform, "--fields", ",".join(fields)]
+    code = main([*argv, "--set", f"{pack.tp_field}=2", "--format", "json"])
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    assert code == 0 and len(cells) == 1
+    expected = cells[0]["values"]
+    assert expected[pack.tp_field] == 2
+    for form, launch in forms(engine, "llama-3.1-8b", 2).items():
+        code = main(["resolve", "--platform", platform, "--json", *launch])
+        values = json.loads(capsys.readouterr().out)["values"]
+        assert code == 0, form
+        assert {f: values[f] for f in fields} == expected, (form, values, expected)
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+@pytest.mark.parametrize(
+    ("node", "status", "allocation"),
+    [(["--gpus", "2"], "refused", None), (["--used-gib", "70"], "does-not-fit", "weights")],
+)
+def test_gpus_and_used_gib_mean_the_same_for_every_command_and_engine(
+    capsys, engine, node, status, allocation
+):
+    """Issue 26 (item 5): `--gpus` and `--used-gib` are the tool's options for every engine and
+    launch command (SGLang's explain/resolve refused `--gpus` as an unknown engine flag): 4 ranks
+    on 2 GPUs is the node check's refusal, 70 GiB held by others leaves no room for the weights."""
+    for form, argv in forms(engine, "qwen3-8b", 4 if "--gpus" in node else 1).items():
+        seen = set()
+        for command in COMMANDS:
+            code, data = verdict_of(capsys, command, [*node, *argv])
+            verdict = data["verdict"]
+            assert code == 1 and verdict["status"] == status, (command, form, verdict)
+            assert verdict["allocation"] == allocation, (command, form, verdict)
+            # the stage too: an argument-resolution refusal is `resolve` for every command (explain
+            # and resolve said the rule's phase, `engine_args`, where fit said `resolve`)
+            seen.add((verdict["stage"], verdict["rule"], verdict["message"]))
+        assert len(seen) == 1, (form, seen)

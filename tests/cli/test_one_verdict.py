@@ -327,3 +327,53 @@ def test_a_start_up_refusals_fix_is_checked_in_explain(capsys):
         in out
     )
     assert err.startswith("error: refused at start-up (after ServerArgs)")
+
+
+def test_sglang_why_not_sees_the_pasted_commands_environment(capsys, monkeypatch):
+    """Repro (issue 26): SGLang's `--why-not` ran its start-up check without the pasted command's
+    `KEY=VALUE` words (only `--env` reached it); every check of the launch sees the same env."""
+    from resolvable import packs
+
+    pack = packs.get(packs.names()[0])
+    seen: list[dict] = []
+    real = pack.check_startup
+
+    def spy(res, hf, env=None, *rest, **kw):
+        seen.append(dict(env or {}))
+        return real(res, hf, env, *rest, **kw)
+
+    monkeypatch.setattr(pack, "check_startup", spy, raising=False)
+    command = ["SGLANG_USE_AITER=1", "python", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b"]
+    code, out, _ = run(capsys, "explain", "--platform", "mi300x", "--why-not", "triton", "--", *command)
+    assert code == 0 and "would be accepted" in out
+    assert seen and all(env.get("SGLANG_USE_AITER") == "1" for env in seen), seen
+
+
+@pytest.mark.parametrize(
+    ("model", "hidden", "shown"),
+    [
+        # a dense model: no speculative, linear-attention/mamba, hybrid-SWA or DSA leaves
+        ("llama-3.1-8b", ("spec.num_steps", "cache.mamba_strategy", "cache.swa_full_tokens_ratio"), ()),
+        # a hybrid linear-attention model: its mamba fields apply, the speculative ones do not
+        ("qwen3-next-80b-a3b", ("spec.num_steps", "cache.swa_full_tokens_ratio"), ("cache.mamba_strategy",)),
+        # an is_hybrid_swa_model architecture: its SWA pool fields apply
+        ("gpt-oss-20b", ("spec.num_steps", "cache.mamba_strategy"), ("cache.swa_full_tokens_ratio",)),
+    ],
+)
+def test_sglang_not_applicable_covers_speculative_linear_and_swa_fields(capsys, model, hidden, shown):
+    """Issue 26 (item 7): `--all` for SGLang covered only the DSA fields; the groups tied to
+    speculative decoding, hybrid linear attention / mamba and the hybrid SWA pool are left out of
+    `resolve` where the model or launch has no such feature, and `--all` shows them."""
+    argv = ["resolve", model, "--platform", "h200", "--tp-size", "2"]
+    code, out, _ = run(capsys, *argv)
+    code_all, out_all, _ = run(capsys, *argv, "--all")
+    assert code == code_all == 0
+    leaves = {line.split()[0] for line in out.splitlines() if line.strip()}
+    leaves_all = {line.split()[0] for line in out_all.splitlines() if line.strip()}
+    for leaf in hidden:
+        assert leaf not in leaves and leaf in leaves_all, leaf
+    for leaf in shown:
+        assert leaf in leaves, leaf
+    spec = ["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "llama-3.1-8b"]
+    code, out, _ = run(capsys, "resolve", "llama-3.1-8b", "--platform", "h200", *spec)
+    assert "spec.num_steps" in out, out  # speculative decoding asked for: they apply

@@ -235,3 +235,17 @@ def test_a_flag_the_third_engine_lacks_is_its_parser_refusal(toy, capsys):
     code, out, err = run(capsys, "resolve", "toy-1b", "--engine", "toy", "--platform", "h100", "--bogus", "1")
     assert code == 1 and out == ""
     assert err.strip() == "error: toy serve 1.1: unrecognized arguments: --bogus 1"
+
+
+def test_a_third_pack_takes_every_explain_option_of_the_front_door(toy, capsys):
+    """Issue 26 (item 5): `--why-not`, `--field`, `--all`, `--gpus`, `--env` mean the same for a
+    third pack: explain and resolve are one parser per command (``cli.launchcmd``), not one per
+    engine; `--why-not` is answered by ``cli.whynot`` through ``Pack.verdict``."""
+    base = ["explain", "toy-1b", "--engine", "toy", "--platform", "h100"]
+    code, out, err = run(capsys, *base, "--why-not", "slow", "--field", "kernel")
+    assert code == 0, err
+    assert out.startswith("kernel='slow' would be accepted (without it: 'fast')"), out
+    code, out, err = run(capsys, *base, "--why-not", "slow", "--field", "kernel", "--json")
+    assert code == 0 and json.loads(out)["outcome"] == "accepted", err
+    code, out, err = run(capsys, *base, "--field", "block", "--all", "--gpus", "2", "--env", "A=1")
+    assert code == 0 and "block" in out and "kernel = " not in out, (out, err)

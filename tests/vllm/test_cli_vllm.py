@@ -104,11 +104,27 @@ def test_bad_inputs_are_one_error_line(capsys):
         ["explain", "llama-3.1-8b", "--engine", "vllm", "--platform", "h100", "--kernels", "nope=1"],
         ["explain", "llama-3.1-8b", "--engine", "vllm", "--platform", "h1000"],
         ["explain", "no-such-model", "--engine", "vllm", "--platform", "h100"],
-        ["explain", "llama-3.1-8b", "--engine", "vllm", "--attention-config", "{bad json"],
     ):
         code, _, err = run(capsys, *argv)
         assert code == 2, argv
         assert err.startswith("error:") and "Traceback" not in err, argv
+
+
+def test_a_value_the_engines_parser_refuses_is_a_refusal_in_every_input_form(capsys):
+    """Issue 26: vLLM's parser refusing a flag's value is ``refused`` (exit 1), as ``fit`` says,
+    whether the flag is given to the tool or in a pasted command (it was exit 2 before the tool's
+    flags went through the front door)."""
+    for argv in (
+        ["explain", "llama-3.1-8b", "--engine", "vllm", "--attention-config", "{bad json"],
+        ["explain", "llama-3.1-8b", "--engine", "vllm", "--platform", "h100", "--dtype", "bogus"],
+        ["resolve", "llama-3.1-8b", "--engine", "vllm", "--platform", "h100", "--tensor-parallel-size", "x"],
+        ["explain", "--platform", "h100", "--", "vllm", "serve", "llama-3.1-8b", "--dtype", "bogus"],
+        ["fit", "llama-3.1-8b", "--engine", "vllm", "--platform", "h100", "--dtype", "bogus"],
+    ):
+        code, _, err = run(capsys, *argv)
+        assert code == 1, argv
+        assert "--dtype" in err or "--attention-config" in err or "--tensor-parallel-size" in err, err
+        assert "Traceback" not in err, argv
 
 
 def test_matrix_models_and_backends(capsys):

@@ -88,6 +88,19 @@ def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str, rele
     p.add_argument(
         "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
     )
+    p.add_argument(
+        "--gpus",
+        type=int,
+        metavar="N",
+        help="GPUs per node (default: the preset's); the node check refuses more ranks than that",
+    )
+    p.add_argument(
+        "--used-gib",
+        type=float,
+        default=0.0,
+        metavar="GIB",
+        help="device memory other processes already hold on each GPU (a shared GPU), in GiB",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
     _add_sglang_version(p)
     default_pack().add_cli_args(p, release, skip=("model_path", "config"))
@@ -252,8 +265,11 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     _add_engine(p)
     p.set_defaults(func=cmd_models)
 
-    p = sub.add_parser("lint", help="check the rule registry over bundled models × presets × flag variants")
+    p = sub.add_parser(
+        "lint", help="check a pack's rule registry over its bundled models × presets (× flag variants)"
+    )
     p.add_argument("--json", action="store_true")
+    _add_engine(p)
     p.set_defaults(func=cmd_lint)
 
     p = sub.add_parser(
@@ -629,7 +645,7 @@ def _run(argv: Sequence[str] | None) -> int:
             from .compare import main as compare_main
 
             return compare_main(argv[1:])
-        if argv[:1] == ["flags"]:  # any engine's flag table (cli/flags.py)
+        if argv[:1] in (["flags"], ["lint"]):  # any engine's flag table; any pack's registry lint
             args = build_parser().parse_args(argv)
             return int(args.func(args) or 0)
         if argv[:1] == ["check-log"]:  # a start-up log against the prediction (cli/check_log.py)
@@ -672,7 +688,10 @@ def _run(argv: Sequence[str] | None) -> int:
         if wants_json:  # scripts get the refusal as JSON too, with the verdict every command gives
             from ..verdict import from_refusal
 
-            data = {**refusal_json(exc), "verdict": from_refusal(exc).to_dict()}
+            # the verdict's stage is docs/cli-json.md's (`resolve` for argument resolution, as
+            # `Pack.verdict` and `fit` say), the rule's own phase stays in `refusal_json`
+            stage = "startup" if getattr(exc, "phase", None) == "startup" else "resolve"
+            data = {**refusal_json(exc), "verdict": from_refusal(exc, stage=stage).to_dict()}
             print(json.dumps(data, indent=2, default=repr))
         _say(f"error: {refusal_prefix(exc)}: {exc}")
         return EXIT_FINDINGS

@@ -356,7 +356,7 @@ def launch_of(args: argparse.Namespace, user: dict[str, Any]) -> Any:
         model=args.model,
         config_source=config_source_of(args.model, stand_in, engine.catalog()),
         model_config=stand_in,
-        node=Node(args.platform),
+        node=Node(args.platform, getattr(args, "gpus", None), used_gib=getattr(args, "used_gib", 0.0) or 0.0),
         user={k: v for k, v in user.items() if k != "model_path"},
         not_modelled=tuple(getattr(args, "not_modelled", ())),
         not_modelled_values=dict(getattr(args, "not_modelled_values", {}) or {}),
@@ -438,7 +438,9 @@ def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], Confl
         return (), None
 
     try:
-        return default_pack().check_startup(res, model_config(args), _env(args.env)), None
+        launch = getattr(args, "launch", None)  # the pasted command's KEY=VALUE words count too
+        env = _env(args.env, launch.env if launch is not None else None)
+        return default_pack().check_startup(res, model_config(args), env), None
     except ConflictError as exc:
         return (), exc
 

@@ -6,7 +6,6 @@ Invariant: each command only reads; JSON output carries a versioned ``schema`` k
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from typing import Any
@@ -14,7 +13,6 @@ from typing import Any
 from .._files import shown
 from .._platform import PLATFORM_ENV_VAR, Platform
 from .._text import short, table
-from ..errors import ConflictError
 from ._common import (
     EXIT_FINDINGS,
     UsageError,
@@ -232,56 +230,18 @@ def cmd_models(args: argparse.Namespace, ignored: list[str]) -> int:
     return 0
 
 
-def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
+def cmd_lint(args: argparse.Namespace, ignored: list[str] | None = None) -> int:
+    """Lint the rule registry of the pack ``--engine`` names over its own cases
+    (``Pack.lint_attempts``: every modelled release) and architectures (``Pack.lint_architectures``)."""
     from .._lint import lint
+    from ._common import pack as pack_named
 
-    sglang = default_pack()
-    check_startup, registry, resolve_server_args = (
-        sglang.check_startup,
-        sglang.registry,
-        sglang.resolve_server_args,
-    )
-
-    def with_startup(res: Any, hf: Any) -> Any:
-        # The start-up checks run too, so a check that crashes is a finding; a start-up refusal
-        # is not (the ServerArgs resolution is what lint inspects, and it was accepted).
-        with contextlib.suppress(ConflictError):
-            check_startup(res, hf)
-        return res
-
+    sglang = pack_named(args.engine) if getattr(args, "engine", None) else default_pack()
+    registry = sglang.registry
     attempts = []
     for release in registry.releases:  # every modelled release: its own plan, its own findings
-        attempts += [
-            (
-                f"{m}@{p}:{v}@{release}",
-                (
-                    lambda hf=hf, pl=pl, fl=fl, r=release: with_startup(
-                        resolve_server_args(hf, pl, sglang_version=r, **fl), hf
-                    )
-                ),
-            )
-            for m, p, v, hf, pl, fl in sglang.grid_cases()
-        ]
-        # Explicit-choice sweep: every field a rule declared in a default cell, set by the user to
-        # another valid value. A rule that declares over it without Force is a silent override.
-        for m, p, _, hf, pl, _ in sglang.grid_cases(variants={"default": {}}):
-            try:
-                base = resolve_server_args(hf, pl, load_time=False, sglang_version=release)
-            except ConflictError:
-                continue
-            for user in sglang.explicit_variants(base):
-                label = f"{m}@{p}:" + ",".join(f"{k}={v}" for k, v in user.items() if k != "model_path")
-                attempts.append(
-                    (
-                        f"{label}@{release}",
-                        lambda hf=hf, pl=pl, user=user, r=release: resolve_server_args(
-                            hf, pl, sglang_version=r, **user
-                        ),
-                    )
-                )
-    known = sorted(
-        {a for m in sglang.grid_models() for a in sglang.bundled(m).architectures} | registry.architectures()
-    )
+        attempts += sglang.lint_attempts(release)
+    known = sglang.lint_architectures()
     findings, stats = lint(registry, attempts, known)
     if args.json:
         print(
@@ -293,7 +253,7 @@ def cmd_lint(args: argparse.Namespace, ignored: list[str]) -> int:
     else:
         print(
             f"linted {len(registry.rules)} rules over {stats['resolutions'] + stats['refusals']} configurations "
-            f"in {len(registry.releases)} sglang releases ({stats['refusals']} refused by design)"
+            f"in {len(registry.releases)} {sglang.name} releases ({stats['refusals']} refused by design)"
         )
         for f in findings:
             print(f"  {f}")

@@ -73,13 +73,48 @@ def add_launch_options(p: argparse.ArgumentParser, *, platform_default: str = "d
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (docs/cli-json.md)")
     for name in packs.names():
-        option = packs.get(name).release_option
+        try:
+            other = packs.get(name)
+        except packs.PackError:  # a pack that cannot load breaks none of the others' launches
+            continue
         p.add_argument(
-            option,
+            other.release_option,
             dest=_release_dest(name),
             metavar="VERSION",
-            help=f"{packs.get(name).title or name} release to model, or 'auto' for the installed one",
+            help=f"{other.title or name} release to model, or 'auto' for the installed one",
         )
+
+
+#: The launch commands' own options beyond the launch, by command (every pack takes them).
+EXPLAIN_OPTIONS = ("--field", "--why-not", "--all")
+
+
+def launch_parser(pack: packs.Pack, command: str) -> argparse.ArgumentParser:
+    """The one parser of launch command ``command`` (explain, resolve) of ``pack``: the launch
+    options, the command's own options and the pack's tool options (``Pack.add_tool_options``);
+    the engine's flags are left over, for ``read_launch`` (one parser per command, not one per
+    engine)."""
+    from ._common import _Parser
+
+    p = _Parser(
+        prog=f"resolvable {command}",
+        allow_abbrev=False,
+        epilog="The engine's launch flags are accepted here too (before `--`, or in the pasted "
+        f"command); list them with `resolvable flags --engine {pack.name} [--release VERSION] [WORD]`.",
+    )
+    add_launch_options(p)
+    if command == "explain":
+        p.add_argument(
+            "--field", help="explain only this field (default: every field that differs from its default)"
+        )
+        p.add_argument(
+            "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
+        )
+        p.add_argument(
+            "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
+        )
+    p.set_defaults(tool_options=tuple(pack.add_tool_options(p, command)))
+    return p
 
 
 def _release_dest(name: str) -> str:
@@ -151,6 +186,9 @@ def read_launch(
         env=_env_pairs(args.env),
         model_config=args.model_config,
     )
+    options = {dest: getattr(args, dest, None) for dest in getattr(args, "tool_options", ())}
+    if options:  # the pack's own tool options (``Pack.add_tool_options``): its launch carries them
+        launch = launch.replace(options={**launch.options, **options})
     used = getattr(args, "used_gib", 0.0) or 0.0
     if used:
         from dataclasses import replace

@@ -18,30 +18,20 @@ from typing import Any
 from .. import packs
 from .._text import checks_passed, short, table
 from ..errors import ConflictError
-from ._common import UsageError, _Parser, check_platform_env
+from ._common import UsageError, _Parser
 from .explain import _explain_lines, _refusal_lines
 
 COMMANDS = ("explain", "resolve", "models")
 
 
 def build_parser(pack: packs.Pack) -> argparse.ArgumentParser:
-    """resolvable's own options of the generic commands: the front door's launch options
-    (``cli.frontdoor.add_launch_options``); the pack's flags are read by ``Pack.build_launch``."""
-    from .frontdoor import add_launch_options
-
+    """resolvable's options of ``models``; explain and resolve take the front door's
+    (``cli.frontdoor.launch_parser``, through ``cli.launchcmd``)."""
     parser = _Parser(
         prog="resolvable", description=f"{pack.title or pack.name} rule pack (--engine {pack.name})"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name, text in (
-        ("explain", "why each resolved field has its value"),
-        ("resolve", "all resolved values and the published runtime context"),
-    ):
-        p = sub.add_parser(name, help=text, allow_abbrev=False)
-        add_launch_options(p)
-        if name == "explain":
-            p.add_argument("--field", help="explain only this field")
     p = sub.add_parser("models", help="the pack's bundled model configs")
     p.add_argument("--engine", choices=packs.names(), default=pack.name)
     p.add_argument("--json", action="store_true")
@@ -50,31 +40,49 @@ def build_parser(pack: packs.Pack) -> argparse.ArgumentParser:
 
 def main(pack: packs.Pack, argv: Sequence[str], pasted: Any = None) -> int:
     """Run one command of ``pack``; ``pasted`` is a ``cli.paste.Pasted`` of its launch, or None.
-    ``explain`` and ``resolve`` go through the one front door: the launch is read by
-    ``cli.frontdoor.read_launch`` (``Pack.build_launch``) and judged by ``Pack.verdict``."""
-    from .frontdoor import read_launch
-    from .verdicts import judge, say
+    ``explain`` and ``resolve`` go through the one front door (``cli.launchcmd``: the launch is
+    read by ``cli.frontdoor.read_launch`` and judged by ``Pack.verdict``) and are rendered by
+    ``explain``/``resolve`` below."""
+    argv = list(argv)
+    if argv and argv[0] in COMMANDS[:2]:
+        from .launchcmd import main as launch_main
 
-    args, extra = build_parser(pack).parse_known_args(list(argv))
-    if args.command == "models":
-        if extra:
-            raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
-        return _models(pack, args)
-    if args.engine is None:  # routed here by the pasted command: the pack is the command's
-        args.engine = pack.name
-    if args.platform == "detect":
-        check_platform_env()
-    pack, launch = read_launch(args, extra, None, command=pasted)
+        return launch_main(pack, argv, pasted)
+    args, extra = build_parser(pack).parse_known_args(argv)
+    if extra:
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+    return _models(pack, args)
+
+
+def _judged(args: argparse.Namespace) -> tuple[Any, ...]:
+    from .verdicts import judge
+
     explain = args.command == "explain"
     try:
-        res, verdict, passed, refusal = judge(pack, launch, trace=explain)
+        return judge(args.pack, args.launch, trace=explain)
     except ConflictError as exc:
         if explain and not args.json:
             print("\n".join(_refusal_lines(exc)))
         raise
-    (_explain if explain else _resolve)(
-        pack, args, launch.model, res, launch.not_modelled, verdict, passed, refusal
-    )
+
+
+def explain(args: argparse.Namespace) -> int:
+    """The generic rendering of ``explain`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
+    from .verdicts import say
+
+    args.command = "explain"
+    res, verdict, passed, refusal = _judged(args)
+    _explain(args.pack, args, args.launch.model, res, args.launch.not_modelled, verdict, passed, refusal)
+    return say(verdict)
+
+
+def resolve(args: argparse.Namespace) -> int:
+    """The generic rendering of ``resolve`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
+    from .verdicts import say
+
+    args.command = "resolve"
+    res, verdict, passed, refusal = _judged(args)
+    _resolve(args.pack, args, args.launch.model, res, args.launch.not_modelled, verdict, passed, refusal)
     return say(verdict)
 
 
@@ -121,7 +129,12 @@ def _explain(
     verdict: Any,
     *outcome: Any,
 ) -> None:
-    fields = [args.field] if args.field else [f for f in res if f in res.changed() or f in res.user]
+    hidden = frozenset() if args.field or args.all else pack.not_applicable(res)
+    fields = (
+        [args.field]
+        if args.field
+        else [f for f in res if (f in res.changed() or f in res.user) and f not in hidden]
+    )
     explained = [res.explain(f) for f in fields]
     if args.json:
         data = {

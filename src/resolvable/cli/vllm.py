@@ -23,7 +23,7 @@ from typing import Any
 from .. import packs
 from .._text import checks_passed, short, table
 from ..errors import ConflictError
-from ._common import UsageError, _csv_list, _Parser
+from ._common import UsageError, _csv_list, _env_pairs, _Parser
 from .explain import _explain_lines, _refusal_lines
 
 COMMANDS = ("explain", "resolve", "matrix", "models", "backends")
@@ -102,22 +102,11 @@ def _add_version(p: argparse.ArgumentParser, name: str = "--vllm-version", **kwa
 
 
 def build_parser(release: str) -> argparse.ArgumentParser:
+    """The options of the table commands (matrix, models, backends); explain and resolve take
+    the front door's (``cli.frontdoor.launch_parser``)."""
     parser = _Parser(prog="resolvable", description=f"vLLM rule pack (--engine vllm), vLLM {release}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    p = sub.add_parser("explain", help="why each resolved field has its value; every candidate backend")
-    _add_common(p, release)
-    p.add_argument("--field", help="explain only this field")
-    p.add_argument(
-        "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
-    )
-    p.add_argument(
-        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
-    )
-    p.set_defaults(func=cmd_explain)
-    p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
-    _add_common(p, release)
-    p.set_defaults(func=cmd_resolve)
     p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
     p.add_argument("--engine", choices=packs.names(), default=_pack().name)
     p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
@@ -148,112 +137,47 @@ def build_parser(release: str) -> argparse.ArgumentParser:
     return parser
 
 
-def _release_for(argv: Sequence[str], pasted: Any) -> tuple[str, str | None]:
-    """The vLLM release to model (``--vllm-version``, else the pasted image's tag, else the
-    newest), and a note saying where it came from when that is not obvious."""
-    vllm = _pack()
-    named = _option_value(argv, "--vllm-version")
-    tag_release, note = None, None
-    if pasted is not None and pasted.tag is not None:
-        from .paste import tag_release as read_tag
-
-        tag_release, note = read_tag(pasted.tag, vllm.releases, "vLLM", parse_only=vllm.parse_only_releases())
-        note = note or f"from the image tag {pasted.tag!r}"
-    if named is not None:
-        release = vllm.release(named)
-        if tag_release is not None and tag_release != release:
-            raise UsageError(
-                f"--vllm-version {named} and the image {pasted.image}:{pasted.tag} name different releases; give one"
-            )
-        if named == "auto":
-            note = "the installed vllm (--vllm-version auto)"
-        return release, note
-    if tag_release is not None:
-        return tag_release, note
-    return vllm.release(None), None
-
-
 def run_pack(frontend_pack: Any, argv: Sequence[str], pasted: Any = None) -> int:
     """The front-end entry point of ``Pack.frontend`` ``vllm`` (``cli._frontend``)."""
     return main(argv, pasted, frontend_pack)
 
 
 def main(argv: Sequence[str], pasted: Any = None, frontend_pack: Any = None) -> int:
-    """Run one vLLM command. ``pasted`` is a ``cli.paste.Pasted`` of a vLLM launch (the words
-    after ``--``), or None. User errors propagate as ``ResolvableError`` (printed by the caller)."""
-    vllm = _pack()
+    """Run one table command (matrix, models, backends); explain and resolve are read by the
+    front door (``cli.launchcmd``) and rendered by ``explain``/``resolve`` below."""
+    vllm = frontend_pack or _pack()
     argv = list(argv)
-    release, release_note = _release_for(argv, pasted)
-    table = vllm.flag_table(release)
-    notes: list[str] = []
     if argv and argv[0] in LAUNCH_COMMANDS:
-        rest, notes = vllm.preprocess(argv[1:], table, serve=True)
-        argv = [argv[0], *rest]
-    args, extra = build_parser(release).parse_known_args(argv)
-    if extra:
-        from ._common import EngineFlagError
+        from .launchcmd import main as launch_main
 
-        raise EngineFlagError(vllm.unknown_message(extra, table))
-    args.release, args.release_note, args.pasted = release, release_note, pasted
-    args.pack = frontend_pack or vllm
-    if args.command in LAUNCH_COMMANDS:
-        _take_launch(args, notes, table)
+        return launch_main(vllm, argv, pasted)
+    release = _pack().release(_option_value(argv, "--vllm-version"))
+    args = build_parser(release).parse_args(argv)
+    args.release, args.pack = release, vllm
     return int(args.func(args) or 0)
+
+
+def _release_note(pack: Any, launch: Any, pasted: Any) -> str | None:
+    """Where the release came from, when the header's default words do not say it: the image
+    tag (and what it named), or the installed engine (``auto``)."""
+    if pasted is not None and pasted.tag is not None:
+        from .paste import tag_release
+
+        _, note = tag_release(pasted.tag, pack.releases, pack.title, parse_only=pack.parse_only_releases())
+        return note or f"from the image tag {pasted.tag!r}"
+    if launch.release_from == "command":
+        return f"the installed {pack.name} ({pack.release_option} auto)"
+    return None
 
 
 # -- the launch: model, flags, environment ----------------------------------------------------
 
 
-def _take_launch(args: argparse.Namespace, notes: list[str], table: Any) -> None:
-    """The model, the parsed vLLM flags (the pasted command's, then those given to resolvable)
-    and the launch's environment, on ``args``."""
-    vllm = _pack()
-    head = vllm.from_namespace(args, table, notes, model=None)
-    args.launcher = None
-    args.launch_env = {}
-    parsed = head
-    if args.pasted is not None:
-        launch = vllm.parse_launch(args.pasted.words)
-        args.launcher = launch.launcher
-        args.launch_env = dict(args.pasted.env)
-        pasted = vllm.parse_argv(launch.argv, table.release, serve=launch.serve)
-        if args.model is not None and pasted.model is not None and args.model != pasted.model:
-            raise UsageError(
-                f"two models: {args.model!r} before `--` and {pasted.model!r} in the pasted command; give one"
-            )
-        args.model = args.model or pasted.model
-        parsed = pasted.merged(head)
-    if args.model is None:
-        where = " (the pasted command names none)" if args.pasted is not None else ""
-        default = table.default("model")
-        if isinstance(default, str):
-            where += f"; vLLM {table.release} would serve its default, {default}"
-        raise UsageError(
-            f"no model{where}: pass MODEL, or paste the launch command after `--` "
-            "(resolvable explain -- vllm serve MODEL ...)"
-        )
-    args.parsed = parsed
-
-
-def _env(args: argparse.Namespace) -> dict[str, str]:
-    """The environment the rules see: this shell's vLLM variables, the pasted command's
-    assignments (and docker ``-e``), then ``--env`` (the last word)."""
-    env = _pack().env_from_os()
-    env.update(getattr(args, "launch_env", {}) or {})
-    for pair in args.env or ():
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--env expects KEY=VALUE, got {pair!r}")
-        env[key] = value
-    return env
-
-
 def _judge(args: argparse.Namespace, *, trace: bool = False) -> tuple[Any, Any, Any, Any]:
-    """(resolution, verdict, checks passed, start-up refusal) of the command's launch
-    (``launch_of``), judged by ``Pack.verdict`` (``cli.verdicts.judge``)."""
+    """(resolution, verdict, checks passed, start-up refusal) of the command's launch, judged by
+    ``Pack.verdict`` (``cli.verdicts.judge``)."""
     from .verdicts import judge
 
-    args.launch = launch_of(args)
     return judge(args.pack, args.launch, trace=trace)
 
 
@@ -293,14 +217,19 @@ def _startup_json(passed: Any, refusal: ConflictError | None) -> dict[str, Any]:
     }
 
 
-def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]:
-    parsed = parsed or args.parsed
+def _header(res: Any, args: argparse.Namespace) -> list[str]:
+    launch = args.launch
+    parsed = launch.parsed
     modelled = [s for s in parsed.shown_all() if s not in parsed.shown]
-    lines = [f"model     {args.model}  [{res.arch}]"]
-    if getattr(args, "model_config", None) is not None:
-        lines.append(f"config    read from {args.model_config} (--model-config), standing for {args.model}")
-    if args.launcher is not None:
-        lines.append(f"command   {args.launcher}" + "".join(f"  {k}={v}" for k, v in args.launch_env.items()))
+    lines = [f"model     {launch.model}  [{res.arch}]"]
+    if launch.model_config is not None:
+        lines.append(
+            f"config    read from {launch.model_config} (--model-config), standing for {launch.model}"
+        )
+    if launch.launcher is not None:
+        lines.append(
+            f"command   {launch.launcher}" + "".join(f"  {k}={v}" for k, v in _command_env(args).items())
+        )
     lines += [
         f"platform  {res.platform.name}: {res.platform.describe()}",
         f"flags     {' '.join(modelled) or '(none)'}",
@@ -310,10 +239,10 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
     release_line = f"release   vLLM {res.release}"
     if args.release_note:
         release_line += f"  ({args.release_note})"
-    elif getattr(args, "vllm_version", None) is None:
+    elif launch.release_from == "default":
         release_line += "  (the default release)"
     else:
-        release_line += "  (named by --vllm-version)"
+        release_line += f"  (named by {args.pack.release_option})"
     lines += [
         release_line,
         f"rules     vllm {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
@@ -322,60 +251,37 @@ def _header(res: Any, args: argparse.Namespace, parsed: Any = None) -> list[str]
         + "  (--gpus N to change)",
         f"kernels   {', '.join(res['installed_kernels']) or '(none)'}  (standard install; override with --kernels)",
     ]
-    lines += [f"env       {line}" for line in _pack().classify_env(_env(args), res.release).lines()]
+    lines += [f"env       {line}" for line in args.pack.classify_env(dict(launch.env), res.release).lines()]
     lines += [f"note      {n}" for n in parsed.notes]
     # The vLLM pack dispatches on config facts, not on architecture names: the engine's
     # "no architecture-specific rule" note says nothing here.
     return lines + [f"note      {n}" for n in res.notes if "architecture-specific" not in n]
 
 
+def _command_env(args: argparse.Namespace) -> dict[str, str]:
+    """The pasted command's own assignments (and docker ``-e``), as the header shows them."""
+    return dict(args.pasted.env) if args.pasted is not None else {}
+
+
 def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
+    parsed = args.launch.parsed
     return {
         "vllm_version": res.release,
         "release_note": args.release_note,
-        "launcher": args.launcher,
-        "flags": {k: v for k, v in args.parsed.values.items() if k not in args.parsed.not_modelled},
-        "not_modelled": args.parsed.not_modelled,
-        "environment": _pack().classify_env(_env(args), res.release).to_dict(),
-        "notes": list(args.parsed.notes),
+        "launcher": args.launch.launcher,
+        "flags": {k: v for k, v in parsed.values.items() if k not in parsed.not_modelled},
+        "not_modelled": parsed.not_modelled,
+        "environment": args.pack.classify_env(dict(args.launch.env), res.release).to_dict(),
+        "notes": list(parsed.notes),
     }
 
 
 # -- commands ------------------------------------------------------------------------------
 
 
-def launch_of(args: argparse.Namespace) -> Any:
-    """The ``Launch`` of this front-end's parsed command (``resolvable.launch``)."""
-    from ..launch import Launch, Node, config_source_of
-
-    vllm = _pack()
-    source = "image-tag" if args.release_note and "image tag" in args.release_note else None
-    if source is None:
-        source = "flag" if getattr(args, "vllm_version", None) is not None else "default"
-    return Launch(
-        engine=vllm.name,
-        release=args.release,
-        release_from=source,
-        model=args.model,
-        config_source=config_source_of(args.model, getattr(args, "model_config", None), vllm.catalog()),
-        model_config=getattr(args, "model_config", None),
-        node=Node(args.platform, args.gpus),
-        user=vllm.resolution_kwargs(args.parsed),
-        not_modelled=tuple(args.parsed.shown),
-        not_modelled_values=args.parsed.not_modelled,
-        env=_env(args),
-        launcher=args.launcher,
-        notes=tuple(args.parsed.notes),
-        options={"kernels": args.kernels},
-        parsed=args.parsed,
-    )
-
-
-def cmd_explain(args: argparse.Namespace) -> int:
-    if args.why_not is not None:
-        from .whynot import why_not
-
-        return why_not(_pack(), launch_of(args), args.why_not, args.field, as_json=args.json)
+def explain(args: argparse.Namespace) -> int:
+    """The vLLM rendering of ``explain`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
+    args.release_note = _release_note(args.pack, args.launch, args.pasted)
     try:
         res, verdict, passed, refusal = _judge(args, trace=True)
     except ConflictError as exc:
@@ -402,7 +308,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 {
                     "schema": "resolvable.explain/1",
                     "engine": _pack().name,
-                    "model": args.model,
+                    "model": args.launch.model,
                     "arch": res.arch,
                     "platform": res.platform.to_dict(),
                     "user_args": dict(res.user),
@@ -466,7 +372,9 @@ def _precluded(exp: Any, res: Any) -> list[str]:
     return out
 
 
-def cmd_resolve(args: argparse.Namespace) -> int:
+def resolve(args: argparse.Namespace) -> int:
+    """The vLLM rendering of ``resolve`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
+    args.release_note = _release_note(args.pack, args.launch, args.pasted)
     from .verdicts import say
 
     res, verdict, passed, refusal = _judge(args)
@@ -478,7 +386,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
                 {
                     "schema": "resolvable.resolve/1",
                     "engine": _pack().name,
-                    "model": args.model,
+                    "model": args.launch.model,
                     "arch": res.arch,
                     "platform": data["platform"],
                     "user_args": data["user"],
@@ -522,10 +430,7 @@ def _parse_set(pairs: Sequence[str], release: str) -> Any:
 
 
 def _matrix_platforms() -> tuple[str, ...]:
-    return (
-        "t4", "a100", "l40s", "h100", "b200", "b300", "thor", "rtx5090", "dgx-spark",
-        "mi300x", "mi355x", "xpu", "cpu", "cpu-amx",
-    )  # fmt: skip
+    return tuple(_pack().grid_platforms)
 
 
 def matrix_cells(
@@ -576,8 +481,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     platforms = _csv_list(args.platforms) or list(_matrix_platforms())
     for name in platforms:
         vllm.platform(name)
-    args.launch_env = {}
-    env = _env(args)
+    env = {**vllm.env_from_os(), **_env_pairs(args.env)}
     fields = _csv_list(args.fields) or []
     for field in fields:
         if field not in vllm.args_class.__dataclass_fields__:

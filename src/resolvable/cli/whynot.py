@@ -20,7 +20,8 @@ def why_not(pack: Any, launch: Any, raw: str, field: str | None, *, as_json: boo
     from .explain import _coerce
 
     field = field or "attention_backend"
-    schema = schema_of(pack.args_class)
+    args_class = getattr(pack, "args_class", None)  # a third pack: its registry's schema
+    schema = schema_of(args_class) if args_class is not None else pack.registry.schema
     if field not in schema.resolvable:
         raise InvalidArgumentError(
             f"--why-not needs a field that rules decide; {field!r} is not one of the {pack.name} pack's"

@@ -18,15 +18,6 @@ if TYPE_CHECKING:
 _PKG = "resolvable.sglang"
 
 
-#: The fields only a DSA model reads (``not_applicable``).
-DSA_FIELDS = (
-    "dsa_prefill_backend",
-    "dsa_decode_backend",
-    "enable_dsa_prefill_context_parallel",
-    "dsa_prefill_cp_mode",
-)
-
-
 class SglangPack(Pack):
     name = "sglang"
     title = "SGLang"
@@ -130,13 +121,22 @@ class SglangPack(Pack):
 
         add_cli_args(parser, skip=tuple(skip), release=release)
 
+    def lint_attempts(self, release: str) -> list[tuple[str, Any]]:
+        from .lint_cases import lint_attempts
+
+        return lint_attempts(self, release)
+
+    def lint_architectures(self) -> list[str]:
+        from .lint_cases import lint_architectures
+
+        return lint_architectures(self)
+
     def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
-        """The DeepSeek-sparse-attention fields (``dsa_*``) for a model without an indexer:
-        ``model_config.is_deepseek_dsa`` needs ``index_topk`` in the config (``facts.is_deepseek_dsa``),
-        so without it no DSA backend or context-parallel mode is read."""
-        if hf is None or hf.text_config.get("index_topk") is not None:
-            return frozenset()
-        return frozenset(f for f in DSA_FIELDS if f in res)
+        """The fields the model or launch makes irrelevant: DSA, speculative decoding, hybrid
+        linear attention / mamba, the hybrid SWA pool, diffusion LLM (``sglang.applicable``)."""
+        from .applicable import not_applicable
+
+        return not_applicable(res, hf)
 
     def change_since(self, res: Any, field: str, old: str, new: str) -> str | None:
         """The release range of the rule that decides ``field`` on ``new`` (``since 0.5.15``),

@@ -155,10 +155,20 @@ def build_launch(
         rejected = str(exc)
         if command is not None and launcher is None:
             launcher = parse_launch(command).launcher
-    name = model or (parsed.model if parsed is not None else None) or _model_in(command)
+    given = (parsed.model if parsed is not None else None) or _model_in(command)
+    if model is not None and given is not None and model != given and command is not None:
+        raise LaunchError(f"two models: {model!r} before `--` and {given!r} in the pasted command; give one")
+    name = model or given
     if name is None:
+        from .flags import load_table
+
+        where = " (the pasted command names none)" if command is not None else ""
+        default = load_table(chosen).default("model")
+        if isinstance(default, str):
+            where += f"; vLLM {chosen} would serve its default, {default}"
         raise LaunchError(
-            "no model: pass MODEL, or paste the launch command after `--` (vllm serve MODEL ...)"
+            f"no model{where}: pass MODEL, or paste the launch command after `--` "
+            "(resolvable explain -- vllm serve MODEL ...)"
         )
     if parsed is None:
         parsed = parse([], chosen, serve=False)

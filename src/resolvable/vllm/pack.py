@@ -61,6 +61,7 @@ class VllmPack(Pack):
     catalog = member(_PKG, "catalog")
     platform = member(f"{_PKG}.platforms", "platform")
     with_gpus = member(f"{_PKG}.config.parallel", "with_gpus")
+    grid_platforms = member(f"{_PKG}.lint_cases", "GRID_PLATFORMS")  # matrix and lint presets
 
     # resolution
     args_class = member(_PKG, "VllmArgs")
@@ -93,6 +94,15 @@ class VllmPack(Pack):
 
         return build_launch(self, **inputs)
 
+    def add_tool_options(self, parser: Any, command: str) -> tuple[str, ...]:
+        """``--kernels NAME=0|1,...``: the installed-kernel facts, overridden (explain, resolve)."""
+        parser.add_argument(
+            "--kernels",
+            metavar="NAME=0|1,...",
+            help="override installed-kernel facts (resolvable's own option)",
+        )
+        return ("kernels",)
+
     def launch_config(self, launch: Any) -> Any:
         from .launch import launch_config
 
@@ -112,6 +122,16 @@ class VllmPack(Pack):
         from .launch import memory_report
 
         return memory_report(self, res, hf, launch)
+
+    def lint_attempts(self, release: str) -> list[tuple[str, Any]]:
+        from .lint_cases import lint_attempts
+
+        return lint_attempts(self, release)
+
+    def lint_architectures(self) -> list[str]:
+        from .lint_cases import lint_architectures
+
+        return lint_architectures(self)
 
     def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
         """The MLA-only fields for a model without MLA layers (``use_mla`` false)."""
