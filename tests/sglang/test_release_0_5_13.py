@@ -28,6 +28,9 @@ def test_the_changes_of_0_5_13_are_named():
         "BAILING_V2_5_MAMBA_CACHE",
         "STEP3P_BACKEND_DEFAULT",
         "CHOICES_DSA_CUTEDSL_MLA_QUARK_MXFP4",
+        "DETERMINISTIC_ASCEND",
+        "EAGLE_PAGE_TREE_TRITON",
+        "GPTQ_MARLIN_OFF_CUDA",
     } <= names
 
 
@@ -111,3 +114,30 @@ def test_eagle_tree_with_pages_on_triton_arrived_in_0_5_13():
     }
     assert "is unstable and produces incorrect results" in refusal_at("llama-3.1-8b", "h100", OLD, **spec)
     assert resolve_at("llama-3.1-8b", "h100", NEW, **spec)["attention_backend"] == "triton"
+
+
+def test_gptq_converted_to_gptq_marlin_on_cuda_only_before_0_5_13():
+    """gptq.py ``is_gptq_marlin_compatible``: 0.5.12 returns False off CUDA, so a symmetric 4-bit
+    GPTQ checkpoint stays ``gptq`` on ROCm (accepted); 0.5.13 converts it and ROCm refuses
+    gptq_marlin (found by the 0.5.12 held-out run)."""
+    config = {
+        "architectures": ["LlamaForCausalLM"],
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_hidden_layers": 32,
+        "intermediate_size": 14336,
+        "vocab_size": 128256,
+        "max_position_embeddings": 8192,
+        "torch_dtype": "float16",
+        "quantization_config": {
+            "quant_method": "gptq",
+            "bits": 4,
+            "group_size": 128,
+            "sym": True,
+            "desc_act": False,
+        },
+    }
+    old = resolve_at(config, "mi300x", OLD)  # accepted: the checkpoint stays gptq, on ROCm's list
+    assert old["quantization"] is None and old["attention_backend"] == "aiter"
+    assert "gptq_marlin quantization is currently not supported in ROCm" in refusal_at(config, "mi300x", NEW)

@@ -680,6 +680,12 @@ CHANGES = ChangeTable(
             summary="EAGLE topk > 1 with pages > 1 also runs on triton (before: flashinfer and fa3 only)",
         ),
         Change(
+            "GPTQ_MARLIN_OFF_CUDA",
+            "0.5.13",
+            upstream="layers/quantization/gptq/gptq.GPTQMarlinConfig.is_gptq_marlin_compatible",
+            summary="a GPTQ checkpoint converts to gptq_marlin off CUDA too (before: CUDA only, so ROCm kept gptq)",
+        ),
+        Change(
             "STEP3P_BACKEND_DEFAULT",
             "0.5.13",
             upstream="server_args._handle_model_specific_adjustments (Step3p5/Step3p7 branch)",
