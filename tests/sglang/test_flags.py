@@ -272,11 +272,11 @@ def test_table_file_is_data(tmp_path):
 def test_every_supported_release_has_its_own_table():
     """One generated table per release: ``table_release`` maps a release to itself, so a flag
     sglang added or removed in any release is seen by that release; a ``.postN`` on the index
-    has its own table too (0.5.13.post1)."""
+    has its own table too (0.5.12.post1, 0.5.13.post1)."""
     from resolvable.sglang._base import SGLANG_RELEASES
     from resolvable.sglang.flags import table_release
 
-    assert releases() == ["0.5.13", "0.5.13.post1", *SGLANG_RELEASES[1:]]
+    assert releases() == ["0.5.12", "0.5.12.post1", "0.5.13", "0.5.13.post1", *SGLANG_RELEASES[2:]]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
     assert (
@@ -407,7 +407,7 @@ KNOWN_CHOICE_MISMATCHES = {
     # (passes/moe_kernels.py), not through ADDED_IN
     **{
         (r, f): (["megamoe"], [])
-        for r in ("0.5.13", "0.5.13.post1", "0.5.14", "0.5.15", "0.5.16", "0.5.17")
+        for r in ("0.5.12", "0.5.12.post1", "0.5.13", "0.5.13.post1", "0.5.14", "0.5.15", "0.5.16", "0.5.17")
         for f in ("moe_runner_backend", "speculative_moe_runner_backend")
     },
     # fields/spec.py: the draft model's A2A list did not gain flashinfer_megamoe in 0.5.20-0.5.23

@@ -43,7 +43,7 @@ import traceback
 import types
 
 #: Bump when what the worker records for a case changes: it keys the comparer's oracle cache.
-WORKER_REVISION = "5"
+WORKER_REVISION = "6"
 
 #: ServerArgs fields recorded per accepted case (the six compared fields first).
 FIELDS = (
@@ -284,6 +284,9 @@ def patch_after_import(p: dict) -> None:
     # Up to 0.5.22 a module constant; 0.5.23 asks a cached function instead.
     amx = bool(p.get("cpu_amx")) and p["vendor"] == "cpu"
     common.is_intel_amx_backend_available = amx
+    # up to 0.5.12 the tile probe is torch._C._cpu's, read once into this module constant
+    if hasattr(common, "is_amx_tile_supported"):
+        common.is_amx_tile_supported = amx
     if hasattr(common, "_is_intel_amx_backend_available"):
         common._is_intel_amx_backend_available = lambda: amx
 

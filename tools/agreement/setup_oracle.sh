@@ -50,6 +50,12 @@ later() {  # venv of a later release: its wheel alone + a .pth to the shared dep
     0.5.13|0.5.13.post1)   # transformers 5.8.1 line; their ServerArgs import xgrammar
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.8.1 xgrammar==0.2.1 \
           apache-tvm-ffi==0.1.9 ;;
+    0.5.12|0.5.12.post1)   # transformers 5.6.0 line (the wheels' pins); ServerArgs imports xgrammar
+      "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.6.0 xgrammar==0.2.0 \
+          apache-tvm-ffi==0.1.9 ;;
+    0.5.11)   # transformers 5.6.0 too, with its own xgrammar pin
+      "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.6.0 xgrammar==0.1.32 \
+          apache-tvm-ffi==0.1.9 ;;
     *)
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
       case $ver in 0.5.16|0.5.17|0.5.18|0.5.19|0.5.20)   # their ServerArgs import xgrammar

@@ -25,6 +25,18 @@ CHANGES = ChangeTable(
     [
         # -- DeepSeek / DSA family (families/deepseek.py) -----------------------------------
         Change(
+            "DSA_NAMING",
+            "0.5.13",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek branch, is_deepseek_dsa)",
+            summary="a DSA model's default attention backend is named dsa (nsa before; nsa stays an alias)",
+        ),
+        Change(
+            "DSA_TBO_TOPK_SHARING_REFUSED",
+            "0.5.13",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek branch)",
+            summary="--enable-two-batch-overlap is refused for DSA configs that share index-topk across layers",
+        ),
+        Change(
             "DSA_GLM5_SM120_FP8",
             "0.5.17",
             upstream="arg_groups/overrides._dsa_split_backend_resolution",
@@ -623,7 +635,70 @@ CHANGES = ChangeTable(
             upstream="layers/quantization/__init__.py, configs/model_config.ModelConfig._verify_quantization",
             summary="minimax_m3_nvfp4 is registered (after mxfp8) and serves an mxfp8 checkpoint",
         ),
+        # -- 0.5.13 (what 0.5.12 did not do yet; docs/releases/0.5.13.md) ------------------------
+        Change(
+            "GPT_OSS_CPU_AMX",
+            "0.5.13",
+            upstream="server_args._handle_model_specific_adjustments (GptOss branch)",
+            summary="GPT-OSS on an AMX CPU defaults to intel_amx, accepts it, and skips the triton_kernel MoE runner",
+        ),
+        Change(
+            "GEMMA4_BACKEND_POLICY",
+            "0.5.13",
+            upstream="server_args._handle_model_specific_adjustments (Gemma4 branch)",
+            summary="every Gemma 4 architecture: trtllm_mha on SM100, the unset side filled, the backend check, "
+            "the SM100 modelopt_fp4 MoE runner (before: triton for Gemma4ForConditionalGeneration only)",
+        ),
+        Change(
+            "GRANITE_HYBRID_SM100_FLASHINFER",
+            "0.5.13",
+            upstream="server_args._handle_model_specific_adjustments (GraniteMoeHybrid branch)",
+            summary="Granite-4.0-H with mamba layers defaults to flashinfer on SM100 (triton before)",
+        ),
+        Change(
+            "MAMBA_EXTRA_BUFFER_FALCON_GRANITE",
+            "0.5.13",
+            upstream="server_args._handle_model_specific_adjustments (FalconH1/Jet-Nemotron, GraniteMoeHybrid)",
+            summary="Falcon-H1, Jet-Nemotron/JetVLM and Granite-4.0-H accept the mamba extra_buffer strategy",
+        ),
+        Change(
+            "BAILING_V2_5_MAMBA_CACHE",
+            "0.5.13",
+            upstream="server_args._handle_model_specific_adjustments (BailingMoeV2_5 branch)",
+            summary="Bailing-MoE-V2.5 keeps the radix cache (mamba cache with extra_buffer; before: radix cache off)",
+        ),
+        Change(
+            "DETERMINISTIC_ASCEND",
+            "0.5.13",
+            upstream="server_args.py DETERMINISTIC_ATTENTION_BACKEND_CHOICES, _handle_deterministic_inference",
+            summary="deterministic inference accepts ascend (radix cache kept) and keeps the ascend sampling backend",
+        ),
+        Change(
+            "EAGLE_PAGE_TREE_TRITON",
+            "0.5.13",
+            upstream="arg_groups/speculative_hook._handle_eagle_family (before: server_args._handle_speculative_decoding)",
+            summary="EAGLE topk > 1 with pages > 1 also runs on triton (before: flashinfer and fa3 only)",
+        ),
+        Change(
+            "GPTQ_MARLIN_OFF_CUDA",
+            "0.5.13",
+            upstream="layers/quantization/gptq/gptq.GPTQMarlinConfig.is_gptq_marlin_compatible",
+            summary="a GPTQ checkpoint converts to gptq_marlin off CUDA too (before: CUDA only, so ROCm kept gptq)",
+        ),
+        Change(
+            "STEP3P_BACKEND_DEFAULT",
+            "0.5.13",
+            upstream="server_args._handle_model_specific_adjustments (Step3p5/Step3p7 branch)",
+            summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
+        ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        Change(
+            "CHOICES_DSA_CUTEDSL_MLA_QUARK_MXFP4",
+            "0.5.13",
+            upstream="server_args.py choice lists",
+            summary="argparse accepts the dsa and cutedsl_mla attention backends (nsa becomes dsa's alias), "
+            "--quantization quark_mxfp4 and the experimental_sgl_trtllm MoE runner",
+        ),
         Change(
             "CHOICES_NVFP4_ONLINE",
             "0.5.14",

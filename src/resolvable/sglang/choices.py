@@ -183,6 +183,18 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_DSA_CUTEDSL_MLA_QUARK_MXFP4,
+        {
+            "attention_backend": ("dsa", "cutedsl_mla"),
+            "prefill_attention_backend": ("dsa", "cutedsl_mla"),
+            "decode_attention_backend": ("dsa", "cutedsl_mla"),
+            "quantization": ("quark_mxfp4",),
+            "moe_runner_backend": ("experimental_sgl_trtllm",),
+            "speculative_moe_runner_backend": ("experimental_sgl_trtllm",),
+        },
+    ),
+    (
+        "added",
         CHANGES.CHOICES_NVFP4_ONLINE,
         {
             "quantization": ("nvfp4_online",),

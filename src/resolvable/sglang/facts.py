@@ -272,6 +272,9 @@ class QuantReading:
     #: humming.py ``HummingConfig.override_quantization_method`` (registered since 0.5.16):
     #: ``--quantization humming`` claims any checkpoint but an mxfp4 one.
     humming: bool = False
+    #: gptq.py ``GPTQMarlinConfig.is_gptq_marlin_compatible`` before 0.5.13
+    #: (``GPTQ_MARLIN_OFF_CUDA``): no conversion off CUDA (``_is_cuda``).
+    gptq_marlin_cuda_only: bool = False
 
 
 _READING_BASE = QuantReading()
@@ -337,6 +340,7 @@ def _override_quantization(cfg: dict, user: str | None, platform: Any, reading: 
         and cfg.get("desc_act") is not None
         and group in _MARLIN_GROUP_SIZES
         and cap >= 80
+        and (platform.is_cuda or not reading.gptq_marlin_cuda_only)
     ):
         return "gptq_marlin"
     if user == "moe_wna16" and (  # moe_wna16.py:MoeWNA16Config.is_moe_wna16_compatible

@@ -189,7 +189,8 @@ def deepseek_family(ctx):
     """§3.1 (a)/(b) (``model_overrides/deepseek_v2._deepseek_family_overrides``; before 0.5.19
     the DeepSeek branch of ``_handle_model_specific_adjustments``): DSA fill, TBO check, prefill
     CP, DSA page size; non-DSA ``trtllm_mla`` on SM100. Asks ``DSA_DCP``, ``DSA_KPOOL_PAGES``
-    and ``PREFILL_CP_ATTN_DP`` (0.5.22)."""
+    and ``PREFILL_CP_ATTN_DP`` (0.5.22); ``DSA_NAMING`` and ``DSA_TBO_TOPK_SHARING_REFUSED``
+    (0.5.13: before it the backend was named ``nsa`` and TBO was not checked)."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     out = {}
     if is_deepseek_dsa(hf, ctx.release):
@@ -197,8 +198,8 @@ def deepseek_family(ctx):
         if ctx.release.has(CHANGES.DSA_DCP):
             out.update(_dsa_dcp(args))
         if backends_not_set(args):
-            out["attention_backend"] = "dsa"
-        if args.enable_two_batch_overlap:
+            out["attention_backend"] = "dsa" if ctx.release.has(CHANGES.DSA_NAMING) else "nsa"
+        if args.enable_two_batch_overlap and ctx.release.has(CHANGES.DSA_TBO_TOPK_SHARING_REFUSED):
             pattern = text.get_typed("index_topk_pattern", (str, tuple))
             if (text.get_typed("index_topk_freq", int) or 1) > 1 or (pattern is not None and "S" in pattern):
                 raise ConflictError(

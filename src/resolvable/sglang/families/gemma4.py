@@ -12,7 +12,7 @@ from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES, in_release
 from ..checkpoint import checkpoint_quant_method
-from ..facts import effective_backends
+from ..facts import backends_not_set, effective_backends
 
 ARCHS = ("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration")
 #: The Gemma-4-capable attention backends in upstream's order (0.5.22 ``accepted_backends``; the
@@ -31,9 +31,16 @@ ACCEPTED = (
 @registry.for_arch(*ARCHS)
 def gemma4_defaults(ctx):
     """§3.5: ``A`` := trtllm_mha on SM100 else triton (before 0.5.14 a modelopt_fp4 MoE kept triton:
-    ``GEMMA4_FP4_MOE_TRTLLM_MHA``); NVFP4 MoE on SM100 uses flashinfer_trtllm."""
+    ``GEMMA4_FP4_MOE_TRTLLM_MHA``); NVFP4 MoE on SM100 uses flashinfer_trtllm. Before 0.5.13
+    (``GEMMA4_BACKEND_POLICY``) only Gemma4ForConditionalGeneration was handled: triton when
+    nothing was chosen."""
     args, platform = ctx.args, ctx.platform
     out = {}
+    if not ctx.release.has(CHANGES.GEMMA4_BACKEND_POLICY):
+        # before 0.5.13: triton for Gemma4ForConditionalGeneration when no backend was chosen
+        if ctx.arch == ARCHS[0] and backends_not_set(args):
+            out["attention_backend"] = "triton"
+        return out
     # sglang reads model_config.quantization: hf_quant_config.json counts (checkpoint.py).
     quantization = args.quantization or checkpoint_quant_method(ctx.hf)
     if args.attention_backend is None:
@@ -51,7 +58,10 @@ def gemma4_defaults(ctx):
 def gemma4_backend_check(ctx):
     """§3.5 (``model_hook.handle_model_specific_adjustments`` Gemma4 arm; before 0.5.19
     ``server_args._handle_model_specific_adjustments``): both effective backends must be
-    Gemma-4-capable (``ACCEPTED``, per release)."""
+    Gemma-4-capable (``ACCEPTED``, per release); not checked before 0.5.13
+    (``GEMMA4_BACKEND_POLICY``)."""
+    if not ctx.release.has(CHANGES.GEMMA4_BACKEND_POLICY):
+        return {}
     supported = in_release(ctx.release, ACCEPTED)
     prefill, decode = effective_backends(ctx.args)
     if prefill in supported and decode in supported:

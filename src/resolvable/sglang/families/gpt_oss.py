@@ -16,6 +16,8 @@ from ..facts import backends_not_set, effective_backends, env_flag, quant_method
 
 ARCH = "GptOssForCausalLM"
 SUPPORTED = ("triton", "trtllm_mha", "fa3", "fa4", "ascend", "intel_amx", "intel_xpu", "aiter")
+#: The list before 0.5.13 (``GPT_OSS_CPU_AMX`` added intel_amx).
+_SUPPORTED_BEFORE_AMX = tuple(b for b in SUPPORTED if b != "intel_amx")
 
 
 def _is_mxfp4(ctx) -> bool:
@@ -24,7 +26,8 @@ def _is_mxfp4(ctx) -> bool:
 
 @registry.for_arch(ARCH)
 def gpt_oss_defaults(ctx):
-    """§3.3: platform backend fill (only when A, P, D are all unset), XPU dtype, mxfp4 dtype."""
+    """§3.3: platform backend fill (only when A, P, D are all unset; intel_amx on AMX CPUs since
+    0.5.13, ``GPT_OSS_CPU_AMX``), XPU dtype, mxfp4 dtype."""
     args, platform = ctx.args, ctx.platform
     out = {}
     if backends_not_set(args):
@@ -32,7 +35,7 @@ def gpt_oss_defaults(ctx):
             backend = "trtllm_mha"
         elif platform.is_sm90:
             backend = "fa3"
-        elif platform.is_cpu and platform.has_amx:
+        elif platform.is_cpu and platform.has_amx and ctx.release.has(CHANGES.GPT_OSS_CPU_AMX):
             backend = "intel_amx"
         elif platform.is_xpu:
             backend = "intel_xpu"
@@ -59,16 +62,18 @@ def gpt_oss_defaults(ctx):
 
 @registry.for_arch(ARCH, stage="model_checks")
 def gpt_oss_backend_check(ctx):
-    """§3.3: both effective backends must support attention sinks."""
+    """§3.3: both effective backends must support attention sinks (intel_amx since 0.5.13:
+    ``GPT_OSS_CPU_AMX``)."""
     prefill, decode = effective_backends(ctx.args)
-    if prefill not in SUPPORTED or decode not in SUPPORTED:
+    supported = SUPPORTED if ctx.release.has(CHANGES.GPT_OSS_CPU_AMX) else _SUPPORTED_BEFORE_AMX
+    if prefill not in supported or decode not in supported:
         raise ConflictError(
-            f"GptOssForCausalLM requires one of {list(SUPPORTED)} attention backend, but got the following "
+            f"GptOssForCausalLM requires one of {list(supported)} attention backend, but got the following "
             f"backends\n- Prefill: {prefill}\n- Decode: {decode}",
             fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
             fix=Fix.any_of(
-                *(Fix(set={"attention_backend": b}) for b in SUPPORTED),
-                text=f"set --attention-backend (or both split flags) to one of {list(SUPPORTED)}",
+                *(Fix(set={"attention_backend": b}) for b in supported),
+                text=f"set --attention-backend (or both split flags) to one of {list(supported)}",
             ),
             upstream="AssertionError",
         )
@@ -80,7 +85,8 @@ def gpt_oss_moe_runner(ctx):
     """§3.3 MoE runner (``overrides._gpt_oss_overrides``): flashinfer_mxfp4 (SM100), marlin on
     SM120 (flashinfer_mxfp4 since 0.5.17: ``GPT_OSS_SM120_MXFP4``; triton_kernel before 0.5.14:
     ``GPT_OSS_SM120_MARLIN``), triton on ROCm+AITER,
-    deep_gemm on MUSA, else triton / triton_kernel when triton_kernels is installed; and the
+    deep_gemm on MUSA, else triton / triton_kernel when triton_kernels is installed (not on AMX
+    CPUs since 0.5.13, ``GPT_OSS_CPU_AMX``); and the
     triton_kernel ``ep_size`` assert."""
     args, platform = ctx.args, ctx.platform
     runner = args.moe_runner_backend
@@ -103,7 +109,7 @@ def gpt_oss_moe_runner(ctx):
             args.ep_size == 1
             and platform.has_kernel("triton_kernels")
             and args.quantization is None
-            and not (platform.is_cpu and platform.has_amx)
+            and not (platform.is_cpu and platform.has_amx and ctx.release.has(CHANGES.GPT_OSS_CPU_AMX))
         ):
             new_driver = platform.driver_version is not None and platform.driver_version[0] >= 595
             choice = "triton" if platform.is_blackwell and new_driver else "triton_kernel"

@@ -46,9 +46,11 @@ def hybrid_triton_on_sm100(ctx):
 
 @registry.for_arch("GraniteMoeHybridForCausalLM")
 def granite_hybrid_attention(ctx):
-    """§3.11: Granite with mamba layers uses flashinfer on SM100 when ``A`` is unset."""
+    """§3.11: Granite with mamba layers uses flashinfer on SM100 when ``A`` is unset (triton
+    before 0.5.13: ``GRANITE_HYBRID_SM100_FLASHINFER``)."""
     if granite_has_mamba(ctx.hf) and ctx.args.attention_backend is None and ctx.platform.is_sm100:
-        return {"attention_backend": "flashinfer"}
+        flashinfer = ctx.release.has(CHANGES.GRANITE_HYBRID_SM100_FLASHINFER)
+        return {"attention_backend": "flashinfer" if flashinfer else "triton"}
     return {}
 
 

@@ -214,6 +214,16 @@ def mamba_radix_cache(ctx):
 #: (``support_mamba_cache=False``).
 _NO_EXTRA_BUFFER_BEFORE_AUTO = ("Lfm2ForCausalLM",)
 _NO_MAMBA_CACHE_BEFORE_AUTO = ("KimiLinearForCausalLM",)
+#: Before 0.5.13 (``MAMBA_EXTRA_BUFFER_FALCON_GRANITE``) these calls passed
+#: ``support_mamba_cache_extra_buffer=False`` too; before 0.5.13 (``BAILING_V2_5_MAMBA_CACHE``)
+#: Bailing-MoE-V2.5 shared Kimi-Linear's ``support_mamba_cache=False`` call.
+_NO_EXTRA_BUFFER_UNTIL_FALCON_GRANITE = (
+    "FalconH1ForCausalLM",
+    "JetNemotronForCausalLM",
+    "JetVLMForConditionalGeneration",
+    "GraniteMoeHybridForCausalLM",
+)
+_NO_MAMBA_CACHE_UNTIL_BAILING_V2_5 = ("BailingMoeV2_5ForCausalLM",)
 
 
 def _before_auto_strategy(ctx) -> dict:
@@ -223,7 +233,11 @@ def _before_auto_strategy(ctx) -> dict:
     cache off); extra_buffer is checked against the radix cache, the platform and speculation."""
     args, platform = ctx.args, ctx.platform
     out: dict = {"uses_mamba_radix_cache": True}
-    if ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO:
+    no_cache = ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO or (
+        ctx.arch in _NO_MAMBA_CACHE_UNTIL_BAILING_V2_5
+        and not ctx.release.has(CHANGES.BAILING_V2_5_MAMBA_CACHE)
+    )
+    if no_cache:
         if not args.disable_radix_cache:
             out["disable_radix_cache"] = True
         return out
@@ -232,7 +246,11 @@ def _before_auto_strategy(ctx) -> dict:
         strategy = out["mamba_radix_cache_strategy"] = "no_buffer"
     page, drafts = args.page_size, args.speculative_num_draft_tokens
     if strategy in ("extra_buffer", "extra_buffer_lazy"):
-        if ctx.arch in _NO_EXTRA_BUFFER_BEFORE_AUTO:
+        no_extra = ctx.arch in _NO_EXTRA_BUFFER_BEFORE_AUTO or (
+            ctx.arch in _NO_EXTRA_BUFFER_UNTIL_FALCON_GRANITE
+            and not ctx.release.has(CHANGES.MAMBA_EXTRA_BUFFER_FALCON_GRANITE)
+        )
+        if no_extra:
             raise _refuse(
                 f"mamba extra_buffer is not supported for {ctx.arch} model",
                 "mamba_radix_cache_strategy",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ...rules import Force
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import backends_not_set
 
 
@@ -18,10 +19,11 @@ def is_step3p(arch: str) -> bool:
 
 @registry.for_arch_matching(is_step3p)
 def step3p_defaults(ctx):
-    """§3.9: fa4 on Blackwell / fa3 on SM90 when unset; multi-layer EAGLE; hicache SWA ratio."""
+    """§3.9: fa4 on Blackwell / fa3 on SM90 when unset (since 0.5.13, ``STEP3P_BACKEND_DEFAULT``);
+    multi-layer EAGLE; hicache SWA ratio."""
     args, platform = ctx.args, ctx.platform
     out = {}
-    if backends_not_set(args):
+    if backends_not_set(args) and ctx.release.has(CHANGES.STEP3P_BACKEND_DEFAULT):
         if platform.is_blackwell:
             out["attention_backend"] = "fa4"
         elif platform.is_sm90:

@@ -195,11 +195,17 @@ _LEGACY_CP_MODE = {"in-seq-split": "zigzag", "round-robin-split": "interleave"}
 _DEPRECATED_TOOL_CALL_PARSERS = {"qwen25": "qwen", "glm45": "glm"}
 #: Dests of the releases before 0.5.14 that name a ``ServerArgs`` field by another name: the
 #: strategy flag 0.5.14 renamed (``--mamba-scheduler-strategy``, kept there as a deprecated
-#: spelling of ``--mamba-radix-cache-strategy``). No table from 0.5.14 on has these dests. (The
+#: spelling of ``--mamba-radix-cache-strategy``), and the ``nsa_*`` dests of 0.5.12 and older
+#: that 0.5.13 renamed ``dsa_*``. No table from 0.5.14 on has these dests. (The
 #: parallel sizes that 0.5.13's ``ServerArgs.from_cli_args`` copies are recorded under their
 #: field by the extractor.)
 _OLD_DESTS = {
     "mamba_scheduler_strategy": "mamba_radix_cache_strategy",
+    # 0.5.13 renamed NSA to DSA (server_args.py: the old flags stay as spellings of the new)
+    "nsa_prefill_backend": "dsa_prefill_backend",
+    "nsa_decode_backend": "dsa_decode_backend",
+    "enable_nsa_prefill_context_parallel": "enable_dsa_prefill_context_parallel",
+    "nsa_prefill_cp_mode": "dsa_prefill_cp_mode",
 }
 
 

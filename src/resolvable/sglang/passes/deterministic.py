@@ -34,10 +34,15 @@ _BACKENDS = (
     ("intel_xpu", CHANGES.DETERMINISTIC_INTEL_XPU),
     ("triton", None),
 )
-_LEGACY_BACKENDS = ("flashinfer", "fa3", "triton", "ascend")
+_LEGACY_BACKENDS = (
+    ("flashinfer", None),
+    ("fa3", None),
+    ("triton", None),
+    ("ascend", CHANGES.DETERMINISTIC_ASCEND),
+)
 #: ``RADIX_SUPPORTED_DETERMINISTIC_ATTENTION_BACKEND`` since 0.5.16, and 0.5.15's.
 _RADIX = ("ascend", "fa3", "fa4", "triton")
-_LEGACY_RADIX = ("fa3", "triton", "ascend")
+_LEGACY_RADIX = (("fa3", None), ("triton", None), ("ascend", CHANGES.DETERMINISTIC_ASCEND))
 
 
 @registry.rule("deterministic")
@@ -65,9 +70,10 @@ def deterministic_allreduce_fusion_disable(ctx):
 
 @registry.rule("deterministic")
 def deterministic_sampling_backend(ctx):
-    """D2: sampling with pytorch, unless it is ``ascend``."""
+    """D2: sampling with pytorch, unless it is ``ascend`` (since 0.5.13, ``DETERMINISTIC_ASCEND``)."""
     args = ctx.args
-    if args.enable_deterministic_inference and args.sampling_backend not in ("ascend", "pytorch"):
+    kept = ("ascend", "pytorch") if ctx.release.has(CHANGES.DETERMINISTIC_ASCEND) else ("pytorch",)
+    if args.enable_deterministic_inference and args.sampling_backend not in kept:
         return {"sampling_backend": Force("pytorch", "deterministic inference samples with pytorch")}
     return {}
 
@@ -80,7 +86,8 @@ def deterministic_attention_backend(ctx):
     backends, disable the radix cache off its list, pin NCCL tree all-reduce for TP. The lists
     and the DeepSeek check follow ``DETERMINISTIC_FA4`` (0.5.16),
     ``DETERMINISTIC_DEEPSEEK_RADIX_LIST`` (0.5.17), ``DETERMINISTIC_ABSORBED_MLA`` (0.5.18) and
-    ``DETERMINISTIC_INTEL_XPU`` (0.5.19)."""
+    ``DETERMINISTIC_INTEL_XPU`` (0.5.19); ascend is on the lists since 0.5.13
+    (``DETERMINISTIC_ASCEND``)."""
     args, platform, has = ctx.args, ctx.platform, ctx.release.has
     if not args.enable_deterministic_inference:
         return {}
@@ -88,8 +95,8 @@ def deterministic_attention_backend(ctx):
     backend = args.attention_backend
     deepseek = ctx.release.holds(DEEPSEEK_ARCHS, ctx.arch)
     fa4 = has(CHANGES.DETERMINISTIC_FA4)
-    allowed = list(in_release(ctx.release, _BACKENDS) if fa4 else _LEGACY_BACKENDS)
-    radix = _RADIX if fa4 else _LEGACY_RADIX
+    allowed = list(in_release(ctx.release, _BACKENDS if fa4 else _LEGACY_BACKENDS))
+    radix = _RADIX if fa4 else in_release(ctx.release, _LEGACY_RADIX)
     if backend is None:
         if platform.is_sm100 or platform.is_sm120:
             backend = "triton" if deepseek else "flashinfer"
@@ -114,8 +121,8 @@ def deterministic_attention_backend(ctx):
     if deepseek and backend not in (radix if radix_for_deepseek else ("fa3", "triton")):
         if radix_for_deepseek:
             listed = list(radix)
-        else:  # 0.5.15's message named ascend, which its check refuses
-            listed = ["fa3", "triton"] if fa4 else ["fa3", "triton", "ascend"]
+        else:  # 0.5.15's message named its radix list (with ascend, which its check refuses)
+            listed = ["fa3", "triton"] if fa4 else list(radix)
         raise ConflictError(
             f"Currently only {listed} attention backends are supported for deterministic "
             f"inference with {word}. But you're using {backend}.",

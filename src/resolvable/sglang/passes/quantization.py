@@ -171,13 +171,15 @@ def release_arguments(release: Any) -> dict[str, Any]:
     base, mxfp4, gptq = BASE_METHODS, ("cuda", "cpu", "gfx95"), ()
     out: dict[str, Any] = {}
     reading = QuantReading()
+    if not has(CHANGES.GPTQ_MARLIN_OFF_CUDA):  # before 0.5.13: gptq_marlin on CUDA only
+        reading = out["reading"] = record_replace(reading, gptq_marlin_cuda_only=True)
     if has(CHANGES.QUANT_REGISTRY_HUMMING):
         # ``BASE_QUANTIZATION_METHODS``: qoq and fbgemm_fp8 removed, humming added after
         # quark_int4fp8_moe; mxfp4 also on NPU (``Mxfp4W4A4Config``); fbgemm_fp8 leaves the ROCm
         # list; ``--quantization humming`` claims the checkpoint (humming.py).
         base = (*(m for m in base if m not in ("qoq", "fbgemm_fp8", "mxfp_w4a8")), "humming", "mxfp_w4a8")
         mxfp4 = (*mxfp4, "npu")
-        reading = QuantReading(humming=True)
+        reading = record_replace(reading, humming=True)
         out.update(rocm=ROCM_METHODS - {"fbgemm_fp8"}, reading=reading)
     if has(CHANGES.QUANT_REQUANTIZE):
         out["requantize"] = REQUANTIZATION_METHODS
@@ -221,7 +223,7 @@ def release_arguments(release: Any) -> dict[str, Any]:
 @registry.rule("device")
 def verify_quantization(ctx):
     """``ModelConfig._verify_quantization``: checkpoint vs ``--quantization``, the release's
-    registry, ROCm (``release_arguments``: ``QUANT_REGISTRY_HUMMING`` 0.5.16,
+    registry, ROCm (``release_arguments``: ``GPTQ_MARLIN_OFF_CUDA`` 0.5.13, ``QUANT_REGISTRY_HUMMING`` 0.5.16,
     ``QUANT_REQUANTIZE`` 0.5.17, ``QUANT_MODELOPT_EXACT`` 0.5.18, ``QUANT_MODELOPT_ALLOWLIST``
     0.5.19, ``QUANT_GPTQ_PLATFORMS`` 0.5.20, ``QUANT_MINIMAX_M3_NVFP4`` 0.5.23)."""
     return _verify_quantization(ctx, **ctx.release.derive(release_arguments))

@@ -56,7 +56,8 @@ def eagle_family(ctx):
     topk and draft tokens must be unset too); trtllm_mha as a backend needs topk 1 (spec §9 #13:
     the fields as given in 0.5.14, the effective prefill/decode backends since 0.5.15,
     ``EAGLE_TRTLLM_EFFECTIVE_BACKENDS``); topk 1 means ``num_draft_tokens = num_steps + 1``; topk
-    > 1 with pages > 1 needs flashinfer, fa3 or triton. ``SPEC_MIXED_CHUNK`` (0.5.19): mixed
+    > 1 with pages > 1 needs flashinfer, fa3 or triton (triton since 0.5.13,
+    ``EAGLE_PAGE_TREE_TRITON``). ``SPEC_MIXED_CHUNK`` (0.5.19): mixed
     chunked prefill stays on for EAGLE and EAGLE3 (NEXTN runs as EAGLE); STANDALONE still turns it
     off."""
     args = ctx.args
@@ -131,18 +132,29 @@ def eagle_family(ctx):
         )
     if topk == 1 and draft != steps + 1:
         _set(args, out, "speculative_num_draft_tokens", steps + 1, "topk 1 drafts num_steps + 1 tokens")
-    if topk > 1 and args.page_size > 1 and args.attention_backend not in _PAGE_TREE_SPEC_BACKENDS:
+    tree_backends = (
+        _PAGE_TREE_SPEC_BACKENDS if ctx.release.has(CHANGES.EAGLE_PAGE_TREE_TRITON) else ("flashinfer", "fa3")
+    )
+    if topk > 1 and args.page_size > 1 and args.attention_backend not in tree_backends:
+        if ctx.release.has(CHANGES.EAGLE_PAGE_TREE_TRITON):
+            message = (
+                f"speculative_eagle_topk > 1 with page_size > 1 is only supported on {_PAGE_TREE_SPEC_BACKENDS}; "
+                f"got attention_backend={args.attention_backend!r}. Use page_size == 1 or one of those backends."
+            )
+        else:
+            message = (
+                "speculative_eagle_topk > 1 with page_size > 1 is unstable and produces incorrect results for "
+                "paged attention backends. This combination is only supported for the 'flashinfer' backend."
+            )
         raise ConflictError(
-            f"speculative_eagle_topk > 1 with page_size > 1 is only supported on {_PAGE_TREE_SPEC_BACKENDS}; "
-            f"got attention_backend={args.attention_backend!r}. Use page_size == 1 or one of those backends.",
+            message,
             fields=("speculative_eagle_topk", "page_size", "attention_backend"),
             fix=Fix.any_of(
                 Fix(set={"speculative_eagle_topk": 1}),
                 Fix(set={"page_size": 1}),
-                Fix(set={"attention_backend": "flashinfer"}),
-                Fix(set={"attention_backend": "fa3"}),
-                Fix(set={"attention_backend": "triton"}),
-                text="pass --speculative-eagle-topk 1 (with --speculative-num-steps), --page-size 1, or --attention-backend flashinfer/fa3/triton",
+                *(Fix(set={"attention_backend": b}) for b in tree_backends),
+                text="pass --speculative-eagle-topk 1 (with --speculative-num-steps), --page-size 1, or "
+                f"--attention-backend {'/'.join(tree_backends)}",
             ),
         )
     return out

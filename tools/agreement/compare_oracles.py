@@ -1,0 +1,83 @@
+"""How two sglang releases' real ``ServerArgs`` answers differ on the same generated launches.
+
+    python tools/agreement/compare_oracles.py OLD NEW [--split dev] [-n 300] [--seed S]
+
+Runs in the repo venv and reads only the oracle caches (``/work/oracle/cache-<release>.jsonl``,
+filled by ``compare.py`` or ``compare.py --oracle-only``): nothing is run. Each case is classified
+as ``compare.classify`` classifies the pack against the oracle, with NEW in the pack's place, so
+the categories name what NEW does differently from OLD. Used to size a release step before
+modelling it (docs/fidelity.md "Older sglang releases": 0.5.11 against 0.5.12).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import compare as C  # noqa: E402
+from generate import default_seed, generate, load_samples, materialize  # noqa: E402
+
+
+def _load(release: str) -> dict:
+    out = {}
+    with open(f"/work/oracle/cache-{release}.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            r = json.loads(line)
+            out[r["key"]] = r["result"]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--split", choices=["dev", "heldout"], default="dev")
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("-n", type=int, default=300)
+    opts = ap.parse_args(argv)
+
+    from resolvable import Platform
+    from resolvable.sglang import catalog
+
+    presets, models = Platform.presets(), sorted(catalog())
+    samples = load_samples(models)
+    seed = opts.seed if opts.seed is not None else default_seed(opts.split, plain=False)
+    cases = generate(seed, opts.n, models, {k: v.vendor for k, v in presets.items()}, samples)
+    old, new = _load(opts.old), _load(opts.new)
+    cats: collections.Counter = collections.Counter()
+    example: dict[str, str] = {}
+    same = total = 0
+    for c in cases:
+        name, files = materialize(c, samples[c["model"]])
+        blob = json.dumps([name, files], sort_keys=True)
+        plain = name == c["model"] and list(files) == ["config.json"] and not c.get("derive")
+        text = C.samples_text(c["model"]) if plain else blob
+        platform = presets[c["preset"]].to_dict()
+        a = old.get(C.case_key(c, text, platform, opts.old))
+        b = new.get(C.case_key(c, text, platform, opts.new))
+        if a is None or b is None:
+            continue
+        total += 1
+        b = dict(b)
+        if b["outcome"] == "refused":
+            b["message"] = C.oracle_text(b)
+        agree, category = C.classify(a, b)
+        if agree:
+            same += 1
+        else:
+            cats[category] += 1
+            example.setdefault(category, f"{c['model']} @ {c['preset']}: {' '.join(c['flags'])}")
+    print(f"sglang {opts.old} vs {opts.new} (real ServerArgs, {opts.split} seed {seed}): same {same}/{total}")
+    for category, count in cats.most_common():
+        print(f"{count} x {category}  (e.g. {example[category]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
