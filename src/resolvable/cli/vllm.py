@@ -1,5 +1,5 @@
 """`resolvable COMMAND --engine vllm …` (or a pasted vLLM command): explain, resolve, matrix,
-models, backends for vLLM 0.28.0–0.34.0 (diff and upgrade: cli/diff.py, cli/upgrade.py).
+models, backends for every release the vLLM pack resolves (diff and upgrade: cli/diff.py, cli/upgrade.py).
 
 ``main()`` routes here when ``--engine vllm`` is given or the command after ``--`` starts vLLM
 (``vllm serve``, the api_server module, a ``vllm/vllm-openai`` docker image). The parser carries
@@ -95,7 +95,9 @@ def _add_version(p: argparse.ArgumentParser, name: str = "--vllm-version", **kwa
         name,
         metavar="VERSION",
         help=kwargs.pop(
-            "help", "vLLM release to model: 0.28.0 … 0.34.0, or auto (the installed vllm); default: newest"
+            "help",
+            f"vLLM release to model: {_pack().releases[0]} … {_pack().releases[-1]}, or auto (the "
+            "installed vllm); default: newest",
         ),
         **kwargs,
     )

@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.29.0 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.25.1 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -145,6 +145,81 @@ CHANGES = ChangeTable(
             upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supports_sink",
             summary="FLASHINFER serves attention sinks on SM90 through TRTLLM decode (0.29: SM10x/SM12x only)",
         ),
+        # 0.27.1 -> 0.28.0 and 0.28.0 -> 0.29.0 (docs/releases/vllm-0.28.0.md)
+        Change(
+            "FA4_HD256_KERNEL",
+            "0.29.0",
+            upstream="v1/attention/backends/fa_utils.py : get_flash_attn_version, uses_fa4_hd256_kernel",
+            summary="FA4 runs head 256 on SM10x/SM11x with its head-256 kernel (block 128; FA2 with sinks, "
+            "soft-capping, a quantized cache, mm-prefix, ...); before, no such kernel and FLASH_ATTN "
+            "blocks are multiples of 16",
+        ),
+        Change(
+            "FA4_HD256_OFF",
+            "0.28.0",
+            upstream="v1/attention/backends/fa_utils.py : get_flash_attn_version",
+            summary="FA4 on Blackwell at head 256 falls back to FA2 on every layer (0.27: only on "
+            "sliding-window layers, requires_local_attention)",
+        ),
+        Change(
+            "TRTLLM_XQA_SM120",
+            "0.28.0",
+            upstream="utils/flashinfer.py : supports_trtllm_attention",
+            summary="SM12x has the XQA decode kernel (TRTLLM decode, FLASHINFER sinks, UNIFORM_BATCH "
+            "graphs); 0.27: SM90 decode and SM10x only",
+        ),
+        Change(
+            "CPU_MLA_BACKEND",
+            "0.28.0",
+            upstream="platforms/cpu.py : CpuPlatform.get_attn_backend_cls",
+            summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
+            '"MLA is not supported on CPU."',
+        ),
+        # 0.25.1 -> 0.26.0 (docs/releases/vllm-0.26.0.md)
+        Change(
+            "MLA_PREFILL_FA_DIMS",
+            "0.26.0",
+            upstream="v1/attention/backends/mla/prefill/flash_attn.py : supports_mla_dimensions",
+            summary="FLASH_ATTN MLA prefill takes only the DeepSeek, GLM and Mistral dimensions (GLM not under "
+            "FA4); 0.25: any dimensions",
+        ),
+        Change(
+            "SM100_NON_CAUSAL_FA_FIRST",
+            "0.26.0",
+            upstream="platforms/cuda.py : _get_backend_priorities",
+            summary="non-causal (DFlash) layers on SM10x use the SM90 order (FLASH_ATTN first); 0.25: the "
+            "SM10x order (FLASHINFER first)",
+        ),
+        Change(
+            "SLIDING_WINDOW_CHECK",
+            "0.26.0",
+            upstream="v1/attention/backend.py : AttentionBackend.supports_sliding_window, validate_configuration",
+            summary='a backend without sliding-window support refuses such layers ("sliding window not '
+            'supported"); 0.25 has no such check',
+        ),
+        # 0.26.0 -> 0.27.0 (docs/releases/vllm-0.27.0.md)
+        Change(
+            "FA4_HD256_ON",
+            "0.27.0",
+            upstream="v1/attention/backends/fa_utils.py : get_flash_attn_version",
+            summary="FA4 on Blackwell exempts head 256 and 192/128 from its TMEM limit (FA2 on sliding-window "
+            "layers only at 256); 0.26: FA2 at head 256, any head 192 exempt",
+        ),
+        Change(
+            "FA_FP8_FA4_SM100",
+            "0.27.0",
+            upstream="v1/attention/backends/fa_utils.py : flash_attn_supports_kv_cache_dtype",
+            summary="FLASH_ATTN takes an FP8 cache with FA4 on SM100 and checks it per layer "
+            '("FP8 KV cache requires FA3 on SM90 or FA4 on SM100"); 0.26: FA3 on SM90 only',
+        ),
+        Change(
+            "MLA_PREFILL_GLM_DIMS",
+            "0.27.0",
+            upstream="v1/attention/backends/mla/prefill/selector.py : _get_mla_prefill_backend_priorities; "
+            "prefill/flash_attn.py : supports_mla_dimensions",
+            summary="MLA dims (192, 64, 256) (GLM): TRTLLM_RAGGED first on SM10x and FLASH_ATTN prefill takes "
+            "them under FA4; 0.26: FLASH_ATTN first, refusing them when the model's FA version is 4",
+        ),
         *CONFIG_CHANGES,  # the engine-configuration changes (config/changes.py, vllm-config-spec.md §8)
     ],
 )
@@ -159,6 +234,10 @@ def _quantized(q) -> bool:
     return kv not in ("auto", "float16", "bfloat16", "float32")
 
 
+#: MLA dimensions every release's FLASH_ATTN prefill takes (DeepSeek, Mistral Small 4)
+_COMMON_MLA_DIMS = ((128, 64, 128), (64, 64, 128))
+
+
 def _always(q) -> bool:
     return True
 
@@ -171,6 +250,21 @@ SELECTION = {
         (CHANGES.MM_PREFIX_COMPOSITE_BACKENDS, lambda q: q.use_mm_prefix and not q.use_mla),
         (CHANGES.FLASHINFER_MLA_SPARSE_SM90, lambda q: q.use_sparse and q.major not in (10, 12)),
         (CHANGES.FLASHINFER_SINKS_SM90, lambda q: q.has_sink and q.major == 9),
+        (CHANGES.FA4_HD256_KERNEL, lambda q: q.head_size == 256 and q.major >= 10),
+        (CHANGES.FA4_HD256_OFF, lambda q: q.head_size == 256 and q.major >= 10),
+        (CHANGES.FA4_HD256_ON, lambda q: q.head_size in (192, 256) and q.major >= 10),
+        (CHANGES.FA_FP8_FA4_SM100, _quantized),
+        (CHANGES.MLA_PREFILL_GLM_DIMS, lambda q: q.use_mla and q.v_head_dim == 256),
+        # traced only where FLASH_ATTN prefill's answer can differ (not DeepSeek's or Mistral's dims)
+        (
+            CHANGES.MLA_PREFILL_FA_DIMS,
+            lambda q: (
+                q.use_mla and (q.qk_nope_head_dim, q.qk_rope_head_dim, q.v_head_dim) not in _COMMON_MLA_DIMS
+            ),
+        ),
+        (CHANGES.SM100_NON_CAUSAL_FA_FIRST, lambda q: q.use_non_causal and q.major == 10),
+        (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
+        (CHANGES.TRTLLM_XQA_SM120, lambda q: q.major == 12),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
         (CHANGES.FA_FP8_MESSAGE_0_34, _quantized),
@@ -183,12 +277,19 @@ SELECTION = {
     ),
     "hip": (
         (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
+        (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.ROCM_OCTAVE_BACKEND, lambda q: not q.use_mla),
         (CHANGES.ROCM_ATTN_PREFERS_16, lambda q: not q.use_mla),
     ),
     "xpu": (
         (CHANGES.XPU_FLASH_ATTN_MLA, lambda q: q.use_mla),
+        (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN, lambda q: q.use_mm_prefix),
     ),
-    "cpu": ((CHANGES.CPU_KV_DTYPE_CHECKS, _always),),
+    "cpu": (
+        (CHANGES.CPU_KV_DTYPE_CHECKS, _always),
+        (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
+        (CHANGES.CPU_MLA_BACKEND, lambda q: q.use_mla),
+        (CHANGES.CPU_AMX_MLA, lambda q: q.use_mla and q.has("amx")),
+    ),
 }

@@ -23,7 +23,7 @@ def supports_trtllm(q: LayerQuery, *, prefill: bool) -> bool:
     """``supports_trtllm_attention``: no batch invariance, cubins reachable, SM90/SM12x decode, SM10x both."""
     if q.use_batch_invariant or not (q.has("flashinfer_cubin") or q.has("nvidia_artifactory")):
         return False
-    if q.is_cc(9, 0) or q.family(120):
+    if q.is_cc(9, 0) or (q.family(120) and q.changed(CHANGES.TRTLLM_XQA_SM120)):
         return not prefill
     return q.family(100)
 
@@ -55,6 +55,7 @@ def _fa_sm90_fp8_block(q: LayerQuery) -> int | None:
 def _fa_hd256_block(q: LayerQuery) -> int | None:
     if (
         FA.uses_fa4_hd256_kernel(q, q.head_size, None)
+        and q.changed(CHANGES.FA4_HD256_KERNEL)
         and FA.flash_attn_version(q, head_size=q.head_size, supports_fa4_hd256=True) == 4
     ):
         return FA.FA4_HD256_PAGE_SIZE
@@ -110,8 +111,11 @@ def _fi_nvfp4(q: LayerQuery) -> bool:
 
 
 def _fa_fp8_refused(q: LayerQuery) -> bool:
-    """``flash_attn.py : supports_combination``: a quantized cache FA cannot read at this head size."""
-    return is_quantized_kv(q.kv_cache_dtype) and not FA.supports_kv_cache_dtype(
+    """``flash_attn.py : supports_combination``: a quantized cache FA cannot read at this head size
+    (a per-layer check from 0.27, CHANGES.FA_FP8_FA4_SM100; 0.26 reads the model-level version)."""
+    if not is_quantized_kv(q.kv_cache_dtype) or not q.changed(CHANGES.FA_FP8_FA4_SM100):
+        return False
+    return not FA.supports_kv_cache_dtype(
         q,
         q.kv_cache_dtype,
         head_size=q.head_size,
@@ -233,7 +237,9 @@ def fi_sink(q: LayerQuery) -> bool:
     """SM90/SM12x: TRTLLM decode; SM10x: TRTLLM prefill and decode"""
     if q.use_trtllm is False:
         return False
-    if (q.is_cc(9, 0) and q.changed(CHANGES.FLASHINFER_SINKS_SM90)) or q.family(120):
+    if (q.is_cc(9, 0) and q.changed(CHANGES.FLASHINFER_SINKS_SM90)) or (
+        q.family(120) and q.changed(CHANGES.TRTLLM_XQA_SM120)
+    ):
         return supports_trtllm(q, prefill=False)
     if not q.family(100):
         return False
@@ -736,7 +742,8 @@ def priorities(q: LayerQuery) -> list[str]:
             else:
                 tail.append("FLASHINFER_MLA_SPARSE_SM90")
         return ["FLASH_ATTN_MLA", "FLASHMLA", "FLASHINFER_MLA", "TRITON_MLA", *tail]
-    if q.major == 10 and not q.use_non_causal:
+    # non-causal layers on SM10x prefer FLASH_ATTN from 0.26 (CHANGES.SM100_NON_CAUSAL_FA_FIRST)
+    if q.major == 10 and not (q.use_non_causal and q.changed(CHANGES.SM100_NON_CAUSAL_FA_FIRST)):
         return [
             *(
                 ["TRITON_FLASHINFER"]
