@@ -109,8 +109,16 @@ def _overrides_of_user_flags(res: Any) -> list[str]:
     return lines
 
 
+def refused_by(rule: str | None, location: str | None) -> str:
+    """Who refused: the rule and where it is, or the engine's own argument parser (a value it
+    rejects before any rule runs carries neither)."""
+    if not rule:
+        return "the engine's argument parser"
+    return f"{rule}  {location}" if location else rule
+
+
 def _refusal_lines(exc: ConflictError) -> list[str]:
-    lines = [f"refused by {exc.rule}  {exc.location}", f"    {exc.message}"]
+    lines = [f"refused by {refused_by(exc.rule, exc.location)}", f"    {exc.message}"]
     if exc.fix:
         lines.append(f"    fix: {exc.fix}")
     if exc.origins:
