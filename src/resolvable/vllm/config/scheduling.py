@@ -27,7 +27,8 @@ ROCM_V1_ARCHS = frozenset({"DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "G
 
 
 #: ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` (0.28: the classes that default to the V2 runner even
-#: when MoE or hybrid; ROCm drops DeepSeek-V4).
+#: when MoE or hybrid; ROCm drops DeepSeek-V4. 0.27.1, ``CHANGES.V2_DEFAULT_DEEPSEEK_V4``: without
+#: DeepSeek-V4, and ROCm drops Kimi-K3).
 V2_DEFAULT_ARCHS = frozenset(
     {
         *("DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM"),
@@ -38,7 +39,7 @@ V2_DEFAULT_ARCHS = frozenset(
 
 
 def v2_by_model(ctx: Any) -> bool:
-    """0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
+    """0.27-0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
     diffusion models (``canvas_length``), else ``_is_default_v2_model_runner_model``: a generating
     model that is a listed class, or neither hybrid, attention-free nor MoE."""
     from .facts import is_hybrid, is_moe
@@ -50,7 +51,11 @@ def v2_by_model(ctx: Any) -> bool:
         return True
     if a.runner_type != "generate":
         return False
-    listed = V2_DEFAULT_ARCHS - ({"DeepseekV4ForCausalLM"} if ctx.platform.vendor == "hip" else set())
+    if ctx.release.has(CHANGES.V2_DEFAULT_DEEPSEEK_V4):
+        listed = V2_DEFAULT_ARCHS - ({"DeepseekV4ForCausalLM"} if ctx.platform.vendor == "hip" else set())
+    else:  # 0.27.1: no DeepSeek-V4; ROCM_EXCLUDED_V2_MODEL_RUNNER_ARCHITECTURES = {Kimi-K3}
+        listed = V2_DEFAULT_ARCHS - {"DeepseekV4ForCausalLM"}
+        listed -= {"KimiK3ForConditionalGeneration"} if ctx.platform.vendor == "hip" else set()
     if set(ctx.hf.architectures or ()) & listed:
         return True
     hybrid = derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
