@@ -294,13 +294,14 @@ def test_vllm_ssm_state_dtype_follows_the_model_config():
 
 def test_vllm_cudagraph_estimate_switch_and_release_default():
     """envs.py: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to "0" in 0.19 and "1" from
-    0.21 (0.25.1-0.33 wheels); when off, the graphs come out of the headroom after the KV cache."""
+    0.20 (0.20.0-0.33 wheels); when off, the graphs come out of the headroom after the KV cache."""
     hf = load_model("llama-3.1-8b")
     on = _vllm(hf, "h100", "0.31")
     off = _vllm(hf, "h100", "0.31", memory_profiler_estimate_cudagraphs="0")
     old = _vllm(hf, "h100", "0.19")
     assert on.inputs["cudagraph_estimate_in_budget"] and not off.inputs["cudagraph_estimate_in_budget"]
     assert not old.inputs["cudagraph_estimate_in_budget"]
+    assert _vllm(hf, "h100", "0.20").inputs["cudagraph_estimate_in_budget"]  # the 0.20.0 wheel: "1"
     assert off.kv_tokens > on.kv_tokens
     assert any(a.name.startswith("CUDA graphs (not in the KV budget") for a in off.allocations)
 

@@ -143,4 +143,6 @@ def test_vllm_034_utilization_default_is_one_only_with_the_extensible_cache():
     assert util({}) == (1.0, True)
     assert util({"enable_extensible_kv_cache": False}) == (0.92, False)
     assert util({"kv_cache_memory_bytes": 20 << 30}) == (0.92, False)
-    assert util({}, "0.33") == (0.92, False) and util({}, "0.29") == (0.9, False)
+    assert util({}, "0.33") == (0.92, False) and util({}, "0.29") == (0.92, False)
+    # config/cache.py: 0.9 up to the 0.19.1 wheel, 0.92 from the 0.20.0 wheel (issue 32 item 4)
+    assert util({}, "0.20") == (0.92, False) and util({}, "0.19") == (0.9, False)

@@ -444,6 +444,8 @@ def run_case(case: dict) -> dict:
                             getattr(cfg.model_config.hf_text_config, "attn_logit_softcapping", None)
                         ),
                         "supports_fa4_hd256": True,
+                        # 0.27's FlashAttentionImpl passes it (sliding_window is not None)
+                        "requires_local_attention": layer["kind"] == "sliding_window",
                     }
                     out["flash_attn_version"] = get_flash_attn_version(
                         **{k: v for k, v in fa_kwargs.items() if k in fa_params}

@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.29.0 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.27.1 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -145,6 +145,36 @@ CHANGES = ChangeTable(
             upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supports_sink",
             summary="FLASHINFER serves attention sinks on SM90 through TRTLLM decode (0.29: SM10x/SM12x only)",
         ),
+        # 0.27.1 -> 0.28.0 and 0.28.0 -> 0.29.0 (docs/releases/vllm-0.28.0.md)
+        Change(
+            "FA4_HD256_KERNEL",
+            "0.29.0",
+            upstream="v1/attention/backends/fa_utils.py : get_flash_attn_version, uses_fa4_hd256_kernel",
+            summary="FA4 runs head 256 on SM10x/SM11x with its head-256 kernel (block 128; FA2 with sinks, "
+            "soft-capping, a quantized cache, mm-prefix, ...); before, no such kernel and FLASH_ATTN "
+            "blocks are multiples of 16",
+        ),
+        Change(
+            "FA4_HD256_OFF",
+            "0.28.0",
+            upstream="v1/attention/backends/fa_utils.py : get_flash_attn_version",
+            summary="FA4 on Blackwell at head 256 falls back to FA2 on every layer (0.27: only on "
+            "sliding-window layers, requires_local_attention)",
+        ),
+        Change(
+            "TRTLLM_XQA_SM120",
+            "0.28.0",
+            upstream="utils/flashinfer.py : supports_trtllm_attention",
+            summary="SM12x has the XQA decode kernel (TRTLLM decode, FLASHINFER sinks, UNIFORM_BATCH "
+            "graphs); 0.27: SM90 decode and SM10x only",
+        ),
+        Change(
+            "CPU_MLA_BACKEND",
+            "0.28.0",
+            upstream="platforms/cpu.py : CpuPlatform.get_attn_backend_cls",
+            summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
+            '"MLA is not supported on CPU."',
+        ),
         *CONFIG_CHANGES,  # the engine-configuration changes (config/changes.py, vllm-config-spec.md §8)
     ],
 )
@@ -171,6 +201,9 @@ SELECTION = {
         (CHANGES.MM_PREFIX_COMPOSITE_BACKENDS, lambda q: q.use_mm_prefix and not q.use_mla),
         (CHANGES.FLASHINFER_MLA_SPARSE_SM90, lambda q: q.use_sparse and q.major not in (10, 12)),
         (CHANGES.FLASHINFER_SINKS_SM90, lambda q: q.has_sink and q.major == 9),
+        (CHANGES.FA4_HD256_KERNEL, lambda q: q.head_size == 256 and q.major >= 10),
+        (CHANGES.FA4_HD256_OFF, lambda q: q.head_size == 256 and q.major >= 10),
+        (CHANGES.TRTLLM_XQA_SM120, lambda q: q.major == 12),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
         (CHANGES.FA_FP8_MESSAGE_0_34, _quantized),
@@ -190,5 +223,9 @@ SELECTION = {
         (CHANGES.XPU_FLASH_ATTN_MLA, lambda q: q.use_mla),
         (CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN, lambda q: q.use_mm_prefix),
     ),
-    "cpu": ((CHANGES.CPU_KV_DTYPE_CHECKS, _always),),
+    "cpu": (
+        (CHANGES.CPU_KV_DTYPE_CHECKS, _always),
+        (CHANGES.CPU_MLA_BACKEND, lambda q: q.use_mla),
+        (CHANGES.CPU_AMX_MLA, lambda q: q.use_mla and q.has("amx")),
+    ),
 }

@@ -64,8 +64,10 @@ def flash_attn_version(
     requires_alibi: bool = False,
     block_size: int | None = None,
     supports_fa4_hd256: bool = False,
+    local: bool = False,
 ) -> int | None:
-    """``fa_utils.get_flash_attn_version`` (spec §3.1, rules 1-9); None when unsupported."""
+    """``fa_utils.get_flash_attn_version`` (spec §3.1, rules 1-9); None when unsupported.
+    ``local`` is 0.27's ``requires_local_attention`` (a sliding-window layer)."""
     if q.vendor == "xpu":
         return 2
     if q.vendor != "cuda":
@@ -101,21 +103,27 @@ def flash_attn_version(
     # 6. batch invariance
     if q.use_batch_invariant and version == 4:
         version = 2
-    # 7. the FA4 head-256 Blackwell kernel
-    if (
-        version == 4
-        and uses_fa4_hd256_kernel(q, head_size, head_size_v)
-        and (not supports_fa4_hd256 or _hd256_fallback(q, has_sinks, block_size) is not None)
-    ):
+    # 7. head 256 on Blackwell: the FA4 head-256 kernel from 0.29 (CHANGES.FA4_HD256_KERNEL); 0.28
+    # turned FA4 off at head 256, 0.27 for sliding-window layers only (CHANGES.FA4_HD256_OFF)
+    hd256_kernel = q.major < 10 or head_size != 256 or q.changed(CHANGES.FA4_HD256_KERNEL)
+    if hd256_kernel:
+        if (
+            version == 4
+            and uses_fa4_hd256_kernel(q, head_size, head_size_v)
+            and (not supports_fa4_hd256 or _hd256_fallback(q, has_sinks, block_size) is not None)
+        ):
+            version = 2
+    elif version == 4 and (local or q.changed(CHANGES.FA4_HD256_OFF)):
         version = 2
-    # 8. TMEM limits on Blackwell
+    # 8. TMEM limits on Blackwell (head 256 exempt; 0.29+ only with a head-256 V)
     if (
         version == 4
         and q.major >= 10
         and head_size is not None
         and head_size > 128
         and not (
-            (head_size == 256 and head_size_v in (None, 256)) or (head_size == 192 and head_size_v == 128)
+            (head_size == 256 and (head_size_v in (None, 256) or not hd256_kernel))
+            or (head_size == 192 and head_size_v == 128)
         )
     ):
         version = 2

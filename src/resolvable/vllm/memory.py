@@ -6,7 +6,7 @@ and the V1 engine of the public releases the corpus logs come from):
 
 * ``v1/worker/gpu_worker.py : determine_available_memory``: KV memory = total × utilization −
   (weights + the profiled activation peak + non-torch memory [+ the CUDA-graph estimate]);
-  ``gpu_memory_utilization`` defaults to 0.9 (public releases), 0.92 (0.30–0.33) and, in 0.34,
+  ``gpu_memory_utilization`` defaults to 0.9 (before 0.20), 0.92 (0.20–0.33) and, in 0.34,
   1.0 with the extensible KV cache on CUDA/ROCm (``resolved_gpu_memory_utilization``), which
   0.34 sizes after the warm-up and the graph capture (``v1/worker/extensible_kv_cache.py :
   measure_kv_cache_bytes``: the graphs and the sampler warm-up are before the pool, a margin of
@@ -50,8 +50,13 @@ from ..memory import (
 __all__ = ["capacity", "default_gpu_memory_utilization", "kv_needed_message", "max_model_len"]
 
 
+#: First release whose ``CacheConfig.gpu_memory_utilization`` defaults to 0.92 (config/cache.py:
+#: 0.9 in the 0.10.1–0.19.1 wheels, 0.92 in every wheel 0.20.0–0.33.0; 0.34 resolves it later).
+UTILIZATION_092_FROM = (0, 20)
+
+
 def default_gpu_memory_utilization(version: str | None) -> float:
-    """0.9 in the public V1 releases (≤ 0.29), 0.92 in 0.30–0.33, 1.0 in 0.34 (extensible KV cache)."""
+    """0.9 before 0.20, 0.92 in 0.20–0.33, 1.0 in 0.34 (extensible KV cache)."""
     if version is None:
         return 0.92
     try:
@@ -60,7 +65,7 @@ def default_gpu_memory_utilization(version: str | None) -> float:
         return 0.92
     if (major, minor) >= (0, 34):
         return 1.0
-    if (major, minor) >= (0, 30):
+    if (major, minor) >= UTILIZATION_092_FROM:
         return 0.92
     return 0.9
 
@@ -181,9 +186,9 @@ def activation_peak(
 
 
 #: First release whose ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` defaults to 1 (envs.py:
-#: "0" in the 0.19 wheel, "1" in 0.25.1–0.33; gpu_worker.py's log line says "default since
-#: v0.21.0").
-CUDAGRAPH_ESTIMATE_DEFAULT_ON = (0, 21)
+#: "0" in the 0.19.1 wheel, "1" in every wheel 0.20.0–0.33; gpu_worker.py's log line says "default
+#: since v0.21.0", the wheels say 0.20.0).
+CUDAGRAPH_ESTIMATE_DEFAULT_ON = (0, 20)
 #: First release where ``CompilationConfig`` raises "max_num_seqs (N) exceeds available Mamba
 #: cache blocks (B)" with FULL decode CUDA graphs (config/compilation.py; 0.19 caps the capture
 #: sizes with a warning instead; verified raising in the 0.25.1, 0.28 and 0.31 wheels, 0.20–0.24

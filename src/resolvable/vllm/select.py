@@ -244,6 +244,12 @@ CPU_BACKENDS = {b.name: b for b in (CPU_ATTN, CPU_MLA, AMX_MLA)}
 
 
 def _cpu(q: LayerQuery, selected: str | None, label: str) -> Choice:
+    if q.use_mla and not q.changed(CHANGES.CPU_MLA_BACKEND):  # 0.27: no MLA backend on CPU
+        raise ConflictError(
+            "MLA is not supported on CPU.",
+            fields=("attention_backend",),
+            upstream="NotImplementedError",
+        )
     if q.use_sparse:
         raise ConflictError(
             "Sparse Attention is not supported on CPU.",
@@ -268,7 +274,7 @@ def _cpu(q: LayerQuery, selected: str | None, label: str) -> Choice:
         _branch(
             "AMX_MLA",
             "not MLA on an AMX host (or CPU_MLA selected)",
-            lambda q: q.use_mla and amx and selected != "CPU_MLA",
+            lambda q: q.use_mla and amx and selected != "CPU_MLA" and q.changed(CHANGES.CPU_AMX_MLA),
         ),
         _branch("CPU_MLA", "not MLA", lambda q: q.use_mla),
         _branch("CPU_ATTN", "default", lambda q: True),

@@ -23,7 +23,7 @@ def supports_trtllm(q: LayerQuery, *, prefill: bool) -> bool:
     """``supports_trtllm_attention``: no batch invariance, cubins reachable, SM90/SM12x decode, SM10x both."""
     if q.use_batch_invariant or not (q.has("flashinfer_cubin") or q.has("nvidia_artifactory")):
         return False
-    if q.is_cc(9, 0) or q.family(120):
+    if q.is_cc(9, 0) or (q.family(120) and q.changed(CHANGES.TRTLLM_XQA_SM120)):
         return not prefill
     return q.family(100)
 
@@ -55,6 +55,7 @@ def _fa_sm90_fp8_block(q: LayerQuery) -> int | None:
 def _fa_hd256_block(q: LayerQuery) -> int | None:
     if (
         FA.uses_fa4_hd256_kernel(q, q.head_size, None)
+        and q.changed(CHANGES.FA4_HD256_KERNEL)
         and FA.flash_attn_version(q, head_size=q.head_size, supports_fa4_hd256=True) == 4
     ):
         return FA.FA4_HD256_PAGE_SIZE
@@ -233,7 +234,9 @@ def fi_sink(q: LayerQuery) -> bool:
     """SM90/SM12x: TRTLLM decode; SM10x: TRTLLM prefill and decode"""
     if q.use_trtllm is False:
         return False
-    if (q.is_cc(9, 0) and q.changed(CHANGES.FLASHINFER_SINKS_SM90)) or q.family(120):
+    if (q.is_cc(9, 0) and q.changed(CHANGES.FLASHINFER_SINKS_SM90)) or (
+        q.family(120) and q.changed(CHANGES.TRTLLM_XQA_SM120)
+    ):
         return supports_trtllm(q, prefill=False)
     if not q.family(100):
         return False

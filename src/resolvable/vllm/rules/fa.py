@@ -24,7 +24,11 @@ def flash_attn_layers_version(ctx: Any) -> dict[str, Any]:
     for q, name in chosen(ctx):
         if name in ("FLASH_ATTN", "TRITON_FLASH_ATTN"):
             version = FA.flash_attn_version(
-                q, head_size=q.head_size, has_sinks=q.has_sink, supports_fa4_hd256=True
+                q,
+                head_size=q.head_size,
+                has_sinks=q.has_sink,
+                supports_fa4_hd256=True,
+                local=q.kind == "sliding_window",
             )
             if version == ctx.args.flash_attn_version:
                 return {}
