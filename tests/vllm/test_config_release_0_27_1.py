@@ -159,3 +159,16 @@ def test_scheduled_tokens_refused_when_the_slots_take_the_budget(tmp_path):
     with pytest.raises(ConflictError, match="which does not allow any tokens to be scheduled"):
         res("llama-3.1-8b", "h100", vllm_version="0.27.1", **flags)
     assert res("llama-3.1-8b", "h100", vllm_version="0.28.0", **flags)["max_num_scheduled_tokens"] == 2048
+
+
+@pytest.mark.parametrize("release", ["0.27.1", "0.28.0", "0.34.0"])
+def test_mimo_v2_chunk_size_is_not_chunked_local_attention(release):
+    """model_arch_config_convertor._strip_mimo_v2_attention_chunk_size (0.26-0.34): MiMo-V2's
+    attention_chunk_size is deleted, so MTP keeps the hybrid KV-cache manager (config-3117-01499);
+    Llama-4's chunked-local attention with MTP-like drafters still turns it off."""
+    mtp = '{"method": "mtp", "num_speculative_tokens": 1}'
+    r = res("mimo-v2-flash", "h200", vllm_version=release, tensor_parallel_size=8, speculative_config=mtp)
+    assert r["disable_hybrid_kv_cache_manager"] is False
+    env = {"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "0"}
+    r = res("llama-4-scout", "h200", env, vllm_version=release, tensor_parallel_size=8)
+    assert r["disable_hybrid_kv_cache_manager"] is True

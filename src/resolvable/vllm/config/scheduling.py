@@ -238,15 +238,26 @@ def v1_runner_features(ctx: Any) -> dict[str, Any]:
     return {}
 
 
+#: ``transformers_utils/model_arch_config_convertor.py : _strip_mimo_v2_attention_chunk_size`` (the
+#: MiMo-V2 convertors, 0.26-0.34): MiMo-V2's config.json sets ``attention_chunk_size`` 128 though the
+#: model has no chunked-local attention; vLLM deletes it before ``ModelConfig`` reads it
+#: (config-3117-01499: MiMo-V2-Flash with MTP keeps the hybrid KV-cache manager).
+MIMO_V2_MODEL_TYPES = frozenset({"mimo_v2", "mimo_v2_flash", "mimo_v2_mtp", "mimo_v2_omni_mtp"})
+
+
 @registry.rule("vllm_config")
 def hybrid_kv_cache_manager(ctx: Any) -> dict[str, Any]:
     """§3.19: ``disable_hybrid_kv_cache_manager`` (``VllmConfig.__post_init__``, after the platform
-    hook): needed off for chunked-local attention (HF ``attention_chunk_size``) with a drafter that reads
+    hook): needed off for chunked-local attention (HF ``attention_chunk_size``, which vLLM strips from
+    MiMo-V2's config: ``MIMO_V2_MODEL_TYPES``) with a drafter that reads
     the target's hidden states (``TARGET_HIDDEN_STATES_SPEC``) or with
     ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0`` (its default is 1); unset → on otherwise (every in-tree
     platform supports it); explicitly enabled where it must be off → refused."""
     a = ctx.args
-    chunked_local = ctx.hf.text_config.get("attention_chunk_size") is not None
+    model_type = str(ctx.hf.text_config.get("model_type") or ctx.hf.get("model_type") or "")
+    chunked_local = (
+        ctx.hf.text_config.get("attention_chunk_size") is not None and model_type not in MIMO_V2_MODEL_TYPES
+    )
     needs_off = chunked_local and (
         a.speculative_method in TARGET_HIDDEN_STATES_SPEC
         or ctx.env.get("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "1") in ("0", "false", "False")
