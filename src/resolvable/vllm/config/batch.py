@@ -146,7 +146,7 @@ def max_num_scheduled_tokens(ctx: Any) -> dict[str, Any]:
     a = ctx.args
     out = {}
     if a.speculative_method is not None and not ctx.release.has(CHANGES.SCHEDULED_TOKENS_FULL_BUDGET):
-        return _scheduled_tokens_0_27(ctx)
+        return _scheduled_tokens_less_drafting_slots(ctx)
     if a.max_num_scheduled_tokens is None and a.speculative_method is not None:
         out["max_num_scheduled_tokens"] = a.max_num_batched_tokens  # None without speculative decoding
     if a.num_speculative_tokens and a.max_num_batched_tokens <= a.num_speculative_tokens:
@@ -159,7 +159,7 @@ def max_num_scheduled_tokens(ctx: Any) -> dict[str, Any]:
     return out
 
 
-def _scheduled_tokens_0_27(ctx: Any) -> dict[str, Any]:
+def _scheduled_tokens_less_drafting_slots(ctx: Any) -> dict[str, Any]:
     """0.27.1's ``_set_max_num_scheduled_tokens``: the budget less the drafting slots of every
     sequence (see ``max_num_scheduled_tokens``)."""
     from .speculative import parse_speculative_config

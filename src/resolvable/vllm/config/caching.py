@@ -28,7 +28,7 @@ CONFIG_BLOCK_SIZE_64 = 64
 #: off the 0.27.1 registry, ``_ModelInfo.supports_mamba_prefix_caching``, by
 #: ``tools/extract_vllm_model_info.py``): before ``CHANGES.MAMBA_ALIGN_BY_DEFAULT`` (0.28) prefix
 #: caching gives them mode ``all``, the other hybrid classes ``align``.
-MAMBA_PREFIX_CACHING_ARCHS_0_27 = frozenset(
+MAMBA_PREFIX_CACHING_ARCHS = frozenset(
     {
         *("FalconH1ForCausalLM", "FalconMambaForCausalLM", "GraniteMoeHybridForCausalLM"),
         *("JambaForCausalLM", "JambaForSequenceClassification", "Mamba2ForCausalLM", "MambaForCausalLM"),
@@ -137,7 +137,7 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
         if mode == "none":
             mode = "align"
             if not ctx.release.has(CHANGES.MAMBA_ALIGN_BY_DEFAULT) and (
-                ctx.hf.architecture in MAMBA_PREFIX_CACHING_ARCHS_0_27
+                ctx.hf.architecture in MAMBA_PREFIX_CACHING_ARCHS
             ):
                 mode = "all"
             out["mamba_cache_mode"] = mode
