@@ -39,10 +39,11 @@ def test_the_release_listing_names_every_release(capsys):
     code, out, _ = _run(capsys, "releases", "--json")
     assert code == 0
     engines = json.loads(out)["engines"]
-    assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.26.0"
+    assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.25.1"
     assert engines["sglang"]["parse_only"][0] == "0.5.1"
     assert "0.5.5.post3" in engines["sglang"]["parse_only"]
     assert engines["vllm"]["resolved"] == [
+        "0.26.0",
         "0.27.0",
         "0.27.1",
         "0.28.0",
@@ -54,7 +55,7 @@ def test_the_release_listing_names_every_release(capsys):
         "0.34.0",
     ]
     code, out, _ = _run(capsys, "releases", "--engine", "vllm")
-    assert code == 0 and "parse-only (27)" in out and "0.20.2" in out
+    assert code == 0 and "parse-only (26)" in out and "0.20.2" in out
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,18 @@ from resolvable.vllm.flags import load_table, modelled_dests, option_history, re
 from resolvable.vllm.flags.values import human_readable_int, human_readable_int_or_auto
 
 ROOT = Path(__file__).resolve().parents[2]
-RELEASES = ("0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
+RELEASES = (
+    "0.26.0",
+    "0.27.0",
+    "0.27.1",
+    "0.28.0",
+    "0.29.0",
+    "0.30.0",
+    "0.31.0",
+    "0.32.0",
+    "0.33.0",
+    "0.34.0",
+)
 
 
 def _extractor():
@@ -46,6 +57,7 @@ def test_table_regenerates_from_the_wheel_byte_for_byte(release):
 #: vllm-config-spec.md §1.7: argparse actions, option strings (with aliases and the positional
 #: model), negative spellings, BooleanOptionalAction flags and JSON config flags per release.
 SPEC_COUNTS = {
+    "0.26.0": (275, 298, 73, 73, 14),
     "0.27.0": (283, 306, 76, 76, 15),
     "0.27.1": (283, 306, 76, 76, 15),
     "0.28.0": (285, 308, 77, 77, 16),

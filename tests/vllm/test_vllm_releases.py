@@ -12,7 +12,18 @@ from resolvable.errors import ConflictError
 from resolvable.vllm import registry
 from resolvable.vllm.changes import CHANGES, SELECTION
 
-RELEASES = ("0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
+RELEASES = (
+    "0.26.0",
+    "0.27.0",
+    "0.27.1",
+    "0.28.0",
+    "0.29.0",
+    "0.30.0",
+    "0.31.0",
+    "0.32.0",
+    "0.33.0",
+    "0.34.0",
+)
 
 
 def test_releases_and_default():
@@ -22,7 +33,7 @@ def test_releases_and_default():
         ValueError,
         match=r"0\.27\.0, 0\.27\.1, 0\.28\.0, 0\.29\.0, 0\.30\.0, 0\.31\.0, 0\.32\.0, 0\.33\.0, 0\.34\.0",
     ):
-        res("llama-3.1-8b", "h100", vllm_version="0.26.0")
+        res("llama-3.1-8b", "h100", vllm_version="0.25.1")
 
 
 def test_every_change_arrives_in_a_supported_release():

@@ -12,7 +12,18 @@ from .changes import CHANGES
 
 #: vLLM releases whose behaviour this pack reproduces, oldest first (one flag table each, in
 #: ``flags/``; what changed between them is named in ``changes.py``).
-VLLM_RELEASES = ("0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0")
+VLLM_RELEASES = (
+    "0.26.0",
+    "0.27.0",
+    "0.27.1",
+    "0.28.0",
+    "0.29.0",
+    "0.30.0",
+    "0.31.0",
+    "0.32.0",
+    "0.33.0",
+    "0.34.0",
+)
 #: The release resolved when none is named: the newest supported (a user who names none most
 #: likely runs, or is about to install, the current vLLM).
 VLLM_VERSION = VLLM_RELEASES[-1]

@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.27.1 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.26.0 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -175,6 +175,29 @@ CHANGES = ChangeTable(
             summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
             '"MLA is not supported on CPU."',
         ),
+        # 0.26.0 -> 0.27.0 (docs/releases/vllm-0.27.0.md)
+        Change(
+            "FA4_HD256_ON",
+            "0.27.0",
+            upstream="v1/attention/backends/fa_utils.py : get_flash_attn_version",
+            summary="FA4 on Blackwell exempts head 256 and 192/128 from its TMEM limit (FA2 on sliding-window "
+            "layers only at 256); 0.26: FA2 at head 256, any head 192 exempt",
+        ),
+        Change(
+            "FA_FP8_FA4_SM100",
+            "0.27.0",
+            upstream="v1/attention/backends/fa_utils.py : flash_attn_supports_kv_cache_dtype",
+            summary="FLASH_ATTN takes an FP8 cache with FA4 on SM100 and checks it per layer "
+            '("FP8 KV cache requires FA3 on SM90 or FA4 on SM100"); 0.26: FA3 on SM90 only',
+        ),
+        Change(
+            "MLA_PREFILL_GLM_DIMS",
+            "0.27.0",
+            upstream="v1/attention/backends/mla/prefill/selector.py : _get_mla_prefill_backend_priorities; "
+            "prefill/flash_attn.py : supports_mla_dimensions",
+            summary="MLA dims (192, 64, 256) (GLM): TRTLLM_RAGGED first on SM10x and FLASH_ATTN prefill takes "
+            "them under FA4; 0.26: FLASH_ATTN first, refusing them when the model's FA version is 4",
+        ),
         *CONFIG_CHANGES,  # the engine-configuration changes (config/changes.py, vllm-config-spec.md §8)
     ],
 )
@@ -203,6 +226,9 @@ SELECTION = {
         (CHANGES.FLASHINFER_SINKS_SM90, lambda q: q.has_sink and q.major == 9),
         (CHANGES.FA4_HD256_KERNEL, lambda q: q.head_size == 256 and q.major >= 10),
         (CHANGES.FA4_HD256_OFF, lambda q: q.head_size == 256 and q.major >= 10),
+        (CHANGES.FA4_HD256_ON, lambda q: q.head_size in (192, 256) and q.major >= 10),
+        (CHANGES.FA_FP8_FA4_SM100, _quantized),
+        (CHANGES.MLA_PREFILL_GLM_DIMS, lambda q: q.use_mla and q.v_head_dim == 256),
         (CHANGES.TRTLLM_XQA_SM120, lambda q: q.major == 12),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),

@@ -104,7 +104,8 @@ def flash_attn_version(
     if q.use_batch_invariant and version == 4:
         version = 2
     # 7. head 256 on Blackwell: the FA4 head-256 kernel from 0.29 (CHANGES.FA4_HD256_KERNEL); 0.28
-    # turned FA4 off at head 256, 0.27 for sliding-window layers only (CHANGES.FA4_HD256_OFF)
+    # turned FA4 off at head 256, 0.27 for sliding-window layers only (CHANGES.FA4_HD256_OFF), 0.26
+    # under the TMEM limit of rule 8 (no head-256 exemption before CHANGES.FA4_HD256_ON)
     hd256_kernel = q.major < 10 or head_size != 256 or q.changed(CHANGES.FA4_HD256_KERNEL)
     if hd256_kernel:
         if (
@@ -113,7 +114,7 @@ def flash_attn_version(
             and (not supports_fa4_hd256 or _hd256_fallback(q, has_sinks, block_size) is not None)
         ):
             version = 2
-    elif version == 4 and (local or q.changed(CHANGES.FA4_HD256_OFF)):
+    elif version == 4 and (local or q.changed(CHANGES.FA4_HD256_OFF) or not q.changed(CHANGES.FA4_HD256_ON)):
         version = 2
     # 8. TMEM limits on Blackwell (head 256 exempt; 0.29+ only with a head-256 V)
     if (
@@ -123,7 +124,7 @@ def flash_attn_version(
         and head_size > 128
         and not (
             (head_size == 256 and (head_size_v in (None, 256) or not hd256_kernel))
-            or (head_size == 192 and head_size_v == 128)
+            or (head_size == 192 and (head_size_v == 128 or not q.changed(CHANGES.FA4_HD256_ON)))
         )
     ):
         version = 2
@@ -148,7 +149,9 @@ def supports_kv_cache_dtype(q: LayerQuery, kv_cache_dtype: str, **kwargs: object
     # FA4 at head size 512 on SM90 from 0.31 (CHANGES.FA_FP8_SM90_FA4_D512; asked only on SM90).
     fa4_d512 = q.family(90) and version == 4 and head_size in (None, 512)
     sm90_ok = version == 3 or (fa4_d512 and q.changed(CHANGES.FA_FP8_SM90_FA4_D512))
-    return (sm90_ok and q.family(90)) or (version == 4 and q.family(100))
+    # FA4 on SM100 from 0.27 (CHANGES.FA_FP8_FA4_SM100; asked only for a quantized cache)
+    sm100_ok = version == 4 and q.family(100) and q.changed(CHANGES.FA_FP8_FA4_SM100)
+    return (sm90_ok and q.family(90)) or sm100_ok
 
 
 def supports_sinks(q: LayerQuery) -> bool:

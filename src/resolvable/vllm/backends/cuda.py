@@ -111,8 +111,11 @@ def _fi_nvfp4(q: LayerQuery) -> bool:
 
 
 def _fa_fp8_refused(q: LayerQuery) -> bool:
-    """``flash_attn.py : supports_combination``: a quantized cache FA cannot read at this head size."""
-    return is_quantized_kv(q.kv_cache_dtype) and not FA.supports_kv_cache_dtype(
+    """``flash_attn.py : supports_combination``: a quantized cache FA cannot read at this head size
+    (a per-layer check from 0.27, CHANGES.FA_FP8_FA4_SM100; 0.26 reads the model-level version)."""
+    if not is_quantized_kv(q.kv_cache_dtype) or not q.changed(CHANGES.FA_FP8_FA4_SM100):
+        return False
+    return not FA.supports_kv_cache_dtype(
         q,
         q.kv_cache_dtype,
         head_size=q.head_size,

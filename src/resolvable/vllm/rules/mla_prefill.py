@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from ...errors import ConflictError
 from ...rules import Candidate, Check, Chosen, choose, validate
+from .. import fa_version as FA
 from .._base import registry
+from ..changes import CHANGES
 from ._inputs import queries
 
 TYPE_CHECKING = False
@@ -25,6 +27,14 @@ def _dims(q: Any) -> tuple[int, int, int]:
     return (q.qk_nope_head_dim, q.qk_rope_head_dim, q.v_head_dim)
 
 
+def _fa_dims(q: Any) -> tuple[tuple[int, int, int], ...]:
+    """``prefill/flash_attn.py : supports_mla_dimensions``: 0.26 refuses GLM's (192, 64, 256) when
+    the model's FA version is 4 (CHANGES.MLA_PREFILL_GLM_DIMS)."""
+    if q.vendor == "cuda" and not q.changed(CHANGES.MLA_PREFILL_GLM_DIMS) and FA.model_fa_version(q) == 4:
+        return tuple(d for d in _DIMS_FA if d != (192, 64, 256))
+    return _DIMS_FA
+
+
 def _prefill(name: str, *, cc=None, needs=None, dims=None, needs_on_hip=None) -> Candidate:
     """``needs_on_hip``: kernel packages the backend needs on ROCm only (``is_available``)."""
 
@@ -37,7 +47,10 @@ def _prefill(name: str, *, cc=None, needs=None, dims=None, needs_on_hip=None) ->
         Check("compute capability not supported", lambda q: cc is None or cc(q)),
         Check("dtype not supported", lambda q: q.dtype in ("float16", "bfloat16")),
         Check("required dependencies not available", available),
-        Check("Model does not have supported MLA dimensions", lambda q: dims is None or _dims(q) in dims),
+        Check(
+            "Model does not have supported MLA dimensions",
+            lambda q: dims is None or _dims(q) in (dims(q) if callable(dims) else dims),
+        ),
     ]
     return Candidate(name, tuple(checks))
 
@@ -46,7 +59,7 @@ _SM10 = lambda q: q.major == 10  # noqa: E731
 PREFILL = {
     # ROCm: ``fa_utils.is_flash_attn_varlen_func_available`` needs aiter's varlen kernel (or the
     # upstream flash_attn package, which the standard ROCm install does not add) (0.30-0.34)
-    "FLASH_ATTN": _prefill("FLASH_ATTN", dims=_DIMS_FA, needs_on_hip=("aiter",)),
+    "FLASH_ATTN": _prefill("FLASH_ATTN", dims=_fa_dims, needs_on_hip=("aiter",)),
     "TRTLLM_RAGGED": _prefill("TRTLLM_RAGGED", cc=_SM10, needs=("flashinfer",), dims=_DIMS_TRTLLM),
     "FLASHINFER": _prefill("FLASHINFER", cc=_SM10, needs=("flashinfer",)),
     "TOKENSPEED_MLA": _prefill("TOKENSPEED_MLA", cc=_SM10, needs=("tokenspeed_mla",)),
@@ -62,7 +75,8 @@ def priorities(q: Any) -> list[str]:
     if q.vendor == "hip":
         return ["ROCM_AITER_FA", "FLASH_ATTN"]
     if q.major == 10:
-        if _dims(q) == (192, 64, 256):
+        # TRTLLM ragged first for GLM's dims from 0.27 (CHANGES.MLA_PREFILL_GLM_DIMS)
+        if _dims(q) == (192, 64, 256) and q.changed(CHANGES.MLA_PREFILL_GLM_DIMS):
             return ["TRTLLM_RAGGED", "FLASH_ATTN", "FLASHINFER", "TOKENSPEED_MLA"]
         return ["FLASH_ATTN", "TRTLLM_RAGGED", "FLASHINFER", "TOKENSPEED_MLA"]
     return ["FLASH_ATTN"]
