@@ -318,4 +318,25 @@ CONFIG_CHANGES = (
         summary="max_num_scheduled_tokens defaults to max_num_batched_tokens; 0.27.1 subtracted "
         "max_num_seqs x the drafting slots (1 for a draft model, K-1 more with parallel drafting)",
     ),
+    # 0.26.0 -> 0.27.0 (docs/releases/vllm-0.27.0-config.md)
+    Change(
+        "BREAKABLE_GRAPHS_KIMI",
+        "0.27.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="Kimi-K3 (+MTP) and Kimi-Linear default to breakable CUDA graphs (torch.compile off); "
+        "0.26 listed DeepSeek-V4, Inkling and MiniMax-M3 only",
+    ),
+    Change(
+        "V2_DEFAULT_LISTED_HYBRID",
+        "0.27.0",
+        upstream="config/vllm.py:VllmConfig._is_default_v2_model_runner_model",
+        summary="Kimi-K3 joins DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (not on ROCm) and a listed hybrid "
+        "model defaults to the V2 runner; 0.26 sent every hybrid model to V1",
+    ),
+    Change(
+        "MODELOPT_FP8_SM80",
+        "0.27.0",
+        upstream="model_executor/layers/quantization/modelopt.py:ModelOptFp8Config.get_min_capability",
+        summary="ModelOpt FP8 checkpoints need capability 80 (Ampere, through Marlin); 0.26 needed 89",
+    ),
 )

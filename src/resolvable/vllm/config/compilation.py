@@ -85,8 +85,9 @@ QWEN3_5_ARCHS = frozenset(
 )
 
 
-#: The classes ``VllmConfig.__post_init__`` of 0.28 turns breakable CUDA graphs on for (every
-#: platform); ``BREAKABLE_GRAPHS_DSA_MODELS`` (0.29) adds DeepSeek-V3.2, GLM-MoE-DSA, Dots3, HY-V4.
+#: The classes ``VllmConfig.__post_init__`` of 0.27-0.28 turns breakable CUDA graphs on for (every
+#: platform; 0.26 without the Kimi classes, ``BREAKABLE_GRAPHS_KIMI``); ``BREAKABLE_GRAPHS_DSA_MODELS``
+#: (0.29) adds DeepSeek-V3.2, GLM-MoE-DSA, Dots3, HY-V4.
 FIRST_BREAKABLE_ARCHS = frozenset(
     {
         *(
@@ -103,6 +104,12 @@ FIRST_BREAKABLE_ARCHS = frozenset(
 
 def _default_breakable(ctx: Any) -> frozenset[str]:
     """``default_breakable_cudagraph_architectures`` of this platform and release."""
+    if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_KIMI):  # 0.26: no Kimi-K3 / Kimi-Linear
+        return FIRST_BREAKABLE_ARCHS - {
+            "KimiK3ForConditionalGeneration",
+            "KimiK3MTPModel",
+            "KimiLinearForCausalLM",
+        }
     if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_DSA_MODELS):
         return FIRST_BREAKABLE_ARCHS
     if ctx.platform.vendor == "hip" and not ctx.release.has(CHANGES.ROCM_BREAKABLE_GRAPHS_DSV41_ONLY):

@@ -359,6 +359,8 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
         )
     cap = ctx.platform.capability
     minimum = MIN_CAPABILITY.get(method)
+    if method == "modelopt" and not ctx.release.has(CHANGES.MODELOPT_FP8_SM80):
+        minimum = 89  # ModelOptFp8Config.get_min_capability (0.26)
     if cap is not None and ctx.platform.vendor != "cpu" and minimum is not None:
         current = cap[0] * 10 + cap[1]
         if current < minimum:

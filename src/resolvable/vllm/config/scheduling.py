@@ -51,6 +51,14 @@ def v2_by_model(ctx: Any) -> bool:
         return True
     if a.runner_type != "generate":
         return False
+    hybrid = derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
+    if not ctx.release.has(CHANGES.V2_DEFAULT_LISTED_HYBRID):  # 0.26: hybrid → V1; no Kimi-K3
+        if hybrid or a.attn_type == "attention_free":
+            return False
+        listed = V2_DEFAULT_ARCHS - {"DeepseekV4ForCausalLM", "KimiK3ForConditionalGeneration"}
+        return bool(set(ctx.hf.architectures or ()) & listed) or not derived_fact(
+            ctx.hf, "vllm.is_moe", is_moe
+        )
     if ctx.release.has(CHANGES.V2_DEFAULT_DEEPSEEK_V4):
         listed = V2_DEFAULT_ARCHS - ({"DeepseekV4ForCausalLM"} if ctx.platform.vendor == "hip" else set())
     else:  # 0.27.1: no DeepSeek-V4; ROCM_EXCLUDED_V2_MODEL_RUNNER_ARCHITECTURES = {Kimi-K3}
@@ -58,7 +66,6 @@ def v2_by_model(ctx: Any) -> bool:
         listed -= {"KimiK3ForConditionalGeneration"} if ctx.platform.vendor == "hip" else set()
     if set(ctx.hf.architectures or ()) & listed:
         return True
-    hybrid = derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
     moe = derived_fact(ctx.hf, "vllm.is_moe", is_moe)
     return not hybrid and a.attn_type != "attention_free" and not moe
 
