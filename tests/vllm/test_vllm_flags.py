@@ -19,6 +19,8 @@ from resolvable.vllm.flags.values import human_readable_int, human_readable_int_
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASES = (
+    "0.25.0",
+    "0.25.1",
     "0.26.0",
     "0.27.0",
     "0.27.1",
@@ -57,6 +59,8 @@ def test_table_regenerates_from_the_wheel_byte_for_byte(release):
 #: vllm-config-spec.md §1.7: argparse actions, option strings (with aliases and the positional
 #: model), negative spellings, BooleanOptionalAction flags and JSON config flags per release.
 SPEC_COUNTS = {
+    "0.25.0": (271, 294, 71, 71, 14),
+    "0.25.1": (271, 294, 71, 71, 14),
     "0.26.0": (275, 298, 73, 73, 14),
     "0.27.0": (283, 306, 76, 76, 15),
     "0.27.1": (283, 306, 76, 76, 15),

@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.26.0 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.25.1 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -175,6 +175,28 @@ CHANGES = ChangeTable(
             summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
             '"MLA is not supported on CPU."',
         ),
+        # 0.25.1 -> 0.26.0 (docs/releases/vllm-0.26.0.md)
+        Change(
+            "MLA_PREFILL_FA_DIMS",
+            "0.26.0",
+            upstream="v1/attention/backends/mla/prefill/flash_attn.py : supports_mla_dimensions",
+            summary="FLASH_ATTN MLA prefill takes only the DeepSeek, GLM and Mistral dimensions (GLM not under "
+            "FA4); 0.25: any dimensions",
+        ),
+        Change(
+            "SM100_NON_CAUSAL_FA_FIRST",
+            "0.26.0",
+            upstream="platforms/cuda.py : _get_backend_priorities",
+            summary="non-causal (DFlash) layers on SM10x use the SM90 order (FLASH_ATTN first); 0.25: the "
+            "SM10x order (FLASHINFER first)",
+        ),
+        Change(
+            "SLIDING_WINDOW_CHECK",
+            "0.26.0",
+            upstream="v1/attention/backend.py : AttentionBackend.supports_sliding_window, validate_configuration",
+            summary='a backend without sliding-window support refuses such layers ("sliding window not '
+            'supported"); 0.25 has no such check',
+        ),
         # 0.26.0 -> 0.27.0 (docs/releases/vllm-0.27.0.md)
         Change(
             "FA4_HD256_ON",
@@ -229,6 +251,9 @@ SELECTION = {
         (CHANGES.FA4_HD256_ON, lambda q: q.head_size in (192, 256) and q.major >= 10),
         (CHANGES.FA_FP8_FA4_SM100, _quantized),
         (CHANGES.MLA_PREFILL_GLM_DIMS, lambda q: q.use_mla and q.v_head_dim == 256),
+        (CHANGES.MLA_PREFILL_FA_DIMS, lambda q: q.use_mla),
+        (CHANGES.SM100_NON_CAUSAL_FA_FIRST, lambda q: q.use_non_causal and q.major == 10),
+        (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.TRTLLM_XQA_SM120, lambda q: q.major == 12),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
@@ -242,15 +267,18 @@ SELECTION = {
     ),
     "hip": (
         (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
+        (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.ROCM_OCTAVE_BACKEND, lambda q: not q.use_mla),
         (CHANGES.ROCM_ATTN_PREFERS_16, lambda q: not q.use_mla),
     ),
     "xpu": (
         (CHANGES.XPU_FLASH_ATTN_MLA, lambda q: q.use_mla),
+        (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.XPU_MM_PREFIX_TRITON_FLASH_ATTN, lambda q: q.use_mm_prefix),
     ),
     "cpu": (
         (CHANGES.CPU_KV_DTYPE_CHECKS, _always),
+        (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.CPU_MLA_BACKEND, lambda q: q.use_mla),
         (CHANGES.CPU_AMX_MLA, lambda q: q.use_mla and q.has("amx")),
     ),

@@ -18,6 +18,7 @@ from collections import namedtuple
 from collections.abc import Callable, Iterable
 
 from ...rules import Candidate, Check
+from ..changes import CHANGES
 from ..query import LayerQuery
 
 TYPE_CHECKING = False
@@ -193,7 +194,10 @@ def backend(
         Check("attention type not supported", attn_type, {"attention types": ", ".join(attn_types)}),
         Check(
             "sliding window not supported",
-            lambda q: not q.has_sliding_window or sliding_window,
+            # the check exists from 0.26 (AttentionBackend.supports_sliding_window; CHANGES.SLIDING_WINDOW_CHECK)
+            lambda q: (
+                not q.has_sliding_window or sliding_window or not q.changed(CHANGES.SLIDING_WINDOW_CHECK)
+            ),
             {"sliding window": sliding_window},
         ),
         Check("R-SWA not supported", lambda q: not q.use_rswa or rswa, {"R-SWA": rswa}),

@@ -742,7 +742,8 @@ def priorities(q: LayerQuery) -> list[str]:
             else:
                 tail.append("FLASHINFER_MLA_SPARSE_SM90")
         return ["FLASH_ATTN_MLA", "FLASHMLA", "FLASHINFER_MLA", "TRITON_MLA", *tail]
-    if q.major == 10 and not q.use_non_causal:
+    # non-causal layers on SM10x prefer FLASH_ATTN from 0.26 (CHANGES.SM100_NON_CAUSAL_FA_FIRST)
+    if q.major == 10 and not (q.use_non_causal and q.changed(CHANGES.SM100_NON_CAUSAL_FA_FIRST)):
         return [
             *(
                 ["TRITON_FLASHINFER"]

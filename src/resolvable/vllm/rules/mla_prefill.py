@@ -27,12 +27,18 @@ def _dims(q: Any) -> tuple[int, int, int]:
     return (q.qk_nope_head_dim, q.qk_rope_head_dim, q.v_head_dim)
 
 
-def _fa_dims(q: Any) -> tuple[tuple[int, int, int], ...]:
+def _fa_dims(q: Any) -> tuple[tuple[int, int, int], ...] | None:
     """``prefill/flash_attn.py : supports_mla_dimensions``: 0.26 refuses GLM's (192, 64, 256) when
     the model's FA version is 4 (CHANGES.MLA_PREFILL_GLM_DIMS)."""
+    if q.vendor == "cuda" and not q.changed(CHANGES.MLA_PREFILL_FA_DIMS):
+        return None  # 0.25: FLASH_ATTN prefill declares no dimensions (any)
     if q.vendor == "cuda" and not q.changed(CHANGES.MLA_PREFILL_GLM_DIMS) and FA.model_fa_version(q) == 4:
         return tuple(d for d in _DIMS_FA if d != (192, 64, 256))
     return _DIMS_FA
+
+
+def _dims_ok(q: Any, dims: Any) -> bool:
+    return dims is None or _dims(q) in dims
 
 
 def _prefill(name: str, *, cc=None, needs=None, dims=None, needs_on_hip=None) -> Candidate:
@@ -49,7 +55,7 @@ def _prefill(name: str, *, cc=None, needs=None, dims=None, needs_on_hip=None) ->
         Check("required dependencies not available", available),
         Check(
             "Model does not have supported MLA dimensions",
-            lambda q: dims is None or _dims(q) in (dims(q) if callable(dims) else dims),
+            lambda q: _dims_ok(q, dims(q) if callable(dims) else dims),
         ),
     ]
     return Candidate(name, tuple(checks))
