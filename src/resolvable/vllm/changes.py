@@ -234,6 +234,10 @@ def _quantized(q) -> bool:
     return kv not in ("auto", "float16", "bfloat16", "float32")
 
 
+#: MLA dimensions every release's FLASH_ATTN prefill takes (DeepSeek, Mistral Small 4)
+_COMMON_MLA_DIMS = ((128, 64, 128), (64, 64, 128))
+
+
 def _always(q) -> bool:
     return True
 
@@ -251,7 +255,13 @@ SELECTION = {
         (CHANGES.FA4_HD256_ON, lambda q: q.head_size in (192, 256) and q.major >= 10),
         (CHANGES.FA_FP8_FA4_SM100, _quantized),
         (CHANGES.MLA_PREFILL_GLM_DIMS, lambda q: q.use_mla and q.v_head_dim == 256),
-        (CHANGES.MLA_PREFILL_FA_DIMS, lambda q: q.use_mla),
+        # traced only where FLASH_ATTN prefill's answer can differ (not DeepSeek's or Mistral's dims)
+        (
+            CHANGES.MLA_PREFILL_FA_DIMS,
+            lambda q: (
+                q.use_mla and (q.qk_nope_head_dim, q.qk_rope_head_dim, q.v_head_dim) not in _COMMON_MLA_DIMS
+            ),
+        ),
         (CHANGES.SM100_NON_CAUSAL_FA_FIRST, lambda q: q.use_non_causal and q.major == 10),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.TRTLLM_XQA_SM120, lambda q: q.major == 12),
