@@ -1,4 +1,5 @@
-"""vLLM's engine-configuration changes 0.29 → 0.34, as data (vllm-config-spec.md §8).
+"""vLLM's engine-configuration changes 0.27 → 0.34, as data (vllm-config-spec.md §8; blocks per
+release pair below, oldest last, each listed in docs/releases/vllm-NEXT[-config].md).
 
 One ``Change`` per behaviour a release changed; they join the pack's one change table
 (``resolvable.vllm.changes.CHANGES``) and rule bodies ask ``ctx.release.has(CHANGES.X)`` (traced
