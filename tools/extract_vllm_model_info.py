@@ -87,6 +87,8 @@ def main() -> int:
             "generate": bool(info.is_text_generation_model),
             "pooling": bool(info.is_pooling_model),
             "lora": lora,
+            # not in the merged table: the pack keeps the few classes as a release-ranged constant
+            "mamba_prefix_caching": bool(getattr(info, "supports_mamba_prefix_caching", False)),
         }
     json.dump(
         {"release": vllm.__version__, "archs": archs, "failed": failed}, sys.stdout, indent=0, sort_keys=True

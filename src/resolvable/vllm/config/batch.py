@@ -32,20 +32,22 @@ TIERS = {
 }
 
 
-def device_tier(platform: Any, gb10_small: bool = True) -> str:
-    """``get_batch_defaults``: memory >= 160 GiB → large; >= 70 GiB without "a100" in the name and
-    not GB10 (cc 12.1, 0.33+) → mid; else small."""
+def device_tier(platform: Any, gb10_small: bool = True, large_tier: bool = True) -> str:
+    """``get_batch_defaults``: memory >= 160 GiB → large (0.28+, ``large_tier``); >= 70 GiB without
+    "a100" in the name and not GB10 (cc 12.1, 0.33+) → mid; else small."""
     memory = device_memory_bytes(platform)
     name = str(platform.device_name or "").lower()
     gb10 = gb10_small and platform.vendor == "cuda" and tuple(platform.capability or ()) == (12, 1)
-    if memory >= 160 * GIB:
+    if large_tier and memory >= 160 * GIB:
         return "large"
     if memory >= 70 * GIB and "a100" not in name and not gb10:
         return "mid"
     return "small"
 
 
-def batch_defaults(platform: Any, usage: str, world_size: int, gb10_small: bool = True) -> tuple[int, int]:
+def batch_defaults(
+    platform: Any, usage: str, world_size: int, gb10_small: bool = True, large_tier: bool = True
+) -> tuple[int, int]:
     """(tokens, seqs) of the table for this device and usage context; CPU: 4096·ws / 256·ws
     (LLM class) and 2048·ws / 128·ws (API server)."""
     if platform.vendor == "cpu":
@@ -54,7 +56,7 @@ def batch_defaults(platform: Any, usage: str, world_size: int, gb10_small: bool 
             "OPENAI_API_SERVER": (2048 * world_size, 128 * world_size),
         }
     else:
-        table = TIERS[device_tier(platform, gb10_small)]
+        table = TIERS[device_tier(platform, gb10_small, large_tier)]
     return table.get(usage, (DEFAULT_TOKENS, DEFAULT_SEQS))
 
 
@@ -70,6 +72,7 @@ def batch_limits(ctx: Any) -> dict[str, Any]:
         a.usage_context,
         a.pipeline_parallel_size * a.tensor_parallel_size,
         ctx.release.has(CHANGES.GB10_SMALL_BATCH_TIER),
+        ctx.release.has(CHANGES.BATCH_DEFAULTS_160GIB_TIER),
     )
     user_tokens, user_seqs = a.max_num_batched_tokens, a.max_num_seqs
     batched_dp = (
@@ -134,10 +137,16 @@ def verify_max_model_len(ctx: Any) -> dict[str, Any]:
 @registry.rule("vllm_config")
 def max_num_scheduled_tokens(ctx: Any) -> dict[str, Any]:
     """§3.16: ``VllmConfig._set_max_num_scheduled_tokens`` (``config/vllm.py`` 2341): with speculative
-    decoding it defaults to ``max_num_batched_tokens`` (without, it stays None); with speculative decoding the budget must exceed the lookahead
-    slots ("VllmConfig does not have enough slots …")."""
+    decoding it defaults to ``max_num_batched_tokens`` (without, it stays None); with speculative
+    decoding the budget must exceed the lookahead slots ("VllmConfig does not have enough slots …").
+    Before ``CHANGES.SCHEDULED_TOKENS_FULL_BUDGET`` (0.27.1) the default is the budget less
+    ``max_num_seqs`` × ``SpeculativeConfig.max_num_new_slots_for_drafting`` (K-1 for parallel
+    drafting — DFlash, DSpark or ``parallel_drafting`` — plus 1 for a draft model), refused when
+    that leaves no token."""
     a = ctx.args
     out = {}
+    if a.speculative_method is not None and not ctx.release.has(CHANGES.SCHEDULED_TOKENS_FULL_BUDGET):
+        return _scheduled_tokens_less_drafting_slots(ctx)
     if a.max_num_scheduled_tokens is None and a.speculative_method is not None:
         out["max_num_scheduled_tokens"] = a.max_num_batched_tokens  # None without speculative decoding
     if a.num_speculative_tokens and a.max_num_batched_tokens <= a.num_speculative_tokens:
@@ -146,5 +155,42 @@ def max_num_scheduled_tokens(ctx: Any) -> dict[str, Any]:
             "decoding settings.",
             fields=("max_num_batched_tokens",),
             fix="pass a larger --max-num-batched-tokens",
+        )
+    return out
+
+
+def _scheduled_tokens_less_drafting_slots(ctx: Any) -> dict[str, Any]:
+    """0.27.1's ``_set_max_num_scheduled_tokens``: the budget less the drafting slots of every
+    sequence (see ``max_num_scheduled_tokens``)."""
+    from .speculative import parse_speculative_config
+
+    a = ctx.args
+    k = int(a.num_speculative_tokens or 0)
+    spec = parse_speculative_config(a.speculative_config) or {}
+    parallel = a.speculative_method in ("dflash", "dspark") or bool(spec.get("parallel_drafting"))
+    slots = (k - 1 if parallel else 0) + (1 if a.speculative_method == "draft_model" else 0)
+    delta = slots * a.max_num_seqs
+    tokens = a.max_num_batched_tokens
+    scheduled = a.max_num_scheduled_tokens
+    out: dict[str, Any] = {}
+    if scheduled is None:
+        scheduled = tokens - delta
+        out["max_num_scheduled_tokens"] = scheduled
+    if scheduled <= 0:
+        raise ConflictError(
+            f"max_num_scheduled_tokens is set to {scheduled} based on the speculative decoding settings, "
+            "which does not allow any tokens to be scheduled. Increase max_num_batched_tokens to "
+            "accommodate the additional draft token slots, or decrease num_speculative_tokens or "
+            "max_num_seqs.",
+            fields=("max_num_batched_tokens", "max_num_seqs"),
+            fix=Fix(set={"max_num_batched_tokens": delta + 1}, note="(or a smaller --max-num-seqs)"),
+        )
+    if tokens < scheduled + delta:
+        raise ConflictError(
+            "VllmConfig received max_num_scheduled_tokens but it does not have enough slots to support "
+            f"the speculative decoding settings. It should be greater by at least {delta}, but got "
+            f"max_num_batched_tokens={tokens} and max_num_scheduled_tokens={scheduled}.",
+            fields=("max_num_batched_tokens", "max_num_scheduled_tokens"),
+            fix=Fix(set={"max_num_batched_tokens": scheduled + delta}),
         )
     return out

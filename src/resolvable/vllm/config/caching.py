@@ -24,6 +24,17 @@ if TYPE_CHECKING:
 #: ``CHANGES.DEFAULT_BLOCK_SIZE_64`` (0.34).
 CONFIG_BLOCK_SIZE = 16
 CONFIG_BLOCK_SIZE_64 = 64
+#: The classes implementing ``SupportsMambaPrefixCaching`` in 0.27.1 (``models/interfaces.py``; read
+#: off the 0.27.1 registry, ``_ModelInfo.supports_mamba_prefix_caching``, by
+#: ``tools/extract_vllm_model_info.py``): before ``CHANGES.MAMBA_ALIGN_BY_DEFAULT`` (0.28) prefix
+#: caching gives them mode ``all``, the other hybrid classes ``align``.
+MAMBA_PREFIX_CACHING_ARCHS = frozenset(
+    {
+        *("FalconH1ForCausalLM", "FalconMambaForCausalLM", "GraniteMoeHybridForCausalLM"),
+        *("JambaForCausalLM", "JambaForSequenceClassification", "Mamba2ForCausalLM", "MambaForCausalLM"),
+        *("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Zamba2ForCausalLM"),
+    }
+)
 
 
 def chunked_prefill_supported(runner: str, attn_type: str) -> bool:
@@ -47,15 +58,24 @@ def prefix_caching_supported(runner: str, attn_type: str) -> bool:
 def chunked_prefill_and_prefix_caching(ctx: Any) -> dict[str, Any]:
     """§3.6 step 1, §3.7 step 1: ``EngineArgs._set_default_chunked_prefill_and_prefix_caching_args``
     (``engine/arg_utils.py`` 3041): unset switches take the model's support (vLLM warns when a user
-    turns chunked prefill off on a generative model that supports it); the encoder-decoder switch of
-    ``SchedulerConfig.__post_init__`` forces chunked prefill off."""
+    turns chunked prefill off on a generative model that supports it; before
+    ``CHANGES.HYBRID_PREFIX_CACHING_BY_DEFAULT``, 0.28, a hybrid model keeps prefix caching off:
+    ``ModelConfig.is_hybrid``); the encoder-decoder switch of ``SchedulerConfig.__post_init__``
+    forces chunked prefill off."""
     a = ctx.args
     runner, attn = a.runner_type, a.attn_type
     out: dict[str, Any] = {}
     if a.enable_chunked_prefill is None:
         out["enable_chunked_prefill"] = chunked_prefill_supported(runner, attn)
     if a.enable_prefix_caching is None:
-        out["enable_prefix_caching"] = prefix_caching_supported(runner, attn)
+        supported = prefix_caching_supported(runner, attn)
+        if (
+            supported
+            and not ctx.release.has(CHANGES.HYBRID_PREFIX_CACHING_BY_DEFAULT)
+            and derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
+        ):
+            supported = False  # "Hybrid models support prefix caching but keep it opt-in" (0.27)
+        out["enable_prefix_caching"] = supported
     # SchedulerConfig.__post_init__ reads ModelConfig.is_encoder_decoder, the HF flag (config's or its
     # text config's), not attn_type: Whisper under a pooler (attn_type "decoder") is still switched off
     t = ctx.hf.text_config
@@ -102,8 +122,9 @@ def mm_encoder_only_prefix_caching(ctx: Any) -> dict[str, Any]:
 def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
     """§3.7 step 7: ``MambaModelConfig.verify_and_update_config`` (``model_executor/models/config.py``
     750; called by ``HybridAttentionMambaModelConfig`` for every hybrid model): prefix caching on →
-    mode ``align`` (chunked prefill required), ``mamba_block_size`` = the block size; off → mode
-    ``none``, ``mamba_block_size`` = ``max_model_len``."""
+    mode ``align`` (chunked prefill required; before ``CHANGES.MAMBA_ALIGN_BY_DEFAULT``, 0.28, mode
+    ``all`` for a ``SupportsMambaPrefixCaching`` class), ``mamba_block_size`` = the block size; off →
+    mode ``none``, ``mamba_block_size`` = ``max_model_len``."""
     a = ctx.args
     # keyed by the class (MODELS_CONFIG_MAP), not by attn_type: a hybrid model under a pooler
     # (attn_type decoder) still goes through it
@@ -112,12 +133,19 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     if a.enable_prefix_caching:
-        if a.mamba_cache_mode == "none":
-            out["mamba_cache_mode"] = "align"
-        if not a.enable_chunked_prefill:
+        mode = a.mamba_cache_mode
+        if mode == "none":
+            mode = "align"
+            if not ctx.release.has(CHANGES.MAMBA_ALIGN_BY_DEFAULT) and (
+                ctx.hf.architecture in MAMBA_PREFIX_CACHING_ARCHS
+            ):
+                mode = "all"
+            out["mamba_cache_mode"] = mode
+        any_mode = ctx.release.has(CHANGES.MAMBA_PREFIX_CACHING_WORDING)  # 0.33: every mode
+        if (any_mode or mode == "align") and not a.enable_chunked_prefill:
             wording = (
                 "Chunked prefill is required for Mamba prefix caching."
-                if ctx.release.has(CHANGES.MAMBA_PREFIX_CACHING_WORDING)
+                if any_mode
                 else "Chunked prefill is required for mamba cache mode 'align'."
             )
             raise ConflictError(

@@ -1,4 +1,5 @@
-"""vLLM's engine-configuration changes 0.29 → 0.34, as data (vllm-config-spec.md §8).
+"""vLLM's engine-configuration changes 0.27 → 0.34, as data (vllm-config-spec.md §8; blocks per
+release pair below, oldest last, each listed in docs/releases/vllm-NEXT[-config].md).
 
 One ``Change`` per behaviour a release changed; they join the pack's one change table
 (``resolvable.vllm.changes.CHANGES``) and rule bodies ask ``ctx.release.has(CHANGES.X)`` (traced
@@ -261,5 +262,82 @@ CONFIG_CHANGES = (
         upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",
         summary="with speculative decoding the uniform-decode sizes (request counts x (1 + k)) join the "
         "default CUDA-graph sizes; 0.28 captured the token grid only",
+    ),
+    # 0.27.1 -> 0.28.0 (docs/releases/vllm-0.28.0.md)
+    Change(
+        "BATCH_DEFAULTS_160GIB_TIER",
+        "0.28.0",
+        upstream="engine/arg_utils.py:EngineArgs.get_batch_defaults",
+        summary="a GPU with >= 160 GiB (B200/B300) takes 16384 tokens / 1024 sequences for the API "
+        "server too; 0.27.1 gave it the >= 70 GiB tier (8192 tokens)",
+    ),
+    Change(
+        "HYBRID_PREFIX_CACHING_BY_DEFAULT",
+        "0.28.0",
+        upstream="engine/arg_utils.py:EngineArgs._set_default_chunked_prefill_and_prefix_caching_args",
+        summary="hybrid (attention + Mamba/linear) models turn prefix caching on by default; 0.27.1 "
+        "kept it opt-in",
+    ),
+    Change(
+        "MAMBA_ALIGN_BY_DEFAULT",
+        "0.28.0",
+        upstream="model_executor/models/config.py:MambaModelConfig.verify_and_update_config",
+        summary="with prefix caching the Mamba cache mode defaults to 'align' for every model; 0.27.1 "
+        "chose 'all' for the classes implementing SupportsMambaPrefixCaching",
+    ),
+    Change(
+        "CAPTURE_SIZE_1024_SM10X",
+        "0.28.0",
+        upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",
+        summary="the default largest CUDA-graph size is 1024 on data-center Blackwell (SM10x); 0.27.1 "
+        "capped it at 512 everywhere",
+    ),
+    Change(
+        "BITSANDBYTES_REMOVED",
+        "0.28.0",
+        upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
+        summary="bitsandbytes is no longer a quantization method (0.27.1 served it, 8-bit checkpoints "
+        "in eager mode: ModelConfig._verify_bnb_config)",
+    ),
+    Change(
+        "ROCM_QUANTIZATION_INC_NOT_BNB",
+        "0.28.0",
+        upstream="platforms/rocm.py:RocmPlatform.supported_quantization",
+        summary="ROCm supports inc and no longer bitsandbytes; 0.27.1 the other way round",
+    ),
+    Change(
+        "V2_DEFAULT_DEEPSEEK_V4",
+        "0.28.0",
+        upstream="config/vllm.py:default_v2_model_runner_architectures",
+        summary="DeepSeek-V4 joins DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES and ROCm leaves it out; 0.27.1 "
+        "had no DeepSeek-V4 there and ROCm left out Kimi-K3",
+    ),
+    Change(
+        "SCHEDULED_TOKENS_FULL_BUDGET",
+        "0.28.0",
+        upstream="config/vllm.py:VllmConfig._set_max_num_scheduled_tokens",
+        summary="max_num_scheduled_tokens defaults to max_num_batched_tokens; 0.27.1 subtracted "
+        "max_num_seqs x the drafting slots (1 for a draft model, K-1 more with parallel drafting)",
+    ),
+    # 0.26.0 -> 0.27.0 (docs/releases/vllm-0.27.0-config.md)
+    Change(
+        "BREAKABLE_GRAPHS_KIMI",
+        "0.27.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="Kimi-K3 (+MTP) and Kimi-Linear default to breakable CUDA graphs (torch.compile off); "
+        "0.26 listed DeepSeek-V4, Inkling and MiniMax-M3 only",
+    ),
+    Change(
+        "V2_DEFAULT_LISTED_HYBRID",
+        "0.27.0",
+        upstream="config/vllm.py:VllmConfig._is_default_v2_model_runner_model",
+        summary="Kimi-K3 joins DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (not on ROCm) and a listed hybrid "
+        "model defaults to the V2 runner; 0.26 sent every hybrid model to V1",
+    ),
+    Change(
+        "MODELOPT_FP8_SM80",
+        "0.27.0",
+        upstream="model_executor/layers/quantization/modelopt.py:ModelOptFp8Config.get_min_capability",
+        summary="ModelOpt FP8 checkpoints need capability 80 (Ampere, through Marlin); 0.26 needed 89",
     ),
 )

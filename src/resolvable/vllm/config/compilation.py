@@ -85,8 +85,9 @@ QWEN3_5_ARCHS = frozenset(
 )
 
 
-#: The classes ``VllmConfig.__post_init__`` of 0.28 turns breakable CUDA graphs on for (every
-#: platform); ``BREAKABLE_GRAPHS_DSA_MODELS`` (0.29) adds DeepSeek-V3.2, GLM-MoE-DSA, Dots3, HY-V4.
+#: The classes ``VllmConfig.__post_init__`` of 0.27-0.28 turns breakable CUDA graphs on for (every
+#: platform; 0.26 without the Kimi classes, ``BREAKABLE_GRAPHS_KIMI``); ``BREAKABLE_GRAPHS_DSA_MODELS``
+#: (0.29) adds DeepSeek-V3.2, GLM-MoE-DSA, Dots3, HY-V4.
 FIRST_BREAKABLE_ARCHS = frozenset(
     {
         *(
@@ -103,6 +104,12 @@ FIRST_BREAKABLE_ARCHS = frozenset(
 
 def _default_breakable(ctx: Any) -> frozenset[str]:
     """``default_breakable_cudagraph_architectures`` of this platform and release."""
+    if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_KIMI):  # 0.26: no Kimi-K3 / Kimi-Linear
+        return FIRST_BREAKABLE_ARCHS - {
+            "KimiK3ForConditionalGeneration",
+            "KimiK3MTPModel",
+            "KimiLinearForCausalLM",
+        }
     if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_DSA_MODELS):
         return FIRST_BREAKABLE_ARCHS
     if ctx.platform.vendor == "hip" and not ctx.release.has(CHANGES.ROCM_BREAKABLE_GRAPHS_DSV41_ONLY):
@@ -145,9 +152,16 @@ STATIC_GRAPH_VENDORS = frozenset({"cuda", "hip", "xpu"})
 def eager(ctx: Any) -> bool:
     """``--enforce-eager``, or what ``ModelConfig._verify_cuda_graph`` (``config/model.py``,
     0.30-0.34) turns into it: an encoder-decoder model (Whisper) on ROCm, where CUDA graphs are
-    not supported for it yet (vLLM warns and falls back to eager mode)."""
+    not supported for it yet (vLLM warns and falls back to eager mode); before
+    ``CHANGES.BITSANDBYTES_REMOVED`` (0.27.1) also ``ModelConfig._verify_bnb_config``'s 8-bit
+    bitsandbytes checkpoint ("CUDA graph is not supported on BitsAndBytes 8bit yet")."""
     a = ctx.args
-    return bool(a.enforce_eager) or (ctx.platform.vendor == "hip" and a.attn_type == "encoder_decoder")
+    if a.enforce_eager or (ctx.platform.vendor == "hip" and a.attn_type == "encoder_decoder"):
+        return True
+    if a.quantization != "bitsandbytes" or ctx.release.has(CHANGES.BITSANDBYTES_REMOVED):
+        return False
+    quant = ctx.hf.get("quantization_config") or ctx.hf.text_config.get("quantization_config")
+    return bool(quant is not None and quant.get("load_in_8bit", False))
 
 
 def batch_invariance_breakable(ctx: Any) -> bool:
@@ -289,7 +303,7 @@ def _request_counts(max_reqs: int, ceiling: int) -> list[int]:
 @registry.rule("vllm_config")
 def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     """§3.11: ``VllmConfig._set_cudagraph_sizes`` (``config/vllm.py`` 2398). Without graphs: none.
-    Else the largest size is ``min(max_num_seqs × q × 2, 1024 on the SM10x family / 512)`` (q = 1 +
+    Else the largest size is ``min(max_num_seqs × q × 2, 1024 on the SM10x family (0.28+) / 512)`` (q = 1 +
     speculative tokens) capped by ``max_num_batched_tokens``; sizes 1, 2, 4, every 8 to 248, every 16
     from 256; plus the token budget and the uniform-decode sizes (``max_num_seqs``, or ``n·q`` for
     speculative decoding) that fit. A user list is deduplicated and cut at the token budget.
@@ -307,7 +321,8 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     tokens, seqs = a.max_num_batched_tokens, a.max_num_seqs
     q = 1 + max(0, int(a.num_speculative_tokens or 0))
     cap = ctx.platform.capability
-    ceiling = 1024 if ctx.platform.vendor == "cuda" and cap is not None and cap[0] == 10 else 512
+    sm10x = ctx.platform.vendor == "cuda" and cap is not None and cap[0] == 10
+    ceiling = 1024 if sm10x and ctx.release.has(CHANGES.CAPTURE_SIZE_1024_SM10X) else 512
     user_max = a.max_cudagraph_capture_size
     uniform: list[int] = []
     if user_max is None:

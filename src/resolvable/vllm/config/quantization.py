@@ -18,17 +18,20 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: ``model_executor/layers/quantization/__init__.py : QuantizationMethods`` (0.30-0.33: 30 names).
+#: ``model_executor/layers/quantization/__init__.py : QuantizationMethods`` of the oldest resolved
+#: release (0.27.1: 31 names; 0.28-0.33 without ``bitsandbytes``).
 QUANTIZATION_METHODS = (
     *("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8"),
     *("modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors"),
-    *("experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8"),
-    *("online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only"),
-    *("nvfp4_per_token", "mxfp8"),
+    *("bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4"),
+    *("deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel"),
+    *("int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
 )
-#: The releases' deltas of ``QuantizationMethods``: (change, methods removed, methods appended);
-#: 0.34 (``QUANTIZATION_METHODS_W4AFP8``): + ``w4afp8``, ``lut_b_moe``, ``mxfp4_hadamard32``; − ``fp_quant``.
+#: The releases' deltas of ``QuantizationMethods``, oldest first: (change, methods removed, methods
+#: appended); 0.28 (``BITSANDBYTES_REMOVED``): − ``bitsandbytes``; 0.34
+#: (``QUANTIZATION_METHODS_W4AFP8``): + ``w4afp8``, ``lut_b_moe``, ``mxfp4_hadamard32``; − ``fp_quant``.
 QUANTIZATION_METHOD_CHANGES = (
+    (CHANGES.BITSANDBYTES_REMOVED, ("bitsandbytes",), ()),
     (CHANGES.QUANTIZATION_METHODS_W4AFP8, ("fp_quant",), ("w4afp8", "lut_b_moe", "mxfp4_hadamard32")),
 )
 
@@ -77,6 +80,7 @@ _ACT_DTYPES = {
     "fp_quant": ("bfloat16",),
     "compressed-tensors": ("float32", "float16", "bfloat16"),
     "torchao": ("float32", "float16", "bfloat16"),
+    "bitsandbytes": ("float32", "float16", "bfloat16"),
 }
 
 
@@ -260,7 +264,8 @@ def _known_method(ctx: Any, method: str | None, checkpoint: bool = False) -> dic
     return {}
 
 
-#: ``platforms/rocm.py : RocmPlatform.supported_quantization`` (0.28-0.33; 0.34 adds
+#: ``platforms/rocm.py : RocmPlatform.supported_quantization`` (0.28-0.33, 0.27.1 with bitsandbytes
+#: and without inc: ``CHANGES.ROCM_QUANTIZATION_INC_NOT_BNB``; 0.34 adds
 #: ``mxfp4_hadamard32``, a method earlier releases do not know at all, so one list serves every
 #: release). CUDA and CPU leave the list empty (every known method passes).
 ROCM_QUANTIZATION = frozenset(
@@ -278,7 +283,12 @@ def _platform_supports(ctx: Any, method: str | None, checkpoint: bool = False) -
     ``_verify_quantization`` on the resolved method, 0.28-0.34): ROCm refuses a known method
     outside its ``supported_quantization`` — "experts_int8 quantization is currently not
     supported in rocm." (dev seeds 7004/7005, ``operators``: experts-int8 checkpoints on MI300X)."""
-    if method is None or ctx.platform.vendor != "hip" or method in ROCM_QUANTIZATION:
+    if method is None or ctx.platform.vendor != "hip":
+        return
+    supported = ROCM_QUANTIZATION
+    if not ctx.release.has(CHANGES.ROCM_QUANTIZATION_INC_NOT_BNB):  # 0.27.1: bitsandbytes, not inc
+        supported = (supported - {"inc"}) | {"bitsandbytes"}
+    if method in supported:
         return
     raise ConflictError(
         f"{method} quantization is currently not supported in rocm.",
@@ -349,6 +359,8 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
         )
     cap = ctx.platform.capability
     minimum = MIN_CAPABILITY.get(method)
+    if method == "modelopt" and not ctx.release.has(CHANGES.MODELOPT_FP8_SM80):
+        minimum = 89  # ModelOptFp8Config.get_min_capability (0.26)
     if cap is not None and ctx.platform.vendor != "cpu" and minimum is not None:
         current = cap[0] * 10 + cap[1]
         if current < minimum:

@@ -27,7 +27,8 @@ ROCM_V1_ARCHS = frozenset({"DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "G
 
 
 #: ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` (0.28: the classes that default to the V2 runner even
-#: when MoE or hybrid; ROCm drops DeepSeek-V4).
+#: when MoE or hybrid; ROCm drops DeepSeek-V4. 0.27.1, ``CHANGES.V2_DEFAULT_DEEPSEEK_V4``: without
+#: DeepSeek-V4, and ROCm drops Kimi-K3).
 V2_DEFAULT_ARCHS = frozenset(
     {
         *("DeepseekV2ForCausalLM", "DeepseekV4ForCausalLM", "GraniteMoeForCausalLM", "InklingForCausalLM"),
@@ -38,7 +39,7 @@ V2_DEFAULT_ARCHS = frozenset(
 
 
 def v2_by_model(ctx: Any) -> bool:
-    """0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
+    """0.27-0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
     diffusion models (``canvas_length``), else ``_is_default_v2_model_runner_model``: a generating
     model that is a listed class, or neither hybrid, attention-free nor MoE."""
     from .facts import is_hybrid, is_moe
@@ -50,10 +51,21 @@ def v2_by_model(ctx: Any) -> bool:
         return True
     if a.runner_type != "generate":
         return False
-    listed = V2_DEFAULT_ARCHS - ({"DeepseekV4ForCausalLM"} if ctx.platform.vendor == "hip" else set())
+    hybrid = derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
+    if not ctx.release.has(CHANGES.V2_DEFAULT_LISTED_HYBRID):  # 0.26: hybrid → V1; no Kimi-K3
+        if hybrid or a.attn_type == "attention_free":
+            return False
+        listed = V2_DEFAULT_ARCHS - {"DeepseekV4ForCausalLM", "KimiK3ForConditionalGeneration"}
+        return bool(set(ctx.hf.architectures or ()) & listed) or not derived_fact(
+            ctx.hf, "vllm.is_moe", is_moe
+        )
+    if ctx.release.has(CHANGES.V2_DEFAULT_DEEPSEEK_V4):
+        listed = V2_DEFAULT_ARCHS - ({"DeepseekV4ForCausalLM"} if ctx.platform.vendor == "hip" else set())
+    else:  # 0.27.1: no DeepSeek-V4; ROCM_EXCLUDED_V2_MODEL_RUNNER_ARCHITECTURES = {Kimi-K3}
+        listed = V2_DEFAULT_ARCHS - {"DeepseekV4ForCausalLM"}
+        listed -= {"KimiK3ForConditionalGeneration"} if ctx.platform.vendor == "hip" else set()
     if set(ctx.hf.architectures or ()) & listed:
         return True
-    hybrid = derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
     moe = derived_fact(ctx.hf, "vllm.is_moe", is_moe)
     return not hybrid and a.attn_type != "attention_free" and not moe
 
@@ -233,15 +245,26 @@ def v1_runner_features(ctx: Any) -> dict[str, Any]:
     return {}
 
 
+#: ``transformers_utils/model_arch_config_convertor.py : _strip_mimo_v2_attention_chunk_size`` (the
+#: MiMo-V2 convertors, 0.26-0.34): MiMo-V2's config.json sets ``attention_chunk_size`` 128 though the
+#: model has no chunked-local attention; vLLM deletes it before ``ModelConfig`` reads it
+#: (config-3117-01499: MiMo-V2-Flash with MTP keeps the hybrid KV-cache manager).
+MIMO_V2_MODEL_TYPES = frozenset({"mimo_v2", "mimo_v2_flash", "mimo_v2_mtp", "mimo_v2_omni_mtp"})
+
+
 @registry.rule("vllm_config")
 def hybrid_kv_cache_manager(ctx: Any) -> dict[str, Any]:
     """§3.19: ``disable_hybrid_kv_cache_manager`` (``VllmConfig.__post_init__``, after the platform
-    hook): needed off for chunked-local attention (HF ``attention_chunk_size``) with a drafter that reads
+    hook): needed off for chunked-local attention (HF ``attention_chunk_size``, which vLLM strips from
+    MiMo-V2's config: ``MIMO_V2_MODEL_TYPES``) with a drafter that reads
     the target's hidden states (``TARGET_HIDDEN_STATES_SPEC``) or with
     ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0`` (its default is 1); unset → on otherwise (every in-tree
     platform supports it); explicitly enabled where it must be off → refused."""
     a = ctx.args
-    chunked_local = ctx.hf.text_config.get("attention_chunk_size") is not None
+    model_type = str(ctx.hf.text_config.get("model_type") or ctx.hf.get("model_type") or "")
+    chunked_local = (
+        ctx.hf.text_config.get("attention_chunk_size") is not None and model_type not in MIMO_V2_MODEL_TYPES
+    )
     needs_off = chunked_local and (
         a.speculative_method in TARGET_HIDDEN_STATES_SPEC
         or ctx.env.get("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "1") in ("0", "false", "False")
