@@ -277,6 +277,9 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=25)
     parser.add_argument("--out", default=str(HERE / "reports"))
     args = parser.parse_args()
+    # draft directories in a case's --speculative-config are relative to the repository root
+    # (generate.DRAFTS_DIR): the pack and the oracle processes resolve them from there
+    os.chdir(HERE.parents[1])
     release = args.vllm_version
     seed = generate.seed_for(args.split, args.seed, args.kind)
     cases = generate.generate(args.kind, seed, args.n)

