@@ -107,3 +107,26 @@ def test_rope_only_sizes_cache():
 def test_draftless_methods_never_limit(release):
     spec = {"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}
     assert _len(release, "llama-3.1-8b", spec) == 131072
+
+
+@pytest.mark.parametrize("release", OLD + NEW)
+def test_mimo_v2_keeps_the_hybrid_manager_with_a_drafter(release):
+    # _strip_mimo_v2_attention_chunk_size (transformers_utils/model_arch_config_convertor.py, every
+    # release): MiMo-V2-Flash's attention_chunk_size 128 is deleted, so an EAGLE3 or MTP drafter
+    # does not turn the hybrid KV-cache manager off (dev operators-8001-00395, 0.34 oracle);
+    # Llama-4-Scout's chunked-local attention still does
+    for spec in (
+        {"method": "eagle3", "model": str(DRAFTS / "llama3.1-8b-eagle3"), "num_speculative_tokens": 3},
+        {"method": "mtp", "num_speculative_tokens": 1},
+    ):
+        r = resolve_vllm_args(
+            load_model("mimo-v2-flash"), with_gpus(platform("h200"), 8), vllm_version=release,
+            speculative_config=json.dumps(spec), tensor_parallel_size=8,
+        )  # fmt: skip
+        assert r["disable_hybrid_kv_cache_manager"] is False
+    eagle3 = {"method": "eagle3", "model": str(DRAFTS / "llama3.1-8b-eagle3"), "num_speculative_tokens": 3}
+    r = resolve_vllm_args(
+        load_model("llama-4-scout"), with_gpus(platform("h200"), 8), vllm_version=release,
+        speculative_config=json.dumps(eagle3), tensor_parallel_size=8,
+    )  # fmt: skip
+    assert r["disable_hybrid_kv_cache_manager"] is True

@@ -233,6 +233,13 @@ def v1_runner_features(ctx: Any) -> dict[str, Any]:
     return {}
 
 
+#: ``transformers_utils/model_arch_config_convertor.py : _strip_mimo_v2_attention_chunk_size``
+#: (0.28-0.34): MiMo-V2's config.json names ``attention_chunk_size`` 128, which its architecture
+#: does not use; vLLM deletes it from the config, so it never turns the hybrid manager off
+#: (dev operators-8001-00395 with EAGLE3, 7004:433/726 with MTP)
+MIMO_V2_TYPES = frozenset({"mimo_v2", "mimo_v2_flash", "mimo_v2_mtp", "mimo_v2_omni_mtp"})
+
+
 @registry.rule("vllm_config")
 def hybrid_kv_cache_manager(ctx: Any) -> dict[str, Any]:
     """§3.19: ``disable_hybrid_kv_cache_manager`` (``VllmConfig.__post_init__``, after the platform
@@ -241,7 +248,10 @@ def hybrid_kv_cache_manager(ctx: Any) -> dict[str, Any]:
     ``VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0`` (its default is 1); unset → on otherwise (every in-tree
     platform supports it); explicitly enabled where it must be off → refused."""
     a = ctx.args
-    chunked_local = ctx.hf.text_config.get("attention_chunk_size") is not None
+    chunked_local = (
+        ctx.hf.text_config.get("attention_chunk_size") is not None
+        and str(ctx.hf.text_config.get("model_type") or ctx.hf.get("model_type") or "") not in MIMO_V2_TYPES
+    )
     needs_off = chunked_local and (
         a.speculative_method in TARGET_HIDDEN_STATES_SPEC
         or ctx.env.get("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "1") in ("0", "false", "False")
