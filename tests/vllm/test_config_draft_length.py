@@ -130,3 +130,18 @@ def test_mimo_v2_keeps_the_hybrid_manager_with_a_drafter(release):
         speculative_config=json.dumps(eagle3), tensor_parallel_size=8,
     )  # fmt: skip
     assert r["disable_hybrid_kv_cache_manager"] is True
+
+
+@pytest.mark.parametrize("release", OLD + NEW)
+def test_a_dense_draft_under_expert_parallelism(release):
+    # create_draft_parallel_config: 0.28/0.29 give the draft no EP, 0.30 the target's (the dense
+    # draft's verify_with_parallel_config refuses), 0.31+ EP only for an MoE draft (dev
+    # operators-8002-00044 on the 0.30 oracle; draft_check.py q30-eagle3-ep)
+    spec = {"method": "eagle3", "model": str(DRAFTS / "qwen3-8b-eagle3"), "num_speculative_tokens": 3}
+    kw = {"speculative_config": json.dumps(spec), "tensor_parallel_size": 2, "enable_expert_parallel": True}
+    hf, p = load_model("qwen3-30b-a3b"), with_gpus(platform("h100"), 2)
+    if release == "0.30.0":
+        with pytest.raises(ConflictError, match="Number of experts in the model must be greater than 0"):
+            resolve_vllm_args(hf, p, vllm_version=release, **kw)
+    else:
+        assert resolve_vllm_args(hf, p, vllm_version=release, **kw)["speculative_method"] == "eagle3"

@@ -4,8 +4,8 @@ Usage (repository venv; oracle venvs under /work/oracle-vllm, see ``compare.py``
 
     python tools/agreement_vllm_config/draft_check.py 0.28.0 0.34.0 ...
 
-Sixteen ``--speculative-config`` launches on llama-3.1-8b (two MTP ones on Qwen3-Next and
-GLM-4.5 with PP 2) / h100 x8 whose draft is a local
+Seventeen ``--speculative-config`` launches on llama-3.1-8b (two MTP ones on Qwen3-Next and
+GLM-4.5 with PP 2, an EAGLE3 head on Qwen3-30B-A3B with expert parallelism) / h100 x8 whose draft is a local
 directory (the real drafts of tests/vllm/drafts, a synthetic draft with ``n_predict`` 4, and a
 real EAGLE3 head given YaRN RoPE): the pack's method, ``num_speculative_tokens`` and
 ``max_model_len`` (h28f: the draft's length, ``config/draft_length.py``) or refusal message
@@ -63,10 +63,12 @@ def main(releases: list[str]) -> int:
         # h28f: an MTP draft without SupportsPP under PP 2 (the draft's PP is 1 from 0.30)
         "qnext-mtp-pp2": ({"method": "mtp", "num_speculative_tokens": 1}, 1, "qwen3-next-80b-a3b", 2),
         "glm45-mtp-pp2": ({"method": "mtp", "num_speculative_tokens": 1}, 4, "glm-4.5", 2),
+        # h28f: a dense EAGLE3 head under --enable-expert-parallel on an MoE target (0.30 only)
+        "q30-eagle3-ep": ({"method": "eagle3", "model": str(drafts / "qwen3-8b-eagle3"), "num_speculative_tokens": 3}, 2, "qwen3-30b-a3b", 1, True),
     }  # fmt: skip
     targets = {
         name: json.loads((ROOT / f"src/resolvable/sglang/models/{name}.json").read_text())
-        for name in ("llama-3.1-8b", "qwen3-next-80b-a3b", "glm-4.5")
+        for name in ("llama-3.1-8b", "qwen3-next-80b-a3b", "glm-4.5", "qwen3-30b-a3b")
     }
     root = tmp / "oracle"
     root.mkdir()
@@ -81,7 +83,8 @@ def main(releases: list[str]) -> int:
             {"id": cid, "config": targets[(rest or ["llama-3.1-8b"])[0]], "platform": "h100", "env": {},
              "install": None,
              "argv": ["--speculative-config", json.dumps(spec), "--tensor-parallel-size", str(tp),
-                      "--pipeline-parallel-size", str(rest[1] if rest else 1)]}
+                      "--pipeline-parallel-size", str(rest[1] if rest else 1),
+                      *(["--enable-expert-parallel"] if rest[2:] else [])]}
             for cid, (spec, tp, *rest) in specs.items()
         ]  # fmt: skip
         answers = compare.run_oracle(release, cases, 1)
@@ -90,7 +93,7 @@ def main(releases: list[str]) -> int:
                 r = resolve_vllm_args(
                     targets[(rest or ["llama-3.1-8b"])[0]], with_gpus(platform("h100"), 8),
                     vllm_version=release, speculative_config=json.dumps(spec), tensor_parallel_size=tp,
-                    pipeline_parallel_size=rest[1] if rest else 1,
+                    pipeline_parallel_size=rest[1] if rest else 1, enable_expert_parallel=bool(rest[2:]),
                 )  # fmt: skip
                 keys = ("speculative_method", "num_speculative_tokens", "max_model_len")
                 pack = [r[k] for k in keys]

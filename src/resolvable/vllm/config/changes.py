@@ -276,4 +276,12 @@ CONFIG_CHANGES = (
         summary="the draft's parallel config has pipeline_parallel_size 1 (0.28/0.29: the target's), "
         "so a draft class without SupportsPP no longer refuses --pipeline-parallel-size > 1",
     ),
+    Change(
+        "DRAFT_INHERITS_EXPERT_PARALLEL",
+        "0.30.0",
+        "0.31.0",
+        upstream="config/speculative.py:SpeculativeConfig.create_draft_parallel_config",
+        summary="the draft's parallel config takes the target's --enable-expert-parallel, so a dense "
+        "draft refuses it (0.28/0.29: EP off for the draft; 0.31+: on only for an MoE draft)",
+    ),
 )

@@ -12,12 +12,12 @@ what vLLM asks of EAGLE heads too.
 from __future__ import annotations
 
 from ...errors import ConflictError, InvalidArgumentError
-from ...rules import Fix
+from ...rules import Fix, HFConfig
 from .._base import registry
 from ..changes import CHANGES
 from . import model_info
 from .draft import draft_n_predict, draft_tp_ok, load_draft_config
-from .facts import derived_fact
+from .facts import derived_fact, is_moe
 from .model_config import registry_facts
 
 TYPE_CHECKING = False
@@ -272,6 +272,20 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             fix=f'set "num_speculative_tokens" to at most {n_predict} or a multiple of it in the speculative config (JSON)',
             upstream="ValueError",
         )
+    if (
+        draft_config is not None
+        and ctx.args.enable_expert_parallel
+        and ctx.release.has(CHANGES.DRAFT_INHERITS_EXPERT_PARALLEL)
+    ):
+        # _verify_args → draft_model_config.verify_with_parallel_config(draft_parallel_config):
+        # 0.30's draft parallel config keeps the target's EP (dev operators-8002-00044, 0.30 oracle)
+        if not is_moe(HFConfig(draft_config, source=f"{model}/config.json")):
+            raise ConflictError(
+                "Number of experts in the model must be greater than 0 when expert parallelism is enabled.",
+                fields=("enable_expert_parallel", "speculative_config"),
+                fix=Fix(drop=("enable_expert_parallel",)),
+                upstream="ValueError",
+            )
     if method == "draft_model" and draft_config is not None and not spec.get("use_heterogeneous_vocab"):
         _verify_equal_vocab_size(ctx.hf, draft_config)
     out: dict[str, Any] = {"speculative_method": method}
