@@ -145,3 +145,22 @@ def test_a_dense_draft_under_expert_parallelism(release):
             resolve_vllm_args(hf, p, vllm_version=release, **kw)
     else:
         assert resolve_vllm_args(hf, p, vllm_version=release, **kw)["speculative_method"] == "eagle3"
+
+
+@pytest.mark.parametrize("release", OLD + NEW)
+def test_a_draft_directory_under_pipeline_parallelism(release):
+    # 0.28/0.29: the draft's parallel config has the target's PP, and the EAGLE3 head's class
+    # (Eagle3LlamaForCausalLM) has no SupportsPP (dev operators-8002-00078, 0.28 oracle); a plain
+    # Qwen3 draft model does; from 0.30 the draft runs with PP 1
+    eagle3 = {"method": "eagle3", "model": str(DRAFTS / "qwen3-8b-eagle3"), "num_speculative_tokens": 3}
+    plain = {"model": QWEN06, "num_speculative_tokens": 3}
+    hf, p = load_model("qwen3-8b"), with_gpus(platform("h100"), 2)
+    kw = {"pipeline_parallel_size": 2, "distributed_executor_backend": "mp"}
+    if release in ("0.28.0", "0.29.0"):
+        with pytest.raises(ConflictError, match="Pipeline parallelism is not supported for this model"):
+            resolve_vllm_args(hf, p, vllm_version=release, speculative_config=json.dumps(eagle3), **kw)
+    else:
+        r = resolve_vllm_args(hf, p, vllm_version=release, speculative_config=json.dumps(eagle3), **kw)
+        assert r["speculative_method"] == "eagle3"
+    r = resolve_vllm_args(hf, p, vllm_version=release, speculative_config=json.dumps(plain), **kw)
+    assert r["speculative_method"] == "draft_model"

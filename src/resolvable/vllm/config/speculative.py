@@ -360,6 +360,24 @@ _MTP_DRAFT_ARCH_BY_ARCH = {
 _MTP_DRAFTS_GAINING_PP = frozenset({"DeepSeekMTPModel", "DeepseekV32MTPModel", "Qwen3_5MTP", "Qwen3_5MoeMTP"})
 
 
+def _draft_dir_arch(model: Any, method: str) -> str | None:
+    """The draft directory's architecture as ``EAGLEConfig`` rewrites it (``transformers_utils/
+    configs/eagle.py``, 0.28/0.29: ``eagle`` → ``Eagle{arch}``, ``eagle3`` → ``Eagle3{arch}`` unless
+    already marked); a plain draft model keeps its own. None when the directory is not read."""
+    config = load_draft_config(model)
+    archs = (config or {}).get("architectures") or ()
+    if not archs or not isinstance(archs[0], str):
+        return None
+    arch = archs[0]
+    if method == "eagle" and not arch.startswith("Eagle"):
+        return f"Eagle{arch}"
+    if method == "eagle3" and not (arch.startswith("Eagle3") or arch.endswith("Eagle3")):
+        return f"Eagle3{arch}"
+    if method == "dflash" and not (arch.startswith("DFlash") or arch.endswith("DFlash")):
+        return f"DFlash{arch}"
+    return arch
+
+
 def mtp_draft_arch(hf: Any) -> str | None:
     """The draft architecture of ``--speculative-config '{"method": "mtp"}'`` without a model."""
     archs = tuple(hf.get("architectures") or ())
@@ -371,19 +389,24 @@ def mtp_draft_arch(hf: Any) -> str | None:
 @registry.rule("engine_args")
 def mtp_draft_supports_pp(ctx: Any) -> dict[str, Any]:
     """``SpeculativeConfig.__post_init__`` → ``draft_model_config.verify_with_parallel_config``: the
-    MTP draft runs with the target's pipeline-parallel size, so a draft class without ``SupportsPP``
-    refuses PP > 1 (operators-5528-00106: DeepSeek-V3.2 with MTP and PP 2 on 0.29, whose
+    draft (an MTP draft, or a draft directory's class after EAGLE's architecture rewrite) runs with
+    the target's pipeline-parallel size, so a draft class without ``SupportsPP`` refuses PP > 1
+    (dev operators-8002-00078/00092 on 0.28: the EAGLE3 head ``Eagle3LlamaForCausalLM``) (operators-5528-00106: DeepSeek-V3.2 with MTP and PP 2 on 0.29, whose
     ``DeepseekV32MTPModel`` had no ``SupportsPP``). 0.28/0.29 only: from 0.30
     ``create_draft_parallel_config`` gives the draft ``pipeline_parallel_size=1``
     (``DRAFT_PIPELINE_PARALLEL_ONE``; held-out 1796443318 showed the pack refusing on 0.30-0.34)."""
     a = ctx.args
-    if a.speculative_method != "mtp" or a.pipeline_parallel_size <= 1:
+    if a.speculative_method in (None, *_NO_MODEL) or a.pipeline_parallel_size <= 1:
         return {}
     if ctx.release.has(CHANGES.DRAFT_PIPELINE_PARALLEL_ONE):
         return {}
-    if parse_speculative_config(a.speculative_config).get("model") is not None:
+    model = parse_speculative_config(a.speculative_config).get("model")
+    if model is not None:
+        draft = _draft_dir_arch(model, a.speculative_method)
+    elif a.speculative_method == "mtp":
+        draft = mtp_draft_arch(ctx.hf)
+    else:
         return {}
-    draft = mtp_draft_arch(ctx.hf)
     info = model_info.registered(draft) if draft else None
     if info is None:
         return {}
