@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from resolvable.errors import ConflictError
+from resolvable.rules import HFConfig
 from resolvable.vllm import load_model, resolve_vllm_args
 from resolvable.vllm.config.draft_length import rope_only_sizes_cache
 from resolvable.vllm.config.parallel import with_gpus
 from resolvable.vllm.platforms import platform
-from resolvable.rules import HFConfig
 
 DRAFTS = Path(__file__).parent / "drafts"
 OLD = ("0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0")
@@ -69,7 +69,9 @@ def test_0_33_limits_under_the_v2_runner_only():
 def test_a_draft_model_needs_the_target_vocabulary(release):
     # verify_equal_vocab_size_if_draft_model: Llama-3.1-8B (128256) with Qwen3-0.6B (151936);
     # checked with the oracles 0.28/0.30/0.33/0.34 (tools/agreement_vllm_config/draft_check.py)
-    with pytest.raises(ConflictError, match="Target model vocab_size=128256. Draft model vocab_size=151936"):
+    with pytest.raises(
+        ConflictError, match=r"Target model vocab_size=128256\. Draft model vocab_size=151936"
+    ):
         _len(release, "llama-3.1-8b", {"model": QWEN06, "num_speculative_tokens": 4})
     # an EAGLE3 head's own vocabulary is not checked
     spec = {"method": "eagle3", "model": str(DRAFTS / "qwen3-8b-eagle3"), "num_speculative_tokens": 3}

@@ -8,12 +8,12 @@ Reproduced with the 0.30 oracle on dev cases operators-7025-00120 and operators-
 from __future__ import annotations
 
 import pytest
+from test_config_operators import RERANKER  # BAAI/bge-reranker-v2-m3's config.json (source there)
 
 from resolvable.errors import ConflictError
 from resolvable.vllm import load_model, resolve_vllm_args
 from resolvable.vllm.cli_args import parse, resolution_kwargs
 from resolvable.vllm.platforms import platform
-from test_config_operators import RERANKER  # BAAI/bge-reranker-v2-m3's config.json (source there)
 
 MTP = '{"method":"mtp","num_speculative_tokens":1}'
 

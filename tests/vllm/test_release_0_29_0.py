@@ -101,4 +101,6 @@ def test_mtp_draft_without_pp_refuses_before_0_30_only():
             with pytest.raises(ConflictError, match="Pipeline parallelism is not supported for this model"):
                 res("qwen3-next-80b-a3b", "h100", vllm_version=release, **kw)
         else:
-            assert res("qwen3-next-80b-a3b", "h100", vllm_version=release, **kw)["speculative_method"] == "mtp"
+            assert (
+                res("qwen3-next-80b-a3b", "h100", vllm_version=release, **kw)["speculative_method"] == "mtp"
+            )

@@ -272,20 +272,20 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             fix=f'set "num_speculative_tokens" to at most {n_predict} or a multiple of it in the speculative config (JSON)',
             upstream="ValueError",
         )
+    # _verify_args → draft_model_config.verify_with_parallel_config(draft_parallel_config): 0.30's
+    # draft parallel config keeps the target's EP (dev operators-8002-00044, 0.30 oracle)
     if (
         draft_config is not None
         and ctx.args.enable_expert_parallel
         and ctx.release.has(CHANGES.DRAFT_INHERITS_EXPERT_PARALLEL)
+        and not is_moe(HFConfig(draft_config, source=f"{model}/config.json"))
     ):
-        # _verify_args → draft_model_config.verify_with_parallel_config(draft_parallel_config):
-        # 0.30's draft parallel config keeps the target's EP (dev operators-8002-00044, 0.30 oracle)
-        if not is_moe(HFConfig(draft_config, source=f"{model}/config.json")):
-            raise ConflictError(
-                "Number of experts in the model must be greater than 0 when expert parallelism is enabled.",
-                fields=("enable_expert_parallel", "speculative_config"),
-                fix=Fix(drop=("enable_expert_parallel",)),
-                upstream="ValueError",
-            )
+        raise ConflictError(
+            "Number of experts in the model must be greater than 0 when expert parallelism is enabled.",
+            fields=("enable_expert_parallel", "speculative_config"),
+            fix=Fix(drop=("enable_expert_parallel",)),
+            upstream="ValueError",
+        )
     if method == "draft_model" and draft_config is not None and not spec.get("use_heterogeneous_vocab"):
         _verify_equal_vocab_size(ctx.hf, draft_config)
     out: dict[str, Any] = {"speculative_method": method}
@@ -300,7 +300,9 @@ def _verify_equal_vocab_size(hf: Any, draft_config: dict[str, Any]) -> None:
     (text config ``vocab_size``). 0.28-0.33 skip it under ``use_heterogeneous_vocab`` (0.34 has no
     such option; its stand-alone draft has ``draft_has_own_vocab``). A config naming no
     ``vocab_size`` gets its transformers class default, which is not known here: not refused."""
-    text = draft_config.get("text_config") if isinstance(draft_config.get("text_config"), dict) else draft_config
+    text = (
+        draft_config.get("text_config") if isinstance(draft_config.get("text_config"), dict) else draft_config
+    )
     target, draft = hf.text_config.get("vocab_size"), text.get("vocab_size")
     if isinstance(target, int) and isinstance(draft, int) and target != draft:
         raise ConflictError(
