@@ -43,6 +43,9 @@ OPERATORS_HELDOUT_SEED = 1796439837
 OPERATORS_LEGACY_SEEDS = frozenset({5528, 871339, 6001, 6002})
 #: operators seeds drawn before issue 28's third round (no ROCm/CPU presets, no draft directories)
 OPERATORS_PRE_ROUND3_SEEDS = OPERATORS_LEGACY_SEEDS | {OPERATORS_HELDOUT_SEED_H28B}
+#: issue 28's fifth round (h28f, draft directories): `date +%s` at 05:36:02 UTC 5 Dec, written
+#: down before any case was drawn; measured once per release (`--seed`); never iterate on it
+OPERATORS_HELDOUT_SEED_H28F = 1796448962
 #: operators seeds drawn before the draft directories (issue 28, h28f): their speculative configs
 #: stay ngram/suffix/MTP, so their cases and cached oracle answers stay what they were
 OPERATORS_PRE_DRAFT_SEEDS = (
