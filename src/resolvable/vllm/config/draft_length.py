@@ -33,7 +33,7 @@ from ..changes import CHANGES
 from .draft import load_draft_config
 from .facts import rope_parameters
 from .model_config import length_facts
-from .speculative import _NO_MODEL, parse_speculative_config
+from .speculative import NO_MODEL_METHODS, parse_speculative_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def limit_max_model_len_to_draft(ctx: Any) -> dict[str, Any]:
         return {}
     method = ctx.args.speculative_method
     target_len = ctx.args.max_model_len
-    if not method or method in _NO_MODEL or not isinstance(target_len, int) or target_len <= 0:
+    if not method or method in NO_MODEL_METHODS or not isinstance(target_len, int) or target_len <= 0:
         return {}
     spec = parse_speculative_config(ctx.args.speculative_config)
     model = spec.get("model")

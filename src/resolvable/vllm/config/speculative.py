@@ -48,6 +48,8 @@ _NO_MODEL = {
     "suffix": "suffix",
     "extract_hidden_states": "extract_hidden_states",
 }
+#: the same, for other modules (``draft_length``)
+NO_MODEL_METHODS = frozenset(_NO_MODEL)
 
 
 #: ``SpeculativeConfig.hf_config_override`` (0.30-0.33): target model types it rewrites into an
