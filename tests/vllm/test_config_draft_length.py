@@ -53,6 +53,13 @@ def test_no_limit_before_0_33(release):
 
 
 @pytest.mark.parametrize("release", NEW)
+def test_a_user_length_is_lowered_too(release):
+    # operators-8001-00282 (0.34 oracle): --max-model-len above the draft's is lowered as well
+    spec = {"model": QWEN06, "num_speculative_tokens": 4}
+    assert _len(release, "qwen3-8b", spec, max_model_len=65536, **LONG) == 40960
+
+
+@pytest.mark.parametrize("release", NEW)
 def test_a_shorter_target_is_kept(release):
     # min(draft, target): the draft never raises the length
     spec = {"model": QWEN06, "num_speculative_tokens": 4}

@@ -27,7 +27,7 @@ id is not fetched (``draft.load_draft_config``), so nothing is limited then; a d
 
 from __future__ import annotations
 
-from ...rules import HFConfig
+from ...rules import Force, HFConfig
 from .._base import registry
 from ..changes import CHANGES
 from .draft import load_draft_config
@@ -87,4 +87,9 @@ def limit_max_model_len_to_draft(ctx: Any) -> dict[str, Any]:
     if method != "draft_model" and rope_only_sizes_cache(draft):
         return {}
     limit = draft_max_model_len(draft, spec, target_len)
-    return {"max_model_len": limit} if limit < target_len else {}
+    if limit >= target_len:
+        return {}
+    # vLLM lowers a --max-model-len the user gave too (dev operators-8001-00282, 0.34 oracle)
+    return {
+        "max_model_len": Force(limit, f"the draft model's length ({limit}): vLLM lowers max_model_len to it")
+    }
