@@ -90,9 +90,18 @@ def test_mtp_draft_refuses_pp_on_0_29():
     assert res("deepseek-v3", "h100", vllm_version="0.30.0", **kw)["speculative_method"] == "mtp"
 
 
-def test_mtp_draft_without_pp_refuses_in_every_release():
-    """Qwen3NextMTP has no SupportsPP in any modelled release."""
+def test_mtp_draft_without_pp_refuses_before_0_30_only():
+    """Qwen3NextMTP has no SupportsPP in any modelled release, but from 0.30
+    ``SpeculativeConfig.create_draft_parallel_config`` gives the draft ``pipeline_parallel_size=1``
+    (0.28/0.29: the target's), so its ``verify_with_parallel_config`` passes
+    (``DRAFT_PIPELINE_PARALLEL_ONE``; checked with the 0.30/0.34 oracles, draft_check.py)."""
     kw = {"pipeline_parallel_size": 2, "speculative_config": MTP}
+    before_0_30 = registry.releases[: registry.releases.index("0.30.0")]
     for release in registry.releases:
-        with pytest.raises(ConflictError, match="Pipeline parallelism is not supported for this model"):
-            res("qwen3-next-80b-a3b", "h100", vllm_version=release, **kw)
+        if release in before_0_30:
+            with pytest.raises(ConflictError, match="Pipeline parallelism is not supported for this model"):
+                res("qwen3-next-80b-a3b", "h100", vllm_version=release, **kw)
+        else:
+            assert (
+                res("qwen3-next-80b-a3b", "h100", vllm_version=release, **kw)["speculative_method"] == "mtp"
+            )

@@ -43,6 +43,22 @@ OPERATORS_HELDOUT_SEED = 1796439837
 OPERATORS_LEGACY_SEEDS = frozenset({5528, 871339, 6001, 6002})
 #: operators seeds drawn before issue 28's third round (no ROCm/CPU presets, no draft directories)
 OPERATORS_PRE_ROUND3_SEEDS = OPERATORS_LEGACY_SEEDS | {OPERATORS_HELDOUT_SEED_H28B}
+#: issue 28's fifth round (h28f, draft directories): `date +%s` at 05:36:02 UTC 5 Dec, written
+#: down before any case was drawn; measured once per release (`--seed`); never iterate on it
+OPERATORS_HELDOUT_SEED_H28F = 1796448962
+#: operators seeds drawn before the draft directories (issue 28, h28f): their speculative configs
+#: stay ngram/suffix/MTP, so their cases and cached oracle answers stay what they were
+OPERATORS_PRE_DRAFT_SEEDS = (
+    OPERATORS_PRE_ROUND3_SEEDS | {OPERATORS_HELDOUT_SEED, 1796443318} | set(range(7001, 7061))
+)
+#: real draft directories (tests/vllm/drafts/SOURCES), relative to the repository root: the
+#: comparers run from there, so a case's argv (its id, its cache key) does not name the checkout
+DRAFTS_DIR = "tests/vllm/drafts"
+EAGLE3_DRAFTS = {
+    "llama": ("llama3.1-8b-eagle3", "llama3.3-70b-eagle3"),
+    "qwen": ("qwen3-8b-eagle3", "qwen3-4b-eagle3"),
+}
+DRAFT_MODELS = ("qwen3-0.6b",)
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = ROOT / "src" / "resolvable" / "sglang" / "models"
@@ -271,10 +287,42 @@ OPERATOR_QUANT = {
 }
 
 
-def _operator_flags(rng: random.Random, t: dict, mla: bool, model: str, outer: dict | None = None) -> dict:
+def _draft_speculative_config(rng: random.Random, model: str) -> dict:
+    """A ``--speculative-config`` with a real draft directory (issue 28 item 2): EAGLE3 heads
+    (the target family's when there is one), a plain draft model, or a draft-less method;
+    k in 1..8 or left to the draft, sometimes a draft TP."""
+    kinds = ["eagle3", "eagle3", "draft_model", "draft_model", "ngram", "suffix", "mtp"]
+    if model.startswith("qwen3"):  # Qwen3-0.6B shares their vocabulary: a draft vLLM can run
+        kinds += ["draft_model", "draft_model"]
+    kind = rng.choice(kinds)
+    k = rng.choice([None, 1, 2, 3, 4, 5, 6, 7, 8])
+    if kind == "ngram":
+        spec: dict = {"method": "ngram", "num_speculative_tokens": k or 3, "prompt_lookup_max": 4}
+    elif kind in ("suffix", "mtp"):
+        spec = {"method": kind, "num_speculative_tokens": k or 2}
+    else:
+        if kind == "eagle3":
+            family = next((f for f in EAGLE3_DRAFTS if model.startswith(f)), None)
+            pool = EAGLE3_DRAFTS[family] if family else sorted(sum(EAGLE3_DRAFTS.values(), ()))
+        else:
+            pool = DRAFT_MODELS
+        spec = {"model": f"{DRAFTS_DIR}/{rng.choice(pool)}"}
+        if kind == "eagle3" or rng.random() < 0.5:  # a plain draft model's method may be detected
+            spec = {"method": kind, **spec}
+        if k is not None:
+            spec["num_speculative_tokens"] = k
+        if rng.random() < 0.3:
+            spec["draft_tensor_parallel_size"] = rng.choice([1, 2])
+    return spec
+
+
+def _operator_flags(
+    rng: random.Random, t: dict, mla: bool, model: str, outer: dict | None = None, drafts: bool = False
+) -> dict:
     """``outer``: the whole config.json (new seeds only): a multimodal config's text config names
     no ``architectures``, the model's are the outer ones (legacy seeds drew a placeholder ``X``,
-    an architecture no registry serves)."""
+    an architecture no registry serves). ``drafts``: speculative configs may name a real draft
+    directory (seeds outside ``OPERATORS_PRE_DRAFT_SEEDS``)."""
     flags = _draw_flags(rng, "config", t, mla)
     archs = t.get("architectures") or (outer or {}).get("architectures") or ["X"]
     heads = int(t.get("num_attention_heads") or t.get("n_head") or 32)
@@ -312,7 +360,9 @@ def _operator_flags(rng: random.Random, t: dict, mla: bool, model: str, outer: d
         ),
         "performance_mode": lambda: rng.choice(["interactivity", "throughput", "balanced"]),
         "enable_extensible_kv_cache": lambda: rng.choice([True, False]),
-        "speculative_config": lambda: rng.choice(
+        "speculative_config": (lambda: _draft_speculative_config(rng, model))
+        if drafts
+        else lambda: rng.choice(
             [
                 {"method": "ngram", "num_speculative_tokens": rng.choice([2, 4]), "prompt_lookup_max": 4},
                 {"method": "suffix", "num_speculative_tokens": rng.choice([4, 8])},
@@ -324,6 +374,8 @@ def _operator_flags(rng: random.Random, t: dict, mla: bool, model: str, outer: d
     k = rng.choice([1, 1, 2, 2, 3])
     for name in rng.sample(sorted(extra), k=k):
         flags[name] = extra[name]()
+    if drafts and rng.random() < 0.1:  # more draft directories than the one key in ~14 above
+        flags["speculative_config"] = _draft_speculative_config(rng, model)
     if "max_cpu_loras" in flags or "max_loras" in flags:
         flags.setdefault("enable_lora", True)
     if (
@@ -356,7 +408,8 @@ def generate_operators(seed: int, n: int) -> list[dict]:
             mutations = [*mutations, f"quant={key}"]
         t = _text(config)
         outer = None if seed in OPERATORS_LEGACY_SEEDS else config
-        flags = _operator_flags(rng, t, _is_mla(t), model, outer)
+        drafts = seed not in OPERATORS_PRE_DRAFT_SEEDS
+        flags = _operator_flags(rng, t, _is_mla(t), model, outer, drafts)
         env = dict(rng.choice(OPERATOR_ENVS))
         install = rng.choice(INSTALLS)
         platform = rng.choices(names, weights=weights)[0]

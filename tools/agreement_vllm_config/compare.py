@@ -62,7 +62,8 @@ STOP = {
 ORACLE_LIMITS = re.compile(
     r"No such file|does not appear to have a file|trust_remote_code|Unrecognized model|"
     r"not supported by the transformers|ModuleNotFoundError|ImportError|has no attribute|"
-    r"Can't load|tokenizer|failed to be inspected|"
+    # ("tokenizer", but not vLLM's own draft-vocabulary refusal "… different tokenizers can cause …")
+    r"Can't load|tokenizer(?!s can cause)|failed to be inspected|"
     # transformers refuses the mutated config itself (sliding_window None where it must be an
     # int; a sample's Mamba dimensions): no real checkpoint reaches vLLM like this
     r"StrictDataclass|integer modulo by zero|"
@@ -281,6 +282,9 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=25)
     parser.add_argument("--out", default=str(HERE / "reports"))
     args = parser.parse_args()
+    # draft directories in a case's --speculative-config are relative to the repository root
+    # (generate.DRAFTS_DIR): the pack and the oracle processes resolve them from there
+    os.chdir(HERE.parents[1])
     release = args.vllm_version
     seed = generate.seed_for(args.split, args.seed, args.kind)
     cases = generate.generate(args.kind, seed, args.n)

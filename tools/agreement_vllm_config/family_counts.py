@@ -5,13 +5,16 @@ Usage (after ``compare.py`` ran the same arguments; every oracle answer then com
 
     python tools/agreement_vllm_config/family_counts.py --vllm-version 0.34.0 --kind operators --split heldout -n 400
 
-Prints counts only (agree / compared, crashes, excluded per family): held-out cases are never
-shown. Nothing here is imported by the package.
+Prints counts only (agree / compared, crashes, excluded per family, and the same for the cases
+whose ``--speculative-config`` names a bundled draft directory, ``generate.DRAFTS_DIR``): held-out
+cases are never shown. Runs from the repository root (the draft directories are relative to it).
+Nothing here is imported by the package.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -37,6 +40,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int)
     parser.add_argument("-n", type=int, default=400)
     args = parser.parse_args()
+    os.chdir(HERE.parents[1])  # draft directories are relative to the repository root
     seed = generate.seed_for(args.split, args.seed, args.kind)
     cases = generate.generate(args.kind, seed, args.n)
     answers = compare.run_oracle(args.vllm_version, cases, 1)
@@ -45,7 +49,10 @@ def main() -> int:
         pack = compare.pack_adapter.pack_values(case, args.vllm_version)
         status, _ = compare.classify(answers.get(case["id"]), pack)
         counts[family(case["platform"])][status] += 1
-    for fam in ("CUDA", "ROCm", "CPU"):
+        spec = case["flags"].get("speculative_config")
+        if isinstance(spec, dict) and str(spec.get("model", "")).startswith(generate.DRAFTS_DIR):
+            counts["draft directories"][status] += 1
+    for fam in ("CUDA", "ROCm", "CPU", "draft directories"):
         c = counts.get(fam, Counter())
         compared = c["agree"] + c["disagree"] + c["crash"]
         print(

@@ -28,8 +28,12 @@ RULE_MODULES = (
     "config.quantization",
     "config.speculative",
     "config.batch",
+    # after batch: create_engine_config builds the LoRA config and merges the capture sizes last
+    "config.late_args",
     "config.model_hooks",
     "config.scheduling",
+    # after scheduling: 0.33 limits the length under the V2 model runner only
+    "config.draft_length",
     "config.compilation",
     "config.platform",
     "config.startup",

@@ -468,20 +468,14 @@ def _compilation_kwargs(compilation: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _refuse_both_capture_spellings(values: dict[str, Any], compilation: dict[str, Any]) -> None:
-    """``EngineArgs.create_engine_config`` (``engine/arg_utils.py``, 0.30-0.34): a capture-size
-    flag and the same ``-cc`` key, both given, are refused (``ValueError``), not merged."""
-    from ..errors import ConflictError
-    from ..rules import Fix
-
+def _both_capture_spellings(values: dict[str, Any], compilation: dict[str, Any]) -> str | None:
+    """The first capture-size key given both as a flag and in ``-cc`` (``EngineArgs.
+    create_engine_config`` refuses it, ``ValueError``, 0.30-0.34; the rule
+    ``config/late_args.py : capture_size_spellings`` raises it in vLLM's order), else None."""
     for key in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
         if values.get(key) is not None and compilation.get(key) is not None:
-            raise ConflictError(
-                f"{key} and compilation_config.{key} are mutually exclusive",
-                fields=(key, "compilation_config"),
-                fix=Fix(drop=(key,)),
-                upstream="ValueError",
-            )
+            return key
+    return None
 
 
 def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
@@ -501,8 +495,10 @@ def resolution_kwargs(parsed: VllmParsed) -> dict[str, Any]:
     if isinstance(compilation, dict) and compilation.get("cudagraph_mode") is not None:
         out["cudagraph_mode"] = str(compilation["cudagraph_mode"]).upper()
     if isinstance(compilation, dict):  # -cc keys the engine-configuration rules read
-        _refuse_both_capture_spellings(values, compilation)
+        both = _both_capture_spellings(values, compilation)
         out.update(_compilation_kwargs(compilation))
+        if both is not None:
+            out["capture_size_conflict"] = both
     level = out.get("optimization_level")
     if isinstance(level, str) and level.strip().isdigit():  # an OptimizationLevel: pydantic makes it an int
         out["optimization_level"] = int(level)

@@ -340,4 +340,26 @@ CONFIG_CHANGES = (
         upstream="model_executor/layers/quantization/modelopt.py:ModelOptFp8Config.get_min_capability",
         summary="ModelOpt FP8 checkpoints need capability 80 (Ampere, through Marlin); 0.26 needed 89",
     ),
+    Change(
+        "DRAFT_LIMITS_MAX_MODEL_LEN",
+        "0.33.0",
+        upstream="config/vllm.py:VllmConfig._limit_max_model_len_to_draft",
+        summary="a draft whose positions are not the target's (a plain draft model, or a draft RoPE "
+        "that is more than a cache size) lowers max_model_len to the draft's (0.33: V2 runner only)",
+    ),
+    Change(
+        "DRAFT_PIPELINE_PARALLEL_ONE",
+        "0.30.0",
+        upstream="config/speculative.py:SpeculativeConfig.create_draft_parallel_config",
+        summary="the draft's parallel config has pipeline_parallel_size 1 (0.28/0.29: the target's), "
+        "so a draft class without SupportsPP no longer refuses --pipeline-parallel-size > 1",
+    ),
+    Change(
+        "DRAFT_INHERITS_EXPERT_PARALLEL",
+        "0.30.0",
+        "0.31.0",
+        upstream="config/speculative.py:SpeculativeConfig.create_draft_parallel_config",
+        summary="the draft's parallel config takes the target's --enable-expert-parallel, so a dense "
+        "draft refuses it (0.28/0.29: EP off for the draft; 0.31+: on only for an MoE draft)",
+    ),
 )

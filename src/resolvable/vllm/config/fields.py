@@ -111,6 +111,12 @@ class ConfigArgs:
         help="0.34: most requests of a decode CUDA graph (-cc.max_decode_cudagraph_capture_requests).",
     )
     mm_encoder_only: bool = arg(False, help="Run only the multimodal encoder (prefix caching off).")
+    capture_size_conflict: str | None = arg(
+        None,
+        cli=False,
+        help="A capture-size flag whose -cc key was given too (the key): refused where "
+        "create_engine_config refuses it, after the speculative, scheduler and LoRA configs.",
+    )
 
     # -- derived (create_engine_config / VllmConfig.__post_init__) --------------------------------
     runner_type: str = arg(

@@ -248,7 +248,8 @@ def v1_runner_features(ctx: Any) -> dict[str, Any]:
 #: ``transformers_utils/model_arch_config_convertor.py : _strip_mimo_v2_attention_chunk_size`` (the
 #: MiMo-V2 convertors, 0.26-0.34): MiMo-V2's config.json sets ``attention_chunk_size`` 128 though the
 #: model has no chunked-local attention; vLLM deletes it before ``ModelConfig`` reads it
-#: (config-3117-01499: MiMo-V2-Flash with MTP keeps the hybrid KV-cache manager).
+#: (config-3117-01499 and operators 7004:433/726: MiMo-V2-Flash with MTP, operators-8001-00395 with
+#: EAGLE3, keep the hybrid KV-cache manager).
 MIMO_V2_MODEL_TYPES = frozenset({"mimo_v2", "mimo_v2_flash", "mimo_v2_mtp", "mimo_v2_omni_mtp"})
 
 

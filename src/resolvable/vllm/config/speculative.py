@@ -12,12 +12,12 @@ what vLLM asks of EAGLE heads too.
 from __future__ import annotations
 
 from ...errors import ConflictError, InvalidArgumentError
-from ...rules import Fix
+from ...rules import Fix, HFConfig
 from .._base import registry
 from ..changes import CHANGES
 from . import model_info
 from .draft import draft_n_predict, draft_tp_ok, load_draft_config
-from .facts import derived_fact
+from .facts import derived_fact, is_moe
 from .model_config import registry_facts
 
 TYPE_CHECKING = False
@@ -48,6 +48,8 @@ _NO_MODEL = {
     "suffix": "suffix",
     "extract_hidden_states": "extract_hidden_states",
 }
+#: the same, for other modules (``draft_length``)
+NO_MODEL_METHODS = frozenset(_NO_MODEL)
 
 
 #: ``SpeculativeConfig.hf_config_override`` (0.30-0.33): target model types it rewrites into an
@@ -272,10 +274,48 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             fix=f'set "num_speculative_tokens" to at most {n_predict} or a multiple of it in the speculative config (JSON)',
             upstream="ValueError",
         )
+    # _verify_args → draft_model_config.verify_with_parallel_config(draft_parallel_config): 0.30's
+    # draft parallel config keeps the target's EP (dev operators-8002-00044, 0.30 oracle)
+    if (
+        draft_config is not None
+        and ctx.args.enable_expert_parallel
+        and ctx.release.has(CHANGES.DRAFT_INHERITS_EXPERT_PARALLEL)
+        and not is_moe(HFConfig(draft_config, source=f"{model}/config.json"))
+    ):
+        raise ConflictError(
+            "Number of experts in the model must be greater than 0 when expert parallelism is enabled.",
+            fields=("enable_expert_parallel", "speculative_config"),
+            fix=Fix(drop=("enable_expert_parallel",)),
+            upstream="ValueError",
+        )
+    if method == "draft_model" and draft_config is not None and not spec.get("use_heterogeneous_vocab"):
+        _verify_equal_vocab_size(ctx.hf, draft_config)
     out: dict[str, Any] = {"speculative_method": method}
     if num != ctx.args.num_speculative_tokens:
         out["num_speculative_tokens"] = num
     return out
+
+
+def _verify_equal_vocab_size(hf: Any, draft_config: dict[str, Any]) -> None:
+    """``SpeculativeConfig.verify_equal_vocab_size_if_draft_model`` (the last check of
+    ``_verify_args``, every release): a plain draft model must have the target's vocabulary size
+    (text config ``vocab_size``). 0.28-0.33 skip it under ``use_heterogeneous_vocab`` (0.34 has no
+    such option; its stand-alone draft has ``draft_has_own_vocab``). A config naming no
+    ``vocab_size`` gets its transformers class default, which is not known here: not refused."""
+    text = (
+        draft_config.get("text_config") if isinstance(draft_config.get("text_config"), dict) else draft_config
+    )
+    target, draft = hf.text_config.get("vocab_size"), text.get("vocab_size")
+    if isinstance(target, int) and isinstance(draft, int) and target != draft:
+        raise ConflictError(
+            "Target and draft model should have the same vocabulary size. "
+            f"Target model vocab_size={target}. Draft model vocab_size={draft}. "
+            "Using models with different tokenizers can cause out-of-bounds errors during "
+            "speculative decoding.",
+            fields=("speculative_config",),
+            fix="use a draft model with the target's tokenizer (same vocab_size)",
+            upstream="ValueError",
+        )
 
 
 #: methods whose draft config is the target's own (``SpeculativeConfig.__post_init__`` 0.30-0.33;
@@ -324,6 +364,24 @@ _MTP_DRAFT_ARCH_BY_ARCH = {
 _MTP_DRAFTS_GAINING_PP = frozenset({"DeepSeekMTPModel", "DeepseekV32MTPModel", "Qwen3_5MTP", "Qwen3_5MoeMTP"})
 
 
+def _draft_dir_arch(model: Any, method: str) -> str | None:
+    """The draft directory's architecture as ``EAGLEConfig`` rewrites it (``transformers_utils/
+    configs/eagle.py``, 0.28/0.29: ``eagle`` → ``Eagle{arch}``, ``eagle3`` → ``Eagle3{arch}`` unless
+    already marked); a plain draft model keeps its own. None when the directory is not read."""
+    config = load_draft_config(model)
+    archs = (config or {}).get("architectures") or ()
+    if not archs or not isinstance(archs[0], str):
+        return None
+    arch = archs[0]
+    if method == "eagle" and not arch.startswith("Eagle"):
+        return f"Eagle{arch}"
+    if method == "eagle3" and not (arch.startswith("Eagle3") or arch.endswith("Eagle3")):
+        return f"Eagle3{arch}"
+    if method == "dflash" and not (arch.startswith("DFlash") or arch.endswith("DFlash")):
+        return f"DFlash{arch}"
+    return arch
+
+
 def mtp_draft_arch(hf: Any) -> str | None:
     """The draft architecture of ``--speculative-config '{"method": "mtp"}'`` without a model."""
     archs = tuple(hf.get("architectures") or ())
@@ -335,15 +393,24 @@ def mtp_draft_arch(hf: Any) -> str | None:
 @registry.rule("engine_args")
 def mtp_draft_supports_pp(ctx: Any) -> dict[str, Any]:
     """``SpeculativeConfig.__post_init__`` → ``draft_model_config.verify_with_parallel_config``: the
-    MTP draft runs with the target's pipeline-parallel size, so a draft class without ``SupportsPP``
-    refuses PP > 1 (operators-5528-00106: DeepSeek-V3.2 with MTP and PP 2 on 0.29, whose
-    ``DeepseekV32MTPModel`` had no ``SupportsPP``)."""
+    draft (an MTP draft, or a draft directory's class after EAGLE's architecture rewrite) runs with
+    the target's pipeline-parallel size, so a draft class without ``SupportsPP`` refuses PP > 1
+    (dev operators-8002-00078/00092 on 0.28: the EAGLE3 head ``Eagle3LlamaForCausalLM``) (operators-5528-00106: DeepSeek-V3.2 with MTP and PP 2 on 0.29, whose
+    ``DeepseekV32MTPModel`` had no ``SupportsPP``). 0.28/0.29 only: from 0.30
+    ``create_draft_parallel_config`` gives the draft ``pipeline_parallel_size=1``
+    (``DRAFT_PIPELINE_PARALLEL_ONE``; held-out 1796443318 showed the pack refusing on 0.30-0.34)."""
     a = ctx.args
-    if a.speculative_method != "mtp" or a.pipeline_parallel_size <= 1:
+    if a.speculative_method in (None, *_NO_MODEL) or a.pipeline_parallel_size <= 1:
         return {}
-    if parse_speculative_config(a.speculative_config).get("model") is not None:
+    if ctx.release.has(CHANGES.DRAFT_PIPELINE_PARALLEL_ONE):
         return {}
-    draft = mtp_draft_arch(ctx.hf)
+    model = parse_speculative_config(a.speculative_config).get("model")
+    if model is not None:
+        draft = _draft_dir_arch(model, a.speculative_method)
+    elif a.speculative_method == "mtp":
+        draft = mtp_draft_arch(ctx.hf)
+    else:
+        return {}
     info = model_info.registered(draft) if draft else None
     if info is None:
         return {}
