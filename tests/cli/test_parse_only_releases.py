@@ -16,6 +16,7 @@ import pytest
 from resolvable.cli import main
 from resolvable.cli.older import EXIT_PARSED_ONLY
 from resolvable.flag_history import release_of_tag
+from resolvable.vllm import registry as vllm_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 _CORPUS = json.loads((ROOT / "tests/cli/data/sglang_launch_corpus.json").read_text())["commands"]
@@ -42,20 +43,7 @@ def test_the_release_listing_names_every_release(capsys):
     assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.24.0"
     assert engines["sglang"]["parse_only"][0] == "0.5.1"
     assert "0.5.5.post3" in engines["sglang"]["parse_only"]
-    assert engines["vllm"]["resolved"] == [
-        "0.25.0",
-        "0.25.1",
-        "0.26.0",
-        "0.27.0",
-        "0.27.1",
-        "0.28.0",
-        "0.29.0",
-        "0.30.0",
-        "0.31.0",
-        "0.32.0",
-        "0.33.0",
-        "0.34.0",
-    ]
+    assert engines["vllm"]["resolved"] == list(vllm_registry.releases)  # pinned in test_vllm_releases.py
     code, out, _ = _run(capsys, "releases", "--engine", "vllm")
     assert code == 0 and "parse-only (24)" in out and "0.20.2" in out
 

@@ -13,25 +13,14 @@ import pytest
 
 from required_inputs import vllm_wheel
 from resolvable.errors import ConfigError
+from resolvable.vllm import registry as vllm_registry
 from resolvable.vllm.cli_args import CONFIG_MAX_BYTES, VllmArgumentError, parse, preprocess
 from resolvable.vllm.flags import load_table, modelled_dests, option_history, releases
 from resolvable.vllm.flags.values import human_readable_int, human_readable_int_or_auto
 
 ROOT = Path(__file__).resolve().parents[2]
-RELEASES = (
-    "0.25.0",
-    "0.25.1",
-    "0.26.0",
-    "0.27.0",
-    "0.27.1",
-    "0.28.0",
-    "0.29.0",
-    "0.30.0",
-    "0.31.0",
-    "0.32.0",
-    "0.33.0",
-    "0.34.0",
-)
+#: The flag tables are exactly the pack's releases (pinned once, in test_vllm_releases.py).
+RELEASES = vllm_registry.releases
 
 
 def _extractor():
