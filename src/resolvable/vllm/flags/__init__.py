@@ -1,4 +1,5 @@
-"""The ``vllm serve`` flag tables of every vLLM release the pack resolves (``VLLM_RELEASES``): every command-line flag, as data.
+"""The ``vllm serve`` flag tables of every vLLM release the pack resolves (``VLLM_RELEASES``):
+every command-line flag, as data.
 
 One generated file per release, ``vllm-<version>.json`` in this directory, written by
 ``tools/extract_vllm_flags.py`` from that release's wheel (facts only: option strings and
