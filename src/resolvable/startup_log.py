@@ -401,7 +401,9 @@ def _platform_for(facts: LogFacts, platform: Any) -> Any:
             break
     base = best or Platform.preset("h100")
     changes: dict[str, Any] = {}
-    if facts.device_name and best is None:
+    if facts.device_name and (best is None or facts.device_name.lower() != (best.device_name or "").lower()):
+        # the log's own name: the preset lends its capability, not its memory (an H100 NVL's
+        # 93 GiB are not the h100 preset's 79.19; device_memory.device_total_bytes reads the name)
         changes["device_name"] = facts.device_name
     if facts.device_total_gib:
         changes["memory_gib"] = facts.device_total_gib

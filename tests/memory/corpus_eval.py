@@ -16,6 +16,8 @@ were set and no constant may be tuned on it (h27d's 40 logs); ``"split": "tuned_
 held-out entries whose source logs h27e (s4) read while fixing the KV misses, so they no longer
 count as held out; ``"split": "held_out_s4"`` is the fresh batch of h27f (logs collected while
 h27e tuned the model on the 88 before them, so the only split that model was never seen against);
+``"split": "tuned_s4b"`` marks the entries of that batch whose logs h27g opened while fixing its
+misses (each with an ``s4b_note``);
 every other entry is the tuned split (the constants were set, or checked, with these logs in
 view). ``split_report`` gives, per split,
 the KV tokens and weights within 10 % and how many logged failures (refusals and OOMs) are
@@ -126,10 +128,16 @@ def _evaluate(entry: dict[str, Any]) -> dict[str, Any]:
     if entry["engine"] == "vllm" and "flashinfer_sampler" not in flags:
         # the quoted sampler line, read as check-log reads it (vllm.memory.flashinfer_sampler)
         from resolvable.vllm.startup_log import read as read_vllm_log
+        from resolvable.vllm.startup_log import used_bytes
 
-        sampler = read_vllm_log("\n".join(entry.get("log", []))).flags.get("flashinfer_sampler")
+        facts = read_vllm_log("\n".join(entry.get("log", [])))
+        sampler = facts.flags.get("flashinfer_sampler")
         if sampler is not None:
             flags["flashinfer_sampler"] = sampler
+        # the logged free memory at start-up, read as check-log reads it (another process's share)
+        used = used_bytes(facts, flags, platform.device_name, platform.memory_gib) if platform else 0.0
+        if used and "used_bytes" not in flags:
+            flags["used_bytes"] = used
     if entry["engine"] == "sglang":
         from resolvable.sglang import resolve_server_args
         from resolvable.sglang.memory import capacity, default_mem_fraction_static, kv_cell
@@ -230,13 +238,13 @@ def summary(results: list[dict[str, Any]], key: str) -> dict[str, float] | None:
     }
 
 
-SPLITS = ("tuned", "tuned_s4", "held_out", "held_out_s4")
+SPLITS = ("tuned", "tuned_s4", "held_out", "held_out_s4", "tuned_s4b")
 
 
 def split_of(entry: dict[str, Any]) -> str:
-    """``held_out`` / ``held_out_s4`` for the entries marked so (never tuned on); ``tuned_s4`` for
-    the held-out entries whose logs s4 (h27e) opened while fixing the KV misses (no longer held
-    out); else ``tuned``."""
+    """``held_out`` / ``held_out_s4`` for the entries marked so (never tuned on); ``tuned_s4`` /
+    ``tuned_s4b`` for the held-out entries whose logs h27e / h27g opened while fixing the KV
+    misses (no longer held out); else ``tuned``."""
     split = entry.get("split")
     return split if split in SPLITS else "tuned"
 
@@ -370,6 +378,10 @@ def report() -> str:
             "fresh held-out split (h27f: a new batch, collected while h27e tuned on all 88 before it)",
             [r for r in results if split[r["id"]] == "held_out_s4"],
         ),
+        (
+            "tuned-s4b (h27f fresh logs opened by h27g while fixing their misses)",
+            [r for r in results if split[r["id"]] == "tuned_s4b"],
+        ),
         ("entries added by h18 (held out)", [r for r in results if r["id"] in added]),
     ):
         lines.append(f"\n{name}:")
@@ -412,7 +424,7 @@ def report() -> str:
     )
     lines.append(
         "\nsplits (tuned: the constants were set with these in view; held-out: never tuned on; "
-        "held-out-s4: the fresh h27f batch):"
+        "held-out-s4: the fresh h27f batch; tuned-s4b: its entries h27g opened):"
     )
     lines.append(split_report(results))
     return "\n".join(lines)

@@ -229,6 +229,12 @@ FREE_MEMORY_CHECK_FROM = (0, 10)
 #: ``total − free`` after the profile run (docs/memory.md, the vllm-17122 miss): memory held by
 #: other processes counts in full, until the start-up snapshot of ``FREE_MEMORY_CHECK_FROM``.
 V1_COUNTS_OTHER_PROCESSES_FROM = (0, 8)
+#: First release whose V1 worker initializes the distributed environment (NCCL communicators and
+#: their warm-up all-reduce, custom all-reduce buffers) *before* the start-up ``MemorySnapshot``
+#: (``v1/worker/gpu_worker.py : Worker.init_device``, read in the 0.11.0 through 0.34 wheels;
+#: 0.9.2 and 0.10.1.1 take the snapshot first). From it on those buffers are part of the baseline,
+#: not of the profiled ``non_torch_increase``, so they do not come out of ``utilization × total``.
+COMM_BEFORE_SNAPSHOT_FROM = (0, 11)
 
 
 #: Model Runner V2 (``v1/worker/gpu/model_runner.py``) is the default for every model it supports
@@ -505,9 +511,11 @@ def capacity(
     graphs = cudagraph_estimate(version, seqs, bool(values.get("enforce_eager")), env_cg)
     nontorch = context_overhead(world)
     # non-torch memory counted against the budget: what appears after the snapshot (cuBLAS
-    # workspaces, NCCL buffers); the CUDA context itself is outside the snapshot.
+    # workspaces, NCCL buffers); the CUDA context itself is outside the snapshot, and from
+    # COMM_BEFORE_SNAPSHOT_FROM so are the communication buffers.
+    comm_in_baseline = rel is not None and rel >= COMM_BEFORE_SNAPSHOT_FROM
     nontorch_counted = Estimate(
-        max(0.0, nontorch.value - 0.45 * GIB) + 0.25 * GIB,
+        max(0.0, (context_overhead(1) if comm_in_baseline else nontorch).value - 0.45 * GIB) + 0.25 * GIB,
         0.05 * GIB,
         nontorch.high,
         "non-torch memory that grows during start-up (cuBLAS/NCCL buffers; estimated)",
@@ -586,16 +594,19 @@ def capacity(
         num_blocks = int(available // block_bytes) if available > 0 else 0
         concurrency = num_blocks / per_req if per_req else 0.0
         tokens = (num_blocks // num_groups if len(counts) > 1 else num_blocks) * block
-    if per_rank >= free:
-        refusal = weights_oom_message(per_rank, free)
-        status = "does-not-fit"
-    elif (
+    # Worker.init_device checks the free memory (request_memory) before load_model loads the
+    # weights, so on a shared GPU the start-up refusal comes first (the 0.10.2, 0.22.1 wheels).
+    free_check_refuses = bool(
         used
         and not user_kv
         and not extensible
         and (rel is None or rel >= FREE_MEMORY_CHECK_FROM)
         and init_free < math.ceil(total * util)
-    ):
+    )
+    if per_rank >= free and not free_check_refuses:
+        refusal = weights_oom_message(per_rank, free)
+        status = "does-not-fit"
+    elif free_check_refuses:
         refusal = (
             f"Free memory on device ({init_free / GIB:.2f}/{total / GIB:.2f} GiB) on startup is less than desired "
             f"GPU memory utilization ({util}, {math.ceil(total * util) / GIB:.2f} GiB). Decrease GPU memory "
@@ -680,7 +691,7 @@ def capacity(
     short = 0.0
     fix = None
     unknown_reason = None
-    if per_rank >= free:  # the weights alone: torch's out of memory while loading them
+    if per_rank >= free and not free_check_refuses:  # the weights alone: torch's out of memory
         failing, short = "weights", per_rank - free
     if refusal is None and num_blocks > 0:
         status, failed, short, oom = after_pool_verdict(headroom, allocations)

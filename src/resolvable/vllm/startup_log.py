@@ -29,7 +29,7 @@ from typing import Any
 
 from ..startup_log import DEVICE_NAME, LineRecorder, LogFacts, command_flags, first, literal_args, outcome_of
 
-__all__ = ["launch", "read", "recognises"]
+__all__ = ["launch", "read", "recognises", "used_bytes"]
 
 _NUM = r"(-?[0-9]+(?:\.[0-9]+)?)"
 
@@ -210,6 +210,13 @@ def read(text: str) -> LogFacts:
         float,
         group=2,
     )
+    # the free memory of the start-up snapshot (Worker.init_device, after the CUDA context and
+    # NCCL): what other processes leave; the launch does not state it (issue 27, vllm-s4-hyouin)
+    start_free = log.value(
+        "pre_load_free_gib",
+        first(r"Free memory on device \(?[^()]*?\(?" + _NUM + r"/" + _NUM + r" GiB\)", text),
+        float,
+    )
     if total is None:
         total = log.value("device_total_gib", first(r"total capacity of " + _NUM + r"\s*GiB", text), float)
     device = log.value("device_name", first(DEVICE_NAME, text), str.strip)
@@ -251,6 +258,7 @@ def read(text: str) -> LogFacts:
         block_size=block,
         backend=backend,
         cuda_graph_gib=graph_gib,
+        pre_load_free_gib=start_free,
         outcome=outcome,
         outcome_line=oline,
         lines=log.lines,
@@ -264,8 +272,31 @@ def launch(
     values = dict(facts.flags)
     if facts.block_size and "block_size" not in values:
         values["block_size"] = facts.block_size
+    used = used_bytes(
+        facts, values, getattr(platform, "device_name", None), getattr(platform, "memory_gib", None)
+    )
+    if used and "used_bytes" not in values:
+        values["used_bytes"] = used
     version = release
     if version is None and facts.version:
         m = re.match(r"(\d+)\.(\d+)", facts.version)
         version = f"{m.group(1)}.{m.group(2)}" if m else None
     return values, {"version": version}
+
+
+def used_bytes(
+    facts: LogFacts, values: dict[str, Any], device_name: str | None, memory_gib: float | None
+) -> float:
+    """Memory other processes held at start-up, from the logged ``Free memory on device (F/T GiB)``
+    (``Worker.init_device``'s snapshot, vLLM 0.10+): the device total the memory model uses for
+    ``device_name``/``memory_gib`` less ``F`` and less the CUDA context and communication buffers
+    the model counts itself (``device_memory.context_overhead``), so the model's free memory at
+    start-up is the logged one; 0.0 when the log does not state it. What ``--used-gib`` says for
+    a launch, read from the log (issue 27: vllm-s4-hyouin)."""
+    from ..device_memory import context_overhead, device_total_bytes
+
+    total = device_total_bytes(device_name, memory_gib or facts.device_total_gib)
+    if facts.pre_load_free_gib is None or not total:
+        return 0.0
+    world = int(values.get("tensor_parallel_size") or 1) * int(values.get("pipeline_parallel_size") or 1)
+    return max(0.0, total - facts.pre_load_free_gib * (1 << 30) - context_overhead(world).value)
