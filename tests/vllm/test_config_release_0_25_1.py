@@ -32,6 +32,7 @@ def test_the_0_26_config_changes_are_listed():
         "V2_RUNNER_RAW_LOGPROBS",
         "LONGCAT_NGRAM_HOOK",
         "PCP_DCP_AXES",
+        "HYBRID_POOLING_PREFIX_CACHING_OPT_IN",
     }
 
 
@@ -76,3 +77,15 @@ def test_dcp_must_divide_tp_with_pcp_in_0_25():
     with pytest.raises(ConflictError, match=r"tp_size=2 must be divisible bydcp_size=4\."):
         res("deepseek-v3.2", "h200", vllm_version="0.25.1", **flags)
     assert res("deepseek-v3.2", "h200", vllm_version="0.26.0", **flags)["world_size"] == 8
+
+
+def test_hybrid_pooling_prefix_caching_default_on_in_0_25():
+    """_set_default_chunked_prefill_and_prefix_caching_args: 0.26 keeps prefix caching opt-in for
+    every hybrid model; 0.25 asks is_prefix_caching_supported only, which judges a hybrid model
+    under --convert classify (attn_type "decoder", LAST pooling) as supported, so it is on (and
+    the Mamba cache mode 'align' follows). A generating hybrid model keeps it off in both
+    (operators-5528-00229, 0.25.1 oracle)."""
+    old, new = both("qwen3-next-80b-a3b", "h200", convert="classify")
+    assert (old["enable_prefix_caching"], new["enable_prefix_caching"]) == (True, False)
+    assert (old["mamba_cache_mode"], new["mamba_cache_mode"]) == ("align", "none")
+    assert [r["enable_prefix_caching"] for r in both("qwen3-next-80b-a3b", "h200")] == [False, False]

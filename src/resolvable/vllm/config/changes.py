@@ -400,6 +400,13 @@ CONFIG_CHANGES = (
         "0.25 has no hook for it",
     ),
     Change(
+        "HYBRID_POOLING_PREFIX_CACHING_OPT_IN",
+        "0.26.0",
+        upstream="engine/arg_utils.py:EngineArgs._set_default_chunked_prefill_and_prefix_caching_args",
+        summary="a hybrid model run as a pooling model (--convert, --runner pooling) keeps prefix "
+        "caching off by default; 0.25 turned it on where the pooling type allows (LAST/ALL pooling)",
+    ),
+    Change(
         "PCP_DCP_AXES",
         "0.26.0",
         upstream="config/parallel.py:ParallelConfig._validate_parallel_config",
