@@ -138,6 +138,34 @@ def extract(cfg) -> dict:
     return out
 
 
+#: Where a CUDA runtime library may lie on the oracle host (the first that exists is loaded).
+_CUDART_CANDIDATES = ("/usr/local/cuda/lib64/libcudart.so", "/usr/local/cuda-13.0/lib/libcudart.so")
+
+
+def _preload_cudart() -> None:
+    """flashinfer-python 0.6.13 (the vLLM 0.25.x pin) builds ``flashinfer.comm.cuda_ipc.cudart`` when
+    the module is imported and asserts that libcudart is already mapped into the process; on a GPU
+    host torch has loaded it. ``PassConfig.default_fi_allreduce_fusion_max_size_mb`` imports
+    ``flashinfer.comm`` for every TP > 1 launch, so without this every such 0.25.x case is refused
+    with "libcudart is not loaded in the current process". Loading the library (no CUDA call is
+    made) restores the GPU host's state. Only when the installed flashinfer builds it eagerly
+    (0.6.14, vLLM 0.26+, builds it lazily: their measured runs are unchanged)."""
+    import ctypes
+    import importlib.util
+
+    spec = importlib.util.find_spec("flashinfer")
+    if spec is None or not spec.submodule_search_locations:
+        return
+    ipc = Path(next(iter(spec.submodule_search_locations))) / "comm" / "cuda_ipc.py"
+    if not ipc.exists() or "\ncudart = CudaRTLibrary()" not in ipc.read_text():
+        return
+    path = os.environ.get("VLLM_CUDART_SO_PATH") or next(
+        (p for p in _CUDART_CANDIDATES if Path(p).exists()), None
+    )
+    if path is not None:
+        ctypes.CDLL(path)
+
+
 def run_case(case: dict, workdir: Path) -> dict:
     from vllm.engine.arg_utils import AsyncEngineArgs
     from vllm.usage.usage_lib import UsageContext
@@ -177,6 +205,7 @@ def main() -> None:
     # 0.34's model modules import vllm._cpu_ops, whose fake kernels need ops of vllm._C (absent
     # in this build); the CUDA platform never calls them
     oracle._stub("vllm._cpu_ops", permissive=True)
+    _preload_cudart()
     workdir = Path(tempfile.mkdtemp(prefix="vllm-oracle-models-"))
     for group in job["groups"]:
         oracle._reset(group["platform"], group.get("env", {}))

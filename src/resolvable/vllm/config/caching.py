@@ -60,7 +60,8 @@ def chunked_prefill_and_prefix_caching(ctx: Any) -> dict[str, Any]:
     (``engine/arg_utils.py`` 3041): unset switches take the model's support (vLLM warns when a user
     turns chunked prefill off on a generative model that supports it; before
     ``CHANGES.HYBRID_PREFIX_CACHING_BY_DEFAULT``, 0.28, a hybrid model keeps prefix caching off:
-    ``ModelConfig.is_hybrid``); the encoder-decoder switch of ``SchedulerConfig.__post_init__``
+    ``ModelConfig.is_hybrid``; 0.25, before ``CHANGES.HYBRID_POOLING_PREFIX_CACHING_OPT_IN``, a
+    generating one only); the encoder-decoder switch of ``SchedulerConfig.__post_init__``
     forces chunked prefill off."""
     a = ctx.args
     runner, attn = a.runner_type, a.attn_type
@@ -73,8 +74,12 @@ def chunked_prefill_and_prefix_caching(ctx: Any) -> dict[str, Any]:
             supported
             and not ctx.release.has(CHANGES.HYBRID_PREFIX_CACHING_BY_DEFAULT)
             and derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid)
+            and (ctx.release.has(CHANGES.HYBRID_POOLING_PREFIX_CACHING_OPT_IN) or attn == "hybrid")
         ):
-            supported = False  # "Hybrid models support prefix caching but keep it opt-in" (0.27)
+            # "Hybrid models support prefix caching but keep it opt-in" (0.26-0.27); 0.25 asks
+            # ModelConfig.is_prefix_caching_supported only, which says no for attn_type "hybrid" and
+            # judges a hybrid pooling model (attn_type "decoder") by its pooling type
+            supported = False
         out["enable_prefix_caching"] = supported
     # SchedulerConfig.__post_init__ reads ModelConfig.is_encoder_decoder, the HF flag (config's or its
     # text config's), not attn_type: Whisper under a pooler (attn_type "decoder") is still switched off

@@ -1,4 +1,4 @@
-"""vLLM's engine-configuration changes 0.27 → 0.34, as data (vllm-config-spec.md §8; blocks per
+"""vLLM's engine-configuration changes 0.26 → 0.34, as data (vllm-config-spec.md §8; blocks per
 release pair below, oldest last, each listed in docs/releases/vllm-NEXT[-config].md).
 
 One ``Change`` per behaviour a release changed; they join the pack's one change table
@@ -361,5 +361,56 @@ CONFIG_CHANGES = (
         upstream="config/speculative.py:SpeculativeConfig.create_draft_parallel_config",
         summary="the draft's parallel config takes the target's --enable-expert-parallel, so a dense "
         "draft refuses it (0.28/0.29: EP off for the draft; 0.31+: on only for an MoE draft)",
+    ),
+    # 0.25.1 -> 0.26.0 (docs/vllm.md "vLLM 0.25.0", read from the two wheels' config/vllm.py,
+    # config/parallel.py, model_executor/models/config.py)
+    Change(
+        "V2_DEFAULT_INKLING_LONGCAT_NGRAM",
+        "0.26.0",
+        upstream="config/vllm.py:DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES",
+        summary="Inkling (causal LM and multimodal) and Longcat-Flash-Ngram join the default-V2 MoE "
+        "classes; 0.25 sends them to the V1 runner",
+    ),
+    Change(
+        "BREAKABLE_GRAPHS_INKLING",
+        "0.26.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="Inkling defaults to breakable CUDA graphs (torch.compile off); 0.25 listed "
+        "DeepSeek-V4 and MiniMax-M3 only",
+    ),
+    Change(
+        "V2_RUNNER_PCP_MLA",
+        "0.26.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="prefill context parallelism with MLA no longer sends the engine to the V1 runner; "
+        "0.25 runs every -pcp > 1 on V1",
+    ),
+    Change(
+        "V2_RUNNER_RAW_LOGPROBS",
+        "0.26.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="--logprobs-mode raw_logits/processed_logits no longer sends a generating model to "
+        "the V1 runner",
+    ),
+    Change(
+        "LONGCAT_NGRAM_HOOK",
+        "0.26.0",
+        upstream="model_executor/models/config.py:LongcatFlashNgramForCausalLMConfig.verify_and_update_config",
+        summary="Longcat-Flash-Ngram defaults to compilation mode NONE and CUDA-graph mode FULL; "
+        "0.25 has no hook for it",
+    ),
+    Change(
+        "HYBRID_POOLING_PREFIX_CACHING_OPT_IN",
+        "0.26.0",
+        upstream="engine/arg_utils.py:EngineArgs._set_default_chunked_prefill_and_prefix_caching_args",
+        summary="a hybrid model run as a pooling model (--convert, --runner pooling) keeps prefix "
+        "caching off by default; 0.25 turned it on where the pooling type allows (LAST/ALL pooling)",
+    ),
+    Change(
+        "PCP_DCP_AXES",
+        "0.26.0",
+        upstream="config/parallel.py:ParallelConfig._validate_parallel_config",
+        summary="with PCP, DCP may span the PCP axis or TP x PCP (0.25: DCP must divide TP always, "
+        "'tp_size=T must be divisible bydcp_size=D.')",
     ),
 )

@@ -105,11 +105,14 @@ FIRST_BREAKABLE_ARCHS = frozenset(
 def _default_breakable(ctx: Any) -> frozenset[str]:
     """``default_breakable_cudagraph_architectures`` of this platform and release."""
     if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_KIMI):  # 0.26: no Kimi-K3 / Kimi-Linear
-        return FIRST_BREAKABLE_ARCHS - {
+        out = FIRST_BREAKABLE_ARCHS - {
             "KimiK3ForConditionalGeneration",
             "KimiK3MTPModel",
             "KimiLinearForCausalLM",
         }
+        if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_INKLING):  # 0.25: no Inkling either
+            out -= {"InklingForCausalLM", "InklingForConditionalGeneration"}
+        return out
     if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_DSA_MODELS):
         return FIRST_BREAKABLE_ARCHS
     if ctx.platform.vendor == "hip" and not ctx.release.has(CHANGES.ROCM_BREAKABLE_GRAPHS_DSV41_ONLY):

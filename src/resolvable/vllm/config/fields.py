@@ -32,6 +32,8 @@ MAMBA_CACHE_MODES = ("none", "align", "all")
 EXECUTORS = ("uni", "mp", "ray", "external_launcher")
 #: ``config/scheduler.py : SchedulerConfig.performance_mode``.
 PERFORMANCE_MODES = ("balanced", "interactivity", "throughput")
+#: ``config/model.py : LogprobsMode``.
+LOGPROBS_MODES = ("raw_logprobs", "raw_logits", "processed_logprobs", "processed_logits")
 #: Speculative methods (``config/speculative.py : SpeculativeMethod``).
 SPEC_METHODS = (
     "ngram",
@@ -91,6 +93,11 @@ class ConfigArgs:
         None, help='Speculative decoding as JSON, e.g. \'{"method": "ngram", "num_speculative_tokens": 3}\'.'
     )
     performance_mode: str = arg("balanced", choices=PERFORMANCE_MODES, help="Scheduler performance mode.")
+    logprobs_mode: str = arg(
+        "raw_logprobs",
+        choices=LOGPROBS_MODES,
+        help="What returned logprobs hold (--logprobs-mode); 0.25 runs the *_logits modes on the V1 runner.",
+    )
     optimization_level: int = arg(2, check=_optimization_level, help="-O level (0-3).")
     max_cudagraph_capture_size: int | None = arg(
         None,

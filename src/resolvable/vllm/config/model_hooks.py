@@ -108,7 +108,10 @@ def embedding_gemma2_max_model_len(ctx: Any) -> dict[str, Any]:
 @_hook_for("LongcatFlashNgramForCausalLM")
 def longcat_flash_ngram_compilation(ctx: Any) -> dict[str, Any]:
     """§3.10: ``LongcatFlashNgramForCausalLMConfig.verify_and_update_config`` (``models/config.py``
-    1196): compilation mode NONE and CUDA-graph mode FULL when unset."""
+    1196): compilation mode NONE and CUDA-graph mode FULL when unset (0.26+,
+    ``CHANGES.LONGCAT_NGRAM_HOOK``)."""
+    if not ctx.release.has(CHANGES.LONGCAT_NGRAM_HOOK):
+        return {}
     out: dict[str, Any] = {}
     if ctx.args.compilation_mode is None:
         out["compilation_mode"] = "NONE"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...errors import ConflictError, InvalidArgumentError
 from ...rules import Fix, Force, record_replace
 from .._base import registry
+from ..changes import CHANGES
 from . import model_info
 from .facts import derived_fact, is_moe, num_heads, num_kv_heads
 
@@ -43,10 +44,11 @@ def parallel_layout(ctx: Any) -> dict[str, Any]:
     a = ctx.args
     tp, pp = a.tensor_parallel_size, a.pipeline_parallel_size
     pcp, dcp = a.prefill_context_parallel_size, a.decode_context_parallel_size
-    if pcp == 1:
+    axes = ctx.release.has(CHANGES.PCP_DCP_AXES)  # 0.25: DCP divides TP whatever PCP is
+    if pcp == 1 or not axes:
         if tp % dcp != 0:
             raise ConflictError(
-                f"tp_size={tp} must be divisible by dcp_size={dcp}.",
+                f"tp_size={tp} must be divisible {'by ' if axes else 'by'}dcp_size={dcp}.",
                 fields=("tensor_parallel_size", "decode_context_parallel_size"),
                 fix=Fix.any_of(
                     Fix(set={"decode_context_parallel_size": _largest_divisor(tp, dcp)}),

@@ -45,8 +45,11 @@ def v2_by_model(ctx: Any) -> bool:
     from .facts import is_hybrid, is_moe
 
     a = ctx.args
-    if a.prefill_context_parallel_size > 1 or a.speculative_method == "dspark":
+    if a.speculative_method == "dspark":
         return True
+    if a.prefill_context_parallel_size > 1:
+        # 0.25: PCP is a V2-unsupported feature (→ V1), MLA or not (CHANGES.V2_RUNNER_PCP_MLA)
+        return ctx.release.has(CHANGES.V2_RUNNER_PCP_MLA)
     if ctx.hf.get("canvas_length") is not None:
         return True
     if a.runner_type != "generate":
@@ -56,6 +59,17 @@ def v2_by_model(ctx: Any) -> bool:
         if hybrid or a.attn_type == "attention_free":
             return False
         listed = V2_DEFAULT_ARCHS - {"DeepseekV4ForCausalLM", "KimiK3ForConditionalGeneration"}
+        if not ctx.release.has(CHANGES.V2_DEFAULT_INKLING_LONGCAT_NGRAM):  # 0.25
+            listed -= {
+                "InklingForCausalLM",
+                "InklingForConditionalGeneration",
+                "LongcatFlashNgramForCausalLM",
+            }
+        if not ctx.release.has(CHANGES.V2_RUNNER_RAW_LOGPROBS) and a.logprobs_mode in (
+            "raw_logits",
+            "processed_logits",
+        ):  # 0.25: _get_v2_model_runner_unsupported_features lists these logprobs modes
+            return False
         return bool(set(ctx.hf.architectures or ()) & listed) or not derived_fact(
             ctx.hf, "vllm.is_moe", is_moe
         )
@@ -226,8 +240,8 @@ def v1_runner_features(ctx: Any) -> dict[str, Any]:
     if a.use_v2_model_runner or ctx.release.has(CHANGES.MODEL_RUNNER_V1_REMOVED):
         return {}
     unsupported = []
-    if a.prefill_context_parallel_size > 1:
-        unsupported.append("prefill context parallel")
+    if a.prefill_context_parallel_size > 1 and ctx.release.has(CHANGES.V2_RUNNER_PCP_MLA):
+        unsupported.append("prefill context parallel")  # 0.25 runs PCP on V1 (no V1 check)
     if (
         ctx.release.has(CHANGES.ASYNC_SCHED_OFF_FOR_PP_ON_V1)
         and a.pipeline_parallel_size > 1
