@@ -413,6 +413,12 @@ def _preset_values() -> dict[str, Platform]:
         "gb300": _nvidia("gb300", "NVIDIA GB300", (10, 3), 288, (580, 65)).replace(
             cpu_arch="aarch64", name="gb300"
         ),
+        # DGX Spark: one GB10 (Blackwell, SM 12.1) whose memory is unified with the Grace host; the
+        # device total is what torch reports there (vLLM's "Free memory on device (…/121.63 GiB)"
+        # in the memory corpus); DGX OS ships CUDA 13.0 with driver 580.
+        "gb10": _nvidia("gb10", "NVIDIA GB10", (12, 1), 121.69, (580, 95)).replace(
+            cpu_arch="aarch64", name="gb10", device_count=1, cuda_version=(13, 0)
+        ),
         "rtx5090": _nvidia("rtx5090", "NVIDIA GeForce RTX 5090", (12, 0), 32, (575, 57)),
         "rtxpro6000": _nvidia("rtxpro6000", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 96, (575, 57)),
         "mi300x": Platform(

@@ -30,6 +30,7 @@ EXPECTED = {
     "gb200": ("cuda", "cuda", 100, {"is_sm100", "is_blackwell"}),
     "gh200": ("cuda", "cuda", 90, {"is_sm90"}),
     "gb300": ("cuda", "cuda", 103, {"is_sm100", "is_blackwell"}),
+    "gb10": ("cuda", "cuda", 121, {"is_sm120", "is_blackwell"}),
     "rtx5090": ("cuda", "cuda", 120, {"is_sm120", "is_blackwell"}),
     "rtxpro6000": ("cuda", "cuda", 120, {"is_sm120", "is_blackwell"}),
     "mi300x": ("hip", "cuda", 94, set()),

@@ -32,8 +32,10 @@ EXTRA_PRESETS: dict[str, Platform] = {
     "t4": _nvidia("t4", "Tesla T4", (7, 5), 16),
     "a10g": _nvidia("a10g", "NVIDIA A10G", (8, 6), 24),
     "thor": _nvidia("thor", "NVIDIA Jetson AGX Thor", (11, 0), 128),
+    # "gb10" (the DGX Spark's chip: one GPU, 121.69 GiB unified memory) is the engine's preset;
+    # "dgx-spark" is the stand-in the config harness draws at TP 2 (two GPUs a node, 128 GiB),
+    # kept as it was measured (tools/agreement_vllm/generate.py OPERATOR_PLATFORMS).
     "dgx-spark": _nvidia("dgx-spark", "NVIDIA GB10", (12, 1), 128),
-    "gb10": _nvidia("gb10", "NVIDIA GB10", (12, 1), 128),  # the DGX Spark's chip, by its name
     # MI325X: the MI300X's gfx942 with 256 GB HBM3e (vLLM names it by PCI id 0x74a5,
     # ``platforms/rocm.py : _ROCM_DEVICE_ID_NAME_MAP``)
     "mi325x": Platform(
