@@ -17,7 +17,8 @@ held-out entries whose source logs h27e (s4) read while fixing the KV misses, so
 count as held out; ``"split": "held_out_s4"`` is the fresh batch of h27f (logs collected while
 h27e tuned the model on the 88 before them, so the only split that model was never seen against);
 ``"split": "tuned_s4b"`` marks the entries of that batch whose logs h27g opened while fixing its
-misses (each with an ``s4b_note``);
+misses (each with an ``s4b_note``); ``"split": "held_out_s5"`` is h27h's fresh batch (collected and
+committed before any prediction for it was looked at, measured once at the end of h27h);
 every other entry is the tuned split (the constants were set, or checked, with these logs in
 view). ``split_report`` gives, per split,
 the KV tokens and weights within 10 % and how many logged failures (refusals and OOMs) are
@@ -238,7 +239,7 @@ def summary(results: list[dict[str, Any]], key: str) -> dict[str, float] | None:
     }
 
 
-SPLITS = ("tuned", "tuned_s4", "held_out", "held_out_s4", "tuned_s4b")
+SPLITS = ("tuned", "tuned_s4", "held_out", "held_out_s4", "tuned_s4b", "held_out_s5")
 
 
 def split_of(entry: dict[str, Any]) -> str:
@@ -323,7 +324,7 @@ def markdown_table(results: list[dict[str, Any]] | None = None) -> str:
         ref = r.get("refusal")
         pred = "unknown" if "verdict" in r and ref else (ref[0] if ref else None)
         ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {pred}/{ref[1]}"
-        held = {"held_out": " (h27d)", "tuned_s4": " (h27d, opened by s4)", "held_out_s4": " (h27f)"}.get(
+        held = {"held_out": " (h27d)", "tuned_s4": " (h27d, opened by s4)", "held_out_s4": " (h27f)", "held_out_s5": " (h27h)"}.get(
             split_of(e), ""
         )
         held = " (h18)" if e.get("added") == "h18" else held
