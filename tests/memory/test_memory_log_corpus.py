@@ -23,8 +23,8 @@ def test_every_entry_cites_its_source_and_quotes_the_log():
 
 #: Logged refusals the model does not predict, with the reason (docs/memory.md). The test fails
 #: when another refusal is missed, and when one of these starts being predicted (update the list).
-#: sglang#4895 is answered unknown since h27e (the issue leaves the card and the AWQ group size
-#: open, and they decide it; test_unknown_verdicts_name_their_reason).
+#: sglang#4895 is answered unknown since h27e; since h27h the checkpoint's AWQ group (32) is read
+#: from its converter and only the 24 GB card's capacity stays open (test_unknown_verdicts_...).
 #: vllm-s4-hyouin ('Free memory on device (16.01/93.0 GiB)') is predicted since h27g: the corpus
 #: reads the logged free memory at start-up as check-log does (vllm.startup_log.used_bytes).
 KNOWN_MISSED_REFUSALS: dict[str, str] = {}
@@ -93,21 +93,21 @@ def test_the_held_out_split_is_marked_sourced_and_reported_apart():
 
 def test_unknown_verdicts_name_their_reason():
     """An entry the model answers ``unknown`` (the tool's own status, or inputs its source leaves
-    open) is never counted as a start; sglang#4895's answer depends on the card and the AWQ group
-    size the issue does not state: group 32 on a 22 GiB card is refused with 0.4.4's message."""
+    open) is never counted as a start. sglang#4895 (h27h): the checkpoint is fixed by its converter
+    (gau-nernst/gemma3-int4 convert_awq: INT4 groups of 32), so the only open input is which 24 GB
+    card it ran on: on an L4/A10 (22.0 GiB) 0.4.4's pool may be empty (its refusal), on an RTX
+    3090/4090 (23.6 GiB) it starts; the verdict names the card as the missing fact."""
     by_id = {e["id"]: e for e in entries()}
-    r = evaluate(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"])
-    assert (
-        r["refusal"] == (True, True) and r["verdict"].startswith("unknown:") and "group size" in r["verdict"]
-    )
+    entry = by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"]
+    assert entry["model"]["config_overrides"]["quantization_config"]["group_size"] == 32
+    r = evaluate(entry)
+    assert r["refusal"] == (True, True) and r["verdict"].startswith("unknown:")
+    assert "which 24 GB card" in r["verdict"] and "capacity" in r["verdict"]
     from corpus_eval import _evaluate, _with_inputs
 
-    g32 = {"config_overrides": {"quantization_config": {"group_size": 32}}, "gpu": {"memory_gib": 22.0}}
-    assert _evaluate(_with_inputs(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"], g32))["refusal"] == (
-        True,
-        True,
-    )
-    assert _evaluate(by_id["sglang-4895-gemma-3-27b-awq-24gb-refused"])["refusal"] == (False, True)
+    on_l4 = _evaluate(_with_inputs(entry, {"gpu": {"memory_gib": 22.0}}))
+    assert on_l4["refusal"] == (True, True) and "Not enough memory" in on_l4["verdict"]
+    assert _evaluate(_with_inputs(entry, {"gpu": {"memory_gib": 23.6}}))["refusal"] == (False, True)
 
 
 def test_the_fresh_held_out_split_is_sourced_read_and_reported_on_its_own_row():
