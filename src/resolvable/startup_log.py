@@ -381,15 +381,26 @@ def read_log(text: str, engine: str | None = None) -> LogFacts | None:
 
 
 def _platform_for(facts: LogFacts, platform: Any) -> Any:
-    from ._platform import Platform
-
     if platform is not None:
         if facts.device_total_gib and not facts.device_name:
             return platform.replace(memory_gib=facts.device_total_gib)
         return platform
     if not facts.device_name and not facts.device_total_gib:
         return None
-    name = (facts.device_name or "").lower()
+    return platform_for_device(facts.device_name, facts.device_total_gib)
+
+
+def platform_for_device(
+    device_name: str | None, memory_gib: float | None, device_count: int | None = None
+) -> Any:
+    """The platform a named GPU runs on: the preset whose device name the name contains (word
+    match, so "GB10" is the gb10 preset and not a B100, "Tesla T4" the t4 preset), which lends its
+    capability (SM, vendor, CPU architecture: what the engines' backend and KV-dtype choices read),
+    with the name and memory given; the h100 preset only when no preset matches. check-log and
+    the memory corpus (tests/memory/corpus_eval) both build the device this one way."""
+    from ._platform import Platform
+
+    name = (device_name or "").lower()
     best = None
     for preset in Platform.presets().values():
         dev = (preset.device_name or "").lower()
@@ -401,14 +412,16 @@ def _platform_for(facts: LogFacts, platform: Any) -> Any:
             break
     base = best or Platform.preset("h100")
     changes: dict[str, Any] = {}
-    if facts.device_name and (best is None or facts.device_name.lower() != (best.device_name or "").lower()):
+    if device_name and (best is None or device_name.lower() != (best.device_name or "").lower()):
         # the log's own name: the preset lends its capability, not its memory (an H100 NVL's
         # 93 GiB are not the h100 preset's 79.19; device_memory.device_total_bytes reads the name)
-        changes["device_name"] = facts.device_name
-    if facts.device_total_gib:
-        changes["memory_gib"] = facts.device_total_gib
+        changes["device_name"] = device_name
+    if memory_gib:
+        changes["memory_gib"] = memory_gib
         if best is None:
-            changes.setdefault("device_name", facts.device_name or "unknown GPU")
+            changes.setdefault("device_name", device_name or "unknown GPU")
+    if device_count:
+        changes["device_count"] = device_count
     return base.replace(**changes) if changes else base
 
 

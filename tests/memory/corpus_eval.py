@@ -61,13 +61,15 @@ def _hf(entry: dict[str, Any]) -> Any:
 
 
 def _platform(entry: dict[str, Any]) -> Platform | None:
+    """The entry's GPU as check-log builds it (``startup_log.platform_for_device``): the preset
+    its name matches lends the capability (a B200's SM 10 decides sglang's KV dtype, an MI355X is
+    ROCm), with the entry's name, memory and GPU count; the h100 preset only for unnamed cards."""
     gpu = entry.get("gpu")
     if not gpu:
         return None
-    base = Platform.preset("h100")
-    return base.replace(
-        device_name=gpu["device_name"], memory_gib=gpu["memory_gib"], device_count=entry.get("gpus", 1)
-    )
+    from resolvable.startup_log import platform_for_device
+
+    return platform_for_device(gpu["device_name"], gpu["memory_gib"], entry.get("gpus", 1))
 
 
 def vllm_version(entry: dict[str, Any]) -> str | None:
@@ -324,9 +326,12 @@ def markdown_table(results: list[dict[str, Any]] | None = None) -> str:
         ref = r.get("refusal")
         pred = "unknown" if "verdict" in r and ref else (ref[0] if ref else None)
         ref_s = "–" if ref is None else f"{'✓' if ref[0] == ref[1] else '✗'} {pred}/{ref[1]}"
-        held = {"held_out": " (h27d)", "tuned_s4": " (h27d, opened by s4)", "held_out_s4": " (h27f)", "held_out_s5": " (h27h)"}.get(
-            split_of(e), ""
-        )
+        held = {
+            "held_out": " (h27d)",
+            "tuned_s4": " (h27d, opened by s4)",
+            "held_out_s4": " (h27f)",
+            "held_out_s5": " (h27h)",
+        }.get(split_of(e), "")
         held = " (h18)" if e.get("added") == "h18" else held
         gpu = f"{e.get('gpus', 1)}× {e['gpu']['device_name']}" if e.get("gpu") else "–"
         rows.append(
