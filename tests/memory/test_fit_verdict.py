@@ -100,3 +100,40 @@ def test_used_gib_must_be_a_non_negative_number(capsys):
 def test_fit_text_names_the_estimates_and_the_after_pool_allocations(capsys):
     code, out, _ = run(capsys, "fit", "llama-3.1-8b", "--platform", "h100")
     assert code == 0 and "estimate  " in out and "  alloc   " in out and "after KV  " in out
+
+
+def test_the_free_memory_fix_is_checked_at_the_utilization_it_suggests():
+    """The fix for request_memory's refusal is predicted again (vllm.memory.checked_free_memory_fix):
+    the highest utilization the free memory covers that then starts (a lower one than all that is
+    free when the sampler warm-up after the pool needs the room), with --max-model-len when only
+    the context does not fit; when nothing the free memory covers starts, the fix says that the
+    memory (or the GPU count) must change, not the flag alone."""
+    from resolvable._hfconfig import HFConfig
+    from resolvable.memory import GIB
+    from resolvable.sglang import load_model
+    from resolvable.vllm.memory import capacity
+
+    hf = HFConfig(load_model("qwen3-8b").to_dict(), source="test")
+
+    def predict(used_gib: float, **flags: object):
+        return capacity(
+            {"gpu_memory_utilization": 0.9, **flags, "used_bytes": used_gib * GIB},
+            hf,
+            device_name="NVIDIA H100 80GB HBM3",
+            memory_gib=80,
+            version="0.22",
+        )
+
+    rep = predict(20)
+    assert rep.failing == "free memory at start-up" and not rep.fits
+    assert rep.fix.startswith("--gpu-memory-utilization 0.") and "checked: the launch then starts" in rep.fix
+    assert predict(20, gpu_memory_utilization=float(rep.fix.split()[1])).fits  # applied, it starts
+    assert "all that is free, fails at 'sampler warm-up" in rep.fix  # 0.74 itself would not
+
+    rep = predict(50, max_model_len=131072)
+    assert rep.fix.startswith("--gpu-memory-utilization 0.") and "--max-model-len " in rep.fix
+    words = rep.fix.split()
+    assert predict(50, gpu_memory_utilization=float(words[1]), max_model_len=int(words[3])).fits
+
+    rep = predict(70)  # ~8.6 GiB free: not even the weights (~15 GiB)
+    assert rep.fix.startswith("free memory on the device") and "does not start either" in rep.fix

@@ -435,6 +435,94 @@ def kv_needed_message(max_len: int, needed: float, available: float, estimated_l
     )
 
 
+def _flag_values(fix: str | None) -> dict[str, Any]:
+    """``--max-num-seqs 12 --max-model-len 4096`` → the engine values it sets (empty: not flags)."""
+    words = (fix or "").split()
+    if not words or len(words) % 2 or not all(w.startswith("--") for w in words[::2]):
+        return {}
+    out: dict[str, Any] = {}
+    for name, value in zip(words[::2], words[1::2]):
+        try:
+            out[name[2:].replace("-", "_")] = int(value)
+        except ValueError:
+            return {}
+    return out
+
+
+def checked_free_memory_fix(
+    values: Mapping[str, Any],
+    hf: Mapping[str, Any],
+    *,
+    device_name: str | None,
+    memory_gib: float | None,
+    version: str | None,
+    free_fraction: float,
+) -> str:
+    """The fix for the start-up refusal "Free memory on device … is less than desired GPU memory
+    utilization" (``request_memory``), checked: each utilization the free memory covers, from all
+    of it (rounded down to 0.01, so ``request_memory`` passes) downwards, is predicted again with
+    the same other processes' memory, and the first that starts is the fix (a lower one leaves
+    room for what comes after the KV pool, such as the sampler warm-up). The scan stops where a
+    lower utilization can only do worse (no KV memory left, or less than one request). Without a
+    utilization that starts, the fix adds the flag the prediction at all-that-is-free asks for
+    (``--max-model-len`` from vLLM's own estimate, ``--max-num-seqs``) when that then starts, or
+    says that the memory other processes hold, or the GPU count, must change."""
+    top = math.floor(free_fraction * 100)
+    if top <= 0:
+        return "free memory on the device (other processes hold nearly all of it)"
+
+    def scan(extra: Mapping[str, Any]) -> tuple[int, FitReport, FitReport]:
+        """(utilization percent that starts (0: none), its report, the report at ``top``)."""
+        first: FitReport | None = None
+        for pct in range(top, 0, -1):
+            rep = capacity(
+                {**values, **extra, "gpu_memory_utilization": pct / 100},
+                hf,
+                device_name=device_name,
+                memory_gib=memory_gib,
+                version=version,
+            )
+            first = first or rep
+            if rep.fits:
+                return pct, rep, first
+            if rep.inputs.get("available_kv_bytes", 0) <= 0 or rep.failing == "KV cache below max_model_len":
+                break
+        assert first is not None
+        return 0, first, first
+
+    pct, rep, first = scan({})
+    extra: dict[str, Any] = {}
+    if not pct and first.failing == "KV cache below max_model_len":
+        extra = {"max_model_len": -1}  # vLLM's own estimate of the length that fits
+    elif not pct:
+        extra = _flag_values(first.fix)
+    if extra:
+        pct, rep, _ = scan(extra)
+    if pct:
+        more = ""
+        if extra.get("max_model_len") == -1:
+            more = f" --max-model-len {rep.context_length}"
+        elif extra:
+            more = " " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in extra.items())
+        lower = (
+            ""
+            if pct == top
+            else f"; {top / 100:.2f}, all that is free, fails at '{first.failing or first.status}'"
+        )
+        return (
+            f"--gpu-memory-utilization {pct / 100:.2f}{more} (checked: the launch then starts with "
+            f"{rep.kv_tokens:,} KV tokens{lower})"
+        )
+    flag = f"--gpu-memory-utilization {top / 100:.2f}"
+    if first.status == "unknown":
+        return f"{flag}, and check again: at {top / 100:.2f} the answer is unknown ({first.unknown_reason})"
+    why = first.refusal or first.failing or first.status
+    return (
+        f"free memory on the device, or spread the model over more GPUs (--tensor-parallel-size): "
+        f"{flag}, all that is free, does not start either ({why})"
+    )
+
+
 def capacity(
     values: Mapping[str, Any],
     hf: Mapping[str, Any],
@@ -766,7 +854,14 @@ def capacity(
         failing = "KV cache below max_model_len"
     elif free_fix is not None:
         failing = "free memory at start-up"
-        fix = free_fix
+        fix = checked_free_memory_fix(
+            values,
+            hf,
+            device_name=device_name,
+            memory_gib=memory_gib,
+            version=version,
+            free_fraction=init_free / total,
+        )
     per_token_bytes = (
         block_bytes * num_groups / block if len(counts) > 1 else full_pl * (full_layers + swa_layers)
     )
