@@ -388,6 +388,10 @@ def report() -> str:
             "tuned-s4b (h27f fresh logs opened by h27g while fixing their misses)",
             [r for r in results if split[r["id"]] == "tuned_s4b"],
         ),
+        (
+            "fresh held-out split (h27h: a new batch, frozen before any prediction was looked at)",
+            [r for r in results if split[r["id"]] == "held_out_s5"],
+        ),
         ("entries added by h18 (held out)", [r for r in results if r["id"] in added]),
     ):
         lines.append(f"\n{name}:")
