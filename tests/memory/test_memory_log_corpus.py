@@ -135,3 +135,23 @@ def test_the_fresh_held_out_split_is_sourced_read_and_reported_on_its_own_row():
     assert row["entries"] == len(fresh) and row["weights"][0] >= 10 and row["kv_tokens"][0] >= 4
     assert row["failures_predicted"][1] >= 1  # logs that end in a refusal or an out-of-memory error
     assert table["tuned_s4b"]["entries"] == len(opened) and table["tuned_s4b"]["failures_predicted"] == (1, 1)
+
+
+def test_the_h27h_batch_is_sourced_frozen_and_reported_on_its_own_row():
+    """h27h's batch (``"split": "held_out_s5"``): 12 real start-up logs never in the corpus,
+    each a committed file at a commit, frozen before any prediction for them was looked at and
+    measured once (docs/memory.md); the benchmark gives the split its own row, and its one logged
+    failure (vLLM's free-memory refusal on a shared 80 GB card) is predicted, never a fit."""
+    import re
+
+    found = entries()
+    batch = [e for e in found if split_of(e) == "held_out_s5"]
+    assert len(batch) >= 12 and all(e.get("added") == "h27h" and e["held_out"] for e in batch)
+    assert all(re.search(r"/blob/[0-9a-f]{40}/", e["source"]) for e in batch)
+    assert {e["engine"] for e in batch} == {"sglang", "vllm"}
+    others = {e["source"] for e in found if split_of(e) != "held_out_s5"}
+    assert not others & {e["source"] for e in batch}  # no log quoted twice
+    table = split_summary([evaluate(e) for e in found], {e["id"]: e for e in found})
+    row = table["held_out_s5"]
+    assert row["entries"] == len(batch) and row["weights"][0] >= 10
+    assert row["failures_predicted"] == (1, 1) and row["false_failures"][0] == 0
