@@ -19,6 +19,8 @@ h27e tuned the model on the 88 before them, so the only split that model was nev
 ``"split": "tuned_s4b"`` marks the entries of that batch whose logs h27g opened while fixing its
 misses (each with an ``s4b_note``); ``"split": "held_out_s5"`` is h27h's fresh batch (collected and
 committed before any prediction for it was looked at, measured once at the end of h27h);
+``"split": "tuned_s5"`` marks the entries of that batch whose logs h27h opened after measuring it
+(each with an ``s5_note``);
 every other entry is the tuned split (the constants were set, or checked, with these logs in
 view). ``split_report`` gives, per split,
 the KV tokens and weights within 10 % and how many logged failures (refusals and OOMs) are
@@ -73,11 +75,14 @@ def _platform(entry: dict[str, Any]) -> Platform | None:
 
 
 def vllm_version(entry: dict[str, Any]) -> str | None:
-    """ "0.10.1.dev101 (V1, Aug 2025)" → "0.10"; the release decides the profile-run defaults."""
+    """ "0.10.1.dev101 (V1, Aug 2025)" → "0.10.1", "0.13 …" → "0.13"; the release decides the
+    profile-run defaults (major.minor) and, from 0.20.1, how the log counts tokens (the patch)."""
     import re
 
-    m = re.match(r"\s*(\d+)\.(\d+)", str(entry.get("engine_version", "")))
-    return f"{m.group(1)}.{m.group(2)}" if m else None
+    m = re.match(r"\s*(\d+)\.(\d+)(?:\.(\d+))?", str(entry.get("engine_version", "")))
+    if not m:
+        return None
+    return ".".join(g for g in m.groups() if g is not None)
 
 
 def sglang_version(entry: dict[str, Any]) -> str | None:
@@ -191,7 +196,6 @@ def _evaluate(entry: dict[str, Any]) -> dict[str, Any]:
             out["kv_formula"] = _rel(obs["kv_pool_gib"] * GIB / (full + 0.8 * swa), pool_tokens)
         return out
     from resolvable.vllm.memory import capacity as vcap
-    from resolvable.vllm.memory import kv_page_bytes
 
     if platform is not None and hf is not None:  # a model neither bundled nor quoted: nothing to predict
         rep = vcap(
@@ -217,13 +221,16 @@ def _evaluate(entry: dict[str, Any]) -> dict[str, Any]:
         tp = int(flags.get("tensor_parallel_size") or 1)
         out["weights"] = _rel(weight_estimate(hf).per_rank(tp=tp) / GIB, obs["weights_gib"])
     if "available_kv_gib" in obs and "kv_tokens" in obs and hf is not None:
-        from resolvable.memory import attention_shape
-
-        per_layer, _, _ = kv_page_bytes(flags, hf)
-        layers = attention_shape(hf).full_layers + attention_shape(hf).swa_layers
-        block = int(flags.get("block_size") or 16)
-        blocks = int(obs["available_kv_gib"] * GIB // (per_layer * layers * block))
-        out["kv_formula"] = _rel(blocks * block, obs["kv_tokens"])
+        # the logged KV memory through the model's own paging (``--kv-cache-memory``): the blocks,
+        # the hybrid groups and the release's token count, as vLLM turns that memory into tokens
+        formula = vcap(
+            {**flags, "kv_cache_memory_bytes": obs["available_kv_gib"] * GIB},
+            hf,
+            device_name=platform.device_name if platform else None,
+            memory_gib=platform.memory_gib if platform else 10_000.0,
+            version=vllm_version(entry),
+        )
+        out["kv_formula"] = _rel(formula.kv_tokens, obs["kv_tokens"])
     return out
 
 
@@ -241,7 +248,7 @@ def summary(results: list[dict[str, Any]], key: str) -> dict[str, float] | None:
     }
 
 
-SPLITS = ("tuned", "tuned_s4", "held_out", "held_out_s4", "tuned_s4b", "held_out_s5")
+SPLITS = ("tuned", "tuned_s4", "held_out", "held_out_s4", "tuned_s4b", "held_out_s5", "tuned_s5")
 
 
 def split_of(entry: dict[str, Any]) -> str:
@@ -331,6 +338,7 @@ def markdown_table(results: list[dict[str, Any]] | None = None) -> str:
             "tuned_s4": " (h27d, opened by s4)",
             "held_out_s4": " (h27f)",
             "held_out_s5": " (h27h)",
+            "tuned_s5": " (h27h, opened)",
         }.get(split_of(e), "")
         held = " (h18)" if e.get("added") == "h18" else held
         gpu = f"{e.get('gpus', 1)}× {e['gpu']['device_name']}" if e.get("gpu") else "–"
@@ -391,6 +399,10 @@ def report() -> str:
         (
             "fresh held-out split (h27h: a new batch, frozen before any prediction was looked at)",
             [r for r in results if split[r["id"]] == "held_out_s5"],
+        ),
+        (
+            "tuned-s5 (h27h's batch entries opened after the one measurement)",
+            [r for r in results if split[r["id"]] == "tuned_s5"],
         ),
         ("entries added by h18 (held out)", [r for r in results if r["id"] in added]),
     ):

@@ -85,17 +85,24 @@ def test_mxfp8_scales():
 def test_vllm_hybrid_allocator_sliding_groups_gpt_oss():
     # 18 full + 18 sliding layers: groups of 18 layers, 2 groups; a block is one 16-token page
     # (8 KV heads × 128 × 2 B = 2048 B a token a layer → 32768 B) in each of 18 tensors = 589824 B.
-    # 10 GiB → 18204 blocks; tokens = blocks // groups × 16 = 145632.
+    # 10 GiB → 18204 blocks; up to 0.20.0 the log's tokens = blocks // groups × 16 = 145632. From
+    # 0.20.1 it logs int(max_concurrency × max_model_len): a request holds 512 full blocks and
+    # cdiv(min(128 − 1 + 8192, 8192), 16) + 1 = 513 sliding ones → 18204 / 1025 × 8192 = 145489.
     from resolvable.vllm.memory import capacity
 
-    rep = capacity(
-        {"kv_cache_memory_bytes": 10 * 2**30, "block_size": 16, "max_model_len": 8192},
-        load_model("gpt-oss-120b"),
-        device_name="NVIDIA H200",
-        memory_gib=141,
-    )
-    assert rep.inputs["kv_cache_groups"] == 2
-    assert rep.kv_tokens == 145_632
+    def tokens(version: str | None) -> int:
+        rep = capacity(
+            {"kv_cache_memory_bytes": 10 * 2**30, "block_size": 16, "max_model_len": 8192},
+            load_model("gpt-oss-120b"),
+            device_name="NVIDIA H200",
+            memory_gib=141,
+            version=version,
+        )
+        assert rep.inputs["kv_cache_groups"] == 2 and rep.inputs["num_gpu_blocks"] == 18_204
+        return rep.kv_tokens
+
+    assert tokens("0.20.0") == tokens("0.19.1") == 145_632
+    assert tokens("0.20.1") == tokens(None) == 145_489
 
 
 def test_vllm_mamba_page_alignment_qwen3_next():
@@ -112,4 +119,15 @@ def test_vllm_mamba_page_alignment_qwen3_next():
     )
     assert rep.inputs["block_size"] == 544  # the aligned block, not the flag
     assert rep.state_bytes_per_request == 36 * 1_097_728
-    assert rep.kv_tokens % 544 == 0
+    # the latest releases log int(max_concurrency × max_model_len): a request holds
+    # cdiv(32768, 544) = 61 blocks in the full group and one in each of the 3 linear groups
+    blocks = rep.inputs["num_gpu_blocks"]
+    assert rep.kv_tokens == int(blocks / (61 + 3) * 32768)
+    old = capacity(
+        {"kv_cache_memory_bytes": 40 * 2**30, "block_size": 16, "max_model_len": 32768},
+        load_model("qwen3-next-80b-a3b"),
+        device_name="NVIDIA H200",
+        memory_gib=141,
+        version="0.20.0",
+    )
+    assert old.kv_tokens == blocks // 4 * 544  # up to 0.20.0: num_blocks // groups × block

@@ -145,13 +145,17 @@ def test_the_h27h_batch_is_sourced_frozen_and_reported_on_its_own_row():
     import re
 
     found = entries()
+    opened = [e for e in found if split_of(e) == "tuned_s5"]  # read after the one measurement
+    assert all(e.get("added") == "h27h" and "No longer held out" in e["s5_note"] for e in opened)
     batch = [e for e in found if split_of(e) == "held_out_s5"]
-    assert len(batch) >= 12 and all(e.get("added") == "h27h" and e["held_out"] for e in batch)
+    assert len(batch) + len(opened) >= 12 and len(batch) >= 11
+    assert all(e.get("added") == "h27h" and e["held_out"] for e in batch)
     assert all(re.search(r"/blob/[0-9a-f]{40}/", e["source"]) for e in batch)
     assert {e["engine"] for e in batch} == {"sglang", "vllm"}
-    others = {e["source"] for e in found if split_of(e) != "held_out_s5"}
-    assert not others & {e["source"] for e in batch}  # no log quoted twice
+    others = {e["source"] for e in found if split_of(e) not in ("held_out_s5", "tuned_s5")}
+    assert not others & {e["source"] for e in batch + opened}  # no log quoted twice
     table = split_summary([evaluate(e) for e in found], {e["id"]: e for e in found})
     row = table["held_out_s5"]
-    assert row["entries"] == len(batch) and row["weights"][0] >= 10
+    assert row["entries"] == len(batch) and row["weights"][0] >= 9
+    assert table["tuned_s5"]["entries"] == len(opened)
     assert row["failures_predicted"] == (1, 1) and row["false_failures"][0] == 0

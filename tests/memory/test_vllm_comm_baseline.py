@@ -126,3 +126,30 @@ def test_used_gib_gives_the_free_memory_refusal_before_the_weights_load():
     # without the memory another process holds the same launch starts
     alone = {k: v for k, v in flags.items() if k != "used_bytes"}
     assert capacity(alone, hf, device_name="NVIDIA H100 NVL", memory_gib=93.0, version="0.10").fits
+
+
+def test_gemma4_hybrid_pages_and_the_logged_token_count():
+    """vLLM 0.20.2, gemma-4-26B-A4B on an H200 (Michal1337/clinician-co-pilot vllm.log): 71.67 GiB
+    of KV memory are logged as 984,297 tokens at 30.04x concurrency for 32,768-token requests.
+    Gemma 4's 5 full layers (2 KV heads × 512) get a 32-token block so their page equals the 25
+    sliding layers' (8 × 256, 16 tokens; kv_cache_utils.unify_kv_cache_spec_page_size), and from
+    0.20.1 the log counts int(max_concurrency × max_model_len) (get_kv_cache_capacity); 0.20.0
+    still printed num_blocks // groups × block_size."""
+    import json
+    from pathlib import Path
+
+    from resolvable._hfconfig import HFConfig
+    from resolvable.memory import GIB
+    from resolvable.vllm.memory import capacity
+
+    entry = json.loads(
+        (Path(__file__).parent / "corpus" / "vllm-s5-clinician-gemma-4-26b-a4b-h200-v0202.json").read_text()
+    )
+    hf = HFConfig(entry["model"]["config"], source="test")
+    flags = {**entry["flags"], "kv_cache_memory_bytes": 71.67 * GIB}
+    new = capacity(flags, hf, device_name="NVIDIA H200", memory_gib=141, version="0.20.2")
+    assert abs(new.kv_tokens - 984_297) / 984_297 < 0.001
+    assert abs(new.concurrency_at_context - 30.04) < 0.01
+    old = capacity(flags, hf, device_name="NVIDIA H200", memory_gib=141, version="0.20.0")
+    assert old.kv_tokens < 0.5 * new.kv_tokens  # num_blocks // 6 groups × 16 tokens
+    assert abs(old.concurrency_at_context - new.concurrency_at_context) < 1e-9  # the pool is the same

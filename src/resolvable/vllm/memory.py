@@ -115,6 +115,24 @@ def _release(version: str | None) -> tuple[int, int] | None:
     return major, minor
 
 
+#: First release whose "GPU KV cache size: N tokens" is ``int(max_concurrency × max_model_len)``
+#: (``kv_cache_utils._report_kv_cache_config`` / ``get_kv_cache_capacity``: read in the 0.20.1,
+#: 0.21, 0.22, 0.24, 0.27.1, 0.31 and 0.34 wheels) instead of ``num_blocks // groups × block_size``
+#: (0.19.1 and 0.20.0 wheels). The two agree for one KV cache group; for a hybrid model the
+#: sliding-window groups need only their window's blocks per request, so the count is larger.
+TOKENS_FROM_CONCURRENCY_FROM = (0, 20, 1)
+
+
+def _release3(version: str | None) -> tuple[int, int, int] | None:
+    """``0.20.2`` → (0, 20, 2); a release without its patch number counts as ``.0``."""
+    import re
+
+    m = re.match(r"\s*(\d+)\.(\d+)(?:\.(\d+))?", str(version or ""))
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
 def _batched_tokens(total_gib: float, device_name: str | None, world: int) -> int:
     """``get_batch_defaults`` for ``vllm serve`` (OPENAI_API_SERVER) on a GPU (spec §3.5)."""
     if total_gib >= 160:
@@ -418,11 +436,20 @@ def kv_page_bytes(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[flo
     b = dtype_bytes(kv_dtype, model_dtype=model_dtype)
     heads = kv_heads_per_rank(shape.num_kv_heads, tp)
     per_layer = heads * (shape.head_dim + shape.v_head_dim) * b
-    return (
-        per_layer,
-        per_layer,
-        f"{heads} KV heads × ({shape.head_dim} + {shape.v_head_dim}) × {b:g} B per layer",
-    )
+    words = f"{heads} KV heads × ({shape.head_dim} + {shape.v_head_dim}) × {b:g} B per layer"
+    global_dim = int(cfg.get("global_head_dim") or 0)
+    global_heads = int(cfg.get("num_global_key_value_heads") or 0)
+    if shape.swa_layers and shape.full_layers and global_dim and global_heads:
+        # Gemma 4: the full-attention layers have their own KV heads and head size (K and V both
+        # kept, attention_k_eq_v or not: the vLLM 0.20.2 log of gemma-4-26B-A4B closes only so)
+        g_heads = kv_heads_per_rank(global_heads, tp)
+        full = g_heads * 2 * global_dim * b
+        return (
+            full,
+            per_layer,
+            f"sliding: {words}; full: {g_heads} KV heads × ({global_dim} + {global_dim}) × {b:g} B",
+        )
+    return per_layer, per_layer, words
 
 
 def kv_needed_message(max_len: int, needed: float, available: float, estimated_len: int) -> str:
@@ -621,7 +648,7 @@ def capacity(
         available = min(total * util - held, init_free_now - held - margin) - peak.value
     else:
         available = total * util - per_rank - peak.value - nontorch_counted.value - graphs.value
-    full_pl, _swa_pl, words = kv_page_bytes(values, hf)
+    full_pl, swa_pl, words = kv_page_bytes(values, hf)
     shape = attention_shape(hf)
     block = int(values.get("block_size") or 16)
     # Layers per KV kind; a Mamba/linear layer holds its state in pages of the same size.
@@ -651,26 +678,42 @@ def capacity(
         # page holds one layer's Mamba state, so both kinds share one page size.
         state_page = state / lin_layers
         block = max(block, 16 * math.ceil(state_page / (16 * full_pl)))
-    page_per_layer = full_pl * block
+    # unify_kv_cache_spec_page_size (kv_cache_utils.py): layers with a smaller page get a block
+    # size that many times larger, so every group's page is the largest (Gemma 4's full layers).
+    page_pl = max(full_pl, swa_pl) if swa_layers else full_pl
+    full_block = block * int(page_pl // full_pl) if full_pl and page_pl % full_pl == 0 else block
+    swa_block = block * int(page_pl // swa_pl) if swa_layers and swa_pl and page_pl % swa_pl == 0 else block
+    page_per_layer = page_pl * block
     block_bytes = page_per_layer * group
     num_groups = sum(math.ceil(c / group) for c in counts) if len(counts) > 1 else 1
     num_blocks = int(available // block_bytes) if available > 0 else 0
-    # blocks one request of max_len needs, summed over groups (get_max_concurrency_for_kv_cache_config)
+    # blocks one request of max_len holds, summed over groups (get_max_concurrency_for_kv_cache_config;
+    # kv_cache_interface.py max_admission_blocks_per_request: a sliding window holds
+    # cdiv(min(window - 1 + batched, max_len), block) + 1, a Mamba/linear group one block)
     per_req = 0
-    for c, need_tokens in (
-        (full_layers, max_len),
-        (swa_layers, min(window + batched, max_len)),
-        (lin_layers, None),
-    ):
+    for c, kind in ((full_layers, "full"), (swa_layers, "swa"), (lin_layers, "linear")):
         if not c:
             continue
         groups_of_kind = math.ceil(c / group) if len(counts) > 1 else 1
-        per_req += groups_of_kind * (1 if need_tokens is None else math.ceil(need_tokens / block))
+        if kind == "full":
+            need = math.ceil(max_len / full_block)
+        elif kind == "swa":
+            need = math.ceil(min(window - 1 + batched, max_len) / swa_block) + 1
+        else:
+            need = 1
+        per_req += groups_of_kind * need
     concurrency = num_blocks / per_req if per_req else 0.0
-    if len(counts) > 1:
-        tokens = num_blocks // num_groups * block
-    else:
-        tokens = num_blocks * block
+    # From TOKENS_FROM_CONCURRENCY_FROM the logged token count is the concurrency times the context.
+    rel3 = _release3(version)
+    by_concurrency = rel3 is None or rel3 >= TOKENS_FROM_CONCURRENCY_FROM
+    req_blocks = per_req
+
+    def reported_tokens(blocks: int) -> int:
+        if by_concurrency and len(counts) > 1 and req_blocks:
+            return int(blocks / req_blocks * max_len)
+        return (blocks // num_groups if len(counts) > 1 else blocks) * block
+
+    tokens = reported_tokens(num_blocks)
     needed = per_req * block_bytes
     refusal = None
     free_fix = None
@@ -681,7 +724,7 @@ def capacity(
         available -= used  # before the start-up check, other processes' memory came out of the budget
         num_blocks = int(available // block_bytes) if available > 0 else 0
         concurrency = num_blocks / per_req if per_req else 0.0
-        tokens = (num_blocks // num_groups if len(counts) > 1 else num_blocks) * block
+        tokens = reported_tokens(num_blocks)
     # Worker.init_device checks the free memory (request_memory) before load_model loads the
     # weights, so on a shared GPU the start-up refusal comes first (the 0.10.2, 0.22.1 wheels).
     free_check_refuses = bool(
@@ -879,8 +922,7 @@ def capacity(
     )
 
     def tok(avail: float) -> int:
-        n = int(avail // block_bytes) if avail > 0 else 0
-        return (n // num_groups if len(counts) > 1 else n) * block
+        return reported_tokens(int(avail // block_bytes) if avail > 0 else 0)
 
     inputs = {
         "gpu_memory_utilization": util,
