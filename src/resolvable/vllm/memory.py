@@ -503,7 +503,7 @@ def checked_free_memory_fix(
         first: FitReport | None = None
         for pct in range(top, 0, -1):
             rep = capacity(
-                {**values, **extra, "gpu_memory_utilization": pct / 100},
+                {**values, **extra, "gpu_memory_utilization": pct / 100, "_free_fix_check": True},
                 hf,
                 device_name=device_name,
                 memory_gib=memory_gib,
@@ -897,13 +897,17 @@ def capacity(
         failing = "KV cache below max_model_len"
     elif free_fix is not None:
         failing = "free memory at start-up"
-        fix = checked_free_memory_fix(
-            values,
-            hf,
-            device_name=device_name,
-            memory_gib=memory_gib,
-            version=version,
-            free_fraction=init_free / total,
+        fix = (
+            free_fix  # a prediction made inside the check itself: no second search (never recursive)
+            if values.get("_free_fix_check")
+            else checked_free_memory_fix(
+                values,
+                hf,
+                device_name=device_name,
+                memory_gib=memory_gib,
+                version=version,
+                free_fraction=init_free / total,
+            )
         )
     per_token_bytes = (
         block_bytes * num_groups / block if len(counts) > 1 else full_pl * (full_layers + swa_layers)
