@@ -45,6 +45,7 @@ class VllmPack(Pack):
     removed_between = member(f"{_PKG}.flags", "removed_between")
     read_release_flags = member(f"{_PKG}.release_flags", "read_flags")
     changes = member(f"{_PKG}.changes", "CHANGES")
+    rule_releases = member(f"{_PKG}.api", "rule_releases")
 
     # input: vLLM's own argv pre-processing, flag table per release, launch commands
     flag_table = member(f"{_PKG}.flags", "load_table")
