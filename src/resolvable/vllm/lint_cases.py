@@ -16,7 +16,7 @@ from ..errors import ConflictError
 
 #: The presets of vLLM's tables (matrix, lint): the GPU and CPU presets vLLM's platforms model.
 GRID_PLATFORMS = (
-    "t4", "a100", "l40s", "h100", "b200", "b300", "thor", "rtx5090", "dgx-spark",
+    "t4", "a100", "l40s", "h100", "b200", "b300", "thor", "rtx5090", "gb10",
     "mi300x", "mi355x", "xpu", "cpu", "cpu-amx",
 )  # fmt: skip
 
