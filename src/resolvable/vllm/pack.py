@@ -135,12 +135,11 @@ class VllmPack(Pack):
         return lint_architectures(self)
 
     def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
-        """The MLA-only fields for a model without MLA layers (``use_mla`` false)."""
-        if "use_mla" in res and not res["use_mla"]:
-            return frozenset(
-                ("sparse_mla_prefill_workspace_factor", "attn_backend_mla", "mla_prefill_backend")
-            )
-        return frozenset()
+        """The MLA-only fields without MLA layers, the sparse-MLA ones without the DeepSeek sparse
+        indexer (``vllm.applicable``)."""
+        from .applicable import not_applicable
+
+        return not_applicable(res, hf)
 
     change_since = member(f"{_PKG}.since", "change_since")
 
