@@ -40,7 +40,7 @@ PRESETS = (
     "b300",
     "thor",
     "rtx5090",
-    "dgx-spark",
+    "gb10",
     "mi300x",
     "mi355x",
     "xpu",

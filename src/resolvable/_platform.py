@@ -385,62 +385,117 @@ def _build_presets() -> dict[str, Platform]:
 
 
 def _preset_values() -> dict[str, Platform]:
+    """The one preset table: every engine's packs see these presets and no others.
+
+    ``memory_gib`` is the device's total memory as torch reports it
+    (``torch.cuda.get_device_properties().total_memory``, in GiB): what vLLM's
+    ``get_device_total_memory`` and both engines' KV-cache sizing read, and what ``Platform.detect``
+    reads on a real machine. Each figure names its source: a published start-up log or torch OOM
+    line, or the vendor's specification where no torch figure was found (said so). For the devices
+    ``device_memory._TORCH_TOTAL_GIB`` also names, the two figures are equal
+    (tests/engine/test_platform.py). sglang's memory bands read nvidia-smi's ``memory.total``, a few
+    hundred MiB above torch's figure; no preset lies within 1 GiB of a band bound, so the bands it
+    falls in are the same either way (tests/engine/test_platform.py).
+    """
     return {
-        # memory_gib is what nvidia-smi's memory.total reports, in GiB: sglang derives its memory
-        # defaults (chunked prefill size, CUDA-graph batch sizes) from it.
-        "a100": _nvidia("a100", "NVIDIA A100-SXM4-80GB", (8, 0), 80, (575, 57)),
-        "a100-40g": _nvidia("a100-40g", "NVIDIA A100-SXM4-40GB", (8, 0), 40, (575, 57)),
-        "a10g": _nvidia("a10g", "NVIDIA A10G", (8, 6), 22.5, (575, 57)),
-        "l4": _nvidia("l4", "NVIDIA L4", (8, 9), 22.5, (575, 57)),
-        "t4": _nvidia("t4", "Tesla T4", (7, 5), 15, (575, 57)),
-        "rtx4090": _nvidia("rtx4090", "NVIDIA GeForce RTX 4090", (8, 9), 24, (575, 57)),
-        "h100-pcie": _nvidia("h100-pcie", "NVIDIA H100 PCIe", (9, 0), 80, (575, 57)),
-        "l40s": _nvidia("l40s", "NVIDIA L40S", (8, 9), 48, (575, 57)),
-        "h100": _nvidia("h100", "NVIDIA H100 80GB HBM3", (9, 0), 80, (575, 57)),
-        "h200": _nvidia("h200", "NVIDIA H200", (9, 0), 141, (575, 57)),
-        "h20": _nvidia("h20", "NVIDIA H20", (9, 0), 96, (575, 57)),
-        "b200": _nvidia("b200", "NVIDIA B200", (10, 0), 180, (575, 57)),
-        "b300": _nvidia("b300", "NVIDIA B300", (10, 3), 288, (580, 65)),
+        # vllm-project/vllm#4408 (A100 80GB): "GPU 0 has a total capacity of 79.15 GiB"
+        "a100": _nvidia("a100", "NVIDIA A100-SXM4-80GB", (8, 0), 79.15, (575, 57)),
+        # device_memory table (A100 40GB; TianheWu/CoSeR#10 prints 39.50 GiB on an "A100", a
+        # different driver's reserve): unverified to the hundredth
+        "a100-40g": _nvidia("a100-40g", "NVIDIA A100-SXM4-40GB", (8, 0), 39.39, (575, 57)),
+        # huggingface/local-gemma#25: "A10G reports ~22GB"; device_memory table 22.0
+        "a10g": _nvidia("a10g", "NVIDIA A10G", (8, 6), 22.0, (575, 57)),
+        # device_memory table (the memory corpus's L4 logs); published torch OOMs on 24 GB
+        # Ada cards read 22.03-22.07 GiB
+        "l4": _nvidia("l4", "NVIDIA L4", (8, 9), 22.05, (575, 57)),
+        # AlphaGPU/leetgpu-challenges#52 (Tesla T4): "GPU 0 has a total capacity of 14.56 GiB";
+        # the same in tests/memory/corpus/vllm-s4-healthmaps-qwen25-7b-t4-oom.json
+        "t4": _nvidia("t4", "Tesla T4", (7, 5), 14.56, (575, 57)),
+        # tests/memory/corpus/vllm-memoryawarerlhf-qwen25-3b-4090-fp16.json (RTX 4090): vLLM's
+        # "Free memory on device (23.21/23.65 GiB)"
+        "rtx4090": _nvidia("rtx4090", "NVIDIA GeForce RTX 4090", (8, 9), 23.65, (575, 57)),
+        # the H100's 80 GB (PCIe and SXM report alike; see "h100")
+        "h100-pcie": _nvidia("h100-pcie", "NVIDIA H100 PCIe", (9, 0), 79.19, (575, 57)),
+        # device_memory table: L40/L40S 44.4 (tests/memory/corpus/vllm-mapcoder-…: vLLM's
+        # total_gpu_memory=44.42GiB; Wan-Video/Wan2.1#205, an L40S: 44.53 GiB)
+        "l40s": _nvidia("l40s", "NVIDIA L40S", (8, 9), 44.4, (575, 57)),
+        # torch's "GPU 0 has a total capacity of 79.19 GiB" on an H100 80GB HBM3; vLLM prints
+        # 79.18 ("Free memory on device (78.57/79.18 GiB)", tests/memory/corpus/vllm-llmd-*.json)
+        "h100": _nvidia("h100", "NVIDIA H100 80GB HBM3", (9, 0), 79.19, (575, 57)),
+        # 141 GB HBM3e: torch 139.8 GiB (docs/memory.md: vllm-project/recipes#12 pins it at
+        # 6.99 / 0.05 on the H20-3e, the same memory)
+        "h200": _nvidia("h200", "NVIDIA H200", (9, 0), 139.8, (575, 57)),
+        # device_memory table (H20 96 GB): unverified to the hundredth
+        "h20": _nvidia("h20", "NVIDIA H20", (9, 0), 95.0, (575, 57)),
+        # device_memory table (B200 180 GB; published torch OOMs on B200 read 178.35-178.36 GiB)
+        "b200": _nvidia("b200", "NVIDIA B200", (10, 0), 178.4, (575, 57)),
+        # device_memory table (B300 288 GB): unverified, no published torch figure found
+        "b300": _nvidia("b300", "NVIDIA B300", (10, 3), 268.0, (580, 65)),
         # Grace superchips: their own names, never read as B200/H200/B300 (device_memory matches
-        # names at a word start). GB200: 186 GB HBM3e a GPU (torch reports 184 GiB); GH200: the
-        # 96 GB HBM3 part; GB300: 288 GB HBM3e.
-        "gb200": _nvidia("gb200", "NVIDIA GB200", (10, 0), 186, (575, 57)).replace(
+        # names at a word start).
+        # NVIDIA/srt-slurm#172 (GB200): "GPU 3 has a total capacity of 184.00 GiB"
+        "gb200": _nvidia("gb200", "NVIDIA GB200", (10, 0), 184.0, (575, 57)).replace(
             cpu_arch="aarch64", name="gb200"
         ),
-        "gh200": _nvidia("gh200", "NVIDIA GH200 480GB", (9, 0), 96, (575, 57)).replace(
+        # Lightning-AI/litgpt#1892 (GH200, 96 GB HBM3): "GPU 0 has a total capacity of 94.88 GiB"
+        "gh200": _nvidia("gh200", "NVIDIA GH200 480GB", (9, 0), 94.88, (575, 57)).replace(
             cpu_arch="aarch64", name="gh200"
         ),
-        "gb300": _nvidia("gb300", "NVIDIA GB300", (10, 3), 288, (580, 65)).replace(
+        # GB300: the B300's 288 GB HBM3e, so the B300's figure (unverified)
+        "gb300": _nvidia("gb300", "NVIDIA GB300", (10, 3), 268.0, (580, 65)).replace(
             cpu_arch="aarch64", name="gb300"
         ),
-        # DGX Spark: one GB10 (Blackwell, SM 12.1) whose memory is unified with the Grace host; the
-        # device total is what torch reports there (vLLM's "Free memory on device (…/121.63 GiB)"
-        # in the memory corpus); DGX OS ships CUDA 13.0 with driver 580.
+        # Jetson AGX Thor (Blackwell, SM 11.0): the vendor's 128 GB of unified LPDDR5X; no published
+        # torch figure found (a GB10's 128 GB read 121.69), so unverified
+        "thor": _nvidia("thor", "NVIDIA Jetson AGX Thor", (11, 0), 128, (575, 57)),
+        # DGX Spark: one GB10 (Blackwell, SM 12.1) whose memory is unified with the Grace host;
+        # tests/memory/corpus/vllm-vllmrouter-gpt-oss-20b-gb10-util025.json (TW-10519/VLLM-ROUTER):
+        # vLLM's "Free memory on device (…/121.69 GiB)"; DGX OS ships CUDA 13.0 with driver 580.
         "gb10": _nvidia("gb10", "NVIDIA GB10", (12, 1), 121.69, (580, 95)).replace(
             cpu_arch="aarch64", name="gb10", device_count=1, cuda_version=(13, 0)
         ),
-        "rtx5090": _nvidia("rtx5090", "NVIDIA GeForce RTX 5090", (12, 0), 32, (575, 57)),
-        "rtxpro6000": _nvidia("rtxpro6000", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 96, (575, 57)),
+        # Wan-Video/Wan2.1#465 (RTX 5090): "GPU 0 has a total capacity of 31.37 GiB"
+        "rtx5090": _nvidia("rtx5090", "NVIDIA GeForce RTX 5090", (12, 0), 31.37, (575, 57)),
+        # tests/memory/corpus/vllm-s4-vediosifter-…json (RTX PRO 6000 Blackwell): vLLM's
+        # "Free memory on device (93.47/94.97 GiB)"
+        "rtxpro6000": _nvidia("rtxpro6000", "NVIDIA RTX PRO 6000 Blackwell", (12, 0), 94.97, (575, 57)),
+        # device_memory table (MI300X 192 GB: 191.98 GiB); unverified against a published log
         "mi300x": Platform(
             vendor="hip",
             name="mi300x",
             capability=(9, 4),
             gcn_arch="gfx942",
             device_name="AMD Instinct MI300X",
-            memory_gib=192,
+            memory_gib=191.98,
             device_count=8,
             detected_by="preset",
         ),
+        # MI325X: the MI300X's gfx942 with 256 GB HBM3e (vLLM names it by PCI id 0x74a5,
+        # ``platforms/rocm.py : _ROCM_DEVICE_ID_NAME_MAP``); 255.98 GiB by analogy with the MI300X's
+        # 192 GB → 191.98 GiB, unverified
+        "mi325x": Platform(
+            vendor="hip",
+            name="mi325x",
+            capability=(9, 4),
+            gcn_arch="gfx942",
+            device_name="AMD Instinct MI325X",
+            memory_gib=255.98,
+            device_count=8,
+            detected_by="preset",
+        ),
+        # device_memory table (MI355X 288 GB: 287.98 GiB), unverified against a published log
         "mi355x": Platform(
             vendor="hip",
             name="mi355x",
             capability=(9, 5),
             gcn_arch="gfx950",
             device_name="AMD Instinct MI355X",
-            memory_gib=288,
+            memory_gib=287.98,
             device_count=8,
             detected_by="preset",
         ),
+        # Intel Data Center GPU Max 1550 and Arc A770, Ascend 910B: the vendor's figures
+        # (128 GB, 16 GB, 64 GB); no published torch figure found
         "xpu": Platform(
             vendor="xpu",
             name="xpu",

@@ -656,6 +656,24 @@ class Registry:
         """Whether any architecture-specific rule (exact or predicate) applies to ``arch``."""
         return arch is not None and self.compiled(arch).specific
 
+    def rule_releases(self, rule: str, location: str | None, res: Any = None) -> ReleaseRange | None:
+        """The release range of the registered rule ``rule`` at ``location`` (``.describe()`` words
+        it: ``since 0.5.15``, ``all releases``), or None when no registered rule has that name and
+        place (``"user"``, ``"default"``, a load-time adjustment). With the resolution ``res`` it
+        declared in, the range is narrowed to the releases in which the named changes the rule
+        asked answer alike (``Resolution.releases_of``): where it declares the same."""
+        for r in self.rules:
+            if r.name == rule and r.location == location:
+                asked = res.releases_of(rule, location) if res is not None else None
+                if asked is None or asked.unbounded:
+                    return r.releases
+                lo = [b for b in (r.releases.since, asked.since) if b is not None]
+                hi = [b for b in (r.releases.until, asked.until) if b is not None]
+                return ReleaseRange(
+                    max(lo, key=release_key) if lo else None, min(hi, key=release_key) if hi else None
+                )
+        return None
+
     def architectures(self) -> frozenset[str]:
         """Architectures named by exact rules and constants."""
         with self._lock:

@@ -25,7 +25,9 @@ __all__ = ["Estimate", "context_overhead", "device_total_bytes", "require_device
 GIB = 1 << 30
 
 #: device-name fragment → GiB torch reports as total memory (lower-case match at the start of a
-#: word, first hit wins: "gb200" is not read as "b200", nor "gh200" as "h200").
+#: word, first hit wins: "gb200" is not read as "b200", nor "gh200" as "h200"). A device with a
+#: platform preset has the preset's ``memory_gib`` here (its source is cited in
+#: ``_platform._preset_values``; tests/engine/test_platform.py keeps the two equal).
 _TORCH_TOTAL_GIB = (
     # GB200: "GPU 3 has a total capacity of 184.00 GiB" (torch's OOM message in
     # NVIDIA/srt-slurm issue 172, sglang DeepSeek-R1 FP4 on GB200)
@@ -46,12 +48,12 @@ _TORCH_TOTAL_GIB = (
     ("l4", 22.05),
     ("a10g", 22.0),
     ("a10", 22.0),
-    ("t4", 14.58),
+    ("t4", 14.56),
     ("v100-sxm2-16gb", 15.77),
     ("v100", 31.74),
-    ("rtx 4090", 23.64),
+    ("rtx 4090", 23.65),
     ("rtx 3090", 23.58),
-    ("rtx 5090", 31.36),
+    ("rtx 5090", 31.37),
     ("rtx pro 6000", 94.97),
     ("mi300x", 191.98),
     ("mi355x", 287.98),

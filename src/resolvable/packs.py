@@ -529,6 +529,21 @@ def names() -> tuple[str, ...]:
     return tuple(REGISTRY)
 
 
+def of_resolution(res: Any) -> Pack | None:
+    """The registered pack whose registry made ``res`` (its ``ruleset`` is ``name@version``), or
+    None when no registered pack's registry has that name."""
+    name = str(getattr(res, "ruleset", "") or "").partition("@")[0]
+    if not name:
+        return None
+    if name in REGISTRY and getattr(get(name).registry, "name", None) == name:
+        return get(name)
+    for other in REGISTRY:
+        pack = get(other)
+        if getattr(pack.registry, "name", None) == name:
+            return pack
+    return None
+
+
 def get(name: str) -> Pack:
     """The pack registered as ``name`` (imported on first use). A pack whose module fails to
     import, whatever it raises, is a ``PackError`` naming the pack (issue 29)."""

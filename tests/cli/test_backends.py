@@ -54,8 +54,8 @@ def test_json_has_every_backend_and_column(table_json):
 
 
 def test_platforms_and_native_page_sizes(table_json):
-    # C10/C13/C14: trtllm_mla on Blackwell only; trtllm_mha (prefill) on SM100 only
-    assert _row(table_json, "trtllm_mla")["platforms"]["text"] == "SM10x, SM12x"
+    # C10/C13/C14: trtllm_mla on Blackwell only (Thor's SM 11.0 too); trtllm_mha (prefill) on SM100 only
+    assert _row(table_json, "trtllm_mla")["platforms"]["text"] == "SM10x, SM11x, SM12x"
     assert _row(table_json, "trtllm_mha")["platforms"]["text"] == "SM10x"
     assert _row(table_json, "cutedsl_mla")["platforms"]["text"] == "SM10x"  # C12
     # C4-C9 and C16: native page sizes

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from resolvable import packs
 from resolvable.cli import main
 
@@ -35,3 +37,12 @@ def test_every_pack_answers_the_lint_members():
         attempts = pack.lint_attempts(pack.releases[-1])
         assert attempts and all(isinstance(label, str) and callable(thunk) for label, thunk in attempts)
         assert pack.lint_architectures()
+
+
+@pytest.mark.parametrize("name", packs.names())
+def test_lint_is_clean_for_every_registered_pack(name, capsys):
+    """``resolvable lint --engine X`` finds nothing in any registered pack, every modelled release."""
+    code = main(["lint", "--engine", name])
+    out = capsys.readouterr().out
+    assert "no findings" in out, out
+    assert code == 0

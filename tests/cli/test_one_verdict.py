@@ -230,7 +230,10 @@ def test_fields_that_do_not_apply_are_left_out_unless_all(capsys):
     code, out, _ = run(capsys, *argv, "--all")
     assert code == 0 and "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]
     code, out, _ = run(capsys, "explain", "deepseek-v3", "--engine", "vllm", "--platform", "h100", "--json")
-    assert "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]  # an MLA model: it applies
+    # MLA without the sparse indexer: only FLASHMLA_SPARSE and the indexer read it (0.34 wheel)
+    assert "sparse_mla_prefill_workspace_factor" not in json.loads(out)["fields"]
+    code, out, _ = run(capsys, "explain", "deepseek-v3.2", "--engine", "vllm", "--platform", "h100", "--json")
+    assert "sparse_mla_prefill_workspace_factor" in json.loads(out)["fields"]  # sparse MLA: it applies
 
 
 @pytest.mark.parametrize("command", ["explain", "resolve", "fit"])

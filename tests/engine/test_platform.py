@@ -31,9 +31,11 @@ EXPECTED = {
     "gh200": ("cuda", "cuda", 90, {"is_sm90"}),
     "gb300": ("cuda", "cuda", 103, {"is_sm100", "is_blackwell"}),
     "gb10": ("cuda", "cuda", 121, {"is_sm120", "is_blackwell"}),
+    "thor": ("cuda", "cuda", 110, {"is_blackwell"}),
     "rtx5090": ("cuda", "cuda", 120, {"is_sm120", "is_blackwell"}),
     "rtxpro6000": ("cuda", "cuda", 120, {"is_sm120", "is_blackwell"}),
     "mi300x": ("hip", "cuda", 94, set()),
+    "mi325x": ("hip", "cuda", 94, set()),
     "mi355x": ("hip", "cuda", 95, set()),
     "xpu": ("xpu", "xpu", 0, set()),
     "xpu-noxmx": ("xpu", "xpu", 0, set()),
@@ -64,9 +66,38 @@ def test_preset_predicates(name):
     assert p.is_musa is False and p.is_mps is False and p.is_hpu is False
 
 
+def test_one_memory_figure_per_device():
+    """A preset's memory is what torch reports (``_platform._preset_values`` cites each figure);
+    for a device ``device_memory`` also names, the two tables agree, so a log read by name and the
+    preset give the same total."""
+    from resolvable.device_memory import GIB, device_total_bytes
+
+    named = 0
+    for name, preset in Platform.presets().items():
+        by_name = device_total_bytes(preset.device_name, None)
+        if by_name is not None:
+            named += 1
+            assert by_name == int(preset.memory_gib * GIB), name
+    assert named >= 18
+    # torch's figures, not the marketing or nvidia-smi ones (T4: 15360 MiB in nvidia-smi)
+    assert Platform.preset("t4").memory_gib == 14.56 and Platform.preset("a10g").memory_gib == 22.0
+
+
+def test_no_preset_sits_at_a_sglang_memory_band_bound():
+    """sglang's memory bands read nvidia-smi's ``memory.total``, a few hundred MiB above torch's
+    figure: no preset is within 1 GiB of a bound, so its band is the same with either figure."""
+    from resolvable.sglang.passes.memory import MEMORY_BANDS
+
+    bounds = [limit / 1024 for limit, *_ in MEMORY_BANDS if limit != float("inf")]
+    for name, preset in Platform.presets().items():
+        if preset.memory_gib is not None:
+            assert all(abs(preset.memory_gib - b) > 1 for b in bounds), name
+
+
 def test_vendor_specific_facts_of_presets():
     assert Platform.preset("mi300x").is_gfx942 and not Platform.preset("mi300x").is_gfx95
     assert Platform.preset("mi355x").is_gfx95 and not Platform.preset("mi355x").is_gfx942
+    assert Platform.preset("mi325x").is_gfx942 and Platform.preset("mi325x").memory_gib == 255.98
     assert Platform.preset("xpu").has_xmx is True
     assert Platform.preset("xpu-noxmx").has_xmx is False
     assert Platform.preset("cpu-amx").has_amx is True

@@ -49,8 +49,8 @@ def test_e3_a100_and_gb10():
     r = res("llama-3.1-8b", "a100")
     assert (r["max_num_batched_tokens"], r["max_num_seqs"]) == (2048, 256)
     assert len(r["cudagraph_capture_sizes"]) == 51 and 256 in r["cudagraph_capture_sizes"]
-    assert (res("llama-3.1-8b", "dgx-spark")["max_num_batched_tokens"]) == 2048  # 0.33: small tier
-    assert (res("llama-3.1-8b", "dgx-spark", "0.32.0")["max_num_batched_tokens"]) == 8192  # mid tier
+    assert (res("llama-3.1-8b", "gb10")["max_num_batched_tokens"]) == 2048  # 0.33: small tier
+    assert (res("llama-3.1-8b", "gb10", "0.32.0")["max_num_batched_tokens"]) == 8192  # mid tier
 
 
 def test_e4_max_model_len_above_derived():

@@ -205,7 +205,7 @@ ROWS = [
     (
         "3.5-2 GB10 (cc 12.1) leaves the mid tier (0.33+)",
         "llama-3.1-8b",
-        "dgx-spark",
+        "gb10",
         None,
         None,
         {},
@@ -214,7 +214,7 @@ ROWS = [
     (
         "3.5-2 GB10 in the mid tier (0.30-0.32)",
         "llama-3.1-8b",
-        "dgx-spark",
+        "gb10",
         "0.32.0",
         None,
         {},

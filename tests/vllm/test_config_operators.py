@@ -252,9 +252,7 @@ def test_unknown_cudagraph_mode_is_vllms_key_error():
 # -- presets ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "name", ["gb10", "dgx-spark", "l4", "a10g", "l40s", "h20", "rtxpro6000", "h100-pcie"]
-)
+@pytest.mark.parametrize("name", ["gb10", "thor", "l4", "a10g", "l40s", "h20", "rtxpro6000", "h100-pcie"])
 def test_operator_gpus_have_presets(name):
     r = res("llama-3.1-8b", name, "0.34.0")
     assert r["max_num_seqs"] > 0 and r.platform.vendor == "cuda"
@@ -590,3 +588,25 @@ def test_ngram_checks_the_target_as_its_draft_before_the_scheduler(release):
     assert str(exc).startswith("Pipeline parallelism is not supported for this model.")
     exc = cfg_refusal(BGE_M3, "h100", release, **cli(argv[2:], release))
     assert str(exc).startswith("max_num_batched_tokens (8192) is smaller than max_model_len (8194)")
+
+
+def test_the_dgx_spark_stand_in_lives_in_the_harness_not_the_product():
+    """One preset table (issue 26): the config harness's measured DGX Spark stand-in (two ranks of a
+    GB10 with 128 GiB) is the harness's own (``tools/agreement_vllm/stand_ins.py``); the product
+    knows the chip as the ``gb10`` preset, the same for every engine."""
+    import importlib.util
+    from pathlib import Path
+
+    from resolvable import Platform
+    from resolvable.errors import UnknownPresetError
+
+    with pytest.raises(UnknownPresetError):
+        platform("dgx-spark")
+    assert set(Platform.presets()) >= {"gb10", "thor", "mi325x", "t4", "a10g"}
+    path = Path(__file__).resolve().parents[2] / "tools" / "agreement_vllm" / "stand_ins.py"
+    spec = importlib.util.spec_from_file_location("stand_ins", path)
+    stand_ins = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stand_ins)
+    spark = stand_ins.platform("dgx-spark")
+    assert (spark.device_name, spark.capability, spark.memory_gib) == ("NVIDIA GB10", (12, 1), 128)
+    assert stand_ins.platform("gb10") is Platform.preset("gb10")

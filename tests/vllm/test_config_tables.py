@@ -167,7 +167,7 @@ def test_3_3_nvfp4_with_mla_refused():
         ("a100", "small"),
         ("l40s", "small"),
         ("t4", "small"),
-        ("dgx-spark", "small"),
+        ("gb10", "small"),
     ],
 )
 def test_3_5_device_tiers(plat, tier):
@@ -183,8 +183,8 @@ def test_3_5_device_tiers(plat, tier):
         ("h100", "LLM_CLASS", None, (16384, 1024)),
         ("a100", "OPENAI_API_SERVER", None, (2048, 256)),
         ("a100", "LLM_CLASS", None, (8192, 256)),
-        ("dgx-spark", "OPENAI_API_SERVER", "0.32.0", (8192, 1024)),  # before the GB10 rule
-        ("dgx-spark", "OPENAI_API_SERVER", "0.33.0", (2048, 256)),
+        ("gb10", "OPENAI_API_SERVER", "0.32.0", (8192, 1024)),  # before the GB10 rule
+        ("gb10", "OPENAI_API_SERVER", "0.33.0", (2048, 256)),
         ("h100", "OPENAI_BATCH_RUNNER", None, (2048, 128)),  # other contexts: scheduler defaults
         ("cpu", "OPENAI_API_SERVER", None, (2048, 128)),
         ("cpu", "LLM_CLASS", None, (4096, 256)),

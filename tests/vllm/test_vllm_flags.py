@@ -13,6 +13,7 @@ import pytest
 
 from required_inputs import vllm_wheel
 from resolvable.errors import ConfigError
+from resolvable.rules import release_key
 from resolvable.vllm import registry as vllm_registry
 from resolvable.vllm.cli_args import CONFIG_MAX_BYTES, VllmArgumentError, parse, preprocess
 from resolvable.vllm.flags import load_table, modelled_dests, option_history, releases
@@ -127,7 +128,7 @@ def test_release_differences_name_the_release():
     assert option_history("--disable-chunked-prefill", "0.32.0") == "it was added in vLLM 0.33.0"
     assert (
         option_history("--enable-mamba-fine-grained-prefix-cache", "0.31.0")
-        == "it was removed in vLLM 0.31.0 (last in 0.30.0)"
+        == "it was removed in vLLM 0.31.0 (last in 0.30.0), and vLLM names no replacement: drop the flag"
     )
     assert option_history("--monokernel", "0.34.0") is None
     with pytest.raises(
@@ -348,3 +349,27 @@ def test_optional_bool_str_flag():
 def test_none_choice_is_the_string_in_0_30():
     assert "None" in load_table("0.30.0").by_dest["collect_detailed_traces"].choices
     assert None in load_table("0.31.0").by_dest["collect_detailed_traces"].choices
+
+
+def test_retired_flags_name_the_release_and_the_replacement():
+    """Issue 26 item 2: a flag the release does not accept names the release that removed it and
+    what replaces it, from the tables (0.11.0+) or ``RETIRED_BEFORE_TABLES`` (read from the 0.10.x
+    wheels), never a spelling guess."""
+    from resolvable.vllm.flags import RETIRED_BEFORE_TABLES, all_releases
+
+    assert option_history("--calculate-kv-scales", "0.34.0") == (
+        "it was removed in vLLM 0.28.0 (last in 0.27.1), and vLLM names no replacement: drop the flag"
+    )
+    assert option_history("--cuda-graph-sizes", "0.34.0") == (
+        "it was removed in vLLM 0.13.0 (last in 0.12.0), use --cudagraph-capture-sizes"
+    )
+    assert option_history("--num-scheduler-steps", "0.34.0") == (
+        "it was removed in vLLM 0.10.1 (last in 0.10.0), and vLLM names no replacement: drop the flag"
+    )
+    assert option_history("--preemption-mode", "0.11.0").startswith(
+        "it was removed in vLLM 0.11.0 (last in 0.10.2)"
+    )
+    for option, (removed, last, _) in RETIRED_BEFORE_TABLES.items():
+        # retired before every table, and named with a release older than the first table
+        assert all(option not in load_table(r).by_option for r in all_releases()), option
+        assert release_key(last) < release_key(removed) <= release_key(all_releases()[0])

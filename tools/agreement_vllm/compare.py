@@ -67,7 +67,7 @@ def platform_for(name: str) -> Platform:
         cc = (int(name[2:-1]), int(name[-1]))
         base = Platform.preset("b200" if cc[0] >= 10 else "h100")
         return base.replace(name=name, capability=cc, device_name=f"NVIDIA sm{name[2:]}")
-    from resolvable.vllm.platforms import platform  # the pack's presets (dgx-spark/gb10 too)
+    from stand_ins import platform  # the harness's stand-ins (dgx-spark), then the presets
 
     return platform(name)
 

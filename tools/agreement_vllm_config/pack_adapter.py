@@ -72,8 +72,8 @@ def platform_for(name: str, gpus: int | None = None):
         cc = (int(name[2:-1]), int(name[-1]))
         base = Platform.preset("b200" if cc[0] >= 10 else "h100")
         p = base.replace(name=name, capability=cc, device_name=f"NVIDIA sm{name[2:]}")
-    else:  # the vLLM pack's presets (its extra ones, e.g. dgx-spark/gb10, then the engine's)
-        from resolvable.vllm.platforms import platform
+    else:  # the harness's stand-ins (dgx-spark), then the product's presets
+        from stand_ins import platform
 
         p = platform(name)
     return p.replace(device_count=gpus) if gpus else p

@@ -423,12 +423,15 @@ def flag_refusal(error: Exception, release: str) -> ConflictError:
 
 
 def release_of_rule(rule: str, location: str, res: Any = None) -> str | None:
-    """The release range of the pack's rule ``rule`` at ``location`` in words (``since 0.5.15``),
-    or None when the rule applies to every release (or is not a registered rule); with the
-    resolution ``res``, narrowed by the named changes the rule asked there."""
-    sglang = default_pack()
-    releases = sglang.rule_releases(rule, location, res)
-    return None if releases is None or releases.unbounded else releases.describe(sglang.releases)
+    """The release range of the pack's rule ``rule`` at ``location`` in words, with the engine's
+    name (``sglang since 0.5.15``), or None when the rule applies to every release (or is not a
+    registered rule); with the resolution ``res``, the pack is the one whose registry made it and
+    the range is narrowed by the named changes the rule asked there."""
+    pack = packs.of_resolution(res) or default_pack()
+    releases = pack.rule_releases(rule, location, res)
+    return (
+        None if releases is None or releases.unbounded else f"{pack.name} {releases.describe(pack.releases)}"
+    )
 
 
 def _startup(args: argparse.Namespace, res: Any) -> tuple[tuple[Any, ...], ConflictError | None]:

@@ -59,8 +59,7 @@ def _explain_lines(exp: Any, res: Any = None) -> list[str]:
         }[s.outcome]
         releases = release_of_rule(s.rule, s.location, res)
         lines.append(
-            f"  {mark} {i}. [{s.stage}] {s.rule}  {s.location}"
-            + (f"  (sglang {releases})" if releases else "")
+            f"  {mark} {i}. [{s.stage}] {s.rule}  {s.location}" + (f"  ({releases})" if releases else "")
         )
         lines.append(f"       -> {s.value!r}  {label}" + (f" ({s.reason})" if s.reason else ""))
         if s.inputs:

@@ -159,7 +159,7 @@ def _explain(
     print(verdict.line())
     for exp in explained:
         print()
-        print("\n".join(_explain_lines(exp)))
+        print("\n".join(_explain_lines(exp, res)))
 
 
 def _resolve(

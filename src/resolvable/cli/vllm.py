@@ -333,7 +333,7 @@ def explain(args: argparse.Namespace) -> int:
     for exp in explained:
         if exp.steps or args.field:
             print()
-            print("\n".join(_explain_lines(exp) + _precluded(exp, res)))
+            print("\n".join(_explain_lines(exp, res) + _precluded(exp, res)))
     untouched = [f"{e.field}={e.value!r}" for e in explained if not e.steps and not args.field]
     if untouched:
         print(f"\nfrom your flags, untouched by any rule: {', '.join(untouched)}")

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from ..errors import ConfigError, InvalidArgumentError
-from ..rules import HFConfig, Platform, ReleaseRange, Resolution, check, release_key, resolve, resolve_into
+from ..rules import HFConfig, Platform, ReleaseRange, Resolution, check, resolve, resolve_into
 from ._base import STARTUP_PHASE, registry
 from .checkpoint import prepare
 from .families.hrm_text import apply_load_time_adjustments, apply_post_init_adjustments
@@ -184,19 +184,6 @@ def resolve_server_args_object(
 
 
 def rule_releases(rule: str, location: str | None, res: Resolution | None = None) -> ReleaseRange | None:
-    """The release range of the registered rule ``rule`` at ``location`` (``.describe()`` words
-    it: ``since 0.5.15``, ``all releases``), or None when no registered rule has that name and
-    place (``"user"``, ``"default"``, a load-time adjustment such as HRM-Text's). With the
-    resolution ``res`` it declared in, the range is narrowed to the releases in which the named
-    changes the rule asked answer alike (``Resolution.releases_of``): where it declares the same."""
-    for r in registry.rules:
-        if r.name == rule and r.location == location:
-            asked = res.releases_of(rule, location) if res is not None else None
-            if asked is None or asked.unbounded:
-                return r.releases
-            lo = [b for b in (r.releases.since, asked.since) if b is not None]
-            hi = [b for b in (r.releases.until, asked.until) if b is not None]
-            return ReleaseRange(
-                max(lo, key=release_key) if lo else None, min(hi, key=release_key) if hi else None
-            )
-    return None
+    """The release range of the registered rule ``rule`` at ``location``, narrowed by the named
+    changes it asked in ``res`` (``Registry.rule_releases``)."""
+    return registry.rule_releases(rule, location, res)

@@ -33,9 +33,8 @@ def read_flags(words: Sequence[str], release: str) -> tuple[str | None, list[tup
 
     Raises ``LaunchError`` for a command that is not an sglang launch and ``ReleaseFlagError`` for
     a flag or value that release's parser refuses (naming the release that added it)."""
-    from ..flag_history import version_key
     from .cli_args import add_cli_args, passed_flags
-    from .flags import all_releases, load_table
+    from .flags import load_table, option_history
     from .launch import parse_launch
 
     launch = parse_launch(list(words))
@@ -54,14 +53,9 @@ def read_flags(words: Sequence[str], release: str) -> tuple[str | None, list[tup
             option = token.split("=", 1)[0]
             if not option.startswith("-"):
                 continue
-            having = [r for r in all_releases() if option in load_table(r).by_option]
-            earlier = [r for r in having if version_key(r) < version_key(release)]
-            later = [r for r in having if version_key(r) > version_key(release)]
-            if earlier:
-                after = [r for r in all_releases() if version_key(r) > version_key(earlier[-1])]
-                hints.append(f"{option} is not a flag of sglang {release}; it was removed in {after[0]}")
-            elif later:
-                hints.append(f"{option} is not a flag of sglang {release}; it was added in {later[0]}")
+            history = option_history(option, release)  # the release, and the replacement
+            if history:
+                hints.append(f"{option} is not a flag of sglang {release}; {history}")
             elif closest(option, table.options()):
                 hints.append(f"{option}: did you mean {closest(option, table.options())}?")
         text = f"sglang {release}: unrecognized arguments: {' '.join(extra)}"

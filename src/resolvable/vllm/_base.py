@@ -44,6 +44,11 @@ STAGES = (
         doc="config spec §2 B.4-10: create_engine_config (parallel, speculative, batch defaults)",
     ),
     Stage(
+        "model_hooks",
+        doc="config spec §5: VllmConfig.try_verify_and_update_config (MODELS_CONFIG_MAP hooks), "
+        "which VllmConfig.__post_init__ runs first",
+    ),
+    Stage(
         "vllm_config",
         doc="config spec §2 C: VllmConfig.__post_init__ (async scheduling, compilation, graphs)",
     ),

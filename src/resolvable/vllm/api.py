@@ -111,6 +111,12 @@ def flatten_attention_config(config: Any, flags: dict[str, Any]) -> dict[str, An
     return out
 
 
+def rule_releases(rule: str, location: str | None, res: Resolution | None = None) -> Any:
+    """The ``ReleaseRange`` of the registered vLLM rule ``rule`` at ``location``, narrowed by the
+    named changes it asked in ``res`` (``Registry.rule_releases``; None: not a registered rule)."""
+    return registry.rule_releases(rule, location, res)
+
+
 def installed_vllm_version() -> str | None:
     """The installed vllm's version (package metadata; vllm is not imported), or None."""
     from importlib import metadata

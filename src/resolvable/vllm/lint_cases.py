@@ -16,7 +16,7 @@ from ..errors import ConflictError
 
 #: The presets of vLLM's tables (matrix, lint): the GPU and CPU presets vLLM's platforms model.
 GRID_PLATFORMS = (
-    "t4", "a100", "l40s", "h100", "b200", "b300", "thor", "rtx5090", "dgx-spark",
+    "t4", "a100", "l40s", "h100", "b200", "b300", "thor", "rtx5090", "gb10",
     "mi300x", "mi355x", "xpu", "cpu", "cpu-amx",
 )  # fmt: skip
 
@@ -40,5 +40,12 @@ def lint_attempts(pack: Any, release: str) -> list[tuple[str, Callable[[], Any]]
 
 
 def lint_architectures(pack: Any) -> list[str]:
-    """The architectures a rule predicate may name: the bundled models' and the registry's own."""
-    return sorted({pack.load_model(m).architecture for m in pack.catalog()} | pack.registry.architectures())
+    """The architectures a rule predicate may name: the bundled models', the registry's own, and every
+    architecture vLLM's ``ModelRegistry`` registers (``config/model_info.json``). A hook of
+    ``MODELS_CONFIG_MAP`` for a model with no bundled sample (``LongcatFlashNgramForCausalLM``,
+    ``UnlimitedOCRForCausalLM``) runs for anyone who serves that model, so it is not dead; a
+    predicate naming an architecture vLLM does not register still is."""
+    from .config import model_info
+
+    bundled = {pack.load_model(m).architecture for m in pack.catalog()}
+    return sorted(bundled | pack.registry.architectures() | model_info.architectures())

@@ -45,6 +45,7 @@ class VllmPack(Pack):
     removed_between = member(f"{_PKG}.flags", "removed_between")
     read_release_flags = member(f"{_PKG}.release_flags", "read_flags")
     changes = member(f"{_PKG}.changes", "CHANGES")
+    rule_releases = member(f"{_PKG}.api", "rule_releases")
 
     # input: vLLM's own argv pre-processing, flag table per release, launch commands
     flag_table = member(f"{_PKG}.flags", "load_table")
@@ -134,12 +135,11 @@ class VllmPack(Pack):
         return lint_architectures(self)
 
     def not_applicable(self, res: Any, hf: Any = None) -> frozenset[str]:
-        """The MLA-only fields for a model without MLA layers (``use_mla`` false)."""
-        if "use_mla" in res and not res["use_mla"]:
-            return frozenset(
-                ("sparse_mla_prefill_workspace_factor", "attn_backend_mla", "mla_prefill_backend")
-            )
-        return frozenset()
+        """The MLA-only fields without MLA layers, the sparse-MLA ones without the DeepSeek sparse
+        indexer (``vllm.applicable``)."""
+        from .applicable import not_applicable
+
+        return not_applicable(res, hf)
 
     change_since = member(f"{_PKG}.since", "change_since")
 

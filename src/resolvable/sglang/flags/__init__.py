@@ -287,11 +287,12 @@ def option_history(option: str, release: str) -> str | None:
     ``"it was added in 0.5.21"``, ``"it was removed in 0.5.20, use --cuda-graph-max-bs-decode"``
     (the replacement, or that sglang names none), or None when ``release`` has it or no table does.
 
-    Reads every table (the error path only), so the releases named are those with a table."""
+    Reads every table, the parse-only releases' (0.5.1+) too (the error path only), so the
+    releases named are those with a table."""
     from ...rules import release_key
 
     key = release_key(release)
-    tables = releases()
+    tables = all_releases()
     has = {r: option in load_table(r).by_option for r in tables}
     if has.get(table_release(release)):
         return None
@@ -299,7 +300,9 @@ def option_history(option: str, release: str) -> str | None:
     later = [r for r in tables if release_key(r) > key and has[r]]
     if earlier:
         last = earlier[-1]
-        removed = next(r for r in tables if release_key(r) > release_key(last) and not has[r])
+        # the next table after ``last`` in release order (release_key ignores a .postN suffix,
+        # so 0.5.4.post1 does not compare above 0.5.4)
+        removed = next(r for r in tables[tables.index(last) + 1 :] if not has[r])
         successor = replacement(option)
         current = load_table(table_release(release)).by_option
         seen: set[str] = set()

@@ -2,9 +2,11 @@
 value of vllm-config-spec.md §3 (§5), beyond the attention ones (``resolvable.vllm.rules.overrides``)
 and the Mamba hook (``config.caching``).
 
-Each rule is one hook class, registered for its architectures in stage "vllm_config", where the
-registry runs architecture rules first — as ``VllmConfig.try_verify_and_update_config`` runs the
-hooks first in ``VllmConfig.__post_init__``. Invariant: a hook only writes what vLLM's hook writes,
+Each rule is one hook class, registered for its architectures in stage "model_hooks", the stage
+just before "vllm_config" — as ``VllmConfig.try_verify_and_update_config`` runs the hooks first in
+``VllmConfig.__post_init__``. A hook's value is an input of the later ``__post_init__`` steps (GPT-OSS's
+``max_cudagraph_capture_size`` of 1024 is what ``_set_cudagraph_sizes`` then starts from), so the
+hooks are their own stage, not a second writer in "vllm_config". Invariant: a hook only writes what vLLM's hook writes,
 only when vLLM's would (an explicit user value wins unless vLLM overrides it).
 """
 
@@ -32,7 +34,7 @@ def _hook_for(*names: str):
         return found is not None and found[0] in names
 
     label = " / ".join(names) + " (or another suffix of the same model)"
-    return registry.for_arch_matching(matches, stage="vllm_config", label=label)
+    return registry.for_arch_matching(matches, stage="model_hooks", label=label)
 
 
 @_hook_for("GptOssForCausalLM")

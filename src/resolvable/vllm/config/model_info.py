@@ -61,6 +61,11 @@ def _table() -> dict[str, ArchInfo]:
     return {arch: ArchInfo("G" in c, "P" in c, "p" in c, "L" in c) for arch, c in raw.items()}
 
 
+def architectures() -> frozenset[str]:
+    """Every architecture vLLM registers in-tree (the union over the wheels the table was read from)."""
+    return frozenset(_table())
+
+
 def registered(arch: str) -> ArchInfo | None:
     """The registry's facts for ``arch`` when vLLM registers it in-tree."""
     return _table().get(arch)

@@ -16,7 +16,16 @@ if TYPE_CHECKING:
 
 #: The stages that run inside ``create_engine_config`` (the rest runs when the engine starts).
 CONFIG_STAGES = frozenset(
-    {"platform", "model", "model_config", "engine_args", "vllm_config", "platform_config", "model_overrides"}
+    {
+        "platform",
+        "model",
+        "model_config",
+        "engine_args",
+        "model_hooks",
+        "vllm_config",
+        "platform_config",
+        "model_overrides",
+    }
 )
 
 #: field → ``VllmConfig`` attribute path.

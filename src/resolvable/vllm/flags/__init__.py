@@ -200,9 +200,11 @@ def _load_table(release: str) -> FlagTable:
 
 
 def option_history(option: str, release: str) -> str | None:
-    """Why ``option`` is not a flag of ``release`` although another table has it, in words
-    (``"it was added in vLLM 0.33.0"``, ``"it was removed in vLLM 0.28.0 (last in 0.27.1)"``: the tables reach back to 0.11.0, so retired flags need no list of their own), or None when
-    ``release`` has it or no table does. Reads every table (the error path only)."""
+    """Why ``option`` is not a flag of ``release`` although another table has it, in words, with
+    what replaces it: ``"it was added in vLLM 0.33.0"``, ``"it was removed in vLLM 0.12.0 (last in
+    0.11.2), use --cudagraph-capture-sizes"``, ``"… and vLLM names no replacement: drop the
+    flag"``; a flag retired before the first table (0.11.0) is read from ``RETIRED_BEFORE_TABLES``.
+    None when ``release`` has it or nothing knows it. Reads every table (the error path only)."""
     from ...rules import release_key
 
     key = release_key(release)
@@ -214,14 +216,51 @@ def option_history(option: str, release: str) -> str | None:
     later = [r for r in tables if release_key(r) > key and has[r]]
     if earlier:
         last = earlier[-1]
-        removed = next(r for r in tables if release_key(r) > release_key(last) and not has[r])
-        text = f"it was removed in vLLM {removed} (last in {last})"
+        removed = next(r for r in tables[tables.index(last) + 1 :] if not has[r])  # (.postN: see sglang's)
+        text = f"it was removed in vLLM {removed} (last in {last})" + _successor_words(option, release)
         if later:
-            text += f" and is back in {later[0]}"
+            text += f"; it is back in {later[0]}"
         return text
     if later:
         return f"it was added in vLLM {later[0]}"
+    retired = RETIRED_BEFORE_TABLES.get(option)
+    if retired is not None and key >= release_key(retired[0]):
+        removed, last, _ = retired
+        return f"it was removed in vLLM {removed} (last in {last})" + _successor_words(option, release)
     return None
+
+
+def _successor_words(option: str, release: str) -> str:
+    """``", use X"`` (X: the named successor, followed while ``release`` no longer accepts it
+    either) or ``", and vLLM names no replacement: drop the flag"``."""
+    current = load_table(release).by_option if release in all_releases() else {}
+    successor, seen = replacement_source(option)[0], set()
+    while successor and current and successor.split()[0] not in current and successor not in seen:
+        seen.add(successor)  # the replacement went too: what replaced it, in this release
+        successor = replacement_source(successor.split()[0])[0]
+    return f", use {successor}" if successor else ", and vLLM names no replacement: drop the flag"
+
+
+#: Flags of ``vllm serve`` retired before the first flag table (0.11.0): option → (the release
+#: that removed it, the last release with it, its successor or None). Read from the wheels of vLLM
+#: 0.10.0, 0.10.1, 0.10.1.1 and 0.10.2 (``engine/arg_utils.py : EngineArgs.add_cli_args``, the
+#: literal ``add_argument("--…")`` calls) against the 0.11.0 table; none of their wheels names a
+#: successor (``config.py`` / ``config/scheduler.py`` field docs, no deprecation message).
+#: ``tests/vllm/test_vllm_flags.py`` checks the entries against the 0.11.0 table.
+RETIRED_BEFORE_TABLES: dict[str, tuple[str, str, str | None]] = {
+    # 0.10.0 SchedulerConfig.num_scheduler_steps / multi_step_stream_outputs (multi-step
+    # scheduling of the V0 engine), gone from 0.10.1's arg_utils
+    "--num-scheduler-steps": ("0.10.1", "0.10.0", None),
+    "--multi-step-stream-outputs": ("0.10.1", "0.10.0", None),
+    # 0.10.1.1 ModelConfig.override_neuron_config, gone from 0.10.2's arg_utils
+    "--override-neuron-config": ("0.10.2", "0.10.1.1", None),
+    # 0.10.2 ModelConfig.max_seq_len_to_capture, SchedulerConfig.preemption_mode / delay_factor,
+    # ModelConfig.disable_async_output_proc (V0 engine), gone from 0.11.0's arg_utils
+    "--max-seq-len-to-capture": ("0.11.0", "0.10.2", None),
+    "--preemption-mode": ("0.11.0", "0.10.2", None),
+    "--scheduler-delay-factor": ("0.11.0", "0.10.2", None),
+    "--disable-async-output-proc": ("0.11.0", "0.10.2", None),
+}
 
 
 def modelled_dests() -> frozenset[str]:
