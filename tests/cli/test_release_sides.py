@@ -190,4 +190,4 @@ def test_a_flag_removed_before_the_oldest_table_names_its_replacement(capsys):
         assert use.split()[0] in load_table(releases()[-1]).by_option
     code, _out, err = run(capsys, "explain", "deepseek-v3", "--platform", "h200", "--enable-deepep-moe")
     assert code == 1
-    assert "it was removed before 0.5.12, use --moe-a2a-backend deepep" in err
+    assert "it was removed before 0.5.11, use --moe-a2a-backend deepep" in err
