@@ -276,7 +276,7 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang._base import SGLANG_RELEASES
     from resolvable.sglang.flags import table_release
 
-    assert releases() == ["0.5.12", "0.5.12.post1", "0.5.13", "0.5.13.post1", *SGLANG_RELEASES[2:]]
+    assert releases() == ["0.5.11", "0.5.12", "0.5.12.post1", "0.5.13", "0.5.13.post1", *SGLANG_RELEASES[3:]]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
     assert (
@@ -407,7 +407,17 @@ KNOWN_CHOICE_MISMATCHES = {
     # (passes/moe_kernels.py), not through ADDED_IN
     **{
         (r, f): (["megamoe"], [])
-        for r in ("0.5.12", "0.5.12.post1", "0.5.13", "0.5.13.post1", "0.5.14", "0.5.15", "0.5.16", "0.5.17")
+        for r in (
+            "0.5.11",
+            "0.5.12",
+            "0.5.12.post1",
+            "0.5.13",
+            "0.5.13.post1",
+            "0.5.14",
+            "0.5.15",
+            "0.5.16",
+            "0.5.17",
+        )
         for f in ("moe_runner_backend", "speculative_moe_runner_backend")
     },
     # fields/spec.py: the draft model's A2A list did not gain flashinfer_megamoe in 0.5.20-0.5.23

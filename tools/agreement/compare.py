@@ -331,6 +331,14 @@ def main(argv=None) -> int:
         help="compare only the cases the oracle cache already answers (the rest are counted as not measured)",
     )
     ap.add_argument("--examples", type=int, default=1, help="examples per category in the report")
+    ap.add_argument(
+        "--without-preset",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="draw cases from the presets less NAME (repeatable): regenerates the cases of a cache "
+        "filled before NAME was added (the dev caches of 0.5.11/0.5.12 predate the gb10 preset)",
+    )
     opts = ap.parse_args(argv)
 
     from resolvable import Platform
@@ -343,7 +351,7 @@ def main(argv=None) -> int:
     suffix = "" if opts.plain else "-derived"
     stem = opts.report or os.path.join(HERE, "reports", f"sglang-{version}-{opts.split}{suffix}")
 
-    presets = Platform.presets()
+    presets = {k: v for k, v in Platform.presets().items() if k not in opts.without_preset}
     models = sorted(catalog())
     samples = load_samples(models)
     cases = generate(

@@ -16,6 +16,7 @@ from .changes import CHANGES
 #: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
 #: changed in a release asks for the named change (``changes.py``, ``ctx.release.has``).
 SGLANG_RELEASES = (
+    "0.5.11",
     "0.5.12",
     "0.5.13",
     "0.5.14",
@@ -88,6 +89,11 @@ STAGES = (
         when=lambda a: a.speculative_algorithm is not None,
     ),
     Stage("cache_compat", doc="§2.2 step 23: cache compatibility (hierarchical cache, SWA ratio)"),
+    Stage(
+        "deterministic_late",
+        doc="§4.3 before 0.5.12: deterministic inference after the cache checks (only when enabled)",
+        when=lambda a: a.enable_deterministic_inference or a.rl_on_policy_target is not None,
+    ),
     Stage(
         "memory_layout",
         doc="§4.7 step 23: page-major KV layout (only with unified memory)",

@@ -635,6 +635,82 @@ CHANGES = ChangeTable(
             upstream="layers/quantization/__init__.py, configs/model_config.ModelConfig._verify_quantization",
             summary="minimax_m3_nvfp4 is registered (after mxfp8) and serves an mxfp8 checkpoint",
         ),
+        # -- 0.5.12 (what 0.5.11 did not do yet; docs/releases/0.5.12.md) ------------------------
+        Change(
+            "DSA_V32_DEEPSEEK_BRANCH",
+            "0.5.12",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek branch list)",
+            summary="DeepseekV32ForCausalLM joins the DeepSeek branch: DSA backend, pages, KV cache and kernels "
+            "(before: DeepSeek-V3.2 got none of the DSA defaults)",
+        ),
+        Change(
+            "DSA_GPU_ARM_SKIPS_XPU",
+            "0.5.12",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek DSA arm: not is_npu() and not is_xpu())",
+            summary="the DSA GPU arm (prefill CP, pages, KV cache, kernels) skips XPU (before: XPU took the CUDA path)",
+        ),
+        Change(
+            "DSA_ROCM_PRESHUFFLE_PAGES",
+            "0.5.12",
+            upstream="server_args._handle_model_specific_adjustments, nsa/utils.aiter_can_use_preshuffle_paged_mqa",
+            summary="DSA on ROCm with the AITER preshuffle uses 64-token pages (before: 1-token pages on every ROCm)",
+        ),
+        Change(
+            "DSA_PREFILL_CP_TP_AT_MOST_8",
+            "0.5.12",
+            upstream="server_args._handle_model_specific_adjustments (DSA prefill context parallelism)",
+            summary="DSA prefill context parallelism accepts --tp-size <= 8 (before: exactly 8)",
+        ),
+        Change(
+            "SPEC_MOE_RUNNER_TRTLLM",
+            "0.5.12",
+            upstream="server_args._handle_speculative_decoding",
+            summary="the draft MoE runner defaults to the target's even when it is flashinfer_trtllm, and an "
+            "explicit flashinfer_trtllm draft runner is accepted (before: auto, and refused)",
+        ),
+        Change(
+            "DETERMINISTIC_FLASHINFER_AR_FUSION_OFF",
+            "0.5.12",
+            upstream="server_args.__post_init__ / _handle_deterministic_inference",
+            summary="deterministic inference also turns the FlashInfer all-reduce fusion off (before: AITER's only)",
+        ),
+        Change(
+            "CPU_ARM64_TORCH_NATIVE",
+            "0.5.12",
+            upstream="server_args._handle_cpu_backends (is_host_cpu_arm64)",
+            summary="the CPU engine on an arm64 host defaults to torch_native attention (before: intel_amx)",
+        ),
+        Change(
+            "DEEPSEEK_BF16_TRTLLM_MOE",
+            "0.5.12",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek MoE runner on SM100)",
+            summary="an unquantized DeepSeek-family checkpoint on SM100 gets the flashinfer_trtllm MoE runner "
+            "(before: only fp8/ModelOpt/int4-thinking ones)",
+        ),
+        Change(
+            "MAMBA_EXTRA_BUFFER_ON_NPU",
+            "0.5.12",
+            upstream="server_args._handle_mamba_radix_cache (extra_buffer platform assertion)",
+            summary="the mamba extra_buffer strategy also runs on NPU (before: CUDA and MUSA only)",
+        ),
+        Change(
+            "GPT_OSS_MUSA_DEEP_GEMM",
+            "0.5.12",
+            upstream="server_args._handle_model_specific_adjustments (GptOss MoE runner)",
+            summary="a bf16 GPT-OSS on MUSA with SGLANG_DEEPEP_BF16_DISPATCH gets the deep_gemm MoE runner",
+        ),
+        Change(
+            "MEGAMOE_A2A_WATERFILL",
+            "0.5.12",
+            upstream="server_args._handle_a2a_moe",
+            summary="DeepEP Waterfill and the MegaMoE A2A backend (SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE selects it) arrive",
+        ),
+        Change(
+            "HISPARSE_DSA_KV_AWARE",
+            "0.5.12",
+            upstream="arg_groups/hisparse_hook.apply_hisparse_nsa_backend_defaults",
+            summary="HiSparse picks flashmla_kv for an fp8_e4m3 KV cache (before: flashmla_sparse always)",
+        ),
         # -- 0.5.13 (what 0.5.12 did not do yet; docs/releases/0.5.13.md) ------------------------
         Change(
             "GPT_OSS_CPU_AMX",
@@ -692,6 +768,13 @@ CHANGES = ChangeTable(
             summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
         ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        Change(
+            "CHOICES_DSV4_TOKENSPEED_QUARK_MLX",
+            "0.5.12",
+            upstream="server_args.py choice lists",
+            summary="argparse accepts the dsv4, compressed and tokenspeed_mla attention backends, --quantization "
+            "quark, mlx_q4 and mlx_q8, the marlin MoE runner and the megamoe A2A backend",
+        ),
         Change(
             "CHOICES_DSA_CUTEDSL_MLA_QUARK_MXFP4",
             "0.5.13",

@@ -183,6 +183,20 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_DSV4_TOKENSPEED_QUARK_MLX,
+        {
+            "attention_backend": ("compressed", "dsv4", "tokenspeed_mla"),
+            "prefill_attention_backend": ("compressed", "dsv4", "tokenspeed_mla"),
+            "decode_attention_backend": ("compressed", "dsv4", "tokenspeed_mla"),
+            "quantization": ("quark", "mlx_q4", "mlx_q8"),
+            "moe_runner_backend": ("marlin",),
+            "speculative_moe_runner_backend": ("marlin",),
+            "moe_a2a_backend": ("megamoe",),
+            "speculative_moe_a2a_backend": ("megamoe",),
+        },
+    ),
+    (
+        "added",
         CHANGES.CHOICES_DSA_CUTEDSL_MLA_QUARK_MXFP4,
         {
             "attention_backend": ("dsa", "cutedsl_mla"),

@@ -184,6 +184,19 @@ def _dsa_page_size(ctx) -> Force:
     return Force(64 * kpool, f"DSA pages hold whole pooled index groups (64 * index_kpool {kpool})")
 
 
+def _in_deepseek_branch(ctx) -> bool:
+    """DeepSeek-V3.2 reaches the DeepSeek branch only with ``DSA_V32_DEEPSEEK_BRANCH`` (0.5.12);
+    before it, its architecture was not in the branch's list (0.5.11 ``server_args.py``)."""
+    return ctx.arch != "DeepseekV32ForCausalLM" or ctx.release.has(CHANGES.DSA_V32_DEEPSEEK_BRANCH)
+
+
+def _dsa_gpu_arm(ctx) -> bool:
+    """The DSA GPU arm runs off NPU, and off XPU with ``DSA_GPU_ARM_SKIPS_XPU`` (0.5.12; 0.5.11
+    sent XPU down the CUDA path: 64-token pages, KV cache and kernels by capability)."""
+    platform = ctx.platform
+    return not (platform.is_npu or (platform.is_xpu and ctx.release.has(CHANGES.DSA_GPU_ARM_SKIPS_XPU)))
+
+
 @registry.rule("model", archs=DEEPSEEK_FAMILY)
 def deepseek_family(ctx):
     """§3.1 (a)/(b) (``model_overrides/deepseek_v2._deepseek_family_overrides``; before 0.5.19
@@ -192,6 +205,8 @@ def deepseek_family(ctx):
     and ``PREFILL_CP_ATTN_DP`` (0.5.22); ``DSA_NAMING`` and ``DSA_TBO_TOPK_SHARING_REFUSED``
     (0.5.13: before it the backend was named ``nsa`` and TBO was not checked)."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
+    if not _in_deepseek_branch(ctx):
+        return {}
     out = {}
     if is_deepseek_dsa(hf, ctx.release):
         text = hf.text_config
@@ -214,8 +229,16 @@ def deepseek_family(ctx):
                 fix=Fix(drop=("enable_prefill_cp",)),
                 upstream="AssertionError",
             )
-        if not (platform.is_npu or platform.is_xpu):
+        if _dsa_gpu_arm(ctx):
             if args.enable_prefill_cp:
+                if not ctx.release.has(CHANGES.DSA_PREFILL_CP_TP_AT_MOST_8) and args.tp_size != 8:
+                    raise ConflictError(
+                        "Current multi-machine CP support suffers from precision issues. So context "
+                        "parallel only support Single machine(tp_size == 8)",
+                        fields=("tp_size",),
+                        fix=Fix(set={"tp_size": 8}, text="use --tp-size 8"),
+                        upstream="AssertionError",
+                    )
                 if args.tp_size > 8:
                     raise ConflictError(
                         "DSA prefill context parallelism supports --tp-size <= 8",
@@ -224,7 +247,8 @@ def deepseek_family(ctx):
                         upstream="AssertionError",
                     )
                 out.update(_prefill_cp(ctx, dsa=True))
-            if platform.is_hip and not _aiter_preshuffle(ctx):
+            preshuffle = _aiter_preshuffle(ctx) and ctx.release.has(CHANGES.DSA_ROCM_PRESHUFFLE_PAGES)
+            if platform.is_hip and not preshuffle:
                 out["page_size"] = Force(1, "DSA on ROCm without the AITER preshuffle uses 1-token pages")
             else:
                 out["page_size"] = _dsa_page_size(ctx)
@@ -285,10 +309,10 @@ def dsa_kv_cache_dtype(ctx):
     (before, XPU was left alone); ``DSA_LEARNABLE_SINK`` (0.5.20): a config with
     ``learnable_sink`` needs a bf16 KV cache (``auto`` → bfloat16 on every capability)."""
     platform = ctx.platform
-    if not is_deepseek_dsa(ctx.hf, ctx.release) or platform.is_npu:
+    if not is_deepseek_dsa(ctx.hf, ctx.release) or not _in_deepseek_branch(ctx) or platform.is_npu:
         return {}
     kv = ctx.args.kv_cache_dtype
-    if platform.is_xpu:
+    if not _dsa_gpu_arm(ctx):
         if not ctx.release.has(CHANGES.DSA_KV_BF16_ON_XPU):
             return {}
         return {"kv_cache_dtype": "bfloat16"} if kv == "auto" else {}
@@ -400,9 +424,9 @@ def dsa_split_backends(ctx):
     ``DSA_BACKEND_CONSTRAINTS`` (0.5.20); ``DSA_GLM5_SM120_FP8`` (0.5.17);
     ``DSA_TILELANG_FP8_REFUSED`` (0.5.17-0.5.21) and ``DSA_TILELANG_FP8_SCALED`` (0.5.22)."""
     args, platform, has = ctx.args, ctx.platform, ctx.release.has
-    if not is_deepseek_dsa(ctx.hf, ctx.release) or platform.is_npu:
+    if not is_deepseek_dsa(ctx.hf, ctx.release) or not _in_deepseek_branch(ctx) or platform.is_npu:
         return {}
-    if platform.is_xpu:
+    if not _dsa_gpu_arm(ctx):
         return _fill_dsa(args, "intel_xpu", "intel_xpu") if has(CHANGES.DSA_INTEL_XPU_KERNELS) else {}
     kv, major = args.kv_cache_dtype, capability_major(platform)
     if ctx.hf.text_config.get("learnable_sink") and has(CHANGES.DSA_LEARNABLE_SINK):
@@ -418,6 +442,8 @@ def dsa_split_backends(ctx):
     constraints = has(CHANGES.DSA_BACKEND_CONSTRAINTS)
     if args.enable_hisparse:
         value = "tilelang" if platform.is_hip else "flashmla_kv" if kv == "fp8_e4m3" else "flashmla_sparse"
+        if not has(CHANGES.HISPARSE_DSA_KV_AWARE):  # 0.5.11: flashmla_sparse on both sides, always
+            value = "flashmla_sparse"
         out = _fill_dsa(args, value, value)
         if (
             not platform.is_hip
@@ -477,8 +503,8 @@ def _is_int4_thinking(hf) -> bool:
 @registry.rule("model_checks", archs=DEEPSEEK_MOE_FAMILY)
 def deepseek_moe_quant(ctx):
     """§3.1 (c), SM100 (``overrides._deepseek_moe_quant_resolution``): take the checkpoint's
-    quantization; flashinfer_trtllm MoE when it fits — not for LongCat-Flash since 0.5.17
-    (``LONGCAT_NO_TRTLLM_MOE``). LongCat's FP8 GEMM backend default (``fp8_gemm_runner_backend``)
+    quantization; flashinfer_trtllm MoE when it fits (a bf16 checkpoint too since 0.5.12,
+    ``DEEPSEEK_BF16_TRTLLM_MOE``) — not for LongCat-Flash since 0.5.17 (``LONGCAT_NO_TRTLLM_MOE``). LongCat's FP8 GEMM backend default (``fp8_gemm_runner_backend``)
     is not a field of this pack.
 
     Checkpoint weights are not inspected, so the "FP8 experts in an unquantized DeepSeek-V3"
@@ -493,12 +519,13 @@ def deepseek_moe_quant(ctx):
         if quantization is not None:
             out["quantization"] = quantization
     fits = quantization in (
-        None,
         "fp8",
         "modelopt_fp8",
         "modelopt_fp4",
         "modelopt_mixed",
     ) or _is_int4_thinking(hf)
+    if quantization is None and ctx.release.has(CHANGES.DEEPSEEK_BF16_TRTLLM_MOE):
+        fits = True
     if (
         args.moe_a2a_backend == "none"
         and args.moe_runner_backend == "auto"

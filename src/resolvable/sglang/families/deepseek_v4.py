@@ -58,10 +58,11 @@ def _eagle_topk_one(args) -> None:
         )
 
 
-@registry.rule("model", archs=(ARCH,))
+@registry.rule("model", archs=(ARCH,), since="0.5.12")
 def deepseek_v4_defaults(ctx):
-    """§3.2 (``deepseek_v4_hook.apply_deepseek_v4_defaults``): backend, pages, request cap,
-    speculative limits (``DSV4_DSPARK``, 0.5.16), SWA ratio, MoE runner, prefill CP."""
+    """§3.2 (``deepseek_v4_hook.apply_deepseek_v4_defaults``, new in 0.5.12: 0.5.11 has no
+    DeepSeek-V4): backend, pages, request cap, speculative limits (``DSV4_DSPARK``, 0.5.16),
+    SWA ratio, MoE runner, prefill CP."""
     args, hf = ctx.args, ctx.hf
     out = {"attention_backend": Force("dsv4", _WHY)}
     if args.device == "npu":
@@ -105,9 +106,10 @@ def deepseek_v4_defaults(ctx):
     return out
 
 
-@registry.for_arch(ARCH, stage="model_checks")
+@registry.rule("model_checks", archs=(ARCH,), since="0.5.12")
 def deepseek_v4_kv_cache_dtype(ctx):
-    """§3.2: KV auto → fp8_e4m3; Ascend → bfloat16; anything else is refused."""
+    """§3.2 (since 0.5.12, as DeepSeek-V4 itself): KV auto → fp8_e4m3; Ascend → bfloat16;
+    anything else is refused."""
     kv = ctx.args.kv_cache_dtype
     out = {}
     if kv == "auto":
@@ -128,7 +130,7 @@ def deepseek_v4_kv_cache_dtype(ctx):
     return out
 
 
-@registry.rule("model_checks", archs=(ARCH,), until="0.5.19", series="deepseek_v4_sm120_moe")
+@registry.rule("model_checks", archs=(ARCH,), since="0.5.12", until="0.5.19", series="deepseek_v4_sm120_moe")
 def deepseek_v4_sm120_moe(ctx):
     """§3.2 (``overrides._deepseek_v4_sm120_moe``, up to 0.5.18; 0.5.19 replaced it with
     ``deepseek_v4_fp4_moe``): on SM120 the MoE runner defaults to marlin, the flashinfer_mxfp4

@@ -85,7 +85,7 @@ def gpt_oss_moe_runner(ctx):
     """§3.3 MoE runner (``overrides._gpt_oss_overrides``): flashinfer_mxfp4 (SM100), marlin on
     SM120 (flashinfer_mxfp4 since 0.5.17: ``GPT_OSS_SM120_MXFP4``; triton_kernel before 0.5.14:
     ``GPT_OSS_SM120_MARLIN``), triton on ROCm+AITER,
-    deep_gemm on MUSA, else triton / triton_kernel when triton_kernels is installed (not on AMX
+    deep_gemm on MUSA (since 0.5.12, ``GPT_OSS_MUSA_DEEP_GEMM``), else triton / triton_kernel when triton_kernels is installed (not on AMX
     CPUs since 0.5.13, ``GPT_OSS_CPU_AMX``); and the
     triton_kernel ``ep_size`` assert."""
     args, platform = ctx.args, ctx.platform
@@ -103,7 +103,11 @@ def gpt_oss_moe_runner(ctx):
                 choice = "marlin" if ctx.release.has(CHANGES.GPT_OSS_SM120_MARLIN) else "triton_kernel"
         elif platform.is_hip and env_flag(ctx, "SGLANG_USE_AITER"):
             choice = None if mxfp4 else "triton"
-        elif platform.is_musa and env_flag(ctx, "SGLANG_DEEPEP_BF16_DISPATCH"):
+        elif (
+            platform.is_musa
+            and env_flag(ctx, "SGLANG_DEEPEP_BF16_DISPATCH")
+            and ctx.release.has(CHANGES.GPT_OSS_MUSA_DEEP_GEMM)
+        ):
             choice = "deep_gemm"
         elif (
             args.ep_size == 1

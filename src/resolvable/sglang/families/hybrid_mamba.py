@@ -17,12 +17,12 @@ from ..checkpoint import hf_quantization_config
 from ..facts import model_quantization
 
 TRITON_ON_SM100 = ArchList(
-    "MiniCPMV4_6ForConditionalGeneration",
     "FalconH1ForCausalLM",
     "JetNemotronForCausalLM",
     "JetVLMForConditionalGeneration",
     # 0.5.23 (``model_overrides/minicpmv.py``): MiniCPM-V 4.7 registered on the 4.6 override.
     ("MiniCPMV4_7ForConditionalGeneration", "0.5.23"),
+    ("MiniCPMV4_6ForConditionalGeneration", "0.5.12"),  # 0.5.11: no MiniCPM-V 4.6 branch
     what="triton on SM100",
 )
 NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")

@@ -18,7 +18,6 @@ from .hybrid_mamba import granite_has_mamba
 #: ``_handle_mamba_radix_cache``), per release: LFM2-MoE and Kimi-K3 since 0.5.17, the
 #: text-only Qwen3.5 architectures and Bailing-MoE-V3 since 0.5.19.
 MAMBA_ARCHS = ArchList(
-    "MiniCPMV4_6ForConditionalGeneration",
     "FalconH1ForCausalLM",
     "JetNemotronForCausalLM",
     "JetVLMForConditionalGeneration",
@@ -39,6 +38,7 @@ MAMBA_ARCHS = ArchList(
     ("Qwen3_5ForCausalLM", "0.5.19"),
     ("Qwen3_5MoeForCausalLM", "0.5.19"),
     ("BailingMoeV3ForCausalLM", "0.5.19"),
+    ("MiniCPMV4_6ForConditionalGeneration", "0.5.12"),  # 0.5.11: no MiniCPM-V 4.6 branch
     what="_MAMBA_RADIX_CACHE_ARCHS",
 )
 #: ``overrides._MAMBA_EXTRA_BUFFER_ARCHS``, per release: Kimi-Linear since 0.5.16, Kimi-K3 since
@@ -48,7 +48,6 @@ EXTRA_BUFFER_ARCHS = ArchList(
     "Qwen3_5MoeForConditionalGeneration",
     "Qwen3NextForCausalLM",
     "InternS2PreviewForConditionalGeneration",
-    "MiniCPMV4_6ForConditionalGeneration",
     "BailingMoeV2_5ForCausalLM",
     "FalconH1ForCausalLM",
     "GraniteMoeHybridForCausalLM",
@@ -59,6 +58,7 @@ EXTRA_BUFFER_ARCHS = ArchList(
     "BailingMoeV3ForCausalLM",
     ("KimiLinearForCausalLM", "0.5.16"),
     ("KimiK3ForConditionalGeneration", "0.5.17"),
+    ("MiniCPMV4_6ForConditionalGeneration", "0.5.12"),  # 0.5.11: no MiniCPM-V 4.6 branch
     what="_MAMBA_EXTRA_BUFFER_ARCHS",
 )
 
@@ -230,7 +230,8 @@ def _before_auto_strategy(ctx) -> dict:
     """``_handle_mamba_radix_cache`` before ``MAMBA_AUTO_STRATEGY`` (0.5.13): ``auto`` was
     ``no_buffer`` (``_handle_missing_default_values``); no_buffer with the radix cache on adjusts
     instead of refusing (page size 1, overlap off; trtllm_mha or ROCm speculation turn the radix
-    cache off); extra_buffer is checked against the radix cache, the platform and speculation."""
+    cache off); extra_buffer is checked against the radix cache, the platform (NPU since 0.5.12,
+    ``MAMBA_EXTRA_BUFFER_ON_NPU``) and speculation."""
     args, platform = ctx.args, ctx.platform
     out: dict = {"uses_mamba_radix_cache": True}
     no_cache = ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO or (
@@ -264,9 +265,12 @@ def _before_auto_strategy(ctx) -> dict:
                 fields=("mamba_radix_cache_strategy", "disable_radix_cache"),
                 fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
             )
-        if not (platform.is_cuda or platform.is_musa or platform.is_npu):
+        npu = ctx.release.has(CHANGES.MAMBA_EXTRA_BUFFER_ON_NPU)
+        if not (platform.is_cuda or platform.is_musa or (platform.is_npu and npu)):
             raise _refuse(
-                "Mamba extra_buffer is only supported on CUDA and MUSA and NPU devices with FLA backend",
+                "Mamba extra_buffer is only supported on CUDA and MUSA and NPU devices with FLA backend"
+                if npu
+                else "Mamba extra_buffer is only supported on CUDA and MUSA devices with FLA backend",
                 "mamba_radix_cache_strategy",
                 fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
             )

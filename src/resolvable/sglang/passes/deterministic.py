@@ -1,5 +1,11 @@
 """Deterministic inference (spec §4.3, step 12; runs before the default backend fill).
 
+Since 0.5.12 ``_handle_deterministic_inference`` runs just
+before ``_handle_attention_backend_compatibility``; in 0.5.11 it ran after the cache checks, so it
+saw the backend the default fill chose and validated it instead of filling it. Each rule below
+is registered in both slots (``deterministic`` since 0.5.12, ``deterministic_late`` before it)
+with one body.
+
 Invariant: with deterministic inference on, the attention backend ends in
 the release's deterministic list (0.5.15: {flashinfer, fa3, triton, ascend}; fa4 since 0.5.16, intel_xpu since 0.5.19) or the configuration is refused — including a backend a
 model rule chose (sglang reports it as "explicitly specified"). Only ``A`` is examined.
@@ -45,7 +51,7 @@ _RADIX = ("ascend", "fa3", "fa4", "triton")
 _LEGACY_RADIX = (("fa3", None), ("triton", None), ("ascend", CHANGES.DETERMINISTIC_ASCEND))
 
 
-@registry.rule("deterministic")
+@registry.rule("deterministic", since="0.5.12")
 def deterministic_enable(ctx):
     """D0: ``--rl-on-policy-target`` implies deterministic inference."""
     if ctx.args.rl_on_policy_target is not None and not ctx.args.enable_deterministic_inference:
@@ -53,22 +59,24 @@ def deterministic_enable(ctx):
     return {}
 
 
-@registry.rule("deterministic")
+@registry.rule("deterministic", since="0.5.12")
 def deterministic_allreduce_fusion_disable(ctx):
-    """Step 9 and D2: no all-reduce fusion under deterministic inference."""
+    """Step 9 and D2: no all-reduce fusion under deterministic inference (the FlashInfer fusion
+    since 0.5.12, ``DETERMINISTIC_FLASHINFER_AR_FUSION_OFF``; 0.5.11 turned off AITER's only)."""
     args = ctx.args
     if not args.enable_deterministic_inference:
         return {}
     reason = "deterministic inference disables all-reduce fusion"
-    out = {"enforce_disable_flashinfer_allreduce_fusion": True}
+    flashinfer = ctx.release.has(CHANGES.DETERMINISTIC_FLASHINFER_AR_FUSION_OFF)
+    out = {"enforce_disable_flashinfer_allreduce_fusion": True} if flashinfer else {}
     if args.enable_aiter_allreduce_fusion:
         out["enable_aiter_allreduce_fusion"] = Force(False, reason)
-    if args.flashinfer_allreduce_fusion_backend is not None:
+    if flashinfer and args.flashinfer_allreduce_fusion_backend is not None:
         out["flashinfer_allreduce_fusion_backend"] = Force(None, reason)
     return out
 
 
-@registry.rule("deterministic")
+@registry.rule("deterministic", since="0.5.12")
 def deterministic_sampling_backend(ctx):
     """D2: sampling with pytorch, unless it is ``ascend`` (since 0.5.13, ``DETERMINISTIC_ASCEND``)."""
     args = ctx.args
@@ -78,7 +86,7 @@ def deterministic_sampling_backend(ctx):
     return {}
 
 
-@registry.rule("deterministic")
+@registry.rule("deterministic", since="0.5.12")
 def deterministic_attention_backend(ctx):
     """D3-D8 (``_handle_deterministic_inference``; since 0.5.18 also
     ``overrides._deterministic_attention_backend``; since 0.5.19 ``attention_hook``): fill ``A``
@@ -148,6 +156,30 @@ def deterministic_attention_backend(ctx):
     if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True
     return out
+
+
+def _after_cache_checks(rule) -> None:
+    """Register ``rule``'s body in 0.5.11's slot (``deterministic_late``, until 0.5.12), in the
+    rule's series, so explain shows one rule whose slot moved."""
+
+    def moved(ctx):
+        return rule(ctx)
+
+    moved.__name__ = moved.__qualname__ = f"{rule.__name__}_after_cache_checks"
+    moved.__doc__ = (
+        f"{rule.__name__} in 0.5.11's slot: ``_handle_deterministic_inference`` after the cache "
+        "checks (0.5.12 moved it before the attention backend fill)."
+    )
+    registry.rule("deterministic_late", until="0.5.12", series=rule.__name__)(moved)
+
+
+for _rule in (
+    deterministic_enable,
+    deterministic_allreduce_fusion_disable,
+    deterministic_sampling_backend,
+    deterministic_attention_backend,
+):
+    _after_cache_checks(_rule)
 
 
 @registry.rule("deterministic", since="0.5.23")

@@ -160,7 +160,8 @@ def pp_breakable_prefill_graph(ctx):
 @registry.rule("device")
 def device_handlers(ctx):
     """§2.2 step 6: per-device writes (HPU, CPU, NPU, MPS) that later rules see as input; the XPU
-    handler, which changed in 0.5.15, is its own rule (``xpu_cuda_graphs``)."""
+    handler, which changed in 0.5.15, is its own rule (``xpu_cuda_graphs``). An arm64 CPU host
+    defaults to torch_native since 0.5.12 (``CPU_ARM64_TORCH_NATIVE``; 0.5.11: intel_amx)."""
     args, device = ctx.args, ctx.args.device
     if device == "hpu":
         return {
@@ -170,7 +171,8 @@ def device_handlers(ctx):
     if device == "cpu":
         out = {"sampling_backend": Force("pytorch", "the CPU engine samples with pytorch")}
         if args.attention_backend is None:
-            out["attention_backend"] = "torch_native" if ctx.platform.is_arm64_host else "intel_amx"
+            arm64 = ctx.platform.is_arm64_host and ctx.release.has(CHANGES.CPU_ARM64_TORCH_NATIVE)
+            out["attention_backend"] = "torch_native" if arm64 else "intel_amx"
         return out
     if device == "npu":
         reason = "Ascend NPUs run the ascend attention backend"

@@ -278,10 +278,13 @@ def a2a_backend_overrides(ctx):
     """``overrides._a2a_backend_overrides``: DeepEP Waterfill needs deepep;
     SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE selects megamoe. ``WATERFILL_DEEPEP_OR_MEGAMOE`` (0.5.18):
     Waterfill (``--enable-waterfill``, 0.5.16's name) needs deepep or megamoe, else deepep; the
-    env is no longer read (``--moe-a2a-backend megamoe`` or the runner alias instead)."""
+    env is no longer read (``--moe-a2a-backend megamoe`` or the runner alias instead). Both
+    arrived in 0.5.12 (``MEGAMOE_A2A_WATERFILL``)."""
     args = ctx.args
     if not args.enable_deepep_waterfill and "SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE" not in ctx.env:
         return {}  # neither trigger (asked only when one is there)
+    if not ctx.release.has(CHANGES.MEGAMOE_A2A_WATERFILL):
+        return {}  # 0.5.11 has neither Waterfill nor MegaMoE
     if ctx.release.has(CHANGES.WATERFILL_DEEPEP_OR_MEGAMOE):
         if args.enable_deepep_waterfill and args.moe_a2a_backend not in ("deepep", "megamoe"):
             return {"moe_a2a_backend": Force("deepep", "Waterfill requires the DeepEP or MegaMOE backend")}

@@ -42,10 +42,25 @@ def _set(args, out: dict, field: str, value, reason: str) -> None:
 
 @registry.rule("speculative")
 def speculative_moe_runner_default(ctx):
-    """``_speculative_moe_runner_default``: the draft MoE runner defaults to the resolved one."""
+    """``_speculative_moe_runner_default``: the draft MoE runner defaults to the resolved one.
+    Before ``SPEC_MOE_RUNNER_TRTLLM`` (0.5.12; 0.5.11 ``_handle_speculative_decoding``) a
+    flashinfer_trtllm(_routed) runner gave the draft ``auto``, and an explicit draft
+    flashinfer_trtllm runner was refused."""
     args = ctx.args
+    old = not ctx.release.has(CHANGES.SPEC_MOE_RUNNER_TRTLLM)
     if args.speculative_moe_runner_backend is None:
-        return {"speculative_moe_runner_backend": args.moe_runner_backend}
+        runner = args.moe_runner_backend
+        if old and runner in ("flashinfer_trtllm", "flashinfer_trtllm_routed"):
+            runner = "auto"
+        return {"speculative_moe_runner_backend": runner}
+    if old and args.speculative_moe_runner_backend == "flashinfer_trtllm":
+        raise ConflictError(
+            "Currently speculative MoE runner backend doesn't support flashinfer_trtllm, please use triton "
+            "or auto backend for speculative moe runner instead.",
+            fields=("speculative_moe_runner_backend",),
+            fix=Fix(set={"speculative_moe_runner_backend": "auto"}),
+            upstream="AssertionError",
+        )
     return {}
 
 
