@@ -50,12 +50,104 @@ def instructions(src: str, code: str, cwd: str) -> int:
     return int(found.group(1))
 
 
+#: What one synthetic release declares (``synthetic_pack``); sglang 0.5.12-0.5.23 average 10
+#: named changes a release.
+CHANGES_PER_RELEASE = 10
+ARCHS_PER_RELEASE = 2
+
+
+def synthetic_pack(releases: int) -> str:
+    """Source of a pack module with ``releases`` releases, declared as the shipped packs declare
+    theirs (``sglang/_base.py``, ``sglang/changes.py``, ``facts.py``'s ``ArchList``s, ``pick``
+    lists), with three rules that ask the changes."""
+    names = [f"1.{i}.0" for i in range(releases)]
+    lines = [
+        "from resolvable.rules import ArchList, Change, ChangeTable, Registry, Stage, record",
+        "from resolvable.rules import record_arg as arg",
+        "",
+        f"RELEASES = ({''.join(f'{r!r}, ' for r in names)})",
+        "CHANGES = ChangeTable(",
+        "    'synthetic',",
+        "    [",
+    ]
+    for i, release in enumerate(names):
+        for j in range(CHANGES_PER_RELEASE):
+            until = f", {names[i + 1]!r}" if j == CHANGES_PER_RELEASE - 1 and i + 1 < releases else ""
+            lines += [
+                "        Change(",
+                f"            'R{i}_BEHAVIOUR_{j}',",
+                f"            {release!r}{until},",
+                f"            upstream='arg_groups/overrides._function_{j} (release {release})',",
+                f"            summary='behaviour {j} that release {release} changed, in one line of prose',",
+                "        ),",
+            ]
+    lines += ["    ],", ")", "", "ARCHS = ArchList(", "    'BaseForCausalLM',"]
+    for i, release in enumerate(names):
+        lines += [f"    ('Arch{i}V{k}ForCausalLM', {release!r})," for k in range(ARCHS_PER_RELEASE)]
+    lines += ["    what='a synthetic architecture list',", ")", "", "DELTA = (", "    ('base', None),"]
+    for i in range(releases):
+        lines += [f"    ('item_{i}_{k}', CHANGES.R{i}_BEHAVIOUR_{k})," for k in range(2)]
+    lines += [
+        ")",
+        "",
+        "",
+        "@record",
+        "class Args:",
+        "    backend: str | None = arg(None, resolvable=True, choices=('a', 'b', 'c'))",
+        "    page: int | None = arg(None, resolvable=True)",
+        "",
+        "",
+        "registry = Registry(",
+        "    Args, [Stage('model', isolated=True), 'fill'], name='synthetic', releases=RELEASES,",
+        "    changes=CHANGES,",
+        ")",
+        "",
+        "",
+        "@registry.rule('fill', archs=ARCHS)",
+        "def listed(ctx):",
+        "    return {'backend': 'b'} if ctx.release.has(CHANGES.R0_BEHAVIOUR_0) else {}",
+        "",
+        "",
+        "@registry.rule('fill')",
+        "def page(ctx):",
+        "    return {'page': 64} if 'item_0_0' in ctx.release.pick(DELTA) else {}",
+        "",
+        "",
+        "registry.freeze(check=False)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def synthetic_counts(trees: Sequence[str], sizes: Sequence[int]) -> dict[str, dict[int, int]]:
+    """Instructions of ``import`` of the synthetic pack of each size, minus ``import
+    resolvable.rules``, per tree."""
+    counts: dict[str, dict[int, int]] = {}
+    with tempfile.TemporaryDirectory(prefix="resolvable-ir-") as cwd:
+        for n in sizes:
+            with open(f"{cwd}/synthetic_{n}.py", "w", encoding="utf-8") as out:
+                out.write(synthetic_pack(n))
+        for src in trees:
+            path = f"{cwd}:{src}"
+            for n in sizes:  # fills the bytecode cache (no valgrind)
+                env = child_env()
+                env["PYTHONPATH"] = path
+                subprocess.run([sys.executable, "-c", f"import synthetic_{n}"], env=env, cwd=cwd, check=True)
+            base = instructions(path, "import resolvable.rules", cwd)
+            counts[src] = {n: instructions(path, f"import synthetic_{n}", cwd) - base for n in sizes}
+    return counts
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--other", action="append", default=[], help="another checkout's src (repeatable)")
     parser.add_argument("--module", default="resolvable.sglang")
     parser.add_argument(
         "--first", action="append", default=[], help="also count the first resolution under RELEASE"
+    )
+    parser.add_argument(
+        "--releases",
+        default="",
+        help="also count the import of a synthetic pack of N releases (comma-separated sizes, e.g. 12,24,48,96)",
     )
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
@@ -92,6 +184,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 oldest = firsts[args.first[0]]
                 shown = "  ".join(f"{r} {n / 1e6:.3f} M (×{n / oldest:.3f})" for r, n in firsts.items())
                 print(f"  {shown}  {src}")
+    if args.releases:
+        sizes = sorted({int(n) for n in args.releases.split(",")})
+        if len(sizes) < 2 or sizes[0] < 1:
+            raise SystemExit("error: --releases takes two or more sizes of at least 1, e.g. 12,24,48,96")
+        print(
+            f"instructions of `import` of a synthetic pack of N releases ({CHANGES_PER_RELEASE} named "
+            f"changes, {ARCHS_PER_RELEASE} architecture-list members a release), minus `import resolvable.rules`:"
+        )
+        for src, by_size in synthetic_counts(trees, sizes).items():
+            lo, hi = sizes[0], sizes[-1]
+            slope = (by_size[hi] - by_size[lo]) / (hi - lo)
+            shown = "  ".join(f"N={n} {c / 1e6:.3f} M" for n, c in by_size.items())
+            print(f"  {shown}  per release {slope / 1e3:.1f} K  {src}")
     return 0
 
 
