@@ -82,12 +82,12 @@ class ChangeTable:
         if not isinstance(engine, str) or not engine:
             raise RegistrationError(f"a change table needs the engine's name, got {engine!r}")
         changes = tuple(changes)
-        checked = _checked(changes)
-        if checked is None:  # some change is wrong (or needs its bounds normalised): one at a time
+        if not _valid(changes):  # some change is wrong (or needs its bounds normalised): one at a time
             changes = _check_each(engine, changes)
-            checked = _checked(changes)
-            assert checked is not None  # noqa: S101  (the pass above raised or normalised)
-        by_name, order = checked
+        by_name = dict(zip(map(_NAME, changes), changes))
+        sinces = list(map(_SINCE, changes))
+        keys = {since: release_key(since) for since in set(sinces)}  # one parse per release
+        order = sorted(range(len(changes)), key=list(map(keys.__getitem__, sinces)).__getitem__)
         object.__setattr__(self, "engine", engine)
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_changes", tuple(map(changes.__getitem__, order)))
@@ -192,37 +192,35 @@ _NAME, _SINCE, _UNTIL, _UPSTREAM, _SUMMARY = (
 _STR_ONLY = {str}
 
 
-def _checked(changes: tuple[Change, ...]) -> tuple[dict[str, Change], list[int]] | None:
-    """The table's index by name and its order by ``since`` when every change is valid and its
-    bounds are already base releases; None otherwise (``_check_each`` then names the culprit).
+def _valid(changes: tuple[Change, ...]) -> bool:
+    """Whether every change is valid and its bounds are already base releases (False: then
+    ``_check_each`` names the culprit, or normalises the bounds).
 
     Whole-table passes in C (``map``, ``set``, ``dict``): a table is built at import, so its
     cost per change is import time per release; each distinct range is validated once."""
     try:
         if not all(map(isinstance, changes, repeat(Change))):
-            return None
+            return False
         names = list(map(_NAME, changes))
-        by_name = dict(zip(names, changes))
         if (
-            len(by_name) != len(changes)
+            len(set(names)) != len(changes)
             or not set(map(type, names)) <= _STR_ONLY
             or not all(map(str.isidentifier, names))
             or not all(map(str.isupper, names))
             or not set(map(type, map(_UPSTREAM, changes))) <= _STR_ONLY
             or not set(map(type, map(_SUMMARY, changes))) <= _STR_ONLY
         ):
-            return None
+            return False
         sinces = list(map(_SINCE, changes))
         if None in sinces:
-            return None
+            return False
         for since, until in set(zip(sinces, map(_UNTIL, changes))):
             valid = ReleaseRange.of(since, until, "change")
             if valid.since != since or valid.until != until:  # e.g. '0.5.20.post1': normalised
-                return None
+                return False
     except (RegistrationError, TypeError):  # a bad bound, an unhashable field
-        return None
-    keys = {since: release_key(since) for since in set(sinces)}  # one parse per release
-    return by_name, sorted(range(len(changes)), key=list(map(keys.__getitem__, sinces)).__getitem__)
+        return False
+    return True
 
 
 def _check_each(engine: str, changes: tuple[Change, ...]) -> tuple[Change, ...]:
@@ -240,7 +238,9 @@ def _check_each(engine: str, changes: tuple[Change, ...]) -> tuple[Change, ...]:
             raise RegistrationError(f"{engine} change {name!r} is declared twice")
         seen.add(name)
         if change.since is None:
-            raise RegistrationError(f"{engine} change {name}: 'since' (the release it arrived in) is required")
+            raise RegistrationError(
+                f"{engine} change {name}: 'since' (the release it arrived in) is required"
+            )
         valid = ReleaseRange.of(change.since, change.until, f"{engine} change {name}")
         if not isinstance(change.upstream, str) or not isinstance(change.summary, str):
             raise RegistrationError(f"{engine} change {name}: upstream and summary are strings")
