@@ -56,6 +56,69 @@ CHANGES_PER_RELEASE = 10
 ARCHS_PER_RELEASE = 2
 
 
+_WARM = """
+import gc, sys
+import resolvable.sglang as pack
+from resolvable import Platform
+from resolvable.sglang.models import bundled
+hf = bundled('llama-3.1-8b')
+plat = Platform.preset('h100')
+gc.disable()
+for _ in range(3):
+    pack.resolve_server_args(hf, plat, sglang_version={release!r})
+for _ in range({calls}):
+    pack.resolve_server_args(hf, plat, sglang_version={release!r})
+"""
+
+_RULES_RUN = """
+import sys
+import resolvable.sglang as pack
+from resolvable import Platform
+from resolvable.sglang.models import bundled
+hf = bundled('llama-3.1-8b')
+plat = Platform.preset('h100')
+pack.resolve_server_args(hf, plat, sglang_version={release!r})
+codes = {{getattr(r.fn, '__code__', None) for r in pack.registry.rules}}
+ran = []
+sys.setprofile(lambda frame, event, arg: ran.append(frame.f_code) if event == 'call' and frame.f_code in codes else None)
+pack.resolve_server_args(hf, plat, sglang_version={release!r})
+sys.setprofile(None)
+print(len(ran), len(pack.registry.rules))
+"""
+
+WARM_CALLS = 200
+
+
+def warm_counts(releases: Sequence[str]) -> None:
+    """Print the instructions of one warm resolution of the Llama case per release, the rule
+    bodies it runs, and the instructions per rule run (this checkout)."""
+    src = str(ROOT / "src")
+    print(f"instructions of a warm resolution (llama-3.1-8b, h100; {WARM_CALLS} calls, collector off):")
+    first = None
+    with tempfile.TemporaryDirectory(prefix="resolvable-ir-") as cwd:
+        for release in releases:
+            env = child_env()
+            env["PYTHONPATH"] = src
+            ran = subprocess.run(
+                [sys.executable, "-c", _RULES_RUN.format(release=release)],
+                env=env,
+                cwd=cwd,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            rules = int(ran[0])
+            base = instructions(src, _WARM.format(release=release, calls=0), cwd)
+            per_call = (
+                instructions(src, _WARM.format(release=release, calls=WARM_CALLS), cwd) - base
+            ) / WARM_CALLS
+            first = first or (per_call, rules)
+            print(
+                f"  {release}: {per_call / 1e3:.1f} K (×{per_call / first[0]:.3f}), {rules} rule bodies run "
+                f"(×{rules / first[1]:.3f}), {per_call / rules / 1e3:.2f} K per rule run"
+            )
+
+
 def synthetic_pack(releases: int) -> str:
     """Source of a pack module with ``releases`` releases, declared as the shipped packs declare
     theirs (``sglang/_base.py``, ``sglang/changes.py``, ``facts.py``'s ``ArchList``s, ``pick``
@@ -145,6 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--first", action="append", default=[], help="also count the first resolution under RELEASE"
     )
     parser.add_argument(
+        "--warm", action="append", default=[], help="also count a warm resolution under RELEASE"
+    )
+    parser.add_argument(
         "--releases",
         default="",
         help="also count the import of a synthetic pack of N releases (comma-separated sizes, e.g. 12,24,48,96)",
@@ -184,6 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 oldest = firsts[args.first[0]]
                 shown = "  ".join(f"{r} {n / 1e6:.3f} M (×{n / oldest:.3f})" for r, n in firsts.items())
                 print(f"  {shown}  {src}")
+    if args.warm:
+        warm_counts(args.warm)
     if args.releases:
         sizes = sorted({int(n) for n in args.releases.split(",")})
         if len(sizes) < 2 or sizes[0] < 1:
