@@ -119,15 +119,30 @@ def warm_counts(releases: Sequence[str]) -> None:
             )
 
 
-def synthetic_pack(releases: int) -> str:
+def synthetic_pack(releases: int, machinery: bool = True) -> str:
     """Source of a pack module with ``releases`` releases, declared as the shipped packs declare
     theirs (``sglang/_base.py``, ``sglang/changes.py``, ``facts.py``'s ``ArchList``s, ``pick``
-    lists), with three rules that ask the changes."""
+    lists), with two rules that ask the changes.
+
+    ``machinery=False``: the same declarations (the same ``Change`` records) handed to plain
+    containers instead of ``ChangeTable`` and ``ArchList``, and a registry of one release: what
+    declaring the data costs by itself (its bytecode, the records, the collector), the floor of a
+    release's import cost while its declarations run at import."""
     names = [f"1.{i}.0" for i in range(releases)]
     lines = [
         "from resolvable.rules import ArchList, Change, ChangeTable, Registry, Stage, record",
         "from resolvable.rules import record_arg as arg",
         "",
+        *(
+            ()
+            if machinery
+            else (
+                "from types import SimpleNamespace",
+                "ChangeTable = lambda engine, changes: SimpleNamespace(**{c.name: c for c in changes})",
+                "ArchList = lambda *entries, what='': entries",
+                "",
+            )
+        ),
         f"RELEASES = ({''.join(f'{r!r}, ' for r in names)})",
         "CHANGES = ChangeTable(",
         "    'synthetic',",
@@ -161,12 +176,12 @@ def synthetic_pack(releases: int) -> str:
         "",
         "",
         "registry = Registry(",
-        "    Args, [Stage('model', isolated=True), 'fill'], name='synthetic', releases=RELEASES,",
-        "    changes=CHANGES,",
+        "    Args, [Stage('model', isolated=True), 'fill'], name='synthetic',",
+        "    releases=RELEASES, changes=CHANGES," if machinery else "    releases=RELEASES[:1],",
         ")",
         "",
         "",
-        "@registry.rule('fill', archs=ARCHS)",
+        "@registry.rule('fill', archs=ARCHS)" if machinery else "@registry.rule('fill')",
         "def listed(ctx):",
         "    return {'backend': 'b'} if ctx.release.has(CHANGES.R0_BEHAVIOUR_0) else {}",
         "",
@@ -183,20 +198,34 @@ def synthetic_pack(releases: int) -> str:
 
 def synthetic_counts(trees: Sequence[str], sizes: Sequence[int]) -> dict[str, dict[int, int]]:
     """Instructions of ``import`` of the synthetic pack of each size, minus ``import
-    resolvable.rules``, per tree."""
+    resolvable.rules``, per tree; then the same declarations without the release machinery
+    (``synthetic_pack(machinery=False)``, with the first tree's engine)."""
     counts: dict[str, dict[int, int]] = {}
     with tempfile.TemporaryDirectory(prefix="resolvable-ir-") as cwd:
         for n in sizes:
             with open(f"{cwd}/synthetic_{n}.py", "w", encoding="utf-8") as out:
                 out.write(synthetic_pack(n))
-        for src in trees:
+            with open(f"{cwd}/declared_{n}.py", "w", encoding="utf-8") as out:
+                out.write(synthetic_pack(n, machinery=False))
+        for src in [*trees, "declared"]:
+            module = "synthetic"
+            if src == "declared":
+                src, module = trees[0], "declared"
             path = f"{cwd}:{src}"
-            for n in sizes:  # fills the bytecode cache (no valgrind)
-                env = child_env()
-                env["PYTHONPATH"] = path
-                subprocess.run([sys.executable, "-c", f"import synthetic_{n}"], env=env, cwd=cwd, check=True)
+            env = child_env()
+            env["PYTHONPATH"] = path
+            warm = [  # fills the bytecode cache (no valgrind); an older engine may lack the API
+                subprocess.run(
+                    [sys.executable, "-c", f"import {module}_{n}"], env=env, cwd=cwd, capture_output=True
+                )
+                for n in sizes
+            ]
+            if any(proc.returncode for proc in warm):
+                print(f"  (the synthetic pack does not import with this tree's engine)  {src}")
+                continue
             base = instructions(path, "import resolvable.rules", cwd)
-            counts[src] = {n: instructions(path, f"import synthetic_{n}", cwd) - base for n in sizes}
+            label = src if module == "synthetic" else f"the declarations alone, no release machinery ({src})"
+            counts[label] = {n: instructions(path, f"import {module}_{n}", cwd) - base for n in sizes}
     return counts
 
 
@@ -241,10 +270,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                     release: f"{setup}; pack.resolve_server_args(hf, plat, sglang_version={release!r})"
                     for release in args.first
                 }
-                for code in (setup, *codes.values()):  # fills the bytecode cache (no valgrind)
-                    env = child_env()
-                    env["PYTHONPATH"] = src
-                    subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, check=True)
+                env = child_env()
+                env["PYTHONPATH"] = src
+                warm = [  # fills the bytecode cache (no valgrind); a tree may lack a release
+                    subprocess.run(
+                        [sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True
+                    ).returncode
+                    for code in (setup, *codes.values())
+                ]
+                if any(warm):
+                    print(f"  (this tree does not resolve every release of {args.first})  {src}")
+                    continue
                 base = instructions(src, setup, cwd)
                 firsts = {release: instructions(src, code, cwd) - base for release, code in codes.items()}
                 oldest = firsts[args.first[0]]
