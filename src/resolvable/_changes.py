@@ -24,7 +24,8 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import chain
+from itertools import chain, repeat
+from operator import attrgetter
 
 from ._record import record_tuple
 from ._release import ArchList, ReleaseRange, release_key
@@ -80,32 +81,16 @@ class ChangeTable:
     def __init__(self, engine: str, changes: Iterable[Change]) -> None:
         if not isinstance(engine, str) or not engine:
             raise RegistrationError(f"a change table needs the engine's name, got {engine!r}")
-        by_name: dict[str, Change] = {}
-        ordered = []
-        for change in changes:
-            if not isinstance(change, Change):
-                raise RegistrationError(f"{engine} change table: {change!r} is not a Change record")
-            name = change.name
-            if not (isinstance(name, str) and name.isidentifier() and name.isupper()):
-                raise RegistrationError(
-                    f"{engine} change {name!r}: a change name is an UPPER_CASE identifier"
-                )
-            if name in by_name:
-                raise RegistrationError(f"{engine} change {name!r} is declared twice")
-            if change.since is None:
-                raise RegistrationError(
-                    f"{engine} change {name}: 'since' (the release it arrived in) is required"
-                )
-            valid = ReleaseRange.of(change.since, change.until, f"{engine} change {name}")
-            if not isinstance(change.upstream, str) or not isinstance(change.summary, str):
-                raise RegistrationError(f"{engine} change {name}: upstream and summary are strings")
-            if valid.since != change.since or valid.until != change.until:  # e.g. '0.5.20.post1'
-                change = change._replace(since=valid.since, until=valid.until)
-            by_name[name] = change
-            ordered.append(change)
+        changes = tuple(changes)
+        if not _valid(changes):  # some change is wrong (or needs its bounds normalised): one at a time
+            changes = _check_each(engine, changes)
+        by_name = dict(zip(map(_NAME, changes), changes))
+        sinces = list(map(_SINCE, changes))
+        keys = {since: release_key(since) for since in set(sinces)}  # one parse per release
+        order = sorted(range(len(changes)), key=list(map(keys.__getitem__, sinces)).__getitem__)
         object.__setattr__(self, "engine", engine)
         object.__setattr__(self, "_by_name", by_name)
-        object.__setattr__(self, "_changes", tuple(sorted(ordered, key=lambda c: release_key(c.since))))
+        object.__setattr__(self, "_changes", tuple(map(changes.__getitem__, order)))
         object.__setattr__(self, "_present", {})
         object.__setattr__(self, "_index", None)  # ``present``'s lookup tables (``_build_index``)
         # Plain attributes: ``CHANGES.X`` is a dict lookup (one update, not a call per name).
@@ -199,6 +184,70 @@ class ChangeTable:
 
     def __repr__(self) -> str:
         return f"ChangeTable({self.engine!r}, {len(self._changes)} changes)"
+
+
+_NAME, _SINCE, _UNTIL, _UPSTREAM, _SUMMARY = (
+    attrgetter(f) for f in ("name", "since", "until", "upstream", "summary")
+)
+_STR_ONLY = {str}
+
+
+def _valid(changes: tuple[Change, ...]) -> bool:
+    """Whether every change is valid and its bounds are already base releases (False: then
+    ``_check_each`` names the culprit, or normalises the bounds).
+
+    Whole-table passes in C (``map``, ``set``, ``dict``): a table is built at import, so its
+    cost per change is import time per release; each distinct range is validated once."""
+    try:
+        if not all(map(isinstance, changes, repeat(Change))):
+            return False
+        names = list(map(_NAME, changes))
+        if (
+            len(set(names)) != len(changes)
+            or not set(map(type, names)) <= _STR_ONLY
+            or not all(map(str.isidentifier, names))
+            or not all(map(str.isupper, names))
+            or not set(map(type, map(_UPSTREAM, changes))) <= _STR_ONLY
+            or not set(map(type, map(_SUMMARY, changes))) <= _STR_ONLY
+        ):
+            return False
+        sinces = list(map(_SINCE, changes))
+        if None in sinces:
+            return False
+        for since, until in set(zip(sinces, map(_UNTIL, changes))):
+            valid = ReleaseRange.of(since, until, "change")
+            if valid.since != since or valid.until != until:  # e.g. '0.5.20.post1': normalised
+                return False
+    except (RegistrationError, TypeError):  # a bad bound, an unhashable field
+        return False
+    return True
+
+
+def _check_each(engine: str, changes: tuple[Change, ...]) -> tuple[Change, ...]:
+    """Check the changes one by one: the first that is wrong raises ``RegistrationError`` naming
+    it; bounds given with a suffix (``0.5.20.post1``) are replaced by their base release."""
+    seen: set[str] = set()
+    out = []
+    for change in changes:
+        if not isinstance(change, Change):
+            raise RegistrationError(f"{engine} change table: {change!r} is not a Change record")
+        name = change.name
+        if not (isinstance(name, str) and name.isidentifier() and name.isupper()):
+            raise RegistrationError(f"{engine} change {name!r}: a change name is an UPPER_CASE identifier")
+        if name in seen:
+            raise RegistrationError(f"{engine} change {name!r} is declared twice")
+        seen.add(name)
+        if change.since is None:
+            raise RegistrationError(
+                f"{engine} change {name}: 'since' (the release it arrived in) is required"
+            )
+        valid = ReleaseRange.of(change.since, change.until, f"{engine} change {name}")
+        if not isinstance(change.upstream, str) or not isinstance(change.summary, str):
+            raise RegistrationError(f"{engine} change {name}: upstream and summary are strings")
+        if valid.since != change.since or valid.until != change.until:  # e.g. '0.5.20.post1'
+            change = change._replace(since=valid.since, until=valid.until)
+        out.append(change)
+    return tuple(out)
 
 
 _NO_CHANGES = ChangeTable("engine", ())

@@ -11,7 +11,6 @@ Invariants:
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 
 from ._choose import Chosen
@@ -28,13 +27,84 @@ __all__ = ["Declaration", "Force", "Outcome", "Write", "apply_declaration", "can
 _SCALARS = (str, int, float, bool, type(None))
 
 
-class Outcome(str, enum.Enum):
-    APPLIED = "applied"
-    BLOCKED = "blocked"
-    FORCED = "forced"
+class _Enumeration(type):
+    """The class of ``Outcome``: what ``enum.Enum`` gives a class (``Outcome("applied")``,
+    ``Outcome["APPLIED"]``, iteration, ``len``, members fixed once defined) without importing
+    ``enum``, whose module and class construction cost a fifth of ``import resolvable.sglang``
+    (docs/benchmarks.md §9)."""
+
+    __members__: dict[str, Any]
+
+    def __call__(cls, value: Any) -> Any:
+        for member in cls.__members__.values():
+            if member == value:
+                return member
+        raise ValueError(f"{value!r} is not a valid {cls.__qualname__}")
+
+    def __getitem__(cls, name: str) -> Any:
+        return cls.__members__[name]
+
+    def __iter__(cls) -> Any:
+        return iter(tuple(cls.__members__.values()))
+
+    def __len__(cls) -> int:
+        return len(cls.__members__)
+
+    def __contains__(cls, member: Any) -> bool:
+        return isinstance(member, cls) and member.name in cls.__members__
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        if name in cls.__dict__.get("__members__", ()):
+            raise AttributeError(f"cannot reassign member {name!r}")
+        super().__setattr__(name, value)
+
+
+class Outcome(str, metaclass=_Enumeration):
+    """What a write did: ``APPLIED``, ``BLOCKED`` (the user's explicit value kept) or ``FORCED``.
+
+    An enumeration of strings, as ``class Outcome(str, enum.Enum)`` was: each member is a
+    ``str`` equal to its value (``Outcome.APPLIED == "applied"``), a singleton (``is`` holds,
+    also after ``Outcome("applied")``, copying and pickling), ``.name``/``.value``, the same
+    ``repr``; ``tests/engine/test_outcome.py`` compares it with the ``enum`` class."""
+
+    __slots__ = ()
+    APPLIED: Outcome
+    BLOCKED: Outcome
+    FORCED: Outcome
+
+    @property
+    def value(self) -> str:
+        return str.__str__(self)
+
+    @property
+    def name(self) -> str:
+        return str.upper(self)
 
     def __str__(self) -> str:
-        return self.value
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return format(str.__str__(self), spec)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__qualname__}.{self.name}: {self.value!r}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.value,))
+
+    def __copy__(self) -> Outcome:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Outcome:
+        return self
+
+
+type.__setattr__(
+    Outcome, "__members__", {v.upper(): str.__new__(Outcome, v) for v in ("applied", "blocked", "forced")}
+)
+for _name, _member in Outcome.__members__.items():
+    type.__setattr__(Outcome, _name, _member)
+del _name, _member
 
 
 @record(frozen=True)  # a frozen dataclass in behaviour (see _record: import cost)

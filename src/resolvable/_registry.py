@@ -346,7 +346,7 @@ class Registry:
         architectures): from ``since`` on, ``fn(ctx, previous)`` replaces ``old``, and
         ``previous(ctx)`` runs ``old``'s body — a release that rewrites a rule extends it
         instead of copying it. ``old``'s range ends at ``since``."""
-        arch_releases = archs.ranges if isinstance(archs, ArchList) and archs.ranges else None
+        arch_releases = (archs.ranges or None) if isinstance(archs, ArchList) else None
         archs = tuple(archs)
         if archs and when is not None:
             raise RegistrationError(
@@ -359,7 +359,8 @@ class Registry:
         predicate_label = label or getattr(when, "__doc__", None) or getattr(when, "__name__", None)
 
         def decorate(fn: RuleFn) -> RuleFn:
-            original = _unwrap(fn)  # once: the checks and the location below share it
+            # once: the checks and the location below share it (a plain function is its own)
+            original = _unwrap(fn) if hasattr(fn, "__wrapped__") else fn
             self._check_signature(fn, 2 if extends is not None else 1, original)
             name = getattr(original, "__qualname__", None) or repr(fn)
             location = _location_of_unwrapped(original)
@@ -596,7 +597,8 @@ class Registry:
                 self._predicate_rules.append(rule)
             else:
                 self._global_rules.append(rule)
-            self._plans = {}
+            if self._plans:  # registration at import: nothing to drop yet
+                self._plans = {}
             self._global_index = None
 
     def _check_stage(self, stage: str, what: str) -> None:
@@ -618,6 +620,9 @@ class Registry:
         """A rule must be callable with exactly one positional argument (the context); a rule
         that extends another takes two (the context and ``previous``). ``original``: ``fn``
         unwrapped, when the caller has it."""
+        code = getattr(fn, "__code__", None)
+        if code is not None and original is fn and code.co_argcount == arity and not code.co_kwonlyargcount:
+            return  # ``def rule(ctx)`` (the usual case): the checks below cannot fail
         if not callable(fn):
             raise RegistrationError(f"{fn!r} is not callable")
         if original is None:

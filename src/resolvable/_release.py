@@ -35,7 +35,7 @@ def release_key(text: str) -> tuple[int, ...]:
     """``"0.5.15"`` → ``(0, 5, 15)``; the sort key of a release. Suffixes are ignored."""
     key = _KEYS.get(text) if type(text) is str else None
     if key is None:
-        key = tuple(int(part) for part in base_release(text).split("."))
+        key = tuple(map(int, base_release(text).split(".")))
         if type(text) is str and len(text) <= 64 and len(_KEYS) < _KEYS_LIMIT:  # bounded in bytes too
             _KEYS[text] = key
     return key
@@ -51,6 +51,20 @@ def base_release(text: str) -> str:
     """The base release of a version string: ``0.5.15.post1`` → ``0.5.15``, ``0.5.16rc0`` → ``0.5.16``.
 
     Raises ``InvalidArgumentError`` for anything that does not start with dotted integers."""
+    base = _BASES.get(text) if type(text) is str else None
+    if base is None:
+        base = _parse_base(text)
+        if type(text) is str and len(text) <= 64 and len(_BASES) < _KEYS_LIMIT:  # as ``_KEYS``
+            _BASES[text] = base
+    return base
+
+
+#: Base releases of the version strings seen: every change, range and list member of a pack
+#: names one of a few releases, so each is parsed once (a bounded memo of a pure function).
+_BASES: dict[str, str] = {}
+
+
+def _parse_base(text: str) -> str:
     if not isinstance(text, str):
         raise InvalidArgumentError(f"a release is a version string such as '0.5.15', got {text!r}")
     parts = []
@@ -170,24 +184,31 @@ class ArchList(tuple):
         names: list[str] = []
         ranges: dict[str, ReleaseRange] = {}
         for entry in entries:
+            if type(entry) is str:  # the usual member, in every release
+                names.append(entry)
+                continue
             if isinstance(entry, str):
                 name, bounds = entry, ()
             elif isinstance(entry, tuple) and entry and isinstance(entry[0], str) and len(entry) <= 3:
                 name, bounds = entry[0], entry[1:]
             else:
                 raise RegistrationError(f"{what}: {entry!r} is not a name or (name, since[, until])")
-            if name in names:
-                raise RegistrationError(f"{what}: {name!r} is listed twice")
             names.append(name)
             if bounds:
                 since, until = (*bounds, None)[:2]
                 valid = ReleaseRange.of(since, until, f"{what}: {name}")
                 if not valid.unbounded:
                     ranges[name] = valid
+        index = dict.fromkeys(names, _EVERY)  # a set's check for duplicates, not a scan per member
+        if len(index) != len(names):
+            seen: set[str] = set()
+            twice = next(name for name in names if name in seen or seen.add(name))
+            raise RegistrationError(f"{what}: {twice!r} is listed twice")
+        index.update(ranges)
         self = super().__new__(cls, names)
         object.__setattr__(self, "_ranges", ranges)
         object.__setattr__(self, "what", what)
-        object.__setattr__(self, "_index", {name: ranges.get(name, _EVERY) for name in names})
+        object.__setattr__(self, "_index", index)
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:
