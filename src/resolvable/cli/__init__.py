@@ -679,9 +679,11 @@ def _run(argv: Sequence[str] | None) -> int:
         if sides is not None:  # each side's flags are read with its own release's flag table
             args = _parse_sides(argv, pasted, sides)
             if args is not None:
+                args.pasted_command = command
                 return int(args.func(args, []) or 0)
         # sglang's flags (their names and choices) are those of the release being modelled.
         args, ignored = _parse(argv, pasted, _named_release(argv) if sides is None else sides[0])
+        args.pasted_command = command  # the pasted command as read (its image and tag), or None
         _report_ignored(ignored)
         return int(args.func(args, ignored) or 0)
     except ConflictError as exc:  # the engine refuses the launch: it would not start (exit 1)

@@ -85,6 +85,19 @@ def add_launch_options(p: argparse.ArgumentParser, *, platform_default: str = "d
         )
 
 
+def command_parser(
+    prog: str, *, description: str | None = None, epilog: str | None = None, platform_default: str = "detect"
+) -> argparse.ArgumentParser:
+    """The parser of one launch command (``resolvable explain``, ``fit``, ``diff``, ``upgrade`` …):
+    no abbreviations (``--model`` is vLLM's flag, never a prefix of ``--model-config``), the
+    launch options of every pack (``add_launch_options``); the caller adds the command's own."""
+    from ._common import _Parser
+
+    p = _Parser(prog=prog, description=description, epilog=epilog, allow_abbrev=False)
+    add_launch_options(p, platform_default=platform_default)
+    return p
+
+
 #: The launch commands' own options beyond the launch, by command (every pack takes them).
 EXPLAIN_OPTIONS = ("--field", "--why-not", "--all")
 
@@ -94,15 +107,11 @@ def launch_parser(pack: packs.Pack, command: str) -> argparse.ArgumentParser:
     options, the command's own options and the pack's tool options (``Pack.add_tool_options``);
     the engine's flags are left over, for ``read_launch`` (one parser per command, not one per
     engine)."""
-    from ._common import _Parser
-
-    p = _Parser(
-        prog=f"resolvable {command}",
-        allow_abbrev=False,
+    p = command_parser(
+        f"resolvable {command}",
         epilog="The engine's launch flags are accepted here too (before `--`, or in the pasted "
         f"command); list them with `resolvable flags --engine {pack.name} [--release VERSION] [WORD]`.",
     )
-    add_launch_options(p)
     if command == "explain":
         p.add_argument(
             "--field", help="explain only this field (default: every field that differs from its default)"

@@ -25,6 +25,7 @@ from .._text import checks_passed, short, table
 from ..errors import ConflictError
 from ._common import UsageError, _csv_list, _env_pairs, _Parser
 from .explain import _explain_lines, _refusal_lines
+from .render import node_line, release_line, release_note
 
 COMMANDS = ("explain", "resolve", "matrix", "models", "backends")
 #: Commands that take a launch (a model and vLLM flags, or a pasted command).
@@ -159,19 +160,6 @@ def main(argv: Sequence[str], pasted: Any = None, frontend_pack: Any = None) -> 
     return int(args.func(args) or 0)
 
 
-def _release_note(pack: Any, launch: Any, pasted: Any) -> str | None:
-    """Where the release came from, when the header's default words do not say it: the image
-    tag (and what it named), or the installed engine (``auto``)."""
-    if pasted is not None and pasted.tag is not None:
-        from .paste import tag_release
-
-        _, note = tag_release(pasted.tag, pack.releases, pack.title, parse_only=pack.parse_only_releases())
-        return note or f"from the image tag {pasted.tag!r}"
-    if launch.release_from == "command":
-        return f"the installed {pack.name} ({pack.release_option} auto)"
-    return None
-
-
 # -- the launch: model, flags, environment ----------------------------------------------------
 
 
@@ -238,19 +226,10 @@ def _header(res: Any, args: argparse.Namespace) -> list[str]:
     ]
     if parsed.shown:
         lines.append(f"not modelled (accepted, not read by the rules): {' '.join(parsed.shown)}")
-    release_line = f"release   vLLM {res.release}"
-    if args.release_note:
-        release_line += f"  ({args.release_note})"
-    elif launch.release_from == "default":
-        release_line += "  (the default release)"
-    else:
-        release_line += f"  (named by {args.pack.release_option})"
     lines += [
-        release_line,
+        release_line(args.pack, launch, args.release_note),
         f"rules     vllm {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
-        f"node      {res.platform.device_count} × {res.platform.device_name or res.platform.name}"
-        + (f", {res.platform.memory_gib:g} GiB each" if res.platform.memory_gib else "")
-        + "  (--gpus N to change)",
+        node_line(res.platform, launch.node),
         f"kernels   {', '.join(res['installed_kernels']) or '(none)'}  (standard install; override with --kernels)",
     ]
     lines += [f"env       {line}" for line in args.pack.classify_env(dict(launch.env), res.release).lines()]
@@ -283,7 +262,7 @@ def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
 
 def explain(args: argparse.Namespace) -> int:
     """The vLLM rendering of ``explain`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
-    args.release_note = _release_note(args.pack, args.launch, args.pasted)
+    args.release_note = release_note(args.pack, args.launch, args.pasted)
     try:
         res, verdict, passed, refusal = _judge(args, trace=True)
     except ConflictError as exc:
@@ -376,7 +355,7 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 def resolve(args: argparse.Namespace) -> int:
     """The vLLM rendering of ``resolve`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
-    args.release_note = _release_note(args.pack, args.launch, args.pasted)
+    args.release_note = release_note(args.pack, args.launch, args.pasted)
     from .verdicts import say
 
     res, verdict, passed, refusal = _judge(args)
