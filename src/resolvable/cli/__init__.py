@@ -20,7 +20,6 @@ from typing import Any
 
 from .. import packs
 from ..errors import ConflictError, EngineParserError, ResolvableError, one_line
-from . import backends as _backends
 from ._common import (
     EXIT_FINDINGS,
     EXIT_USAGE,
@@ -36,7 +35,7 @@ from ._common import (
     refusal_prefix,
     use_ascii_where_needed,
 )
-from .commands import cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
+from .commands import cmd_lint, cmd_platforms, cmd_resolve
 from .docs import cmd_docs, generate_docs, rules_reference
 from .explain import cmd_explain
 from .parity import cmd_parity
@@ -190,38 +189,15 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
         add_help=False,
     )
 
-    p = sub.add_parser("matrix", help="models × platforms support table (text, md, csv, json, html)")
-    p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
-    p.add_argument(
-        "--platforms", help="comma-separated presets (default: every preset; see `resolvable platforms`)"
-    )
-    p.add_argument(
-        "--fields",
-        help="comma-separated fields per cell (default: attention_backend,page_size); kv_tokens: the KV-cache tokens per GPU",
-    )
-    p.add_argument("--set", action="append", metavar="FLAG=VALUE", help="SGLang flag applied to every cell")
-    p.add_argument(
-        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
-    )
-    p.add_argument("--format", choices=("text", "md", "csv", "json", "html"), default="text")
-    p.add_argument("-o", "--output", help="write to FILE instead of stdout")
-    p.add_argument(
-        "--no-startup-check",
-        dest="startup_check",
-        action="store_false",
-        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
-    )
-    _add_sglang_version(p)
-    _add_sglang_version(
-        p,
-        "--vs-sglang-version",
-        help="list only the cells that change from --sglang-version to this release (upgrade impact), "
-        "with the rule on each side",
-    )
-    _add_engine(p)
-    p.set_defaults(func=cmd_matrix)
+    # `matrix`, `backends` and `models` have one parser each for every pack (cli/tables.py;
+    # main() routes to it first): listed here so that `resolvable -h` names them.
+    from .tables import COMMANDS as _TABLES
+    from .tables import HELP as _TABLE_HELP
 
-    _add_sglang_version(_backends.add_parser(sub))
+    for name in _TABLES:
+        sub.add_parser(
+            name, help=f"{_TABLE_HELP[name]}; any engine (see `resolvable {name} -h`)", add_help=False
+        )
 
     # `fit` has its own parser per engine (cli/fit.py; main() routes to it first): listed here
     # so that `resolvable -h` names it.
@@ -259,11 +235,6 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_platforms)
-
-    p = sub.add_parser("models", help="the bundled model configs")
-    p.add_argument("--json", action="store_true")
-    _add_engine(p)
-    p.set_defaults(func=cmd_models)
 
     p = sub.add_parser(
         "lint", help="check a pack's rule registry over its bundled models × presets (× flag variants)"
@@ -540,62 +511,6 @@ def _parse(
     return args, ignored
 
 
-def _option_value(argv: Sequence[str], name: str) -> str | None:
-    for i, token in enumerate(argv):
-        key, eq, value = token.partition("=")
-        if key == name:
-            return value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
-    return None
-
-
-def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
-    """(left, right) releases of a comparison across sglang releases (``matrix`` with
-    ``--vs-sglang-version``), or None (one release; or a release that is not supported, which
-    the command reports itself)."""
-    from ..errors import ResolvableError as _Error
-
-    sglang_release = default_pack().release
-    command = next((t for t in argv if not t.startswith("-")), None)
-    if any(t in ("-h", "--help") for t in argv):
-        return None
-    try:
-        if command == "matrix" and _option_value(argv, "--vs-sglang-version") is not None:
-            left = sglang_release(_option_value(argv, "--sglang-version"))
-            right = sglang_release(_option_value(argv, "--vs-sglang-version"))
-        else:
-            return None
-    except _Error:
-        return None
-    return (left, right) if left != right else None
-
-
-def _parse_sides(
-    argv: list[str], pasted: list[str] | None, sides: tuple[str, str]
-) -> argparse.Namespace | None:
-    """Parse the command once per side, each with its release's flag table. A flag (or choice)
-    that one side lacks becomes that side's finding (``args.side_errors``), not a parse error;
-    None when no side parses (the caller then reports the error as for one release)."""
-    from ._common import FlagError
-
-    parsed: dict[str, argparse.Namespace | None] = {}
-    errors: dict[str, FlagError] = {}
-    _Parser.raise_errors = True
-    try:
-        for release in sides:
-            try:
-                parsed[release] = _parse(argv, pasted, release)[0]
-            except FlagError as exc:
-                parsed[release], errors[release] = None, exc
-    finally:
-        _Parser.raise_errors = False
-    if not any(parsed.values()):
-        return None
-    args = parsed[sides[0]] or parsed[sides[1]]
-    args.side_args = parsed  # type: ignore[union-attr]
-    args.side_errors = errors  # type: ignore[union-attr]
-    return args
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``resolvable`` command; returns the exit status (0, 1 findings, 2 an error, 141 a
     closed output pipe). Output failures end cleanly, never as an internal error."""
@@ -645,6 +560,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .compare import main as compare_main
 
             return compare_main(argv[1:])
+        if argv[:1] in (["matrix"], ["backends"], ["models"]):  # one parser for every pack (cli/tables.py)
+            from .tables import main as tables_main
+
+            return tables_main(argv[0], argv[1:])
         if argv[:1] in (["flags"], ["lint"]):  # any engine's flag table; any pack's registry lint
             args = build_parser().parse_args(argv)
             return int(args.func(args) or 0)
@@ -675,14 +594,8 @@ def _run(argv: Sequence[str] | None) -> int:
 
                 command = read(pasted)
             return _frontend(frontend)(pack(engine), argv, command)
-        sides = _comparison_releases(argv)
-        if sides is not None:  # each side's flags are read with its own release's flag table
-            args = _parse_sides(argv, pasted, sides)
-            if args is not None:
-                args.pasted_command = command
-                return int(args.func(args, []) or 0)
         # sglang's flags (their names and choices) are those of the release being modelled.
-        args, ignored = _parse(argv, pasted, _named_release(argv) if sides is None else sides[0])
+        args, ignored = _parse(argv, pasted, _named_release(argv))
         args.pasted_command = command  # the pasted command as read (its image and tag), or None
         _report_ignored(ignored)
         return int(args.func(args, ignored) or 0)
