@@ -344,6 +344,23 @@ def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[s
     return argv, words, command
 
 
+def _launch_command(argv: list[str], pasted: list[str] | None) -> int:
+    """``explain``/``resolve`` of every pack: the pasted command read once (``cli.paste.read``),
+    the engine from it (else ``--engine``, else the first pack), a parse-only release answered by
+    ``cli.older``, the rest by the front door (``cli.launchcmd``)."""
+    from .launchcmd import main as launch_main
+    from .older import hook
+    from .paste import read
+
+    command = read(pasted) if pasted is not None else None
+    engine = command.engine if command is not None and command.engine is not None else engine_named(argv)
+    chosen = pack(engine) if engine in packs.names() else default_pack()
+    code = hook(chosen, argv, command)
+    if code is not None:
+        return code
+    return launch_main(chosen, argv, command)
+
+
 def _frontend(name: str) -> Any:
     """``run_pack(pack, argv, pasted)`` of the front-end module ``cli/<name>.py`` a pack names
     (``Pack.frontend``: ``generic``, or a pack-specific one); no engine is named here."""
@@ -572,6 +589,8 @@ def _run(argv: Sequence[str] | None) -> int:
 
             return check_log_main(argv[1:])
         argv, pasted = _split_pasted(argv)
+        if argv[:1] in (["explain"], ["resolve"]):  # every pack: the one front door (cli/launchcmd.py)
+            return _launch_command(argv, pasted)
         command = None
         if pasted is not None:  # the engine (and a docker image's release) from the command itself
             argv, pasted, command = _route_pasted(argv, pasted)

@@ -346,6 +346,9 @@ def launch_of(args: argparse.Namespace, user: dict[str, Any]) -> Any:
     engine = default_pack()
     if args.platform == "detect":
         check_platform_env()
+    front = getattr(args, "front_launch", None)
+    if front is not None:  # read by the front door: the launch itself
+        return front.replace(user={k: v for k, v in user.items() if k != "model_path"})
     pasted = getattr(args, "launch", None)
     named = getattr(args, engine.release_option.removeprefix("--").replace("-", "_"), None)
     stand_in = getattr(args, "model_config", None)
@@ -458,6 +461,12 @@ def _user_flags(args: argparse.Namespace, release: str | None = None) -> dict[st
     """The modelled flags (pasted command, then flags given to resolvable, then ``--set``), after
     the input normalisation of sglang ``release`` (default: ``args.flags_release``, the release
     whose flag table parsed ``args``). Sets ``args.not_modelled`` (as typed) and ``args.input_notes``."""
+    front = getattr(args, "front_launch", None)
+    if front is not None:  # read by the front door (cli.frontdoor.read_launch, Pack.build_launch)
+        args.not_modelled = list(front.not_modelled)
+        args.not_modelled_values = dict(front.not_modelled_values)
+        args.input_notes = list(front.notes)
+        return dict(front.user)
     sglang = default_pack()
     if release is None:
         release = getattr(args, "flags_release", None)

@@ -36,7 +36,7 @@ def _judged(args: argparse.Namespace) -> tuple[Any, ...]:
 
     explain = args.command == "explain"
     try:
-        return judge(args.pack, args.launch, trace=explain)
+        return judge(args.pack, args.launch, trace=explain, startup=getattr(args, "startup_check", True))
     except ConflictError as exc:
         if explain and not args.json:
             print("\n".join(_refusal_lines(exc)))

@@ -57,13 +57,15 @@ def _judge(args: argparse.Namespace, *, trace: bool = False) -> tuple[Any, Any, 
     ``Pack.verdict`` (``cli.verdicts.judge``)."""
     from .verdicts import judge
 
-    return judge(args.pack, args.launch, trace=trace)
+    return judge(args.pack, args.launch, trace=trace, startup=getattr(args, "startup_check", True))
 
 
-def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
+def _startup_lines(passed: Any, refusal: ConflictError | None, *, skipped: bool = False) -> list[str]:
     vllm = _pack()
     STARTUP_LABEL, NOT_KNOWN_OFFLINE = vllm.startup_label, vllm.not_known_offline
-    if refusal is None:
+    if skipped:
+        lines = [f"{STARTUP_LABEL}: not run (--no-startup-check); create_engine_config accepts it"]
+    elif refusal is None:
         lines = [
             f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({checks_passed(len(passed))})"
         ]
@@ -208,7 +210,7 @@ def explain(args: argparse.Namespace) -> int:
     if hidden:
         print(f"\nnot shown, irrelevant for this model: {', '.join(hidden)} (--all shows them)")
     print()
-    print("\n".join(_startup_lines(passed, refusal)))
+    print("\n".join(_startup_lines(passed, refusal, skipped=not getattr(args, "startup_check", True))))
     print(verdict.line())
     print(
         "\nlegend: ✓ applied/chosen  ! forced over your flag  ✗ blocked / rejected  ~ shadowed  · valid, lower priority"
@@ -285,7 +287,7 @@ def resolve(args: argparse.Namespace) -> int:
     ]
     print(table(["published leaf", "value", "decided by"], rows))
     print()
-    print("\n".join(_startup_lines(passed, refusal)))
+    print("\n".join(_startup_lines(passed, refusal, skipped=not getattr(args, "startup_check", True))))
     return say(verdict)
 
 
