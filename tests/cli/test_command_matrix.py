@@ -185,3 +185,103 @@ def test_gpus_and_used_gib_mean_the_same_for_every_command_and_engine(
             # and resolve said the rule's phase, `engine_args`, where fit said `resolve`)
             seen.add((verdict["stage"], verdict["rule"], verdict["message"]))
         assert len(seen) == 1, (form, seen)
+
+
+def test_every_registered_pack_has_a_case():
+    """The matrix covers every registered pack: a new pack needs its launch forms here."""
+    assert set(CASES) == set(packs.names())
+
+
+#: Every command of issue 26's matrix, by the way it takes a launch: the launch commands (a
+#: model and flags, a pasted command or `docker run`), and the table commands (no launch).
+LAUNCH_COMMANDS = ("explain", "resolve", "fit", "upgrade", "diff")
+TABLE_COMMANDS = {
+    "matrix": ["--models", "llama-3.1-8b", "--platforms", "h100", "--format", "json"],
+    "backends": ["--format", "json"],
+    "models": ["--json"],
+}
+
+
+def _extra(command: str) -> list[str]:
+    return {"diff": ["--vs-platform", "b200"]}.get(command, [])
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+@pytest.mark.parametrize("command", ["explain", "resolve", "fit", "diff", "matrix", "backends"])
+def test_another_packs_release_option_is_one_input_error_everywhere(capsys, engine, command):
+    """Every command that models one release takes every pack's release option and refuses the
+    one of a pack other than the launch's with the same one-line input error (exit 2), whatever
+    the input form (`upgrade` names its releases with --from/--to; `models` has no release)."""
+    other = next(packs.get(n) for n in packs.names() if n != engine)
+    pack = packs.get(engine)
+    argvs = (
+        {"tool flags": ["--engine", engine, *TABLE_COMMANDS[command]]}
+        if command in TABLE_COMMANDS
+        else forms(engine, "llama-3.1-8b", 2)
+    )
+    for form, argv in argvs.items():
+        argv = [w for w in argv if w not in (pack.release_option, CASES[engine]["release"])]
+        code = main([command, "--platform", "h100", *argv, *_extra(command), other.release_option, "1.0"]
+                    if command not in TABLE_COMMANDS
+                    else [command, *argv, other.release_option, "1.0"])  # fmt: skip
+        captured = capsys.readouterr()
+        assert code == 2, (command, form, captured.err)
+        assert captured.err.startswith(f"error: {other.release_option} is for --engine {other.name}"), (
+            command,
+            form,
+            captured.err,
+        )
+        assert captured.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+@pytest.mark.parametrize("command", list(TABLE_COMMANDS))
+def test_table_commands_take_every_pack_with_one_parser(capsys, engine, command):
+    """matrix, backends and models: one parser for every pack (cli/tables.py); each answers with
+    a versioned schema, exit 0, and the release option of the pack names the release."""
+    pack = packs.get(engine)
+    argv = [command, "--engine", engine, *TABLE_COMMANDS[command]]
+    if command != "models":
+        argv += [pack.release_option, CASES[engine]["release"]]
+    code = main(argv)
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and str(data.get("schema", "")).startswith("resolvable."), data
+    if command == "matrix":
+        assert len(data["cells"]) == 1 and data["cells"][0]["model"] == "llama-3.1-8b"
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+def test_output_file_is_written_for_every_pack(capsys, tmp_path, engine):
+    """`-o FILE` means the same for every pack's tables (written atomically, `wrote` on stderr)."""
+    out = tmp_path / "matrix.json"
+    argv = ["matrix", "--engine", engine, *TABLE_COMMANDS["matrix"], "-o", str(out)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("wrote ")
+    assert json.loads(out.read_text(encoding="utf-8"))["cells"]
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+def test_no_startup_check_and_set_mean_the_same_for_every_pack(capsys, engine):
+    """`--no-startup-check` is a tool option of every pack's explain and resolve (the start-up
+    checks are not run, and the header says so), and `--set FLAG=VALUE` is the engine flag
+    itself, in every input form."""
+    for form, argv in forms(engine, "llama-3.1-8b", 2).items():
+        for command in ("explain", "resolve"):
+            code = main([command, "--platform", "h100", "--no-startup-check", *argv])
+            out = capsys.readouterr().out
+            assert code == 0 and ": not run (--no-startup-check)" in out, (command, form, out[-400:])
+    pack = packs.get(engine)
+    tp = [CASES[engine]["tp"], "2"]
+    tool = [w for w in forms(engine, "llama-3.1-8b", 2)["tool flags"] if w not in tp]
+    code, data = verdict_of(capsys, "resolve", [*tool, "--set", f"{pack.tp_field}=2"])
+    assert code == 0 and data["values"][pack.tp_field] == 2
+
+
+@pytest.mark.parametrize("engine", list(CASES))
+def test_lint_is_one_command_for_every_pack(capsys, engine):
+    """`lint --engine NAME`: the pack's registry over its own cases; one schema, exit 0 or 1."""
+    code = main(["lint", "--engine", engine, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and data["schema"] == "resolvable.lint/1"
+    assert (code == 1) == bool(data["findings"])

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from resolvable import packs
 from resolvable.cli import main
 
 
@@ -158,7 +159,33 @@ def test_the_header_says_where_the_release_came_from(capsys):
     code, out, _ = run(capsys, "explain", "qwen3-8b", "--engine", "vllm", "--platform", "h100")
     assert code == 0 and "release   vLLM 0.34.0  (the default release)" in out
     code, out, _ = run(capsys, "explain", "qwen3-8b", "--platform", "h100", "--sglang-version", "0.5.19")
-    assert code == 0 and "release   sglang 0.5.19  (named by --sglang-version" in out
+    assert code == 0 and "release   SGLang 0.5.19  (named by --sglang-version" in out
+
+
+@pytest.mark.parametrize(
+    ("launch", "release"),
+    [
+        (["--", "docker", "run", "lmsysorg/sglang:v0.5.21", "python3", "-m", "sglang.launch_server",
+          "--model-path", "qwen3-8b"], "SGLang 0.5.21  (from the image tag 'v0.5.21')"),
+        (["--", "docker", "run", "vllm/vllm-openai:v0.33.0", "qwen3-8b"],
+         "vLLM 0.33.0  (from the image tag 'v0.33.0')"),
+        (["qwen3-8b", "--sglang-version", "auto"], None),
+    ],
+)  # fmt: skip
+def test_both_engines_headers_say_the_node_and_the_releases_origin(capsys, launch, release):
+    """Issue 26 item 3: SGLang's header prints the node (GPUs per node × the device, the memory
+    other processes hold) and where the release came from, in vLLM's words."""
+    code, out, err = run(capsys, "explain", "--platform", "h100", "--gpus", "4", "--used-gib", "2", *launch)
+    if release is None:  # `auto`: the installed engine's release, or the default when none is
+        installed = packs.get("sglang").installed_version()
+        said = (
+            "no sglang is installed here: the default release" if installed is None else f"sglang {installed}"
+        )
+        assert said in out
+        return
+    assert code == 0, err
+    assert f"release   {release}" in out
+    assert "node      4 × NVIDIA H100 80GB HBM3, 80 GiB each; 2 GiB of each held by other processes" in out
 
 
 @pytest.mark.parametrize(

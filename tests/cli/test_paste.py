@@ -133,7 +133,8 @@ def test_pasted_command_without_a_model_is_a_usage_error(capsys):
         capsys, "explain", "--platform", "h100", "--", "python", "-m", "sglang.launch_server", "--tp", "8"
     )
     assert code == 2 and out == ""
-    assert err.startswith("error: no model (the pasted command has no --model-path or --model)")
+    # the pack's words, as for every engine (the SGLang front-end had its own, issue 26)
+    assert err.startswith("error: no model: pass MODEL, or paste the launch command after `--`")
     assert len(err.strip().splitlines()) == 1
 
 

@@ -20,15 +20,12 @@ from typing import Any
 
 from .. import packs
 from ..errors import ConflictError, EngineParserError, ResolvableError, one_line
-from . import backends as _backends
 from ._common import (
     EXIT_FINDINGS,
     EXIT_USAGE,
     EngineFlagError,
     UsageError,
-    _check_extras,
     _Parser,
-    _report_ignored,
     default_pack,
     engine_named,
     pack,
@@ -36,9 +33,8 @@ from ._common import (
     refusal_prefix,
     use_ascii_where_needed,
 )
-from .commands import cmd_lint, cmd_matrix, cmd_models, cmd_platforms, cmd_resolve
+from .commands import cmd_lint, cmd_platforms
 from .docs import cmd_docs, generate_docs, rules_reference
-from .explain import cmd_explain
 from .parity import cmd_parity
 
 __all__ = ["build_parser", "generate_docs", "main", "rules_reference"]
@@ -49,84 +45,13 @@ def _add_engine(p: argparse.ArgumentParser) -> None:
         "--engine",
         choices=packs.names(),
         default=default_pack().name,
-        help="rule pack: sglang (default) or vllm (vLLM flag names; see `resolvable explain M --engine vllm -h`)",
-    )
-
-
-def _add_model_inputs(p: argparse.ArgumentParser, *, platform_default: str, release: str | None) -> None:
-    from .._platform import Platform
-
-    p.add_argument(
-        "model",
-        nargs="?",
-        help="bundled sample name, config.json, model directory, or hub repo id; or paste the whole "
-        "launch command after `--`: -- python -m sglang.launch_server --model-path X ...",
-    )
-    _add_engine(p)
-    p.add_argument(
-        "--model-config",
-        "--config",  # deprecated alias (sglang's own --config is its YAML flag): before `--` only
-        dest="model_config",
-        metavar="PATH|SAMPLE",
-        help="the config that stands for MODEL: a config.json, a model directory or a bundled sample "
-        "(for a launch whose --model-path is a local directory that is not on this machine); "
-        "--config is its deprecated alias before `--` (in a pasted command it is sglang's YAML flag)",
-    )
-    p.add_argument(
-        "--hub-timeout",
-        metavar="SECONDS",
-        help="overall deadline for fetching a hub model's config.json and side files, never retried "
-        "(default: $RESOLVABLE_HUB_TIMEOUT, else 30)",
-    )
-    p.add_argument(
-        "--platform",
-        default=platform_default,
-        metavar="PRESET",
-        help=f"platform preset to simulate: {', '.join(Platform.presets())}; or 'detect' for this machine "
-        f"(default: {platform_default})",
-    )
-    p.add_argument(
-        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
-    )
-    p.add_argument(
-        "--gpus",
-        type=int,
-        metavar="N",
-        help="GPUs per node (default: the preset's); the node check refuses more ranks than that",
-    )
-    p.add_argument(
-        "--used-gib",
-        type=float,
-        default=0.0,
-        metavar="GIB",
-        help="device memory other processes already hold on each GPU (a shared GPU), in GiB",
-    )
-    p.add_argument("--json", action="store_true", help="machine-readable output (schema in docs/cli-json.md)")
-    _add_sglang_version(p)
-    default_pack().add_cli_args(p, release, skip=("model_path", "config"))
-    from .flags import hide_engine_flags
-
-    hide_engine_flags(p, default_pack().name)
-
-
-def _add_sglang_version(p: argparse.ArgumentParser, flag: str = "--sglang-version", **kw: Any) -> None:
-    sglang = default_pack()
-    default = sglang.default_release
-    newest = ", the newest supported" if default == sglang.releases[-1] else ""
-    p.add_argument(
-        flag,
-        metavar="VERSION",
-        help=kw.pop("help", None)
-        or f"sglang release to model: {', '.join(sglang.releases)}, or 'auto' for the installed one "
-        f"(default: {default}{newest})",
-        **kw,
+        help=f"rule pack: {', '.join(packs.names())} (default: {packs.names()[0]})",
     )
 
 
 def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     """resolvable's parser, the launch commands holding the flags of sglang ``release`` (None: the
     default release): the release travels as this argument, never as process-wide state."""
-    default_platform = "detect"
     parser = _Parser(
         prog="resolvable",
         description=__doc__.split("\n\n")[0],
@@ -138,41 +63,19 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    p = sub.add_parser("explain", help="why each resolved field has its value (and why not another)")
-    p.engine_refusals = True  # type: ignore[attr-defined]
-    _add_model_inputs(p, platform_default=default_platform, release=release)
-    p.add_argument(
-        "--field", help="explain only this field (default: every field that differs from its default)"
+    # `explain` and `resolve` have one parser each for every pack (cli/frontdoor.py's
+    # launch_parser, through cli/launchcmd.py; main() routes to it first): listed here.
+    sub.add_parser(
+        "explain",
+        help="why each resolved field has its value (and why not another); any engine, any input "
+        "form (see `resolvable explain -h`)",
+        add_help=False,
     )
-    p.add_argument(
-        "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
+    sub.add_parser(
+        "resolve",
+        help="all resolved values and the published runtime context; any engine, any input form",
+        add_help=False,
     )
-    p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
-    p.add_argument(
-        "--no-startup-check",
-        dest="startup_check",
-        action="store_false",
-        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
-    )
-    p.add_argument(
-        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
-    )
-    p.set_defaults(func=cmd_explain)
-
-    p = sub.add_parser("resolve", help="all resolved values and the published runtime context")
-    p.engine_refusals = True  # type: ignore[attr-defined]
-    _add_model_inputs(p, platform_default=default_platform, release=release)
-    p.add_argument("--set", action="append", metavar="FLAG=VALUE", help=argparse.SUPPRESS)
-    p.add_argument(
-        "--no-startup-check",
-        dest="startup_check",
-        action="store_false",
-        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
-    )
-    p.add_argument(
-        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
-    )
-    p.set_defaults(func=cmd_resolve)
 
     # `diff` has its own parser, one for every pack (cli/diff.py; main() routes to it first)
     sub.add_parser(
@@ -190,38 +93,15 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
         add_help=False,
     )
 
-    p = sub.add_parser("matrix", help="models × platforms support table (text, md, csv, json, html)")
-    p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
-    p.add_argument(
-        "--platforms", help="comma-separated presets (default: every preset; see `resolvable platforms`)"
-    )
-    p.add_argument(
-        "--fields",
-        help="comma-separated fields per cell (default: attention_backend,page_size); kv_tokens: the KV-cache tokens per GPU",
-    )
-    p.add_argument("--set", action="append", metavar="FLAG=VALUE", help="SGLang flag applied to every cell")
-    p.add_argument(
-        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
-    )
-    p.add_argument("--format", choices=("text", "md", "csv", "json", "html"), default="text")
-    p.add_argument("-o", "--output", help="write to FILE instead of stdout")
-    p.add_argument(
-        "--no-startup-check",
-        dest="startup_check",
-        action="store_false",
-        help="answer only what ServerArgs decides (skip the start-up check, after ServerArgs)",
-    )
-    _add_sglang_version(p)
-    _add_sglang_version(
-        p,
-        "--vs-sglang-version",
-        help="list only the cells that change from --sglang-version to this release (upgrade impact), "
-        "with the rule on each side",
-    )
-    _add_engine(p)
-    p.set_defaults(func=cmd_matrix)
+    # `matrix`, `backends` and `models` have one parser each for every pack (cli/tables.py;
+    # main() routes to it first): listed here so that `resolvable -h` names them.
+    from .tables import COMMANDS as _TABLES
+    from .tables import HELP as _TABLE_HELP
 
-    _add_sglang_version(_backends.add_parser(sub))
+    for name in _TABLES:
+        sub.add_parser(
+            name, help=f"{_TABLE_HELP[name]}; any engine (see `resolvable {name} -h`)", add_help=False
+        )
 
     # `fit` has its own parser per engine (cli/fit.py; main() routes to it first): listed here
     # so that `resolvable -h` names it.
@@ -259,11 +139,6 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--detect", action="store_true", help="show what this machine is and how it was detected")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_platforms)
-
-    p = sub.add_parser("models", help="the bundled model configs")
-    p.add_argument("--json", action="store_true")
-    _add_engine(p)
-    p.set_defaults(func=cmd_models)
 
     p = sub.add_parser(
         "lint", help="check a pack's rule registry over its bundled models × presets (× flag variants)"
@@ -308,9 +183,6 @@ def build_parser(release: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-_TAKES_SGLANG_FLAGS = ("explain", "resolve")
-
-
 def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
     """``resolvable explain [options] -- <launch command>``: (resolvable's argv, the command)."""
     if "--" not in argv:
@@ -339,57 +211,24 @@ def _split_pasted(argv: list[str]) -> tuple[list[str], list[str] | None]:
     return head, rest
 
 
-def _route_pasted(argv: list[str], pasted: list[str]) -> tuple[list[str], list[str], Any]:
-    """Read the pasted command (``cli.paste``): a command of another engine (vLLM) goes to that
-    pack whatever ``--engine`` says by default; an SGLang docker image's tag names
-    ``--sglang-version``."""
-    from .paste import read, tag_release
+def _launch_command(argv: list[str], pasted: list[str] | None) -> int:
+    """``explain``/``resolve`` of every pack: the pasted command read once (``cli.paste.read``),
+    the engine from it (else ``--engine``, else the first pack), a parse-only release answered by
+    ``cli.older``, the rest by the front door (``cli.launchcmd``)."""
+    from .launchcmd import main as launch_main
+    from .older import hook
+    from .paste import read
 
-    command = read(pasted)
-    engine = engine_named(argv)
-    if command.engine is None:
-        command.engine = engine or default_pack().name
-        return argv, pasted, command
-    if engine is not None and engine != command.engine:
-        raise UsageError(
-            f"--engine {engine}, but the pasted command starts {command.engine}; drop --engine "
-            "(the engine is read from the command)"
-        )
-    known = command.engine in packs.names()  # an unknown --engine is argparse's to refuse, below
-    if (
-        known and pack(command.engine).frontend != default_pack().frontend
-    ):  # other front-ends read it themselves
-        return argv, pasted, command
-    sglang = default_pack()
-    words = [f"{k}={v}" for k, v in command.env.items()] + command.words
-    if command.tag is not None:
-        release, note = tag_release(
-            command.tag, list(sglang.releases), sglang.name, parse_only=sglang.parse_only_releases()
-        )
-        if _option_of(argv, sglang.release_option) is None:
-            argv = [*argv, sglang.release_option, release]
-        if note and "--json" not in argv:
-            print(f"note: {note}", file=sys.stderr)
-    return argv, words, command
+    command = read(pasted) if pasted is not None else None
+    engine = command.engine if command is not None and command.engine is not None else engine_named(argv)
+    chosen = pack(engine) if engine in packs.names() else default_pack()
+    code = hook(chosen, argv, command)
+    if code is not None:
+        return code
+    return launch_main(chosen, argv, command)
 
 
-def _frontend(name: str) -> Any:
-    """``run_pack(pack, argv, pasted)`` of the front-end module ``cli/<name>.py`` a pack names
-    (``Pack.frontend``: ``generic``, or a pack-specific one); no engine is named here."""
-    import importlib
-
-    return importlib.import_module(f"{__name__}.{name}").run_pack
-
-
-def _option_of(argv: Sequence[str], name: str) -> str | None:
-    for i, token in enumerate(argv):
-        key, eq, value = token.partition("=")
-        if key == name:
-            return value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
-    return None
-
-
-_OWN_SWITCHES = ("--json", "--all")
+_OWN_SWITCHES = ("--json", "--all", "--no-startup-check")
 #: Options of ``docker run`` that are also resolvable's: in a pasted docker line they are docker's.
 _DOCKER_OWN = ("--platform", "--env")
 _OWN_OPTIONS = (
@@ -409,48 +248,8 @@ _OWN_OPTIONS = (
     "--vllm-version",
     "--vs-vllm-version",
     "--kernels",
+    "--hub-timeout",
 )
-
-
-def _take_model(args: argparse.Namespace, pasted: list[str] | None, release: str | None) -> None:
-    """The model comes from the positional MODEL, or from the pasted command's --model-path."""
-    if not hasattr(args, "model"):
-        return
-    args.launch = None
-    if pasted is not None:
-        from ._common import parse_pasted
-
-        args.launch = parse_pasted(pasted, release)
-        model = args.launch.model
-        if args.model is not None and model is not None and args.model != model:
-            raise UsageError(
-                f"two models: {args.model!r} before `--` and {model!r} in the pasted command; give one"
-            )
-        args.model = args.model or model
-    if args.model is None:
-        where = " (the pasted command has no --model-path or --model)" if pasted is not None else ""
-        raise UsageError(
-            f"no model{where}: pass MODEL, or paste the launch command after `--` "
-            "(resolvable explain -- python -m sglang.launch_server --model-path MODEL ...)"
-        )
-
-
-def _named_release(argv: Sequence[str]) -> str | None:
-    """The release ``--sglang-version`` names in resolvable's own arguments (None: not given, or
-    not a supported release — resolving reports that later, with the supported list)."""
-    from ..errors import ResolvableError as _Error
-
-    for i, token in enumerate(argv):
-        name, eq, value = token.partition("=")
-        if name != "--sglang-version":
-            continue
-        if not eq:
-            value = argv[i + 1] if i + 1 < len(argv) else ""
-        try:
-            return default_pack().release(value)
-        except _Error:
-            return None
-    return None
 
 
 #: Exit status when standard output is a closed pipe (``resolvable … | head``): 128 + SIGPIPE,
@@ -518,81 +317,15 @@ def _detach_stdout(stream: Any) -> None:
         pass
 
 
-def _parse(
-    argv: list[str], pasted: list[str] | None, release: str | None
-) -> tuple[argparse.Namespace, list[str]]:
-    """resolvable's argv (and the pasted command), read with sglang ``release``'s flag table
-    (None: the default release); ``args.flags_release`` carries it to the command."""
-    parser = build_parser(release)
-    args, extra = parser.parse_known_args(argv)
-    args.flags_release = release
-    if pasted is not None and args.command not in _TAKES_SGLANG_FLAGS:
-        raise UsageError(f"`--` (a pasted launch command) is for {', '.join(_TAKES_SGLANG_FLAGS)}")
-    _take_model(args, pasted, release)
-    if extra and args.command not in _TAKES_SGLANG_FLAGS:
+def _parse(argv: list[str], pasted: list[str] | None) -> argparse.Namespace:
+    """The argv of a command of the default command set (platforms, parity, docs, flags, lint)."""
+    args, extra = build_parser().parse_known_args(argv)
+    if pasted is not None:
+        raise UsageError(
+            "`--` (a pasted launch command) is for explain, resolve, fit, diff, upgrade and compare"
+        )
+    if extra:
         raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
-    sub = parser._subparsers._group_actions[0].choices[args.command]  # type: ignore[union-attr]
-    ignored = _check_extras(sub, extra) if extra else []
-    if getattr(args, "set", None):  # --set FLAG=VALUE is read with the same table
-        from ._common import _set_namespace
-
-        _set_namespace(args.set, release)
-    return args, ignored
-
-
-def _option_value(argv: Sequence[str], name: str) -> str | None:
-    for i, token in enumerate(argv):
-        key, eq, value = token.partition("=")
-        if key == name:
-            return value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
-    return None
-
-
-def _comparison_releases(argv: list[str]) -> tuple[str, str] | None:
-    """(left, right) releases of a comparison across sglang releases (``matrix`` with
-    ``--vs-sglang-version``), or None (one release; or a release that is not supported, which
-    the command reports itself)."""
-    from ..errors import ResolvableError as _Error
-
-    sglang_release = default_pack().release
-    command = next((t for t in argv if not t.startswith("-")), None)
-    if any(t in ("-h", "--help") for t in argv):
-        return None
-    try:
-        if command == "matrix" and _option_value(argv, "--vs-sglang-version") is not None:
-            left = sglang_release(_option_value(argv, "--sglang-version"))
-            right = sglang_release(_option_value(argv, "--vs-sglang-version"))
-        else:
-            return None
-    except _Error:
-        return None
-    return (left, right) if left != right else None
-
-
-def _parse_sides(
-    argv: list[str], pasted: list[str] | None, sides: tuple[str, str]
-) -> argparse.Namespace | None:
-    """Parse the command once per side, each with its release's flag table. A flag (or choice)
-    that one side lacks becomes that side's finding (``args.side_errors``), not a parse error;
-    None when no side parses (the caller then reports the error as for one release)."""
-    from ._common import FlagError
-
-    parsed: dict[str, argparse.Namespace | None] = {}
-    errors: dict[str, FlagError] = {}
-    _Parser.raise_errors = True
-    try:
-        for release in sides:
-            try:
-                parsed[release] = _parse(argv, pasted, release)[0]
-            except FlagError as exc:
-                parsed[release], errors[release] = None, exc
-    finally:
-        _Parser.raise_errors = False
-    if not any(parsed.values()):
-        return None
-    args = parsed[sides[0]] or parsed[sides[1]]
-    args.side_args = parsed  # type: ignore[union-attr]
-    args.side_errors = errors  # type: ignore[union-attr]
     return args
 
 
@@ -645,6 +378,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .compare import main as compare_main
 
             return compare_main(argv[1:])
+        if argv[:1] in (["matrix"], ["backends"], ["models"]):  # one parser for every pack (cli/tables.py)
+            from .tables import main as tables_main
+
+            return tables_main(argv[0], argv[1:])
         if argv[:1] in (["flags"], ["lint"]):  # any engine's flag table; any pack's registry lint
             args = build_parser().parse_args(argv)
             return int(args.func(args) or 0)
@@ -653,37 +390,10 @@ def _run(argv: Sequence[str] | None) -> int:
 
             return check_log_main(argv[1:])
         argv, pasted = _split_pasted(argv)
-        command = None
-        if pasted is not None:  # the engine (and a docker image's release) from the command itself
-            argv, pasted, command = _route_pasted(argv, pasted)
-        engine = command.engine if command is not None else engine_named(argv)
-        if (engine or default_pack().name) in packs.names():  # a parse-only release: read, never resolved
-            from .older import hook
-
-            if command is None and pasted is not None:
-                from .paste import read
-
-                command = read(pasted)
-            code = hook(pack(engine or default_pack().name), argv, command)
-            if code is not None:
-                return code
-        default = pack(packs.names()[0]).frontend  # the default command set (the first pack's)
-        frontend = pack(engine).frontend if engine in packs.names() else default
-        if frontend != default:  # another engine's flag names: its own front-end (Pack.frontend)
-            if command is None and pasted is not None:
-                from .paste import read
-
-                command = read(pasted)
-            return _frontend(frontend)(pack(engine), argv, command)
-        sides = _comparison_releases(argv)
-        if sides is not None:  # each side's flags are read with its own release's flag table
-            args = _parse_sides(argv, pasted, sides)
-            if args is not None:
-                return int(args.func(args, []) or 0)
-        # sglang's flags (their names and choices) are those of the release being modelled.
-        args, ignored = _parse(argv, pasted, _named_release(argv) if sides is None else sides[0])
-        _report_ignored(ignored)
-        return int(args.func(args, ignored) or 0)
+        if argv[:1] in (["explain"], ["resolve"]):  # every pack: the one front door (cli/launchcmd.py)
+            return _launch_command(argv, pasted)
+        args = _parse(argv, pasted)
+        return int(args.func(args, []) or 0)
     except ConflictError as exc:  # the engine refuses the launch: it would not start (exit 1)
         if wants_json:  # scripts get the refusal as JSON too, with the verdict every command gives
             from ..verdict import from_refusal

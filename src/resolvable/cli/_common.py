@@ -346,13 +346,25 @@ def launch_of(args: argparse.Namespace, user: dict[str, Any]) -> Any:
     engine = default_pack()
     if args.platform == "detect":
         check_platform_env()
+    front = getattr(args, "front_launch", None)
+    if front is not None:  # read by the front door: the launch itself
+        return front.replace(user={k: v for k, v in user.items() if k != "model_path"})
     pasted = getattr(args, "launch", None)
     named = getattr(args, engine.release_option.removeprefix("--").replace("-", "_"), None)
     stand_in = getattr(args, "model_config", None)
+    release = engine.release(named)
+    source = "default" if named is None else "command" if named == "auto" else "flag"
+    command = getattr(args, "pasted_command", None)  # a docker image's tag named the release
+    image = None
+    if command is not None and command.image is not None:
+        image = command.image if command.tag is None else f"{command.image}:{command.tag}"
+        if command.tag is not None and source == "flag" and engine.tag_release(command.tag) == release:
+            source = "image-tag"
     return Launch(
         engine=engine.name,
-        release=engine.release(named),
-        release_from="default" if named is None else "command" if named == "auto" else "flag",
+        release=release,
+        release_from=source,
+        image=image,
         model=args.model,
         config_source=config_source_of(args.model, stand_in, engine.catalog()),
         model_config=stand_in,
@@ -452,6 +464,12 @@ def _user_flags(args: argparse.Namespace, release: str | None = None) -> dict[st
     """The modelled flags (pasted command, then flags given to resolvable, then ``--set``), after
     the input normalisation of sglang ``release`` (default: ``args.flags_release``, the release
     whose flag table parsed ``args``). Sets ``args.not_modelled`` (as typed) and ``args.input_notes``."""
+    front = getattr(args, "front_launch", None)
+    if front is not None:  # read by the front door (cli.frontdoor.read_launch, Pack.build_launch)
+        args.not_modelled = list(front.not_modelled)
+        args.not_modelled_values = dict(front.not_modelled_values)
+        args.input_notes = list(front.notes)
+        return dict(front.user)
     sglang = default_pack()
     if release is None:
         release = getattr(args, "flags_release", None)
@@ -492,14 +510,17 @@ def _header(res: Any, args: argparse.Namespace, user: dict[str, Any]) -> list[st
         + (f"  (detected by {platform.detected_by})" if platform.name == "detected" else ""),
         f"flags     {flags}",
         f"rules     sglang {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
-        f"release   sglang {res.release}  ("
-        + (
-            "the default release"
-            if getattr(args, "sglang_version", None) is None
-            else "named by --sglang-version or the image tag"
-        )
-        + ")",
     ]
+    judged = getattr(args, "judged", None)  # the Launch judged (``launch_of``): release and node
+    if judged is not None:
+        from .render import node_line, release_line, release_note
+
+        engine = default_pack()
+        command = getattr(args, "pasted_command", None)
+        lines += [
+            release_line(engine, judged, release_note(engine, judged, command)),
+            node_line(platform, judged.node),
+        ]
     launch = getattr(args, "launch", None)
     if launch is not None:
         lines.insert(0, f"command   {launch.launcher}" + "".join(f"  {k}={v}" for k, v in launch.env.items()))

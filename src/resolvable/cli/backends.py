@@ -9,31 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import packs
 from .._files import shown
 from ._common import UsageError, _csv_list
-
-FORMATS = ("text", "md", "html", "json")
-
-
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """The ``backends`` parser (returned: the caller adds ``--sglang-version``)."""
-    p = sub.add_parser(
-        "backends",
-        help="attention-backend capability table (platforms, page size, KV dtypes, ...) from the rules",
-    )
-    p.add_argument("--backends", help="comma-separated backends (default: every --attention-backend choice)")
-    p.add_argument("--platforms", help="comma-separated presets to probe (default: every preset)")
-    p.add_argument("--format", choices=FORMATS, default="text")
-    p.add_argument("-o", "--output", help="write to FILE instead of stdout")
-    p.add_argument(
-        "--engine",
-        choices=packs.names(),
-        default=packs.names()[0],
-        help="rule pack (--engine vllm: vLLM's table)",
-    )
-    p.set_defaults(func=cmd_backends)
-    return p
 
 
 def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
@@ -55,9 +32,7 @@ def cmd_backends(args: argparse.Namespace, ignored: list[str]) -> int:
     platforms = _csv_list(args.platforms)
     for p in platforms or ():
         Platform.preset(p)  # unknown preset: UnknownPresetError with a suggestion
-    text = sglang.capability_table(backends, platforms, sglang_version=args.sglang_version).render(
-        args.format
-    )
+    text = sglang.capability_table(backends, platforms, sglang_version=args.release).render(args.format)
     if args.output:
         from .._files import write_atomic
 

@@ -89,13 +89,13 @@ def cmd_matrix(args: argparse.Namespace, ignored: list[str]) -> int:
     for f in fields:
         if f != "kv_tokens":  # the memory model's pseudo-field (sglang/matrix.py KV_TOKENS_FIELD)
             schema.spec(f)
-    release = sglang_release(args.sglang_version)
-    other = None if args.vs_sglang_version is None else sglang_release(args.vs_sglang_version)
+    release = sglang_release(args.release)
+    other = None if args.vs_release is None else sglang_release(args.vs_release)
     if other == release:
+        option, vs = sglang.release_option, "--vs-" + sglang.release_option.removeprefix("--")
         raise UsageError(
-            f"--sglang-version and --vs-sglang-version are both sglang {release}; compare two releases: "
-            "--sglang-version A --vs-sglang-version B (A defaults to the default release, "
-            f"{sglang_release(None)})"
+            f"{option} and {vs} are both {sglang.name} {release}; compare two releases: "
+            f"{option} A {vs} B (A defaults to the default release, {sglang_release(None)})"
         )
     options = {"hf_loader": sglang.load_model, "startup": args.startup_check}
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
-from ._common import UsageError, _Parser
+from ._common import UsageError
 
 
 def _vs_dest(name: str) -> str:
@@ -35,14 +35,12 @@ def _vs_option(pack: Any) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """``resolvable diff``'s own options (the engine's flags are read by the pack)."""
-    from .frontdoor import add_launch_options
+    from .frontdoor import command_parser
 
-    p = _Parser(
-        prog="resolvable diff",
+    p = command_parser(
+        "resolvable diff",
         description="what changes between two platforms, releases or flag sets, and which rule changes it",
-        allow_abbrev=False,
     )
-    add_launch_options(p)
     p.add_argument("--vs-platform", metavar="PRESET", help="the platform preset to compare with")
     for name in packs.names():
         pack = packs.get(name)

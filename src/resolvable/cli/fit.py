@@ -18,8 +18,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._common import _Parser
-
 TP_CANDIDATES = (1, 2, 4, 8, 16)
 
 
@@ -32,10 +30,9 @@ def _index_size(model: str) -> int | None:
 
 def build_parser() -> argparse.ArgumentParser:
     """``resolvable fit``'s own options (the engine's flags are read by the pack)."""
-    from .frontdoor import add_launch_options
+    from .frontdoor import command_parser
 
-    p = _Parser(prog="resolvable fit", description=__doc__.split("\n\n")[0], allow_abbrev=False)
-    add_launch_options(p, platform_default="h100")
+    p = command_parser("resolvable fit", description=__doc__.split("\n\n")[0], platform_default="h100")
     return p
 
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
+from ..errors import ResolvableError
 from ._common import UsageError, _env_pairs
 
 #: Tool options that take no value / take one, by name (``cli._split_pasted`` moves them from
@@ -51,8 +52,8 @@ def add_launch_options(p: argparse.ArgumentParser, *, platform_default: str = "d
         "--platform",
         default=platform_default,
         metavar="PRESET",
-        help=f"platform preset to simulate ({', '.join(Platform.presets())}) or 'detect' "
-        f"(default: {platform_default})",
+        help=f"platform preset to simulate: {', '.join(Platform.presets())}; or 'detect' for this "
+        f"machine (default: {platform_default})",
     )
     p.add_argument("--gpus", type=int, metavar="N", help="GPUs per node (default: the preset's)")
     p.add_argument(
@@ -85,6 +86,19 @@ def add_launch_options(p: argparse.ArgumentParser, *, platform_default: str = "d
         )
 
 
+def command_parser(
+    prog: str, *, description: str | None = None, epilog: str | None = None, platform_default: str = "detect"
+) -> argparse.ArgumentParser:
+    """The parser of one launch command (``resolvable explain``, ``fit``, ``diff``, ``upgrade`` …):
+    no abbreviations (``--model`` is vLLM's flag, never a prefix of ``--model-config``), the
+    launch options of every pack (``add_launch_options``); the caller adds the command's own."""
+    from ._common import _Parser
+
+    p = _Parser(prog=prog, description=description, epilog=epilog, allow_abbrev=False)
+    add_launch_options(p, platform_default=platform_default)
+    return p
+
+
 #: The launch commands' own options beyond the launch, by command (every pack takes them).
 EXPLAIN_OPTIONS = ("--field", "--why-not", "--all")
 
@@ -94,15 +108,11 @@ def launch_parser(pack: packs.Pack, command: str) -> argparse.ArgumentParser:
     options, the command's own options and the pack's tool options (``Pack.add_tool_options``);
     the engine's flags are left over, for ``read_launch`` (one parser per command, not one per
     engine)."""
-    from ._common import _Parser
-
-    p = _Parser(
-        prog=f"resolvable {command}",
-        allow_abbrev=False,
+    p = command_parser(
+        f"resolvable {command}",
         epilog="The engine's launch flags are accepted here too (before `--`, or in the pasted "
         f"command); list them with `resolvable flags --engine {pack.name} [--release VERSION] [WORD]`.",
     )
-    add_launch_options(p)
     if command == "explain":
         p.add_argument(
             "--field", help="explain only this field (default: every field that differs from its default)"
@@ -110,9 +120,24 @@ def launch_parser(pack: packs.Pack, command: str) -> argparse.ArgumentParser:
         p.add_argument(
             "--why-not", metavar="VALUE", help="would FIELD=VALUE be accepted? who rejects or overrides it?"
         )
-        p.add_argument(
-            "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
-        )
+    p.add_argument(
+        "--all", action="store_true", help="also the fields that the model or platform makes irrelevant"
+    )
+    p.add_argument(
+        "--no-startup-check",
+        dest="startup_check",
+        action="store_false",
+        help="skip the start-up checks and the node check (judge argument resolution and memory)",
+    )
+    p.add_argument(
+        "--hub-timeout",
+        metavar="SECONDS",
+        help="overall deadline for fetching a hub model's config.json and side files, never retried "
+        "(default: $RESOLVABLE_HUB_TIMEOUT, else 30)",
+    )
+    # an engine flag on every launch, FLAG=VALUE (a flag or a field name): the older spelling of
+    # giving the flag itself, read with the release's flag table like any other
+    p.add_argument("--set", action="append", default=[], metavar="FLAG=VALUE", help=argparse.SUPPRESS)
     p.set_defaults(tool_options=tuple(pack.add_tool_options(p, command)))
     return p
 
@@ -173,7 +198,37 @@ def read_launch(
     extra = list(engine_argv)
     if extra and not extra[0].startswith("-") and args.model is None:
         args.model, extra = extra[0], extra[1:]
-    launch = pack.build_launch(
+    if command is not None and args.model is not None:  # MODEL and a pasted command: one model
+        try:
+            named = pack.build_launch(command=command.words, command_env=command.env, release=release).model
+        except ResolvableError:  # the command names none (or is refused: judged below)
+            named = None
+        if named is not None and named != args.model:
+            raise UsageError(
+                f"two models: {args.model!r} before `--` and {named!r} in the pasted command; give one"
+            )
+    launch = _build(pack, command, extra, args, release, release_from, image)
+    options = {dest: getattr(args, dest, None) for dest in getattr(args, "tool_options", ())}
+    if options:  # the pack's own tool options (``Pack.add_tool_options``): its launch carries them
+        launch = launch.replace(options={**launch.options, **options})
+    used = getattr(args, "used_gib", 0.0) or 0.0
+    if used:
+        from dataclasses import replace
+
+        launch = launch.replace(node=replace(launch.node, used_gib=used))
+    return pack, launch
+
+
+def _build(
+    pack: packs.Pack,
+    command: Any,
+    extra: list[str],
+    args: argparse.Namespace,
+    release: str | None,
+    release_from: str | None,
+    image: str | None,
+) -> Any:
+    return pack.build_launch(
         command=command.words if command is not None else None,
         command_env=command.env if command is not None else None,
         argv=extra,
@@ -186,12 +241,3 @@ def read_launch(
         env=_env_pairs(args.env),
         model_config=args.model_config,
     )
-    options = {dest: getattr(args, dest, None) for dest in getattr(args, "tool_options", ())}
-    if options:  # the pack's own tool options (``Pack.add_tool_options``): its launch carries them
-        launch = launch.replace(options={**launch.options, **options})
-    used = getattr(args, "used_gib", 0.0) or 0.0
-    if used:
-        from dataclasses import replace
-
-        launch = launch.replace(node=replace(launch.node, used_gib=used))
-    return pack, launch

@@ -18,40 +18,17 @@ from typing import Any
 from .. import packs
 from .._text import checks_passed, short, table
 from ..errors import ConflictError
-from ._common import UsageError, _Parser
 from .explain import _explain_lines, _refusal_lines
-
-COMMANDS = ("explain", "resolve", "models")
-
-
-def build_parser(pack: packs.Pack) -> argparse.ArgumentParser:
-    """resolvable's options of ``models``; explain and resolve take the front door's
-    (``cli.frontdoor.launch_parser``, through ``cli.launchcmd``)."""
-    parser = _Parser(
-        prog="resolvable", description=f"{pack.title or pack.name} rule pack (--engine {pack.name})"
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-    p = sub.add_parser("models", help="the pack's bundled model configs")
-    p.add_argument("--engine", choices=packs.names(), default=pack.name)
-    p.add_argument("--json", action="store_true")
-    return parser
 
 
 def main(pack: packs.Pack, argv: Sequence[str], pasted: Any = None) -> int:
-    """Run one command of ``pack``; ``pasted`` is a ``cli.paste.Pasted`` of its launch, or None.
-    ``explain`` and ``resolve`` go through the one front door (``cli.launchcmd``: the launch is
-    read by ``cli.frontdoor.read_launch`` and judged by ``Pack.verdict``) and are rendered by
-    ``explain``/``resolve`` below."""
-    argv = list(argv)
-    if argv and argv[0] in COMMANDS[:2]:
-        from .launchcmd import main as launch_main
+    """Run ``explain`` or ``resolve`` of ``pack`` (``argv[0]``); ``pasted`` is a ``cli.paste.Pasted``
+    of its launch, or None. The launch is read by the front door (``cli.launchcmd``:
+    ``cli.frontdoor.read_launch``), judged by ``Pack.verdict`` and rendered by ``explain`` /
+    ``resolve`` below; ``models`` is parsed by ``cli.tables`` and rendered by ``models`` below."""
+    from .launchcmd import main as launch_main
 
-        return launch_main(pack, argv, pasted)
-    args, extra = build_parser(pack).parse_known_args(argv)
-    if extra:
-        raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
-    return _models(pack, args)
+    return launch_main(pack, list(argv), pasted)
 
 
 def _judged(args: argparse.Namespace) -> tuple[Any, ...]:
@@ -59,7 +36,7 @@ def _judged(args: argparse.Namespace) -> tuple[Any, ...]:
 
     explain = args.command == "explain"
     try:
-        return judge(args.pack, args.launch, trace=explain)
+        return judge(args.pack, args.launch, trace=explain, startup=getattr(args, "startup_check", True))
     except ConflictError as exc:
         if explain and not args.json:
             print("\n".join(_refusal_lines(exc)))
@@ -204,7 +181,9 @@ def _resolve(
     print(table(["published leaf", "value", "decided by"], rows))
 
 
-def _models(pack: packs.Pack, args: argparse.Namespace) -> int:
+def models(args: argparse.Namespace) -> int:
+    """``resolvable models --engine NAME`` (parsed by ``cli.tables``): the pack's catalog."""
+    pack = args.pack
     entries = pack.catalog()
     if args.json:
         print(json.dumps({"schema": "resolvable.models/1", "engine": pack.name, "models": entries}, indent=2))

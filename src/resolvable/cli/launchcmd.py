@@ -39,11 +39,17 @@ def main(pack: packs.Pack, argv: Sequence[str], pasted: Any = None) -> int:
         args.engine = pack.name
     if args.platform == "detect":
         check_platform_env()
+    if args.set:  # --set FLAG=VALUE: the engine flag itself (its older spelling)
+        from .diff import flag_words
+
+        extra = [*extra, *flag_words(args.set)]
     pack, launch = read_launch(args, extra, None, command=pasted)
     args.pack, args.launch, args.pasted = pack, launch, pasted
+    render = renderer(pack)
     if command == "explain" and args.why_not is not None:
+        if hasattr(render, "why_not"):  # the pack's own words for it (its schema, its checks)
+            return int(render.why_not(args) or 0)
         from .whynot import why_not
 
         return why_not(pack, launch, args.why_not, args.field, as_json=args.json)
-    render = renderer(pack)
     return int((render.explain if command == "explain" else render.resolve)(args) or 0)

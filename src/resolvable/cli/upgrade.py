@@ -22,19 +22,17 @@ from typing import Any
 
 from .. import packs
 from .._text import table
-from ._common import UsageError, _Parser
+from ._common import UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
     """``resolvable upgrade``'s own options (the engine's flags are read by the pack)."""
-    from .frontdoor import add_launch_options
+    from .frontdoor import command_parser
 
-    p = _Parser(
-        prog="resolvable upgrade",
+    p = command_parser(
+        "resolvable upgrade",
         description="what an engine upgrade changes for one launch: fields, deciding rules, verdicts",
-        allow_abbrev=False,
     )
-    add_launch_options(p)
     for action in p._actions:  # the release options: upgrade names its two with --from / --to
         if action.dest.startswith("release_of_"):
             action.help = argparse.SUPPRESS

@@ -23,20 +23,9 @@ from typing import Any
 from .. import packs
 from .._text import checks_passed, short, table
 from ..errors import ConflictError
-from ._common import UsageError, _csv_list, _env_pairs, _Parser
+from ._common import UsageError, _csv_list, _env_pairs
 from .explain import _explain_lines, _refusal_lines
-
-COMMANDS = ("explain", "resolve", "matrix", "models", "backends")
-#: Commands that take a launch (a model and vLLM flags, or a pasted command).
-LAUNCH_COMMANDS = ("explain", "resolve")
-
-
-def _option_value(argv: Sequence[str], name: str) -> str | None:
-    for i, token in enumerate(argv):
-        key, eq, value = token.partition("=")
-        if key == name:
-            return value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
-    return None
+from .render import node_line, release_line, release_note
 
 
 def _pack() -> Any:
@@ -46,130 +35,18 @@ def _pack() -> Any:
     return next(packs.get(n) for n in packs.names() if packs.get(n).frontend == own)
 
 
-# -- parser ------------------------------------------------------------------------------------
-
-
-def _add_common(p: argparse.ArgumentParser, release: str) -> None:
-    p.add_argument(
-        "model", nargs="?", help="bundled sample name, config.json, model directory, or cached hub repo id"
-    )
-    p.add_argument(
-        "--engine", choices=packs.names(), default=_pack().name, help=f"rule pack (here: {_pack().name})"
-    )
-    p.add_argument("--platform", default="detect", help="platform preset to simulate, or 'detect'")
-    p.add_argument(
-        "--env", action="append", metavar="KEY=VALUE", help="environment variable seen by the rules"
-    )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument(
-        "--kernels", metavar="NAME=0|1,...", help="override installed-kernel facts (resolvable's own option)"
-    )
-    p.add_argument(
-        "--model-config",
-        dest="model_config",
-        metavar="PATH|SAMPLE",
-        help="a config.json, model directory or bundled sample that stands for the model (a local "
-        "model path that is not on this machine); the header says when one is used",
-    )
-    _add_version(p)
-    _add_gpus(p)
-    _pack().add_cli_args(p, release)
-    from .flags import hide_engine_flags
-
-    hide_engine_flags(p, _pack().name)
-
-
-def _add_gpus(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--gpus",
-        type=int,
-        default=None,
-        metavar="N",
-        help="GPUs on the node (default: the preset's, 8 for GPU presets, 1 for CPU); "
-        "vLLM refuses a world size above it (resolvable's own option)",
-    )
-
-
-def _add_version(p: argparse.ArgumentParser, name: str = "--vllm-version", **kwargs: Any) -> None:
-    p.add_argument(
-        name,
-        metavar="VERSION",
-        help=kwargs.pop(
-            "help",
-            f"vLLM release to model: {_pack().releases[0]} … {_pack().releases[-1]}, or auto (the "
-            "installed vllm); default: newest",
-        ),
-        **kwargs,
-    )
-
-
-def build_parser(release: str) -> argparse.ArgumentParser:
-    """The options of the table commands (matrix, models, backends); explain and resolve take
-    the front door's (``cli.frontdoor.launch_parser``)."""
-    parser = _Parser(prog="resolvable", description=f"vLLM rule pack (--engine vllm), vLLM {release}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-    p = sub.add_parser("matrix", help="models × platforms: backend per layer kind and block size")
-    p.add_argument("--engine", choices=packs.names(), default=_pack().name)
-    p.add_argument("--models", help="comma-separated models (default: every bundled sample)")
-    p.add_argument("--platforms", help="comma-separated presets (default: the GPU and CPU presets)")
-    p.add_argument(
-        "--set", action="append", metavar="FLAG=VALUE", default=[], help="vLLM flag for every cell"
-    )
-    p.add_argument("--env", action="append", metavar="KEY=VALUE")
-    p.add_argument("--format", choices=("text", "md", "json"), default="text")
-    _add_version(p)
-    _add_version(p, "--vs-vllm-version", help="list only the cells that change in this release")
-    _add_gpus(p)
-    p.add_argument(
-        "--fields",
-        help="comma-separated resolved fields to show per cell instead of the backends, "
-        "e.g. max_num_seqs,async_scheduling,cudagraph_mode",
-    )
-    p.set_defaults(func=cmd_matrix)
-    p = sub.add_parser("models", help="the bundled model configs and their vLLM layer kinds")
-    p.add_argument("--engine", choices=packs.names(), default=_pack().name)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_models)
-    p = sub.add_parser("backends", help="the vLLM backend capability table (from the candidates' checks)")
-    p.add_argument("--engine", choices=packs.names(), default=_pack().name)
-    p.add_argument("--format", choices=("text", "md", "json"), default="md")
-    _add_version(p)
-    p.set_defaults(func=cmd_backends)
-    return parser
-
-
 def run_pack(frontend_pack: Any, argv: Sequence[str], pasted: Any = None) -> int:
     """The front-end entry point of ``Pack.frontend`` ``vllm`` (``cli._frontend``)."""
     return main(argv, pasted, frontend_pack)
 
 
 def main(argv: Sequence[str], pasted: Any = None, frontend_pack: Any = None) -> int:
-    """Run one table command (matrix, models, backends); explain and resolve are read by the
-    front door (``cli.launchcmd``) and rendered by ``explain``/``resolve`` below."""
-    vllm = frontend_pack or _pack()
-    argv = list(argv)
-    if argv and argv[0] in LAUNCH_COMMANDS:
-        from .launchcmd import main as launch_main
+    """Run ``explain`` or ``resolve``: read by the front door (``cli.launchcmd``) and rendered by
+    ``explain``/``resolve`` below; the table commands are parsed by ``cli.tables`` and rendered
+    by ``matrix``/``models``/``backends`` below."""
+    from .launchcmd import main as launch_main
 
-        return launch_main(vllm, argv, pasted)
-    release = _pack().release(_option_value(argv, "--vllm-version"))
-    args = build_parser(release).parse_args(argv)
-    args.release, args.pack = release, vllm
-    return int(args.func(args) or 0)
-
-
-def _release_note(pack: Any, launch: Any, pasted: Any) -> str | None:
-    """Where the release came from, when the header's default words do not say it: the image
-    tag (and what it named), or the installed engine (``auto``)."""
-    if pasted is not None and pasted.tag is not None:
-        from .paste import tag_release
-
-        _, note = tag_release(pasted.tag, pack.releases, pack.title, parse_only=pack.parse_only_releases())
-        return note or f"from the image tag {pasted.tag!r}"
-    if launch.release_from == "command":
-        return f"the installed {pack.name} ({pack.release_option} auto)"
-    return None
+    return launch_main(frontend_pack or _pack(), list(argv), pasted)
 
 
 # -- the launch: model, flags, environment ----------------------------------------------------
@@ -180,13 +57,15 @@ def _judge(args: argparse.Namespace, *, trace: bool = False) -> tuple[Any, Any, 
     ``Pack.verdict`` (``cli.verdicts.judge``)."""
     from .verdicts import judge
 
-    return judge(args.pack, args.launch, trace=trace)
+    return judge(args.pack, args.launch, trace=trace, startup=getattr(args, "startup_check", True))
 
 
-def _startup_lines(passed: Any, refusal: ConflictError | None) -> list[str]:
+def _startup_lines(passed: Any, refusal: ConflictError | None, *, skipped: bool = False) -> list[str]:
     vllm = _pack()
     STARTUP_LABEL, NOT_KNOWN_OFFLINE = vllm.startup_label, vllm.not_known_offline
-    if refusal is None:
+    if skipped:
+        lines = [f"{STARTUP_LABEL}: not run (--no-startup-check); create_engine_config accepts it"]
+    elif refusal is None:
         lines = [
             f"{STARTUP_LABEL}: accepted by create_engine_config, and would start ({checks_passed(len(passed))})"
         ]
@@ -238,19 +117,10 @@ def _header(res: Any, args: argparse.Namespace) -> list[str]:
     ]
     if parsed.shown:
         lines.append(f"not modelled (accepted, not read by the rules): {' '.join(parsed.shown)}")
-    release_line = f"release   vLLM {res.release}"
-    if args.release_note:
-        release_line += f"  ({args.release_note})"
-    elif launch.release_from == "default":
-        release_line += "  (the default release)"
-    else:
-        release_line += f"  (named by {args.pack.release_option})"
     lines += [
-        release_line,
+        release_line(args.pack, launch, args.release_note),
         f"rules     vllm {res.release} ({len(res.declarations)} declarations)  fingerprint {res.fingerprint()}",
-        f"node      {res.platform.device_count} × {res.platform.device_name or res.platform.name}"
-        + (f", {res.platform.memory_gib:g} GiB each" if res.platform.memory_gib else "")
-        + "  (--gpus N to change)",
+        node_line(res.platform, launch.node),
         f"kernels   {', '.join(res['installed_kernels']) or '(none)'}  (standard install; override with --kernels)",
     ]
     lines += [f"env       {line}" for line in args.pack.classify_env(dict(launch.env), res.release).lines()]
@@ -283,7 +153,7 @@ def _launch_json(args: argparse.Namespace, res: Any) -> dict[str, Any]:
 
 def explain(args: argparse.Namespace) -> int:
     """The vLLM rendering of ``explain`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
-    args.release_note = _release_note(args.pack, args.launch, args.pasted)
+    args.release_note = release_note(args.pack, args.launch, args.pasted)
     try:
         res, verdict, passed, refusal = _judge(args, trace=True)
     except ConflictError as exc:
@@ -340,7 +210,7 @@ def explain(args: argparse.Namespace) -> int:
     if hidden:
         print(f"\nnot shown, irrelevant for this model: {', '.join(hidden)} (--all shows them)")
     print()
-    print("\n".join(_startup_lines(passed, refusal)))
+    print("\n".join(_startup_lines(passed, refusal, skipped=not getattr(args, "startup_check", True))))
     print(verdict.line())
     print(
         "\nlegend: ✓ applied/chosen  ! forced over your flag  ✗ blocked / rejected  ~ shadowed  · valid, lower priority"
@@ -376,7 +246,7 @@ def _precluded(exp: Any, res: Any) -> list[str]:
 
 def resolve(args: argparse.Namespace) -> int:
     """The vLLM rendering of ``resolve`` (``cli.launchcmd``: ``args.pack``, ``args.launch``)."""
-    args.release_note = _release_note(args.pack, args.launch, args.pasted)
+    args.release_note = release_note(args.pack, args.launch, args.pasted)
     from .verdicts import say
 
     res, verdict, passed, refusal = _judge(args)
@@ -417,7 +287,7 @@ def resolve(args: argparse.Namespace) -> int:
     ]
     print(table(["published leaf", "value", "decided by"], rows))
     print()
-    print("\n".join(_startup_lines(passed, refusal)))
+    print("\n".join(_startup_lines(passed, refusal, skipped=not getattr(args, "startup_check", True))))
     return say(verdict)
 
 
@@ -477,8 +347,12 @@ def _cell_text(cell: dict[str, Any]) -> str:
     return "/".join(names) + f" bs{cell['block_size']}"
 
 
-def cmd_matrix(args: argparse.Namespace) -> int:
+def matrix(args: argparse.Namespace) -> int:
+    """``resolvable matrix`` of this pack (parsed by ``cli.tables``)."""
     vllm = _pack()
+    if args.format not in ("text", "md", "json"):
+        raise UsageError(f"--format {args.format}: the {vllm.title} matrix renders text, md or json")
+    args.release = vllm.release(args.release)
     models = _csv_list(args.models) or list(vllm.catalog())
     platforms = _csv_list(args.platforms) or list(_matrix_platforms())
     for name in platforms:
@@ -497,10 +371,11 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         gpus=args.gpus,
         fields=fields,
     )
-    other = vllm.release(args.vs_vllm_version) if args.vs_vllm_version else None
+    other = vllm.release(args.vs_release) if args.vs_release else None
     if other is not None:
         if other == args.release:
-            raise UsageError(f"--vllm-version and --vs-vllm-version are both {other}")
+            vs = "--vs-" + vllm.release_option.removeprefix("--")
+            raise UsageError(f"{vllm.release_option} and {vs} are both {other}")
         after = matrix_cells(
             models, platforms, _parse_set(args.set, other), env, other, gpus=args.gpus, fields=fields
         )
@@ -560,7 +435,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_models(args: argparse.Namespace) -> int:
+def models(args: argparse.Namespace) -> int:
+    """``resolvable models`` of this pack (parsed by ``cli.tables``)."""
     vllm = _pack()
     rows, data = [], {}
     for name, entry in vllm.catalog().items():
@@ -579,8 +455,18 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_backends(args: argparse.Namespace) -> int:
+def backends(args: argparse.Namespace) -> int:
+    """``resolvable backends`` of this pack (parsed by ``cli.tables``): every backend of the
+    capability table (its rows are the candidates' checks, not probes per preset)."""
     vllm = _pack()
+    if args.backends or args.platforms:
+        raise UsageError(
+            f"--backends/--platforms: the {vllm.title} table lists every backend on every platform; "
+            "leave them out"
+        )
+    if args.format == "html":
+        raise UsageError(f"--format html: the {vllm.title} backend table renders text, md or json")
+    args.release = vllm.release(args.release)
     rows = vllm.capability_table()
     if args.format == "json":
         print(

@@ -99,6 +99,14 @@ class SglangPack(Pack):
 
         return build_launch(self, **inputs)
 
+    def add_tool_options(self, parser: Any, command: str) -> tuple[str, ...]:
+        """``--config PATH|SAMPLE`` before ``--``: the deprecated alias of the tool's
+        ``--model-config`` (in a pasted command, ``--config`` is sglang's own YAML flag)."""
+        import argparse
+
+        parser.add_argument("--config", dest="model_config", metavar="PATH|SAMPLE", help=argparse.SUPPRESS)
+        return ()
+
     def launch_config(self, launch: Any) -> Any:
         from .launch import launch_config
 
