@@ -185,7 +185,7 @@ def test_both_engines_headers_say_the_node_and_the_releases_origin(capsys, launc
         return
     assert code == 0, err
     assert f"release   {release}" in out
-    assert "node      4 × NVIDIA H100 80GB HBM3, 80 GiB each; 2 GiB of each held by other processes" in out
+    assert "node      4 × NVIDIA H100 80GB HBM3, 79.19 GiB each; 2 GiB of each held by other processes" in out
 
 
 @pytest.mark.parametrize(
