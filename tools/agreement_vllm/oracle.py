@@ -107,14 +107,17 @@ def setup(kernels: set[str], family: dict | None = None) -> None:
     _torchvision_ops()
     import torch
 
-    _real_empty = torch.empty
+    def on_meta(real):
+        def alloc(*args, **kwargs):
+            if str(kwargs.get("device", "")).startswith("cuda"):
+                kwargs["device"] = "meta"
+            return real(*args, **kwargs)
 
-    def empty(*args, **kwargs):
-        if str(kwargs.get("device", "")).startswith("cuda"):
-            kwargs["device"] = "meta"
-        return _real_empty(*args, **kwargs)
+        return alloc
 
-    torch.empty = empty
+    torch.empty = on_meta(torch.empty)
+    # 0.20-0.24's mla/flashinfer_mla.py allocates its workspace on CUDA at import (g_fi_workspace)
+    torch.zeros = on_meta(torch.zeros)
     _real_find_spec = importlib.util.find_spec
 
     def find_spec(name, package=None):
@@ -130,6 +133,10 @@ def setup(kernels: set[str], family: dict | None = None) -> None:
     import vllm  # noqa: F401
 
     _stub("vllm._C_stable_libtorch")
+    if tuple(int(x) for x in vllm.__version__.split(".")[:2]) < (0, 24):
+        # 0.20-0.23's platforms/cuda.py imports vllm._C at module level (it needs libcuda.so.1);
+        # 0.24 moved it into CudaPlatform.import_kernels
+        _stub("vllm._C")
     if "fa2" in kernels:
         _stub("vllm.vllm_flash_attn._vllm_fa2_C")
     if "fa3" in kernels:

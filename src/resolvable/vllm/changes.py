@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.25.1 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.21.0 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -175,6 +175,78 @@ CHANGES = ChangeTable(
             summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
             '"MLA is not supported on CPU."',
         ),
+        # 0.21.0 -> 0.22.0 (docs/releases/vllm-0.22.0.md)
+        Change(
+            "FA_FP8_E4M3_ONLY",
+            "0.22.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_kv_cache_dtype",
+            summary="FLASH_ATTN reads fp8/fp8_e4m3 caches only; 0.21 takes any quantized cache (fp8_e5m2, "
+            "fp8_inc, *_per_token_head, nvfp4) when FA3 runs on SM90 (fa_utils.flash_attn_supports_fp8)",
+        ),
+        Change(
+            "FLASHINFER_HEAD_512",
+            "0.22.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.get_supported_head_sizes",
+            summary="FLASHINFER takes head size 512; 0.21: 64, 128, 256",
+        ),
+        # 0.22.1 -> 0.23.0 (docs/releases/vllm-0.23.0.md)
+        Change(
+            "KV_CONNECTOR_CHECK",
+            "0.23.0",
+            upstream="v1/attention/backend.py : supports_kv_connector, validate_configuration; "
+            "platforms/rocm.py : _get_backend_priorities",
+            summary="with a KV connector ROCM_ATTN is left out of the ROCm list and refused when selected "
+            '("KV connector not supported"); 0.22: no such check, ROCM_ATTN first',
+        ),
+        # 0.23.0 -> 0.24.0 (docs/releases/vllm-0.24.0.md)
+        Change(
+            "FLASHINFER_MLA_SPARSE_SM120_BACKEND",
+            "0.24.0",
+            upstream="platforms/cuda.py : _get_backend_priorities",
+            summary="SM12x MLA has its own list (TRITON_MLA, FLASHINFER_MLA_SPARSE_SM120); 0.23: the SM8x/9x "
+            "list, no sparse MLA backend for SM12x",
+        ),
+        Change(
+            "FLASHINFER_SM80_FLOOR",
+            "0.24.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supports_compute_capability",
+            summary="FLASHINFER needs SM 8.0 (SM75 is broken upstream); 0.23: SM 7.5 and up",
+        ),
+        Change(
+            "FA_MM_PREFIX",
+            "0.24.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_mm_prefix",
+            summary="FLASH_ATTN serves mm-prefix (bidirectional image) layers with FA4; 0.23: never",
+        ),
+        Change(
+            "FLASHINFER_LARGE_PAGES",
+            "0.24.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.get_supported_kernel_block_sizes",
+            summary="FLASHINFER takes blocks up to 1024 on SM10x GQA with TRTLLM; 0.23: 16, 32, 64",
+        ),
+        Change(
+            "NON_CAUSAL_FLASHINFER_TRITON",
+            "0.24.0",
+            upstream="v1/attention/backends/{flashinfer,triton_attn}.py : supports_non_causal",
+            summary="FLASHINFER and TRITON_ATTN serve non-causal (DFlash) decoder layers; 0.23: FLASH_ATTN, "
+            "FLEX_ATTENTION and the ROCm backends only",
+        ),
+        # 0.24.0 -> 0.25.0 (docs/releases/vllm-0.25.0.md)
+        Change(
+            "FLASH_ATTN_MLA_SPARSE_BACKEND",
+            "0.25.0",
+            upstream="platforms/cuda.py : _get_backend_priorities; v1/attention/backends/registry.py : "
+            "AttentionBackendEnum",
+            summary="FLASH_ATTN_MLA_SPARSE exists and leads the SM8x/9x sparse MLA list; 0.24: FLASHMLA_SPARSE "
+            'only, and the name is refused ("Unknown attention backend")',
+        ),
+        Change(
+            "ROCM_MLA_PREFILL_AITER_FA",
+            "0.25.0",
+            upstream="v1/attention/backends/mla/prefill/selector.py : _get_mla_prefill_backend_priorities",
+            summary="ROCm's MLA prefill list is ROCM_AITER_FA, FLASH_ATTN; 0.24 has no ROCM_AITER_FA prefill "
+            "backend and takes the device-capability list (FLASH_ATTN only on MI300/MI355)",
+        ),
         # 0.25.1 -> 0.26.0 (docs/releases/vllm-0.26.0.md)
         Change(
             "MLA_PREFILL_FA_DIMS",
@@ -264,6 +336,17 @@ SELECTION = {
         ),
         (CHANGES.SM100_NON_CAUSAL_FA_FIRST, lambda q: q.use_non_causal and q.major == 10),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
+        (CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND, lambda q: q.use_sparse and q.major not in (10, 12)),
+        (CHANGES.FA_FP8_E4M3_ONLY, lambda q: _quantized(q) and q.major == 9),
+        (CHANGES.FLASHINFER_HEAD_512, lambda q: q.head_size == 512),
+        (CHANGES.FLASHINFER_MLA_SPARSE_SM120_BACKEND, lambda q: q.use_mla and q.major == 12),
+        (CHANGES.FLASHINFER_SM80_FLOOR, lambda q: q.major == 7),
+        (CHANGES.FA_MM_PREFIX, lambda q: q.use_mm_prefix),
+        (
+            CHANGES.FLASHINFER_LARGE_PAGES,
+            lambda q: q.major == 10 and q.block_size is not None and q.block_size > 64,
+        ),
+        (CHANGES.NON_CAUSAL_FLASHINFER_TRITON, lambda q: q.use_non_causal),
         (CHANGES.TRTLLM_XQA_SM120, lambda q: q.major == 12),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
@@ -276,6 +359,8 @@ SELECTION = {
         (CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8, _sparse),
     ),
     "hip": (
+        (CHANGES.KV_CONNECTOR_CHECK, lambda q: q.use_kv_connector),
+        (CHANGES.ROCM_MLA_PREFILL_AITER_FA, lambda q: q.use_mla),
         (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.ROCM_OCTAVE_BACKEND, lambda q: not q.use_mla),

@@ -89,7 +89,10 @@ def fa_head_ok(q: LayerQuery, head: int) -> bool:
 
 
 def fa_kv_ok(q: LayerQuery, kv: str) -> bool:
-    """auto, float16, bfloat16; fp8/fp8_e4m3 with FA3 on SM90 or FA4 on SM90/SM100"""
+    """auto, float16, bfloat16; fp8/fp8_e4m3 with FA3 on SM90 or FA4 on SM90/SM100 (0.21: any
+    quantized cache with FA3 on SM90)"""
+    if is_quantized_kv(kv) and not q.changed(CHANGES.FA_FP8_E4M3_ONLY):  # 0.21 : flash_attn_supports_fp8
+        return q.vendor == "xpu" or (FA.model_fa_version(q) == 3 and q.family(90))
     if kv not in (*_BASE_KV, *_FP8):
         return False
     return not is_quantized_kv(kv) or FA.supports_kv_cache_dtype(q, kv)
@@ -138,8 +141,8 @@ def fa_per_head(q: LayerQuery) -> bool:
 
 
 def fa_mm_prefix(q: LayerQuery) -> bool:
-    """FA4 available"""
-    return FA.fa_supported(q, 4)
+    """FA4 available (0.24+)"""
+    return q.changed(CHANGES.FA_MM_PREFIX) and FA.fa_supported(q, 4)
 
 
 def fa_cg(q: LayerQuery) -> str:
@@ -198,6 +201,7 @@ FLASH_ATTN = backend(
             "resolve for this head_size",
             lambda q: (
                 q.use_mm_prefix
+                and q.changed(CHANGES.FA_MM_PREFIX)
                 and FA.flash_attn_version(
                     q,
                     head_size=q.head_size,
@@ -214,11 +218,17 @@ FLASH_ATTN = backend(
 )
 
 
+def non_causal_0_24(q: LayerQuery) -> bool:
+    """from 0.24"""
+    return q.changed(CHANGES.NON_CAUSAL_FLASHINFER_TRITON)
+
+
 # -- FLASHINFER (v1/attention/backends/flashinfer.py : FlashInferBackend) -----------------------
 def fi_block_sizes(q: LayerQuery) -> tuple:
-    """16, 32, 64; up to 1024 on SM10x GQA with TRTLLM"""
+    """16, 32, 64; up to 1024 on SM10x GQA with TRTLLM (0.24+)"""
     large = (
-        q.num_kv_heads > 0
+        q.changed(CHANGES.FLASHINFER_LARGE_PAGES)
+        and q.num_kv_heads > 0
         and q.num_heads // q.num_kv_heads > 1
         and q.family(100)
         and can_use_trtllm(q, prefill=False)
@@ -255,13 +265,19 @@ def fi_cg(q: LayerQuery) -> str:
 FLASHINFER = backend(
     "FLASHINFER",
     kv_ok=fi_kv_ok,
-    head_sizes=(64, 128, 256, 512),
+    head_sizes=said(
+        "64, 128, 256, 512 (0.21: no 512)",
+        lambda q: (64, 128, 256, 512) if q.changed(CHANGES.FLASHINFER_HEAD_512) else (64, 128, 256),
+    ),
     block_sizes=fi_block_sizes,
     sink=fi_sink,
-    cc=lambda q: q.cc_at_least(8, 0) and not q.cc_at_least(12, 2),
-    cc_text="8.0 ... 12.1",
+    cc=lambda q: (
+        (q.cc_at_least(8, 0) or (q.cc_at_least(7, 5) and not q.changed(CHANGES.FLASHINFER_SM80_FLOOR)))
+        and not q.cc_at_least(12, 2)
+    ),
+    cc_text="8.0 ... 12.1 (0.23: 7.5 ... 12.1)",
     sliding_window=True,
-    non_causal=True,
+    non_causal=non_causal_0_24,
     dcp=True,
     combination=(
         combo(
@@ -298,7 +314,7 @@ TRITON_ATTN = backend(
     attn_types=("decoder", "encoder", "encoder_only", "encoder_decoder"),
     sliding_window=True,
     rswa=True,
-    non_causal=True,
+    non_causal=non_causal_0_24,
     batch_invariant=True,
     cg_support="ALWAYS",
     doc="v1/attention/backends/triton_attn.py : TritonAttentionBackend",
@@ -733,9 +749,11 @@ def priorities(q: LayerQuery) -> list[str]:
                 "TRITON_MLA",
                 *sparse,
             ]
-        if q.major == 12:
+        if q.major == 12 and q.changed(CHANGES.FLASHINFER_MLA_SPARSE_SM120_BACKEND):
             return ["TRITON_MLA", "FLASHINFER_MLA_SPARSE_SM120"]
-        tail = ["FLASH_ATTN_MLA_SPARSE", "FLASHMLA_SPARSE"]
+        tail = ["FLASHMLA_SPARSE"]
+        if q.changed(CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND):  # 0.24: not a backend yet
+            tail.insert(0, "FLASH_ATTN_MLA_SPARSE")
         if q.changed(CHANGES.FLASHINFER_MLA_SPARSE_SM90):  # 0.29: not a backend yet
             if q.head_size == 512:
                 tail.insert(0, "FLASHINFER_MLA_SPARSE_SM90")
