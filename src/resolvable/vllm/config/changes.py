@@ -1,4 +1,4 @@
-"""vLLM's engine-configuration changes 0.26 → 0.34, as data (vllm-config-spec.md §8; blocks per
+"""vLLM's engine-configuration changes 0.25 → 0.34, as data (vllm-config-spec.md §8; blocks per
 release pair below, oldest last, each listed in docs/releases/vllm-NEXT[-config].md).
 
 One ``Change`` per behaviour a release changed; they join the pack's one change table
@@ -361,6 +361,36 @@ CONFIG_CHANGES = (
         upstream="config/speculative.py:SpeculativeConfig.create_draft_parallel_config",
         summary="the draft's parallel config takes the target's --enable-expert-parallel, so a dense "
         "draft refuses it (0.28/0.29: EP off for the draft; 0.31+: on only for an MoE draft)",
+    ),
+    # 0.24.0 -> 0.25.0 (docs/releases/vllm-0.25.0-config.md, read from the two wheels'
+    # config/vllm.py, config/speculative.py, model_executor/models/{config,registry}.py)
+    Change(
+        "V2_DEFAULT_DENSE_MODELS",
+        "0.25.0",
+        upstream="config/vllm.py:VllmConfig._is_default_v2_model_runner_model",
+        summary="a generating model that is neither MoE, hybrid nor attention-free defaults to the V2 "
+        "runner; 0.24 used V2 by default for DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES only (Qwen3, Llama, "
+        "Mistral, DeepSeek-V2, Qwen2-MoE, Granite-MoE)",
+    ),
+    Change(
+        "V2_RUNNER_MAMBA_ALIGN",
+        "0.25.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="a hybrid/Mamba model in Mamba cache mode 'align' is no longer V2-unsupported; 0.24 "
+        "refuses it under VLLM_USE_V2_MODEL_RUNNER=1",
+    ),
+    Change(
+        "CPU_AMX_LINEAR_ATTENTION_CACHING",
+        "0.25.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="an AMX CPU keeps prefix caching and chunked prefill for a model with linear-attention "
+        "layers; 0.24 turned both off",
+    ),
+    Change(
+        "ROCM_GPTQ_MARLIN_REMOVED",
+        "0.25.0",
+        upstream="platforms/rocm.py:RocmPlatform.supported_quantization",
+        summary="ROCm no longer lists gptq_marlin as a supported quantization method (0.24 did)",
     ),
     # 0.25.1 -> 0.26.0 (docs/vllm.md "vLLM 0.25.0", read from the two wheels' config/vllm.py,
     # config/parallel.py, model_executor/models/config.py)

@@ -13,7 +13,7 @@ from ...errors import ConflictError
 from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
-from .facts import derived_fact
+from .facts import derived_fact, is_hybrid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,11 +38,21 @@ V2_DEFAULT_ARCHS = frozenset(
 )
 
 
+#: ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` of 0.24 (before ``CHANGES.V2_DEFAULT_DENSE_MODELS``): the
+#: only classes that default to the V2 runner; 0.25 drops the dense ones (every dense model is V2).
+V2_DEFAULT_ARCHS_0_24 = frozenset(
+    {
+        *("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM"),
+        *("Qwen2MoeForCausalLM", "Qwen3ForCausalLM"),
+    }
+)
+
+
 def v2_by_model(ctx: Any) -> bool:
-    """0.27-0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
+    """0.24-0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
     diffusion models (``canvas_length``), else ``_is_default_v2_model_runner_model``: a generating
-    model that is a listed class, or neither hybrid, attention-free nor MoE."""
-    from .facts import is_hybrid, is_moe
+    model that is a listed class, or (0.25+) neither hybrid, attention-free nor MoE."""
+    from .facts import is_moe
 
     a = ctx.args
     if a.speculative_method == "dspark":
@@ -68,8 +78,10 @@ def v2_by_model(ctx: Any) -> bool:
         if not ctx.release.has(CHANGES.V2_RUNNER_RAW_LOGPROBS) and a.logprobs_mode in (
             "raw_logits",
             "processed_logits",
-        ):  # 0.25: _get_v2_model_runner_unsupported_features lists these logprobs modes
+        ):  # 0.24-0.25: _get_v2_model_runner_unsupported_features lists these logprobs modes
             return False
+        if not ctx.release.has(CHANGES.V2_DEFAULT_DENSE_MODELS):  # 0.24: the listed classes only
+            return bool(set(ctx.hf.architectures or ()) & V2_DEFAULT_ARCHS_0_24)
         return bool(set(ctx.hf.architectures or ()) & listed) or not derived_fact(
             ctx.hf, "vllm.is_moe", is_moe
         )
@@ -146,6 +158,12 @@ def model_runner(ctx: Any) -> dict[str, Any]:
             unsupported.append("pipeline parallelism with external_launcher")
         if a.speculative_method in v2_unsupported_spec(ctx):
             unsupported.append(f"speculative method '{a.speculative_method}'")
+        if (
+            not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_ALIGN)
+            and a.mamba_cache_mode == "align"
+            and (a.attn_type == "attention_free" or derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid))
+        ):  # 0.24: ModelConfig.has_inner_state in align mode, listed first
+            unsupported.insert(0, "hybrid/mamba models with align cache mode")
         if v2 and unsupported:  # VllmConfig._validate_v2_model_runner (0.30-0.33): V2 forced by env
             raise ConflictError(
                 f"Model Runner V2 does not yet support: {', '.join(unsupported)}",
