@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the vLLM oracle venvs (releases 0.25.0 ... 0.34.0) used by tools/agreement_vllm and
+# Build the vLLM oracle venvs (releases 0.24.0 ... 0.34.0) used by tools/agreement_vllm and
 # tools/agreement_vllm_config. Idempotent: an existing venv is kept (delete it to rebuild).
 #
 #   bash tools/agreement_vllm/setup_oracle.sh            # every release
@@ -22,7 +22,7 @@ set -euo pipefail
 ROOT=${ROOT:-/work/oracle-vllm}
 WHEELS=${WHEELS:-/work/wheels}
 RELEASES=("$@")
-[ ${#RELEASES[@]} -eq 0 ] && RELEASES=(0.25.0 0.25.1 0.26.0 0.27.0 0.27.1 0.28.0 0.29.0 0.30.0 0.31.0 0.32.0 0.33.0 0.34.0)
+[ ${#RELEASES[@]} -eq 0 ] && RELEASES=(0.24.0 0.25.0 0.25.1 0.26.0 0.27.0 0.27.1 0.28.0 0.29.0 0.30.0 0.31.0 0.32.0 0.33.0 0.34.0)
 PY=${PYTHON:-python3}
 
 mkdir -p "$ROOT" "$WHEELS"
