@@ -387,10 +387,17 @@ CONFIG_CHANGES = (
         "layers; 0.24 turned both off",
     ),
     Change(
-        "ROCM_GPTQ_MARLIN_REMOVED",
+        "MODEL_HOOKS_NORMALIZED_ARCH",
         "0.25.0",
-        upstream="platforms/rocm.py:RocmPlatform.supported_quantization",
-        summary="ROCm no longer lists gptq_marlin as a supported quantization method (0.24 did)",
+        upstream="config/vllm.py:VllmConfig.try_verify_and_update_config",
+        summary="a model hook (MODELS_CONFIG_MAP) is also found under the registered class another "
+        "suffix names (_normalize_arch); 0.24 looked up model_config.architecture only",
+    ),
+    Change(
+        "UNLIMITED_OCR_HOOK",
+        "0.25.0",
+        upstream="model_executor/models/config.py:UnlimitedOCRForCausalLMConfig.verify_and_update_config",
+        summary="Unlimited-OCR is registered and its hook turns prefix caching off; 0.24 has neither",
     ),
     # 0.25.1 -> 0.26.0 (docs/vllm.md "vLLM 0.25.0", read from the two wheels' config/vllm.py,
     # config/parallel.py, model_executor/models/config.py)

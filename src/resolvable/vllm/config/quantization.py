@@ -288,8 +288,6 @@ def _platform_supports(ctx: Any, method: str | None, checkpoint: bool = False) -
     supported = ROCM_QUANTIZATION
     if not ctx.release.has(CHANGES.ROCM_QUANTIZATION_INC_NOT_BNB):  # 0.27.1: bitsandbytes, not inc
         supported = (supported - {"inc"}) | {"bitsandbytes"}
-    if not ctx.release.has(CHANGES.ROCM_GPTQ_MARLIN_REMOVED):  # 0.24 lists gptq_marlin too
-        supported = supported | {"gptq_marlin"}
     if method in supported:
         return
     raise ConflictError(
