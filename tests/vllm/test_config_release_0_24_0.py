@@ -61,6 +61,15 @@ def test_v2_forced_with_mamba_align_is_refused_on_0_24():
     assert (new["mamba_cache_mode"], new["use_v2_model_runner"]) == ("align", True)
 
 
+def test_v2_forced_with_align_on_a_hybrid_class_without_inner_state():
+    """``has_inner_state`` is the registered class's ``HasInnerState``: Qwen3.5's multimodal class is
+    ``IsHybrid`` without it, so 0.24 runs it on V2 in align mode (operators-5528-00165, 0.24 oracle:
+    Qwen3.5-397B as a pooling model with LoRA on A100)."""
+    env = {"VLLM_USE_V2_MODEL_RUNNER": "1"}
+    r = res("qwen3.5-397b-a17b", "a100", env, vllm_version="0.24.0", runner="pooling")
+    assert (r["mamba_cache_mode"], r["use_v2_model_runner"]) == ("align", True)
+
+
 def test_amx_cpu_turns_caching_off_for_linear_attention_on_0_24():
     """``CpuPlatform.check_and_update_config`` (0.24): on an AMX CPU a model with linear-attention
     layers (Qwen3-Next's GDN layers) runs without prefix caching and chunked prefill; 0.25 dropped

@@ -96,6 +96,28 @@ def v2_by_model(ctx: Any) -> bool:
     return not hybrid and a.attn_type != "attention_free" and not moe
 
 
+#: ``IsHybrid`` classes that are not ``HasInnerState`` (the 0.24 registry, read by
+#: ``tools/extract_vllm_model_info.py``): the Qwen3.5 and LFM2-VL multimodal classes (operators-5528-00165)
+HYBRID_WITHOUT_INNER_STATE = frozenset(
+    {
+        *("ColQwen3_5", "InternS2PreviewForConditionalGeneration", "Lfm2VlForConditionalGeneration"),
+        *("Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"),
+    }
+)
+
+
+def _has_inner_state(hf: Any) -> bool:
+    """``ModelConfig.has_inner_state`` (``_ModelInfo.has_inner_state``: the registered class is
+    ``HasInnerState``) for a hybrid model: every hybrid class but ``HYBRID_WITHOUT_INNER_STATE``."""
+    from .model_info import normalized
+
+    if not is_hybrid(hf):
+        return False
+    arch = hf.architecture or ""
+    found = normalized(arch)
+    return (found[0] if found is not None else arch) not in HYBRID_WITHOUT_INNER_STATE
+
+
 def v2_unsupported_spec(ctx: Any) -> frozenset[str]:
     """The speculative methods that send this release to the V1 runner."""
     out = set(V2_UNSUPPORTED_SPEC)
@@ -161,7 +183,10 @@ def model_runner(ctx: Any) -> dict[str, Any]:
         if (
             not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_ALIGN)
             and a.mamba_cache_mode == "align"
-            and (a.attn_type == "attention_free" or derived_fact(ctx.hf, "vllm.is_hybrid", is_hybrid))
+            and (
+                a.attn_type == "attention_free"
+                or derived_fact(ctx.hf, "vllm.has_inner_state", _has_inner_state)
+            )
         ):  # 0.24: ModelConfig.has_inner_state in align mode, listed first
             unsupported.insert(0, "hybrid/mamba models with align cache mode")
         if v2 and unsupported:  # VllmConfig._validate_v2_model_runner (0.30-0.33): V2 forced by env
