@@ -107,14 +107,17 @@ def setup(kernels: set[str], family: dict | None = None) -> None:
     _torchvision_ops()
     import torch
 
-    _real_empty = torch.empty
+    def on_meta(real):
+        def alloc(*args, **kwargs):
+            if str(kwargs.get("device", "")).startswith("cuda"):
+                kwargs["device"] = "meta"
+            return real(*args, **kwargs)
 
-    def empty(*args, **kwargs):
-        if str(kwargs.get("device", "")).startswith("cuda"):
-            kwargs["device"] = "meta"
-        return _real_empty(*args, **kwargs)
+        return alloc
 
-    torch.empty = empty
+    torch.empty = on_meta(torch.empty)
+    # 0.20-0.24's mla/flashinfer_mla.py allocates its workspace on CUDA at import (g_fi_workspace)
+    torch.zeros = on_meta(torch.zeros)
     _real_find_spec = importlib.util.find_spec
 
     def find_spec(name, package=None):

@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.25.1 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.24.0 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -175,6 +175,22 @@ CHANGES = ChangeTable(
             summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
             '"MLA is not supported on CPU."',
         ),
+        # 0.24.0 -> 0.25.0 (docs/releases/vllm-0.25.0.md)
+        Change(
+            "FLASH_ATTN_MLA_SPARSE_BACKEND",
+            "0.25.0",
+            upstream="platforms/cuda.py : _get_backend_priorities; v1/attention/backends/registry.py : "
+            "AttentionBackendEnum",
+            summary="FLASH_ATTN_MLA_SPARSE exists and leads the SM8x/9x sparse MLA list; 0.24: FLASHMLA_SPARSE "
+            'only, and the name is refused ("Unknown attention backend")',
+        ),
+        Change(
+            "ROCM_MLA_PREFILL_AITER_FA",
+            "0.25.0",
+            upstream="v1/attention/backends/mla/prefill/selector.py : _get_mla_prefill_backend_priorities",
+            summary="ROCm's MLA prefill list is ROCM_AITER_FA, FLASH_ATTN; 0.24 has no ROCM_AITER_FA prefill "
+            "backend and takes the device-capability list (FLASH_ATTN only on MI300/MI355)",
+        ),
         # 0.25.1 -> 0.26.0 (docs/releases/vllm-0.26.0.md)
         Change(
             "MLA_PREFILL_FA_DIMS",
@@ -264,6 +280,7 @@ SELECTION = {
         ),
         (CHANGES.SM100_NON_CAUSAL_FA_FIRST, lambda q: q.use_non_causal and q.major == 10),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
+        (CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND, lambda q: q.use_sparse and q.major not in (10, 12)),
         (CHANGES.TRTLLM_XQA_SM120, lambda q: q.major == 12),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),
@@ -276,6 +293,7 @@ SELECTION = {
         (CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8, _sparse),
     ),
     "hip": (
+        (CHANGES.ROCM_MLA_PREFILL_AITER_FA, lambda q: q.use_mla),
         (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.ROCM_OCTAVE_BACKEND, lambda q: not q.use_mla),

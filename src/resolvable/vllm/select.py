@@ -55,6 +55,16 @@ def _reasons_text(choice: Choice) -> str:
 
 
 def _validate_selected(q: LayerQuery, selected: str, table: dict[str, Backend], label: str) -> Choice:
+    if (
+        selected == "FLASH_ATTN_MLA_SPARSE"
+        and q.vendor == "cuda"
+        and not q.changed(CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND)
+    ):  # AttentionConfig.validate_backend_before: the enum has no such member before 0.25
+        raise ConflictError(
+            f"Unknown attention backend: '{selected}'.",
+            fields=_fields(q),
+            fix="pick FLASHMLA_SPARSE, or leave --attention-backend unset (FLASH_ATTN_MLA_SPARSE arrived in 0.25.0)",
+        )
     entry = table.get(selected) or CUDA.BACKENDS.get(selected)
     if entry is None:
         raise ConflictError(

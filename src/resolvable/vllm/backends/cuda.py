@@ -735,7 +735,9 @@ def priorities(q: LayerQuery) -> list[str]:
             ]
         if q.major == 12:
             return ["TRITON_MLA", "FLASHINFER_MLA_SPARSE_SM120"]
-        tail = ["FLASH_ATTN_MLA_SPARSE", "FLASHMLA_SPARSE"]
+        tail = ["FLASHMLA_SPARSE"]
+        if q.changed(CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND):  # 0.24: not a backend yet
+            tail.insert(0, "FLASH_ATTN_MLA_SPARSE")
         if q.changed(CHANGES.FLASHINFER_MLA_SPARSE_SM90):  # 0.29: not a backend yet
             if q.head_size == 512:
                 tail.insert(0, "FLASHINFER_MLA_SPARSE_SM90")

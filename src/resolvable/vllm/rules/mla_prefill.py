@@ -78,7 +78,7 @@ PREFILL = {
 def priorities(q: Any) -> list[str]:
     if q.vendor == "cpu":
         return ["ZEN_CPU", "CPU"]
-    if q.vendor == "hip":
+    if q.vendor == "hip" and q.changed(CHANGES.ROCM_MLA_PREFILL_AITER_FA):
         return ["ROCM_AITER_FA", "FLASH_ATTN"]
     if q.major == 10:
         # TRTLLM ragged first for GLM's dims from 0.27 (CHANGES.MLA_PREFILL_GLM_DIMS)
