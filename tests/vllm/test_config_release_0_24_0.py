@@ -72,14 +72,35 @@ def test_v2_forced_with_align_on_a_hybrid_class_without_inner_state():
 
 def test_amx_cpu_turns_caching_off_for_linear_attention_on_0_24():
     """``CpuPlatform.check_and_update_config`` (0.24): on an AMX CPU a model with linear-attention
-    layers (Qwen3-Next's GDN layers) runs without prefix caching and chunked prefill; 0.25 dropped
-    that. A model without them (Llama) keeps both in both releases."""
-    old, new = both("qwen3-next-80b-a3b", "cpu-amx", enable_prefix_caching=True)
-    assert (old["enable_prefix_caching"], new["enable_prefix_caching"]) == (False, True)
+    layers (Qwen3-Next's GDN layers) runs without chunked prefill (prefix caching is already off by
+    default for a generating hybrid model); 0.25 dropped that. A model without them (Llama) keeps
+    both in both releases, and so does a CPU without AMX."""
+    old, new = both("qwen3-next-80b-a3b", "cpu-amx")
     assert (old["enable_chunked_prefill"], new["enable_chunked_prefill"]) == (False, True)
     assert [r["enable_chunked_prefill"] for r in both("llama-3.1-8b", "cpu-amx")] == [True, True]
-    # not AMX: nothing changes in 0.24
+    assert [r["enable_prefix_caching"] for r in both("llama-3.1-8b", "cpu-amx")] == [True, True]
     assert res("qwen3-next-80b-a3b", "cpu", vllm_version="0.24.0")["enable_chunked_prefill"] is True
+
+
+def test_amx_cpu_refuses_a_hybrid_pooling_model_whose_mamba_block_size_was_set_on_0_24():
+    """The Mamba hook sets ``mamba_block_size`` for prefix caching (on for a hybrid pooling model
+    in 0.24-0.25); the AMX hook then turns prefix caching off, and ``validate_mamba_block_size``
+    refuses (operators-8002-00114, 0.24 oracle: Qwen3.5 under --runner pooling on cpu-amx; the same
+    for an explicit --enable-prefix-caching). The fix (prefix caching off from the start) is
+    accepted; 0.25 accepts the launch."""
+    with pytest.raises(ConflictError, match="--mamba-block-size can only be set"):
+        res("qwen3-next-80b-a3b", "cpu-amx", vllm_version="0.24.0", enable_prefix_caching=True)
+    with pytest.raises(
+        ConflictError, match="--mamba-block-size can only be set with --enable-prefix-caching"
+    ):
+        res("qwen3.5-397b-a17b", "cpu-amx", vllm_version="0.24.0", runner="pooling")
+    off = res(
+        "qwen3.5-397b-a17b", "cpu-amx", vllm_version="0.24.0", runner="pooling", enable_prefix_caching=False
+    )
+    assert (off["enable_prefix_caching"], off["mamba_cache_mode"]) == (False, "none")
+    assert res("qwen3.5-397b-a17b", "cpu-amx", vllm_version="0.25.0", runner="pooling")[
+        "enable_prefix_caching"
+    ]
 
 
 def test_model_hooks_found_under_another_suffix_from_0_25():

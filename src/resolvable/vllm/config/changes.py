@@ -450,4 +450,35 @@ CONFIG_CHANGES = (
         summary="with PCP, DCP may span the PCP axis or TP x PCP (0.25: DCP must divide TP always, "
         "'tp_size=T must be divisible bydcp_size=D.')",
     ),
+    # 0.23.0 -> 0.24.0 (docs/releases/vllm-0.24.0-config.md, read from the two wheels'
+    # config/vllm.py)
+    Change(
+        "V2_DEFAULT_LISTED_MOE_QUANTIZED",
+        "0.24.0",
+        upstream="config/vllm.py:VllmConfig._is_default_v2_model_runner_model",
+        summary="DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES gains DeepSeek-V2, Qwen2-MoE and Granite-MoE and "
+        "a listed class defaults to V2 even when MoE or quantized; 0.23 listed Llama, Mistral and "
+        "Qwen3 and ran MoE or quantized (quantization_config) checkpoints on V1",
+    ),
+    Change(
+        "BREAKABLE_GRAPHS_MINIMAX_M3",
+        "0.24.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="MiniMax-M3 defaults to breakable CUDA graphs (torch.compile off); 0.23 listed "
+        "DeepSeek-V4 only",
+    ),
+    Change(
+        "V2_RUNNER_DFLASH",
+        "0.24.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="the V2 runner supports DFlash (its parallel drafting included); 0.23 sends DFlash "
+        "to the V1 runner",
+    ),
+    Change(
+        "V2_RUNNER_PP_EXTERNAL_LAUNCHER_UNSUPPORTED",
+        "0.24.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="pipeline parallelism with the external launcher sends the engine to the V1 runner "
+        "(refused under VLLM_USE_V2_MODEL_RUNNER=1); 0.23 runs it on V2",
+    ),
 )

@@ -83,6 +83,19 @@ def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
         and not ctx.release.has(CHANGES.CPU_AMX_LINEAR_ATTENTION_CACHING)
         and has_linear_attention_layers(ctx.hf)
     ):  # 0.24: ModelConfig.get_num_layers_by_block_type(..., "linear_attention") > 0
+        if a.enable_prefix_caching and a.mamba_block_size not in (None, a.max_model_len):
+            # the Mamba hook already set mamba_block_size for prefix caching; VllmConfig's
+            # validate_mamba_block_size (after __post_init__) then refuses (operators-8002-00114)
+            raise ConflictError(
+                "--mamba-block-size can only be set with --enable-prefix-caching",
+                fields=("enable_prefix_caching",),
+                fix=Fix(
+                    set={"enable_prefix_caching": False},
+                    text="pass --no-enable-prefix-caching (vLLM 0.24 turns it off on AMX CPUs for "
+                    "linear-attention models)",
+                ),
+                upstream="ValueError",
+            )
         reason = "Disabled unsupported prefix caching and chunked prefill for linear attention on AMX CPU platforms."
         out.update(_force(ctx, "enable_prefix_caching", False, reason))
         out.update(_force(ctx, "enable_chunked_prefill", False, reason))

@@ -48,6 +48,10 @@ V2_DEFAULT_ARCHS_0_24 = frozenset(
 )
 
 
+#: the same list in 0.23 (``CHANGES.V2_DEFAULT_LISTED_MOE_QUANTIZED``), for dense unquantized models only
+V2_DEFAULT_ARCHS_0_23 = frozenset({"LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM"})
+
+
 def v2_by_model(ctx: Any) -> bool:
     """0.24-0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
     diffusion models (``canvas_length``), else ``_is_default_v2_model_runner_model``: a generating
@@ -81,7 +85,17 @@ def v2_by_model(ctx: Any) -> bool:
         ):  # 0.24-0.25: _get_v2_model_runner_unsupported_features lists these logprobs modes
             return False
         if not ctx.release.has(CHANGES.V2_DEFAULT_DENSE_MODELS):  # 0.24: the listed classes only
-            return bool(set(ctx.hf.architectures or ()) & V2_DEFAULT_ARCHS_0_24)
+            if not ctx.release.has(CHANGES.V2_DEFAULT_LISTED_MOE_QUANTIZED):
+                # 0.23: Llama, Mistral, Qwen3 only, and neither MoE nor quantized (quantization_config)
+                listed = V2_DEFAULT_ARCHS_0_23
+                if (
+                    derived_fact(ctx.hf, "vllm.is_moe", is_moe)
+                    or ctx.hf.get("quantization_config") is not None
+                ):
+                    return False
+            else:
+                listed = V2_DEFAULT_ARCHS_0_24
+            return bool(set(ctx.hf.architectures or ()) & listed)
         return bool(set(ctx.hf.architectures or ()) & listed) or not derived_fact(
             ctx.hf, "vllm.is_moe", is_moe
         )
@@ -125,7 +139,19 @@ def v2_unsupported_spec(ctx: Any) -> frozenset[str]:
         out |= {"ngram", "ngram_gpu"}
     if not ctx.release.has(CHANGES.V2_RUNNER_DRAFT_MODEL):
         out.add("draft_model")
+    if not ctx.release.has(CHANGES.V2_RUNNER_DFLASH):  # 0.23: DFlash (and any parallel drafting)
+        out.add("dflash")
     return frozenset(out)
+
+
+def _pp_external_launcher_v1(ctx: Any) -> bool:
+    """PP with the external launcher: a V2-unsupported feature from 0.24."""
+    a = ctx.args
+    return (
+        a.pipeline_parallel_size > 1
+        and a.distributed_executor_backend == "external_launcher"
+        and ctx.release.has(CHANGES.V2_RUNNER_PP_EXTERNAL_LAUNCHER_UNSUPPORTED)
+    )
 
 
 #: ``EagleModelTypes`` + ``NgramGPUTypes`` + draft model/DSpark: the speculative methods async
@@ -176,7 +202,7 @@ def model_runner(ctx: Any) -> dict[str, Any]:
         v2 = str(env).strip().lower() in ("1", "true")
         a = ctx.args
         unsupported = []
-        if a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher":
+        if _pp_external_launcher_v1(ctx):
             unsupported.append("pipeline parallelism with external_launcher")
         if a.speculative_method in v2_unsupported_spec(ctx):
             unsupported.append(f"speculative method '{a.speculative_method}'")
@@ -198,7 +224,7 @@ def model_runner(ctx: Any) -> dict[str, Any]:
     else:
         a = ctx.args
         v2 = (ctx.release.has(CHANGES.V2_RUNNER_BY_DEFAULT) or v2_by_model(ctx)) and not (
-            (a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher")
+            _pp_external_launcher_v1(ctx)
             or a.speculative_method in v2_unsupported_spec(ctx)
             or (a.mamba_cache_mode == "all" and not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_CACHE_ALL))
             or (
