@@ -362,6 +362,12 @@ CONFIG_CHANGES = (
         summary="the draft's parallel config takes the target's --enable-expert-parallel, so a dense "
         "draft refuses it (0.28/0.29: EP off for the draft; 0.31+: on only for an MoE draft)",
     ),
+    Change(
+        "QUANTIZATION_NVFP4_PER_TOKEN",
+        "0.26.0",
+        upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
+        summary="nvfp4_per_token (online shorthand) is a quantization method; 0.25 does not know it",
+    ),
     # 0.24.0 -> 0.25.0 (docs/releases/vllm-0.25.0-config.md, read from the two wheels'
     # config/vllm.py, config/speculative.py, model_executor/models/{config,registry}.py)
     Change(
@@ -480,5 +486,12 @@ CONFIG_CHANGES = (
         upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
         summary="pipeline parallelism with the external launcher sends the engine to the V1 runner "
         "(refused under VLLM_USE_V2_MODEL_RUNNER=1); 0.23 runs it on V2",
+    ),
+    Change(
+        "QUANTIZATION_METHODS_AUTO_AWQ",
+        "0.24.0",
+        upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
+        summary="auto_awq (AWQ checkpoints claimed by AutoAWQConfig off CPU) and fp8_per_channel are "
+        "quantization methods and gguf no longer is; 0.23 served AWQ through awq_marlin or awq",
     ),
 )
