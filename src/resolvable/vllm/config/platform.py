@@ -89,11 +89,8 @@ def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
             raise ConflictError(
                 "--mamba-block-size can only be set with --enable-prefix-caching",
                 fields=("enable_prefix_caching",),
-                fix=Fix(
-                    set={"enable_prefix_caching": False},
-                    text="pass --no-enable-prefix-caching (vLLM 0.24 turns it off on AMX CPUs for "
-                    "linear-attention models)",
-                ),
+                fix="pass --no-enable-prefix-caching (vLLM 0.24 turns it off on AMX CPUs for "
+                "linear-attention models)",
                 upstream="ValueError",
             )
         reason = "Disabled unsupported prefix caching and chunked prefill for linear attention on AMX CPU platforms."
