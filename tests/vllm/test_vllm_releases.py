@@ -13,6 +13,7 @@ from resolvable.vllm import registry
 from resolvable.vllm.changes import CHANGES, SELECTION
 
 RELEASES = (
+    "0.23.0",
     "0.24.0",
     "0.25.0",
     "0.25.1",
@@ -36,7 +37,7 @@ def test_releases_and_default():
         ValueError,
         match=re.escape(", ".join(RELEASES)),
     ):
-        res("llama-3.1-8b", "h100", vllm_version="0.23.0")
+        res("llama-3.1-8b", "h100", vllm_version="0.22.1")
 
 
 def test_every_change_arrives_in_a_supported_release():

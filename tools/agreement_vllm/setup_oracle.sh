@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the vLLM oracle venvs (releases 0.24.0 ... 0.34.0) used by tools/agreement_vllm and
+# Build the vLLM oracle venvs (releases 0.20.0 ... 0.34.0) used by tools/agreement_vllm and
 # tools/agreement_vllm_config. Idempotent: an existing venv is kept (delete it to rebuild).
 #
 #   bash tools/agreement_vllm/setup_oracle.sh            # every release
@@ -22,7 +22,7 @@ set -euo pipefail
 ROOT=${ROOT:-/work/oracle-vllm}
 WHEELS=${WHEELS:-/work/wheels}
 RELEASES=("$@")
-[ ${#RELEASES[@]} -eq 0 ] && RELEASES=(0.24.0 0.25.0 0.25.1 0.26.0 0.27.0 0.27.1 0.28.0 0.29.0 0.30.0 0.31.0 0.32.0 0.33.0 0.34.0)
+[ ${#RELEASES[@]} -eq 0 ] && RELEASES=(0.20.0 0.20.1 0.20.2 0.21.0 0.22.0 0.22.1 0.23.0 0.24.0 0.25.0 0.25.1 0.26.0 0.27.0 0.27.1 0.28.0 0.29.0 0.30.0 0.31.0 0.32.0 0.33.0 0.34.0)
 PY=${PYTHON:-python3}
 
 mkdir -p "$ROOT" "$WHEELS"
@@ -62,6 +62,10 @@ for v in "${RELEASES[@]}"; do
     fi_pin=$(unzip -p "$whl" "vllm-$v.dist-info/METADATA" | sed -n 's/^Requires-Dist: flashinfer-python==//p')
     [ "$fi_pin" = 0.7.3 ] && fi_pin=0.7.4
     "v$v/bin/pip" install -q --no-deps "flashinfer-python==$fi_pin"
+    # 0.20-0.23 import gguf at start-up (transformers_utils/gguf_utils.py; a pure-Python package
+    # whose own dependencies are in base)
+    gguf_pin=$(unzip -p "$whl" "vllm-$v.dist-info/METADATA" | sed -n 's/^Requires-Dist: gguf//p' | head -1)
+    [ -n "$gguf_pin" ] && "v$v/bin/pip" install -q --no-deps "gguf$gguf_pin"
     vsite=$("v$v/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
     echo "$SITE" > "$vsite/zz-oracle-shared-deps.pth"
   fi
