@@ -6,8 +6,10 @@ __init__.py : QuantizationMethods``, ``awq_marlin.py : AWQMarlinConfig.override_
 
 from __future__ import annotations
 
+import pytest
 from vllm_cases import res
 
+from resolvable.errors import ConflictError
 from resolvable.rules import HFConfig
 from resolvable.vllm import load_model
 from resolvable.vllm._base import registry
@@ -123,3 +125,17 @@ def test_pp_with_the_external_launcher_stays_on_v2_in_0_23():
     """0.24 lists "pipeline parallelism with external_launcher" as V2-unsupported; 0.23 does not."""
     flags = dict(pipeline_parallel_size=2, distributed_executor_backend="external_launcher")
     assert [r["use_v2_model_runner"] for r in both("llama-3.1-8b", "h100", **flags)] == [True, False]
+
+
+def test_plain_awq_serves_float16_only_on_0_23():
+    """0.23's ``AWQConfig.get_supported_act_dtypes`` is [float16]: an AWQ checkpoint that stays
+    ``awq`` (no Marlin under VLLM_BATCH_INVARIANT) refuses a bfloat16 model (config-3117-00129,
+    0.23 oracle: DeepSeek-R1 as AWQ on RTX 4090); 0.24's ``AutoAWQConfig`` serves both."""
+    env = {"VLLM_BATCH_INVARIANT": "1"}
+    with pytest.raises(ConflictError, match=r"torch.bfloat16 is not supported for quantization method awq"):
+        res(_awq("llama-3.1-8b"), "h100", env, vllm_version="0.23.0")
+    assert (
+        res(_awq("llama-3.1-8b"), "h100", env, vllm_version="0.23.0", dtype="float16")["quantization"]
+        == "awq"
+    )
+    assert res(_awq("llama-3.1-8b"), "h100", env, vllm_version="0.24.0")["quantization"] == "auto_awq"

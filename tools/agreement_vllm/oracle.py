@@ -133,6 +133,10 @@ def setup(kernels: set[str], family: dict | None = None) -> None:
     import vllm  # noqa: F401
 
     _stub("vllm._C_stable_libtorch")
+    if tuple(int(x) for x in vllm.__version__.split(".")[:2]) < (0, 24):
+        # 0.20-0.23's platforms/cuda.py imports vllm._C at module level (it needs libcuda.so.1);
+        # 0.24 moved it into CudaPlatform.import_kernels
+        _stub("vllm._C")
     if "fa2" in kernels:
         _stub("vllm.vllm_flash_attn._vllm_fa2_C")
     if "fa3" in kernels:

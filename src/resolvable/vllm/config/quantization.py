@@ -67,6 +67,8 @@ GPTQ_DESC_ACT_METHODS = frozenset({"gptq", "gptq_marlin", "auto_gptq", "moe_wna1
 MIN_CAPABILITY = {
     "fp8": 75,
     "auto_awq": 75,
+    "awq": 75,  # AWQConfig (0.23), AutoAWQConfig (0.24+)
+    "awq_marlin": 75,
     "auto_gptq": 60,
     "compressed-tensors": 70,
     "modelopt": 80,
@@ -424,6 +426,8 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
                 fix="use a GPU of that capability (--platform), or a checkpoint with another quantization",
             )
     supported = _ACT_DTYPES.get(method, ("bfloat16", "float16"))
+    if method == "awq" and not ctx.release.has(CHANGES.QUANTIZATION_METHODS_AUTO_AWQ):
+        supported = ("float16",)  # 0.23: AWQConfig (0.24+ serves "awq" with AutoAWQConfig)
     if ctx.args.dtype not in supported:
         listed = ", ".join(f"torch.{d}" for d in supported)
         raise ConflictError(
