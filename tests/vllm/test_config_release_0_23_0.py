@@ -85,15 +85,9 @@ def test_awq_checkpoints_become_awq_marlin_before_auto_awq():
 
 def test_awq_checkpoints_become_awq_marlin_on_0_23():
     """Through the rule: an AWQ Llama is ``awq_marlin`` on 0.23 (H100, MI300X, T4) and ``auto_awq``
-    on 0.24; under VLLM_BATCH_INVARIANT (Marlin is not batch invariant) 0.23 keeps ``awq``."""
+    on 0.24 (under VLLM_BATCH_INVARIANT, no Marlin, 0.23 keeps ``awq``: below)."""
     for preset in ("h100", "mi300x", "t4"):
         assert [r["quantization"] for r in both(_awq("llama-3.1-8b"), preset)] == ["awq_marlin", "auto_awq"]
-    assert (
-        res(_awq("llama-3.1-8b"), "h100", {"VLLM_BATCH_INVARIANT": "1"}, vllm_version="0.23.0")[
-            "quantization"
-        ]
-        == "awq"
-    )
 
 
 def test_v2_default_list_grows_and_takes_moe_and_quantized_models_from_0_24():
