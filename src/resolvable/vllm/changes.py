@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.24.0 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.23.0 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -175,6 +175,39 @@ CHANGES = ChangeTable(
             summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
             '"MLA is not supported on CPU."',
         ),
+        # 0.23.0 -> 0.24.0 (docs/releases/vllm-0.24.0.md)
+        Change(
+            "FLASHINFER_MLA_SPARSE_SM120_BACKEND",
+            "0.24.0",
+            upstream="platforms/cuda.py : _get_backend_priorities",
+            summary="SM12x MLA has its own list (TRITON_MLA, FLASHINFER_MLA_SPARSE_SM120); 0.23: the SM8x/9x "
+            "list, no sparse MLA backend for SM12x",
+        ),
+        Change(
+            "FLASHINFER_SM80_FLOOR",
+            "0.24.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supports_compute_capability",
+            summary="FLASHINFER needs SM 8.0 (SM75 is broken upstream); 0.23: SM 7.5 and up",
+        ),
+        Change(
+            "FA_MM_PREFIX",
+            "0.24.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_mm_prefix",
+            summary="FLASH_ATTN serves mm-prefix (bidirectional image) layers with FA4; 0.23: never",
+        ),
+        Change(
+            "FLASHINFER_LARGE_PAGES",
+            "0.24.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.get_supported_kernel_block_sizes",
+            summary="FLASHINFER takes blocks up to 1024 on SM10x GQA with TRTLLM; 0.23: 16, 32, 64",
+        ),
+        Change(
+            "NON_CAUSAL_FLASHINFER_TRITON",
+            "0.24.0",
+            upstream="v1/attention/backends/{flashinfer,triton_attn}.py : supports_non_causal",
+            summary="FLASHINFER and TRITON_ATTN serve non-causal (DFlash) decoder layers; 0.23: FLASH_ATTN, "
+            "FLEX_ATTENTION and the ROCm backends only",
+        ),
         # 0.24.0 -> 0.25.0 (docs/releases/vllm-0.25.0.md)
         Change(
             "FLASH_ATTN_MLA_SPARSE_BACKEND",
@@ -281,6 +314,14 @@ SELECTION = {
         (CHANGES.SM100_NON_CAUSAL_FA_FIRST, lambda q: q.use_non_causal and q.major == 10),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND, lambda q: q.use_sparse and q.major not in (10, 12)),
+        (CHANGES.FLASHINFER_MLA_SPARSE_SM120_BACKEND, lambda q: q.use_mla and q.major == 12),
+        (CHANGES.FLASHINFER_SM80_FLOOR, lambda q: q.major == 7),
+        (CHANGES.FA_MM_PREFIX, lambda q: q.use_mm_prefix),
+        (
+            CHANGES.FLASHINFER_LARGE_PAGES,
+            lambda q: q.major == 10 and q.block_size is not None and q.block_size > 64,
+        ),
+        (CHANGES.NON_CAUSAL_FLASHINFER_TRITON, lambda q: q.use_non_causal),
         (CHANGES.TRTLLM_XQA_SM120, lambda q: q.major == 12),
         (CHANGES.FA_FP8_SM90_FA4_D512, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FA_SM90_FP8_MM_PREFIX_TRITON, lambda q: _quantized(q) and q.use_mm_prefix and q.major == 9),

@@ -111,7 +111,7 @@ def backend(
     attn_types: tuple[str, ...] = ("decoder",),
     sliding_window: bool = False,
     rswa: bool = False,
-    non_causal: bool = False,
+    non_causal: Any = False,
     batch_invariant: bool = False,
     kv_connector: bool = True,
     pcp: bool = False,
@@ -203,8 +203,8 @@ def backend(
         Check("R-SWA not supported", lambda q: not q.use_rswa or rswa, {"R-SWA": rswa}),
         Check(
             "non-causal attention not supported",
-            lambda q: not q.use_non_causal or non_causal,
-            {"non-causal": non_causal},
+            lambda q: not q.use_non_causal or _value(non_causal, q),
+            {"non-causal": describe(non_causal)},
         ),
         Check(
             "non-causal MLA attention with DCP not supported",

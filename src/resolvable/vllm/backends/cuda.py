@@ -138,8 +138,8 @@ def fa_per_head(q: LayerQuery) -> bool:
 
 
 def fa_mm_prefix(q: LayerQuery) -> bool:
-    """FA4 available"""
-    return FA.fa_supported(q, 4)
+    """FA4 available (0.24+)"""
+    return q.changed(CHANGES.FA_MM_PREFIX) and FA.fa_supported(q, 4)
 
 
 def fa_cg(q: LayerQuery) -> str:
@@ -198,6 +198,7 @@ FLASH_ATTN = backend(
             "resolve for this head_size",
             lambda q: (
                 q.use_mm_prefix
+                and q.changed(CHANGES.FA_MM_PREFIX)
                 and FA.flash_attn_version(
                     q,
                     head_size=q.head_size,
@@ -214,11 +215,17 @@ FLASH_ATTN = backend(
 )
 
 
+def non_causal_0_24(q: LayerQuery) -> bool:
+    """from 0.24"""
+    return q.changed(CHANGES.NON_CAUSAL_FLASHINFER_TRITON)
+
+
 # -- FLASHINFER (v1/attention/backends/flashinfer.py : FlashInferBackend) -----------------------
 def fi_block_sizes(q: LayerQuery) -> tuple:
-    """16, 32, 64; up to 1024 on SM10x GQA with TRTLLM"""
+    """16, 32, 64; up to 1024 on SM10x GQA with TRTLLM (0.24+)"""
     large = (
-        q.num_kv_heads > 0
+        q.changed(CHANGES.FLASHINFER_LARGE_PAGES)
+        and q.num_kv_heads > 0
         and q.num_heads // q.num_kv_heads > 1
         and q.family(100)
         and can_use_trtllm(q, prefill=False)
@@ -258,10 +265,13 @@ FLASHINFER = backend(
     head_sizes=(64, 128, 256, 512),
     block_sizes=fi_block_sizes,
     sink=fi_sink,
-    cc=lambda q: q.cc_at_least(8, 0) and not q.cc_at_least(12, 2),
-    cc_text="8.0 ... 12.1",
+    cc=lambda q: (
+        (q.cc_at_least(8, 0) or (q.cc_at_least(7, 5) and not q.changed(CHANGES.FLASHINFER_SM80_FLOOR)))
+        and not q.cc_at_least(12, 2)
+    ),
+    cc_text="8.0 ... 12.1 (0.23: 7.5 ... 12.1)",
     sliding_window=True,
-    non_causal=True,
+    non_causal=non_causal_0_24,
     dcp=True,
     combination=(
         combo(
@@ -298,7 +308,7 @@ TRITON_ATTN = backend(
     attn_types=("decoder", "encoder", "encoder_only", "encoder_decoder"),
     sliding_window=True,
     rswa=True,
-    non_causal=True,
+    non_causal=non_causal_0_24,
     batch_invariant=True,
     cg_support="ALWAYS",
     doc="v1/attention/backends/triton_attn.py : TritonAttentionBackend",
@@ -733,7 +743,7 @@ def priorities(q: LayerQuery) -> list[str]:
                 "TRITON_MLA",
                 *sparse,
             ]
-        if q.major == 12:
+        if q.major == 12 and q.changed(CHANGES.FLASHINFER_MLA_SPARSE_SM120_BACKEND):
             return ["TRITON_MLA", "FLASHINFER_MLA_SPARSE_SM120"]
         tail = ["FLASHMLA_SPARSE"]
         if q.changed(CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND):  # 0.24: not a backend yet
