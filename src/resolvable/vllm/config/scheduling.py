@@ -40,7 +40,7 @@ V2_DEFAULT_ARCHS = frozenset(
 
 #: ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` of 0.24 (before ``CHANGES.V2_DEFAULT_DENSE_MODELS``): the
 #: only classes that default to the V2 runner; 0.25 drops the dense ones (every dense model is V2).
-V2_DEFAULT_ARCHS_0_24 = frozenset(
+V2_DEFAULT_ARCHS_LISTED_ONLY = frozenset(
     {
         *("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM"),
         *("Qwen2MoeForCausalLM", "Qwen3ForCausalLM"),
@@ -49,7 +49,7 @@ V2_DEFAULT_ARCHS_0_24 = frozenset(
 
 
 #: the same list in 0.23 (``CHANGES.V2_DEFAULT_LISTED_MOE_QUANTIZED``), for dense unquantized models only
-V2_DEFAULT_ARCHS_0_23 = frozenset({"LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM"})
+V2_DEFAULT_ARCHS_DENSE_UNQUANTIZED = frozenset({"LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM"})
 
 
 def v2_by_model(ctx: Any) -> bool:
@@ -87,14 +87,14 @@ def v2_by_model(ctx: Any) -> bool:
         if not ctx.release.has(CHANGES.V2_DEFAULT_DENSE_MODELS):  # 0.24: the listed classes only
             if not ctx.release.has(CHANGES.V2_DEFAULT_LISTED_MOE_QUANTIZED):
                 # 0.23: Llama, Mistral, Qwen3 only, and neither MoE nor quantized (quantization_config)
-                listed = V2_DEFAULT_ARCHS_0_23
+                listed = V2_DEFAULT_ARCHS_DENSE_UNQUANTIZED
                 if (
                     derived_fact(ctx.hf, "vllm.is_moe", is_moe)
                     or ctx.hf.get("quantization_config") is not None
                 ):
                     return False
             else:
-                listed = V2_DEFAULT_ARCHS_0_24
+                listed = V2_DEFAULT_ARCHS_LISTED_ONLY
             return bool(set(ctx.hf.architectures or ()) & listed)
         return bool(set(ctx.hf.architectures or ()) & listed) or not derived_fact(
             ctx.hf, "vllm.is_moe", is_moe
