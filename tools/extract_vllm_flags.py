@@ -185,7 +185,7 @@ def _hints(module: VllmModule, node: ast.AST, depth: int = 0) -> list[tuple]:
             for item in items:
                 out = _merge(out, _hints(module, item, depth + 1))
             return out
-        if origin == "Annotated":
+        if origin in ("Annotated", "SkipValidation"):  # pydantic's SkipValidation[X] is Annotated[X, ...]
             return _hints(module, items[0], depth + 1)
         if origin == "Literal":
             return [("literal", tuple(_literal_values(module, items, depth)))]

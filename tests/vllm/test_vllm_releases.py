@@ -13,6 +13,8 @@ from resolvable.vllm import registry
 from resolvable.vllm.changes import CHANGES, SELECTION
 
 RELEASES = (
+    "0.22.0",
+    "0.22.1",
     "0.23.0",
     "0.24.0",
     "0.25.0",
@@ -37,7 +39,7 @@ def test_releases_and_default():
         ValueError,
         match=re.escape(", ".join(RELEASES)),
     ):
-        res("llama-3.1-8b", "h100", vllm_version="0.22.1")
+        res("llama-3.1-8b", "h100", vllm_version="0.21.0")
 
 
 def test_every_change_arrives_in_a_supported_release():

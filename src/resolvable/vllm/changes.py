@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.23.0 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.22.1 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -175,6 +175,15 @@ CHANGES = ChangeTable(
             summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
             '"MLA is not supported on CPU."',
         ),
+        # 0.22.1 -> 0.23.0 (docs/releases/vllm-0.23.0.md)
+        Change(
+            "KV_CONNECTOR_CHECK",
+            "0.23.0",
+            upstream="v1/attention/backend.py : supports_kv_connector, validate_configuration; "
+            "platforms/rocm.py : _get_backend_priorities",
+            summary="with a KV connector ROCM_ATTN is left out of the ROCm list and refused when selected "
+            '("KV connector not supported"); 0.22: no such check, ROCM_ATTN first',
+        ),
         # 0.23.0 -> 0.24.0 (docs/releases/vllm-0.24.0.md)
         Change(
             "FLASHINFER_MLA_SPARSE_SM120_BACKEND",
@@ -334,6 +343,7 @@ SELECTION = {
         (CHANGES.FLASHMLA_SPARSE_HEAD_512_FP8, _sparse),
     ),
     "hip": (
+        (CHANGES.KV_CONNECTOR_CHECK, lambda q: q.use_kv_connector),
         (CHANGES.ROCM_MLA_PREFILL_AITER_FA, lambda q: q.use_mla),
         (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),

@@ -217,7 +217,8 @@ def backend(
         ),
         Check(
             "KV connector not supported",
-            lambda q: not q.use_kv_connector or kv_connector,
+            # the check exists from 0.23 (AttentionBackend.supports_kv_connector; CHANGES.KV_CONNECTOR_CHECK)
+            lambda q: not q.use_kv_connector or kv_connector or not q.changed(CHANGES.KV_CONNECTOR_CHECK),
             {"KV connector": kv_connector},
         ),
         Check("PCP not supported", lambda q: not q.use_pcp or pcp, {"PCP": pcp}),

@@ -167,7 +167,10 @@ def priorities(q: LayerQuery) -> list[str]:
             return ["ROCM_AITER_MLA", "TRITON_MLA", "ROCM_AITER_TRITON_MLA"]
         return ["TRITON_MLA"]
     out: list[str] = []
-    if not q.use_kv_connector and q.attn_type != "encoder_decoder":
+    # KV connectors exclude ROCM_ATTN from 0.23 (CHANGES.KV_CONNECTOR_CHECK)
+    if (
+        not q.use_kv_connector or not q.changed(CHANGES.KV_CONNECTOR_CHECK)
+    ) and q.attn_type != "encoder_decoder":
         out.append("ROCM_ATTN")
     if aiter_enabled(q) and q.flag("VLLM_ROCM_USE_AITER_MHA"):
         out.append("ROCM_AITER_FA")
