@@ -494,4 +494,17 @@ CONFIG_CHANGES = (
         summary="auto_awq (AWQ checkpoints claimed by AutoAWQConfig off CPU) and fp8_per_channel are "
         "quantization methods and gguf no longer is; 0.23 served AWQ through awq_marlin or awq",
     ),
+    # 0.22.1 -> 0.23.0 (docs/releases/vllm-0.23.0-config.md; dev only, no held-out run yet)
+    Change(
+        "V2_DEFAULT_LLAMA_MISTRAL",
+        "0.23.0",
+        upstream="config/vllm.py:DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES",
+        summary="Llama and Mistral join Qwen3 as default-V2 classes; 0.22 listed Qwen3 only",
+    ),
+    Change(
+        "BREAKABLE_GRAPHS_DEEPSEEK_V4",
+        "0.23.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="DeepSeek-V4 (+MTP) defaults to breakable CUDA graphs (torch.compile off); 0.22 compiles it",
+    ),
 )

@@ -88,6 +88,8 @@ def v2_by_model(ctx: Any) -> bool:
             if not ctx.release.has(CHANGES.V2_DEFAULT_LISTED_MOE_QUANTIZED):
                 # 0.23: Llama, Mistral, Qwen3 only, and neither MoE nor quantized (quantization_config)
                 listed = V2_DEFAULT_ARCHS_DENSE_UNQUANTIZED
+                if not ctx.release.has(CHANGES.V2_DEFAULT_LLAMA_MISTRAL):  # 0.22: Qwen3 only
+                    listed = listed - {"LlamaForCausalLM", "MistralForCausalLM"}
                 if (
                     derived_fact(ctx.hf, "vllm.is_moe", is_moe)
                     or ctx.hf.get("quantization_config") is not None
