@@ -1,4 +1,4 @@
-"""What changed between vLLM 0.22.1 and 0.34.0 in attention selection and block size, as data
+"""What changed between vLLM 0.21.0 and 0.34.0 in attention selection and block size, as data
 (and, from ``config/changes.py``, in the engine configuration).
 
 One ``Change`` per behaviour (vllm-config-spec.md §9; each checked against the wheels' source):
@@ -175,6 +175,20 @@ CHANGES = ChangeTable(
             summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
             '"MLA is not supported on CPU."',
         ),
+        # 0.21.0 -> 0.22.0 (docs/releases/vllm-0.22.0.md)
+        Change(
+            "FA_FP8_E4M3_ONLY",
+            "0.22.0",
+            upstream="v1/attention/backends/flash_attn.py : FlashAttentionBackend.supports_kv_cache_dtype",
+            summary="FLASH_ATTN reads fp8/fp8_e4m3 caches only; 0.21 takes any quantized cache (fp8_e5m2, "
+            "fp8_inc, *_per_token_head, nvfp4) when FA3 runs on SM90 (fa_utils.flash_attn_supports_fp8)",
+        ),
+        Change(
+            "FLASHINFER_HEAD_512",
+            "0.22.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.get_supported_head_sizes",
+            summary="FLASHINFER takes head size 512; 0.21: 64, 128, 256",
+        ),
         # 0.22.1 -> 0.23.0 (docs/releases/vllm-0.23.0.md)
         Change(
             "KV_CONNECTOR_CHECK",
@@ -323,6 +337,8 @@ SELECTION = {
         (CHANGES.SM100_NON_CAUSAL_FA_FIRST, lambda q: q.use_non_causal and q.major == 10),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND, lambda q: q.use_sparse and q.major not in (10, 12)),
+        (CHANGES.FA_FP8_E4M3_ONLY, lambda q: _quantized(q) and q.major == 9),
+        (CHANGES.FLASHINFER_HEAD_512, lambda q: q.head_size == 512),
         (CHANGES.FLASHINFER_MLA_SPARSE_SM120_BACKEND, lambda q: q.use_mla and q.major == 12),
         (CHANGES.FLASHINFER_SM80_FLOOR, lambda q: q.major == 7),
         (CHANGES.FA_MM_PREFIX, lambda q: q.use_mm_prefix),

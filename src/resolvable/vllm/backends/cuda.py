@@ -89,7 +89,10 @@ def fa_head_ok(q: LayerQuery, head: int) -> bool:
 
 
 def fa_kv_ok(q: LayerQuery, kv: str) -> bool:
-    """auto, float16, bfloat16; fp8/fp8_e4m3 with FA3 on SM90 or FA4 on SM90/SM100"""
+    """auto, float16, bfloat16; fp8/fp8_e4m3 with FA3 on SM90 or FA4 on SM90/SM100 (0.21: any
+    quantized cache with FA3 on SM90)"""
+    if is_quantized_kv(kv) and not q.changed(CHANGES.FA_FP8_E4M3_ONLY):  # 0.21 : flash_attn_supports_fp8
+        return q.vendor == "xpu" or (FA.model_fa_version(q) == 3 and q.family(90))
     if kv not in (*_BASE_KV, *_FP8):
         return False
     return not is_quantized_kv(kv) or FA.supports_kv_cache_dtype(q, kv)
@@ -262,7 +265,10 @@ def fi_cg(q: LayerQuery) -> str:
 FLASHINFER = backend(
     "FLASHINFER",
     kv_ok=fi_kv_ok,
-    head_sizes=(64, 128, 256, 512),
+    head_sizes=said(
+        "64, 128, 256, 512 (0.21: no 512)",
+        lambda q: (64, 128, 256, 512) if q.changed(CHANGES.FLASHINFER_HEAD_512) else (64, 128, 256),
+    ),
     block_sizes=fi_block_sizes,
     sink=fi_sink,
     cc=lambda q: (
