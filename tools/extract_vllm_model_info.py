@@ -89,6 +89,9 @@ def main() -> int:
             "lora": lora,
             # not in the merged table: the pack keeps the few classes as a release-ranged constant
             "mamba_prefix_caching": bool(getattr(info, "supports_mamba_prefix_caching", False)),
+            # likewise: IsHybrid classes that are not HasInnerState (0.24's V2 check of align mode)
+            "hybrid": bool(getattr(info, "is_hybrid", False)),
+            "inner_state": bool(getattr(info, "has_inner_state", False)),
         }
     json.dump(
         {"release": vllm.__version__, "archs": archs, "failed": failed}, sys.stdout, indent=0, sort_keys=True

@@ -33,6 +33,7 @@ def test_the_0_26_config_changes_are_listed():
         "LONGCAT_NGRAM_HOOK",
         "PCP_DCP_AXES",
         "HYBRID_POOLING_PREFIX_CACHING_OPT_IN",
+        "QUANTIZATION_NVFP4_PER_TOKEN",
     }
 
 
@@ -89,3 +90,13 @@ def test_hybrid_pooling_prefix_caching_default_on_in_0_25():
     assert (old["enable_prefix_caching"], new["enable_prefix_caching"]) == (True, False)
     assert (old["mamba_cache_mode"], new["mamba_cache_mode"]) == ("align", "none")
     assert [r["enable_prefix_caching"] for r in both("qwen3-next-80b-a3b", "h200")] == [False, False]
+
+
+def test_nvfp4_per_token_is_a_method_from_0_26():
+    """``QuantizationMethods``: 0.26 adds the online shorthand ``nvfp4_per_token``; 0.25 refuses it
+    as an unknown method (the 0.25.1 wheel's list)."""
+    with pytest.raises(ConflictError, match="Unknown quantization method: nvfp4_per_token"):
+        res("llama-3.1-8b", "h100", vllm_version="0.25.1", quantization="nvfp4_per_token")
+    assert res("llama-3.1-8b", "h100", vllm_version="0.26.0", quantization="nvfp4_per_token")[
+        "quantization"
+    ] == ("nvfp4_per_token")

@@ -249,6 +249,13 @@ def _fake_rocm(family: dict):
             return _Hw.count
 
         @classmethod
+        def get_device_total_memory(cls, device_id: int = 0) -> int:
+            # 0.24+ reads the VRAM through amdsmi (the stub's); 0.20-0.23 read
+            # torch.cuda.get_device_properties, absent in this CPU build, so EngineArgs'
+            # batch defaults fell back to a 0-GiB device (2048 tokens, 256 sequences)
+            return _Hw.memory
+
+        @classmethod
         def num_compute_units(cls, device_id: int = 0) -> int:
             return 304
 

@@ -197,6 +197,28 @@ def run_case(case: dict, workdir: Path) -> dict:
         os.environ.update(saved)
 
 
+#: the modules of humming-kernels that vLLM 0.20-0.23 import (``quantization/humming.py`` on CUDA,
+#: ``quantization/utils/humming_utils.py``, ``fused_moe/experts/fused_humming_moe.py``)
+_HUMMING_MODULES = (
+    *("humming", "humming.dtypes", "humming.layer", "humming.schema", "humming.config"),
+    *("humming.utils", "humming.utils.weight"),
+)
+
+
+def _stub_humming() -> None:
+    """vLLM 0.23 (and below) pins ``humming-kernels`` (the Humming quantization kernels, a CUDA
+    build) and imports it when a quantization config is looked up (``get_quantization_config``
+    imports every method's module); the oracle venvs do not install it, so without a stub every
+    quantized checkpoint fails with "No module named 'humming'" (253 of the first 600 0.23.0 dev
+    cases). Configuration never calls a kernel: permissive stubs, only where it is not installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("humming") is not None:
+        return
+    for name in _HUMMING_MODULES:
+        oracle._stub(name, permissive=True)
+
+
 def main() -> None:
     job = json.load(sys.stdin)
     oracle.setup(set(job["kernels"]), job.get("family"))
@@ -205,6 +227,7 @@ def main() -> None:
     # 0.34's model modules import vllm._cpu_ops, whose fake kernels need ops of vllm._C (absent
     # in this build); the CUDA platform never calls them
     oracle._stub("vllm._cpu_ops", permissive=True)
+    _stub_humming()
     _preload_cudart()
     workdir = Path(tempfile.mkdtemp(prefix="vllm-oracle-models-"))
     for group in job["groups"]:

@@ -1,4 +1,4 @@
-"""vLLM's engine-configuration changes 0.26 → 0.34, as data (vllm-config-spec.md §8; blocks per
+"""vLLM's engine-configuration changes 0.25 → 0.34, as data (vllm-config-spec.md §8; blocks per
 release pair below, oldest last, each listed in docs/releases/vllm-NEXT[-config].md).
 
 One ``Change`` per behaviour a release changed; they join the pack's one change table
@@ -362,6 +362,49 @@ CONFIG_CHANGES = (
         summary="the draft's parallel config takes the target's --enable-expert-parallel, so a dense "
         "draft refuses it (0.28/0.29: EP off for the draft; 0.31+: on only for an MoE draft)",
     ),
+    Change(
+        "QUANTIZATION_NVFP4_PER_TOKEN",
+        "0.26.0",
+        upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
+        summary="nvfp4_per_token (online shorthand) is a quantization method; 0.25 does not know it",
+    ),
+    # 0.24.0 -> 0.25.0 (docs/releases/vllm-0.25.0-config.md, read from the two wheels'
+    # config/vllm.py, config/speculative.py, model_executor/models/{config,registry}.py)
+    Change(
+        "V2_DEFAULT_DENSE_MODELS",
+        "0.25.0",
+        upstream="config/vllm.py:VllmConfig._is_default_v2_model_runner_model",
+        summary="a generating model that is neither MoE, hybrid nor attention-free defaults to the V2 "
+        "runner; 0.24 used V2 by default for DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES only (Qwen3, Llama, "
+        "Mistral, DeepSeek-V2, Qwen2-MoE, Granite-MoE)",
+    ),
+    Change(
+        "V2_RUNNER_MAMBA_ALIGN",
+        "0.25.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="a hybrid/Mamba model in Mamba cache mode 'align' is no longer V2-unsupported; 0.24 "
+        "refuses it under VLLM_USE_V2_MODEL_RUNNER=1",
+    ),
+    Change(
+        "CPU_AMX_LINEAR_ATTENTION_CACHING",
+        "0.25.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="an AMX CPU keeps prefix caching and chunked prefill for a model with linear-attention "
+        "layers; 0.24 turned both off",
+    ),
+    Change(
+        "MODEL_HOOKS_NORMALIZED_ARCH",
+        "0.25.0",
+        upstream="config/vllm.py:VllmConfig.try_verify_and_update_config",
+        summary="a model hook (MODELS_CONFIG_MAP) is also found under the registered class another "
+        "suffix names (_normalize_arch); 0.24 looked up model_config.architecture only",
+    ),
+    Change(
+        "UNLIMITED_OCR_HOOK",
+        "0.25.0",
+        upstream="model_executor/models/config.py:UnlimitedOCRForCausalLMConfig.verify_and_update_config",
+        summary="Unlimited-OCR is registered and its hook turns prefix caching off; 0.24 has neither",
+    ),
     # 0.25.1 -> 0.26.0 (docs/vllm.md "vLLM 0.25.0", read from the two wheels' config/vllm.py,
     # config/parallel.py, model_executor/models/config.py)
     Change(
@@ -412,5 +455,56 @@ CONFIG_CHANGES = (
         upstream="config/parallel.py:ParallelConfig._validate_parallel_config",
         summary="with PCP, DCP may span the PCP axis or TP x PCP (0.25: DCP must divide TP always, "
         "'tp_size=T must be divisible bydcp_size=D.')",
+    ),
+    # 0.23.0 -> 0.24.0 (docs/releases/vllm-0.24.0-config.md, read from the two wheels'
+    # config/vllm.py)
+    Change(
+        "V2_DEFAULT_LISTED_MOE_QUANTIZED",
+        "0.24.0",
+        upstream="config/vllm.py:VllmConfig._is_default_v2_model_runner_model",
+        summary="DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES gains DeepSeek-V2, Qwen2-MoE and Granite-MoE and "
+        "a listed class defaults to V2 even when MoE or quantized; 0.23 listed Llama, Mistral and "
+        "Qwen3 and ran MoE or quantized (quantization_config) checkpoints on V1",
+    ),
+    Change(
+        "BREAKABLE_GRAPHS_MINIMAX_M3",
+        "0.24.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="MiniMax-M3 defaults to breakable CUDA graphs (torch.compile off); 0.23 listed "
+        "DeepSeek-V4 only",
+    ),
+    Change(
+        "V2_RUNNER_DFLASH",
+        "0.24.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="the V2 runner supports DFlash (its parallel drafting included); 0.23 sends DFlash "
+        "to the V1 runner",
+    ),
+    Change(
+        "V2_RUNNER_PP_EXTERNAL_LAUNCHER_UNSUPPORTED",
+        "0.24.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="pipeline parallelism with the external launcher sends the engine to the V1 runner "
+        "(refused under VLLM_USE_V2_MODEL_RUNNER=1); 0.23 runs it on V2",
+    ),
+    Change(
+        "QUANTIZATION_METHODS_AUTO_AWQ",
+        "0.24.0",
+        upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
+        summary="auto_awq (AWQ checkpoints claimed by AutoAWQConfig off CPU) and fp8_per_channel are "
+        "quantization methods and gguf no longer is; 0.23 served AWQ through awq_marlin or awq",
+    ),
+    # 0.22.1 -> 0.23.0 (docs/releases/vllm-0.23.0-config.md; dev only, no held-out run yet)
+    Change(
+        "V2_DEFAULT_LLAMA_MISTRAL",
+        "0.23.0",
+        upstream="config/vllm.py:DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES",
+        summary="Llama and Mistral join Qwen3 as default-V2 classes; 0.22 listed Qwen3 only",
+    ),
+    Change(
+        "BREAKABLE_GRAPHS_DEEPSEEK_V4",
+        "0.23.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="DeepSeek-V4 (+MTP) defaults to breakable CUDA graphs (torch.compile off); 0.22 compiles it",
     ),
 )

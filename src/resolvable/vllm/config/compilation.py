@@ -112,6 +112,10 @@ def _default_breakable(ctx: Any) -> frozenset[str]:
         }
         if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_INKLING):  # 0.25: no Inkling either
             out -= {"InklingForCausalLM", "InklingForConditionalGeneration"}
+        if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_MINIMAX_M3):  # 0.23: DeepSeek-V4 only
+            out -= {"MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"}
+        if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_DEEPSEEK_V4):  # 0.22: none
+            out -= {"DeepseekV4ForCausalLM", "DeepSeekV4MTPModel"}
         return out
     if not ctx.release.has(CHANGES.BREAKABLE_GRAPHS_DSA_MODELS):
         return FIRST_BREAKABLE_ARCHS

@@ -25,7 +25,7 @@ _GPT_OSS_PREFILL = frozenset({1, 2, 4, *range(8, 256, 8), *range(256, 1024, 16)}
 
 def _hook_for(*names: str):
     """``VllmConfig.try_verify_and_update_config``: the hook of ``model_config.architecture``, or of
-    the class it names under another suffix (``ModelRegistry._normalize_arch``, 0.30-0.34), so a
+    the class it names under another suffix (``ModelRegistry._normalize_arch``, 0.25-0.34), so a
     pooling name (``GptOssForSequenceClassification``) runs the ``…ForCausalLM`` hook."""
     from . import model_info
 
@@ -37,6 +37,13 @@ def _hook_for(*names: str):
     return registry.for_arch_matching(matches, stage="model_hooks", label=label)
 
 
+def _not_looked_up(ctx: Any, *names: str) -> bool:
+    """0.24 (before ``CHANGES.MODEL_HOOKS_NORMALIZED_ARCH``): ``MODELS_CONFIG_MAP`` is looked up under
+    ``model_config.architecture`` only, so another suffix of the model (a ``--hf-overrides``
+    ``…ForSequenceClassification``) runs no hook."""
+    return ctx.hf.architecture not in names and not ctx.release.has(CHANGES.MODEL_HOOKS_NORMALIZED_ARCH)
+
+
 @_hook_for("GptOssForCausalLM")
 def gpt_oss_capture_sizes(ctx: Any) -> dict[str, Any]:
     """§5: ``GptOssForCausalLMConfig.verify_and_update_config`` (``models/config.py`` 544): an empty
@@ -44,6 +51,8 @@ def gpt_oss_capture_sizes(ctx: Any) -> dict[str, Any]:
     ``max_cudagraph_capture_size`` to 1024 ("for performance"); 0.34 (off the SM10x family) sets the
     prefill token sizes up to ``min(max_num_batched_tokens, 1024)`` and at most ``1024 // q``
     decode requests."""
+    if _not_looked_up(ctx, "GptOssForCausalLM"):
+        return {}
     a = ctx.args
     out: dict[str, Any] = {} if a.reasoning_parser else {"reasoning_parser": "openai_gptoss"}
     if a.cudagraph_capture_sizes is not None or a.max_cudagraph_capture_size is not None:
@@ -74,22 +83,29 @@ def nemotron_h_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
     """§3.8: ``NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype`` (``models/config.py``; the
     Nano-VL-V2 hook reads the text config): ``auto`` → the HF ``mamba_ssm_cache_dtype``, else
     float32 ("only float32 is known to have no accuracy issues")."""
+    if _not_looked_up(ctx, "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2"):
+        return {}
     if ctx.args.mamba_ssm_cache_dtype != "auto":
         return {}
     value = ctx.hf.text_config.get("mamba_ssm_cache_dtype") or "float32"
     return {"mamba_ssm_cache_dtype": str(value)}
 
 
-@_hook_for(
+_QWEN3_5 = (
     "Qwen3_5ForCausalLM",
     "Qwen3_5ForConditionalGeneration",
     "Qwen3_5MoeForCausalLM",
     "Qwen3_5MoeForConditionalGeneration",
 )
+
+
+@_hook_for(*_QWEN3_5)
 def qwen3_5_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
     """§3.8: ``Qwen3_5ForConditionalGenerationConfig.verify_and_update_config`` (``models/config.py``
     955): ``auto`` → the HF ``mamba_ssm_dtype`` when the config names one (vLLM warns when the user
     overrides it)."""
+    if _not_looked_up(ctx, *_QWEN3_5):
+        return {}
     value = ctx.hf.text_config.get("mamba_ssm_dtype")
     if ctx.args.mamba_ssm_cache_dtype != "auto" or value is None:
         return {}
@@ -100,6 +116,8 @@ def qwen3_5_ssm_cache_dtype(ctx: Any) -> dict[str, Any]:
 def embedding_gemma2_max_model_len(ctx: Any) -> dict[str, Any]:
     """§3.2 step 10: ``EmbeddingGemma2ModelConfig.verify_and_update_config`` (0.32+): a derived
     ``max_model_len`` above 8192 is capped at 8192 (a user's value is kept)."""
+    if _not_looked_up(ctx, "EmbeddingGemma2Model"):
+        return {}
     if not ctx.release.has(CHANGES.EMBEDDING_GEMMA2_HOOK):
         return {}
     if ctx.args.max_model_len > 8192 and not (ctx.user_set("max_model_len") and ctx.args.max_model_len != -1):
@@ -112,6 +130,8 @@ def longcat_flash_ngram_compilation(ctx: Any) -> dict[str, Any]:
     """§3.10: ``LongcatFlashNgramForCausalLMConfig.verify_and_update_config`` (``models/config.py``
     1196): compilation mode NONE and CUDA-graph mode FULL when unset (0.26+,
     ``CHANGES.LONGCAT_NGRAM_HOOK``)."""
+    if _not_looked_up(ctx, "LongcatFlashNgramForCausalLM"):
+        return {}
     if not ctx.release.has(CHANGES.LONGCAT_NGRAM_HOOK):
         return {}
     out: dict[str, Any] = {}
@@ -125,7 +145,10 @@ def longcat_flash_ngram_compilation(ctx: Any) -> dict[str, Any]:
 @_hook_for("UnlimitedOCRForCausalLM")
 def unlimited_ocr_prefix_caching(ctx: Any) -> dict[str, Any]:
     """§3.7 step 5: ``UnlimitedOCRForCausalLMConfig.verify_and_update_config``: prefix caching off
-    (R-SWA decode KV is not a pure causal function of the prefix)."""
+    (R-SWA decode KV is not a pure causal function of the prefix); 0.25+ (``CHANGES.UNLIMITED_OCR_HOOK``:
+    0.24 registers no Unlimited-OCR class)."""
+    if not ctx.release.has(CHANGES.UNLIMITED_OCR_HOOK) or _not_looked_up(ctx, "UnlimitedOCRForCausalLM"):
+        return {}
     from ...rules import Force
 
     if ctx.args.enable_prefix_caching is False:
@@ -143,6 +166,8 @@ def deepseek_v32_config(ctx: Any) -> dict[str, Any]:
     without it fails VllmConfig's validation with a bare assertion (config-3117-00361, 00465); then
     serves a bfloat16 KV cache as ``auto`` — before ``_reject_mismatched_float_kv_cache`` looks at
     it (config-3117-01089: float16 model, ``--kv-cache-dtype bfloat16`` accepted on 0.33+)."""
+    if _not_looked_up(ctx, "DeepseekV32ForCausalLM"):
+        return {}
     from ...errors import ConflictError
     from ...rules import Force
 

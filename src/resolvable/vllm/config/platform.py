@@ -12,7 +12,7 @@ from ...errors import ConflictError
 from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
-from .facts import env_flag
+from .facts import derived_fact, env_flag, is_hybrid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,11 +32,31 @@ def _force(ctx: Any, field: str, value: Any, reason: str) -> dict[str, Any]:
 GDN_MODEL_TYPES = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"})
 
 
+#: hybrid model types whose layer kinds (transformers 5.20's ``layers_block_type`` / ``layer_types``,
+#: MiniMax's ``attn_type_list``) include linear attention, as ``ModelConfig.get_num_layers_by_block_type``
+#: counts them (Zamba2 counts every layer); Jamba ("mamba"), Falcon-H1 ("hybrid") and LFM2 ("conv")
+#: count none
+LINEAR_ATTENTION_HYBRID_TYPES = frozenset(
+    {
+        *("bamba", "granitemoehybrid", "nemotron_h", "zamba2", "kimi_linear", "minimax", "qwen3_next"),
+        *("qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"),
+    }
+)
+
+
+def has_linear_attention_layers(hf: Any) -> bool:
+    """Whether vLLM counts linear-attention layers in the model (a hybrid model of
+    ``LINEAR_ATTENTION_HYBRID_TYPES``)."""
+    model_type = str(hf.text_config.get("model_type") or hf.get("model_type") or "")
+    return model_type in LINEAR_ATTENTION_HYBRID_TYPES and derived_fact(hf, "vllm.is_hybrid", is_hybrid)
+
+
 @registry.rule("platform_config")
 def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
     """§4 CPU: ``CpuPlatform.check_and_update_config`` (``platforms/cpu.py`` 234): async scheduling
     off; the ``uni`` executor becomes ``mp`` (V1 multiprocessing); no capture sizes; VLLM_COMPILE →
-    DYNAMO_TRACE_ONCE; MLA without AMX (the reference CPU_MLA kernel) turns chunked prefill and
+    DYNAMO_TRACE_ONCE; 0.24 on AMX: prefix caching and chunked prefill off for linear-attention
+    models (``CHANGES.CPU_AMX_LINEAR_ATTENTION_CACHING``); MLA without AMX (the reference CPU_MLA kernel) turns chunked prefill and
     prefix caching off and sets ``max_num_batched_tokens = max(max_model_len, 2048)``."""
     if ctx.platform.vendor != "cpu":
         return {}
@@ -58,6 +78,24 @@ def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
         # AVX-512 BF16 CPUs (SPR): "Reset SSM cache type to float32 for accelerated GDN mamba
         # backend" — every model (fp16/bf16 is kept only for the gated-delta-net backend)
         out.update(_force(ctx, "mamba_ssm_cache_dtype", "float32", "the CPU's accelerated mamba backend"))
+    if (
+        ctx.platform.cpu_amx
+        and not ctx.release.has(CHANGES.CPU_AMX_LINEAR_ATTENTION_CACHING)
+        and has_linear_attention_layers(ctx.hf)
+    ):  # 0.24: ModelConfig.get_num_layers_by_block_type(..., "linear_attention") > 0
+        if a.enable_prefix_caching and a.mamba_block_size not in (None, a.max_model_len):
+            # the Mamba hook already set mamba_block_size for prefix caching; VllmConfig's
+            # validate_mamba_block_size (after __post_init__) then refuses (operators-8002-00114)
+            raise ConflictError(
+                "--mamba-block-size can only be set with --enable-prefix-caching",
+                fields=("enable_prefix_caching",),
+                fix="pass --no-enable-prefix-caching (vLLM 0.24 turns it off on AMX CPUs for "
+                "linear-attention models)",
+                upstream="ValueError",
+            )
+        reason = "Disabled unsupported prefix caching and chunked prefill for linear attention on AMX CPU platforms."
+        out.update(_force(ctx, "enable_prefix_caching", False, reason))
+        out.update(_force(ctx, "enable_chunked_prefill", False, reason))
     is_v4 = ctx.hf.text_config.get("model_type") == "deepseek_v4" or ctx.hf.get("model_type") == "deepseek_v4"
     amx = ctx.platform.cpu_amx and ctx.platform.cpu_arch == "x86_64" and ctx.release.has(CHANGES.CPU_AMX_MLA)
     amx_mla = a.use_mla and not is_v4 and amx and a.attention_backend != "CPU_MLA"

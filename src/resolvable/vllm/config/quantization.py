@@ -18,19 +18,28 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: ``model_executor/layers/quantization/__init__.py : QuantizationMethods`` of the oldest resolved
-#: release (0.27.1: 31 names; 0.28-0.33 without ``bitsandbytes``).
+#: ``model_executor/layers/quantization/__init__.py : QuantizationMethods`` of vLLM 0.23 (30 names;
+#: the releases' deltas below, in the wheels' order).
 QUANTIZATION_METHODS = (
-    *("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8"),
-    *("modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors"),
-    *("bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4"),
-    *("deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel"),
-    *("int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
+    *("awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8"),
+    *("modelopt_mixed", "gguf", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming"),
+    *("compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc"),
+    *("mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block"),
+    *("int8_per_channel_weight_only", "mxfp8"),
 )
 #: The releases' deltas of ``QuantizationMethods``, oldest first: (change, methods removed, methods
-#: appended); 0.28 (``BITSANDBYTES_REMOVED``): − ``bitsandbytes``; 0.34
-#: (``QUANTIZATION_METHODS_W4AFP8``): + ``w4afp8``, ``lut_b_moe``, ``mxfp4_hadamard32``; − ``fp_quant``.
+#: added — a name is appended, a ``(name, after)`` pair inserted after ``after``). 0.24
+#: (``QUANTIZATION_METHODS_AUTO_AWQ``): + ``auto_awq``, ``fp8_per_channel``, − ``gguf``; 0.26
+#: (``QUANTIZATION_NVFP4_PER_TOKEN``): + ``nvfp4_per_token``; 0.28 (``BITSANDBYTES_REMOVED``):
+#: − ``bitsandbytes``; 0.34 (``QUANTIZATION_METHODS_W4AFP8``): + ``w4afp8``, ``lut_b_moe``,
+#: ``mxfp4_hadamard32``; − ``fp_quant``.
 QUANTIZATION_METHOD_CHANGES = (
+    (
+        CHANGES.QUANTIZATION_METHODS_AUTO_AWQ,
+        ("gguf",),
+        (("auto_awq", "awq"), ("fp8_per_channel", "fp8_per_block")),
+    ),
+    (CHANGES.QUANTIZATION_NVFP4_PER_TOKEN, (), (("nvfp4_per_token", "int8_per_channel_weight_only"),)),
     (CHANGES.BITSANDBYTES_REMOVED, ("bitsandbytes",), ()),
     (CHANGES.QUANTIZATION_METHODS_W4AFP8, ("fp_quant",), ("w4afp8", "lut_b_moe", "mxfp4_hadamard32")),
 )
@@ -39,11 +48,16 @@ QUANTIZATION_METHOD_CHANGES = (
 def quantization_methods(release: Any) -> tuple[str, ...]:
     """``QuantizationMethods`` of ``release`` (``ctx.release.derive``): ``QUANTIZATION_METHODS``
     with each delta of ``QUANTIZATION_METHOD_CHANGES`` the release has, in order."""
-    methods = QUANTIZATION_METHODS
+    methods = list(QUANTIZATION_METHODS)
     for change, removed, added in QUANTIZATION_METHOD_CHANGES:
         if release.has(change):
-            methods = (*(m for m in methods if m not in removed), *added)
-    return methods
+            methods = [m for m in methods if m not in removed]
+            for item in added:
+                if isinstance(item, tuple):
+                    methods.insert(methods.index(item[1]) + 1, item[0])
+                else:
+                    methods.append(item)
+    return tuple(methods)
 
 
 #: GPTQ configs whose ``from_config`` refuses dynamic activation ordering (``auto_gptq.py`` and
@@ -53,6 +67,8 @@ GPTQ_DESC_ACT_METHODS = frozenset({"gptq", "gptq_marlin", "auto_gptq", "moe_wna1
 MIN_CAPABILITY = {
     "fp8": 75,
     "auto_awq": 75,
+    "awq": 75,  # AWQConfig (0.23), AutoAWQConfig (0.24+)
+    "awq_marlin": 75,
     "auto_gptq": 60,
     "compressed-tensors": 70,
     "modelopt": 80,
@@ -129,6 +145,32 @@ def _moe_wna16_compatible(quant: HFConfig, capability: tuple[int, int] | None) -
     return method == "awq" and bits == 4 and cap >= MIN_CAPABILITY["auto_awq"]
 
 
+def _awq_marlin_compatible(quant: HFConfig) -> bool:
+    """``AWQMarlinConfig.is_awq_marlin_compatible`` (0.23) on a platform that runs Marlin: an AWQ
+    checkpoint of 4 bits (``TYPE_MAP``) with a zero point (uint4) and a Marlin group size."""
+    return (
+        str(quant.get("quant_method") or "").lower() == "awq"
+        and quant.get("bits") == 4
+        and quant.get("zero_point") is True
+        and quant.get("group_size") in (-1, 32, 64, 128)
+    )
+
+
+def awq_marlin_platform(ctx: Any) -> bool | None:
+    """0.23 (no ``auto_awq``): whether AWQ checkpoints may become ``awq_marlin`` here — not under
+    ``VLLM_BATCH_INVARIANT`` (Marlin is not batch invariant), and ``query_marlin_supported_quant_types``
+    answers on ROCm and CPU, on CUDA from capability 7.5 (XPU never: ``is_cuda_alike`` or CPU only).
+    None from 0.24 (``AutoAWQConfig`` claims AWQ)."""
+    from .facts import env_flag
+
+    if ctx.release.has(CHANGES.QUANTIZATION_METHODS_AUTO_AWQ):
+        return None
+    if env_flag(ctx.env, "VLLM_BATCH_INVARIANT"):
+        return False
+    vendor, cap = ctx.platform.vendor, ctx.platform.capability
+    return vendor in ("hip", "cpu") or (vendor == "cuda" and cap is not None and tuple(cap) >= (7, 5))
+
+
 def quantization_override(
     quant: HFConfig,
     method: str,
@@ -136,13 +178,16 @@ def quantization_override(
     user: str | None,
     on_cpu: bool,
     capability: tuple[int, int] | None = None,
+    awq_marlin: bool | None = None,
 ) -> str | None:
     """The first override method that claims the checkpoint, in ``_verify_quantization``'s order
     (``config/model.py``: the ``overrides`` list, ``humming`` first when the user asked for it):
     each ``QuantizationConfig.override_quantization_method`` (``model_executor/layers/quantization``).
     Only GPTQ, AWQ, ``moe_wna16``, ``humming`` and ``deepseek_v4_fp8`` consult ``--quantization``;
     the ModelOpt (by ``quant_algo``), INC (``auto-round``) and GPT-OSS MXFP4 overrides claim the
-    checkpoint whatever the user passed, and the override then replaces ``--quantization``."""
+    checkpoint whatever the user passed, and the override then replaces ``--quantization``.
+    ``awq_marlin`` (0.23, before ``CHANGES.QUANTIZATION_METHODS_AUTO_AWQ``: no ``auto_awq``): whether
+    the platform runs AWQ Marlin kernels (``awq_marlin_platform``); None from 0.24."""
     if user == "humming":  # HummingConfig.override_quantization_method
         if model_type == "gpt_oss" and method == "mxfp4":
             raise ConflictError(
@@ -153,7 +198,10 @@ def quantization_override(
         return "humming"
     if method == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
         return "auto_gptq"  # AutoGPTQConfig
-    if method == "awq" and not on_cpu and user in (None, "awq", "awq_marlin", "auto_awq", "marlin"):
+    if awq_marlin is not None:  # 0.23: AWQMarlinConfig.override_quantization_method
+        if awq_marlin and user in (None, "marlin", "awq_marlin") and _awq_marlin_compatible(quant):
+            return "awq_marlin"
+    elif method == "awq" and not on_cpu and user in (None, "awq", "awq_marlin", "auto_awq", "marlin"):
         return "auto_awq"  # AutoAWQConfig (not on CPU: cpu_awq handles it there)
     if method == "auto-round":
         return "inc"  # INCConfig
@@ -186,7 +234,11 @@ def _quant_config(hf: HFConfig) -> HFConfig | None:
 
 
 def checkpoint_quantization(
-    hf: HFConfig, on_cpu: bool, user: str | None = None, capability: tuple[int, int] | None = None
+    hf: HFConfig,
+    on_cpu: bool,
+    user: str | None = None,
+    capability: tuple[int, int] | None = None,
+    awq_marlin: bool | None = None,
 ) -> tuple[str | None, bool]:
     """``(method, overridden)`` as ``_verify_quantization`` (``config/model.py`` 1383) finds them:
     the HF ``quantization_config`` (or compressed-tensors' ``compression_config``; a multimodal
@@ -198,7 +250,7 @@ def checkpoint_quantization(
         return None, False
     method = _normalised_method(quant)
     model_type = str(hf.get("model_type") or hf.text_config.get("model_type") or "")
-    override = quantization_override(quant, method, model_type, user, on_cpu, capability)
+    override = quantization_override(quant, method, model_type, user, on_cpu, capability, awq_marlin)
     if override is not None:
         return override, True
     return (method or None), False
@@ -213,10 +265,11 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
     on_cpu = ctx.platform.vendor == "cpu"
     user = ctx.args.quantization
     cap = ctx.platform.capability
+    marlin = awq_marlin_platform(ctx)
     detected, overridden = derived_fact(
         ctx.hf,
-        f"vllm.quantization/{on_cpu}/{user}/{cap}",
-        lambda hf: checkpoint_quantization(hf, on_cpu, user, cap),
+        f"vllm.quantization/{on_cpu}/{user}/{cap}/{marlin}",
+        lambda hf: checkpoint_quantization(hf, on_cpu, user, cap, marlin),
     )
     if detected is None:
         out = _known_method(ctx, user)
@@ -288,6 +341,8 @@ def _platform_supports(ctx: Any, method: str | None, checkpoint: bool = False) -
     supported = ROCM_QUANTIZATION
     if not ctx.release.has(CHANGES.ROCM_QUANTIZATION_INC_NOT_BNB):  # 0.27.1: bitsandbytes, not inc
         supported = (supported - {"inc"}) | {"bitsandbytes"}
+    if not ctx.release.has(CHANGES.QUANTIZATION_METHODS_AUTO_AWQ):  # 0.23: gguf, not auto_awq/fp8_per_channel
+        supported = (supported - {"auto_awq", "fp8_per_channel"}) | {"gguf"}
     if method in supported:
         return
     raise ConflictError(
@@ -371,6 +426,8 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
                 fix="use a GPU of that capability (--platform), or a checkpoint with another quantization",
             )
     supported = _ACT_DTYPES.get(method, ("bfloat16", "float16"))
+    if method == "awq" and not ctx.release.has(CHANGES.QUANTIZATION_METHODS_AUTO_AWQ):
+        supported = ("float16",)  # 0.23: AWQConfig (0.24+ serves "awq" with AutoAWQConfig)
     if ctx.args.dtype not in supported:
         listed = ", ".join(f"torch.{d}" for d in supported)
         raise ConflictError(

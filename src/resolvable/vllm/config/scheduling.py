@@ -13,7 +13,7 @@ from ...errors import ConflictError
 from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
-from .facts import derived_fact
+from .facts import derived_fact, is_hybrid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,11 +38,25 @@ V2_DEFAULT_ARCHS = frozenset(
 )
 
 
+#: ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` of 0.24 (before ``CHANGES.V2_DEFAULT_DENSE_MODELS``): the
+#: only classes that default to the V2 runner; 0.25 drops the dense ones (every dense model is V2).
+V2_DEFAULT_ARCHS_LISTED_ONLY = frozenset(
+    {
+        *("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "LlamaForCausalLM", "MistralForCausalLM"),
+        *("Qwen2MoeForCausalLM", "Qwen3ForCausalLM"),
+    }
+)
+
+
+#: the same list in 0.23 (``CHANGES.V2_DEFAULT_LISTED_MOE_QUANTIZED``), for dense unquantized models only
+V2_DEFAULT_ARCHS_DENSE_UNQUANTIZED = frozenset({"LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM"})
+
+
 def v2_by_model(ctx: Any) -> bool:
-    """0.27-0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
+    """0.24-0.28 ``VllmConfig.use_v2_model_runner`` before the feature checks: forced for PCP, DSpark and
     diffusion models (``canvas_length``), else ``_is_default_v2_model_runner_model``: a generating
-    model that is a listed class, or neither hybrid, attention-free nor MoE."""
-    from .facts import is_hybrid, is_moe
+    model that is a listed class, or (0.25+) neither hybrid, attention-free nor MoE."""
+    from .facts import is_moe
 
     a = ctx.args
     if a.speculative_method == "dspark":
@@ -68,8 +82,22 @@ def v2_by_model(ctx: Any) -> bool:
         if not ctx.release.has(CHANGES.V2_RUNNER_RAW_LOGPROBS) and a.logprobs_mode in (
             "raw_logits",
             "processed_logits",
-        ):  # 0.25: _get_v2_model_runner_unsupported_features lists these logprobs modes
+        ):  # 0.24-0.25: _get_v2_model_runner_unsupported_features lists these logprobs modes
             return False
+        if not ctx.release.has(CHANGES.V2_DEFAULT_DENSE_MODELS):  # 0.24: the listed classes only
+            if not ctx.release.has(CHANGES.V2_DEFAULT_LISTED_MOE_QUANTIZED):
+                # 0.23: Llama, Mistral, Qwen3 only, and neither MoE nor quantized (quantization_config)
+                listed = V2_DEFAULT_ARCHS_DENSE_UNQUANTIZED
+                if not ctx.release.has(CHANGES.V2_DEFAULT_LLAMA_MISTRAL):  # 0.22: Qwen3 only
+                    listed = listed - {"LlamaForCausalLM", "MistralForCausalLM"}
+                if (
+                    derived_fact(ctx.hf, "vllm.is_moe", is_moe)
+                    or ctx.hf.get("quantization_config") is not None
+                ):
+                    return False
+            else:
+                listed = V2_DEFAULT_ARCHS_LISTED_ONLY
+            return bool(set(ctx.hf.architectures or ()) & listed)
         return bool(set(ctx.hf.architectures or ()) & listed) or not derived_fact(
             ctx.hf, "vllm.is_moe", is_moe
         )
@@ -84,6 +112,28 @@ def v2_by_model(ctx: Any) -> bool:
     return not hybrid and a.attn_type != "attention_free" and not moe
 
 
+#: ``IsHybrid`` classes that are not ``HasInnerState`` (the 0.24 registry, read by
+#: ``tools/extract_vllm_model_info.py``): the Qwen3.5 and LFM2-VL multimodal classes (operators-5528-00165)
+HYBRID_WITHOUT_INNER_STATE = frozenset(
+    {
+        *("ColQwen3_5", "InternS2PreviewForConditionalGeneration", "Lfm2VlForConditionalGeneration"),
+        *("Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"),
+    }
+)
+
+
+def _has_inner_state(hf: Any) -> bool:
+    """``ModelConfig.has_inner_state`` (``_ModelInfo.has_inner_state``: the registered class is
+    ``HasInnerState``) for a hybrid model: every hybrid class but ``HYBRID_WITHOUT_INNER_STATE``."""
+    from .model_info import normalized
+
+    if not is_hybrid(hf):
+        return False
+    arch = hf.architecture or ""
+    found = normalized(arch)
+    return (found[0] if found is not None else arch) not in HYBRID_WITHOUT_INNER_STATE
+
+
 def v2_unsupported_spec(ctx: Any) -> frozenset[str]:
     """The speculative methods that send this release to the V1 runner."""
     out = set(V2_UNSUPPORTED_SPEC)
@@ -91,7 +141,19 @@ def v2_unsupported_spec(ctx: Any) -> frozenset[str]:
         out |= {"ngram", "ngram_gpu"}
     if not ctx.release.has(CHANGES.V2_RUNNER_DRAFT_MODEL):
         out.add("draft_model")
+    if not ctx.release.has(CHANGES.V2_RUNNER_DFLASH):  # 0.23: DFlash (and any parallel drafting)
+        out.add("dflash")
     return frozenset(out)
+
+
+def _pp_external_launcher_v1(ctx: Any) -> bool:
+    """PP with the external launcher: a V2-unsupported feature from 0.24."""
+    a = ctx.args
+    return (
+        a.pipeline_parallel_size > 1
+        and a.distributed_executor_backend == "external_launcher"
+        and ctx.release.has(CHANGES.V2_RUNNER_PP_EXTERNAL_LAUNCHER_UNSUPPORTED)
+    )
 
 
 #: ``EagleModelTypes`` + ``NgramGPUTypes`` + draft model/DSpark: the speculative methods async
@@ -142,10 +204,19 @@ def model_runner(ctx: Any) -> dict[str, Any]:
         v2 = str(env).strip().lower() in ("1", "true")
         a = ctx.args
         unsupported = []
-        if a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher":
+        if _pp_external_launcher_v1(ctx):
             unsupported.append("pipeline parallelism with external_launcher")
         if a.speculative_method in v2_unsupported_spec(ctx):
             unsupported.append(f"speculative method '{a.speculative_method}'")
+        if (
+            not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_ALIGN)
+            and a.mamba_cache_mode == "align"
+            and (
+                a.attn_type == "attention_free"
+                or derived_fact(ctx.hf, "vllm.has_inner_state", _has_inner_state)
+            )
+        ):  # 0.24: ModelConfig.has_inner_state in align mode, listed first
+            unsupported.insert(0, "hybrid/mamba models with align cache mode")
         if v2 and unsupported:  # VllmConfig._validate_v2_model_runner (0.30-0.33): V2 forced by env
             raise ConflictError(
                 f"Model Runner V2 does not yet support: {', '.join(unsupported)}",
@@ -155,7 +226,7 @@ def model_runner(ctx: Any) -> dict[str, Any]:
     else:
         a = ctx.args
         v2 = (ctx.release.has(CHANGES.V2_RUNNER_BY_DEFAULT) or v2_by_model(ctx)) and not (
-            (a.pipeline_parallel_size > 1 and a.distributed_executor_backend == "external_launcher")
+            _pp_external_launcher_v1(ctx)
             or a.speculative_method in v2_unsupported_spec(ctx)
             or (a.mamba_cache_mode == "all" and not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_CACHE_ALL))
             or (
