@@ -4,14 +4,33 @@ this keeps the harness from rotting as the corpus, the paste reader or the flag 
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools" / "agreement_vllm_config"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+#: module names both agreement harnesses use for their own siblings (compare.py, generate.py …)
+_SIBLINGS = ("compare", "generate", "pack_adapter", "stand_ins", "real_launches")
 
-import real_launches  # noqa: E402
+
+def _load_tool():
+    """tools/agreement_vllm_config/real_launches.py under its own name, its siblings imported fresh and then
+    taken out of ``sys.modules`` again: the other harness's test loads modules of the same names."""
+    saved = {n: sys.modules.pop(n) for n in _SIBLINGS if n in sys.modules}
+    spec = importlib.util.spec_from_file_location(
+        "vllm_real_launches", ROOT / "tools" / "agreement_vllm_config" / "real_launches.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        for n in _SIBLINGS:
+            sys.modules.pop(n, None)
+        sys.modules.update(saved)
+    return module
+
+
+real_launches = _load_tool()
 from vllm_serve_corpus import CORPUS  # noqa: E402
 
 
