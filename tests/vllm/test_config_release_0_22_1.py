@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import pytest
 from vllm_cases import res
 
+from resolvable.errors import ConflictError
 from resolvable.rules import HFConfig
 from resolvable.vllm import load_model
 from resolvable.vllm.changes import CHANGES
@@ -19,6 +21,9 @@ def test_the_0_23_config_changes_are_listed():
     assert {c.name for c in CHANGES.introduced("0.23.0")} >= {
         "V2_DEFAULT_LLAMA_MISTRAL",
         "BREAKABLE_GRAPHS_DEEPSEEK_V4",
+        "V2_RUNNER_HYBRID_ALIGN_ONLY",
+        "CPU_UNI_EXECUTOR_ENV_GATED",
+        "CPU_AWQ_REMOVED",
     }
 
 
@@ -37,3 +42,45 @@ def test_deepseek_v4_breakable_graphs_from_0_23():
     cfg["architectures"] = ["DeepseekV4ForCausalLM"]
     v4 = HFConfig(cfg, source="qwen3-30b-a3b as DeepseekV4ForCausalLM")
     assert [r["compilation_mode"] for r in both(v4, "h200")] == ["VLLM_COMPILE", "NONE"]
+
+
+def test_v2_forced_refuses_every_hybrid_model_on_0_22():
+    """``_get_v2_model_runner_unsupported_features``: 0.22 lists every ``has_inner_state`` model
+    ("hybrid/mamba models"), so VLLM_USE_V2_MODEL_RUNNER=1 with Qwen3-Next is refused whatever the
+    Mamba cache mode; 0.23 lists it in align mode only (prefix caching off: mode none, V2 runs)."""
+    env = {"VLLM_USE_V2_MODEL_RUNNER": "1"}
+    with pytest.raises(ConflictError, match="does not yet support: hybrid/mamba models Fix"):
+        res("qwen3-next-80b-a3b", "h200", env, vllm_version="0.22.1")
+    new = res("qwen3-next-80b-a3b", "h200", env, vllm_version="0.23.0")
+    assert (new["mamba_cache_mode"], new["use_v2_model_runner"]) == ("none", True)
+    with pytest.raises(ConflictError, match="hybrid/mamba models with align cache mode"):
+        res("qwen3-next-80b-a3b", "h200", env, vllm_version="0.23.0", enable_prefix_caching=True)
+
+
+def test_cpu_uni_executor_becomes_mp_whatever_the_variable_on_0_22():
+    """``CpuPlatform.check_and_update_config``: 0.22 always turns the ``uni`` executor into ``mp``;
+    0.23 only under V1 multiprocessing (VLLM_ENABLE_V1_MULTIPROCESSING, default 1)."""
+    env = {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}
+    got = [
+        r["distributed_executor_backend"]
+        for r in both("llama-3.1-8b", "cpu", env, distributed_executor_backend="uni")
+    ]
+    assert got == ["mp", "uni"]
+    assert [
+        r["distributed_executor_backend"]
+        for r in both("llama-3.1-8b", "cpu", distributed_executor_backend="uni")
+    ] == [
+        "mp",
+        "mp",
+    ]
+
+
+def test_cpu_awq_claims_awq_checkpoints_on_cpu_on_0_22():
+    """``CPUAWQConfig.override_quantization_method`` (0.21-0.22, last of the override list): on CPU
+    an AWQ checkpoint that AWQ Marlin does not take (no zero point) becomes ``cpu_awq``; 0.23 has
+    no such method and keeps ``awq``."""
+    cfg = load_model("llama-3.1-8b").to_dict()
+    cfg["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": False}
+    awq = HFConfig(cfg, source="llama-3.1-8b (AWQ, no zero point)")
+    assert res(awq, "cpu", vllm_version="0.22.1", dtype="float16")["quantization"] == "cpu_awq"
+    assert res(awq, "cpu", vllm_version="0.23.0", dtype="float16")["quantization"] == "awq"

@@ -58,6 +58,8 @@ def v2_by_model(ctx: Any) -> bool:
     model that is a listed class, or (0.25+) neither hybrid, attention-free nor MoE."""
     from .facts import is_moe
 
+    if not ctx.release.has(CHANGES.V2_RUNNER_DEFAULT_LIST):  # 0.21: V2 only by the variable
+        return False
     a = ctx.args
     if a.speculative_method == "dspark":
         return True
@@ -208,14 +210,18 @@ def model_runner(ctx: Any) -> dict[str, Any]:
             unsupported.append("pipeline parallelism with external_launcher")
         if a.speculative_method in v2_unsupported_spec(ctx):
             unsupported.append(f"speculative method '{a.speculative_method}'")
-        if (
+        inner_state = a.attn_type == "attention_free" or derived_fact(
+            ctx.hf, "vllm.has_inner_state", _has_inner_state
+        )
+        if not ctx.release.has(CHANGES.V2_RUNNER_HYBRID_ALIGN_ONLY) and inner_state:
+            # 0.21-0.22: every ModelConfig.has_inner_state model, whatever the cache mode
+            unsupported.insert(0, "hybrid/mamba models")
+        elif (
             not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_ALIGN)
             and a.mamba_cache_mode == "align"
-            and (
-                a.attn_type == "attention_free"
-                or derived_fact(ctx.hf, "vllm.has_inner_state", _has_inner_state)
-            )
-        ):  # 0.24: ModelConfig.has_inner_state in align mode, listed first
+            and inner_state
+        ):
+            # 0.23-0.24: ModelConfig.has_inner_state in align mode, listed first
             unsupported.insert(0, "hybrid/mamba models with align cache mode")
         if v2 and unsupported:  # VllmConfig._validate_v2_model_runner (0.30-0.33): V2 forced by env
             raise ConflictError(

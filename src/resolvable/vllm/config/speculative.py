@@ -241,9 +241,10 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             )
     if model is None and method not in _NO_MODEL:
         # the draft ModelConfig is the target's, built with runner "draft" (config/model.py :
-        # ModelConfig.__post_init__ refuses a pooling-only class)
+        # ModelConfig.__post_init__ refuses a pooling-only class; 0.21, before
+        # CHANGES.EMBEDDING_RUNNER_GENERATE_REFUSED, does not: the method checks below answer)
         generate, pooling, _, _ = derived_fact(ctx.hf, "vllm.registry_facts", registry_facts)
-        if pooling and not generate:
+        if pooling and not generate and ctx.release.has(CHANGES.EMBEDDING_RUNNER_GENERATE_REFUSED):
             raise ConflictError(
                 "Embedding models do not support `--runner draft`. "
                 "Use `--runner pooling` or `--runner auto` for embedding models.",
