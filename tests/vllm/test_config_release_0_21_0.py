@@ -169,3 +169,33 @@ def test_mtp_on_an_embedding_model_on_0_21():
         res(bge, "a100", vllm_version="0.21.0", speculative_config=spec)
     with pytest.raises(ConflictError, match=r"Embedding models do not support `--runner draft`"):
         res(bge, "a100", vllm_version="0.22.0", speculative_config=spec)
+
+
+def test_eagle3_needs_an_aux_hidden_states_target_on_0_21():
+    """``SpeculativeConfig._verify_args`` (0.21): EAGLE3 on a target whose text model type is not in
+    the auxiliary-hidden-states list is refused (operators-8002 dev, 0.21 oracle: OLMo-2, LFM2,
+    Granite-4.0-H, bge-m3 with EAGLE3 drafts); 0.22 dropped the check. A Llama target passes."""
+    spec = (
+        '{"method": "eagle3", "model": "tests/vllm/drafts/llama3.1-8b-eagle3", "num_speculative_tokens": 2}'
+    )
+    with pytest.raises(ConflictError, match=r"eagle3 is only supported for \['llama', 'qwen'"):
+        res("olmo-2-7b", "h100", vllm_version="0.21.0", speculative_config=spec)
+    assert (
+        res("olmo-2-7b", "h100", vllm_version="0.22.0", speculative_config=spec)["speculative_method"]
+        == "eagle3"
+    )
+    assert (
+        res("llama-3.1-8b", "h100", vllm_version="0.21.0", speculative_config=spec)["speculative_method"]
+        == "eagle3"
+    )
+
+
+def test_the_draft_pp_check_comes_before_the_target_type_check_on_0_21():
+    """``_verify_args`` runs the draft's ``verify_with_parallel_config`` before the target-type check:
+    GLM-5 with an EAGLE3 head and PP 2 is refused for PP (dev operators-8002, 0.21 oracle:
+    "Pipeline parallelism is not supported for this model")."""
+    spec = '{"method": "eagle3", "model": "tests/vllm/drafts/qwen3-8b-eagle3", "num_speculative_tokens": 4}'
+    with pytest.raises(ConflictError, match="Pipeline parallelism is not supported for this model"):
+        res("glm-5", "h100", vllm_version="0.21.0", pipeline_parallel_size=2, speculative_config=spec)
+    with pytest.raises(ConflictError, match="eagle3 is only supported for"):
+        res("glm-5", "h100", vllm_version="0.21.0", speculative_config=spec)

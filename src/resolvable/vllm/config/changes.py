@@ -562,6 +562,13 @@ CONFIG_CHANGES = (
         "linear-attention layers (until CPU_AMX_LINEAR_ATTENTION_CACHING, 0.25); 0.21 keeps both",
     ),
     Change(
+        "EAGLE3_ANY_TARGET",
+        "0.22.0",
+        upstream="config/speculative.py:SpeculativeConfig._verify_args",
+        summary="EAGLE3, DFlash and hidden-state extraction accept any target; 0.21 refuses a target "
+        "whose model type is not in its auxiliary-hidden-states list",
+    ),
+    Change(
         "MAMBA_ALL_WITH_SPEC",
         "0.22.0",
         upstream="model_executor/models/config.py:MambaModelConfig.verify_and_update_config",
