@@ -84,3 +84,28 @@ def test_cpu_awq_claims_awq_checkpoints_on_cpu_on_0_22():
     awq = HFConfig(cfg, source="llama-3.1-8b (AWQ, no zero point)")
     assert res(awq, "cpu", vllm_version="0.22.1", dtype="float16")["quantization"] == "cpu_awq"
     assert res(awq, "cpu", vllm_version="0.23.0", dtype="float16")["quantization"] == "awq"
+
+
+def test_awq_marlin_takes_cpu_checkpoints_from_0_23():
+    """``AWQMarlinConfig.is_awq_marlin_compatible``: CUDA/ROCm only in 0.21-0.22, so on CPU
+    ``CPUAWQConfig`` claims a Marlin-compatible AWQ checkpoint (``cpu_awq``; operators-9101 dev,
+    0.21 oracle: AWQ Llama and Qwen3.5 on cpu-amx); 0.23 accepts the CPU (``awq_marlin``)."""
+    cfg = load_model("llama-3.1-8b").to_dict()
+    cfg["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}
+    awq = HFConfig(cfg, source="llama-3.1-8b (AWQ)")
+    assert [r["quantization"] for r in both(awq, "cpu-amx", dtype="float16")] == ["cpu_awq", "awq_marlin"]
+    assert [r["quantization"] for r in both(awq, "h100", dtype="float16")] == ["awq_marlin", "awq_marlin"]
+
+
+@pytest.mark.parametrize(
+    ("release", "on"), [("0.21.0", False), ("0.22.1", False), ("0.27.1", False), ("0.28.0", True)]
+)
+def test_async_scheduling_default_with_a_draft_model(release, on):
+    """``VllmConfig.__post_init__``: unset ``--async-scheduling`` with draft-model speculation stays
+    off in 0.21-0.27 (the default path lists EAGLE/MTP and n-gram GPU only; operators-9101 dev,
+    0.21 oracle: Qwen3-VL with a Qwen3-0.6B draft) and is on from 0.28; asked for, it is accepted
+    in every release."""
+    spec = '{"method": "draft_model", "model": "tests/vllm/drafts/qwen3-0.6b", "num_speculative_tokens": 4}'
+    assert res("qwen3-vl-8b", "h100", vllm_version=release, speculative_config=spec)["async_scheduling"] is on
+    asked = res("qwen3-vl-8b", "h100", vllm_version=release, speculative_config=spec, async_scheduling=True)
+    assert asked["async_scheduling"] is True

@@ -265,6 +265,14 @@ CONFIG_CHANGES = (
     ),
     # 0.27.1 -> 0.28.0 (docs/releases/vllm-0.28.0.md)
     Change(
+        "ASYNC_SCHED_DRAFT_MODEL_DEFAULT",
+        "0.28.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="async scheduling defaults on with draft-model speculation; 0.21-0.27 accept it when "
+        "asked for but leave it off by default (issue 32, h32r: the 'async_scheduling pack on, vLLM "
+        "off' class of the 0.21-0.27 operators runs, read from the 0.21-0.30 wheels)",
+    ),
+    Change(
         "BATCH_DEFAULTS_160GIB_TIER",
         "0.28.0",
         upstream="engine/arg_utils.py:EngineArgs.get_batch_defaults",
@@ -534,8 +542,9 @@ CONFIG_CHANGES = (
         "CPU_AWQ_REMOVED",
         "0.23.0",
         upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
-        summary="cpu_awq is no longer a quantization method; 0.22 lists it and its CPUAWQConfig "
-        "claims on CPU every AWQ checkpoint that AWQ Marlin does not",
+        summary="AWQ Marlin takes AWQ checkpoints on CPU too (is_awq_marlin_compatible) and cpu_awq is "
+        "no longer a quantization method; 0.21-0.22 list it and CPUAWQConfig claims every AWQ "
+        "checkpoint on CPU (AWQ Marlin is CUDA/ROCm only there)",
     ),
     # 0.21.0 -> 0.22.0 (docs/releases/vllm-0.22.0-config.md, read from the two wheels'
     # config/*.py, engine/arg_utils.py, model_executor/models/{config,registry}.py,

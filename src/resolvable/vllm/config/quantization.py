@@ -198,7 +198,9 @@ def awq_marlin_platform(ctx: Any) -> bool | None:
     if env_flag(ctx.env, "VLLM_BATCH_INVARIANT"):
         return False
     vendor, cap = ctx.platform.vendor, ctx.platform.capability
-    return vendor in ("hip", "cpu") or (vendor == "cuda" and cap is not None and tuple(cap) >= (7, 5))
+    if vendor == "cpu":  # 0.21-0.22: is_awq_marlin_compatible is CUDA/ROCm only (cpu_awq takes it)
+        return ctx.release.has(CHANGES.CPU_AWQ_REMOVED)
+    return vendor == "hip" or (vendor == "cuda" and cap is not None and tuple(cap) >= (7, 5))
 
 
 def quantization_override(

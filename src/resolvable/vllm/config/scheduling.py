@@ -273,7 +273,8 @@ def _spec_incompatibility(ctx: Any) -> str | None:
 def async_scheduling(ctx: Any) -> dict[str, Any]:
     """§3.9: the async-scheduling block of ``VllmConfig.__post_init__`` (``config/vllm.py`` 1668): an
     explicit ``--async-scheduling`` is refused with a custom executor or an unsupported speculative
-    method (0.33: on the V1 runner, also PP); unset → off for pooling models and those cases, else
+    method (0.33: on the V1 runner, also PP); unset → off for pooling models and those cases (and,
+    before ``CHANGES.ASYNC_SCHED_DRAFT_MODEL_DEFAULT``, 0.28, for draft-model speculation), else
     **on**. (The CPU platform hook turns it off afterwards.)"""
     a = ctx.args
     incompat = _spec_incompatibility(ctx)
@@ -302,6 +303,10 @@ def async_scheduling(ctx: Any) -> dict[str, Any]:
         return {}
     if a.async_scheduling is None:
         on = a.runner_type != "pooling" and supported and incompat is None
+        if a.speculative_method == "draft_model" and not ctx.release.has(
+            CHANGES.ASYNC_SCHED_DRAFT_MODEL_DEFAULT
+        ):
+            on = False  # 0.21-0.27: accepted when asked for, not turned on by default
         return {"async_scheduling": on}
     return {}
 
