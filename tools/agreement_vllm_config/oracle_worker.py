@@ -131,11 +131,26 @@ def extract(cfg) -> dict:
         "optimization_level": int(cfg.optimization_level),
         "prefill_context_parallel_size": p.prefill_context_parallel_size,
     }
-    try:
+    if hasattr(type(cfg), "use_v2_model_runner"):  # 0.22-0.33: VllmConfig.use_v2_model_runner
         out["use_v2_model_runner"] = bool(cfg.use_v2_model_runner)
-    except Exception:  # 0.34 has no V1 runner: the property may be gone
+    elif _v1_runner_by_env():  # 0.21: no property; the V2 runner is VLLM_USE_V2_MODEL_RUNNER alone
+        import vllm.envs as envs
+
+        out["use_v2_model_runner"] = bool(envs.VLLM_USE_V2_MODEL_RUNNER)
+    else:  # 0.34 has no V1 runner: the property is gone
         out["use_v2_model_runner"] = True
     return out
+
+
+def _v1_runner_by_env() -> bool:
+    """vLLM 0.21 and below: ``VllmConfig`` reads ``envs.VLLM_USE_V2_MODEL_RUNNER`` (a bool, default
+    False) and has no ``use_v2_model_runner`` property (0.22 added it with the default-V2 list).
+    Read off the release's own ``config/vllm.py`` source, not its version."""
+    import inspect
+
+    import vllm.config.vllm as cfg_module
+
+    return "envs.VLLM_USE_V2_MODEL_RUNNER:" in inspect.getsource(cfg_module)
 
 
 #: Where a CUDA runtime library may lie on the oracle host (the first that exists is loaded).

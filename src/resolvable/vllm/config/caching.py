@@ -128,7 +128,8 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
     """§3.7 step 7: ``MambaModelConfig.verify_and_update_config`` (``model_executor/models/config.py``
     750; called by ``HybridAttentionMambaModelConfig`` for every hybrid model): prefix caching on →
     mode ``align`` (chunked prefill required; before ``CHANGES.MAMBA_ALIGN_BY_DEFAULT``, 0.28, mode
-    ``all`` for a ``SupportsMambaPrefixCaching`` class), ``mamba_block_size`` = the block size; off →
+    ``all`` for a ``SupportsMambaPrefixCaching`` class; 0.21, before ``CHANGES.MAMBA_ALL_WITH_SPEC``,
+    not with speculative decoding), ``mamba_block_size`` = the block size; off →
     mode ``none``, ``mamba_block_size`` = ``max_model_len``."""
     a = ctx.args
     # keyed by the class (MODELS_CONFIG_MAP), not by attn_type: a hybrid model under a pooler
@@ -141,9 +142,11 @@ def mamba_cache_mode(ctx: Any) -> dict[str, Any]:
         mode = a.mamba_cache_mode
         if mode == "none":
             mode = "align"
-            if not ctx.release.has(CHANGES.MAMBA_ALIGN_BY_DEFAULT) and (
-                ctx.hf.architecture in MAMBA_PREFIX_CACHING_ARCHS
-            ):
+            if (
+                not ctx.release.has(CHANGES.MAMBA_ALIGN_BY_DEFAULT)
+                and ctx.hf.architecture in MAMBA_PREFIX_CACHING_ARCHS
+                and (a.speculative_method is None or ctx.release.has(CHANGES.MAMBA_ALL_WITH_SPEC))
+            ):  # 0.21: align when speculative decoding is on too
                 mode = "all"
             out["mamba_cache_mode"] = mode
         any_mode = ctx.release.has(CHANGES.MAMBA_PREFIX_CACHING_WORDING)  # 0.33: every mode

@@ -1,4 +1,4 @@
-"""vLLM's engine-configuration changes 0.25 → 0.34, as data (vllm-config-spec.md §8; blocks per
+"""vLLM's engine-configuration changes 0.22 → 0.34, as data (vllm-config-spec.md §8; blocks per
 release pair below, oldest last, each listed in docs/releases/vllm-NEXT[-config].md).
 
 One ``Change`` per behaviour a release changed; they join the pack's one change table
@@ -265,6 +265,14 @@ CONFIG_CHANGES = (
     ),
     # 0.27.1 -> 0.28.0 (docs/releases/vllm-0.28.0.md)
     Change(
+        "ASYNC_SCHED_DRAFT_MODEL_DEFAULT",
+        "0.28.0",
+        upstream="config/vllm.py:VllmConfig.__post_init__",
+        summary="async scheduling defaults on with draft-model speculation; 0.21-0.27 accept it when "
+        "asked for but leave it off by default (issue 32, h32r: the 'async_scheduling pack on, vLLM "
+        "off' class of the 0.21-0.27 operators runs, read from the 0.21-0.30 wheels)",
+    ),
+    Change(
         "BATCH_DEFAULTS_160GIB_TIER",
         "0.28.0",
         upstream="engine/arg_utils.py:EngineArgs.get_batch_defaults",
@@ -408,6 +416,14 @@ CONFIG_CHANGES = (
     # 0.25.1 -> 0.26.0 (docs/vllm.md "vLLM 0.25.0", read from the two wheels' config/vllm.py,
     # config/parallel.py, model_executor/models/config.py)
     Change(
+        "CPU_AMX_SSM_FLOAT32",
+        "0.26.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="an AMX CPU resets the Mamba SSM cache dtype to float32 ('Reset SSM cache type to "
+        "float32 for AMX mamba attention.'); 0.25 and below keep the dtype asked for (issue 32, "
+        "h32r: found reading the 0.21-0.26 wheels)",
+    ),
+    Change(
         "V2_DEFAULT_INKLING_LONGCAT_NGRAM",
         "0.26.0",
         upstream="config/vllm.py:DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES",
@@ -494,7 +510,8 @@ CONFIG_CHANGES = (
         summary="auto_awq (AWQ checkpoints claimed by AutoAWQConfig off CPU) and fp8_per_channel are "
         "quantization methods and gguf no longer is; 0.23 served AWQ through awq_marlin or awq",
     ),
-    # 0.22.1 -> 0.23.0 (docs/releases/vllm-0.23.0-config.md; dev only, no held-out run yet)
+    # 0.22.1 -> 0.23.0 (docs/releases/vllm-0.23.0-config.md, read from the two wheels'
+    # config/*.py, engine/arg_utils.py, model_executor/models/{config,registry}.py, platforms/*.py)
     Change(
         "V2_DEFAULT_LLAMA_MISTRAL",
         "0.23.0",
@@ -506,5 +523,79 @@ CONFIG_CHANGES = (
         "0.23.0",
         upstream="config/vllm.py:VllmConfig.__post_init__",
         summary="DeepSeek-V4 (+MTP) defaults to breakable CUDA graphs (torch.compile off); 0.22 compiles it",
+    ),
+    Change(
+        "V2_RUNNER_HYBRID_ALIGN_ONLY",
+        "0.23.0",
+        upstream="config/vllm.py:VllmConfig._get_v2_model_runner_unsupported_features",
+        summary="a HasInnerState (hybrid/Mamba) model is a V2-unsupported feature in Mamba align mode "
+        "only; 0.22 lists every such model ('hybrid/mamba models')",
+    ),
+    Change(
+        "CPU_UNI_EXECUTOR_ENV_GATED",
+        "0.23.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="the CPU turns the uni executor into mp only under V1 multiprocessing "
+        "(VLLM_ENABLE_V1_MULTIPROCESSING, default 1); 0.22 always does",
+    ),
+    Change(
+        "CPU_AWQ_REMOVED",
+        "0.23.0",
+        upstream="model_executor/layers/quantization/__init__.py:QuantizationMethods",
+        summary="AWQ Marlin takes AWQ checkpoints on CPU too (is_awq_marlin_compatible) and cpu_awq is "
+        "no longer a quantization method; 0.21-0.22 list it and CPUAWQConfig claims every AWQ "
+        "checkpoint on CPU (AWQ Marlin is CUDA/ROCm only there)",
+    ),
+    # 0.21.0 -> 0.22.0 (docs/releases/vllm-0.22.0-config.md, read from the two wheels'
+    # config/*.py, engine/arg_utils.py, model_executor/models/{config,registry}.py,
+    # model_executor/layers/quantization/__init__.py, platforms/*.py)
+    Change(
+        "V2_RUNNER_DEFAULT_LIST",
+        "0.22.0",
+        upstream="config/vllm.py:VllmConfig.use_v2_model_runner",
+        summary="the V2 model runner is the default for the listed classes (Qwen3, dense, unquantized); "
+        "0.21 runs V2 only under VLLM_USE_V2_MODEL_RUNNER=1",
+    ),
+    Change(
+        "AUTO_GPTQ",
+        "0.22.0",
+        upstream="model_executor/layers/quantization/__init__.py:get_quantization_config",
+        summary="GPTQ checkpoints are served by AutoGPTQConfig (auto_gptq; gptq and gptq_marlin its "
+        "aliases); 0.21 serves them through gptq_marlin where Marlin runs them, else gptq (float16 only)",
+    ),
+    Change(
+        "CPU_AMX_LINEAR_ATTENTION_OFF",
+        "0.22.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="an AMX CPU turns prefix caching and chunked prefill off for a model with "
+        "linear-attention layers (until CPU_AMX_LINEAR_ATTENTION_CACHING, 0.25); 0.21 keeps both",
+    ),
+    Change(
+        "EAGLE3_ANY_TARGET",
+        "0.22.0",
+        upstream="config/speculative.py:SpeculativeConfig._verify_args",
+        summary="EAGLE3, DFlash and hidden-state extraction accept any target; 0.21 refuses a target "
+        "whose model type is not in its auxiliary-hidden-states list",
+    ),
+    Change(
+        "MAMBA_ALL_WITH_SPEC",
+        "0.22.0",
+        upstream="model_executor/models/config.py:MambaModelConfig.verify_and_update_config",
+        summary="with prefix caching, a SupportsMambaPrefixCaching class defaults to mamba cache mode "
+        "'all' with speculative decoding too; 0.21 picks 'align' when a speculative config is set",
+    ),
+    Change(
+        "RUNNER_FROM_CONVERT",
+        "0.22.0",
+        upstream="config/model.py:ModelConfig._get_runner_type",
+        summary="--runner auto with --convert other than auto/none resolves to the pooling runner; "
+        "0.21 takes the architecture's default runner",
+    ),
+    Change(
+        "EMBEDDING_RUNNER_GENERATE_REFUSED",
+        "0.22.0",
+        upstream="config/model.py:ModelConfig.__post_init__",
+        summary="an embedding-only class under --runner generate/draft is refused ('Embedding models "
+        "do not support ...'); 0.21 refuses --runner generate only as 'This model does not support'",
     ),
 )

@@ -154,13 +154,18 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     convert = ctx.args.convert
     if ctx.args.runner != "auto":
         runner = ctx.args.runner
-    elif convert not in ("auto", "none"):
-        runner = "pooling"
+    elif convert not in ("auto", "none") and ctx.release.has(CHANGES.RUNNER_FROM_CONVERT):
+        runner = "pooling"  # 0.21: the architecture's default runner, whatever --convert says
     else:
         runner = default or "generate"
     if convert == "auto":
         convert = _default_convert(hf.architecture or "", runner, facts)
-    if pooling and not generate and runner in ("draft", "generate"):
+    if (
+        pooling
+        and not generate
+        and runner in ("draft", "generate")
+        and ctx.release.has(CHANGES.EMBEDDING_RUNNER_GENERATE_REFUSED)
+    ):  # 0.21: only the generate check below ("This model does not support `--runner generate`.")
         raise ConflictError(
             f"Embedding models do not support `--runner {runner}`. "
             "Use `--runner pooling` or `--runner auto` for embedding models.",

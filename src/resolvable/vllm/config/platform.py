@@ -55,15 +55,19 @@ def has_linear_attention_layers(hf: Any) -> bool:
 def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
     """§4 CPU: ``CpuPlatform.check_and_update_config`` (``platforms/cpu.py`` 234): async scheduling
     off; the ``uni`` executor becomes ``mp`` (V1 multiprocessing); no capture sizes; VLLM_COMPILE →
-    DYNAMO_TRACE_ONCE; 0.24 on AMX: prefix caching and chunked prefill off for linear-attention
-    models (``CHANGES.CPU_AMX_LINEAR_ATTENTION_CACHING``); MLA without AMX (the reference CPU_MLA kernel) turns chunked prefill and
+    DYNAMO_TRACE_ONCE; 0.22-0.24 on AMX: prefix caching and chunked prefill off for linear-attention
+    models (``CHANGES.CPU_AMX_LINEAR_ATTENTION_OFF`` .. ``CHANGES.CPU_AMX_LINEAR_ATTENTION_CACHING``);
+    0.26+ on AMX: the SSM cache dtype float32 (``CHANGES.CPU_AMX_SSM_FLOAT32``); MLA without AMX (the reference CPU_MLA kernel) turns chunked prefill and
     prefix caching off and sets ``max_num_batched_tokens = max(max_model_len, 2048)``."""
     if ctx.platform.vendor != "cpu":
         return {}
     a = ctx.args
     out: dict[str, Any] = {}
     out.update(_force(ctx, "async_scheduling", False, "async scheduling is not supported on CPU"))
-    if a.distributed_executor_backend == "uni" and ctx.env.get("VLLM_ENABLE_V1_MULTIPROCESSING", "1") == "1":
+    if a.distributed_executor_backend == "uni" and (
+        ctx.env.get("VLLM_ENABLE_V1_MULTIPROCESSING", "1") == "1"
+        or not ctx.release.has(CHANGES.CPU_UNI_EXECUTOR_ENV_GATED)  # 0.22: whatever the variable
+    ):
         out.update(_force(ctx, "distributed_executor_backend", "mp", "V1 multiprocessing on CPU"))
     out.update(_force(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs on CPU"))
     if a.compilation_mode == "VLLM_COMPILE":
@@ -74,15 +78,21 @@ def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
         out.update(_force(ctx, "compilation_mode", "NONE", "LoRA on CPU runs without torch.compile"))
     model_type = str(ctx.hf.text_config.get("model_type") or ctx.hf.get("model_type") or "")
     half_kept = a.mamba_ssm_cache_dtype in ("float16", "bfloat16") and model_type in GDN_MODEL_TYPES
-    if ctx.platform.cpu_amx and a.mamba_ssm_cache_dtype != "float32" and not half_kept:
+    if (
+        ctx.platform.cpu_amx
+        and a.mamba_ssm_cache_dtype != "float32"
+        and not half_kept
+        and ctx.release.has(CHANGES.CPU_AMX_SSM_FLOAT32)  # 0.26; 0.21-0.25 keep the SSM dtype
+    ):
         # AVX-512 BF16 CPUs (SPR): "Reset SSM cache type to float32 for accelerated GDN mamba
         # backend" — every model (fp16/bf16 is kept only for the gated-delta-net backend)
         out.update(_force(ctx, "mamba_ssm_cache_dtype", "float32", "the CPU's accelerated mamba backend"))
     if (
         ctx.platform.cpu_amx
         and not ctx.release.has(CHANGES.CPU_AMX_LINEAR_ATTENTION_CACHING)
+        and ctx.release.has(CHANGES.CPU_AMX_LINEAR_ATTENTION_OFF)  # 0.21 keeps both
         and has_linear_attention_layers(ctx.hf)
-    ):  # 0.24: ModelConfig.get_num_layers_by_block_type(..., "linear_attention") > 0
+    ):  # 0.22-0.24: ModelConfig.get_num_layers_by_block_type(..., "linear_attention") > 0
         if a.enable_prefix_caching and a.mamba_block_size not in (None, a.max_model_len):
             # the Mamba hook already set mamba_block_size for prefix caching; VllmConfig's
             # validate_mamba_block_size (after __post_init__) then refuses (operators-8002-00114)

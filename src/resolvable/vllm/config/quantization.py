@@ -47,8 +47,15 @@ QUANTIZATION_METHOD_CHANGES = (
 
 def quantization_methods(release: Any) -> tuple[str, ...]:
     """``QuantizationMethods`` of ``release`` (``ctx.release.derive``): ``QUANTIZATION_METHODS``
-    with each delta of ``QUANTIZATION_METHOD_CHANGES`` the release has, in order."""
+    with each delta of ``QUANTIZATION_METHOD_CHANGES`` the release has, in order; below 0.23 the
+    older names (``CHANGES.CPU_AWQ_REMOVED``: 0.21-0.22 list ``cpu_awq`` after ``deepseek_v4_fp8``;
+    ``CHANGES.AUTO_GPTQ``: 0.21 has no ``auto_gptq`` and lists ``gptq`` after ``awq_marlin``)."""
     methods = list(QUANTIZATION_METHODS)
+    if not release.has(CHANGES.CPU_AWQ_REMOVED):
+        methods.insert(methods.index("deepseek_v4_fp8") + 1, "cpu_awq")
+    if not release.has(CHANGES.AUTO_GPTQ):
+        methods = [m for m in methods if m not in ("auto_gptq", "gptq")]
+        methods.insert(methods.index("awq_marlin") + 1, "gptq")
     for change, removed, added in QUANTIZATION_METHOD_CHANGES:
         if release.has(change):
             methods = [m for m in methods if m not in removed]
@@ -156,6 +163,29 @@ def _awq_marlin_compatible(quant: HFConfig) -> bool:
     )
 
 
+def _gptq_marlin_compatible(quant: HFConfig, on_cpu: bool) -> bool:
+    """``GPTQMarlinConfig.is_gptq_marlin_compatible`` (0.21) on a platform that runs Marlin: a GPTQ
+    checkpoint naming ``bits``, ``group_size``, ``sym`` and ``desc_act``, symmetric 4 or 8 bits
+    (``TYPE_MAP``; the CPU's Marlin takes 4 bits only) and a Marlin group size."""
+    if str(quant.get("quant_method") or "").lower() != "gptq":
+        return False
+    if any(quant.get(k) is None for k in ("bits", "group_size", "sym", "desc_act")):
+        return False
+    if quant.get("sym") is not True or quant.get("bits") not in ((4,) if on_cpu else (4, 8)):
+        return False
+    return quant.get("group_size") in (-1, 32, 64, 128)
+
+
+def gptq_marlin_platform(ctx: Any) -> bool | None:
+    """0.21 (before ``CHANGES.AUTO_GPTQ``): whether GPTQ checkpoints may become ``gptq_marlin``
+    here — ``is_gptq_marlin_compatible`` answers on CUDA from capability 7.5 and on CPU, never on
+    ROCm or XPU. None from 0.22 (``AutoGPTQConfig`` claims GPTQ)."""
+    if ctx.release.has(CHANGES.AUTO_GPTQ):
+        return None
+    vendor, cap = ctx.platform.vendor, ctx.platform.capability
+    return vendor == "cpu" or (vendor == "cuda" and cap is not None and tuple(cap) >= (7, 5))
+
+
 def awq_marlin_platform(ctx: Any) -> bool | None:
     """0.23 (no ``auto_awq``): whether AWQ checkpoints may become ``awq_marlin`` here — not under
     ``VLLM_BATCH_INVARIANT`` (Marlin is not batch invariant), and ``query_marlin_supported_quant_types``
@@ -168,7 +198,9 @@ def awq_marlin_platform(ctx: Any) -> bool | None:
     if env_flag(ctx.env, "VLLM_BATCH_INVARIANT"):
         return False
     vendor, cap = ctx.platform.vendor, ctx.platform.capability
-    return vendor in ("hip", "cpu") or (vendor == "cuda" and cap is not None and tuple(cap) >= (7, 5))
+    if vendor == "cpu":  # 0.21-0.22: is_awq_marlin_compatible is CUDA/ROCm only (cpu_awq takes it)
+        return ctx.release.has(CHANGES.CPU_AWQ_REMOVED)
+    return vendor == "hip" or (vendor == "cuda" and cap is not None and tuple(cap) >= (7, 5))
 
 
 def quantization_override(
@@ -179,6 +211,8 @@ def quantization_override(
     on_cpu: bool,
     capability: tuple[int, int] | None = None,
     awq_marlin: bool | None = None,
+    gptq_marlin: bool | None = None,
+    cpu_awq: bool = False,
 ) -> str | None:
     """The first override method that claims the checkpoint, in ``_verify_quantization``'s order
     (``config/model.py``: the ``overrides`` list, ``humming`` first when the user asked for it):
@@ -187,7 +221,9 @@ def quantization_override(
     the ModelOpt (by ``quant_algo``), INC (``auto-round``) and GPT-OSS MXFP4 overrides claim the
     checkpoint whatever the user passed, and the override then replaces ``--quantization``.
     ``awq_marlin`` (0.23, before ``CHANGES.QUANTIZATION_METHODS_AUTO_AWQ``: no ``auto_awq``): whether
-    the platform runs AWQ Marlin kernels (``awq_marlin_platform``); None from 0.24."""
+    the platform runs AWQ Marlin kernels (``awq_marlin_platform``); None from 0.24. ``gptq_marlin``
+    (0.21, before ``CHANGES.AUTO_GPTQ``): the same for GPTQ (``gptq_marlin_platform``); ``cpu_awq``
+    (0.21-0.22): ``CPUAWQConfig`` claims any AWQ checkpoint on CPU, after the others."""
     if user == "humming":  # HummingConfig.override_quantization_method
         if model_type == "gpt_oss" and method == "mxfp4":
             raise ConflictError(
@@ -196,7 +232,10 @@ def quantization_override(
                 fix="drop --quantization humming and pass --moe-backend humming",
             )
         return "humming"
-    if method == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
+    if gptq_marlin is not None:  # 0.21: GPTQMarlinConfig.override_quantization_method
+        if gptq_marlin and user in (None, "marlin", "gptq_marlin") and _gptq_marlin_compatible(quant, on_cpu):
+            return "gptq_marlin"
+    elif method == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
         return "auto_gptq"  # AutoGPTQConfig
     if awq_marlin is not None:  # 0.23: AWQMarlinConfig.override_quantization_method
         if awq_marlin and user in (None, "marlin", "awq_marlin") and _awq_marlin_compatible(quant):
@@ -223,6 +262,8 @@ def quantization_override(
         model_type.startswith(("deepseek_v4", "deepseek_v41")) or user == "deepseek_v4_fp8"
     ):
         return "deepseek_v4_fp8"  # DeepseekV4FP8Config
+    if cpu_awq and on_cpu and method == "awq":
+        return "cpu_awq"  # CPUAWQConfig (0.21-0.22), last of the override list
     return None
 
 
@@ -239,6 +280,8 @@ def checkpoint_quantization(
     user: str | None = None,
     capability: tuple[int, int] | None = None,
     awq_marlin: bool | None = None,
+    gptq_marlin: bool | None = None,
+    cpu_awq: bool = False,
 ) -> tuple[str | None, bool]:
     """``(method, overridden)`` as ``_verify_quantization`` (``config/model.py`` 1383) finds them:
     the HF ``quantization_config`` (or compressed-tensors' ``compression_config``; a multimodal
@@ -250,7 +293,9 @@ def checkpoint_quantization(
         return None, False
     method = _normalised_method(quant)
     model_type = str(hf.get("model_type") or hf.text_config.get("model_type") or "")
-    override = quantization_override(quant, method, model_type, user, on_cpu, capability, awq_marlin)
+    override = quantization_override(
+        quant, method, model_type, user, on_cpu, capability, awq_marlin, gptq_marlin, cpu_awq
+    )
     if override is not None:
         return override, True
     return (method or None), False
@@ -266,10 +311,12 @@ def quantization_method(ctx: Any) -> dict[str, Any]:
     user = ctx.args.quantization
     cap = ctx.platform.capability
     marlin = awq_marlin_platform(ctx)
+    gptq_marlin = gptq_marlin_platform(ctx)
+    cpu_awq = not ctx.release.has(CHANGES.CPU_AWQ_REMOVED)
     detected, overridden = derived_fact(
         ctx.hf,
-        f"vllm.quantization/{on_cpu}/{user}/{cap}/{marlin}",
-        lambda hf: checkpoint_quantization(hf, on_cpu, user, cap, marlin),
+        f"vllm.quantization/{on_cpu}/{user}/{cap}/{marlin}/{gptq_marlin}/{cpu_awq}",
+        lambda hf: checkpoint_quantization(hf, on_cpu, user, cap, marlin, gptq_marlin, cpu_awq),
     )
     if detected is None:
         out = _known_method(ctx, user)
@@ -416,6 +463,8 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
     minimum = MIN_CAPABILITY.get(method)
     if method == "modelopt" and not ctx.release.has(CHANGES.MODELOPT_FP8_SM80):
         minimum = 89  # ModelOptFp8Config.get_min_capability (0.26)
+    if method in ("gptq", "gptq_marlin") and not ctx.release.has(CHANGES.AUTO_GPTQ):
+        minimum = 60 if method == "gptq" else 75  # 0.21: GPTQConfig, GPTQMarlinConfig
     if cap is not None and ctx.platform.vendor != "cpu" and minimum is not None:
         current = cap[0] * 10 + cap[1]
         if current < minimum:
@@ -428,6 +477,8 @@ def quantization_support(ctx: Any) -> dict[str, Any]:
     supported = _ACT_DTYPES.get(method, ("bfloat16", "float16"))
     if method == "awq" and not ctx.release.has(CHANGES.QUANTIZATION_METHODS_AUTO_AWQ):
         supported = ("float16",)  # 0.23: AWQConfig (0.24+ serves "awq" with AutoAWQConfig)
+    if method == "gptq" and not ctx.release.has(CHANGES.AUTO_GPTQ):
+        supported = ("float16",)  # 0.21: GPTQConfig (0.22+ serves "gptq" with AutoGPTQConfig)
     if ctx.args.dtype not in supported:
         listed = ", ".join(f"torch.{d}" for d in supported)
         raise ConflictError(

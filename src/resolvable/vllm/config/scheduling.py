@@ -58,6 +58,8 @@ def v2_by_model(ctx: Any) -> bool:
     model that is a listed class, or (0.25+) neither hybrid, attention-free nor MoE."""
     from .facts import is_moe
 
+    if not ctx.release.has(CHANGES.V2_RUNNER_DEFAULT_LIST):  # 0.21: V2 only by the variable
+        return False
     a = ctx.args
     if a.speculative_method == "dspark":
         return True
@@ -208,14 +210,18 @@ def model_runner(ctx: Any) -> dict[str, Any]:
             unsupported.append("pipeline parallelism with external_launcher")
         if a.speculative_method in v2_unsupported_spec(ctx):
             unsupported.append(f"speculative method '{a.speculative_method}'")
-        if (
+        inner_state = a.attn_type == "attention_free" or derived_fact(
+            ctx.hf, "vllm.has_inner_state", _has_inner_state
+        )
+        if not ctx.release.has(CHANGES.V2_RUNNER_HYBRID_ALIGN_ONLY) and inner_state:
+            # 0.21-0.22: every ModelConfig.has_inner_state model, whatever the cache mode
+            unsupported.insert(0, "hybrid/mamba models")
+        elif (
             not ctx.release.has(CHANGES.V2_RUNNER_MAMBA_ALIGN)
             and a.mamba_cache_mode == "align"
-            and (
-                a.attn_type == "attention_free"
-                or derived_fact(ctx.hf, "vllm.has_inner_state", _has_inner_state)
-            )
-        ):  # 0.24: ModelConfig.has_inner_state in align mode, listed first
+            and inner_state
+        ):
+            # 0.23-0.24: ModelConfig.has_inner_state in align mode, listed first
             unsupported.insert(0, "hybrid/mamba models with align cache mode")
         if v2 and unsupported:  # VllmConfig._validate_v2_model_runner (0.30-0.33): V2 forced by env
             raise ConflictError(
@@ -267,7 +273,8 @@ def _spec_incompatibility(ctx: Any) -> str | None:
 def async_scheduling(ctx: Any) -> dict[str, Any]:
     """§3.9: the async-scheduling block of ``VllmConfig.__post_init__`` (``config/vllm.py`` 1668): an
     explicit ``--async-scheduling`` is refused with a custom executor or an unsupported speculative
-    method (0.33: on the V1 runner, also PP); unset → off for pooling models and those cases, else
+    method (0.33: on the V1 runner, also PP); unset → off for pooling models and those cases (and,
+    before ``CHANGES.ASYNC_SCHED_DRAFT_MODEL_DEFAULT``, 0.28, for draft-model speculation), else
     **on**. (The CPU platform hook turns it off afterwards.)"""
     a = ctx.args
     incompat = _spec_incompatibility(ctx)
@@ -296,6 +303,10 @@ def async_scheduling(ctx: Any) -> dict[str, Any]:
         return {}
     if a.async_scheduling is None:
         on = a.runner_type != "pooling" and supported and incompat is None
+        if a.speculative_method == "draft_model" and not ctx.release.has(
+            CHANGES.ASYNC_SCHED_DRAFT_MODEL_DEFAULT
+        ):
+            on = False  # 0.21-0.27: accepted when asked for, not turned on by default
         return {"async_scheduling": on}
     return {}
 

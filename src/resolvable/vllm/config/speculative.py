@@ -153,6 +153,15 @@ def infer_method(method: str | None, model: str | None) -> str:
     return method
 
 
+#: 0.21 ``SpeculativeConfig._verify_args``: the target model types (substrings of the text config's
+#: ``model_type``) that EAGLE3, DFlash and hidden-state extraction accept; 0.22 dropped the check
+#: (``CHANGES.EAGLE3_ANY_TARGET``).
+AUX_HIDDEN_STATES_MODEL_TYPES = (
+    *("llama", "qwen", "minicpm", "gpt_oss", "hunyuan_vl", "hunyuan_v1_dense", "afmoe", "nemotron_h"),
+    *("deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25", "minimax_m2", "gemma4", "laguna"),
+)
+
+
 @registry.rule("engine_args")
 def speculative_decoding(ctx: Any) -> dict[str, Any]:
     """§3.16: the method, ``num_speculative_tokens`` and the refusals of ``SpeculativeConfig``:
@@ -241,9 +250,10 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
             )
     if model is None and method not in _NO_MODEL:
         # the draft ModelConfig is the target's, built with runner "draft" (config/model.py :
-        # ModelConfig.__post_init__ refuses a pooling-only class)
+        # ModelConfig.__post_init__ refuses a pooling-only class; 0.21, before
+        # CHANGES.EMBEDDING_RUNNER_GENERATE_REFUSED, does not: the method checks below answer)
         generate, pooling, _, _ = derived_fact(ctx.hf, "vllm.registry_facts", registry_facts)
-        if pooling and not generate:
+        if pooling and not generate and ctx.release.has(CHANGES.EMBEDDING_RUNNER_GENERATE_REFUSED):
             raise ConflictError(
                 "Embedding models do not support `--runner draft`. "
                 "Use `--runner pooling` or `--runner auto` for embedding models.",
@@ -423,4 +433,28 @@ def mtp_draft_supports_pp(ctx: Any) -> dict[str, Any]:
         fields=("pipeline_parallel_size", "speculative_config"),
         fix=Fix(set={"pipeline_parallel_size": 1}),
         upstream="NotImplementedError",
+    )
+
+
+@registry.rule("engine_args")
+def aux_hidden_states_target(ctx: Any) -> dict[str, Any]:
+    """0.21 ``SpeculativeConfig._verify_args``, after the draft's ``verify_with_parallel_config``
+    (``mtp_draft_supports_pp``; dev operators-8002, 0.21 oracle: GLM-5 with EAGLE3 and PP 2 is
+    refused for PP first): EAGLE3, DFlash and hidden-state extraction need a target whose text
+    model type contains one of ``AUX_HIDDEN_STATES_MODEL_TYPES``; 0.22 dropped the check
+    (``CHANGES.EAGLE3_ANY_TARGET``)."""
+    method = ctx.args.speculative_method
+    if method not in ("eagle3", "extract_hidden_states", "dflash") or ctx.release.has(
+        CHANGES.EAGLE3_ANY_TARGET
+    ):
+        return {}
+    target_type = str(ctx.hf.text_config.get("model_type") or ctx.hf.get("model_type") or "")
+    if any(name in target_type for name in AUX_HIDDEN_STATES_MODEL_TYPES):
+        return {}
+    raise ConflictError(
+        f"{method} is only supported for {list(AUX_HIDDEN_STATES_MODEL_TYPES)} models. "
+        f"Got self.target_model_config.hf_text_config.model_type='{target_type}'",
+        fields=("speculative_config",),
+        fix="use another speculative method (ngram, or a draft model) for this model",
+        upstream="ValueError",
     )
