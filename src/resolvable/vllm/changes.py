@@ -269,6 +269,14 @@ CHANGES = ChangeTable(
             summary='a backend without sliding-window support refuses such layers ("sliding window not '
             'supported"); 0.25 has no such check',
         ),
+        Change(
+            "ROCM_ATTN_ENCODER_DECODER_MODEL",
+            "0.26.0",
+            upstream="platforms/rocm.py : RocmPlatform.get_valid_backends (model_config.attn_type)",
+            summary="an encoder-decoder model (Whisper, BART …) leaves ROCM_ATTN out of the ROCm list for "
+            "every layer, its decoder and encoder self-attention too; 0.25: only the cross-attention "
+            "layers lose it (supports_attn_type)",
+        ),
         # 0.26.0 -> 0.27.0 (docs/releases/vllm-0.27.0.md)
         Change(
             "FA4_HD256_ON",
@@ -360,6 +368,7 @@ SELECTION = {
     ),
     "hip": (
         (CHANGES.KV_CONNECTOR_CHECK, lambda q: q.use_kv_connector),
+        (CHANGES.ROCM_ATTN_ENCODER_DECODER_MODEL, lambda q: q.is_encoder_decoder and not q.use_mla),
         (CHANGES.ROCM_MLA_PREFILL_AITER_FA, lambda q: q.use_mla),
         (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
