@@ -51,7 +51,7 @@ CHANGES = ChangeTable(
             "ROCM_ATTN_NO_MM_PREFIX",
             "0.32.0",
             upstream="v1/attention/backends/rocm_attn.py : RocmAttentionBackend.supports_mm_prefix",
-            summary="ROCM_ATTN refuses multimodal-prefix layers (Gemma 3, PaliGemma …: \"partial multimodal "
+            summary='ROCM_ATTN refuses multimodal-prefix layers (Gemma 3, PaliGemma …: "partial multimodal '
             'token full attention not supported"), so ROCm runs them on TRITON_ATTN; 0.31: ROCM_ATTN '
             "takes them",
         ),

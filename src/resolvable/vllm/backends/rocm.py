@@ -56,9 +56,7 @@ ROCM_ATTN = backend(
     kv_connector=False,
     sliding_window=True,
     # supports_mm_prefix: True through 0.31, False ("Not implemented") from 0.32
-    mm_prefix=said(
-        "through 0.31 (not from 0.32)", lambda q: not q.changed(CHANGES.ROCM_ATTN_NO_MM_PREFIX)
-    ),
+    mm_prefix=said("through 0.31 (not from 0.32)", lambda q: not q.changed(CHANGES.ROCM_ATTN_NO_MM_PREFIX)),
     attn_types=("decoder", "encoder", "encoder_only"),
     cg_support="ALWAYS",
     doc="v1/attention/backends/rocm_attn.py : RocmAttentionBackend",
