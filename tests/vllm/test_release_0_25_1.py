@@ -12,7 +12,12 @@ from resolvable.vllm import registry
 from resolvable.vllm.backends import cuda as CUDA
 from resolvable.vllm.changes import CHANGES
 
-SELECTION_0_26 = {"MLA_PREFILL_FA_DIMS", "SM100_NON_CAUSAL_FA_FIRST", "SLIDING_WINDOW_CHECK"}
+SELECTION_0_26 = {
+    "MLA_PREFILL_FA_DIMS",
+    "SM100_NON_CAUSAL_FA_FIRST",
+    "SLIDING_WINDOW_CHECK",
+    "ROCM_ATTN_ENCODER_DECODER_MODEL",
+}
 
 
 def test_0_25_1_is_resolved():
@@ -52,3 +57,28 @@ def test_sliding_window_check_arrives_in_0_26():
     layer = dict(has_sliding_window=True)
     assert check.test(SimpleNamespace(**layer, changed=lambda c: c is not CHANGES.SLIDING_WINDOW_CHECK))
     assert not check.test(SimpleNamespace(**layer, changed=lambda c: c is CHANGES.SLIDING_WINDOW_CHECK))
+
+
+def test_rocm_encoder_decoder_model_drops_rocm_attn_from_0_26():
+    """platforms/rocm.py : RocmPlatform.get_valid_backends (0.26.0): when the model's
+    ``attn_type`` is "encoder_decoder", ROCM_ATTN leaves the list for every layer, so Whisper's
+    decoder and encoder self-attention run on TRITON_ATTN too; 0.25.1 removes it from the cross
+    layers only (``supports_attn_type``). Golden from the 0.25.1/0.26.0 wheels' rocm.py."""
+    kinds = ("attn_backend_full", "attn_backend_encoder", "attn_backend_cross")
+    got = {
+        v: tuple(res("whisper-large-v3", "mi300x", vllm_version=v, kernels="aiter=0")[k] for k in kinds)
+        for v in ("0.25.1", "0.26.0", "0.34.0")
+    }
+    assert got == {
+        "0.25.1": ("ROCM_ATTN", "ROCM_ATTN", "TRITON_ATTN"),
+        "0.26.0": ("TRITON_ATTN", "TRITON_ATTN", "TRITON_ATTN"),
+        "0.34.0": ("TRITON_ATTN", "TRITON_ATTN", "TRITON_ATTN"),
+    }
+    r = res("whisper-large-v3", "mi300x", vllm_version="0.26.0", kernels="aiter=0")
+    decl = next(d for d in r.declarations if "attn_backend_full" in d.fields)
+    assert r.releases_of(decl.rule, decl.location).since == "0.26.0"  # the traced view saw the change
+    # a decoder-only model keeps ROCM_ATTN first
+    assert (
+        res("llama-3.1-8b", "mi300x", vllm_version="0.26.0", kernels="aiter=0")["attn_backend_full"]
+        == "ROCM_ATTN"
+    )

@@ -99,3 +99,16 @@ def test_h17o_repro_00297_dtype_half_through_the_api():
             kv_cache_dtype="bfloat16",
             kernels="flashinfer=0",
         )
+
+
+@pytest.mark.parametrize(
+    "release, backend",
+    [("0.21.0", "ROCM_ATTN"), ("0.27.0", "ROCM_ATTN"), ("0.31.0", "ROCM_ATTN"), ("0.32.0", "TRITON_ATTN")],
+)
+def test_rocm_attn_takes_mm_prefix_layers_through_0_31(release, backend):
+    """operators-5531-00046 (h32t, dev, vLLM 0.27.0: gemma-3-27b on MI355X, aiter=0, -tp 8):
+    rocm_attn.py : RocmAttentionBackend.supports_mm_prefix is True through 0.31 and False from
+    0.32 (CHANGES.ROCM_ATTN_NO_MM_PREFIX); the pack refused ROCM_ATTN on every release and picked
+    TRITON_ATTN, vLLM 0.27.0 picked ROCM_ATTN for both layer kinds."""
+    r = res("gemma-3-27b", "mi355x", vllm_version=release, kernels="aiter=0", tensor_parallel_size=8)
+    assert (r["attn_backend_full"], r["attn_backend_sliding_window"]) == (backend, backend)

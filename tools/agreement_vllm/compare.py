@@ -165,6 +165,9 @@ def oracle_case(
             "use_mla": mla,
             "mm_prefix": any(q.use_mm_prefix for q in qs),
             "dtype": res["dtype"],
+            # ModelConfig.attn_type (0.26+'s ROCm list reads it for every layer); only set for an
+            # encoder-decoder model, so the other cases keep their cache keys
+            **({"attn_type": "encoder_decoder"} if any(q.is_encoder_decoder for q in qs) else {}),
         },
         "layers": layers,
     }
@@ -213,7 +216,7 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
         # whether an engine-configuration rule refused is read before the message is cut (a long
         # message loses its "[refused by … at resolvable/vllm/config/…]" tail to the 300 chars)
         # (the environment check, vLLM's start-up refusal of a retired variable, is one as well)
-        config_stage = "resolvable/vllm/config/" in str(exc) or exc.rule == "validate_environ"
+        config_stage = _config_stage_text(str(exc)) or exc.rule == "validate_environ"
         expected = {"error": str(exc)[:300], "config_stage": config_stage}
         # the oracle still needs the layer arguments the user's flags give: resolve without the
         # flags that can make selection fail (on a device where some backend fits, B200, if none
@@ -221,6 +224,7 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
         drop = ("attention_backend", "kv_cache_dtype", "dtype", "block_size")
         sub = {k: v for k, v in flags.items() if k not in drop}
         res = None
+        later: list[str] = []
         for device, environ in (
             (platform, env),
             (Platform.preset("b200"), env),
@@ -229,9 +233,16 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
             try:
                 res = resolve_vllm_args(hf, device, environ, **extra, **sub)
                 break
-            except ValueError:
-                continue
+            except ValueError as again:
+                later.append(str(again))
         if res is None:
+            if not config_stage and any(_config_stage_text(m) for m in later):
+                # the selection refusal came first here, but an engine-configuration rule refuses
+                # the same flags as soon as selection is out of the way (world size, parallel
+                # layout …): vLLM's create_engine_config refuses before any backend is selected,
+                # so the case is outside this oracle (the config harness measures it)
+                first = next(m for m in later if _config_stage_text(m))
+                expected = {"error": first[:300], "config_stage": True, "selection_refusal": str(exc)[:300]}
             return expected, None
         overrides = {}
         dtype = DTYPE_SPELLINGS.get(str(flags.get("dtype", "auto")), flags.get("dtype", "auto"))
@@ -242,7 +253,7 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
         if flags.get("kv_cache_dtype") not in (None, "auto"):
             overrides["kv_cache_dtype"] = flags["kv_cache_dtype"]
         ocase = oracle_case(
-            case["id"], _HF(hf), res, case["flags"], refused=True, overrides=overrides, platform=platform
+            case["id"], _HF(hf, flags), res, case["flags"], refused=True, overrides=overrides, platform=platform
         )
         return expected, ocase
     except ValueError as exc:
@@ -255,13 +266,25 @@ def pack_side(case: dict, release: str) -> tuple[dict, dict | None]:
         "flash_attn_version": res["flash_attn_version"],
         "mla_prefill_backend": res["mla_prefill_backend"],
     }
-    return expected, oracle_case(case["id"], _HF(hf), res, case["flags"])
+    return expected, oracle_case(case["id"], _HF(hf, flags), res, case["flags"])
 
 
-def _HF(config: dict):
+def _config_stage_text(message: str) -> bool:
+    """Whether a refusal names an engine-configuration rule (``[refused by … at resolvable/vllm/config/…]``)."""
+    return "resolvable/vllm/config/" in message
+
+
+def _HF(config: dict, flags: dict | None = None):
+    """The model config the pack's rules read: config.json with transformers' attribute map and
+    the user's ``--hf-overrides`` applied (as ``resolve_vllm_args`` does before any rule), so the
+    oracle's layer arguments (sliding window, head size …) are those of the overridden model."""
     from resolvable._hfconfig import HFConfig
+    from resolvable.vllm.config.hf_overrides import apply_attribute_map, apply_hf_overrides
 
-    return HFConfig(config)
+    hf = apply_attribute_map(HFConfig(config))
+    if (flags or {}).get("hf_overrides"):
+        hf = apply_hf_overrides(hf, flags["hf_overrides"])
+    return hf
 
 
 def _cache_key(release: str, install, platform: dict, env: dict, ocase: dict) -> str:
@@ -391,6 +414,8 @@ def _reason(msg: str) -> str:
 
 def cause(diffs: list[tuple]) -> str:
     kind, a, b = diffs[0]
+    if kind == "oracle_missing":
+        return f"not measured: {a}"
     if kind == "refusal":
         if a == "accepted":
             return f"oracle refuses, pack accepts: {str(b).split(':')[0]}"
@@ -424,10 +449,12 @@ def main() -> int:
     expected: dict[str, dict] = {}
     groups: dict = defaultdict(list)
     byid = {c["id"]: c for c in cases}
+    asked: set[str] = set()
     for case in cases:
         exp, ocase = pack_side(case, release)
         expected[case["id"]] = exp
         if ocase is not None:
+            asked.add(case["id"])
             platform = oracle_platform(platform_for(case["platform"]))
             key = _cache_key(release, case["install"], platform, case["env"], ocase)
             unit = case["install"] if platform["vendor"] == "cuda" else f"{case['install']}|{oracle_family(platform)}"
@@ -445,6 +472,15 @@ def main() -> int:
             diffs = [("pack_input_error", exp["error"], None)]
         else:
             diffs = classify(exp, results.get(cid))
+        if diffs and diffs[0][0] == "oracle_missing":
+            # no answer from vLLM: not measured (never agreement), with the reason
+            why = (
+                "the oracle process gave no answer"
+                if cid in asked
+                else "the pack refuses on every device tried, no layer arguments to ask vLLM with: "
+                + _reason(str(exp.get("error", "")))
+            )
+            diffs = [("oracle_missing", why, None)]
         c = byid[cid]
         row = {
             "id": cid,
@@ -471,6 +507,7 @@ def main() -> int:
     crashes = counts["crash"]
     missing = counts["oracle_missing"]
     by_cause = Counter(r["cause"] for r in rows if not r["agree"])
+    measured = n - counts["config_stage"] - missing
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = (
@@ -478,8 +515,15 @@ def main() -> int:
         if args.kind == "selector"
         else f"selector-{args.kind}-{release}-{args.split}"
     )
+    if args.split == "heldout" and args.seed is not None:
+        stem += f"-seed{seed}"  # a fresh held-out seed never overwrites an earlier one's report
     pack_rel = release if pack_releases() else "0.33.0 (the pack has no vllm_version yet)"
-    cmd = f"python tools/agreement_vllm/compare.py --vllm-version {release} --split {args.split} -n {args.n}"
+    cmd = (
+        f"python tools/agreement_vllm/compare.py --vllm-version {release} --split {args.split}"
+        + (f" --kind {args.kind}" if args.kind != "selector" else "")
+        + (f" --seed {args.seed}" if args.seed is not None else "")
+        + f" -n {args.n}"
+    )
     lines = [
         f"# vLLM {release} selector agreement, {args.split} split (seed {seed})",
         "",
@@ -489,7 +533,9 @@ def main() -> int:
         f"oracle missing: {missing}; pack side {t_pack:.1f}s  ",
         f"Refused by an engine-configuration rule before selection (outside this oracle): "
         f"{counts['config_stage']}; agreement on the other cases: {agree}/{n - counts['config_stage']} "
-        f"({100.0 * agree / max(1, n - counts['config_stage']):.2f}%)",
+        f"({100.0 * agree / max(1, n - counts['config_stage']):.2f}%)  ",
+        f"Not measured (vLLM gave no answer; reasons below, never counted as agreement): {missing}; "
+        f"agreement on the measured cases: {agree}/{measured} ({100.0 * agree / max(1, measured):.2f}%)",
         "",
         "## Disagreements by cause (count, one repro)",
         "",
@@ -515,12 +561,13 @@ def main() -> int:
         "agree": agree,
         "crashes": crashes,
         "config_stage": counts["config_stage"],
+        "not_measured": missing,
     }
     misses = [r for r in rows if not r["agree"]]
     detail = {"causes": dict(by_cause)} if args.split == "heldout" else {"misses": misses}
     tmp.write_text(json.dumps(dict(summary, **detail), indent=1))
     tmp.replace(out / f"{stem}.json")
-    print("\n".join(lines[:6]))
+    print("\n".join(lines[:7]))
     for text, k in by_cause.most_common(args.show):
         print(f"  {k:5d}  {text[:200]}")
     return 0

@@ -365,7 +365,7 @@ def vllm_config(case: dict):
         use_mla=model["use_mla"],
         dtype=getattr(torch, model["dtype"]),
         is_hybrid=False,
-        attn_type="decoder",
+        attn_type=model.get("attn_type", "decoder"),
     )
     cache = _Obj(
         cache_dtype=case["kv_cache_dtype"],

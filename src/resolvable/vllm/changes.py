@@ -48,6 +48,14 @@ CHANGES = ChangeTable(
             summary="the TRITON_FLASH_ATTN composite's causal route runs on FA3 or FA4 (0.30: FA4 only)",
         ),
         Change(
+            "ROCM_ATTN_NO_MM_PREFIX",
+            "0.32.0",
+            upstream="v1/attention/backends/rocm_attn.py : RocmAttentionBackend.supports_mm_prefix",
+            summary='ROCM_ATTN refuses multimodal-prefix layers (Gemma 3, PaliGemma …: "partial multimodal '
+            'token full attention not supported"), so ROCm runs them on TRITON_ATTN; 0.31: ROCM_ATTN '
+            "takes them",
+        ),
+        Change(
             "ULTRAQUANT_BACKEND",
             "0.32.0",
             upstream="platforms/rocm.py : _get_backend_priorities",
@@ -269,6 +277,14 @@ CHANGES = ChangeTable(
             summary='a backend without sliding-window support refuses such layers ("sliding window not '
             'supported"); 0.25 has no such check',
         ),
+        Change(
+            "ROCM_ATTN_ENCODER_DECODER_MODEL",
+            "0.26.0",
+            upstream="platforms/rocm.py : RocmPlatform.get_valid_backends (model_config.attn_type)",
+            summary="an encoder-decoder model (Whisper, BART …) leaves ROCM_ATTN out of the ROCm list for "
+            "every layer, its decoder and encoder self-attention too; 0.25: only the cross-attention "
+            "layers lose it (supports_attn_type)",
+        ),
         # 0.26.0 -> 0.27.0 (docs/releases/vllm-0.27.0.md)
         Change(
             "FA4_HD256_ON",
@@ -360,6 +376,8 @@ SELECTION = {
     ),
     "hip": (
         (CHANGES.KV_CONNECTOR_CHECK, lambda q: q.use_kv_connector),
+        (CHANGES.ROCM_ATTN_ENCODER_DECODER_MODEL, lambda q: q.is_encoder_decoder and not q.use_mla),
+        (CHANGES.ROCM_ATTN_NO_MM_PREFIX, lambda q: q.use_mm_prefix and not q.use_mla),
         (CHANGES.ROCM_MLA_PREFILL_AITER_FA, lambda q: q.use_mla),
         (CHANGES.ULTRAQUANT_BACKEND, lambda q: not q.use_mla),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),

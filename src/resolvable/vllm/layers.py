@@ -354,6 +354,8 @@ def _build(
         index_topk=t.get("index_topk"),
         softcap=bool(t.get("attn_logit_softcapping")),
         is_diffusion=False,
+        # config/model.py : ModelConfig.attn_type, read by the ROCm list of 0.26+ for every layer
+        is_encoder_decoder=bool(hf.get("is_encoder_decoder") or t.get("is_encoder_decoder")),
         flash_attn_version_cfg=args.flash_attn_version,
         use_trtllm=args.use_trtllm_attention,
         cache_dtype=args.kv_cache_dtype,

@@ -52,6 +52,7 @@ FIELDS = (
     "index_topk",  # None when absent
     "softcap",  # HF attn_logit_softcapping is set
     "is_diffusion",
+    "is_encoder_decoder",  # the model is encoder-decoder (ModelConfig.attn_type == "encoder_decoder")
     "flash_attn_version_cfg",  # attention_config.flash_attn_version (None: auto)
     "use_trtllm",  # attention_config.use_trtllm_attention (None: auto)
     "cache_dtype",  # the run-wide cache_config.cache_dtype

@@ -55,6 +55,8 @@ ROCM_ATTN = backend(
     non_causal=True,
     kv_connector=False,
     sliding_window=True,
+    # supports_mm_prefix: True through 0.31, False ("Not implemented") from 0.32
+    mm_prefix=said("through 0.31 (not from 0.32)", lambda q: not q.changed(CHANGES.ROCM_ATTN_NO_MM_PREFIX)),
     attn_types=("decoder", "encoder", "encoder_only"),
     cg_support="ALWAYS",
     doc="v1/attention/backends/rocm_attn.py : RocmAttentionBackend",
@@ -159,7 +161,9 @@ BACKENDS: dict[str, Backend] = {
 
 
 def priorities(q: LayerQuery) -> list[str]:
-    """``platforms/rocm.py : _get_backend_priorities`` (+ the encoder-decoder ROCM_ATTN removal)."""
+    """``platforms/rocm.py : _get_backend_priorities`` (+ the encoder-decoder ROCM_ATTN removal of
+    ``RocmPlatform.get_valid_backends``: the cross-attention layers always, every layer of an
+    encoder-decoder model from 0.26, CHANGES.ROCM_ATTN_ENCODER_DECODER_MODEL)."""
     if q.use_sparse:
         return ["ROCM_AITER_MLA_SPARSE"]
     if q.use_mla:
@@ -168,9 +172,12 @@ def priorities(q: LayerQuery) -> list[str]:
         return ["TRITON_MLA"]
     out: list[str] = []
     # KV connectors exclude ROCM_ATTN from 0.23 (CHANGES.KV_CONNECTOR_CHECK)
+    encoder_decoder_model = q.is_encoder_decoder and q.changed(CHANGES.ROCM_ATTN_ENCODER_DECODER_MODEL)
     if (
-        not q.use_kv_connector or not q.changed(CHANGES.KV_CONNECTOR_CHECK)
-    ) and q.attn_type != "encoder_decoder":
+        (not q.use_kv_connector or not q.changed(CHANGES.KV_CONNECTOR_CHECK))
+        and q.attn_type != "encoder_decoder"
+        and not encoder_decoder_model
+    ):
         out.append("ROCM_ATTN")
     if aiter_enabled(q) and q.flag("VLLM_ROCM_USE_AITER_MHA"):
         out.append("ROCM_AITER_FA")
