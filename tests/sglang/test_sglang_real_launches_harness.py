@@ -4,34 +4,11 @@ keeps the harness from rotting as the corpus or the pack moves."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-#: module names both agreement harnesses use for their own siblings (compare.py, generate.py …)
-_SIBLINGS = ("compare", "generate", "pack_adapter", "stand_ins", "real_launches")
+from harness_tools import ROOT, load_tool
 
-
-def _load_tool():
-    """tools/agreement/real_launches.py under its own name, its siblings imported fresh and then
-    taken out of ``sys.modules`` again: the other harness's test loads modules of the same names."""
-    saved = {n: sys.modules.pop(n) for n in _SIBLINGS if n in sys.modules}
-    spec = importlib.util.spec_from_file_location(
-        "sglang_real_launches", ROOT / "tools" / "agreement" / "real_launches.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        for n in _SIBLINGS:
-            sys.modules.pop(n, None)
-        sys.modules.update(saved)
-    return module
-
-
-real_launches = _load_tool()
+real_launches = load_tool("sglang_real_launches", "tools/agreement/real_launches.py")
 
 from resolvable.sglang import SGLANG_RELEASES  # noqa: E402
 

@@ -4,33 +4,9 @@ this keeps the harness from rotting as the corpus, the paste reader or the flag 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from harness_tools import load_tool
 
-ROOT = Path(__file__).resolve().parents[2]
-#: module names both agreement harnesses use for their own siblings (compare.py, generate.py …)
-_SIBLINGS = ("compare", "generate", "pack_adapter", "stand_ins", "real_launches")
-
-
-def _load_tool():
-    """tools/agreement_vllm_config/real_launches.py under its own name, its siblings imported fresh and then
-    taken out of ``sys.modules`` again: the other harness's test loads modules of the same names."""
-    saved = {n: sys.modules.pop(n) for n in _SIBLINGS if n in sys.modules}
-    spec = importlib.util.spec_from_file_location(
-        "vllm_real_launches", ROOT / "tools" / "agreement_vllm_config" / "real_launches.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        for n in _SIBLINGS:
-            sys.modules.pop(n, None)
-        sys.modules.update(saved)
-    return module
-
-
-real_launches = _load_tool()
+real_launches = load_tool("vllm_real_launches", "tools/agreement_vllm_config/real_launches.py")
 from vllm_serve_corpus import CORPUS  # noqa: E402
 
 
