@@ -188,6 +188,17 @@ def samples_text(model: str) -> str:
 
 
 # -- the oracle --------------------------------------------------------------------------------
+def load_oracle_cache(path: str) -> dict:
+    """The oracle answers cached in the JSON-lines file ``path`` (key -> result); empty when absent."""
+    cache: dict = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                r = json.loads(line)
+                cache[r["key"]] = r["result"]
+    return cache
+
+
 def _worker_revision() -> str:
     """``WORKER_REVISION`` of oracle_worker.py (read, not imported: it runs in another venv)."""
     with open(os.path.join(HERE, "oracle_worker.py"), encoding="utf-8") as fh:
@@ -380,12 +391,7 @@ def main(argv=None) -> int:
             plain = name == c["model"] and list(files) == ["config.json"] and not c.get("derive")
             config_text[c["id"]] = samples_text(c["model"]) if plain else blob
 
-        cache: dict = {}
-        if os.path.exists(cache_path):
-            with open(cache_path, encoding="utf-8") as fh:
-                for line in fh:
-                    r = json.loads(line)
-                    cache[r["key"]] = r["result"]
+        cache = load_oracle_cache(cache_path)
         keys, groups = {}, collections.defaultdict(list)
         for c in cases:
             pdict = presets[c["preset"]].to_dict()

@@ -47,6 +47,7 @@ from compare import (  # noqa: E402
     _flag_of_parser_message,
     case_key,
     classify,
+    load_oracle_cache,
     run_oracle,
     run_pack,
     samples_text,
@@ -197,12 +198,7 @@ def _measure(release: str, cases: list, skipped: list, opts, Platform) -> None:
     t0 = time.time()
     venv = oracle_venv(release)
     cache_path = f"/work/oracle/cache-real-{release}.jsonl"
-    cache: dict = {}
-    if os.path.exists(cache_path):
-        with open(cache_path, encoding="utf-8") as fh:
-            for line in fh:
-                r = json.loads(line)
-                cache[r["key"]] = r["result"]
+    cache = load_oracle_cache(cache_path)
     rows = []
     with tempfile.TemporaryDirectory(prefix="real-launches-") as tmp:
         keys, dirs, groups = {}, {}, collections.defaultdict(list)
