@@ -8,9 +8,12 @@ Invariants:
   with that release's own flags and says so plainly, exit code 3 (``EXIT_PARSED_ONLY``: known
   release, command read, nothing resolved; not an error). A flag that release refuses is a usage
   error (2), as for a modelled release;
-* ``upgrade --from OLD`` with a parse-only ``OLD`` lists every flag of the launch that was
-  removed or renamed on the way to ``--to``, with its replacement and where that is named
-  (``Pack.removed_between``), then every other flag removed on the way; exit code 0;
+* ``upgrade --from OLD`` with a parse-only ``OLD`` is split at the oldest resolved release
+  (``resolvable.upgrade_across``): the flag tables up to it (every flag of the launch removed or
+  renamed, with its replacement; every default the launch relies on that changed, per release;
+  what cannot be attributed), then the resolved upgrade after it (``resolvable.upgrade``) of the
+  launch with the boundary's replacements; exit code 0, or 2 for an input error (the resolved
+  half's is raised after the table half is printed);
 * the engine's own knowledge (tables, replacements, the command parser) is the pack's; this module
   only picks the release and prints.
 """
@@ -303,9 +306,11 @@ def _print_across(
         print(f"{b} → {new}: paste the launch command after `--` to have it resolved on both")
     used = {c.option for c in crossing.launch_removed}
     others = [c for c in crossing.removed if c.option not in used]
-    print()
-    print(f"every other flag of {old} that {new} does not accept ({len(others)}):")
-    print(_rows(others) if others else "  (none)")
+    if others:
+        print()
+        print(
+            f"{len(others)} other flags of {old} are not flags of {new} (--json lists them, with replacements)"
+        )
 
 
 def _rows(changes: Sequence[Any]) -> str:

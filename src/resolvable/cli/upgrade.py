@@ -7,9 +7,12 @@ release), so each side's flags are read with its own release's flag table and a 
 side lacks is that side's refusal, naming the release that added or removed it; both sides have
 the same model, node, flags and environment, so every change listed is the upgrade's doing; each
 side's verdict is ``Pack.verdict``'s, the one ``explain`` gives for that launch on that release
-(``--json``: ``"verdict": {"from": …, "to": …}``). A ``--from`` that the pack only parses
-(``cli/older.py``) lists what the upgrade removes. The exit code is 0 when both sides were judged
-(the answer is the comparison), 2 for the tool's own input errors. No engine is named here.
+(``--json``: ``"verdict": {"from": …, "to": …}``). The judging and the attribution of each changed
+value are ``resolvable.upgrade.compare``'s; this module reads the command line and renders. A
+``--from`` that the pack only parses is split at the oldest resolved release
+(``resolvable.upgrade_across``, rendered by ``cli/older.py``). The exit code is 0 when both sides
+were judged (the answer is the comparison), 2 for the tool's own input errors. No engine is
+named here.
 """
 
 from __future__ import annotations
