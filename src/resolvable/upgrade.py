@@ -77,7 +77,9 @@ class Attribution:
 @dataclass(frozen=True)
 class ValueChange:
     """One field whose value differs between the two sides, with the rule (or "user"/"default")
-    that decided it on each and its ``attributions`` (oldest first; the last is the one shown)."""
+    that decided it on each, ``since`` (``Pack.change_since``), the named ``changes`` behind a
+    ``since`` that is a release range, and its ``attributions`` when ``since`` is None (each
+    release where the value moved, oldest first)."""
 
     field: str
     before: Any
@@ -86,6 +88,8 @@ class ValueChange:
     decided_after: str
     since: str | None
     attributions: tuple[Attribution, ...] = ()
+    #: the named changes behind ``since`` that it does not spell (the pack's release range)
+    changes: tuple[str, ...] = ()
 
     @property
     def named(self) -> bool:
@@ -95,7 +99,7 @@ class ValueChange:
     @property
     def named_by(self) -> str:
         if self.since:
-            return self.since
+            return f"{self.since} ({', '.join(self.changes)})" if self.changes else self.since
         named = [a for a in self.attributions if a.named] or list(self.attributions)
         return (
             "; ".join(
@@ -113,6 +117,7 @@ class ValueChange:
             "decided_before": self.decided_before,
             "decided_after": self.decided_after,
             "since": self.since,
+            "changes": list(self.changes),
             "named": self.named,
             "named_by": self.named_by,
             "attributions": [a.to_dict() for a in self.attributions],
@@ -159,9 +164,16 @@ def compare(pack: Any, launch_on: Any, old: str, new: str, *, startup: bool = Tr
         walk = _Walk(pack, launch_on, old, new, before.resolution, after.resolution)
         for c in before.resolution.diff(after.resolution):
             since = pack.change_since(after.resolution, c.field, old, new)
-            found = () if since else walk.attribute(c.field)
+            names: tuple[str, ...] = ()
+            if since and not re.search(r"\b[A-Z][A-Z0-9_]{2,}\b", since):
+                # the pack's answer is a release range alone: name the changes behind it
+                found = _changes_between(pack, (after.resolution, before.resolution), c.field, old, new)
+                names = tuple(n for n in found if n not in since)
+            attributions = () if since else walk.attribute(c.field)
             changes.append(
-                ValueChange(c.field, c.before, c.after, c.decided_before, c.decided_after, since, found)
+                ValueChange(
+                    c.field, c.before, c.after, c.decided_before, c.decided_after, since, attributions, names
+                )
             )
     return Comparison(pack.name, before, after, tuple(changes))
 
@@ -218,17 +230,9 @@ class _Walk:
         if since:
             return Attribution(release, before, after, None, since, True)
         table = self.pack.registry.changes
-        key = version_key(release)
-        for side in (res, prev_res):
-            for name in release_reads(side, field_name):
-                if name not in table:
-                    continue
-                change = table.get(name)
-                bounds = [b for b in (change.since, change.until) if b is not None]
-                if any(version_key(b) > version_key(prev) and version_key(b) <= key for b in bounds):
-                    return Attribution(
-                        release, before, after, change.name, f"{change.since} ({change.name})", True
-                    )
+        for name in _changes_between(self.pack, (res, prev_res), field_name, prev, release):
+            change = table.get(name)
+            return Attribution(release, before, after, change.name, f"{change.since} ({change.name})", True)
         rule = res.decided_by(field_name)[0]
         if rule == "default":
             named = _table_default(self.pack, field_name, prev, release)
@@ -237,6 +241,25 @@ class _Walk:
         return Attribution(
             release, before, after, None, f"first release with {after!r}, decided by {rule}", False
         )
+
+
+def _changes_between(pack: Any, sides: tuple[Any, ...], field_name: str, old: str, new: str) -> list[str]:
+    """The named changes the rule deciding ``field_name`` read on any of ``sides`` that arrived
+    (or left) after ``old`` and by ``new``, in the order read."""
+    table = getattr(pack.registry, "changes", None)
+    if table is None:
+        return []
+    lo, hi = version_key(old), version_key(new)
+    found: list[str] = []
+    for side in sides:
+        for name in release_reads(side, field_name):
+            if name in found or name not in table:
+                continue
+            change = table.get(name)
+            bounds = [b for b in (change.since, change.until) if b is not None]
+            if any(lo < version_key(b) <= hi for b in bounds):
+                found.append(name)
+    return found
 
 
 def _table_default(pack: Any, dest: str, prev: str, release: str) -> str | None:

@@ -276,3 +276,15 @@ def test_the_boundary_is_read_from_the_pack():
         pack = packs.get(name)
         if pack.parse_only_releases():
             assert boundary_of(pack, pack.default_release) == pack.releases[0]
+
+
+def test_a_release_range_names_the_changes_behind_it(capsys):
+    """SGLang's own answer is the deciding rule's release range ("since 0.5.15"); the named
+    change the rule read, which arrived in that range, is named beside it."""
+    argv = ["upgrade", "step-3.5-flash", "--platform", "b200", "--from", "0.5.14", "--to", "0.5.15", "--json"]
+    code, out, err = _run(capsys, argv)
+    assert code == 0, err
+    changes = {c["field"]: c for c in json.loads(out)["changes"]}
+    prefill = changes["cuda_graph_backend_prefill"]
+    assert prefill["since"] == "since 0.5.15" and prefill["changes"] == ["BREAKABLE_PREFILL_GRAPH"]
+    assert prefill["named"] and prefill["named_by"] == "since 0.5.15 (BREAKABLE_PREFILL_GRAPH)"

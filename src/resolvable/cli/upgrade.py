@@ -214,7 +214,8 @@ def _summary(
             return f"{lead} nothing changes; still accepted"
         if len(changes) == 1:
             c = changes[0]
-            since = f", {engine} {c['named_by']}" if c["named"] else ""
+            named = c["since"] or (c["named_by"] if c["named"] else None)
+            since = f", {engine} {named}" if named else ""
             return (
                 f"{lead} {c['field']} {c['before']!r} → {c['after']!r} (rule {c['decided_after']}{since}); "
                 "still accepted"
