@@ -25,9 +25,8 @@ _CORPUS = json.loads((ROOT / "tests/cli/data/sglang_launch_corpus.json").read_te
 SGLANG_OLD = next(c for c in _CORPUS if c["id"] == "issue-6017-decode")["command"]
 # https://github.com/vllm-project/vllm/issues/2136 (tests/memory/corpus/vllm-2136-codellama-13b-2x4090.json):
 # --swap-space, removed in vLLM 0.18.0
-VLLM_OLD = json.loads((ROOT / "tests/memory/corpus/vllm-2136-codellama-13b-2x4090.json").read_text())[
-    "command"
-]
+_VLLM_OLD_ENTRY = json.loads((ROOT / "tests/memory/corpus/vllm-2136-codellama-13b-2x4090.json").read_text())
+VLLM_OLD = _VLLM_OLD_ENTRY["command"]
 
 
 def _run(capsys, *argv):
@@ -127,9 +126,11 @@ def test_vllm_old_release_reads_the_api_server_module(capsys):
     assert "model   TheBloke/CodeLlama-13B-Instruct-fp16" in out and "flag    --swap-space 8.0" in out
 
 
-def test_upgrade_from_an_old_vllm_names_every_removed_flag(capsys):
-    argv = ["upgrade", "--engine", "vllm", "--from", "0.12.0", "--json", "--", *shlex.split(VLLM_OLD)]
-    code, out, _ = _run(capsys, *argv)
+def test_upgrade_from_an_old_vllm_names_every_removed_flag(capsys, tmp_path):
+    config = tmp_path / "config.json"  # the issue's model config, as the corpus entry records it
+    config.write_text(json.dumps(_VLLM_OLD_ENTRY["model"]["config"]))
+    argv = ["upgrade", "--engine", "vllm", "--from", "0.12.0", "--json", "--model-config", str(config)]
+    code, out, _ = _run(capsys, *argv, "--", *shlex.split(VLLM_OLD))
     assert code == 0
     data = json.loads(out)
     assert data["from_resolved"] is False and data["to"] == "0.34.0"

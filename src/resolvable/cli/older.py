@@ -8,9 +8,12 @@ Invariants:
   with that release's own flags and says so plainly, exit code 3 (``EXIT_PARSED_ONLY``: known
   release, command read, nothing resolved; not an error). A flag that release refuses is a usage
   error (2), as for a modelled release;
-* ``upgrade --from OLD`` with a parse-only ``OLD`` lists every flag of the launch that was
-  removed or renamed on the way to ``--to``, with its replacement and where that is named
-  (``Pack.removed_between``), then every other flag removed on the way; exit code 0;
+* ``upgrade --from OLD`` with a parse-only ``OLD`` is split at the oldest resolved release
+  (``resolvable.upgrade_across``): the flag tables up to it (every flag of the launch removed or
+  renamed, with its replacement; every default the launch relies on that changed, per release;
+  what cannot be attributed), then the resolved upgrade after it (``resolvable.upgrade``) of the
+  launch with the boundary's replacements; exit code 0, or 2 for an input error (the resolved
+  half's is raised after the table half is printed);
 * the engine's own knowledge (tables, replacements, the command parser) is the pack's; this module
   only picks the release and prints.
 """
@@ -18,11 +21,14 @@ Invariants:
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
 from .. import packs
 from .._text import table
+from ..errors import ResolvableError
+from ..flag_history import version_key
 from ._common import UsageError
 
 #: Exit code of explain/resolve on a parse-only release: the command was read with that release's
@@ -68,11 +74,6 @@ def hook(pack: Any, argv: Sequence[str], command: Any) -> int | None:
     if not words:
         return None
     sub = words[0]
-    if sub == "upgrade":
-        old = _named(pack, _option(argv, "--from"))
-        if old is None:
-            return None
-        return upgrade(pack, old, _option(argv, "--to"), command, "--json" in argv)
     if sub not in _LAUNCH:
         for option in (pack.release_option, "--vs-" + pack.release_option[2:]):
             named = _named(pack, _option(argv, option))
@@ -141,52 +142,175 @@ def parsed_only(pack: Any, release: str, command: Any, as_json: bool) -> int:
     return EXIT_PARSED_ONLY
 
 
-def upgrade(pack: Any, old: str, to: str | None, command: Any, as_json: bool) -> int:
-    """``upgrade --from OLD`` a parse-only release: the flags removed or renamed on the way."""
-    new = pack.release(to)
-    changes = pack.removed_between(old, new)
-    used: set[str] = set()
-    model = None
-    if command is not None and getattr(command, "words", None):
-        model, passed = pack.read_release_flags(list(command.words), old)
-        used = {option.split("=", 1)[0] for option, _, _ in passed}
-    yours = [c for c in changes if c.option in used]
-    if as_json:
-        print(
-            json.dumps(
-                {
-                    "schema": "resolvable.upgrade-flags/1",
-                    "engine": pack.name,
-                    "from": old,
-                    "to": new,
-                    "from_resolved": False,
-                    "model": model,
-                    "launch_flags_removed": [c.to_dict() for c in yours],
-                    "flags_removed": [c.to_dict() for c in changes],
-                },
-                indent=2,
-            )
+def upgrade_across(pack: Any, args: Any, extra: Sequence[str], pasted: Any, command: Any, old: str) -> int:
+    """``upgrade --from OLD`` a parse-only release: the journey split at the oldest resolved release
+    (``resolvable.upgrade_across``): the flag tables up to it, the resolved upgrade after it."""
+    from ..upgrade import compare
+    from ..upgrade_across import cross, rewrite
+    from .paste import Pasted
+    from .upgrade import comparison_json, launch_on
+
+    to = args.to_version
+    new = to.strip().lstrip("vV") if to is not None and _named(pack, to) is not None else pack.release(to)
+    if version_key(new) <= version_key(old):
+        raise UsageError(
+            f"--to {new} is not newer than --from {old}; name the release to upgrade to with --to"
         )
-        return 0
-    print(f"upgrade   {pack.title} {old} → {new}")
-    print(
-        f"  {old} is parse-only: its flags are read, its launch is not resolved, so no value change "
-        "can be attributed; the flags are."
+    words = list(command.words) if command is not None and getattr(command, "words", None) else None
+    if words is None and args.model is not None:  # the tool's own form: MODEL and engine flags
+        words = pack.launch_command(args.model, list(extra))
+        extra = []
+    crossing = cross(pack, old, new, words)
+    cmp, rewritten, notes = None, None, ()
+    failed: ResolvableError | None = None
+    if crossing.resolved_half and words is not None:
+        rewritten, notes = rewrite(pack, crossing, words)
+        on = Pasted(pack.name, dict(command.env) if command is not None else {}, rewritten)
+        if command is not None:
+            on.image, on.tag = command.image, command.tag
+        startup = args.startup_check
+        try:
+            cmp = compare(pack, launch_on(args, extra, pasted, on), crossing.boundary, new, startup=startup)
+        except ResolvableError as exc:  # the model cannot be read, ...: the table half still stands
+            failed = exc
+    derived = _derived(cmp.old.resolution) if cmp is not None and cmp.old.resolution is not None else {}
+    if args.json:
+        data = {
+            "schema": "resolvable.upgrade-across/1",
+            "engine": pack.name,
+            "from": old,
+            "to": new,
+            "from_resolved": False,
+            "boundary": crossing.boundary,
+            "split": crossing.why(),
+            "model": crossing.model,
+            "launch_flags_removed": [c.to_dict() for c in crossing.launch_removed],
+            "flags_removed": [c.to_dict() for c in crossing.removed],
+            "tables": crossing.to_dict(),
+            "not_attributed": {
+                "note": crossing.notes[0],
+                "derived_on_boundary": [
+                    {"field": k, "value": v, "decided_by": r} for k, (v, r) in derived.items()
+                ],
+            },
+            "rewritten": None if rewritten is None else {"command": rewritten, "notes": list(notes)},
+            "resolved": None if cmp is None else comparison_json(cmp),
+            "resolved_error": None if failed is None else str(failed),
+        }
+        print(json.dumps(data, indent=2, default=repr))
+    else:
+        _print_across(pack, crossing, cmp, rewritten, notes, derived, pasted, words is not None, failed)
+    if failed is not None:  # the one error line (exit 2) after the half that was answered
+        raise failed
+    return 0
+
+
+def wrap(text: str, indent: str = "  ", first: str | None = None) -> str:
+    """``text`` filled to 100 columns, every line indented (the first by ``first`` when given)."""
+    import textwrap
+
+    return textwrap.fill(
+        text,
+        100,
+        initial_indent=indent if first is None else first,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
     )
-    if command is not None and getattr(command, "words", None):
-        print()
+
+
+def _steps(title: str, steps: Sequence[Any]) -> str:
+    """The tables that changed one default: ``SGLang 0.5.8's flag table`` (with the value each set
+    when there are several)."""
+    if len(steps) == 1:
+        return f"{title} {steps[0].release}'s flag table"
+    return "; ".join(f"{title} {s.release}'s flag table (→ {_show(s.after)})" for s in steps)
+
+
+def _derived(res: Any) -> dict[str, tuple[Any, str]]:
+    """The fields the boundary's rules decided for this launch: {field: (value, rule)}."""
+    out = {}
+    for name in res:
+        rule = res.decided_by(name)[0]
+        if rule not in ("user", "default"):
+            out[name] = (res[name], rule)
+    return out
+
+
+def _print_across(
+    pack: Any,
+    crossing: Any,
+    cmp: Any,
+    rewritten: list[str] | None,
+    notes: Sequence[str],
+    derived: dict[str, tuple[Any, str]],
+    pasted: Any,
+    have_command: bool,
+    failed: Exception | None,
+) -> None:
+    from .upgrade import print_comparison
+
+    old, b, new, title = crossing.old, crossing.boundary, crossing.new, crossing.title
+    split = f", split at {b}" if crossing.resolved_half else ""
+    print(f"upgrade   {title} {old} → {new}{split}")
+    print(wrap(crossing.why(), indent="  "))
+    print()
+    print(f"── {old} → {b}: flag tables ({old} is parse-only) ──")
+    if have_command:
+        yours = crossing.removed_by_boundary()
         if yours:
-            print(f"flags of your launch removed or renamed on the way ({len(yours)}):")
+            print(f"flags of your launch removed or renamed by {b} ({len(yours)}):")
             print(_rows(yours))
         else:
-            print(f"none of your launch's flags was removed or renamed between {old} and {new}")
-    others = [c for c in changes if c.option not in used]
+            print(f"none of your launch's flags was removed or renamed between {old} and {b}")
     print()
-    print(f"every other flag of {old} that {new} does not accept ({len(others)}):")
-    print(_rows(others) if others else "  (none)")
+    if crossing.defaults:
+        print(
+            f"defaults your launch relies on (flags it does not set) that changed by {b} ({len(crossing.defaults)}):"
+        )
+        rows = [
+            [d.option, _show(d.before), _show(d.after), _steps(title, d.steps)] for d in crossing.defaults
+        ]
+        print(table(["flag", old, b, "changed by"], rows))
+    else:
+        print(f"no default of a flag your launch does not set changed between {old} and {b}")
+    if crossing.added:
+        print()
+        print(
+            f"{len(crossing.added)} flags of {b} are new since {old}; their defaults apply (--json lists them)"
+        )
     print()
-    print(f"next: resolvable explain {pack.release_option} {new} -- <the command with the replacements>")
-    return 0
+    print(wrap(f"not attributed: {crossing.notes[0]}.", indent="  ").lstrip())
+    if derived:
+        shown = ", ".join(f"{k}={v!r}" for k, (v, _r) in derived.items())
+        print(wrap(f"on {b} the rules derive, for this launch: {shown}", indent="  "))
+    if cmp is not None:
+        print()
+        print(f"── {b} → {new}: resolved ──")
+        if notes:
+            print(f"the launch on {b}, with the flags {b} no longer has replaced:")
+            for note in notes:
+                print(wrap(note, indent="    ", first="  - "))
+        print_comparison(
+            pack, cmp, shlex.split(shlex.join(rewritten)) if pasted is not None and rewritten else None
+        )
+        later = [c for c in crossing.launch_removed if c not in crossing.removed_by_boundary()]
+        if later:
+            print()
+            print(f"flags of your launch removed or renamed between {b} and {new} ({len(later)}):")
+            print(_rows(later))
+    elif failed is not None:
+        print()
+        print(f"── {b} → {new}: not resolved (the error below) ──")
+    elif crossing.resolved_half:
+        print()
+        print(f"{b} → {new}: paste the launch command after `--` to have it resolved on both")
+    used = {c.option for c in crossing.launch_removed}
+    others = [c for c in crossing.removed if c.option not in used]
+    if others:
+        print()
+        print(
+            f"{len(others)} other flags of {old} are not flags of {new} (--json lists them, with replacements)"
+        )
 
 
 def _rows(changes: Sequence[Any]) -> str:

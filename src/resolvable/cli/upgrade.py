@@ -7,9 +7,12 @@ release), so each side's flags are read with its own release's flag table and a 
 side lacks is that side's refusal, naming the release that added or removed it; both sides have
 the same model, node, flags and environment, so every change listed is the upgrade's doing; each
 side's verdict is ``Pack.verdict``'s, the one ``explain`` gives for that launch on that release
-(``--json``: ``"verdict": {"from": …, "to": …}``). A ``--from`` that the pack only parses
-(``cli/older.py``) lists what the upgrade removes. The exit code is 0 when both sides were judged
-(the answer is the comparison), 2 for the tool's own input errors. No engine is named here.
+(``--json``: ``"verdict": {"from": …, "to": …}``). The judging and the attribution of each changed
+value are ``resolvable.upgrade.compare``'s; this module reads the command line and renders. A
+``--from`` that the pack only parses is split at the oldest resolved release
+(``resolvable.upgrade_across``, rendered by ``cli/older.py``). The exit code is 0 when both sides
+were judged (the answer is the comparison), 2 for the tool's own input errors. No engine is
+named here.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from .. import packs
 from .._text import table
+from ..upgrade import compare
 from ._common import UsageError
 
 
@@ -86,23 +90,11 @@ def _engine(args: argparse.Namespace, command: Any) -> Any:
     return packs.get(name or args.engine or packs.names()[0])
 
 
-def _refusal(verdict: Any) -> dict[str, Any] | None:
-    if verdict.status != "refused":
-        return None
-    return {
-        "message": verdict.message,
-        "fix": verdict.fix,
-        "rule": verdict.rule,
-        "location": verdict.location,
-    }
-
-
 def main(argv: Sequence[str]) -> int:
     """``argv`` after ``upgrade``: the launch on ``--from`` and on ``--to``, what changes between
     them, and each side's verdict."""
     from . import _split_pasted
-    from .frontdoor import _release_dest, read_launch
-    from .older import hook
+    from .frontdoor import _release_dest
     from .paste import read, tag_pins, tag_release
 
     argv, pasted = _split_pasted(list(argv))
@@ -122,77 +114,90 @@ def main(argv: Sequence[str]) -> int:
         from_version = tag_release(
             command.tag, list(pack.releases), pack.title or pack.name, parse_only=pack.parse_only_releases()
         )[0]
-    own = ["upgrade", *(["--from", from_version] if from_version else [])]
-    own += [*(["--to", args.to_version] if args.to_version else []), *(["--json"] if args.json else [])]
-    code = hook(pack, own, command)  # a parse-only --from: what the upgrade removes (cli/older.py)
-    if code is not None:
-        return code
+    if from_version is not None and pack.parse_only_releases():
+        from .older import _named, upgrade_across
+
+        old = _named(pack, from_version)
+        if old is not None:  # a parse-only --from: the journey split at the boundary (cli/older.py)
+            return upgrade_across(pack, args, extra, pasted, command, old)
     old_version, new_version = default_versions(from_version, args.to_version, pack)
     if old_version == new_version:
         raise UsageError(
             f"--from and --to are both {pack.name} {new_version}; name the release you run now with --from"
         )
-    sides = []
-    for version in (old_version, new_version):
-        pack, launch = read_launch(args, extra, pasted, release=version)
-        res, verdict = pack.verdict(launch, trace=True, startup=args.startup_check, memory=args.startup_check)
-        resolved = res is not None and not (
-            verdict.status == "refused" and verdict.stage in ("parse", "resolve")
-        )
-        sides.append((launch, res if resolved else None, verdict))
-    (launch, old, old_verdict), (new_launch, new, new_verdict) = sides
-    changes = []
-    if old is not None and new is not None:
-        for c in old.diff(new):
-            since = pack.change_since(new, c.field, old_version, new_version)
-            changes.append({**c.to_dict(), "since": since})
+    cmp = compare(pack, launch_on(args, extra, pasted), old_version, new_version, startup=args.startup_check)
     if args.json:
-        data: dict[str, Any] = {"schema": "resolvable.upgrade/1", "engine": pack.name}
-        data.update(
-            model=launch.model,
-            **{"from": old_version, "to": new_version},
-            outcome={
-                side: "refused" if v.status == "refused" else "accepted"
-                for side, v in (("from", old_verdict), ("to", new_verdict))
-            },
-            refusal={"from": _refusal(old_verdict), "to": _refusal(new_verdict)},
-            changes=changes,
-            verdict={"from": old_verdict.to_dict(), "to": new_verdict.to_dict()},
-        )
-        print(json.dumps(data, indent=2, default=repr))
+        print(json.dumps(comparison_json(cmp), indent=2, default=repr))
         return 0
-    shown, res = (new_launch, new) if new is not None or old is None else (launch, old)
-    arch = f"  [{res.arch}]" if res is not None and res.arch else ""
-    print(f"model     {shown.model}{arch}")
-    if res is not None:
-        print(f"platform  {res.platform.name}: {res.platform.describe()}")
-    else:
-        print(f"platform  {shown.platform}")
-    if pasted is not None:
-        print(f"command   {shlex.join(pasted)}")
-    else:
-        print(f"flags     {' '.join(shown.argv) or '(none)'}")
-    for note in shown.notes:
-        print(f"note      {note}")
-    print(f"upgrade   {pack.name} {old_version} → {new_version}")
-    for version, verdict in ((old_version, old_verdict), (new_version, new_verdict)):
-        print(f"on {version:<7}{verdict.line().removeprefix('verdict   ')}")
+    print_comparison(pack, cmp, pasted)
+    return 0
+
+
+def launch_on(
+    args: argparse.Namespace, extra: Sequence[str], pasted: Sequence[str] | None, command: Any = None
+):
+    """``release`` → the launch of the command line built on that release (one side)."""
+    from .frontdoor import read_launch
+
+    def build(release: str) -> Any:
+        return read_launch(args, list(extra), pasted, release=release, command=command)[1]
+
+    return build
+
+
+def comparison_json(cmp: Any) -> dict[str, Any]:
+    """``resolvable.upgrade/1`` of a ``resolvable.upgrade.Comparison``."""
+    old, new = cmp.old, cmp.new
+    return {
+        "schema": "resolvable.upgrade/1",
+        "engine": cmp.engine,
+        "model": old.launch.model,
+        "from": old.release,
+        "to": new.release,
+        "outcome": {
+            side: "refused" if s.verdict.status == "refused" else "accepted"
+            for side, s in (("from", old), ("to", new))
+        },
+        "refusal": {"from": old.refusal, "to": new.refusal},
+        "changes": [c.to_dict() for c in cmp.changes],
+        "verdict": {"from": old.verdict.to_dict(), "to": new.verdict.to_dict()},
+    }
+
+
+def print_comparison(pack: Any, cmp: Any, pasted: Sequence[str] | None, *, head: bool = True) -> None:
+    """The text answer of a comparison (``head`` False: without the model/platform/command lines)."""
+    old, new = cmp.old, cmp.new
+    shown, res = (
+        (new.launch, new.resolution)
+        if new.resolution is not None or old.resolution is None
+        else (old.launch, old.resolution)
+    )
+    if head:
+        arch = f"  [{res.arch}]" if res is not None and res.arch else ""
+        print(f"model     {shown.model}{arch}")
+        if res is not None:
+            print(f"platform  {res.platform.name}: {res.platform.describe()}")
+        else:
+            print(f"platform  {shown.platform}")
+        if pasted is not None:
+            print(f"command   {shlex.join(pasted)}")
+        else:
+            print(f"flags     {' '.join(shown.argv) or '(none)'}")
+        for note in shown.notes:
+            print(f"note      {note}")
+    print(f"upgrade   {pack.name} {old.release} → {new.release}")
+    for side in (old, new):
+        print(f"on {side.release:<7}{side.verdict.line().removeprefix('verdict   ')}")
     print()
-    print(_summary(new_version, _refusal(old_verdict), _refusal(new_verdict), changes, pack.name))
+    changes = [c.to_dict() for c in cmp.changes]
+    print(_summary(new.release, old.refusal, new.refusal, changes, pack.name))
     if len(changes) > 1:
         rows = [
-            [
-                c["field"],
-                repr(c["before"]),
-                repr(c["after"]),
-                c["decided_after"],
-                c["since"] or "all releases",
-            ]
+            [c["field"], repr(c["before"]), repr(c["after"]), c["decided_after"], c["named_by"]]
             for c in changes
         ]
         print()
-        print(table(["field", old_version, new_version, f"decided on {new_version} by", "since"], rows))
-    return 0
+        print(table(["field", old.release, new.release, f"decided on {new.release} by", "changed by"], rows))
 
 
 def _summary(
@@ -209,7 +214,8 @@ def _summary(
             return f"{lead} nothing changes; still accepted"
         if len(changes) == 1:
             c = changes[0]
-            since = f", {engine} {c['since']}" if c["since"] else ""
+            named = c["since"] or (c["named_by"] if c["named"] else None)
+            since = f", {engine} {named}" if named else ""
             return (
                 f"{lead} {c['field']} {c['before']!r} → {c['after']!r} (rule {c['decided_after']}{since}); "
                 "still accepted"
