@@ -33,6 +33,7 @@ def test_the_changes_of_0_5_11_are_named():
         "MAMBA_EXTRA_BUFFER_ON_MUSA",
         "GPT_OSS_INTEL_XPU",
         "MOE_CUTEDSL_CHECKS_ROUTED_FP4",
+        "SPEC_V2_BY_DEFAULT",
         "CHOICES_UNQUANT_DFLASH_AITER_MOE",
     }
 
@@ -188,3 +189,15 @@ def test_choices_0_5_11_added_are_refused_by_0_5_10():
     assert resolve_at("llama-3.1-8b", "h200", NEW, quantization="unquant")["quantization"] is None
     assert "DFLASH" not in load_table(OLD).by_option["--speculative-algorithm"].choices
     assert "DFLASH" in load_table(NEW).by_option["--speculative-algorithm"].choices
+
+
+def test_eagle_overlap_schedule_followed_spec_v2_before_0_5_11():
+    """0.5.10: spec v2 is off by default, so EAGLE turns the overlap schedule off; with
+    SGLANG_ENABLE_SPEC_V2 it stays on and a topk above 1 is refused. 0.5.11 leaves it on."""
+    eagle = {"speculative_algorithm": "EAGLE", "speculative_num_steps": 3, "speculative_eagle_topk": 1}
+    assert resolve_at("qwen3-8b", "h200", OLD, **eagle)["disable_overlap_schedule"] is True
+    assert resolve_at("qwen3-8b", "h200", NEW, **eagle)["disable_overlap_schedule"] is False
+    v2 = {"SGLANG_ENABLE_SPEC_V2": "1"}
+    assert resolve_at("qwen3-8b", "h200", OLD, env=v2, **eagle)["disable_overlap_schedule"] is False
+    wide = {**eagle, "speculative_eagle_topk": 4}
+    assert "only supports topk = 1" in refusal_at("qwen3-8b", "h200", OLD, env=v2, **wide)

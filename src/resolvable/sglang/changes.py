@@ -838,6 +838,13 @@ CHANGES = ChangeTable(
             "A2A none or deepep) and flashinfer_trtllm_routed accepts modelopt_fp4 (before: neither)",
         ),
         Change(
+            "SPEC_V2_BY_DEFAULT",
+            "0.5.11",
+            upstream="server_args._handle_speculative_decoding (environ.SGLANG_ENABLE_SPEC_V2 default)",
+            summary="EAGLE/EAGLE3/STANDALONE keep the overlap schedule on by default (spec v2); before: off "
+            "unless SGLANG_ENABLE_SPEC_V2 was set, which then refused a topk above 1",
+        ),
+        Change(
             "CHOICES_UNQUANT_DFLASH_AITER_MOE",
             "0.5.11",
             upstream="server_args.py choice lists",
