@@ -45,7 +45,11 @@ def gpt_oss_defaults(ctx):
         else:
             backend = "triton"
         out["attention_backend"] = backend
-    if platform.is_xpu and args.dtype not in ("auto", "bfloat16") and ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU):
+    if (
+        platform.is_xpu
+        and args.dtype not in ("auto", "bfloat16")
+        and ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU)
+    ):
         raise ConflictError(
             f"GptOssForCausalLM on Intel XPU only supports bfloat16 dtype, but got '{args.dtype}'.",
             fields=("dtype",),

@@ -93,7 +93,9 @@ def intel_xpu_page_size(ctx):
     if not ctx.release.has(CHANGES.INTEL_XPU_MLA_DECODE_ONLY):
         if ctx.args.attention_backend != "intel_xpu":
             return {}
-        return _snap(ctx.args.page_size, (32, 64, 128), 128, "intel_xpu supports pages of (32, 64, 128) tokens")
+        return _snap(
+            ctx.args.page_size, (32, 64, 128), 128, "intel_xpu supports pages of (32, 64, 128) tokens"
+        )
     prefill, decode = effective_backends(ctx.args)
     if "intel_xpu" not in (prefill, decode):
         return {}
