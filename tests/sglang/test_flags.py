@@ -276,7 +276,16 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang._base import SGLANG_RELEASES
     from resolvable.sglang.flags import table_release
 
-    assert releases() == ["0.5.11", "0.5.12", "0.5.12.post1", "0.5.13", "0.5.13.post1", *SGLANG_RELEASES[3:]]
+    assert releases() == [
+        "0.5.10",
+        "0.5.10.post1",
+        "0.5.11",
+        "0.5.12",
+        "0.5.12.post1",
+        "0.5.13",
+        "0.5.13.post1",
+        *SGLANG_RELEASES[4:],
+    ]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
     assert (
@@ -408,6 +417,8 @@ KNOWN_CHOICE_MISMATCHES = {
     **{
         (r, f): (["megamoe"], [])
         for r in (
+            "0.5.10",
+            "0.5.10.post1",
             "0.5.11",
             "0.5.12",
             "0.5.12.post1",

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build the sglang oracle venvs under $ORACLE (default /work/oracle) from the released wheels.
 # Usage: tools/agreement/setup_oracle.sh [VERSION ...]      (default: 0.5.15 0.5.23)
+# 0.5.10 and 0.5.10.post1 differ only in the FlashInfer pin (utils/common.py, entrypoints/engine.py):
+# one venv, venv-0.5.10, serves both.
 # Idempotent: a venv whose sglang imports is left as it is. Needs network to PyPI (or a local
 # index), about 8 GB of disk (torchvision brings torch 2.14.1 with its CUDA libraries), and
 # Python 3.11 (the .pth sharing below names python3.11 site-packages).
@@ -55,6 +57,9 @@ later() {  # venv of a later release: its wheel alone + a .pth to the shared dep
           apache-tvm-ffi==0.1.9 ;;
     0.5.11)   # transformers 5.6.0 too, with its own xgrammar pin
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.6.0 xgrammar==0.1.32 \
+          apache-tvm-ffi==0.1.9 ;;
+    0.5.10|0.5.10.post1)   # transformers 5.3.0 line (the wheels' pin); ServerArgs imports xgrammar
+      "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.3.0 xgrammar==0.1.32 \
           apache-tvm-ffi==0.1.9 ;;
     *)
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"

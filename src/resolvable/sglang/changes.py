@@ -25,6 +25,13 @@ CHANGES = ChangeTable(
     [
         # -- DeepSeek / DSA family (families/deepseek.py) -----------------------------------
         Change(
+            "DSA_FP8_KERNELS_USER_KEPT",
+            "0.5.11",
+            upstream="server_args._set_default_nsa_backends (fp8_e4m3 arm)",
+            summary="with an FP8 DSA KV cache a named prefill/decode kernel is kept on SM100+ and Hopper's "
+            "prefill default is flashmla_kv (before: trtllm forced on SM100+, flashmla_auto on Hopper)",
+        ),
+        Change(
             "DSA_NAMING",
             "0.5.13",
             upstream="server_args._handle_model_specific_adjustments (DeepSeek branch, is_deepseek_dsa)",
@@ -173,6 +180,13 @@ CHANGES = ChangeTable(
             summary="GPT-OSS MXFP4 on SM120 runs flashinfer_mxfp4 (was marlin)",
         ),
         # -- hybrid linear-attention families (families/hybrid_mamba.py) -----------------------
+        Change(
+            "NEMOTRON_H_MOE_RUNNER_WHEN_AUTO",
+            "0.5.11",
+            upstream="server_args._handle_model_specific_adjustments (NemotronHForCausalLM branch)",
+            summary="Nemotron-H picks its MoE runner only when --moe-runner-backend is auto, flashinfer_trtllm "
+            "on SM100 (before: a ModelOpt checkpoint always ran flashinfer_cutlass)",
+        ),
         Change(
             "NEMOTRON_H_BLACKWELL_DEFAULTS",
             "0.5.19",
@@ -768,6 +782,75 @@ CHANGES = ChangeTable(
             summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
         ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        Change(
+            "ATTENTION_SINKS_NOT_FLASHINFER",
+            "0.5.11",
+            upstream="server_args._get_default_attn_backend, _resolve_io_decode_attention_compatibility "
+            "(configs/model_config.ModelConfig._detect_attention_sinks)",
+            summary="a model with attention sinks (GPT-OSS, MiMo-V2 with a sink bias) gets triton where "
+            "flashinfer would be the default",
+        ),
+        Change(
+            "DEEPSEEK_SM100_FP8_BY_WEIGHTS",
+            "0.5.11",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek branch, SM100 arm)",
+            summary="an unquantized DeepseekV3ForCausalLM on SM100 is FP8 only when the checkpoint holds FP8 "
+            "expert weights (before: always taken as FP8)",
+        ),
+        Change(
+            "INTEL_XPU_MLA_DECODE_ONLY",
+            "0.5.11",
+            upstream="server_args._handle_attention_backend_compatibility (intel_xpu arm)",
+            summary="intel_xpu prefill is refused for MLA models and the decode backend's pages are checked "
+            "({64, 128}, MLA {16, 32, 64, 128}); before: --attention-backend intel_xpu needed {32, 64, 128}",
+        ),
+        Change(
+            "MUSA_PAGE_SIZE_64",
+            "0.5.11",
+            upstream="server_args._handle_page_size",
+            summary="an unset page size is 64 on MUSA (before: 1 everywhere)",
+        ),
+        Change(
+            "MAMBA_NO_BUFFER_ADJUSTS",
+            "0.5.11",
+            upstream="server_args._handle_mamba_radix_cache (no_buffer arm)",
+            summary="no_buffer with the radix cache sets page_size 1, and on ROCm speculation turns the radix "
+            "cache off (before: the page size was kept and ROCm speculation was refused)",
+        ),
+        Change(
+            "MAMBA_EXTRA_BUFFER_ON_MUSA",
+            "0.5.11",
+            upstream="server_args._handle_mamba_radix_cache (extra_buffer assertion)",
+            summary="mamba extra_buffer is accepted on MUSA (before: CUDA only)",
+        ),
+        Change(
+            "GPT_OSS_INTEL_XPU",
+            "0.5.11",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM branch)",
+            summary="GPT-OSS on Intel XPU defaults to intel_xpu, lists it as sink-capable and runs in bfloat16 "
+            "only (before: triton, intel_xpu refused, any dtype)",
+        ),
+        Change(
+            "MOE_CUTEDSL_CHECKS_ROUTED_FP4",
+            "0.5.11",
+            upstream="server_args._handle_moe_kernel_config",
+            summary="the flashinfer_cutedsl MoE runner is checked (modelopt_fp4 only, ep_size 1 or tp_size, "
+            "A2A none or deepep) and flashinfer_trtllm_routed accepts modelopt_fp4 (before: neither)",
+        ),
+        Change(
+            "SPEC_V2_BY_DEFAULT",
+            "0.5.11",
+            upstream="server_args._handle_speculative_decoding (environ.SGLANG_ENABLE_SPEC_V2 default)",
+            summary="EAGLE/EAGLE3/STANDALONE keep the overlap schedule on by default (spec v2); before: off "
+            "unless SGLANG_ENABLE_SPEC_V2 was set, which then refused a topk above 1",
+        ),
+        Change(
+            "CHOICES_UNQUANT_DFLASH_AITER_MOE",
+            "0.5.11",
+            upstream="server_args.py choice lists",
+            summary="argparse accepts --quantization unquant, the DFLASH speculative algorithm and the aiter "
+            "MoE runner (target and draft)",
+        ),
         Change(
             "CHOICES_DSV4_TOKENSPEED_QUARK_MLX",
             "0.5.12",

@@ -183,6 +183,16 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_UNQUANT_DFLASH_AITER_MOE,
+        {
+            "quantization": ("unquant",),
+            "speculative_algorithm": ("DFLASH",),
+            "moe_runner_backend": ("aiter",),
+            "speculative_moe_runner_backend": ("aiter",),
+        },
+    ),
+    (
+        "added",
         CHANGES.CHOICES_DSV4_TOKENSPEED_QUARK_MLX,
         {
             "attention_backend": ("compressed", "dsv4", "tokenspeed_mla"),

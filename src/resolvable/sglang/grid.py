@@ -81,14 +81,18 @@ def alternative(schema_choices: Any, value: Any, default: Any) -> Any:
 
 def explicit_variants(res: Any) -> list[dict[str, Any]]:
     """For each field a rule declared, the same inputs with that field set explicitly to
-    another valid value: a rule that still declares it must say so with ``Force``."""
+    another value valid at the resolution's release: a rule that still declares it must say so
+    with ``Force``."""
+    from .choices import choices_in
+
     schema = res.schema
     variants = []
     for field in sorted({w.field for d in res.declarations if d.stage != "adjust" for w in d.writes}):
         if field in res.user:
             continue
         spec = schema.fields[field]
-        choices = [c for c in (spec.arg.choices or ()) if c is not None]
+        # the release's own choices: a name a later release added is an argparse error here
+        choices = [c for c in choices_in(res.release, field, tuple(spec.arg.choices or ())) if c is not None]
         other = alternative(sorted(choices, key=str), res[field], spec.default)
         if other is not None:
             variants.append({**res.user, field: other})

@@ -420,7 +420,7 @@ def dsa_split_backends(ctx):
     """§3.1 DSA split backends (``overrides._dsa_split_backend_resolution``): fill the
     prefill/decode DSA kernels the user did not set, then check them.
 
-    Asks: ``DSA_INTEL_XPU_KERNELS``, ``DSA_LEARNABLE_SINK``, ``DSA_TRITON_ON_ROCM``,
+    Asks: ``DSA_FP8_KERNELS_USER_KEPT`` (0.5.11), ``DSA_INTEL_XPU_KERNELS``, ``DSA_LEARNABLE_SINK``, ``DSA_TRITON_ON_ROCM``,
     ``DSA_BACKEND_CONSTRAINTS`` (0.5.20); ``DSA_GLM5_SM120_FP8`` (0.5.17);
     ``DSA_TILELANG_FP8_REFUSED`` (0.5.17-0.5.21) and ``DSA_TILELANG_FP8_SCALED`` (0.5.22)."""
     args, platform, has = ctx.args, ctx.platform, ctx.release.has
@@ -464,6 +464,14 @@ def dsa_split_backends(ctx):
         out = _fill_dsa(args, "triton", "triton")
     elif platform.is_hip and args.dsa_prefill_backend is None and args.dsa_decode_backend is None:
         out = _fill_dsa(args, "tilelang", "tilelang")
+    elif kv == "fp8_e4m3" and not has(CHANGES.DSA_FP8_KERNELS_USER_KEPT):
+        # before 0.5.11: trtllm on both sides on SM100+, the user's kernels too; on Hopper prefill
+        # flashmla_auto (0.5.11: flashmla_kv)
+        if major >= 10:
+            why = "sglang < 0.5.11 runs an FP8 DSA KV cache with trtllm kernels on SM100+"
+            out = {k: Force("trtllm", why) for k in ("dsa_prefill_backend", "dsa_decode_backend")}
+        else:
+            out = _fill_dsa(args, "flashmla_auto", "flashmla_kv")
     elif kv == "fp8_e4m3":
         value = "trtllm" if major >= 10 else "flashmla_kv"
         out = _fill_dsa(args, value, value)
@@ -505,7 +513,8 @@ def deepseek_moe_quant(ctx):
     """§3.1 (c), SM100 (``overrides._deepseek_moe_quant_resolution``): take the checkpoint's
     quantization; flashinfer_trtllm MoE when it fits (a bf16 checkpoint too since 0.5.12,
     ``DEEPSEEK_BF16_TRTLLM_MOE``) — not for LongCat-Flash since 0.5.17 (``LONGCAT_NO_TRTLLM_MOE``). LongCat's FP8 GEMM backend default (``fp8_gemm_runner_backend``)
-    is not a field of this pack.
+    is not a field of this pack. Before 0.5.11 (``DEEPSEEK_SM100_FP8_BY_WEIGHTS``) a
+    DeepseekV3ForCausalLM checkpoint without a quantization config was taken as FP8.
 
     Checkpoint weights are not inspected, so the "FP8 experts in an unquantized DeepSeek-V3"
     case of sglang is treated as "no FP8 found" (see docs/fidelity.md)."""
@@ -516,6 +525,13 @@ def deepseek_moe_quant(ctx):
     quantization = args.quantization
     if quantization is None and not quantization_explicitly_unset(ctx):
         quantization = quant_method(hf)
+        if (
+            quantization is None
+            and ctx.arch == "DeepseekV3ForCausalLM"
+            and not ctx.release.has(CHANGES.DEEPSEEK_SM100_FP8_BY_WEIGHTS)
+        ):
+            # before 0.5.11 a DeepSeek-V3 checkpoint without a quantization config was taken as FP8
+            quantization = "fp8"
         if quantization is not None:
             out["quantization"] = quantization
     fits = quantization in (

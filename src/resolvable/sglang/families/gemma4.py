@@ -8,13 +8,20 @@ unset ``A`` is filled even when only one split flag was given, so the other side
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Fix
+from ...rules import ArchList, Fix
 from .._base import registry
 from ..changes import CHANGES, in_release
 from ..checkpoint import checkpoint_quant_method
 from ..facts import backends_not_set, effective_backends
 
-ARCHS = ("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM", "Gemma4UnifiedForConditionalGeneration")
+#: The Gemma 4 arm's architectures: Gemma4ForConditionalGeneration got its branch in 0.5.11 (the
+#: others are handled from 0.5.13 on, ``GEMMA4_BACKEND_POLICY``).
+ARCHS = ArchList(
+    ("Gemma4ForConditionalGeneration", "0.5.11"),
+    "Gemma4ForCausalLM",
+    "Gemma4UnifiedForConditionalGeneration",
+    what="the Gemma 4 branch",
+)
 #: The Gemma-4-capable attention backends in upstream's order (0.5.22 ``accepted_backends``; the
 #: refusal lists them in this order), each with the change that added it.
 ACCEPTED = (
@@ -28,7 +35,7 @@ ACCEPTED = (
 )
 
 
-@registry.for_arch(*ARCHS)
+@registry.rule("model", archs=ARCHS)
 def gemma4_defaults(ctx):
     """§3.5: ``A`` := trtllm_mha on SM100 else triton (before 0.5.14 a modelopt_fp4 MoE kept triton:
     ``GEMMA4_FP4_MOE_TRTLLM_MHA``); NVFP4 MoE on SM100 uses flashinfer_trtllm. Before 0.5.13

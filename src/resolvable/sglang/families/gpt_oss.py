@@ -27,7 +27,8 @@ def _is_mxfp4(ctx) -> bool:
 @registry.for_arch(ARCH)
 def gpt_oss_defaults(ctx):
     """§3.3: platform backend fill (only when A, P, D are all unset; intel_amx on AMX CPUs since
-    0.5.13, ``GPT_OSS_CPU_AMX``), XPU dtype, mxfp4 dtype."""
+    0.5.13, ``GPT_OSS_CPU_AMX``), XPU dtype, mxfp4 dtype. The XPU arm (intel_xpu, bfloat16 only)
+    since 0.5.11 (``GPT_OSS_INTEL_XPU``)."""
     args, platform = ctx.args, ctx.platform
     out = {}
     if backends_not_set(args):
@@ -37,14 +38,18 @@ def gpt_oss_defaults(ctx):
             backend = "fa3"
         elif platform.is_cpu and platform.has_amx and ctx.release.has(CHANGES.GPT_OSS_CPU_AMX):
             backend = "intel_amx"
-        elif platform.is_xpu:
+        elif platform.is_xpu and ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU):
             backend = "intel_xpu"
         elif platform.is_hip:
             backend = "aiter"
         else:
             backend = "triton"
         out["attention_backend"] = backend
-    if platform.is_xpu and args.dtype not in ("auto", "bfloat16"):
+    if (
+        platform.is_xpu
+        and args.dtype not in ("auto", "bfloat16")
+        and ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU)
+    ):
         raise ConflictError(
             f"GptOssForCausalLM on Intel XPU only supports bfloat16 dtype, but got '{args.dtype}'.",
             fields=("dtype",),
@@ -63,9 +68,11 @@ def gpt_oss_defaults(ctx):
 @registry.for_arch(ARCH, stage="model_checks")
 def gpt_oss_backend_check(ctx):
     """§3.3: both effective backends must support attention sinks (intel_amx since 0.5.13:
-    ``GPT_OSS_CPU_AMX``)."""
+    ``GPT_OSS_CPU_AMX``; intel_xpu since 0.5.11: ``GPT_OSS_INTEL_XPU``)."""
     prefill, decode = effective_backends(ctx.args)
     supported = SUPPORTED if ctx.release.has(CHANGES.GPT_OSS_CPU_AMX) else _SUPPORTED_BEFORE_AMX
+    if not ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU):  # before 0.5.11 intel_xpu was not listed
+        supported = tuple(b for b in supported if b != "intel_xpu")
     if prefill not in supported or decode not in supported:
         raise ConflictError(
             f"GptOssForCausalLM requires one of {list(supported)} attention backend, but got the following "

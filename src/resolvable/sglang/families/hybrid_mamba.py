@@ -130,7 +130,9 @@ def nemotron_h_quant_moe(ctx):
     flashinfer_trtllm on SM100, marlin for FP4 on SM80-SM9x, else flashinfer_cutlass.
 
     A ModelOpt MIXED_PRECISION checkpoint without NVFP4 layers is ``w4afp8`` to the model
-    config, so neither field is declared (0.5.14 answered modelopt_mixed)."""
+    config, so neither field is declared (0.5.14 answered modelopt_mixed). Before 0.5.11
+    (``NEMOTRON_H_MOE_RUNNER_WHEN_AUTO``) a ModelOpt checkpoint set flashinfer_cutlass whatever
+    runner was named, and an unquantized one kept its runner."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     model_q, _ = model_quantization(args.quantization, hf, platform)
     out = {}
@@ -154,6 +156,12 @@ def nemotron_h_quant_moe(ctx):
             quantization = model_q
         if args.quantization != quantization:
             out["quantization"] = Force(quantization, f"the checkpoint's ModelOpt method is {quantization}")
+    if not ctx.release.has(CHANGES.NEMOTRON_H_MOE_RUNNER_WHEN_AUTO):
+        # before 0.5.11 a ModelOpt checkpoint always ran flashinfer_cutlass (a named runner too)
+        if is_modelopt:
+            why = "sglang < 0.5.11 runs a ModelOpt Nemotron-H on flashinfer_cutlass"
+            out["moe_runner_backend"] = Force("flashinfer_cutlass", why)
+        return out
     if (is_modelopt or model_q is None) and args.moe_runner_backend == "auto":
         cap = platform.capability or (0, 0)
         if platform.is_sm100 and args.moe_a2a_backend == "none":

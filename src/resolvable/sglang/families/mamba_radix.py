@@ -230,8 +230,9 @@ def _before_auto_strategy(ctx) -> dict:
     """``_handle_mamba_radix_cache`` before ``MAMBA_AUTO_STRATEGY`` (0.5.13): ``auto`` was
     ``no_buffer`` (``_handle_missing_default_values``); no_buffer with the radix cache on adjusts
     instead of refusing (page size 1, overlap off; trtllm_mha or ROCm speculation turn the radix
-    cache off); extra_buffer is checked against the radix cache, the platform (NPU since 0.5.12,
-    ``MAMBA_EXTRA_BUFFER_ON_NPU``) and speculation."""
+    cache off; the page size and ROCm arms since 0.5.11, ``MAMBA_NO_BUFFER_ADJUSTS``); extra_buffer
+    is checked against the radix cache, the platform (MUSA since 0.5.11,
+    ``MAMBA_EXTRA_BUFFER_ON_MUSA``; NPU since 0.5.12, ``MAMBA_EXTRA_BUFFER_ON_NPU``) and speculation."""
     args, platform = ctx.args, ctx.platform
     out: dict = {"uses_mamba_radix_cache": True}
     no_cache = ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO or (
@@ -266,11 +267,14 @@ def _before_auto_strategy(ctx) -> dict:
                 fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
             )
         npu = ctx.release.has(CHANGES.MAMBA_EXTRA_BUFFER_ON_NPU)
-        if not (platform.is_cuda or platform.is_musa or (platform.is_npu and npu)):
+        musa = ctx.release.has(CHANGES.MAMBA_EXTRA_BUFFER_ON_MUSA)
+        if not (platform.is_cuda or (platform.is_musa and musa) or (platform.is_npu and npu)):
             raise _refuse(
                 "Mamba extra_buffer is only supported on CUDA and MUSA and NPU devices with FLA backend"
                 if npu
-                else "Mamba extra_buffer is only supported on CUDA and MUSA devices with FLA backend",
+                else "Mamba extra_buffer is only supported on CUDA and MUSA devices with FLA backend"
+                if musa
+                else "Mamba extra_buffer is only supported on CUDA devices with FLA backend",
                 "mamba_radix_cache_strategy",
                 fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
             )
@@ -298,14 +302,15 @@ def _before_auto_strategy(ctx) -> dict:
         return out
     if args.disable_radix_cache:
         return out
-    if page is not None and page != 1:
+    adjusts = ctx.release.has(CHANGES.MAMBA_NO_BUFFER_ADJUSTS)
+    if page is not None and page != 1 and adjusts:
         out["page_size"] = Force(1, f"{ctx.arch} with radix cache and no_buffer needs page_size=1")
     if args.speculative_algorithm is None:
         out["disable_overlap_schedule"] = True
         if args.attention_backend == "trtllm_mha":
             out["disable_radix_cache"] = True
             out["disable_overlap_schedule"] = False
-    elif platform.is_hip:
+    elif platform.is_hip and adjusts:
         out["disable_radix_cache"] = True
     else:
         raise ConflictError(

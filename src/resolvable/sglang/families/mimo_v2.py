@@ -9,12 +9,14 @@ attention fill: attention sinks keep flashinfer out of the generic default.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Fix
+from ...rules import ArchList, Fix
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import env_flag, quant_method
 
-ARCHS = ("MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM")
+#: ``server_args.MIMO_V2_MODEL_ARCHS``: 0.5.11 brought MiMoV2ForCausalLM into the branch (0.5.10
+#: matched the ``MiMoV2FlashForCausalLM`` name only).
+ARCHS = ArchList(("MiMoV2ForCausalLM", "0.5.11"), "MiMoV2FlashForCausalLM", what="MIMO_V2_MODEL_ARCHS")
 
 
 @registry.rule("model", archs=ARCHS)

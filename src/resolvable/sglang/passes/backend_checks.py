@@ -189,7 +189,10 @@ def trtllm_mha_platform_checks(ctx):
 @registry.rule("attention_checks", until="0.5.20")
 def intel_xpu_mla_prefill(ctx):
     """C20 (until 0.5.20): for MLA models intel_xpu is decode-only. sglang 0.5.20 drops the check
-    (``attention_hook.handle_attention_backend_compatibility``): intel_xpu MLA prefill is accepted."""
+    (``attention_hook.handle_attention_backend_compatibility``): intel_xpu MLA prefill is accepted.
+    Not checked before 0.5.11 (``INTEL_XPU_MLA_DECODE_ONLY``)."""
+    if not ctx.release.has(CHANGES.INTEL_XPU_MLA_DECODE_ONLY):
+        return {}
     if is_mla(ctx.hf) and effective_backends(ctx.args)[0] == "intel_xpu":
         raise ConflictError(
             "intel_xpu backend is only supported on decode for MLA models, please set "

@@ -28,7 +28,9 @@ def default_attention_backend(ctx) -> str:
     """``_get_default_attn_backend`` (spec §4.1 table: Whisper, MHA-a..f, MLA-a..f).
 
     ``ASYMMETRIC_KV_FA4`` (0.5.17): on the SM100 MHA arm, a model whose K and V rows differ in
-    width gets ``fa4`` instead of ``trtllm_mha``."""
+    width gets ``fa4`` instead of ``trtllm_mha``. ``ATTENTION_SINKS_NOT_FLASHINFER`` (0.5.11,
+    ``ModelConfig._detect_attention_sinks``): the flashinfer-else-triton arm skips flashinfer for
+    a model with attention sinks (before: flashinfer wherever it is available)."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures:
         return "flashinfer"
@@ -46,7 +48,8 @@ def default_attention_backend(ctx) -> str:
             return "aiter"
         if platform.is_mps:
             return "torch_native"
-        if flashinfer_available(ctx) and not has_attention_sinks(hf):
+        sinks = has_attention_sinks(hf) and ctx.release.has(CHANGES.ATTENTION_SINKS_NOT_FLASHINFER)
+        if flashinfer_available(ctx) and not sinks:
             return "flashinfer"
         return "triton"
     if platform.is_sm90:

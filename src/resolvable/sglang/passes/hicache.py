@@ -12,6 +12,7 @@ that passes it is answered with the flag listed as not modelled. The PD decode o
 from __future__ import annotations
 
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import flashinfer_available, has_attention_sinks, is_mla
 
 
@@ -19,7 +20,8 @@ from ..facts import flashinfer_available, has_attention_sinks, is_mla
 def hicache_fa3_decode_fallback(ctx):
     """With the hierarchical cache on, kernel I/O and FA3 as the implicit decode backend, sglang
     picks another decode kernel: MLA models flashinfer on SM100 else triton; the others
-    flashinfer where it is available and the model has no attention sinks, else triton. A named
+    flashinfer where it is available and the model has no attention sinks (sinks count since
+    0.5.11), else triton. A named
     FA3 decode backend keeps FA3 (sglang switches the I/O backend to direct instead)."""
     args, hf = ctx.args, ctx.hf
     if not args.enable_hierarchical_cache or args.decode_attention_backend is not None:
@@ -29,5 +31,7 @@ def hicache_fa3_decode_fallback(ctx):
     if is_mla(hf):
         backend = "flashinfer" if ctx.platform.is_sm100 else "triton"
     else:
-        backend = "flashinfer" if flashinfer_available(ctx) and not has_attention_sinks(hf) else "triton"
+        # attention sinks keep flashinfer out since 0.5.11 (ATTENTION_SINKS_NOT_FLASHINFER)
+        sinks = has_attention_sinks(hf) and ctx.release.has(CHANGES.ATTENTION_SINKS_NOT_FLASHINFER)
+        backend = "flashinfer" if flashinfer_available(ctx) and not sinks else "triton"
     return {"decode_attention_backend": backend}

@@ -126,7 +126,7 @@ _CUTEDSL_QUANT = (
 _ROUTED_QUANT = (
     ("fp8", None),
     ("mxfp8", None),
-    ("modelopt_fp4", None),
+    ("modelopt_fp4", CHANGES.MOE_CUTEDSL_CHECKS_ROUTED_FP4),
     ("modelopt_mixed", CHANGES.MOE_MIXED_CUTEDSL_ROUTED),
     ("nvfp4_online", None),
     (None, None),
@@ -144,7 +144,9 @@ def moe_runner_backend_checks(ctx):
     ``ep_size`` 1 or ``tp_size`` for the cutlass/cutedsl runners. ``MOE_MIXED_CUTEDSL_ROUTED``
     (0.5.16): ``modelopt_mixed`` (NVFP4 MoE layers) is accepted by the CuteDSL and the routed
     TRT-LLM runners; ``MOE_CUTEDSL_NVFP4_ONLINE`` (0.5.18): CuteDSL also serves ``nvfp4_online``
-    and refuses ``deepep`` with it (per-token NVFP4 activation)."""
+    and refuses ``deepep`` with it (per-token NVFP4 activation). ``MOE_CUTEDSL_CHECKS_ROUTED_FP4``
+    (0.5.11): the CuteDSL runner is checked at all, and the routed TRT-LLM runner takes
+    ``modelopt_fp4``."""
     args, has = ctx.args, ctx.release.has
     runner, quant, ep, tp = args.moe_runner_backend, args.quantization, args.ep_size, args.tp_size
     fields = ("moe_runner_backend", "quantization")
@@ -165,7 +167,7 @@ def moe_runner_backend_checks(ctx):
                     Fix(set={"ep_size": 1}), Fix(set={"ep_size": tp}), text=f"pass --ep-size 1 or {tp}"
                 ),
             )
-    if runner == "flashinfer_cutedsl":
+    if runner == "flashinfer_cutedsl" and has(CHANGES.MOE_CUTEDSL_CHECKS_ROUTED_FP4):
         cutedsl = in_release(ctx.release, _CUTEDSL_QUANT)
         if quant not in cutedsl and not has_nvfp4_moe_meta(ctx.hf):
             named = [f"'{q}'" for q in cutedsl]

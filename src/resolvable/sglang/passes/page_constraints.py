@@ -87,7 +87,15 @@ def fa4_page_size(ctx):
 def intel_xpu_page_size(ctx):
     """C21: intel_xpu decode needs pages of {64, 128} (MLA: {16, 32, 64, 128}); default 128.
     ``INTEL_XPU_PAGES_EITHER_SIDE`` (0.5.20, ``overrides._intel_xpu_page_constraint``): the same
-    lists apply when the prefill **or** the decode backend is intel_xpu."""
+    lists apply when the prefill **or** the decode backend is intel_xpu. Before 0.5.11
+    (``INTEL_XPU_MLA_DECODE_ONLY``) only ``--attention-backend intel_xpu`` was checked, against
+    {32, 64, 128} for every model."""
+    if not ctx.release.has(CHANGES.INTEL_XPU_MLA_DECODE_ONLY):
+        if ctx.args.attention_backend != "intel_xpu":
+            return {}
+        return _snap(
+            ctx.args.page_size, (32, 64, 128), 128, "intel_xpu supports pages of (32, 64, 128) tokens"
+        )
     prefill, decode = effective_backends(ctx.args)
     if "intel_xpu" not in (prefill, decode):
         return {}

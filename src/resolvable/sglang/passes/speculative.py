@@ -64,6 +64,32 @@ def speculative_moe_runner_default(ctx):
     return {}
 
 
+#: 0.5.10's MiMo-V2-Flash and Step-3.5 branches turn spec v2 on for ``--speculative-algorithm EAGLE``
+#: (a substring test on the architecture, before NEXTN becomes EAGLE).
+_SPEC_V2_BRANCH_ARCHS = ("MiMoV2FlashForCausalLM", "Step3p5ForCausalLM")
+
+
+def _overlap_before_spec_v2_default(ctx) -> dict:
+    """Before ``SPEC_V2_BY_DEFAULT`` (0.5.11; 0.5.10 ``_handle_speculative_decoding``): the overlap
+    schedule stays on only with spec v2 (``SGLANG_ENABLE_SPEC_V2``, default off, or set by the
+    branches above), which refuses a topk above 1; otherwise it is turned off."""
+    args = ctx.args
+    spec_v2 = env_flag(ctx, "SGLANG_ENABLE_SPEC_V2") or (
+        args.speculative_algorithm == "EAGLE" and any(a in ctx.arch for a in _SPEC_V2_BRANCH_ARCHS)
+    )
+    if not spec_v2:
+        return {} if args.disable_overlap_schedule else {"disable_overlap_schedule": True}
+    if args.speculative_eagle_topk is not None and args.speculative_eagle_topk > 1:
+        raise ConflictError(
+            "Spec v2 currently only supports topk = 1 for speculative decoding.",
+            fields=("speculative_eagle_topk",),
+            fix=Fix(set={"speculative_eagle_topk": 1}),
+        )
+    if args.disable_overlap_schedule:
+        return {"disable_overlap_schedule": Force(False, "spec v2 turns the overlap schedule on")}
+    return {}
+
+
 @registry.rule("speculative")
 def eagle_family(ctx):
     """``_handle_eagle_family`` (since 0.5.19 ``speculative_hook``): STANDALONE refuses DP
@@ -74,7 +100,9 @@ def eagle_family(ctx):
     > 1 with pages > 1 needs flashinfer, fa3 or triton (triton since 0.5.13,
     ``EAGLE_PAGE_TREE_TRITON``). ``SPEC_MIXED_CHUNK`` (0.5.19): mixed
     chunked prefill stays on for EAGLE and EAGLE3 (NEXTN runs as EAGLE); STANDALONE still turns it
-    off."""
+    off. Before 0.5.11 (``SPEC_V2_BY_DEFAULT``) the overlap schedule follows spec v2
+    (``_overlap_before_spec_v2_default``); from 0.5.11 on the pack leaves it as it is (not
+    modelled: 0.5.11's spec v1 fallback for topk > 1)."""
     args = ctx.args
     algo = args.speculative_algorithm
     if algo not in (*C.EAGLE_FAMILY, "STANDALONE"):
@@ -91,6 +119,8 @@ def eagle_family(ctx):
         )
     keeps_mixed_chunk = algo != "STANDALONE" and ctx.release.has(CHANGES.SPEC_MIXED_CHUNK)
     out = _common_writes(args, "EAGLE", keeps_mixed_chunk=keeps_mixed_chunk)
+    if not ctx.release.has(CHANGES.SPEC_V2_BY_DEFAULT):
+        out.update(_overlap_before_spec_v2_default(ctx))
     steps, topk, draft = (
         args.speculative_num_steps,
         args.speculative_eagle_topk,
