@@ -31,7 +31,8 @@ Invariants:
   every one of those fields holds its schema default. A resolution then leaves it out of the rules
   it calls when none of the fields is user-set (``Plan.pruned``: per plan and set of user-set gate
   fields, built once); when a rule declares one of the fields the pruned rules wait on, the
-  resolution starts again on the whole plan, so the answer is the whole plan's, always;
+  resolution goes on with the whole plan's rules after it (``Plan.rest_after``), so the answer
+  is the whole plan's, always;
 * a stage may belong to a named *check phase* (``Stage(..., phase="startup")``): ``resolve`` never
   runs it; ``check`` runs it afterwards over the final values, and its rules may only refuse.
 """
@@ -247,6 +248,16 @@ class Plan:
             self._pruned.clear()
         self._pruned[key] = hit
         return hit
+
+    def rest_after(self, stage: str, rule: Rule, context: Any) -> tuple[tuple[Any, ...], ...]:
+        """The resolution groups of the whole plan after ``rule`` of ``stage``: the rest of that
+        stage (no guard: it was true; ``context``: the stage's own context when it is isolated,
+        else False), then the later stages."""
+        for index, (name, _isolated, _guard, rules) in enumerate(self.groups):
+            if name == stage:
+                rest = rules[rules.index(rule) + 1 :]
+                return ((name, context, None, rest), *self.groups[index + 1 :])
+        raise ValueError(f"stage {stage!r} is not in this plan")  # unreachable: the rule ran in it
 
 
 _NO_FIELDS: frozenset[str] = frozenset()

@@ -11,7 +11,8 @@ Invariants:
   exception from a rule becomes ``RuleFailure`` (a ``ValueError``) naming the rule and the cause;
 * a rule registered with ``only_if_set=`` is not called while none of its fields is set (by the
   user or an earlier declaration): ``Plan.pruned`` leaves it out, and a declaration of a field a
-  left-out rule waits on restarts the resolution on the whole plan, so the answer (values,
+  left-out rule waits on switches to the whole plan from the next rule on (``Plan.rest_after``),
+  so the rules called are the whole plan's minus inert ones and the answer (values,
   declarations, asked changes, refusals) is always the whole plan's;
 * ``resolve`` runs the resolution stages only; ``check`` runs the stages of one check phase over
   a finished resolution: its rules read the final values and may only refuse, so a check never
@@ -285,7 +286,7 @@ def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
     return out
 
 
-class _Restart(Exception):
+class _Switch(Exception):
     """A rule declared a field that a rule left out of the pruned plan waits on (``only_if_set``)."""
 
 
@@ -396,21 +397,28 @@ def resolve(
         else:
             rule_release = RecordingReleaseView(rule_release, asked)
     resolvable = schema.resolvable
-    # The plan without the rules that cannot fire for what the user set (``only_if_set``); a
-    # declaration of a field one of them waits on starts again on the whole plan (``_Restart``).
+    # The plan without the rules that cannot fire for what the user set (``only_if_set``). A
+    # declaration of a field one of them waits on switches to the whole plan's rules after the
+    # declaring one (``_Switch``): the left-out rules before it were inert (their fields still
+    # held defaults), so the rules run are the whole plan's, in its order.
     groups, watched = compiled.pruned(explicit)
+    live: View = _TracedView(values, reads) if reads is not None else View(values)
+    live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
+    asked_by: dict[int, tuple[Any, ...]] = {}
+    declarations = []
+    seq = 0
     while True:
-        live: View = _TracedView(values, reads) if reads is not None else View(values)
-        live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
-        asked_by: dict[int, tuple[Any, ...]] = {}
-        declarations = []
-        seq = 0
         try:
             for stage_name, isolated, guard, rules in groups:
                 if isolated:  # every rule of the stage reads the state as it was when the stage began
-                    snapshot = dict(values)
-                    view = _TracedView(snapshot, reads) if reads is not None else View(snapshot)
-                    ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
+                    if isolated is True:
+                        snapshot = dict(values)
+                        view = _TracedView(snapshot, reads) if reads is not None else View(snapshot)
+                        ctx = RuleContext(
+                            view, rule_hf, rule_platform, rule_env, arch, explicit, rule_release
+                        )
+                    else:  # the rest of an isolated stage after a switch: its snapshot's context
+                        ctx = isolated
                 else:
                     ctx = live_ctx
                 if guard is not None and not guard(ctx.args):
@@ -443,8 +451,6 @@ def resolve(
                         if asked:
                             asked.clear()
                         continue
-                    if watched is not None and not watched.isdisjoint(out):
-                        raise _Restart  # a left-out rule may fire now: the whole plan decides
                     seq += 1
                     if asked:
                         asked_by[seq] = tuple(asked)
@@ -463,11 +469,11 @@ def resolve(
                             _dedupe(reads) if reads is not None else (),
                         )
                     )
-        except _Restart:
-            groups, watched = compiled.groups, None
-            values = schema.json_defaults  # from the start: the same inputs, the whole plan
-            values.update(user)
-            asked.clear()
+                    if watched is not None and not watched.isdisjoint(out):
+                        raise _Switch  # a left-out rule may fire from here on: the whole plan decides
+        except _Switch:
+            groups = compiled.rest_after(stage_name, rule, ctx if isolated else False)
+            watched = None
             continue
         break
     return Resolution(

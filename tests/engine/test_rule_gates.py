@@ -60,7 +60,7 @@ def test_gated_rule_runs_when_the_user_sets_its_field(registry, hf, h100):
     assert resolve(registry, {"plain": 0}, hf, h100)["also_resolved"] is None and calls == []
 
 
-def test_a_declaration_of_a_watched_field_restarts_on_the_whole_plan(registry, hf, h100):
+def test_a_declaration_of_a_watched_field_switches_to_the_whole_plan(registry, hf, h100):
     earlier = []
 
     @registry.rule("device")
@@ -79,8 +79,8 @@ def test_a_declaration_of_a_watched_field_restarts_on_the_whole_plan(registry, h
 
     res = resolve(registry, {}, hf, h100)
     assert seen == ["fa3"] and res["also_resolved"] == 7  # the gated rule did run
-    assert len(earlier) == 2  # the pruned pass stopped at the declaration, the whole plan ran again
-    assert [d.seq for d in res.declarations] == [1, 2]  # one pass's declarations only
+    assert len(earlier) == 1  # the rules after the declaration are the whole plan's; none runs twice
+    assert [d.seq for d in res.declarations] == [1, 2]
     _same(res, _whole(registry, {}, hf, h100))
 
 
@@ -107,11 +107,36 @@ def test_traced_resolution_and_isolated_stage(registry, hf, h100):
 
     res = resolve(registry, {"plain": 2}, hf, h100, trace=True)
     # ``follows_plain`` (passes) declares ``also_resolved``, which the left-out ``isolated_gate``
-    # (model, earlier) waits on: the pruned pass stops there and the whole plan runs
-    assert calls == [2, "model", 2] and res["also_resolved"] == 20
+    # waits on; it came earlier (model) and was inert then, so it is not called
+    assert calls == [2] and res["also_resolved"] == 20
     (decl,) = res.declarations
     assert ("args.plain", 2) in decl.inputs
     _same(res, _whole(registry, {"plain": 2}, hf, h100, trace=True))
+
+
+def test_switch_inside_an_isolated_stage_keeps_the_stage_snapshot(registry, hf, h100):
+    seen = []
+
+    @registry.rule("model")
+    def declares(ctx):
+        return {"also_resolved": 5}
+
+    @registry.rule("model", only_if_set=("also_resolved",))
+    def same_stage(ctx):  # reads the stage's snapshot: also_resolved is still None there
+        seen.append(("model", ctx.args.also_resolved))
+        return {} if ctx.args.also_resolved is None else {"resolved_by_model": "fa3"}
+
+    @registry.rule("passes", only_if_set=("also_resolved",))
+    def later(ctx):
+        seen.append(("passes", ctx.args.also_resolved))
+        return {"resolved_by_model": "triton"} if ctx.args.also_resolved == 5 else {}
+
+    res = resolve(registry, {}, hf, h100)
+    assert seen == [("model", None), ("passes", 5)]
+    assert res["resolved_by_model"] == "triton" and res["also_resolved"] == 5
+    seen.clear()
+    _same(res, _whole(registry, {}, hf, h100))
+    assert seen == [("model", None), ("passes", 5)]
 
 
 def test_pruned_plan_is_cached_per_set_gate_fields_and_bounded(registry, hf, h100):

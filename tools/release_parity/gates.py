@@ -2,7 +2,7 @@
 process, on the pruned plan (what ``resolve`` runs) and on the whole plan (``Plan.pruned``
 answering "nothing left out"), and compared: values, declarations (rule, stage, writes, reads),
 asked changes, notes, or the refusal's class, text, rule and fields. Also counts how many
-resolutions restarted on the whole plan (a rule declared a field a left-out rule waits on).
+resolutions switched to the whole plan (a rule declared a field a left-out rule waits on).
 
 Usage: ``python tools/release_parity/gates.py [--quick]``: every bundled sglang model × h100,
 b200, mi300x (``--quick``: h100) × every resolved release × the argument sets below (no
@@ -84,18 +84,18 @@ def outcome(fn: Any) -> Any:
     )
 
 
-def count_restarts() -> list[int]:
-    """Patch ``_resolve._Restart`` to count its instances; the returned list's length is the count."""
+def count_switches() -> list[int]:
+    """Patch ``_resolve._Switch`` to count its instances; the returned list's length is the count."""
     from resolvable import _resolve
 
     seen: list[int] = []
-    original = _resolve._Restart.__init__
+    original = _resolve._Switch.__init__
 
     def init(self: Any, *args: Any) -> None:
         seen.append(1)
         original(self, *args)
 
-    _resolve._Restart.__init__ = init  # type: ignore[method-assign]
+    _resolve._Switch.__init__ = init  # type: ignore[method-assign]
     return seen
 
 
@@ -131,13 +131,13 @@ def main() -> int:
     from resolvable.sglang import models
 
     quick = "--quick" in sys.argv
-    restarts = count_restarts()
+    switches = count_switches()
     n, diffs = compare(
         sorted(models.catalog()), PLATFORMS[:1] if quick else PLATFORMS, tuple(pack.SGLANG_RELEASES)
     )
     for line in diffs[:20]:
         print("DIFFERS:", line)
-    print(f"{n} cases, {len(diffs)} differ; {len(restarts)} resolutions restarted on the whole plan")
+    print(f"{n} cases, {len(diffs)} differ; {len(switches)} resolutions switched to the whole plan")
     return 1 if diffs else 0
 
 
