@@ -31,8 +31,8 @@ Invariants:
   every one of those fields holds its schema default. A resolution then leaves it out of the rules
   it calls when none of the fields is user-set (``Plan.pruned``: per plan and set of user-set gate
   fields, built once); when a rule declares one of the fields the pruned rules wait on, the
-  resolution goes on with the whole plan's rules after it (``Plan.rest_after``), so the answer
-  is the whole plan's, always;
+  resolution goes on after it with the plan pruned for the fields set by then
+  (``Plan.rest_after``), so the answer is the whole plan's, always;
 * a stage may belong to a named *check phase* (``Stage(..., phase="startup")``): ``resolve`` never
   runs it; ``check`` runs it afterwards over the final values, and its rules may only refuse.
 """
@@ -249,14 +249,18 @@ class Plan:
         self._pruned[key] = hit
         return hit
 
-    def rest_after(self, stage: str, rule: Rule, context: Any) -> tuple[tuple[Any, ...], ...]:
-        """The resolution groups of the whole plan after ``rule`` of ``stage``: the rest of that
-        stage (no guard: it was true; ``context``: the stage's own context when it is isolated,
-        else False), then the later stages."""
-        for index, (name, _isolated, _guard, rules) in enumerate(self.groups):
+    def rest_after(
+        self, stage: str, rule: Rule, context: Any, set_fields: frozenset[str]
+    ) -> tuple[tuple[tuple[Any, ...], ...], frozenset[str] | None]:
+        """``pruned(set_fields)`` from the rule after ``rule`` of ``stage`` on (``rule`` ran, so it
+        is in every pruned plan with at least these fields set): the rest of that stage (no
+        guard: it was true; ``context``: the stage's own context when it is isolated, else
+        False), then the later stages; and the fields the rules still left out wait on."""
+        groups, watched = self.pruned(set_fields)
+        for index, (name, _isolated, _guard, rules) in enumerate(groups):
             if name == stage:
                 rest = rules[rules.index(rule) + 1 :]
-                return ((name, context, None, rest), *self.groups[index + 1 :])
+                return ((name, context, None, rest), *groups[index + 1 :]), watched
         raise ValueError(f"stage {stage!r} is not in this plan")  # unreachable: the rule ran in it
 
 

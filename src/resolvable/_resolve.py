@@ -11,8 +11,8 @@ Invariants:
   exception from a rule becomes ``RuleFailure`` (a ``ValueError``) naming the rule and the cause;
 * a rule registered with ``only_if_set=`` is not called while none of its fields is set (by the
   user or an earlier declaration): ``Plan.pruned`` leaves it out, and a declaration of a field a
-  left-out rule waits on switches to the whole plan from the next rule on (``Plan.rest_after``),
-  so the rules called are the whole plan's minus inert ones and the answer (values,
+  left-out rule switches, from the next rule on, to the plan pruned for the fields set by then
+  (``Plan.rest_after``), so the rules called are the whole plan's minus inert ones and the answer (values,
   declarations, asked changes, refusals) is always the whole plan's;
 * ``resolve`` runs the resolution stages only; ``check`` runs the stages of one check phase over
   a finished resolution: its rules read the final values and may only refuse, so a check never
@@ -398,10 +398,12 @@ def resolve(
             rule_release = RecordingReleaseView(rule_release, asked)
     resolvable = schema.resolvable
     # The plan without the rules that cannot fire for what the user set (``only_if_set``). A
-    # declaration of a field one of them waits on switches to the whole plan's rules after the
-    # declaring one (``_Switch``): the left-out rules before it were inert (their fields still
-    # held defaults), so the rules run are the whole plan's, in its order.
+    # declaration of a field one of them waits on switches to the plan pruned for the fields set
+    # now, from the rule after the declaring one (``_Switch``): the left-out rules before it were
+    # inert (their fields still held defaults), so the rules run are the whole plan's, in its
+    # order, minus rules that were inert when their turn came.
     groups, watched = compiled.pruned(explicit)
+    now_set = explicit
     live: View = _TracedView(values, reads) if reads is not None else View(values)
     live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
     asked_by: dict[int, tuple[Any, ...]] = {}
@@ -472,8 +474,8 @@ def resolve(
                     if watched is not None and not watched.isdisjoint(out):
                         raise _Switch  # a left-out rule may fire from here on: the whole plan decides
         except _Switch:
-            groups = compiled.rest_after(stage_name, rule, ctx if isolated else False)
-            watched = None
+            now_set = now_set.union(out)
+            groups, watched = compiled.rest_after(stage_name, rule, ctx if isolated else False, now_set)
             continue
         break
     return Resolution(

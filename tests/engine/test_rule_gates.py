@@ -139,6 +139,23 @@ def test_switch_inside_an_isolated_stage_keeps_the_stage_snapshot(registry, hf, 
     assert seen == [("model", None), ("passes", 5)]
 
 
+def test_after_a_switch_rules_gated_on_other_unset_fields_stay_out(registry, hf, h100):
+    calls = _calls(registry)  # gated on ``plain``, which nothing sets
+
+    @registry.rule("device")
+    def declares(ctx):
+        return {"also_resolved": 1}
+
+    @registry.rule("passes", only_if_set=("also_resolved",))
+    def on_also(ctx):
+        calls.append("also")
+        return {}
+
+    res = resolve(registry, {}, hf, h100)
+    assert calls == ["also"]  # after the switch: ``on_also`` runs, ``follows_plain`` still does not
+    _same(res, _whole(registry, {}, hf, h100))
+
+
 def test_pruned_plan_is_cached_per_set_gate_fields_and_bounded(registry, hf, h100):
     _calls(registry)
 
