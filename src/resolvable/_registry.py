@@ -684,11 +684,11 @@ class Registry:
 
     def _check_gate(self, stage: str, fields: Iterable[str]) -> frozenset[str]:
         """``only_if_set=`` as a frozenset of schema fields of a resolution stage."""
-        if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+        gate = None if isinstance(fields, str) else frozenset(fields)
+        if gate is None or not all(type(f) is str for f in gate):
             raise RegistrationError(
                 f"only_if_set must be a tuple of field names, e.g. only_if_set=('dcp_size',), got {fields!r}"
             )
-        gate = frozenset(fields)
         if not gate:
             raise RegistrationError(
                 "only_if_set=() gates on nothing; name at least one field or leave it out"
@@ -698,13 +698,14 @@ class Registry:
                 f"only_if_set: stage {stage!r} is a check stage, which reads the final values; gate "
                 "only resolution rules"
             )
-        unknown = sorted(gate.difference(self.schema.fields))
-        if unknown:
-            near = closest(unknown[0], self.schema.fields)
-            raise RegistrationError(
-                f"only_if_set: {unknown[0]!r} is not a field of {self.schema.cls.__name__}"
-                + (f"; did you mean {near!r}?" if near else "")
-            )
+        known = self.schema.fields
+        for field in gate:  # a lookup each (a set difference would walk every schema field)
+            if field not in known:
+                near = closest(field, known)
+                raise RegistrationError(
+                    f"only_if_set: {field!r} is not a field of {self.schema.cls.__name__}"
+                    + (f"; did you mean {near!r}?" if near else "")
+                )
         return gate
 
     def _check_field(self, field: str, what: str) -> None:
