@@ -1,10 +1,10 @@
 """The engine-configuration fields of the vLLM pack (spec vllm-config-spec.md §3).
 
-``ConfigArgs`` is a record mixin (a dataclass in behaviour, ``_record``) of ``VllmArgs`` (``resolvable.vllm.args``): each field is a
-vLLM engine argument (``engine/arg_utils.py : EngineArgs``; the flag is ``--`` + the name with
-dashes) or a value vLLM derives in ``EngineArgs.create_engine_config`` /
-``VllmConfig.__post_init__`` (then its leaf names the config object that holds it, e.g.
-``scheduler.max_num_seqs``).
+``ConfigArgs`` is a record mixin (a dataclass in behaviour, ``_record``) of ``VllmArgs``
+(``resolvable.vllm.args``): each field is a vLLM engine argument (``engine/arg_utils.py :
+EngineArgs``; the flag is ``--`` + the name with dashes) or a value vLLM derives in
+``EngineArgs.create_engine_config`` / ``VllmConfig.__post_init__`` (then its leaf names the config
+object that holds it, e.g. ``scheduler.max_num_seqs``).
 
 Invariants:
 
