@@ -6,7 +6,8 @@ Usage (repository root, package installed)::
 
 A release must cost a table row and its named changes, not import or resolution time: the newest
 release may not be slower than the oldest because more releases exist (lazy tables). For each
-pack (sglang, vLLM) and each end of its release range:
+pack (``resolvable.packs``: sglang, vLLM) and each end of the releases it resolves (read from
+the pack, so the ends follow the release lists):
 
 * ``import`` and ``first``: in a fresh interpreter (cached bytecode, ``_common.child_env``), the
   CPU time of ``import resolvable.<pack>`` and then of the first resolution of the Llama case for
@@ -53,15 +54,16 @@ print((t1 - t0) * 1000, (t3 - t2) * 1000)
 
 
 def _packs() -> dict[str, tuple[str, str, tuple[str, ...]]]:
-    import resolvable.sglang as sglang
-    import resolvable.vllm as vllm
+    """name -> (resolve function of ``resolvable.<name>``, its release keyword, the releases it
+    resolves, oldest first), read from each registered pack: the ends follow the packs' release
+    lists (parse-only releases, which no rule resolves, are not among them)."""
     from resolvable import packs
 
-    del vllm  # imported for the pack registry below
-    return {
-        "sglang": ("resolve_server_args", "sglang_version", tuple(sglang.SGLANG_RELEASES)),
-        "vllm": ("resolve_vllm_args", "vllm_version", tuple(packs.get("vllm").releases)),
-    }
+    out = {}
+    for name in packs.names():
+        pack = packs.get(name)
+        out[name] = (pack.resolve_launch.__name__, pack.release_keyword, tuple(pack.releases))
+    return out
 
 
 def cold(pack: str, resolve: str, keyword: str, releases: tuple[str, str], runs: int) -> dict[str, Any]:

@@ -27,6 +27,12 @@ Invariants:
   A chain is checked at registration (same stage and selector, adjacent ranges, one successor
   per rule) and every series again by ``validate()`` (``freeze()`` runs it): an overlap, a gap
   inside the supported releases or two heads is a ``RegistrationError`` naming the rules;
+* a rule may declare ``only_if_set=(fields...)``: it declares nothing and refuses nothing while
+  every one of those fields holds its schema default. A resolution then leaves it out of the rules
+  it calls when none of the fields is user-set (``Plan.pruned``: per plan and set of user-set gate
+  fields, built once); when a rule declares one of the fields the pruned rules wait on, the
+  resolution goes on after it with the plan pruned for the fields set by then
+  (``Plan.rest_after``), so the answer is the whole plan's, always;
 * a stage may belong to a named *check phase* (``Stage(..., phase="startup")``): ``resolve`` never
   runs it; ``check`` runs it afterwards over the final values, and its rules may only refuse.
 """
@@ -101,6 +107,8 @@ class Rule:
     #: For a rule keyed on an ``ArchList``: the members that are not in every release, with
     #: their ranges (the rule is in an architecture's plan only for the releases listing it).
     arch_releases: Mapping[str, ReleaseRange] | None = record_field(default=None, compare=False)
+    #: ``only_if_set=``: the fields without which the rule is inert (None: no such promise).
+    only_if_set: frozenset[str] | None = None
 
     def applies(self, arch: str, release: str | None) -> bool:
         """Whether the rule is in the plan of ``arch`` in ``release`` (architecture ranges only)."""
@@ -183,7 +191,7 @@ def caller_location(depth: int = 2) -> str:
 class Plan:
     """The rules that run for one architecture: per stage, in order (immutable)."""
 
-    __slots__ = ("checks", "groups", "plan", "specific")
+    __slots__ = ("_gated", "_pruned", "checks", "groups", "plan", "specific")
 
     def __init__(self, plan: tuple[tuple[Stage, tuple[Rule, ...]], ...]) -> None:
         self.plan = plan
@@ -201,6 +209,63 @@ class Plan:
         #: stage they come first (kind rank 0-2 before the rules for every architecture, rank 3:
         #: ``Registry._order_key``), so the first rule of each stage tells.
         self.specific = any(rules[0].archs or rules[0].predicate for _, rules in plan if rules)
+        #: Every field some resolution rule of the plan is gated on (``only_if_set``).
+        gated: set[str] = set()
+        for _, _, _, rules in self.groups:
+            for rule in rules:
+                if rule.only_if_set is not None:
+                    gated |= rule.only_if_set
+        self._gated = frozenset(gated)
+        #: user-set gate fields -> (groups, watched fields): ``pruned``'s cache.
+        self._pruned: dict[frozenset[str], tuple[tuple[Any, ...], frozenset[str] | None]] = {}
+
+    def pruned(self, explicit: frozenset[str]) -> tuple[tuple[Any, ...], frozenset[str] | None]:
+        """The resolution groups without the rules that cannot fire when exactly the fields of
+        ``explicit`` are user-set (their ``only_if_set`` fields all hold defaults), and the fields
+        those left-out rules wait on (None: none left out). A resolution that declares a watched
+        field must run ``groups`` instead (the left-out rule may fire then)."""
+        gated = self._gated
+        if not gated:
+            return self.groups, None
+        key = gated & explicit if explicit else _NO_FIELDS
+        hit = self._pruned.get(key)
+        if hit is not None:
+            return hit
+        groups = []
+        watched: set[str] = set()
+        for name, isolated, guard, rules in self.groups:
+            kept = []
+            for rule in rules:
+                gate = rule.only_if_set
+                if gate is not None and gate.isdisjoint(key):
+                    watched |= gate
+                else:
+                    kept.append(rule)
+            if kept:
+                groups.append((name, isolated, guard, tuple(kept)))
+        hit = (tuple(groups), frozenset(watched)) if watched else (self.groups, None)
+        if len(self._pruned) >= _PRUNED_LIMIT:  # keys come from user input: keep it bounded
+            self._pruned.clear()
+        self._pruned[key] = hit
+        return hit
+
+    def rest_after(
+        self, stage: str, rule: Rule, context: Any, set_fields: frozenset[str]
+    ) -> tuple[tuple[tuple[Any, ...], ...], frozenset[str] | None]:
+        """``pruned(set_fields)`` from the rule after ``rule`` of ``stage`` on (``rule`` ran, so it
+        is in every pruned plan with at least these fields set): the rest of that stage (no
+        guard: it was true; ``context``: the stage's own context when it is isolated, else
+        False), then the later stages; and the fields the rules still left out wait on."""
+        groups, watched = self.pruned(set_fields)
+        for index, (name, _isolated, _guard, rules) in enumerate(groups):
+            if name == stage:
+                rest = rules[rules.index(rule) + 1 :]
+                return ((name, context, None, rest), *groups[index + 1 :]), watched
+        raise ValueError(f"stage {stage!r} is not in this plan")  # unreachable: the rule ran in it
+
+
+_NO_FIELDS: frozenset[str] = frozenset()
+_PRUNED_LIMIT = 256
 
 
 class Registry:
@@ -335,6 +400,7 @@ class Registry:
         until: str | None = None,
         series: str | None = None,
         extends: Callable[..., Any] | None = None,
+        only_if_set: Iterable[str] | None = None,
     ) -> Callable[[RuleFn], RuleFn]:
         """Register ``fn(ctx) -> dict`` in ``stage``: for the exact ``archs`` (an ``ArchList``
         keys it on upstream's list per release), for architectures
@@ -345,7 +411,12 @@ class Registry:
         ``extends=old`` (a rule function registered in the same stage, for the same
         architectures): from ``since`` on, ``fn(ctx, previous)`` replaces ``old``, and
         ``previous(ctx)`` runs ``old``'s body — a release that rewrites a rule extends it
-        instead of copying it. ``old``'s range ends at ``since``."""
+        instead of copying it. ``old``'s range ends at ``since``.
+
+        ``only_if_set=(field, ...)`` promises that the body declares nothing and refuses nothing
+        while every one of those fields holds its schema default (e.g. its first line returns
+        ``{}`` unless ``--dcp-size`` is above 1): a resolution where none of them is set, by the
+        user or by an earlier rule, does not call it (``Plan.pruned``)."""
         arch_releases = (archs.ranges or None) if isinstance(archs, ArchList) else None
         archs = tuple(archs)
         if archs and when is not None:
@@ -355,6 +426,7 @@ class Registry:
         if when is not None and not callable(when):
             raise RegistrationError(f"predicate {when!r} is not callable")
         self._check_stage(stage, "rule")
+        gate = self._check_gate(stage, only_if_set) if only_if_set is not None else None
 
         predicate_label = label or getattr(when, "__doc__", None) or getattr(when, "__name__", None)
 
@@ -380,6 +452,7 @@ class Registry:
                 ),
                 series=series or name,
                 arch_releases=arch_releases,
+                only_if_set=gate,
             )
             if extends is not None:
                 self._add_extension(rule, extends, series)
@@ -608,6 +681,32 @@ class Registry:
             raise RegistrationError(
                 f"{what}: unknown stage {stage!r}{extra}; stages are {[s.name for s in self.stages]}"
             )
+
+    def _check_gate(self, stage: str, fields: Iterable[str]) -> frozenset[str]:
+        """``only_if_set=`` as a frozenset of schema fields of a resolution stage."""
+        gate = None if isinstance(fields, str) else frozenset(fields)
+        if gate is None or not all(type(f) is str for f in gate):
+            raise RegistrationError(
+                f"only_if_set must be a tuple of field names, e.g. only_if_set=('dcp_size',), got {fields!r}"
+            )
+        if not gate:
+            raise RegistrationError(
+                "only_if_set=() gates on nothing; name at least one field or leave it out"
+            )
+        if self.stages[self._stage_index[stage]].phase is not None:
+            raise RegistrationError(
+                f"only_if_set: stage {stage!r} is a check stage, which reads the final values; gate "
+                "only resolution rules"
+            )
+        known = self.schema.fields
+        for field in gate:  # a lookup each (a set difference would walk every schema field)
+            if field not in known:
+                near = closest(field, known)
+                raise RegistrationError(
+                    f"only_if_set: {field!r} is not a field of {self.schema.cls.__name__}"
+                    + (f"; did you mean {near!r}?" if near else "")
+                )
+        return gate
 
     def _check_field(self, field: str, what: str) -> None:
         if field not in self.schema.resolvable:

@@ -9,6 +9,11 @@ Invariants:
   isolated stage, the state at the start of the stage) and *returns* a dict; it never writes;
 * a refused configuration surfaces as ``ConflictError`` naming the rule and its stage; any other
   exception from a rule becomes ``RuleFailure`` (a ``ValueError``) naming the rule and the cause;
+* a rule registered with ``only_if_set=`` is not called while none of its fields is set (by the
+  user or an earlier declaration): ``Plan.pruned`` leaves it out, and a declaration of a field a
+  left-out rule switches, from the next rule on, to the plan pruned for the fields set by then
+  (``Plan.rest_after``), so the rules called are the whole plan's minus inert ones and the answer (values,
+  declarations, asked changes, refusals) is always the whole plan's;
 * ``resolve`` runs the resolution stages only; ``check`` runs the stages of one check phase over
   a finished resolution: its rules read the final values and may only refuse, so a check never
   changes a value or the fingerprint, and its refusal carries the phase and the resolution.
@@ -281,6 +286,10 @@ def _user_args(registry: Registry, args: Any) -> dict[str, Any]:
     return out
 
 
+class _Switch(Exception):
+    """A rule declared a field that a rule left out of the pruned plan waits on (``only_if_set``)."""
+
+
 _EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
 _NO_RELEASE = ReleaseView(None)
 
@@ -377,79 +386,98 @@ def resolve(
         rule_hf: Any = _Traced(hf, "hf", reads) if hf is not None else None
         rule_platform: Any = _Traced(platform, "platform", reads)
         rule_env: Any = _Traced(env_map, "env", reads)
-        live: View = _TracedView(values, reads)
     else:
         rule_hf, rule_platform, rule_env = hf, platform, env_map
-        live = View(values)
     # The changes each rule asks (a resolution without named changes keeps the shared view).
     asked: list[Any] = []
-    asked_by: dict[int, tuple[Any, ...]] = {}
     rule_release: ReleaseView = registry.release_view(release)
     if registry.records_changes:
         if reads is not None:
             rule_release = TracedReleaseView(rule_release, reads, asked)
         else:
             rule_release = RecordingReleaseView(rule_release, asked)
-    live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
-
     resolvable = schema.resolvable
+    # The plan without the rules that cannot fire for what the user set (``only_if_set``). A
+    # declaration of a field one of them waits on switches to the plan pruned for the fields set
+    # now, from the rule after the declaring one (``_Switch``): the left-out rules before it were
+    # inert (their fields still held defaults), so the rules run are the whole plan's, in its
+    # order, minus rules that were inert when their turn came.
+    groups, watched = compiled.pruned(explicit)
+    now_set = explicit
+    live: View = _TracedView(values, reads) if reads is not None else View(values)
+    live_ctx = RuleContext(live, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
+    asked_by: dict[int, tuple[Any, ...]] = {}
     declarations = []
     seq = 0
-    for stage_name, isolated, guard, rules in compiled.groups:
-        if isolated:  # every rule of the stage reads the state as it was when the stage began
-            snapshot = dict(values)
-            view = _TracedView(snapshot, reads) if reads is not None else View(snapshot)
-            ctx = RuleContext(view, rule_hf, rule_platform, rule_env, arch, explicit, rule_release)
-        else:
-            ctx = live_ctx
-        if guard is not None and not guard(ctx.args):
+    while True:
+        try:
+            for stage_name, isolated, guard, rules in groups:
+                if isolated:  # every rule of the stage reads the state as it was when the stage began
+                    if isolated is True:
+                        snapshot = dict(values)
+                        view = _TracedView(snapshot, reads) if reads is not None else View(snapshot)
+                        ctx = RuleContext(
+                            view, rule_hf, rule_platform, rule_env, arch, explicit, rule_release
+                        )
+                    else:  # the rest of an isolated stage after a switch: its snapshot's context
+                        ctx = isolated
+                else:
+                    ctx = live_ctx
+                if guard is not None and not guard(ctx.args):
+                    continue
+                for rule in rules:
+                    if reads is not None:
+                        reads.clear()
+                    try:
+                        out = rule.fn(ctx)
+                    except ConflictError as exc:
+                        if exc.rule is None:
+                            exc.rule, exc.location, exc.stage = rule.name, rule.location, stage_name
+                            exc.origins = _origins(exc.fields, values, user, declarations)
+                        raise
+                    except UnknownChangeError as exc:
+                        raise _asked_by(exc, rule) from None
+                    except ResolvableError:
+                        raise
+                    except Exception as exc:
+                        raise RuleFailure(
+                            f"rule {rule.name} ({rule.location}) failed on this input: "
+                            f"{type(exc).__name__}: {exc}. Check the model config keys it reads."
+                        ) from exc
+                    if type(out) is not dict and not isinstance(out, Mapping):
+                        raise TypeError(
+                            f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
+                            f"got {type(out).__name__}"
+                        )
+                    if not out:
+                        if asked:
+                            asked.clear()
+                        continue
+                    seq += 1
+                    if asked:
+                        asked_by[seq] = tuple(asked)
+                        asked.clear()
+                    declarations.append(
+                        apply_declaration(
+                            values,
+                            explicit,
+                            schema,
+                            resolvable,
+                            out,
+                            rule.name,
+                            rule.location,
+                            stage_name,
+                            seq,
+                            _dedupe(reads) if reads is not None else (),
+                        )
+                    )
+                    if watched is not None and not watched.isdisjoint(out):
+                        raise _Switch  # a left-out rule may fire from here on: the whole plan decides
+        except _Switch:
+            now_set = now_set.union(out)
+            groups, watched = compiled.rest_after(stage_name, rule, ctx if isolated else False, now_set)
             continue
-        for rule in rules:
-            if reads is not None:
-                reads.clear()
-            try:
-                out = rule.fn(ctx)
-            except ConflictError as exc:
-                if exc.rule is None:
-                    exc.rule, exc.location, exc.stage = rule.name, rule.location, stage_name
-                    exc.origins = _origins(exc.fields, values, user, declarations)
-                raise
-            except UnknownChangeError as exc:
-                raise _asked_by(exc, rule) from None
-            except ResolvableError:
-                raise
-            except Exception as exc:
-                raise RuleFailure(
-                    f"rule {rule.name} ({rule.location}) failed on this input: "
-                    f"{type(exc).__name__}: {exc}. Check the model config keys it reads."
-                ) from exc
-            if type(out) is not dict and not isinstance(out, Mapping):
-                raise TypeError(
-                    f"rule {rule.name} ({rule.location}) must return a dict of declarations, "
-                    f"got {type(out).__name__}"
-                )
-            if not out:
-                if asked:
-                    asked.clear()
-                continue
-            seq += 1
-            if asked:
-                asked_by[seq] = tuple(asked)
-                asked.clear()
-            declarations.append(
-                apply_declaration(
-                    values,
-                    explicit,
-                    schema,
-                    resolvable,
-                    out,
-                    rule.name,
-                    rule.location,
-                    stage_name,
-                    seq,
-                    _dedupe(reads) if reads is not None else (),
-                )
-            )
+        break
     return Resolution(
         values=values,
         user=user,

@@ -49,3 +49,25 @@ def test_import_skips_dataclasses_and_what_it_pulls_in():
         loaded = set(_loaded_by(module))
         for heavy in ("dataclasses", "inspect", "ast", "dis", "tokenize", "re", "copy", "threading"):
             assert heavy not in loaded, f"`import {module}` imports {heavy}"
+
+
+def test_import_vllm_skips_dataclasses():
+    # ``VllmArgs`` (and its ``ConfigArgs`` mixin) are records like sglang's ``ServerArgs``: the vLLM
+    # pack's import no longer loads dataclasses, inspect, enum or re (docs/benchmarks.md §9).
+    loaded = set(_loaded_by("resolvable.vllm"))
+    for heavy in ("dataclasses", "inspect", "enum", "re"):
+        assert heavy not in loaded, f"`import resolvable.vllm` imports {heavy}"
+
+
+def test_vllm_args_is_a_dataclass_in_behaviour():
+    import dataclasses
+
+    from resolvable.vllm.args import VllmArgs
+    from resolvable.vllm.config.fields import ConfigArgs
+
+    names = [f.name for f in dataclasses.fields(VllmArgs)]
+    assert names[: len(dataclasses.fields(ConfigArgs))] == [f.name for f in dataclasses.fields(ConfigArgs)]
+    args = VllmArgs(tensor_parallel_size=2)
+    assert args.tensor_parallel_size == 2 and args == VllmArgs(tensor_parallel_size=2)
+    assert dataclasses.replace(args, tensor_parallel_size=4).tensor_parallel_size == 4
+    assert args.backend_per_kind is not VllmArgs().backend_per_kind  # a fresh default per instance

@@ -13,9 +13,8 @@ Invariants:
 
 from __future__ import annotations
 
-import dataclasses
-
-from ..rules import arg
+from ..rules import record
+from ..rules import record_arg as arg
 from . import choices as C
 from .config.fields import ConfigArgs
 
@@ -23,7 +22,7 @@ _BACKEND = C.ATTENTION_BACKENDS
 _KIND_HELP = "Backend of the model's {} layers (None: the model has none)."
 
 
-@dataclasses.dataclass
+@record  # a dataclass in behaviour, without importing dataclasses (import cost)
 class VllmArgs(ConfigArgs):  # engine-configuration fields: resolvable.vllm.config.fields
     # -- inputs ------------------------------------------------------------------------------
     model: str | None = arg(None, help="Model: bundled sample name, config.json, model dir, or hub id.")

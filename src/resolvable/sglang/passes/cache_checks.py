@@ -63,7 +63,7 @@ def pd_decode_dcp_cache(ctx):
     return {}
 
 
-@registry.rule("parallelism", since="0.5.17")
+@registry.rule("parallelism", since="0.5.17", only_if_set=("dcp_size",))
 def hicache_dcp_compatibility(ctx):
     """0.5.17 ``server_args._handle_hicache`` step 3 (``_resolve_hicache_dcp_compatibility``):
     HiCache with ``dcp_size > 1`` is L1/L2 only, without speculative decoding, LMCache or
@@ -114,7 +114,7 @@ def _lmcache_refusal(message: str, fields: tuple[str, ...], fix: str | Fix, upst
     return ConflictError(message, fields=("enable_lmcache", *fields), fix=fix, upstream=upstream)
 
 
-@registry.rule("cache_compat", since="0.5.21")
+@registry.rule("cache_compat", since="0.5.21", only_if_set=("enable_lmcache",))
 def lmcache_compatibility(ctx):
     """Since 0.5.21 (``arg_groups/kv_cache_hook.handle_cache_compatibility``, after the SWA
     ratio check): ``--enable-lmcache`` excludes the hierarchical cache and needs the radix cache;

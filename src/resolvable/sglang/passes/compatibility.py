@@ -51,7 +51,7 @@ def whisper_radix_cache(ctx):
     return {}
 
 
-@registry.rule("attention_compat")
+@registry.rule("attention_compat", only_if_set=("kv_cache_dtype",))
 def fa3_fp8_e5m2_fallback(ctx):
     """C15: FA3 reads FP8 KV only as e4m3; with ``fp8_e5m2`` the backend falls back to triton."""
     args = ctx.args

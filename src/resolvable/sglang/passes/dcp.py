@@ -16,7 +16,7 @@ def _dsa(ctx) -> bool:
     return is_deepseek_dsa(ctx.hf, ctx.release)
 
 
-@registry.rule("model", since="0.5.22")
+@registry.rule("model", since="0.5.22", only_if_set=("dcp_size",))
 def npu_dcp_dsa_only(ctx):
     """``model_hook.handle_model_specific_adjustments`` (since 0.5.22): DCP on Ascend NPUs is
     implemented for DeepSeek DSA models only."""
@@ -30,7 +30,7 @@ def npu_dcp_dsa_only(ctx):
     )
 
 
-@registry.rule("parallelism", since="0.5.22")
+@registry.rule("parallelism", since="0.5.22", only_if_set=("dcp_size",))
 def dcp_without_prefill_cp(ctx):
     """``parallel_hook`` DCP validation (since 0.5.22): DCP and prefill CP exclude each other."""
     if ctx.args.dcp_size > 1 and ctx.args.enable_prefill_cp:
@@ -46,7 +46,7 @@ def dcp_without_prefill_cp(ctx):
     return {}
 
 
-@registry.rule("attention_checks", since="0.5.22")
+@registry.rule("attention_checks", since="0.5.22", only_if_set=("dcp_size",))
 def xpu_dcp_checks(ctx):
     """``attention_hook._check_xpu_dcp`` (since 0.5.22), the parts this pack's inputs express: both
     phases on intel_xpu, no MLA, ``dcp_size`` divides ``tp_size``, no speculative decoding. (The

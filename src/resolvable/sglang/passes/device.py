@@ -142,7 +142,7 @@ def cuda_graph_defaults(ctx):
     return out
 
 
-@registry.rule("device", since="0.5.19")
+@registry.rule("device", since="0.5.19", only_if_set=("pp_size",))
 def pp_breakable_prefill_graph(ctx):
     """§2.2 step 5 (since 0.5.19, ``arg_groups/cuda_graph_hook.py:apply_cuda_graph_compatibility``):
     with pipeline parallelism the default breakable prefill graph is disabled (opt in with

@@ -16,7 +16,7 @@ from ..changes import CHANGES
 from ..facts import flashinfer_available, has_attention_sinks, is_mla
 
 
-@registry.rule("parallelism", until="0.5.14")
+@registry.rule("parallelism", until="0.5.14", only_if_set=("enable_hierarchical_cache",))
 def hicache_fa3_decode_fallback(ctx):
     """With the hierarchical cache on, kernel I/O and FA3 as the implicit decode backend, sglang
     picks another decode kernel: MLA models flashinfer on SM100 else triton; the others

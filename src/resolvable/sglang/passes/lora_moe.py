@@ -16,7 +16,9 @@ from .._base import registry
 from ..choices import LORA_MOE_RUNNERS
 
 
-@registry.rule("parallelism", since="0.5.23")
+@registry.rule(
+    "parallelism", since="0.5.23", only_if_set=("moe_runner_backend", "speculative_moe_runner_backend")
+)
 def lora_moe_runner(ctx):
     """Since 0.5.23 (``overrides._moe_runner_fusion_disable``,
     ``lora_hook.check_lora_moe_runner_args``): a ``lora_*`` runner disables the shared-experts

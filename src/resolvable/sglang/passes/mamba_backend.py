@@ -18,7 +18,7 @@ from ..changes import CHANGES
 from ..facts import flashinfer_available
 
 
-@registry.rule("attention_late")
+@registry.rule("attention_late", only_if_set=("mamba_backend",))
 def mamba_backend_available(ctx):
     """``_handle_mamba_backend``: ``--mamba-backend flashinfer`` without FlashInfer is refused
     (reworded in 0.5.15: ``MAMBA_FLASHINFER_REWORDED``)."""

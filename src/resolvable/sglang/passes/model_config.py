@@ -107,7 +107,7 @@ def granite_mamba_dims(ctx):
     )
 
 
-@registry.rule("device")
+@registry.rule("device", only_if_set=("context_length",))
 def context_length_limit(ctx):
     """``configs/model_config.py`` ``ModelConfig._derive_context_length``: a user context length
     above the derived one is refused (``SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN`` allows it)."""

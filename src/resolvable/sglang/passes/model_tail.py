@@ -18,7 +18,7 @@ def sparse_head_overlap_disable(ctx):
     return {}
 
 
-@registry.rule("model_tail", since="0.5.21")
+@registry.rule("model_tail", since="0.5.21", only_if_set=("mamba_radix_cache_strategy",))
 def extra_buffer_needs_mamba_state(ctx):
     """Since 0.5.21 (``arg_groups/model_hook.handle_mamba_radix_cache``, called for every model
     at the end of the model adjustments): an explicit ``extra_buffer`` / ``extra_buffer_lazy``

@@ -233,7 +233,7 @@ def moe_runner_backend_checks(ctx):
     return {}
 
 
-@registry.rule("parallelism")
+@registry.rule("parallelism", only_if_set=("moe_runner_backend",))
 def moe_runner_fusion_disable(ctx):
     """``_moe_runner_fusion_disable``: the CuteDSL and TRT-LLM MoE runners disable the
     shared-experts fusion (read before SGLANG_CUTLASS_MOE, as in sglang)."""
@@ -301,7 +301,7 @@ def a2a_backend_overrides(ctx):
     return {"moe_a2a_backend": Force(backend, "DeepEP Waterfill / SGLANG_OPT_USE_DEEPGEMM_MEGA_MOE")}
 
 
-@registry.rule("parallelism")
+@registry.rule("parallelism", only_if_set=("moe_a2a_backend",))
 def a2a_ep_size(ctx):
     """``_a2a_ep_size``: an A2A backend makes expert parallelism span the TP group."""
     args = ctx.args
@@ -485,7 +485,7 @@ def a2a_moe_checks(ctx):
 MOE_RUNNER_CHOICES_OF_ALIAS = ("megamoe",)
 
 
-@registry.rule("device")
+@registry.rule("device", only_if_set=("moe_runner_backend", "speculative_moe_runner_backend"))
 def moe_runner_backend_alias(ctx):
     """``server_args._handle_moe_runner_backend_alias`` (``MEGAMOE_RUNNER_ALIAS``, 0.5.18, the
     first step of ``__post_init__``): ``--moe-runner-backend megamoe`` means ``--moe-a2a-backend

@@ -24,7 +24,7 @@ def _refuse(message: str, fix: str | Fix) -> ConflictError:
     return ConflictError(message, fields=_FIELDS, fix=fix)
 
 
-@registry.rule("attention", since="0.5.21")
+@registry.rule("attention", since="0.5.21", only_if_set=("kv_cache_dtype",))
 def nvfp4_prefill_kv_dequant_dtype(ctx):
     """Since 0.5.21 (``kv_cache_hook.handle_nvfp4_prefill_kv_dequant_dtype``): with an NVFP4 KV
     cache the explicit backend (prefill, else ``attention_backend``, user or model rule) picks the

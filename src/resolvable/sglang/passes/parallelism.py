@@ -14,7 +14,7 @@ from .._base import registry
 from ..changes import CHANGES
 
 
-@registry.rule("parallelism")
+@registry.rule("parallelism", only_if_set=("enable_dp_attention",))
 def dp_attention_chunked_prefill(ctx):
     """``_handle_data_parallelism`` (since 0.5.22 ``parallel_hook.handle_data_parallelism``): DP
     attention needs ``tp_size % dp_size == 0`` and divides the chunked prefill size by
@@ -47,7 +47,7 @@ def dp_attention_chunked_prefill(ctx):
     }
 
 
-@registry.rule("parallelism")
+@registry.rule("parallelism", only_if_set=("enable_dp_lm_head",))
 def dp_lm_head_validation(ctx):
     """``_dp_lm_head_validation``: the DP LM head needs DP attention."""
     args = ctx.args
@@ -65,7 +65,7 @@ def dp_lm_head_validation(ctx):
     return {}
 
 
-@registry.rule("parallelism")
+@registry.rule("parallelism", only_if_set=("pp_size",))
 def pipeline_parallel_overlap_disable(ctx):
     """``_pipeline_parallel_overlap_disable``: pipeline parallelism runs without the overlap scheduler."""
     args = ctx.args
@@ -74,7 +74,7 @@ def pipeline_parallel_overlap_disable(ctx):
     return {}
 
 
-@registry.rule("parallelism", since="0.5.21")
+@registry.rule("parallelism", since="0.5.21", only_if_set=("attn_cp_size",))
 def boundary_parallelism_cp_checks(ctx):
     """Since 0.5.21 (``arg_groups/parallel_hook._boundary_parallelism_overrides``, at the head of
     ``handle_context_parallelism``): Nemotron-H (model_type ``nemotron_h``/``nemotron_h_puzzle``)
@@ -102,7 +102,7 @@ def boundary_parallelism_cp_checks(ctx):
     return {}
 
 
-@registry.rule("device", since="0.5.21")
+@registry.rule("device", since="0.5.21", only_if_set=("moe_a2a_backend",))
 def mega_moe_compat(ctx):
     """Since 0.5.21 (``arg_groups/mega_moe_hook.check_mega_moe_compat``, the first pipeline step):
     ``--moe-a2a-backend megamoe`` has no two-batch-overlap split and needs CUDA SM90 or SM100

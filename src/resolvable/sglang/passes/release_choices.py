@@ -107,7 +107,7 @@ def release_choices(ctx):
     return {}
 
 
-@registry.rule("parallelism", since="0.5.16")
+@registry.rule("parallelism", since="0.5.16", only_if_set=("moe_a2a_backend",))
 def moe_a2a_ascend_tp(ctx):
     """``server_args._handle_a2a_moe`` (since 0.5.16): ``--moe-a2a-backend ascend_tp`` runs as
     ``none`` (sglang rewrites it; the named backend loses accuracy)."""

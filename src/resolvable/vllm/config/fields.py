@@ -1,10 +1,10 @@
 """The engine-configuration fields of the vLLM pack (spec vllm-config-spec.md §3).
 
-``ConfigArgs`` is a dataclass mixin of ``VllmArgs`` (``resolvable.vllm.args``): each field is a
-vLLM engine argument (``engine/arg_utils.py : EngineArgs``; the flag is ``--`` + the name with
-dashes) or a value vLLM derives in ``EngineArgs.create_engine_config`` /
-``VllmConfig.__post_init__`` (then its leaf names the config object that holds it, e.g.
-``scheduler.max_num_seqs``).
+``ConfigArgs`` is a record mixin (a dataclass in behaviour, ``_record``) of ``VllmArgs``
+(``resolvable.vllm.args``): each field is a vLLM engine argument (``engine/arg_utils.py :
+EngineArgs``; the flag is ``--`` + the name with dashes) or a value vLLM derives in
+``EngineArgs.create_engine_config`` / ``VllmConfig.__post_init__`` (then its leaf names the config
+object that holds it, e.g. ``scheduler.max_num_seqs``).
 
 Invariants:
 
@@ -16,9 +16,8 @@ Invariants:
 
 from __future__ import annotations
 
-import dataclasses
-
-from ...rules import arg
+from ...rules import record
+from ...rules import record_arg as arg
 
 #: ``usage/usage_lib.py : UsageContext`` members that change the batch defaults (spec §3.5).
 USAGE_CONTEXTS = ("OPENAI_API_SERVER", "LLM_CLASS", "OPENAI_BATCH_RUNNER", "ENGINE_CONTEXT")
@@ -58,7 +57,7 @@ def _optimization_level(value: object) -> str | None:
     return None
 
 
-@dataclasses.dataclass
+@record  # a dataclass in behaviour, without importing dataclasses (import cost)
 class ConfigArgs:
     # -- inputs ------------------------------------------------------------------------------
     usage_context: str = arg(
