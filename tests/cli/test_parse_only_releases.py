@@ -40,12 +40,12 @@ def test_the_release_listing_names_every_release(capsys):
     code, out, _ = _run(capsys, "releases", "--json")
     assert code == 0
     engines = json.loads(out)["engines"]
-    assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.20.2"
+    assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.20.1"
     assert engines["sglang"]["parse_only"][0] == "0.5.1"
     assert "0.5.5.post3" in engines["sglang"]["parse_only"]
     assert engines["vllm"]["resolved"] == list(vllm_registry.releases)  # pinned in test_vllm_releases.py
     code, out, _ = _run(capsys, "releases", "--engine", "vllm")
-    assert code == 0 and "parse-only (19)" in out and "0.20.2" in out
+    assert code == 0 and "parse-only (18)" in out and "0.20.1" in out
 
 
 @pytest.mark.parametrize(
