@@ -38,7 +38,9 @@ def test_mla_prefill_by_flags_before_the_selector():
 def test_flex_attention_batch_invariance():
     """flex_attention.py : supports_batch_invariance (True from 0.21; 0.20 inherits False)."""
     kw = dict(attention_backend="FLEX_ATTENTION")
-    assert res("llama-3.1-8b", "h100", BI, vllm_version="0.21.0", **kw)["attn_backend_full"] == "FLEX_ATTENTION"
+    assert (
+        res("llama-3.1-8b", "h100", BI, vllm_version="0.21.0", **kw)["attn_backend_full"] == "FLEX_ATTENTION"
+    )
     with pytest.raises(ValueError, match="batch invariance not supported"):
         res("llama-3.1-8b", "h100", BI, vllm_version="0.20.2", **kw)
 
