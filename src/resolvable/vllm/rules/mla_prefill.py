@@ -130,7 +130,7 @@ def mla_prefill_selection(ctx: Any) -> dict[str, Any]:
     if not mla:
         return {}
     q = mla[0]
-    if not q.changed(CHANGES.MLA_PREFILL_SELECTOR):
+    if not ctx.release.has(CHANGES.MLA_PREFILL_SELECTOR):
         return _flag_chosen(q, ctx.args.mla_prefill_backend)
     selected = ctx.args.mla_prefill_backend if q.vendor != "cpu" else None
     if selected is not None:
