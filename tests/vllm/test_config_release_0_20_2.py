@@ -11,7 +11,9 @@ from resolvable.vllm.changes import CHANGES
 
 
 def test_the_0_21_configuration_changes_are_named():
-    assert "ROCM_QUANTIZATION_MODELOPT_ONLINE" in {c.name for c in CHANGES.introduced("0.21.0")}
+    assert {"ROCM_QUANTIZATION_MODELOPT_ONLINE", "CPU_QUANTIZED_KV_CACHE"} <= {
+        c.name for c in CHANGES.introduced("0.21.0")
+    }
 
 
 def test_rocm_quantization_list_before_0_21():
@@ -21,3 +23,14 @@ def test_rocm_quantization_list_before_0_21():
         res("llama-3.1-8b", "mi300x", quantization="modelopt", vllm_version="0.20.2")
     with pytest.raises(ValueError, match="Cannot find the config file for modelopt"):
         res("llama-3.1-8b", "mi300x", quantization="modelopt", vllm_version="0.21.0")
+
+
+def test_cpu_quantized_kv_cache_before_0_21():
+    """platforms/cpu.py : CpuPlatform.check_and_update_config: 0.20.2 refuses an fp8 cache with
+    chunked prefill or prefix caching (both on by default) and otherwise falls back to auto; 0.21
+    keeps it (found on the 0.20.2 configuration-operators held-out run, docs/vllm.md)."""
+    with pytest.raises(ValueError, match="not compatible with FP8 KV cache"):
+        res("llama-3.1-8b", "cpu", kv_cache_dtype="fp8", vllm_version="0.20.2")
+    off = dict(kv_cache_dtype="fp8", enable_chunked_prefill=False, enable_prefix_caching=False)
+    assert res("llama-3.1-8b", "cpu", vllm_version="0.20.2", **off)["kv_cache_dtype"] == "auto"
+    assert res("llama-3.1-8b", "cpu", kv_cache_dtype="fp8", vllm_version="0.21.0")["kv_cache_dtype"] == "fp8"

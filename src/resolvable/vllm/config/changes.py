@@ -608,6 +608,13 @@ CONFIG_CHANGES = (
         "fp8_per_tensor, fp8_per_block and online; 0.20 refuses them ('... is currently not supported "
         "in rocm')",
     ),
+    Change(
+        "CPU_QUANTIZED_KV_CACHE",
+        "0.21.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="CPU keeps a quantized (fp8) KV cache; 0.20 refuses it with chunked prefill or prefix "
+        "caching ('... is not compatible with FP8 KV cache.') and otherwise falls back to auto",
+    ),
     # 0.20.0 -> 0.20.1 (docs/releases/vllm-0.20.1.md, read from the two wheels' config/*.py,
     # engine/arg_utils.py, platforms/*.py)
     Change(
