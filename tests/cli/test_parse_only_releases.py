@@ -39,12 +39,12 @@ def test_the_release_listing_names_every_release(capsys):
     code, out, _ = _run(capsys, "releases", "--json")
     assert code == 0
     engines = json.loads(out)["engines"]
-    assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.20.2"
+    assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.19.1"
     assert engines["sglang"]["parse_only"][0] == "0.5.1"
     assert "0.5.5.post3" in engines["sglang"]["parse_only"]
     assert engines["vllm"]["resolved"] == list(vllm_registry.releases)  # pinned in test_vllm_releases.py
     code, out, _ = _run(capsys, "releases", "--engine", "vllm")
-    assert code == 0 and "parse-only (19)" in out and "0.20.2" in out
+    assert code == 0 and "parse-only (16)" in out and "0.19.1" in out
 
 
 @pytest.mark.parametrize(
@@ -167,9 +167,9 @@ def test_upgrade_follows_a_successor_that_went_too():
 
 
 def test_a_command_that_needs_resolution_refuses_a_parse_only_release(capsys):
-    code, _, err = _run(capsys, "matrix", "--engine", "vllm", "--vllm-version", "0.20.0")
+    code, _, err = _run(capsys, "matrix", "--engine", "vllm", "--vllm-version", "0.19.1")
     assert code == 2
-    assert "vLLM 0.20.0 is parse-only" in err and "upgrade --from 0.20.0" in err
+    assert "vLLM 0.19.1 is parse-only" in err and "upgrade --from 0.19.1" in err
 
 
 def test_sglang_reads_a_unique_prefix_as_its_flag(capsys):

@@ -1,4 +1,4 @@
-"""The parse-only flag tables (issue 32 item 2): vLLM 0.11.0-0.20.2 and sglang 0.5.1-0.5.9,
+"""The parse-only flag tables (issue 32 item 2): vLLM 0.11.0-0.19.1 and sglang 0.5.1-0.5.9,
 stored as deltas (``resolvable.flag_history``) and read lazily.
 
 CI regenerates a pinned sample of three releases per engine from their wheels (``.ci/run`` fetches
@@ -44,9 +44,6 @@ EXPECTED = {
         "0.18.1",
         "0.19.0",
         "0.19.1",
-        "0.20.0",
-        "0.20.1",
-        "0.20.2",
     ],
     "sglang": [
         "0.5.1",
@@ -77,7 +74,7 @@ EXPECTED = {
 }
 
 #: The releases CI regenerates from their wheels: the oldest, one in the middle, the newest.
-SAMPLE = {"vllm": ("0.11.0", "0.20.0", "0.20.2"), "sglang": ("0.5.1", "0.5.5.post3", "0.5.9")}
+SAMPLE = {"vllm": ("0.11.0", "0.15.0", "0.19.1"), "sglang": ("0.5.1", "0.5.5.post3", "0.5.9")}
 
 
 def _extractor(engine: str):

@@ -49,6 +49,9 @@ def test_table_regenerates_from_the_wheel_byte_for_byte(release):
 #: vllm-config-spec.md §1.7: argparse actions, option strings (with aliases and the positional
 #: model), negative spellings, BooleanOptionalAction flags and JSON config flags per release.
 SPEC_COUNTS = {
+    "0.20.0": (240, 261, 66, 66, 13),
+    "0.20.1": (240, 261, 66, 66, 13),
+    "0.20.2": (240, 261, 66, 66, 13),
     "0.21.0": (248, 269, 66, 66, 13),
     "0.22.0": (262, 284, 69, 69, 14),
     "0.22.1": (262, 284, 69, 69, 14),

@@ -13,6 +13,9 @@ from resolvable.vllm import registry
 from resolvable.vllm.changes import CHANGES, SELECTION
 
 RELEASES = (
+    "0.20.0",
+    "0.20.1",
+    "0.20.2",
     "0.21.0",
     "0.22.0",
     "0.22.1",
@@ -40,7 +43,7 @@ def test_releases_and_default():
         ValueError,
         match=re.escape(", ".join(RELEASES)),
     ):
-        res("llama-3.1-8b", "h100", vllm_version="0.20.2")
+        res("llama-3.1-8b", "h100", vllm_version="0.19.1")
 
 
 def test_every_change_arrives_in_a_supported_release():

@@ -13,6 +13,9 @@ from .changes import CHANGES
 #: vLLM releases whose behaviour this pack reproduces, oldest first (one flag table each, in
 #: ``flags/``; what changed between them is named in ``changes.py``).
 VLLM_RELEASES = (
+    "0.20.0",
+    "0.20.1",
+    "0.20.2",
     "0.21.0",
     "0.22.0",
     "0.22.1",

@@ -183,6 +183,43 @@ CHANGES = ChangeTable(
             summary="MLA runs on CPU (the reference CPU_MLA backend, block 16); 0.27 refuses "
             '"MLA is not supported on CPU."',
         ),
+        # 0.20.2 -> 0.21.0 (docs/releases/vllm-0.21.0.md)
+        Change(
+            "MLA_PREFILL_SELECTOR",
+            "0.21.0",
+            upstream="v1/attention/backends/mla/prefill/selector.py : get_mla_prefill_backend",
+            summary="the MLA prefill backend is a selection (candidates with checks, SM10x list); 0.20 "
+            "has no prefill package: MLACommonImpl takes FlashAttention unless a deprecated "
+            "attention-config flag opts into TRT-LLM ragged, FlashInfer or cuDNN "
+            "(layers/attention/mla_attention.py)",
+        ),
+        Change(
+            "FLEX_BATCH_INVARIANT",
+            "0.21.0",
+            upstream="v1/attention/backends/flex_attention.py : FlexAttentionBackend.supports_batch_invariance",
+            summary="FLEX_ATTENTION supports batch invariance (VLLM_BATCH_INVARIANT=1); 0.20 refuses it",
+        ),
+        Change(
+            "FA4_SM90_LARGE_HEAD_IN_FA_UTILS",
+            "0.21.0",
+            upstream="v1/attention/backends/fa_utils.py : get_flash_attn_version",
+            summary="FA3 at head size over 256 on SM90 moves to FA4 inside get_flash_attn_version (when FA4 "
+            "is supported, before the batch-invariance step); 0.20's FlashAttentionImpl.__init__ "
+            "forces FA4 afterwards, whatever FA4 support or batch invariance say",
+        ),
+        Change(
+            "TOKENSPEED_MLA_BACKEND",
+            "0.21.0",
+            upstream="v1/attention/backends/registry.py : AttentionBackendEnum.TOKENSPEED_MLA; "
+            "platforms/cuda.py : _get_backend_priorities",
+            summary="TOKENSPEED_MLA is a backend (second on SM10x MLA); 0.20's enum has no such member",
+        ),
+        Change(
+            "FLASHINFER_NVFP4_KV",
+            "0.21.0",
+            upstream="v1/attention/backends/flashinfer.py : FlashInferBackend.supported_kv_cache_dtypes",
+            summary="FLASHINFER reads an nvfp4 KV cache; 0.20 does not list it",
+        ),
         # 0.21.0 -> 0.22.0 (docs/releases/vllm-0.22.0.md)
         Change(
             "FA_FP8_E4M3_ONLY",
@@ -353,6 +390,13 @@ SELECTION = {
         (CHANGES.SM100_NON_CAUSAL_FA_FIRST, lambda q: q.use_non_causal and q.major == 10),
         (CHANGES.SLIDING_WINDOW_CHECK, lambda q: q.has_sliding_window),
         (CHANGES.FLASH_ATTN_MLA_SPARSE_BACKEND, lambda q: q.use_sparse and q.major not in (10, 12)),
+        (CHANGES.FLEX_BATCH_INVARIANT, lambda q: q.use_batch_invariant),
+        (
+            CHANGES.FA4_SM90_LARGE_HEAD_IN_FA_UTILS,
+            lambda q: not q.use_mla and q.major == 9 and q.head_size is not None and q.head_size > 256,
+        ),
+        (CHANGES.TOKENSPEED_MLA_BACKEND, lambda q: q.use_mla and q.major == 10),
+        (CHANGES.FLASHINFER_NVFP4_KV, lambda q: (q.kv_cache_dtype or "").startswith("nvfp4")),
         (CHANGES.FA_FP8_E4M3_ONLY, lambda q: _quantized(q) and q.major == 9),
         (CHANGES.FLASHINFER_HEAD_512, lambda q: q.head_size == 512),
         (CHANGES.FLASHINFER_MLA_SPARSE_SM120_BACKEND, lambda q: q.use_mla and q.major == 12),

@@ -88,13 +88,14 @@ def flash_attn_version(
     # 4. ALiBi
     if requires_alibi and version in (3, 4):
         version = 2
-    # 5. SM90 cases FA3 cannot run move to FA4
+    # 5. SM90 cases FA3 cannot run move to FA4 (a head over 256 from 0.21,
+    # CHANGES.FA4_SM90_LARGE_HEAD_IN_FA_UTILS; 0.20 does it in FlashAttentionImpl, impl_version)
     if (
         version == 3
         and q.major == 9
         and fa_supported(q, 4)
         and (
-            (head_size is not None and head_size > 256)
+            (head_size is not None and head_size > 256 and q.changed(CHANGES.FA4_SM90_LARGE_HEAD_IN_FA_UTILS))
             or (has_sinks and head_size is not None and head_size_v is not None and head_size != head_size_v)
             or q.is_diffusion
         )
@@ -130,6 +131,22 @@ def flash_attn_version(
         version = 2
     # 9. must be supported
     return version if fa_supported(q, version) else None
+
+
+def impl_version(q: LayerQuery, version: int | None, head_size: int | None) -> int | None:
+    """The version ``FlashAttentionImpl`` runs: 0.20's ``__init__`` (flash_attn.py) moves FA3 to
+    FA4 on SM90 for a head over 256 after ``get_flash_attn_version``, whatever FA4 support or
+    batch invariance say; from 0.21 the function does it (CHANGES.FA4_SM90_LARGE_HEAD_IN_FA_UTILS)."""
+    if (
+        version == 3
+        and q.vendor == "cuda"
+        and q.major == 9
+        and head_size is not None
+        and head_size > 256
+        and not q.changed(CHANGES.FA4_SM90_LARGE_HEAD_IN_FA_UTILS)
+    ):
+        return 4
+    return version
 
 
 def model_fa_version(q: LayerQuery) -> int | None:

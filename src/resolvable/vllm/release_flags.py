@@ -1,6 +1,6 @@
 """A pasted ``vllm serve`` command read with the flags of one release, parse-only releases included.
 
-The releases before the first modelled one (0.11.0–0.20.2) have flag tables
+The releases before the first modelled one (0.11.0–0.19.1) have flag tables
 (``flags.parse_only_releases``) but no rules: ``read_flags`` gives what such a release's parser
 accepts (``cli_args.parse`` with that release's table), so the CLI can answer "parsed, not
 resolved" and ``upgrade --from`` can name the flags that later releases removed.

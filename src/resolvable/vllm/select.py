@@ -65,6 +65,12 @@ def _validate_selected(q: LayerQuery, selected: str, table: dict[str, Backend], 
             fields=_fields(q),
             fix="pick FLASHMLA_SPARSE, or leave --attention-backend unset (FLASH_ATTN_MLA_SPARSE arrived in 0.25.0)",
         )
+    if selected == "TOKENSPEED_MLA" and q.vendor == "cuda" and not q.changed(CHANGES.TOKENSPEED_MLA_BACKEND):
+        raise ConflictError(  # 0.20's AttentionBackendEnum has no such member
+            f"Unknown attention backend: '{selected}'.",
+            fields=_fields(q),
+            fix="pick FLASHINFER_MLA or CUTLASS_MLA, or leave --attention-backend unset (TOKENSPEED_MLA arrived in 0.21.0)",
+        )
     entry = table.get(selected) or CUDA.BACKENDS.get(selected)
     if entry is None:
         raise ConflictError(

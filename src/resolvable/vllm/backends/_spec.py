@@ -212,8 +212,8 @@ def backend(
         ),
         Check(
             "batch invariance not supported",
-            lambda q: not q.use_batch_invariant or batch_invariant,
-            {"batch invariant": batch_invariant},
+            lambda q: not q.use_batch_invariant or _value(batch_invariant, q),
+            {"batch invariant": describe(batch_invariant)},
         ),
         Check(
             "KV connector not supported",

@@ -239,6 +239,8 @@ def fi_block_sizes(q: LayerQuery) -> tuple:
 def fi_kv_ok(q: LayerQuery, kv: str) -> bool:
     """+ fp8_e5m2, nvfp4 (SM10x with TRTLLM prefill and decode)"""
     if kv.startswith("nvfp4"):
+        if not q.changed(CHANGES.FLASHINFER_NVFP4_KV):  # 0.20: not in supported_kv_cache_dtypes
+            return False
         return q.family(100) and supports_trtllm(q, prefill=True) and supports_trtllm(q, prefill=False)
     return kv in (*_BASE_KV, *_FP8, "fp8_e5m2", "nvfp4", "nvfp4_4over6")
 
@@ -330,7 +332,7 @@ FLEX_ATTENTION = backend(
     sliding_window=True,
     rswa=True,
     non_causal=True,
-    batch_invariant=True,
+    batch_invariant=said("yes (0.21+; 0.20: no)", lambda q: q.changed(CHANGES.FLEX_BATCH_INVARIANT)),
     cg_support="ALWAYS",
     doc="v1/attention/backends/flex_attention.py : FlexAttentionBackend",
 )
@@ -742,7 +744,7 @@ def priorities(q: LayerQuery) -> list[str]:
                 sparse = ["FLASHMLA_SPARSE", "FLASHINFER_MLA_SPARSE"]
             return [
                 "FLASHINFER_MLA",
-                "TOKENSPEED_MLA",
+                *(["TOKENSPEED_MLA"] if q.changed(CHANGES.TOKENSPEED_MLA_BACKEND) else []),  # 0.20: none
                 "CUTLASS_MLA",
                 "FLASH_ATTN_MLA",
                 "FLASHMLA",

@@ -598,4 +598,30 @@ CONFIG_CHANGES = (
         summary="an embedding-only class under --runner generate/draft is refused ('Embedding models "
         "do not support ...'); 0.21 refuses --runner generate only as 'This model does not support'",
     ),
+    # 0.20.2 -> 0.21.0 (docs/releases/vllm-0.21.0.md, read from the two wheels' config/*.py,
+    # engine/arg_utils.py, model_executor/models/{config,registry}.py, platforms/*.py)
+    Change(
+        "ROCM_QUANTIZATION_MODELOPT_ONLINE",
+        "0.21.0",
+        upstream="platforms/rocm.py:RocmPlatform.supported_quantization",
+        summary="ROCm supports deepseek_v4_fp8, mxfp8, modelopt, modelopt_mxfp8, modelopt_mixed, "
+        "fp8_per_tensor, fp8_per_block and online; 0.20 refuses them ('... is currently not supported "
+        "in rocm')",
+    ),
+    Change(
+        "CPU_QUANTIZED_KV_CACHE",
+        "0.21.0",
+        upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",
+        summary="CPU keeps a quantized (fp8) KV cache; 0.20 refuses it with chunked prefill or prefix "
+        "caching ('... is not compatible with FP8 KV cache.') and otherwise falls back to auto",
+    ),
+    # 0.20.0 -> 0.20.1 (docs/releases/vllm-0.20.1.md, read from the two wheels' config/*.py,
+    # engine/arg_utils.py, platforms/*.py)
+    Change(
+        "CAPTURE_SIZES_INCLUDE_TOKEN_BUDGET",
+        "0.20.1",
+        upstream="config/vllm.py:VllmConfig._set_cudagraph_sizes",
+        summary="max_num_batched_tokens joins the default CUDA-graph capture sizes when it fits under "
+        "max_cudagraph_capture_size (an off-stride budget is captured); 0.20.0 keeps the 1/2/4/8/16 grid",
+    ),
 )

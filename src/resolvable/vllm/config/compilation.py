@@ -279,10 +279,12 @@ def cudagraph_mode_default(ctx: Any) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=1024)  # a pure function of ints: the same few grids recur
 def _default_sizes(
-    max_size: int, tokens: int, interactivity: bool, uniform: tuple[int, ...]
+    max_size: int, tokens: int, interactivity: bool, uniform: tuple[int, ...], with_budget: bool = True
 ) -> tuple[int, ...]:
+    """``with_budget``: the token budget joins the grid when it fits (0.20.1+,
+    CHANGES.CAPTURE_SIZES_INCLUDE_TOKEN_BUDGET)."""
     first = list(range(1, min(max_size, 32) + 1)) if interactivity else [1, 2, 4]
-    sizes = capture_grid(max_size, tokens, first)
+    sizes = capture_grid(max_size, tokens if with_budget else max_size + 1, first)
     return tuple(sorted(set(sizes + [s for s in uniform if s <= tokens])))
 
 
@@ -344,7 +346,9 @@ def cudagraph_capture_sizes(ctx: Any) -> dict[str, Any]:
     if a.cudagraph_capture_sizes is not None:
         sizes = sorted(i for i in set(a.cudagraph_capture_sizes) if i <= tokens)
     else:
-        sizes = list(_default_sizes(max_size, tokens, a.performance_mode == "interactivity", tuple(uniform)))
+        with_budget = tokens > max_size or ctx.release.has(CHANGES.CAPTURE_SIZES_INCLUDE_TOKEN_BUDGET)
+        interactive = a.performance_mode == "interactivity"
+        sizes = list(_default_sizes(max_size, tokens, interactive, tuple(uniform), with_budget))
     if ctx.release.has(CHANGES.SPLIT_CUDAGRAPH_CAPTURE_SIZES):
         legacy = ctx.user_set("cudagraph_capture_sizes") or ctx.user_set("max_cudagraph_capture_size")
         sizes = split_capture_sizes(ctx, sizes, legacy, q)

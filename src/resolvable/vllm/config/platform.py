@@ -12,6 +12,7 @@ from ...errors import ConflictError
 from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
+from ..choices import is_quantized_kv
 from .facts import derived_fact, env_flag, is_hybrid
 
 TYPE_CHECKING = False
@@ -58,7 +59,9 @@ def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
     DYNAMO_TRACE_ONCE; 0.22-0.24 on AMX: prefix caching and chunked prefill off for linear-attention
     models (``CHANGES.CPU_AMX_LINEAR_ATTENTION_OFF`` .. ``CHANGES.CPU_AMX_LINEAR_ATTENTION_CACHING``);
     0.26+ on AMX: the SSM cache dtype float32 (``CHANGES.CPU_AMX_SSM_FLOAT32``); MLA without AMX (the reference CPU_MLA kernel) turns chunked prefill and
-    prefix caching off and sets ``max_num_batched_tokens = max(max_model_len, 2048)``."""
+    prefix caching off and sets ``max_num_batched_tokens = max(max_model_len, 2048)``. 0.20 refuses a
+    quantized KV cache with chunked prefill or prefix caching, else falls back to auto
+    (``CHANGES.CPU_QUANTIZED_KV_CACHE``)."""
     if ctx.platform.vendor != "cpu":
         return {}
     a = ctx.args
@@ -70,6 +73,15 @@ def cpu_platform_hook(ctx: Any) -> dict[str, Any]:
     ):
         out.update(_force(ctx, "distributed_executor_backend", "mp", "V1 multiprocessing on CPU"))
     out.update(_force(ctx, "cudagraph_capture_sizes", [], "no CUDA graphs on CPU"))
+    if is_quantized_kv(a.kv_cache_dtype) and not ctx.release.has(CHANGES.CPU_QUANTIZED_KV_CACHE):
+        if a.enable_chunked_prefill or a.enable_prefix_caching:  # 0.20
+            raise ConflictError(
+                "Chunked-prefill and prefix-cache on the CPU backend is not compatible with FP8 KV cache.",
+                fields=("kv_cache_dtype", "enable_chunked_prefill", "enable_prefix_caching"),
+                fix=Fix(set={"kv_cache_dtype": "auto"}),
+                upstream="RuntimeError",
+            )
+        out.update(_force(ctx, "kv_cache_dtype", "auto", "CPU backend doesn't support KV cache quantization"))
     if a.compilation_mode == "VLLM_COMPILE":
         out.update(
             _force(ctx, "compilation_mode", "DYNAMO_TRACE_ONCE", "CPU compiles with DYNAMO_TRACE_ONCE")

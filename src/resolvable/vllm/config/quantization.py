@@ -378,6 +378,15 @@ ROCM_QUANTIZATION = frozenset(
 )  # fmt: skip
 
 
+#: The ROCm methods 0.21 added (CHANGES.ROCM_QUANTIZATION_MODELOPT_ONLINE).
+_ROCM_MODELOPT_ONLINE = frozenset(
+    {
+        "deepseek_v4_fp8", "mxfp8", "modelopt", "modelopt_mxfp8", "modelopt_mixed", "fp8_per_tensor",
+        "fp8_per_block", "online",
+    }
+)  # fmt: skip
+
+
 def _platform_supports(ctx: Any, method: str | None, checkpoint: bool = False) -> None:
     """``Platform.verify_quantization`` (``platforms/interface.py``, called at the end of
     ``_verify_quantization`` on the resolved method, 0.28-0.34): ROCm refuses a known method
@@ -390,6 +399,8 @@ def _platform_supports(ctx: Any, method: str | None, checkpoint: bool = False) -
         supported = (supported - {"inc"}) | {"bitsandbytes"}
     if not ctx.release.has(CHANGES.QUANTIZATION_METHODS_AUTO_AWQ):  # 0.23: gguf, not auto_awq/fp8_per_channel
         supported = (supported - {"auto_awq", "fp8_per_channel"}) | {"gguf"}
+    if method in _ROCM_MODELOPT_ONLINE and not ctx.release.has(CHANGES.ROCM_QUANTIZATION_MODELOPT_ONLINE):
+        supported = supported - _ROCM_MODELOPT_ONLINE  # 0.20: not in the ROCm list yet
     if method in supported:
         return
     raise ConflictError(

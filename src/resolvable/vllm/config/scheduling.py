@@ -245,7 +245,7 @@ def model_runner(ctx: Any) -> dict[str, Any]:
                 and bool(set(ctx.hf.architectures or ()) & ROCM_V1_ARCHS)
             )
         )
-    return {"use_v2_model_runner": v2} if v2 != ctx.args.use_v2_model_runner else {}
+    return {"use_v2_model_runner": v2}  # always a step: upgrade names the release reads behind it
 
 
 def _spec_incompatibility(ctx: Any) -> str | None:

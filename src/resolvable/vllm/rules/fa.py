@@ -3,7 +3,8 @@
 ``flash_attn.py : FlashAttentionImpl.__init__`` calls ``get_flash_attn_version(requires_alibi,
 head_size, has_sinks, requires_softcap, supports_fa4_hd256=True)``. The field holds the version
 of the first kind (full, then sliding window, encoder, cross) that runs FLASH_ATTN (or the
-TRITON_FLASH_ATTN composite); None when no layer does.
+TRITON_FLASH_ATTN composite); None when no layer does. 0.20's ``__init__`` then moves FA3 to FA4
+on SM90 for a head over 256 (``fa_version.impl_version``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def flash_attn_layers_version(ctx: Any) -> dict[str, Any]:
                 supports_fa4_hd256=True,
                 local=q.kind == "sliding_window",
             )
+            version = FA.impl_version(q, version, q.head_size)
             if version == ctx.args.flash_attn_version:
                 return {}
             if ctx.user_set("flash_attn_version"):  # vLLM applies its fallbacks to the user's choice too

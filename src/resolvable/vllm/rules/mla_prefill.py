@@ -3,7 +3,9 @@
 ``v1/attention/backends/mla/prefill/selector.py : get_mla_prefill_backend`` and
 ``platforms/interface.py : get_mla_prefill_backend_cls`` (CUDA), ``platforms/rocm.py`` (AITER FA,
 then FA), ``platforms/cpu.py`` (ZEN_CPU, then CPU). Checks follow ``prefill/base.py :
-validate_configuration`` (compute capability, dtype, dependencies, MLA dimensions).
+validate_configuration`` (compute capability, dtype, dependencies, MLA dimensions). 0.20 has no
+prefill selector (CHANGES.MLA_PREFILL_SELECTOR): ``layers/attention/mla_attention.py :
+MLACommonImpl.__init__`` picks by flags, FlashAttention by default.
 """
 
 from __future__ import annotations
@@ -88,6 +90,38 @@ def priorities(q: Any) -> list[str]:
     return ["FLASH_ATTN"]
 
 
+#: 0.20 (before CHANGES.MLA_PREFILL_SELECTOR): ``MLACommonImpl.__init__`` takes FlashAttention
+#: unless a deprecated attention-config flag (not modelled) opts into TRT-LLM ragged, FlashInfer or
+#: cuDNN; FlashAttention needs ``flash_attn_varlen_func`` (vllm_flash_attn on CUDA; on ROCm the
+#: install's kernels, read as for 0.21's FLASH_ATTN prefill).
+_FLAG_FA = Candidate(
+    "FLASH_ATTN",
+    (
+        Check(
+            "MLA attention requires FlashAttention but it is not available",
+            lambda q: q.vendor != "hip" or q.has("aiter"),
+        ),
+    ),
+)
+
+
+def _flag_chosen(q: Any, selected: str | None) -> dict[str, Any]:
+    if selected is not None:
+        raise ConflictError(
+            "--attention-config mla_prefill_backend is not a field of this release's AttentionConfig",
+            fields=("mla_prefill_backend",),
+            fix="remove mla_prefill_backend from --attention-config (it arrived in 0.21.0)",
+        )
+    choice = validate(_FLAG_FA, q, label="MLA prefill")
+    if choice.chosen is None:
+        raise ConflictError(
+            f"MLA prefill: {next(iter(choice.verdicts[0].reasons))}",
+            fields=("mla_prefill_backend",),
+            fix="install flash_attn, or pick --attention-backend ROCM_AITER_MLA",
+        )
+    return {"mla_prefill_backend": Chosen("FLASH_ATTN", choice)}
+
+
 @registry.rule("mla_prefill")
 def mla_prefill_selection(ctx: Any) -> dict[str, Any]:
     """Spec §6: a user's ``mla_prefill_backend`` is validated (an invalid one is refused); otherwise
@@ -96,6 +130,8 @@ def mla_prefill_selection(ctx: Any) -> dict[str, Any]:
     if not mla:
         return {}
     q = mla[0]
+    if not ctx.release.has(CHANGES.MLA_PREFILL_SELECTOR):
+        return _flag_chosen(q, ctx.args.mla_prefill_backend)
     selected = ctx.args.mla_prefill_backend if q.vendor != "cpu" else None
     if selected is not None:
         choice = validate(PREFILL[selected], q, label="MLA prefill")
