@@ -177,7 +177,9 @@ def test_the_traced_view_records_the_member_range():
 def test_supports_pp_per_release():
     """``AriaForConditionalGeneration`` implements ``SupportsPP`` from 0.34.0 on: PP 2 is
     refused at 0.33.0 and served at 0.34.0."""
-    assert [model_info.registered("AriaForConditionalGeneration", view(r)).pp for r in ("0.33.0", "0.34.0")] == [
+    assert [
+        model_info.registered("AriaForConditionalGeneration", view(r)).pp for r in ("0.33.0", "0.34.0")
+    ] == [
         False,
         True,
     ]
@@ -190,7 +192,9 @@ def test_supports_pp_per_release():
 def test_supports_lora_per_release():
     """``BertForSequenceClassification`` implements ``SupportsLoRA`` from 0.33.0 on; with
     ``LORA_MODEL_SUPPORT_CHECK`` (0.33) the check refuses a class without it."""
-    info = [model_info.registered("BertForSequenceClassification", view(r)).lora for r in ("0.32.0", "0.33.0")]
+    info = [
+        model_info.registered("BertForSequenceClassification", view(r)).lora for r in ("0.32.0", "0.33.0")
+    ]
     assert info == [False, True]
     assert model_info.registered("DeepseekV4ForCausalLM", view("0.28.0")).lora is False
     assert model_info.registered("DeepseekV4ForCausalLM", view("0.29.0")).lora is True

@@ -171,7 +171,7 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
             _unsupported_message(unsupported, ctx.release),
             fields=("hf_overrides",) if hf.origins.get("architectures") else ("model",),
             fix="name an architecture this vLLM release registers (config.json's or --hf-overrides' "
-            "\"architectures\"), or run a vLLM release that registers it",
+            '"architectures"), or run a vLLM release that registers it',
             upstream="ValueError",
         )
     kind = derived_fact(hf, "vllm.arch_kind", architecture_kind)
