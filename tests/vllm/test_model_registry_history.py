@@ -204,3 +204,11 @@ def test_without_a_release_the_newest_answers():
     assert model_info.registered("AquilaForCausalLM") is None
     assert model_info.registered("AriaForConditionalGeneration").pp is True
     assert model_info.is_registered("DeepseekV41ForCausalLM")
+
+
+def test_bamba_prefix_caching_mode_all_while_registered():
+    """``SupportsMambaPrefixCaching``: the extraction lists ``BambaForCausalLM`` in 0.20-0.23 (the
+    releases that register it), so before ``MAMBA_ALIGN_BY_DEFAULT`` prefix caching gives it mode
+    ``all``, as the other classes of ``caching.MAMBA_PREFIX_CACHING_ARCHS``."""
+    cfg = arch_config("BambaForCausalLM")
+    assert cfg_res(cfg, version="0.23.0", enable_prefix_caching=True)["mamba_cache_mode"] == "all"
