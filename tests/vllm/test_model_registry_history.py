@@ -212,3 +212,18 @@ def test_bamba_prefix_caching_mode_all_while_registered():
     ``all``, as the other classes of ``caching.MAMBA_PREFIX_CACHING_ARCHS``."""
     cfg = arch_config("BambaForCausalLM")
     assert cfg_res(cfg, version="0.23.0", enable_prefix_caching=True)["mamba_cache_mode"] == "all"
+
+
+def test_the_cli_refuses_a_class_of_a_later_release(capsys, tmp_path):
+    """``resolvable explain --vllm-version 0.21.0 -- vllm serve DIR`` on a checkpoint of a class
+    vLLM registers from 0.30.0 on: exit 1 (would not start), the release that added it named;
+    the same command at 0.30.0 starts (exit 0)."""
+    from resolvable.cli import main
+
+    (tmp_path / "config.json").write_text(json.dumps(arch_config("DeepseekV41ForCausalLM")))
+    code = main(["explain", "--vllm-version", "0.21.0", "--", "vllm", "serve", str(tmp_path)])
+    out = capsys.readouterr()
+    assert code == 1
+    assert "DeepseekV41ForCausalLM is registered in vLLM from 0.30.0 on" in out.out + out.err
+    assert "Traceback" not in out.out + out.err
+    assert main(["explain", "--vllm-version", "0.30.0", "--", "vllm", "serve", str(tmp_path)]) == 0
