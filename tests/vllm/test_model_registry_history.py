@@ -227,3 +227,11 @@ def test_the_cli_refuses_a_class_of_a_later_release(capsys, tmp_path):
     assert "DeepseekV41ForCausalLM is registered in vLLM from 0.30.0 on" in out.out + out.err
     assert "Traceback" not in out.out + out.err
     assert main(["explain", "--vllm-version", "0.30.0", "--", "vllm", "serve", str(tmp_path)]) == 0
+
+
+def test_the_transformers_pooling_fallback_before_the_class_is_registered():
+    """``XLMRobertaForTokenClassification``: registered from 0.26.0; at 0.25.1 the Transformers
+    backend's pooling class serves it (``transformers_backend_pools`` asks that release)."""
+    arch = "XLMRobertaForTokenClassification"
+    assert model_info.transformers_backend_pools(arch, "auto", view("0.25.1")) is True
+    assert model_info.transformers_backend_pools(arch, "auto", view("0.26.0")) is False

@@ -179,7 +179,7 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     generate, pooling, default, _ = facts
     model_impl = getattr(ctx.args, "model_impl", "auto") or "auto"
     backend_pools = model_impl == "auto" and model_info.transformers_backend_pools(
-        hf.architecture or "", ctx.args.runner
+        hf.architecture or "", ctx.args.runner, ctx.release
     )
     if backend_pools:  # the Transformers backend's pooling class answers, not the adapted CausalLM
         generate, pooling = False, True

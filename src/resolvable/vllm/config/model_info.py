@@ -252,14 +252,15 @@ def _transformers_pooling() -> frozenset[str]:
         return frozenset(json.load(fh)["classes"])
 
 
-def transformers_backend_pools(arch: str, runner: str) -> bool:
+def transformers_backend_pools(arch: str, runner: str, release: Any = None) -> bool:
     """Whether vLLM serves ``arch`` with a pooling class of its Transformers backend
     (``registry.py : inspect_model_cls``, the fallback tried first for an architecture it does not
     register, 0.28-0.34; ``config/model.py : _get_transformers_backend_cls``): transformers exports a
     backend-compatible class of that name (``transformers_pooling.json``, transformers 5.20.2) and
     the runner — the user's, else the name's suffix default — is pooling with an embed/classify
-    suffix. ``runner`` is the ``--runner`` option (``auto`` for the suffix's)."""
-    if registered(arch) is not None or arch not in _transformers_pooling():
+    suffix. ``runner`` is the ``--runner`` option (``auto`` for the suffix's); ``release``: the
+    registry of that release (``ctx.release``; None: the newest)."""
+    if registered(arch, release) is not None or arch not in _transformers_pooling():
         return False
     match = suffix_defaults(arch)
     if match is None or match[2] not in RUNNER_CONVERTS["pooling"]:
