@@ -38,22 +38,30 @@ def test_the_0_26_config_changes_are_listed():
 
 
 def test_inkling_default_v2_and_breakable_from_0_26():
-    """DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES and the breakable-graph list of __post_init__: 0.25
-    runs an Inkling MoE on V1 and compiles it; 0.26 runs it on V2 with torch.compile off."""
+    """DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES and the breakable-graph list of __post_init__: 0.26
+    runs an Inkling MoE on V2 with torch.compile off. 0.25.1's model registry has no Inkling class
+    (``model_registry_history.json``: from 0.26.0) and its Transformers fallback takes only an
+    ``is_backend_compatible()`` class, so 0.25.1 refuses the architecture first."""
     inkling = _as("qwen3-30b-a3b", "InklingForCausalLM")
-    old, new = both(inkling, "h100")
-    assert (old["use_v2_model_runner"], new["use_v2_model_runner"]) == (False, True)
-    assert (old["compilation_mode"], new["compilation_mode"]) == ("VLLM_COMPILE", "NONE")
+    with pytest.raises(ConflictError, match=r"registered in vLLM from 0\.26\.0 on"):
+        res(inkling, "h100", vllm_version="0.25.1")
+    new = res(inkling, "h100", vllm_version="0.26.0")
+    assert (new["use_v2_model_runner"], new["compilation_mode"]) == (True, "NONE")
 
 
 def test_longcat_ngram_default_v2_and_hook_from_0_26():
     """Longcat-Flash-Ngram joins the default-V2 list, and its config hook (compilation NONE,
-    CUDA graphs FULL) is new in 0.26."""
+    CUDA graphs FULL) is new in 0.26, with the class itself: 0.25.1's registry has none
+    (``model_registry_history.json``), so 0.25.1 refuses the architecture."""
     longcat = _as("qwen3-30b-a3b", "LongcatFlashNgramForCausalLM")
-    old, new = both(longcat, "h100")
-    assert (old["use_v2_model_runner"], new["use_v2_model_runner"]) == (False, True)
-    assert (old["compilation_mode"], new["compilation_mode"]) == ("VLLM_COMPILE", "NONE")
-    assert new["cudagraph_mode"] == "FULL" != old["cudagraph_mode"]
+    with pytest.raises(ConflictError, match=r"registered in vLLM from 0\.26\.0 on"):
+        res(longcat, "h100", vllm_version="0.25.1")
+    new = res(longcat, "h100", vllm_version="0.26.0")
+    assert (new["use_v2_model_runner"], new["compilation_mode"], new["cudagraph_mode"]) == (
+        True,
+        "NONE",
+        "FULL",
+    )
 
 
 def test_raw_logits_logprobs_mode_sends_0_25_to_v1():

@@ -27,9 +27,11 @@ CONFIG_BLOCK_SIZE_64 = 64
 #: The classes implementing ``SupportsMambaPrefixCaching`` in 0.27.1 (``models/interfaces.py``; read
 #: off the 0.27.1 registry, ``_ModelInfo.supports_mamba_prefix_caching``, by
 #: ``tools/extract_vllm_model_info.py``): before ``CHANGES.MAMBA_ALIGN_BY_DEFAULT`` (0.28) prefix
-#: caching gives them mode ``all``, the other hybrid classes ``align``.
+#: caching gives them mode ``all``, the other hybrid classes ``align``. ``BambaForCausalLM`` is
+#: one of them in 0.20.0-0.23.0, the releases that register it (``model_registry_history.json``).
 MAMBA_PREFIX_CACHING_ARCHS = frozenset(
     {
+        "BambaForCausalLM",
         *("FalconH1ForCausalLM", "FalconMambaForCausalLM", "GraniteMoeHybridForCausalLM"),
         *("JambaForCausalLM", "JambaForSequenceClassification", "Mamba2ForCausalLM", "MambaForCausalLM"),
         *("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Zamba2ForCausalLM"),

@@ -201,6 +201,13 @@ CONFIG_CHANGES = (
     ),
     # 0.29.0 -> 0.30.0 (docs/releases/vllm-0.30.0.md)
     Change(
+        "TRANSFORMERS_BACKEND_ATTN_IMPLEMENTATION",
+        "0.30.0",
+        upstream="model_executor/models/registry.py:_ModelRegistry._try_resolve_transformers",
+        summary="the Transformers backend also serves a transformers class that can set its attention "
+        "implementation (_can_set_attn_implementation), not only an is_backend_compatible() one",
+    ),
+    Change(
         "PIECEWISE_FALLBACK_WITHOUT_PIECEWISE",
         "0.30.0",
         upstream="config/vllm.py:VllmConfig._normalize_piecewise_cudagraph_mode",

@@ -19,7 +19,6 @@ from ...errors import ConflictError
 from ...rules import Fix
 from .._base import registry
 from ..changes import CHANGES
-from .facts import derived_fact
 from .model_info import normalized
 
 TYPE_CHECKING = False
@@ -44,7 +43,7 @@ def lora_model_support(ctx: Any) -> dict[str, Any]:
         )
     if ctx.release.has(CHANGES.LORA_MODEL_SUPPORT_CHECK):
         arch = ctx.hf.architecture or ""
-        found = derived_fact(ctx.hf, "vllm.model_info", lambda hf: normalized(hf.architecture or ""))
+        found = normalized(arch, release=ctx.release)  # SupportsLoRA per release (model_info)
         if found is not None and not found[1].lora:
             raise ConflictError(
                 f"LoRA is not supported for {arch} ({ctx.hf.source}). Supported models implement the "

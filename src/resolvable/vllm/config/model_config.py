@@ -61,14 +61,15 @@ _UNSCALED_ROPE = frozenset({"su", "longrope", "llama3", "yarn", "deepseek_yarn",
 _UNSCALED_ROPE_YARN_SCALED = frozenset({"su", "longrope", "llama3"})
 
 
-def registry_facts(hf: HFConfig) -> tuple[bool, bool, str | None, str | None]:
+def registry_facts(hf: HFConfig, release: Any = None) -> tuple[bool, bool, str | None, str | None]:
     """``(is_text_generation_model, is_pooling_model, default runner, registered class)`` of the
     architecture (``ModelRegistry.is_text_generation_model`` / ``is_pooling_model`` through
     ``_normalize_arch``; ``_get_default_runner_type``: pooling before generation for a registered
     class, else the name's suffix). Unknown to the registry: the config-based guess
-    (``architecture_kind``), as the Transformers backend would serve it."""
+    (``architecture_kind``), as the Transformers backend would serve it. ``release``: the
+    registry of that release (``ctx.release``; None: the newest)."""
     arch = hf.architecture or ""
-    found = model_info.normalized(arch)
+    found = model_info.normalized(arch, release=release)
     match = model_info.suffix_defaults(arch)
     if found is not None:
         name, info = found
@@ -105,19 +106,51 @@ def _may_be_transformers_class(arch: str) -> bool:
     return arch.endswith("Model") or "For" in arch
 
 
-def unsupported_architectures(hf: HFConfig) -> list[str] | None:
+def unsupported_architectures(hf: HFConfig, release: Any = None) -> list[str] | None:
     """``ModelRegistry.inspect_model_cls`` → ``_raise_for_unsupported`` (``model_executor/models/
-    registry.py``, 0.30-0.34): the ``architectures`` when none is registered, none is the same
-    model under another suffix (``_normalize_arch``) and the Transformers backend cannot serve the
-    first (no ``auto_map``, no transformers class of that name, see ``_may_be_transformers_class``);
-    else None."""
+    registry.py``, 0.20-0.34): the ``architectures`` when ``release``'s registry holds none of them
+    (``model_info.is_registered``, per release), none is the same model under another suffix
+    (``_normalize_arch``) and the Transformers backend cannot serve the first (no ``auto_map``;
+    ``_try_resolve_transformers``: for a class vLLM registers in another release, whether the
+    transformers install exports a backend-compatible class of that name,
+    ``model_info.transformers_serves``; for any other name, ``_may_be_transformers_class``);
+    else None. ``release``: ``ctx.release`` (None: the newest release read)."""
     archs = hf.get("architectures")
     if not isinstance(archs, (list, tuple)) or not archs or hf.get("auto_map"):
         return None
     names = [str(a) for a in archs]
-    if any(model_info.normalized(a) is not None for a in names) or _may_be_transformers_class(names[0]):
+    if any(
+        model_info.is_registered(a, release) or model_info.normalized(a, release=release) is not None
+        for a in names
+    ):
         return None
-    return names
+    served = model_info.transformers_serves(names[0], release) if release is not None else None
+    if served is None:
+        served = _may_be_transformers_class(names[0])
+    return None if served else names
+
+
+def _unsupported_message(names: list[str], release: Any) -> str:
+    """``_raise_for_unsupported``'s words for ``names`` at ``release``: a class the release's
+    ``_PREVIOUSLY_SUPPORTED_MODELS`` lists gets "was supported in vLLM until …"; any other the
+    generic message. A class vLLM registers in other releases is named with those releases."""
+    for arch in names:
+        until = model_info.previously_supported(arch, release)
+        if until is not None:
+            return (
+                f"Model architecture {arch} was supported in vLLM until v{until}, and is not supported "
+                "anymore. Please use an older version of vLLM if you want to use this model architecture."
+            )
+    text = (
+        f"Model architectures {names} are not supported for now. Supported architectures: "
+        "the classes of vLLM's model registry"
+    )
+    known = [(a, model_info.registered_ranges(a)) for a in names]
+    known = [(a, words) for a, words in known if words]
+    if known:
+        where = "; ".join(f"{a} is registered in vLLM {words}" for a, words in known)
+        text += f" (vLLM {release}'s model registry has no {names[0]}; {where})"
+    return text
 
 
 @registry.rule("model_config")
@@ -132,21 +165,21 @@ def runner_and_attn_type(ctx: Any) -> dict[str, Any]:
     encoder-decoder ones included); without one ``hybrid`` (``is_hybrid``), ``attention_free``
     (pure Mamba/SSM), ``encoder_decoder`` or ``decoder``."""
     hf = ctx.hf
-    unsupported = unsupported_architectures(hf)
+    unsupported = unsupported_architectures(hf, ctx.release)
     if unsupported is not None:
         raise ConflictError(
-            f"Model architectures {unsupported} are not supported for now. Supported architectures: "
-            "the classes of vLLM's model registry",
+            _unsupported_message(unsupported, ctx.release),
             fields=("hf_overrides",) if hf.origins.get("architectures") else ("model",),
-            fix="name an architecture vLLM registers (config.json's or --hf-overrides' \"architectures\")",
+            fix="name an architecture this vLLM release registers (config.json's or --hf-overrides' "
+            '"architectures"), or run a vLLM release that registers it',
             upstream="ValueError",
         )
     kind = derived_fact(hf, "vllm.arch_kind", architecture_kind)
-    facts = derived_fact(hf, "vllm.registry_facts", registry_facts)
+    facts = registry_facts(hf, ctx.release)  # per release: not kept with the config
     generate, pooling, default, _ = facts
     model_impl = getattr(ctx.args, "model_impl", "auto") or "auto"
     backend_pools = model_impl == "auto" and model_info.transformers_backend_pools(
-        hf.architecture or "", ctx.args.runner
+        hf.architecture or "", ctx.args.runner, ctx.release
     )
     if backend_pools:  # the Transformers backend's pooling class answers, not the adapted CausalLM
         generate, pooling = False, True

@@ -165,7 +165,7 @@ def check_with_parallel_config(ctx: Any) -> dict[str, Any]:
                 fields=("decode_context_parallel_size",),
                 fix=Fix(set={"decode_context_parallel_size": 1}),
             )
-    if a.pipeline_parallel_size > 1 and not derived_fact(ctx.hf, "vllm.supports_pp", supports_pp):
+    if a.pipeline_parallel_size > 1 and not supports_pp(ctx.hf, ctx.release):
         raise ConflictError(
             "Pipeline parallelism is not supported for this model. "
             "Supported models implement the `SupportsPP` interface.",
@@ -176,11 +176,11 @@ def check_with_parallel_config(ctx: Any) -> dict[str, Any]:
     return {}
 
 
-def supports_pp(hf: HFConfig) -> bool:
+def supports_pp(hf: HFConfig, release: Any = None) -> bool:
     """``ModelRegistry.is_pp_supported_model``: the registered class (``_normalize_arch``)
-    implements ``SupportsPP``; an architecture the registry does not hold is assumed to
-    (the Transformers backend supports PP)."""
-    found = model_info.normalized(hf.architecture or "")
+    implements ``SupportsPP`` in ``release`` (``ctx.release``; None: the newest); an architecture
+    the registry does not hold is assumed to (the Transformers backend supports PP)."""
+    found = model_info.normalized(hf.architecture or "", release=release)
     return True if found is None else found[1].pp
 
 

@@ -17,7 +17,7 @@ from .._base import registry
 from ..changes import CHANGES
 from . import model_info
 from .draft import draft_n_predict, draft_tp_ok, load_draft_config
-from .facts import derived_fact, is_moe
+from .facts import is_moe
 from .model_config import registry_facts
 
 TYPE_CHECKING = False
@@ -252,7 +252,7 @@ def speculative_decoding(ctx: Any) -> dict[str, Any]:
         # the draft ModelConfig is the target's, built with runner "draft" (config/model.py :
         # ModelConfig.__post_init__ refuses a pooling-only class; 0.21, before
         # CHANGES.EMBEDDING_RUNNER_GENERATE_REFUSED, does not: the method checks below answer)
-        generate, pooling, _, _ = derived_fact(ctx.hf, "vllm.registry_facts", registry_facts)
+        generate, pooling, _, _ = registry_facts(ctx.hf, ctx.release)
         if pooling and not generate and ctx.release.has(CHANGES.EMBEDDING_RUNNER_GENERATE_REFUSED):
             raise ConflictError(
                 "Embedding models do not support `--runner draft`. "
