@@ -7,12 +7,14 @@ Invariants:
   (``Pack.verdict`` with ``trace=True``), the one ``explain`` gives; a side refused by its parser
   or by argument resolution has no resolution, and then no value change is listed;
 * a changed value is attributed, in this order, to (1) the pack's own answer
-  (``Pack.change_since``: the named change the deciding rule read on the new release), else
-  (2) the release where the value last changed, found by judging the launch on every resolved
+  (``Pack.change_since``: the named change the deciding rule read on the new release) when it
+  names one, else (2) the release where the value last changed, found by judging the launch on every resolved
   release between the two (a *walk*), with the named change that release brought to the deciding
   rule on either side of it (a ``release:`` read of the trace, ``resolvable._changes``), else the
   flag-table default that release changed, else (3) that release and the rule that decided the
-  value there (``named`` False: a release, not a named change). Nothing is guessed: an
+  value there (``named`` False: a release, not a named change). When the pack's answer names
+  several changes (the deciding rule read each of them), the walk's answer replaces it if it
+  names a change at every release where the value moved: only those moved it. Nothing is guessed: an
   attribution names a ``Change`` of the pack's table, a flag table, or says it names neither;
 * the walk judges each intermediate release at most once per launch (argument resolution only,
   no start-up or memory checks: a value is what resolution decided).
@@ -169,7 +171,13 @@ def compare(pack: Any, launch_on: Any, old: str, new: str, *, startup: bool = Tr
                 # the pack's answer is a release range alone: name the changes behind it
                 found = _changes_between(pack, (after.resolution, before.resolution), c.field, old, new)
                 names = tuple(n for n in found if n not in since)
-            attributions = () if since else walk.attribute(c.field)
+            attributions: tuple[Attribution, ...] = ()
+            if not since or ";" in since:
+                # none named, or several the deciding rule read: the walk names the release(s)
+                # where the value actually moved, and the change each of those brought
+                walked = walk.attribute(c.field)
+                if not since or (walked and all(a.named for a in walked)):
+                    since, names, attributions = None, (), walked
             changes.append(
                 ValueChange(
                     c.field, c.before, c.after, c.decided_before, c.decided_after, since, attributions, names
@@ -228,7 +236,9 @@ class _Walk:
     ) -> Attribution:
         since = self.pack.change_since(res, field_name, prev, release)
         if since:
-            return Attribution(release, before, after, None, since, True)
+            named = re.findall(r"\(([A-Z][A-Z0-9_]{2,})\)", since)
+            change = named[-1] if len(named) == 1 else None
+            return Attribution(release, before, after, change, since, True)
         table = self.pack.registry.changes
         for name in _changes_between(self.pack, (res, prev_res), field_name, prev, release):
             change = table.get(name)
