@@ -192,6 +192,8 @@ def report(old: str, new: str, wheels: str, pack: str) -> str:
                 minus = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
                 what = f"changed (+{plus}/-{minus} lines)"
             leaf = name.rsplit(".", 1)[-1]
+            if leaf.startswith("__") and "." in name:  # a dunder: the class is what a rule would cite
+                leaf = name.rsplit(".", 2)[-2]
             rule = "cited by the pack" if re.search(rf"\b{re.escape(leaf)}\b", cited) else "no rule"
             rows.append(f"| `{short}:{name}` | {what} | {rule} | to model |")
         lines.append(f"\n### `{short}`\n")
