@@ -24,7 +24,9 @@ mem_get_info, torch.version.cuda / hip, torch.xpu.*, torch.npu (+ a torch_npu st
 torch.cpu._is_amx_tile_supported and sgl_kernel's AMX op (is_intel_amx_backend_available),
 platform.machine (host arch), SGLANG_USE_CPU_ENGINE (CPU engine), importlib.util.find_spec for
 optional kernels (flashinfer, triton_kernels, aiter, ...), and the *_memory_capacity probes
-(nvidia-smi / rocminfo / torch_npu / xpu / NUMA) which return the preset's memory.
+(nvidia-smi / rocminfo / torch_npu / xpu / NUMA) which return the preset's memory. Fake-kernel
+registration (torch.library.register_fake) for an op the stub kernel packages do not define is a
+no-op (0.5.5-0.5.9 register sgl_kernel fakes at import, unguarded).
 """
 
 from __future__ import annotations
@@ -262,6 +264,32 @@ def install_fakes(p: dict) -> None:
     pyplatform.machine = lambda: arch
 
     _install_find_spec(present)
+    _tolerate_fake_registration_of_stub_ops(torch)
+
+
+def _tolerate_fake_registration_of_stub_ops(torch) -> None:
+    """``torch.library.register_fake("sgl_kernel::op")`` for an op no stub defines: a no-op.
+
+    Up to 0.5.9 ``layers/quantization/fp8_kernel.py`` registers fake kernels for sgl_kernel ops
+    at import, unguarded (0.5.10+ goes through ``utils/patch_torch.register_fake_if_exists``);
+    the stub sgl_kernel defines no torch ops, so the import would fail with "operator ... does
+    not exist" on every CUDA preset. Registering a fake kernel changes no ServerArgs decision.
+    Only namespaces of the stubbed kernel packages are affected, and only for ops that do not
+    exist, where the real call raises: a release whose answers did not raise is unchanged."""
+    real = torch.library.register_fake
+
+    def register_fake(op, *args, **kwargs):
+        if isinstance(op, str) and "::" in op:
+            namespace, name = op.split("::", 1)
+            if namespace in OPTIONAL_KERNELS and not hasattr(
+                getattr(torch.ops, namespace), name.split(".", 1)[0]
+            ):
+                if args and callable(args[0]):
+                    return args[0]
+                return lambda fn: fn
+        return real(op, *args, **kwargs)
+
+    torch.library.register_fake = register_fake
 
 
 def patch_after_import(p: dict) -> None:

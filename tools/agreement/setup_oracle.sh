@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the sglang oracle venvs under $ORACLE (default /work/oracle) from the released wheels.
-# Usage: tools/agreement/setup_oracle.sh [VERSION ...]      (default: 0.5.15 0.5.23)
+# Usage: tools/agreement/setup_oracle.sh [VERSION ...]      (default: 0.5.15 0.5.23; 0.5.5 ... 0.5.9 too)
 # 0.5.10 and 0.5.10.post1 differ only in the FlashInfer pin (utils/common.py, entrypoints/engine.py):
 # one venv, venv-0.5.10, serves both.
 # Idempotent: a venv whose sglang imports is left as it is. Needs network to PyPI (or a local
@@ -39,6 +39,9 @@ base() {  # venv 0.5.15: the heavy shared dependencies (transformers 5.12.1 line
 
 later() {  # venv of a later release: its wheel alone + a .pth to the shared dependencies
   local ver=$1 v=$ORACLE/venv-$1
+  if [ "$ver" = 0.5.8.post1 ]; then   # ServerArgs code identical to 0.5.8's (tools/agreement/README.md)
+    later 0.5.8; [ -e "$v" ] || ln -s venv-0.5.8 "$v"; return 0
+  fi
   [ -x "$v/bin/python" ] || python3 -m venv "$v"
   case $ver in
     0.5.22|0.5.23)   # transformers 5.19.0 line
@@ -61,6 +64,15 @@ later() {  # venv of a later release: its wheel alone + a .pth to the shared dep
     0.5.10|0.5.10.post1)   # transformers 5.3.0 line (the wheels' pin); ServerArgs imports xgrammar
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.3.0 xgrammar==0.1.32 \
           apache-tvm-ffi==0.1.9 ;;
+    0.5.9)   # transformers 4.57.1 line (0.5.5-0.5.9 pin it); 4.57 needs huggingface_hub < 1.0
+      "$v/bin/pip" install -q --no-deps "$(wheel 0.5.9)" transformers==4.57.1 \
+          'tokenizers>=0.22,<0.23' 'huggingface_hub>=0.34,<1.0' xgrammar==0.1.27 ;;
+    0.5.6.post1)   # pins transformers 5.0.0rc0 (venv-0.5.15's hub and tokenizers fit it)
+      "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.0.0rc0 ;;
+    0.5.5|0.5.5.post1|0.5.5.post2|0.5.5.post3|0.5.6|0.5.6.post2|0.5.7|0.5.8)   # the 4.57.1 line
+      later 0.5.9
+      "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
+      echo "$ORACLE/venv-0.5.9/$SP" > "$v/$SP/zz-a.pth" ;;
     *)
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
       case $ver in 0.5.16|0.5.17|0.5.18|0.5.19|0.5.20)   # their ServerArgs import xgrammar

@@ -1,0 +1,69 @@
+"""Copy one release's cached oracle answers to a release whose ServerArgs code is identical.
+
+    python tools/agreement/rekey_cache.py OLD NEW [--split dev] [-n 300] [--seed S]
+
+Runs in the repo venv. For each generated case (the draw of ``compare.py`` with the same split,
+seed and ``-n``), the answer cached under OLD's key is appended to ``/work/oracle/cache-NEW.jsonl``
+under NEW's key (keys hold the release). Only for a ``.postN`` whose wheel differs from its
+sibling in files ``ServerArgs`` construction never reads — shown with ``diff -rq`` and recorded in
+tools/agreement/README.md (0.5.8 → 0.5.8.post1). Keys already in NEW's cache are left alone;
+the write appends whole lines, as ``compare.py`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import compare as C  # noqa: E402
+from generate import default_seed, generate, load_samples, materialize  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--split", choices=["dev", "heldout"], default="dev")
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("-n", type=int, default=300)
+    opts = ap.parse_args(argv)
+
+    from resolvable import Platform
+    from resolvable.sglang import catalog
+
+    presets, models = Platform.presets(), sorted(catalog())
+    samples = load_samples(models)
+    seed = opts.seed if opts.seed is not None else default_seed(opts.split, plain=False)
+    cases = generate(seed, opts.n, models, {k: v.vendor for k, v in presets.items()}, samples)
+    old = C.load_oracle_cache(f"/work/oracle/cache-{opts.old}.jsonl")
+    new_path = f"/work/oracle/cache-{opts.new}.jsonl"
+    new = C.load_oracle_cache(new_path)
+    copied = missing = 0
+    lines = []
+    for c in cases:
+        name, files = materialize(c, samples[c["model"]])
+        blob = json.dumps([name, files], sort_keys=True)
+        plain = name == c["model"] and list(files) == ["config.json"] and not c.get("derive")
+        text = C.samples_text(c["model"]) if plain else blob
+        platform = presets[c["preset"]].to_dict()
+        answer = old.get(C.case_key(c, text, platform, opts.old))
+        key = C.case_key(c, text, platform, opts.new)
+        if answer is None:
+            missing += 1
+        elif key not in new:
+            lines.append(json.dumps({"key": key, "result": answer}) + "\n")
+            new[key] = answer
+            copied += 1
+    with open(new_path, "a", encoding="utf-8") as fh:
+        fh.writelines(lines)
+    print(json.dumps({"copied": copied, "not_cached_for_old": missing, "cache": new_path}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
