@@ -569,6 +569,11 @@ class Walker:
             value = Evaluator(self.module).eval(node)
             if isinstance(value, _ClassNS):
                 raise Unresolved(text)
+            if key == "choices" and isinstance(value, (list, tuple, dict)) and not value:
+                # a registry filled by decorators at import (0.11.0's
+                # `list(ReasoningParserManager.reasoning_parsers)`): empty as written, never a
+                # real choice list (argparse would accept nothing)
+                raise Unresolved(text)
             return _json(value)
         except (Unresolved, KeyError, TypeError, AttributeError):
             if key in ("choices", "default", "metavar"):

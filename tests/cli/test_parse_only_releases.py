@@ -126,6 +126,17 @@ def test_vllm_old_release_reads_the_api_server_module(capsys):
     assert "model   TheBloke/CodeLlama-13B-Instruct-fp16" in out and "flag    --swap-space 8.0" in out
 
 
+def test_vllm_0_11_0_reads_a_registry_filled_choice_list_as_dynamic(capsys):
+    """0.11.0's `--reasoning-parser` takes `choices=list(ReasoningParserManager.reasoning_parsers)`
+    (vllm/engine/arg_utils.py), a dict the `@register_module("qwen3")` decorators of
+    vllm/reasoning/ fill at import: empty as written. The table records it as dynamic, so a
+    published `--reasoning-parser qwen3` is read, not refused by an empty choice list."""
+    cmd = "vllm serve Qwen/Qwen3-8B --reasoning-parser qwen3"
+    code, out, err = _run(capsys, "explain", "--vllm-version", "0.11.0", "--", *shlex.split(cmd))
+    assert code == EXIT_PARSED_ONLY, err
+    assert "flag    --reasoning-parser qwen3" in out
+
+
 def test_upgrade_from_an_old_vllm_names_every_removed_flag(capsys, tmp_path):
     config = tmp_path / "config.json"  # the issue's model config, as the corpus entry records it
     config.write_text(json.dumps(_VLLM_OLD_ENTRY["model"]["config"]))
