@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from hubserver import HubServer
 from resolvable.cli import main
 from resolvable.vllm import registry as vllm_registry
 
@@ -20,25 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vllm"))
 from vllm_serve_corpus import CORPUS as VLLM_CORPUS
 
 DATA = json.loads((Path(__file__).parent / "data" / "sglang_launch_corpus.json").read_text())
-SAMPLES = Path(__file__).resolve().parents[2] / "src" / "resolvable" / "sglang" / "models"
 #: the sglang corpus's explain cases (its `--config` stand-in is compare's `--model-config`)
 SGLANG_CASES = [c for c in DATA["commands"] if c.get("mode", "explain") == "explain"]
-
-
-@pytest.fixture(scope="module")
-def hub():
-    with HubServer() as server:
-        for repo, sample in DATA["repos"].items():
-            server.add(repo, {"config.json": (SAMPLES / f"{sample}.json").read_text()})
-        yield server
-
-
-@pytest.fixture
-def online(hub, tmp_path, monkeypatch):
-    monkeypatch.setenv("HF_ENDPOINT", hub.url)
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    return hub
 
 
 def _run(capsys, argv):
@@ -109,7 +91,7 @@ def _check_sides(capsys, doc, platform, gpus=None, stand_in=None):
 
 
 @pytest.mark.parametrize("case", SGLANG_CASES, ids=[c["id"] for c in SGLANG_CASES])
-def test_compare_matches_explain_on_the_sglang_corpus(online, capsys, case):
+def test_compare_matches_explain_on_the_sglang_corpus(sglang_corpus_online, capsys, case):
     own = ["--model-config" if word == "--config" else word for word in case["resolvable"]]
     stand_in = own[own.index("--model-config") + 1] if "--model-config" in own else None
     code, out, err = _run(capsys, ["compare", "--json", *own, "--", *shlex.split(case["command"])])

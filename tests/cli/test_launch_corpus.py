@@ -11,27 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from hubserver import HubServer
 from resolvable.cli import main
 
 DATA = json.loads((Path(__file__).parent / "data" / "sglang_launch_corpus.json").read_text())
-SAMPLES = Path(__file__).resolve().parents[2] / "src" / "resolvable" / "sglang" / "models"
-
-
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    with HubServer() as server:
-        for repo, sample in DATA["repos"].items():
-            server.add(repo, {"config.json": (SAMPLES / f"{sample}.json").read_text()})
-        yield server
-
-
-@pytest.fixture
-def online(hub, tmp_path, monkeypatch):
-    monkeypatch.setenv("HF_ENDPOINT", hub.url)
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    return hub
 
 
 def test_the_corpus_is_real_and_large_enough():
@@ -44,7 +26,7 @@ def test_the_corpus_is_real_and_large_enough():
 
 
 @pytest.mark.parametrize("case", DATA["commands"], ids=[c["id"] for c in DATA["commands"]])
-def test_every_published_command_gets_an_answer(online, capsys, case):
+def test_every_published_command_gets_an_answer(sglang_corpus_online, capsys, case):
     mode = case.get("mode", "explain")
     argv = [mode, *case["resolvable"], "--", *shlex.split(case["command"])]
     code = main(argv)
@@ -78,4 +60,6 @@ def test_every_published_command_gets_an_answer(online, capsys, case):
     repos = [w for w in shlex.split(case["command"]) if w in DATA["repos"]]
     for repo in repos:
         if "--config" not in case["resolvable"] and parsed and "--model" in case["command"]:
-            assert any(path.startswith(f"/{repo}/resolve/") for _, path in online.requests), repo
+            assert any(path.startswith(f"/{repo}/resolve/") for _, path in sglang_corpus_online.requests), (
+                repo
+            )

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from hubserver import HubServer
 from resolvable import packs
 from resolvable.cli import main
 from resolvable.flag_history import version_key
@@ -26,7 +25,6 @@ from resolvable.upgrade_across import boundary_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SGLANG = json.loads((ROOT / "tests/cli/data/sglang_launch_corpus.json").read_text())
-SAMPLES = ROOT / "src" / "resolvable" / "sglang" / "models"
 _spec = importlib.util.spec_from_file_location("vllm_serve_corpus", ROOT / "tests/vllm/vllm_serve_corpus.py")
 _corpus = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_corpus)
@@ -53,22 +51,6 @@ SGLANG_ERRORS = {
     "recall-43-local": "is not on this machine",
     "issue-3765-local": "is not on this machine",
 }
-
-
-@pytest.fixture(scope="module")
-def hub():
-    with HubServer() as server:
-        for repo, sample in SGLANG["repos"].items():
-            server.add(repo, {"config.json": (SAMPLES / f"{sample}.json").read_text()})
-        yield server
-
-
-@pytest.fixture
-def online(hub, tmp_path, monkeypatch):
-    monkeypatch.setenv("HF_ENDPOINT", hub.url)
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    return hub
 
 
 def _tool_options(options: list[str]) -> list[str]:
@@ -133,7 +115,7 @@ def _check_answer(data: dict, words: list[str], engine: str, old: str, new: str)
 
 
 @pytest.mark.parametrize("case", SGLANG["commands"], ids=[c["id"] for c in SGLANG["commands"]])
-def test_every_sglang_corpus_command_crosses_the_boundary(online, capsys, case):
+def test_every_sglang_corpus_command_crosses_the_boundary(sglang_corpus_online, capsys, case):
     words = shlex.split(case["command"])
     argv = ["upgrade", "--from", SGLANG_FROM, "--to", "0.5.23", "--json", *_tool_options(case["resolvable"])]
     code, out, err = _run(capsys, [*argv, "--", *words])
