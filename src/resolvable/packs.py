@@ -181,6 +181,12 @@ class Pack:
         resolves, oldest first (``resolvable.flag_history``); none by default."""
         return ()
 
+    def flag_releases(self) -> list[str]:
+        """Every release with a flag table of its own that rules resolve, oldest first: the
+        resolved releases and their ``.postN`` patches (a patch resolves as its base release,
+        ``resolvable._release``, and is read with its own flags); none by default."""
+        return list(self.releases)
+
     def removed_between(self, old: str, new: str) -> tuple[Any, ...]:
         """The flags of release ``old`` that ``new`` does not accept, with their replacements
         (``resolvable.flag_history.FlagChange``)."""

@@ -47,6 +47,18 @@ def test_the_release_listing_names_every_release(capsys):
     assert code == 0 and "parse-only (16)" in out and "0.19.1" in out
 
 
+def test_the_release_listing_names_the_patch_releases_resolved_as_their_base(capsys):
+    """sglang 0.5.10.post1 differs from 0.5.10 only in a FlashInfer pin (docs/releases/0.5.11.md):
+    it is resolved as 0.5.10, and the listing says so instead of leaving it out."""
+    code, out, _ = _run(capsys, "releases", "--json")
+    assert code == 0
+    sglang = json.loads(out)["engines"]["sglang"]
+    assert sglang["resolved_as_base"]["0.5.10.post1"] == "0.5.10"
+    assert "0.5.10.post1" not in sglang["resolved"] and "0.5.10.post1" not in sglang["parse_only"]
+    code, out, _ = _run(capsys, "releases", "--engine", "sglang")
+    assert code == 0 and "0.5.10.post1 (as 0.5.10)" in out
+
+
 @pytest.mark.parametrize(
     ("tag", "release"),
     [

@@ -332,7 +332,12 @@ def cmd_releases(argv: Sequence[str]) -> int:
     data = {}
     for name in names:
         pack = packs.get(name)
-        data[name] = {"resolved": list(pack.releases), "parse_only": list(pack.parse_only_releases())}
+        patches = {r: pack.release(r) for r in pack.flag_releases() if r not in pack.releases}
+        data[name] = {
+            "resolved": list(pack.releases),
+            "resolved_as_base": patches,
+            "parse_only": list(pack.parse_only_releases()),
+        }
     if args.json:
         print(json.dumps({"schema": "resolvable.releases/1", "engines": data}, indent=2))
         return 0
@@ -340,6 +345,9 @@ def cmd_releases(argv: Sequence[str]) -> int:
         title = packs.get(name).title or name
         print(f"{title}")
         print(f"  resolved ({len(kinds['resolved'])}):    {', '.join(kinds['resolved'])}")
+        if kinds["resolved_as_base"]:
+            shown = ", ".join(f"{r} (as {base})" for r, base in kinds["resolved_as_base"].items())
+            print(f"    and their patch releases, resolved as their base release: {shown}")
         if kinds["parse_only"]:
             print(f"  parse-only ({len(kinds['parse_only'])}): {', '.join(kinds['parse_only'])}")
             print(

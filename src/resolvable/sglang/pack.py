@@ -42,6 +42,7 @@ class SglangPack(Pack):
     release = member(f"{_PKG}.api", "sglang_release")
     installed_version = member(f"{_PKG}.api", "installed_sglang_version")
     parse_only_releases = member(f"{_PKG}.flags", "parse_only_releases")
+    flag_releases = member(f"{_PKG}.flags", "releases")
     removed_between = member(f"{_PKG}.flags", "removed_between")
     read_release_flags = member(f"{_PKG}.release_flags", "read_flags")
     rule_releases = member(f"{_PKG}.api", "rule_releases")
