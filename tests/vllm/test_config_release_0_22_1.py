@@ -22,6 +22,7 @@ def test_the_0_23_config_changes_are_listed():
         "V2_DEFAULT_LLAMA_MISTRAL",
         "BREAKABLE_GRAPHS_DEEPSEEK_V4",
         "V2_RUNNER_HYBRID_ALIGN_ONLY",
+        "V2_RUNNER_REFUSAL_NAMES_RUNNER",
         "CPU_UNI_EXECUTOR_ENV_GATED",
         "CPU_AWQ_REMOVED",
     }
@@ -109,3 +110,16 @@ def test_async_scheduling_default_with_a_draft_model(release, on):
     assert res("qwen3-vl-8b", "h100", vllm_version=release, speculative_config=spec)["async_scheduling"] is on
     asked = res("qwen3-vl-8b", "h100", vllm_version=release, speculative_config=spec, async_scheduling=True)
     assert asked["async_scheduling"] is True
+
+
+def test_the_forced_v2_refusal_names_the_variable_before_0_23():
+    """``VllmConfig._validate_v2_model_runner``: 0.20-0.22 raise "VLLM_USE_V2_MODEL_RUNNER does not
+    yet support: ..."; 0.23 on "Model Runner V2 does not yet support: ..." (both wheels'
+    ``config/vllm.py``)."""
+    env = {"VLLM_USE_V2_MODEL_RUNNER": "1"}
+    with pytest.raises(ConflictError, match=r"^VLLM_USE_V2_MODEL_RUNNER does not yet support: hybrid/mamba"):
+        res("qwen3-next-80b-a3b", "h200", env, vllm_version="0.22.1")
+    with pytest.raises(
+        ConflictError, match=r"^Model Runner V2 does not yet support: hybrid/mamba models with"
+    ):
+        res("qwen3-next-80b-a3b", "h200", env, vllm_version="0.23.0", enable_prefix_caching=True)

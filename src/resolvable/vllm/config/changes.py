@@ -539,6 +539,13 @@ CONFIG_CHANGES = (
         "only; 0.22 lists every such model ('hybrid/mamba models')",
     ),
     Change(
+        "V2_RUNNER_REFUSAL_NAMES_RUNNER",
+        "0.23.0",
+        upstream="config/vllm.py:VllmConfig._validate_v2_model_runner",
+        summary="the forced-V2 refusal reads 'Model Runner V2 does not yet support: ...'; 0.20-0.22 "
+        "name the variable ('VLLM_USE_V2_MODEL_RUNNER does not yet support: ...')",
+    ),
+    Change(
         "CPU_UNI_EXECUTOR_ENV_GATED",
         "0.23.0",
         upstream="platforms/cpu.py:CpuPlatform.check_and_update_config",

@@ -223,9 +223,14 @@ def model_runner(ctx: Any) -> dict[str, Any]:
         ):
             # 0.23-0.24: ModelConfig.has_inner_state in align mode, listed first
             unsupported.insert(0, "hybrid/mamba models with align cache mode")
-        if v2 and unsupported:  # VllmConfig._validate_v2_model_runner (0.30-0.33): V2 forced by env
+        if v2 and unsupported:  # VllmConfig._validate_v2_model_runner: V2 forced by env
+            runner = (
+                "Model Runner V2"
+                if ctx.release.has(CHANGES.V2_RUNNER_REFUSAL_NAMES_RUNNER)
+                else "VLLM_USE_V2_MODEL_RUNNER"
+            )
             raise ConflictError(
-                f"Model Runner V2 does not yet support: {', '.join(unsupported)}",
+                f"{runner} does not yet support: {', '.join(unsupported)}",
                 fields=("use_v2_model_runner",),
                 fix="unset VLLM_USE_V2_MODEL_RUNNER (vLLM then picks the V1 runner for these features)",
             )
