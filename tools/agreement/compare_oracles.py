@@ -24,17 +24,11 @@ import compare as C  # noqa: E402
 from generate import default_seed, generate, load_samples, materialize  # noqa: E402
 
 
-def _load(release: str) -> dict:
-    out = {}
-    with open(f"/work/oracle/cache-{release}.jsonl", encoding="utf-8") as fh:
-        for line in fh:
-            r = json.loads(line)
-            out[r["key"]] = r["result"]
-    return out
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def pair_cases(argv, description: str):
+    """``OLD NEW [--split] [--seed] [-n]`` read from ``argv``, and the generated cases of that draw
+    (the draw ``compare.py`` makes for the same split, seed and size):
+    ``(opts, cases, samples, presets, seed)``."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--split", choices=["dev", "heldout"], default="dev")
@@ -49,7 +43,13 @@ def main(argv=None) -> int:
     samples = load_samples(models)
     seed = opts.seed if opts.seed is not None else default_seed(opts.split, plain=False)
     cases = generate(seed, opts.n, models, {k: v.vendor for k, v in presets.items()}, samples)
-    old, new = _load(opts.old), _load(opts.new)
+    return opts, cases, samples, presets, seed
+
+
+def main(argv=None) -> int:
+    opts, cases, samples, presets, seed = pair_cases(argv, __doc__.split("\n\n")[0])
+    old = C.load_oracle_cache(f"/work/oracle/cache-{opts.old}.jsonl")
+    new = C.load_oracle_cache(f"/work/oracle/cache-{opts.new}.jsonl")
     cats: collections.Counter = collections.Counter()
     example: dict[str, str] = {}
     same = total = 0

@@ -12,7 +12,6 @@ the write appends whole lines, as ``compare.py`` does.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -21,25 +20,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import compare as C  # noqa: E402
-from generate import default_seed, generate, load_samples, materialize  # noqa: E402
+from compare_oracles import pair_cases  # noqa: E402
+from generate import materialize  # noqa: E402
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("old")
-    ap.add_argument("new")
-    ap.add_argument("--split", choices=["dev", "heldout"], default="dev")
-    ap.add_argument("--seed", type=int)
-    ap.add_argument("-n", type=int, default=300)
-    opts = ap.parse_args(argv)
-
-    from resolvable import Platform
-    from resolvable.sglang import catalog
-
-    presets, models = Platform.presets(), sorted(catalog())
-    samples = load_samples(models)
-    seed = opts.seed if opts.seed is not None else default_seed(opts.split, plain=False)
-    cases = generate(seed, opts.n, models, {k: v.vendor for k, v in presets.items()}, samples)
+    opts, cases, samples, presets, _seed = pair_cases(argv, __doc__.split("\n\n")[0])
     old = C.load_oracle_cache(f"/work/oracle/cache-{opts.old}.jsonl")
     new_path = f"/work/oracle/cache-{opts.new}.jsonl"
     new = C.load_oracle_cache(new_path)
