@@ -200,6 +200,14 @@ def load_oracle_cache(path: str) -> dict:
     return cache
 
 
+def config_key_text(case: dict, name: str, files: dict) -> str:
+    """The checkpoint part of a case's cache key (``case_key``), from its materialized
+    ``(name, files)``: a plain sample keeps its old key, its config.json text alone, so old caches
+    still hit; a derived checkpoint is keyed on its files and directory name."""
+    plain = name == case["model"] and list(files) == ["config.json"] and not case.get("derive")
+    return samples_text(case["model"]) if plain else json.dumps([name, files], sort_keys=True)
+
+
 def _worker_revision() -> str:
     """``WORKER_REVISION`` of oracle_worker.py (read, not imported: it runs in another venv)."""
     with open(os.path.join(HERE, "oracle_worker.py"), encoding="utf-8") as fh:
@@ -398,9 +406,7 @@ def main(argv=None) -> int:
                         fh.write(text)
                 by_content[blob] = d
             model_dirs[c["id"]] = by_content[blob]
-            # plain samples keep their old key (config.json text alone) so old caches still hit
-            plain = name == c["model"] and list(files) == ["config.json"] and not c.get("derive")
-            config_text[c["id"]] = samples_text(c["model"]) if plain else blob
+            config_text[c["id"]] = config_key_text(c, name, files)
 
         cache = load_oracle_cache(cache_path)
         keys, groups = {}, collections.defaultdict(list)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import sys
 
@@ -54,10 +53,7 @@ def main(argv=None) -> int:
     example: dict[str, str] = {}
     same = total = 0
     for c in cases:
-        name, files = materialize(c, samples[c["model"]])
-        blob = json.dumps([name, files], sort_keys=True)
-        plain = name == c["model"] and list(files) == ["config.json"] and not c.get("derive")
-        text = C.samples_text(c["model"]) if plain else blob
+        text = C.config_key_text(c, *materialize(c, samples[c["model"]]))
         platform = presets[c["preset"]].to_dict()
         a = old.get(C.case_key(c, text, platform, opts.old))
         b = new.get(C.case_key(c, text, platform, opts.new))

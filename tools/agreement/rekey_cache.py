@@ -32,10 +32,7 @@ def main(argv=None) -> int:
     copied = missing = 0
     lines = []
     for c in cases:
-        name, files = materialize(c, samples[c["model"]])
-        blob = json.dumps([name, files], sort_keys=True)
-        plain = name == c["model"] and list(files) == ["config.json"] and not c.get("derive")
-        text = C.samples_text(c["model"]) if plain else blob
+        text = C.config_key_text(c, *materialize(c, samples[c["model"]]))
         platform = presets[c["preset"]].to_dict()
         answer = old.get(C.case_key(c, text, platform, opts.old))
         key = C.case_key(c, text, platform, opts.new)
