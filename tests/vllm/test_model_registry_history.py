@@ -13,6 +13,7 @@ membership the pack computes is checked against the stored per-release digest.
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
 import json
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 from config_cases import cfg_refusal, cfg_res, llama
 
+from harness_tools import load_tool
 from resolvable._changes import ReleaseView, TracedReleaseView
 from resolvable.vllm import load_model
 from resolvable.vllm._base import VLLM_RELEASES
@@ -42,13 +44,10 @@ RELEASES = [
 ]
 
 
+@functools.cache
 def _tool():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import extract_vllm_model_info
-    finally:
-        sys.path.pop(0)
-    return extract_vllm_model_info
+    """tools/extract_vllm_model_info.py, loaded once (``harness_tools.load_tool``)."""
+    return load_tool("extract_vllm_model_info", "tools/extract_vllm_model_info.py")
 
 
 def view(release: str) -> ReleaseView:
