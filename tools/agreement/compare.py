@@ -208,6 +208,27 @@ def config_key_text(case: dict, name: str, files: dict) -> str:
     return samples_text(case["model"]) if plain else json.dumps([name, files], sort_keys=True)
 
 
+def materialize_dirs(cases: list, samples: dict, tmp: str) -> tuple[dict, dict]:
+    """Write each case's checkpoint under ``tmp``: ``(id -> model dir, id -> cache-key text)``.
+
+    One directory per distinct checkpoint (files + directory name); the cache key holds the file
+    texts and the name, so a derived checkpoint never reuses a sample's answer."""
+    model_dirs, config_text, by_content = {}, {}, {}
+    for c in cases:
+        name, files = materialize(c, samples[c["model"]])
+        blob = json.dumps([name, files], sort_keys=True)
+        if blob not in by_content:
+            d = os.path.join(tmp, "models", f"{len(by_content):05d}", name)
+            os.makedirs(d)
+            for fname, text in files.items():
+                with open(os.path.join(d, fname), "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            by_content[blob] = d
+        model_dirs[c["id"]] = by_content[blob]
+        config_text[c["id"]] = config_key_text(c, name, files)
+    return model_dirs, config_text
+
+
 def _worker_revision() -> str:
     """``WORKER_REVISION`` of oracle_worker.py (read, not imported: it runs in another venv)."""
     with open(os.path.join(HERE, "oracle_worker.py"), encoding="utf-8") as fh:
@@ -392,21 +413,7 @@ def main(argv=None) -> int:
 
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="agreement-") as tmp:
-        # One directory per distinct checkpoint (files + directory name); the cache key holds
-        # the file texts and the name, so a derived checkpoint never reuses a sample's answer.
-        model_dirs, config_text, by_content = {}, {}, {}
-        for c in cases:
-            name, files = materialize(c, samples[c["model"]])
-            blob = json.dumps([name, files], sort_keys=True)
-            if blob not in by_content:
-                d = os.path.join(tmp, "models", f"{len(by_content):05d}", name)
-                os.makedirs(d)
-                for fname, text in files.items():
-                    with open(os.path.join(d, fname), "w", encoding="utf-8") as fh:
-                        fh.write(text)
-                by_content[blob] = d
-            model_dirs[c["id"]] = by_content[blob]
-            config_text[c["id"]] = config_key_text(c, name, files)
+        model_dirs, config_text = materialize_dirs(cases, samples, tmp)
 
         cache = load_oracle_cache(cache_path)
         keys, groups = {}, collections.defaultdict(list)

@@ -97,6 +97,7 @@ OPTIONAL_KERNELS = (
     "torch_npu",
     "sgl_kernel_npu",
     "intel_extension_for_pytorch",
+    "vllm",
 )
 
 
@@ -263,8 +264,34 @@ def install_fakes(p: dict) -> None:
     arch = p.get("cpu_arch") or "x86_64"
     pyplatform.machine = lambda: arch
 
+    if _rocm_image_ships_vllm(vendor):
+        present.add("vllm")
     _install_find_spec(present)
     _tolerate_fake_registration_of_stub_ops(torch)
+
+
+def _rocm_image_ships_vllm(vendor: str) -> bool:
+    """Whether the worker serves a stub ``vllm``: ROCm, sglang up to 0.5.8.
+
+    Up to 0.5.8, ``layers/quantization/fp8_kernel.py`` imports ``vllm._C`` at module load on ROCm
+    unless ``SGLANG_USE_AITER`` is set (0.5.9 dropped the import). sglang's ROCm images of those
+    releases ship vllm; these venvs do not, so the stub stands in there, and only there: on every
+    other release or vendor ``find_spec("vllm")`` answers None, as the venv would. The cached
+    answers it changes (``ImportError: vllm is required when SGLANG_USE_AITER is set to False``)
+    were deleted from the 0.5.5-0.5.8 caches instead of bumping ``WORKER_REVISION``, which would
+    have invalidated every release's cache for answers it does not change."""
+    return vendor == "hip" and _sglang_release() < (0, 5, 9)
+
+
+def _sglang_release() -> tuple[int, ...]:
+    """The installed sglang's release as integers (``0.5.8.post1`` -> ``(0, 5, 8)``)."""
+    from importlib.metadata import version
+
+    parts = []
+    for piece in version("sglang").split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
 
 
 def _tolerate_fake_registration_of_stub_ops(torch) -> None:
