@@ -38,6 +38,7 @@ def test_the_changes_of_0_5_10_are_named():
         "FA4_PREFILL_PAGES_SM100_ONLY",
         "MOE_MXFP8_TRTLLM",
         "GPT_OSS_AITER",
+        "GPT_OSS_TRTLLM_SWA_KEPT",
         "GPT_OSS_SM120_TRITON_KERNEL",
     }
 
@@ -179,3 +180,8 @@ def test_mxfp8_moe_runner_from_0_5_10():
         resolve_at("qwen3-30b-a3b", "b200", NEW, quantization="mxfp8")["moe_runner_backend"]
         == "flashinfer_trtllm"
     )
+
+
+def test_gpt_oss_trtllm_mha_keeps_hybrid_swa_from_0_5_10():
+    assert resolve_at("gpt-oss-20b", "b200", OLD)["disable_hybrid_swa_memory"] is True
+    assert resolve_at("gpt-oss-20b", "b200", NEW)["disable_hybrid_swa_memory"] is False

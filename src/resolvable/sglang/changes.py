@@ -1030,6 +1030,13 @@ CHANGES = ChangeTable(
             summary="GPT-OSS defaults to aiter on ROCm and accepts it (before: triton by default, aiter refused)",
         ),
         Change(
+            "GPT_OSS_TRTLLM_SWA_KEPT",
+            "0.5.10",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM branch)",
+            summary="GPT-OSS with a trtllm_mha prefill or decode backend keeps hybrid SWA memory (before: "
+            "--disable-hybrid-swa-memory was set)",
+        ),
+        Change(
             "GPT_OSS_SM120_TRITON_KERNEL",
             "0.5.10",
             upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM MoE runner)",

@@ -69,7 +69,8 @@ def gpt_oss_defaults(ctx):
 def gpt_oss_backend_check(ctx):
     """§3.3: both effective backends must support attention sinks (intel_amx since 0.5.13:
     ``GPT_OSS_CPU_AMX``; intel_xpu since 0.5.11: ``GPT_OSS_INTEL_XPU``; aiter since 0.5.10:
-    ``GPT_OSS_AITER``)."""
+    ``GPT_OSS_AITER``). Before 0.5.10 (``GPT_OSS_TRTLLM_SWA_KEPT``) a trtllm_mha side turned
+    hybrid SWA memory off."""
     prefill, decode = effective_backends(ctx.args)
     supported = SUPPORTED if ctx.release.has(CHANGES.GPT_OSS_CPU_AMX) else _SUPPORTED_BEFORE_AMX
     if not ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU):  # before 0.5.11 intel_xpu was not listed
@@ -87,6 +88,8 @@ def gpt_oss_backend_check(ctx):
             ),
             upstream="AssertionError",
         )
+    if "trtllm_mha" in (prefill, decode) and not ctx.release.has(CHANGES.GPT_OSS_TRTLLM_SWA_KEPT):
+        return {"disable_hybrid_swa_memory": True}
     return {}
 
 
