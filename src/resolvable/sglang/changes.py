@@ -944,6 +944,12 @@ CHANGES = ChangeTable(
             upstream="arg_groups/choices.py MOE_RUNNER_BACKEND_CHOICES",
             summary="argparse accepts the LoRA MoE runners",
         ),
+        Change(
+            "NGRAM_KEEPS_OVERLAP",
+            "0.5.14",
+            upstream="arg_groups/speculative_hook._handle_ngram",
+            summary="NGRAM speculative decoding leaves the overlap schedule as it is (before: turned it off)",
+        ),
         # -- sglang 0.5.10 (the step from 0.5.9; docs/releases/0.5.10.md) ----------------------
         Change(
             "CHOICES_NIXL_TRTLLM_ROUTED_MODELOPT_MIXED",
