@@ -277,6 +277,7 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang.flags import table_release
 
     assert releases() == [
+        "0.5.9",
         "0.5.10",
         "0.5.10.post1",
         "0.5.11",
@@ -284,7 +285,7 @@ def test_every_supported_release_has_its_own_table():
         "0.5.12.post1",
         "0.5.13",
         "0.5.13.post1",
-        *SGLANG_RELEASES[4:],
+        *SGLANG_RELEASES[5:],
     ]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
@@ -417,6 +418,7 @@ KNOWN_CHOICE_MISMATCHES = {
     **{
         (r, f): (["megamoe"], [])
         for r in (
+            "0.5.9",
             "0.5.10",
             "0.5.10.post1",
             "0.5.11",

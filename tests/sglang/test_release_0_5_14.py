@@ -114,4 +114,14 @@ def test_an_image_tag_of_0_5_13_is_a_resolved_release(tag):
 
     sglang = packs.get("sglang")
     assert sglang.tag_release(tag) == "0.5.13" and "0.5.13" in sglang.releases
-    assert sglang.tag_release("v0.5.9-cu126") not in sglang.releases  # still parse-only
+    assert sglang.tag_release("v0.5.4-cu126") not in sglang.releases  # still parse-only
+
+
+def test_ngram_keeps_the_overlap_schedule_from_0_5_14():
+    """``_handle_ngram`` turned the overlap schedule off up to 0.5.13 (the 0.5.9-0.5.13 oracles
+    say so); 0.5.14's ``speculative_hook._handle_ngram`` leaves it (NGRAM_KEEPS_OVERLAP)."""
+    assert "NGRAM_KEEPS_OVERLAP" in {c.name for c in CHANGES.introduced(NEW)}
+    assert resolve_at("llama-3.1-8b", "h100", OLD, speculative_algorithm="NGRAM")["disable_overlap_schedule"]
+    assert not resolve_at("llama-3.1-8b", "h100", NEW, speculative_algorithm="NGRAM")[
+        "disable_overlap_schedule"
+    ]

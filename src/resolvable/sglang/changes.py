@@ -944,6 +944,112 @@ CHANGES = ChangeTable(
             upstream="arg_groups/choices.py MOE_RUNNER_BACKEND_CHOICES",
             summary="argparse accepts the LoRA MoE runners",
         ),
+        Change(
+            "NGRAM_KEEPS_OVERLAP",
+            "0.5.14",
+            upstream="arg_groups/speculative_hook._handle_ngram",
+            summary="NGRAM speculative decoding leaves the overlap schedule as it is (before: turned it off)",
+        ),
+        # -- sglang 0.5.10 (the step from 0.5.9; docs/releases/0.5.10.md) ----------------------
+        Change(
+            "CHOICES_NIXL_TRTLLM_ROUTED_MODELOPT_MIXED",
+            "0.5.10",
+            upstream="server_args.py choice lists (MOE_A2A_BACKEND_CHOICES, MOE_RUNNER_BACKEND_CHOICES, "
+            "QUANTIZATION_CHOICES)",
+            summary="argparse accepts the nixl MoE A2A backend, the flashinfer_trtllm_routed MoE runner "
+            "(target and draft) and --quantization modelopt_mixed",
+        ),
+        Change(
+            "MISTRAL_NATIVE_SMALL4_LEANSTRAL",
+            "0.5.10",
+            upstream="utils/hf_transformers_utils.get_config (the Mistral-Large-3 name check)",
+            summary="a model named mistral-small-4 or leanstral reads its config from params.json, like "
+            "mistral-large-3 (before: only mistral-large-3; the others read config.json)",
+        ),
+        Change(
+            "DLLM_RADIX_CACHE_KEPT",
+            "0.5.10",
+            upstream="server_args._handle_dllm_inference (DllmConfig.from_server_args)",
+            summary="a diffusion LLM keeps the radix cache: pages align to the block size of a known dLLM "
+            "(an unknown architecture is refused) and hierarchical cache and LMCache go off (before: the "
+            "radix cache was turned off and the architecture was not looked up)",
+        ),
+        Change(
+            "DLLM_ASCEND_ON_NPU",
+            "0.5.10",
+            upstream="server_args._handle_dllm_inference (is_npu arm)",
+            summary="a diffusion LLM on Ascend uses the ascend backend (before: the CUDA-graph arm, flashinfer)",
+        ),
+        Change(
+            "MAMBA_SPEC_NO_BUFFER_REFUSED",
+            "0.5.10",
+            upstream="server_args._handle_mamba_radix_cache (no_buffer arm)",
+            summary="speculative decoding on a hybrid mamba model with no_buffer and the radix cache on is "
+            "refused (before: the radix cache was turned off)",
+        ),
+        Change(
+            "MAMBA_EXTRA_BUFFER_RADIX_OFF_REFUSED",
+            "0.5.10",
+            upstream="server_args._handle_mamba_radix_cache (extra_buffer arm)",
+            summary="mamba extra_buffer with --disable-radix-cache is refused (before: accepted)",
+        ),
+        Change(
+            "WHISPER_ARMS",
+            "0.5.10",
+            upstream="server_args._get_default_attn_backend, _handle_attention_backend_compatibility "
+            "(Whisper arms)",
+            summary="WhisperForConditionalGeneration defaults to flashinfer and runs without the radix cache "
+            "(before: the MHA tree and the radix cache kept)",
+        ),
+        Change(
+            "MPS_TORCH_NATIVE_DEFAULT",
+            "0.5.10",
+            upstream="server_args._get_default_attn_backend (is_mps arms)",
+            summary="on Apple MPS the default attention backend is torch_native (before: flashinfer/triton "
+            "for MHA, triton for MLA)",
+        ),
+        Change(
+            "TRTLLM_MHA_SPLIT_DEVICE_CHECK",
+            "0.5.10",
+            upstream="server_args._handle_attention_backend_compatibility (trtllm_mha check)",
+            summary="trtllm_mha is checked per side: prefill needs SM100, decode SM90/SM100/SM120 (before: "
+            "trtllm_mha named anywhere, --attention-backend included, needed SM100)",
+        ),
+        Change(
+            "FA4_PREFILL_PAGES_SM100_ONLY",
+            "0.5.10",
+            upstream="server_args._handle_attention_backend_compatibility (fa4 prefill page size)",
+            summary="an fa4 prefill backend forces 128-token pages for MHA models only on SM100 (before: on "
+            "every device)",
+        ),
+        Change(
+            "MOE_MXFP8_TRTLLM",
+            "0.5.10",
+            upstream="server_args._handle_moe_kernel_config (mxfp8 arm)",
+            summary="mxfp8 quantization runs its MoE on cutlass or the TRT-LLM runners, auto meaning "
+            "flashinfer_trtllm (before: cutlass, forced over any other runner)",
+        ),
+        Change(
+            "GPT_OSS_AITER",
+            "0.5.10",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM branch)",
+            summary="GPT-OSS defaults to aiter on ROCm and accepts it (before: triton by default, aiter refused)",
+        ),
+        Change(
+            "GPT_OSS_TRTLLM_SWA_KEPT",
+            "0.5.10",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM branch)",
+            summary="GPT-OSS with a trtllm_mha prefill or decode backend keeps hybrid SWA memory (before: "
+            "--disable-hybrid-swa-memory was set)",
+        ),
+        Change(
+            "GPT_OSS_SM120_TRITON_KERNEL",
+            "0.5.10",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM MoE runner)",
+            summary="an MXFP4 GPT-OSS on SM120 gets the triton_kernel MoE runner and flashinfer_mxfp4 only "
+            "on SM100 (before: flashinfer_mxfp4 on any Blackwell); on Blackwell with an NVIDIA driver "
+            ">= 595 the triton_kernels arm picks triton",
+        ),
     ],
 )
 

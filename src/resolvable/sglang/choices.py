@@ -183,6 +183,17 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_NIXL_TRTLLM_ROUTED_MODELOPT_MIXED,
+        {
+            "quantization": ("modelopt_mixed",),
+            "speculative_moe_runner_backend": ("flashinfer_trtllm_routed",),
+            "speculative_moe_a2a_backend": ("nixl",),
+            "moe_a2a_backend": ("nixl",),
+            "moe_runner_backend": ("flashinfer_trtllm_routed",),
+        },
+    ),
+    (
+        "added",
         CHANGES.CHOICES_UNQUANT_DFLASH_AITER_MOE,
         {
             "quantization": ("unquant",),

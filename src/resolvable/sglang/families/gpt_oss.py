@@ -27,7 +27,7 @@ def _is_mxfp4(ctx) -> bool:
 @registry.for_arch(ARCH)
 def gpt_oss_defaults(ctx):
     """§3.3: platform backend fill (only when A, P, D are all unset; intel_amx on AMX CPUs since
-    0.5.13, ``GPT_OSS_CPU_AMX``), XPU dtype, mxfp4 dtype. The XPU arm (intel_xpu, bfloat16 only)
+    0.5.13, ``GPT_OSS_CPU_AMX``; aiter on ROCm since 0.5.10, ``GPT_OSS_AITER``), XPU dtype, mxfp4 dtype. The XPU arm (intel_xpu, bfloat16 only)
     since 0.5.11 (``GPT_OSS_INTEL_XPU``)."""
     args, platform = ctx.args, ctx.platform
     out = {}
@@ -40,7 +40,7 @@ def gpt_oss_defaults(ctx):
             backend = "intel_amx"
         elif platform.is_xpu and ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU):
             backend = "intel_xpu"
-        elif platform.is_hip:
+        elif platform.is_hip and ctx.release.has(CHANGES.GPT_OSS_AITER):
             backend = "aiter"
         else:
             backend = "triton"
@@ -68,11 +68,15 @@ def gpt_oss_defaults(ctx):
 @registry.for_arch(ARCH, stage="model_checks")
 def gpt_oss_backend_check(ctx):
     """§3.3: both effective backends must support attention sinks (intel_amx since 0.5.13:
-    ``GPT_OSS_CPU_AMX``; intel_xpu since 0.5.11: ``GPT_OSS_INTEL_XPU``)."""
+    ``GPT_OSS_CPU_AMX``; intel_xpu since 0.5.11: ``GPT_OSS_INTEL_XPU``; aiter since 0.5.10:
+    ``GPT_OSS_AITER``). Before 0.5.10 (``GPT_OSS_TRTLLM_SWA_KEPT``) a trtllm_mha side turned
+    hybrid SWA memory off."""
     prefill, decode = effective_backends(ctx.args)
     supported = SUPPORTED if ctx.release.has(CHANGES.GPT_OSS_CPU_AMX) else _SUPPORTED_BEFORE_AMX
     if not ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU):  # before 0.5.11 intel_xpu was not listed
         supported = tuple(b for b in supported if b != "intel_xpu")
+    if not ctx.release.has(CHANGES.GPT_OSS_AITER):  # before 0.5.10 aiter was not listed
+        supported = tuple(b for b in supported if b != "aiter")
     if prefill not in supported or decode not in supported:
         raise ConflictError(
             f"GptOssForCausalLM requires one of {list(supported)} attention backend, but got the following "
@@ -84,12 +88,15 @@ def gpt_oss_backend_check(ctx):
             ),
             upstream="AssertionError",
         )
+    if "trtllm_mha" in (prefill, decode) and not ctx.release.has(CHANGES.GPT_OSS_TRTLLM_SWA_KEPT):
+        return {"disable_hybrid_swa_memory": True}
     return {}
 
 
 @registry.rule("model_checks", archs=(ARCH,))
 def gpt_oss_moe_runner(ctx):
-    """§3.3 MoE runner (``overrides._gpt_oss_overrides``): flashinfer_mxfp4 (SM100), marlin on
+    """§3.3 MoE runner (``overrides._gpt_oss_overrides``): flashinfer_mxfp4 (SM100; before 0.5.10,
+    ``GPT_OSS_SM120_TRITON_KERNEL``, on any Blackwell, and no driver-595 triton arm), marlin on
     SM120 (flashinfer_mxfp4 since 0.5.17: ``GPT_OSS_SM120_MXFP4``; triton_kernel before 0.5.14:
     ``GPT_OSS_SM120_MARLIN``), triton on ROCm+AITER,
     deep_gemm on MUSA (since 0.5.12, ``GPT_OSS_MUSA_DEEP_GEMM``), else triton / triton_kernel when triton_kernels is installed (not on AMX
@@ -101,7 +108,8 @@ def gpt_oss_moe_runner(ctx):
     if runner == "auto":
         mxfp4 = _is_mxfp4(ctx)
         choice = None
-        if platform.is_sm100 and mxfp4:
+        sm120_own_arm = ctx.release.has(CHANGES.GPT_OSS_SM120_TRITON_KERNEL)
+        if mxfp4 and (platform.is_sm100 or (platform.is_blackwell and not sm120_own_arm)):
             choice = "flashinfer_mxfp4"
         elif platform.is_sm120 and mxfp4:
             if ctx.release.has(CHANGES.GPT_OSS_SM120_MXFP4):
@@ -123,7 +131,8 @@ def gpt_oss_moe_runner(ctx):
             and not (platform.is_cpu and platform.has_amx and ctx.release.has(CHANGES.GPT_OSS_CPU_AMX))
         ):
             new_driver = platform.driver_version is not None and platform.driver_version[0] >= 595
-            choice = "triton" if platform.is_blackwell and new_driver else "triton_kernel"
+            triton = platform.is_blackwell and new_driver and sm120_own_arm
+            choice = "triton" if triton else "triton_kernel"
         if choice is not None:
             out["moe_runner_backend"] = runner = choice
     if runner == "triton_kernel" and args.ep_size != 1:

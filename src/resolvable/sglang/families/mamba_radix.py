@@ -231,8 +231,11 @@ def _before_auto_strategy(ctx) -> dict:
     ``no_buffer`` (``_handle_missing_default_values``); no_buffer with the radix cache on adjusts
     instead of refusing (page size 1, overlap off; trtllm_mha or ROCm speculation turn the radix
     cache off; the page size and ROCm arms since 0.5.11, ``MAMBA_NO_BUFFER_ADJUSTS``); extra_buffer
-    is checked against the radix cache, the platform (MUSA since 0.5.11,
-    ``MAMBA_EXTRA_BUFFER_ON_MUSA``; NPU since 0.5.12, ``MAMBA_EXTRA_BUFFER_ON_NPU``) and speculation."""
+    is checked against the radix cache (since 0.5.10, ``MAMBA_EXTRA_BUFFER_RADIX_OFF_REFUSED``),
+    the platform (MUSA since 0.5.11, ``MAMBA_EXTRA_BUFFER_ON_MUSA``; NPU since 0.5.12,
+    ``MAMBA_EXTRA_BUFFER_ON_NPU``) and speculation. Speculation with no_buffer and the radix
+    cache on is refused since 0.5.10 (``MAMBA_SPEC_NO_BUFFER_REFUSED``; before, the radix cache
+    went off)."""
     args, platform = ctx.args, ctx.platform
     out: dict = {"uses_mamba_radix_cache": True}
     no_cache = ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO or (
@@ -258,7 +261,7 @@ def _before_auto_strategy(ctx) -> dict:
                 "mamba_radix_cache_strategy",
                 fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
             )
-        if args.disable_radix_cache:
+        if args.disable_radix_cache and ctx.release.has(CHANGES.MAMBA_EXTRA_BUFFER_RADIX_OFF_REFUSED):
             raise ConflictError(
                 "mamba extra_buffer is not compatible with --disable-radix-cache; use "
                 "--mamba-scheduler-strategy no_buffer (overlap scheduling already works with no_buffer "
@@ -310,7 +313,7 @@ def _before_auto_strategy(ctx) -> dict:
         if args.attention_backend == "trtllm_mha":
             out["disable_radix_cache"] = True
             out["disable_overlap_schedule"] = False
-    elif platform.is_hip and adjusts:
+    elif (platform.is_hip and adjusts) or not ctx.release.has(CHANGES.MAMBA_SPEC_NO_BUFFER_REFUSED):
         out["disable_radix_cache"] = True
     else:
         raise ConflictError(

@@ -133,10 +133,27 @@ def trtllm_mha_platform_checks(ctx):
     ``_handle_attention_backend_compatibility``): trtllm_mha prefill needs SM100; decode needs
     SM90, SM100 or SM120. ``TRTLLM_MHA_FMHAV2_PREFILL`` (0.5.19): prefill runs on SM90, SM100 or
     SM120 (FMHAv2 off SM100); on SM120 not with an fp8_e4m3 KV cache; off SM100 not with prefill
-    context parallelism (``attn_cp_size > 1``). The skip-softmax env threshold is not read."""
+    context parallelism (``attn_cp_size > 1``). The skip-softmax env threshold is not read.
+    Before 0.5.10 (``TRTLLM_MHA_SPLIT_DEVICE_CHECK``) one check: trtllm_mha named by any of the
+    three flags needed SM100."""
     args = ctx.args
     prefill, decode = effective_backends(args)
     platform = ctx.platform
+    if not ctx.release.has(CHANGES.TRTLLM_MHA_SPLIT_DEVICE_CHECK):
+        named = (args.attention_backend, args.prefill_attention_backend, args.decode_attention_backend)
+        if "trtllm_mha" in named and not platform.is_sm100:
+            raise ConflictError(
+                "TRTLLM MHA backend is only supported on Blackwell GPUs (SM100). Please use a different backend.",
+                fields=("attention_backend", "prefill_attention_backend", "decode_attention_backend"),
+                fix=Fix.any_of(
+                    Fix(another=("attention_backend",)),
+                    Fix(another=("prefill_attention_backend",)),
+                    Fix(another=("decode_attention_backend",)),
+                    text="choose another --attention-backend / --prefill-attention-backend / "
+                    "--decode-attention-backend",
+                ),
+            )
+        return {}
     if "trtllm_mha" not in (prefill, decode):
         return {}
     fmhav2 = ctx.release.has(CHANGES.TRTLLM_MHA_FMHAV2_PREFILL)

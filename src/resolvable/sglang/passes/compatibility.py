@@ -10,6 +10,7 @@ from __future__ import annotations
 from ...errors import ConflictError
 from ...rules import Fix, Force
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import context_length
 
 
@@ -45,8 +46,12 @@ def torch_native_and_flex_graphs(ctx):
 
 @registry.rule("attention_compat")
 def whisper_radix_cache(ctx):
-    """C3: encoder-decoder Whisper runs without the radix cache."""
-    if "WhisperForConditionalGeneration" in ctx.hf.architectures and not ctx.args.disable_radix_cache:
+    """C3: encoder-decoder Whisper runs without the radix cache (since 0.5.10, ``WHISPER_ARMS``)."""
+    if (
+        "WhisperForConditionalGeneration" in ctx.hf.architectures
+        and not ctx.args.disable_radix_cache
+        and ctx.release.has(CHANGES.WHISPER_ARMS)
+    ):
         return {"disable_radix_cache": True}
     return {}
 

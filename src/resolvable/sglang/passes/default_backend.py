@@ -30,9 +30,11 @@ def default_attention_backend(ctx) -> str:
     ``ASYMMETRIC_KV_FA4`` (0.5.17): on the SM100 MHA arm, a model whose K and V rows differ in
     width gets ``fa4`` instead of ``trtllm_mha``. ``ATTENTION_SINKS_NOT_FLASHINFER`` (0.5.11,
     ``ModelConfig._detect_attention_sinks``): the flashinfer-else-triton arm skips flashinfer for
-    a model with attention sinks (before: flashinfer wherever it is available)."""
+    a model with attention sinks (before: flashinfer wherever it is available). Before 0.5.10 the
+    tree sat inline in ``_handle_attention_backend_compatibility``, without the Whisper arm
+    (``WHISPER_ARMS``) and the MPS arms (``MPS_TORCH_NATIVE_DEFAULT``)."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
-    if "WhisperForConditionalGeneration" in hf.architectures:
+    if "WhisperForConditionalGeneration" in hf.architectures and ctx.release.has(CHANGES.WHISPER_ARMS):
         return "flashinfer"
     if not is_mla(hf):
         if platform.is_sm90 and _no_spec_or_topk_one(args):
@@ -46,7 +48,7 @@ def default_attention_backend(ctx) -> str:
             return "fa4" if asymmetric else "trtllm_mha"
         if platform.is_hip:
             return "aiter"
-        if platform.is_mps:
+        if platform.is_mps and ctx.release.has(CHANGES.MPS_TORCH_NATIVE_DEFAULT):
             return "torch_native"
         sinks = has_attention_sinks(hf) and ctx.release.has(CHANGES.ATTENTION_SINKS_NOT_FLASHINFER)
         if flashinfer_available(ctx) and not sinks:
@@ -58,7 +60,7 @@ def default_attention_backend(ctx) -> str:
         return "flashinfer"
     if platform.is_hip:
         return "aiter" if num_kv_heads_per_rank(hf, args.tp_size) in (16, 128) else "triton"
-    if platform.is_mps:
+    if platform.is_mps and ctx.release.has(CHANGES.MPS_TORCH_NATIVE_DEFAULT):
         return "torch_native"
     return "triton"
 

@@ -20,7 +20,8 @@ _WHY = "diffusion LLM constraint"
 
 @registry.rule("dllm")
 def dllm_attention_backend(ctx):
-    """Platform arms: HIP (no graphs, triton/aiter), NPU (ascend), decode graph on (flashinfer)."""
+    """Platform arms: HIP (no graphs, triton/aiter), NPU (ascend; since 0.5.10,
+    ``DLLM_ASCEND_ON_NPU``: before, Ascend took the CUDA-graph arm), decode graph on (flashinfer)."""
     args, platform = ctx.args, ctx.platform
     if args.dllm_algorithm is None:
         return {}
@@ -34,7 +35,7 @@ def dllm_attention_backend(ctx):
                 )
         if backend not in ("triton", "aiter"):
             out["attention_backend"] = Force("triton", "diffusion LLMs on ROCm use triton or aiter")
-    elif platform.is_npu:
+    elif platform.is_npu and ctx.release.has(CHANGES.DLLM_ASCEND_ON_NPU):
         if backend != "ascend":
             out["attention_backend"] = Force("ascend", "diffusion LLMs on Ascend use ascend")
     elif args.cuda_graph_backend_decode != "disabled" and backend != "flashinfer":
@@ -69,10 +70,11 @@ def dllm_page_size(ctx):
     """§4.4 (spec §9 #6): pages align to the block size with the radix cache on.
     ``DLLM_PAGE_CAP`` (0.5.15): pages never exceed the block size, and unknown dLLMs are refused
     even with the radix cache off (0.5.14 capped later, in the scheduler, without writing back,
-    and looked the block size up only with the radix cache on)."""
+    and looked the block size up only with the radix cache on). Before 0.5.10
+    (``DLLM_RADIX_CACHE_KEPT``) nothing: the page size was left as it was."""
     args = ctx.args
-    if args.dllm_algorithm is None:
-        return {}
+    if args.dllm_algorithm is None or not ctx.release.has(CHANGES.DLLM_RADIX_CACHE_KEPT):
+        return {}  # before 0.5.10 the radix cache went off and no block size was looked up
     cap = ctx.release.has(CHANGES.DLLM_PAGE_CAP)
     if not cap and args.disable_radix_cache:
         return {}
@@ -91,12 +93,15 @@ def dllm_page_size(ctx):
 def dllm_feature_limits(ctx):
     """§4.4 (spec §9 #7): radix on: no hierarchical cache or LMCache; no LoRA, PD disaggregation
     or mixed chunks; no PP since 0.5.15 (``DLLM_NO_PP``; 0.5.14's condition was inverted: PP
-    was kept)."""
+    was kept). Before 0.5.10 (``DLLM_RADIX_CACHE_KEPT``) the radix cache went off instead, and
+    hierarchical cache and LMCache were left alone."""
     args = ctx.args
     if args.dllm_algorithm is None:
         return {}
     wanted = {"enable_lora": False, "disaggregation_mode": "null", "enable_mixed_chunk": False}
-    if not args.disable_radix_cache:
+    if not ctx.release.has(CHANGES.DLLM_RADIX_CACHE_KEPT):
+        wanted["disable_radix_cache"] = True
+    elif not args.disable_radix_cache:
         wanted.update(enable_hierarchical_cache=False, enable_lmcache=False)
     if args.pp_size > 1 and ctx.release.has(CHANGES.DLLM_NO_PP):
         wanted["pp_size"] = 1

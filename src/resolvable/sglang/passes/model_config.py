@@ -40,6 +40,98 @@ def derived_context_length(hf) -> int:
     return 2048
 
 
+#: The model types of the bundled samples that sglang 0.5.9's config loader does not know:
+#: neither transformers 4.57.1 (the pin of the 0.5.5-0.5.9 wheels) nor sglang's own
+#: ``utils/hf_transformers_utils._CONFIG_REGISTRY`` registers them (0.5.10 pins transformers
+#: 5.3.0). The oracle loads such a config as a generic ``PretrainedConfig`` (tools/agreement,
+#: "oracle approximation"); the two rules below are what that generic config then trips over.
+#: (Real sglang 0.5.9 stops earlier, in ``AutoConfig``, with "model type ... not recognized",
+#: unless ``--trust-remote-code`` finds the checkpoint's own class.)
+GENERIC_BEFORE_TRANSFORMERS_5 = frozenset(
+    {
+        "deepseek_v32",
+        "deepseek_v4",
+        "gemma4",
+        "glm_moe_dsa",
+        "hrm_text",
+        "kimi_k2",
+        "llada2_moe",
+        "mimo_v2_flash",
+        "minicpmv",
+        "minimax_m2",
+        "moss_vl",
+        "sdar",
+    }
+)
+
+#: ``configs/model_config.ModelConfig._derive_model_shapes`` (0.5.9): the architectures of the
+#: MLA branch, which reads ``hf_text_config.rope_scaling``.
+_MLA_SHAPE_ARCHS = (
+    "DeepseekV2ForCausalLM",
+    "DeepseekV32ForCausalLM",
+    "DeepseekV3ForCausalLM",
+    "DeepseekV3ForCausalLMNextN",
+    "Glm4MoeLiteForCausalLM",
+    "GlmMoeDsaForCausalLM",
+    "LongcatFlashForCausalLM",
+    "LongcatFlashForCausalLMNextN",
+    "DotsVLMForCausalLM",
+    "MistralLarge3ForCausalLM",
+    "PixtralForConditionalGeneration",
+    "MistralLarge3ForCausalLMEagle",
+    "KimiK25ForConditionalGeneration",
+)
+
+
+def _generic_config(ctx) -> bool:
+    """The config loads as a generic ``PretrainedConfig`` (no remote class to load instead)."""
+    hf = ctx.hf
+    if ctx.args.trust_remote_code and hf.get("auto_map"):
+        return False
+    return hf.get("model_type") in GENERIC_BEFORE_TRANSFORMERS_5
+
+
+@registry.rule("device", until="0.5.10")
+def text_config_is_a_config(ctx):
+    """Before 0.5.10 (``utils/hf_transformers_utils.get_hf_text_config``, 0.5.9): a config with a
+    ``text_config`` returns it after ``assert hasattr(config.text_config, "num_attention_heads")``;
+    a generic config keeps ``text_config`` as a plain dict, which has no such attribute, so the
+    assertion fails. Since 0.5.10 the function converts dict sub-configs first."""
+    hf = ctx.hf
+    arch = (hf.architectures or ("",))[0]
+    if arch.startswith("Llava") and arch.endswith("ForCausalLM"):
+        return {}
+    if "text_config" not in hf or not _generic_config(ctx):
+        return {}
+    raise ConflictError(
+        'assert hasattr(config.text_config, "num_attention_heads")',
+        fields=(),
+        fix="use a release that reads this model type (0.5.10 or later), or a checkpoint whose config "
+        "class transformers knows",
+        upstream="AssertionError",
+    )
+
+
+@registry.rule("device", until="0.5.10")
+def mla_shape_rope_scaling(ctx):
+    """Before 0.5.10 (``configs/model_config.ModelConfig._derive_model_shapes``, 0.5.9): the MLA
+    branch reads ``hf_text_config.rope_scaling``; a generic config built from a config.json
+    without that key has no such attribute (``AttributeError``). 0.5.10's transformers knows
+    ``glm_moe_dsa``."""
+    hf = ctx.hf
+    if not any(a in _MLA_SHAPE_ARCHS for a in hf.architectures or ()):
+        return {}
+    if "rope_scaling" in hf.text_config or not _generic_config(ctx):
+        return {}
+    raise ConflictError(
+        f"'GenericConfig_{hf.get('model_type')}' object has no attribute 'rope_scaling'",
+        fields=(),
+        fix="use a release that reads this model type (0.5.10 or later), or a checkpoint whose config "
+        "class transformers knows",
+        upstream="AttributeError",
+    )
+
+
 @registry.rule("device", since="0.5.22")
 def step3p5_per_layer_heads(ctx):
     """Since 0.5.22 (transformers 5.19.0 pinned; ``utils/hf_transformers/config.py``

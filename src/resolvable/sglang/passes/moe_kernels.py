@@ -71,8 +71,8 @@ _NVFP4_RUNNERS = (
 _MXFP8_RUNNERS = (
     ("cutlass", None),
     ("deep_gemm", CHANGES.MOE_MXFP8_DEEP_GEMM),
-    ("flashinfer_trtllm", None),
-    ("flashinfer_trtllm_routed", None),
+    ("flashinfer_trtllm", CHANGES.MOE_MXFP8_TRTLLM),
+    ("flashinfer_trtllm_routed", CHANGES.MOE_MXFP8_TRTLLM),
 )
 
 
@@ -81,7 +81,8 @@ def moe_runner_backend_quant_constraints(ctx):
     """``_moe_runner_backend_quant_constraints``: nvfp4_online needs SM100 and a TRT-LLM runner
     (auto → flashinfer_trtllm; ``flashinfer_cutedsl`` too since 0.5.18); mxfp8 runs on cutlass or
     TRT-LLM (others overridden; ``MOE_MXFP8_DEEP_GEMM``, 0.5.16: also deep_gemm, and triton on
-    gfx95 ROCm, its default there; ``MOE_NVFP4_ONLINE_CUTEDSL``, 0.5.18: not checked on NPU);
+    gfx95 ROCm, its default there; ``MOE_NVFP4_ONLINE_CUTEDSL``, 0.5.18: not checked on NPU;
+    before ``MOE_MXFP8_TRTLLM``, 0.5.10, cutlass only, forced over any other runner);
     modelopt_fp4 on SM120 uses flashinfer_cutlass."""
     args, platform, has = ctx.args, ctx.platform, ctx.release.has
     runner, quant = args.moe_runner_backend, args.quantization
@@ -106,7 +107,7 @@ def moe_runner_backend_quant_constraints(ctx):
     if quant == "mxfp8" and not (platform.is_npu and has(CHANGES.MOE_NVFP4_ONLINE_CUTEDSL)):
         gfx95 = platform.is_gfx95 and has(CHANGES.MOE_MXFP8_DEEP_GEMM)
         allowed = in_release(ctx.release, _MXFP8_RUNNERS) + (("triton",) if gfx95 else ())
-        default = "triton" if gfx95 else "flashinfer_trtllm"
+        default = "triton" if gfx95 else "flashinfer_trtllm" if has(CHANGES.MOE_MXFP8_TRTLLM) else "cutlass"
         if runner == "auto":
             chosen = default
         elif runner not in allowed:

@@ -65,9 +65,16 @@ def mla_and_trtllm_page_sizes(ctx):
 def fa4_page_size(ctx):
     """C16 (spec §9 #1-#2): on SM100 for MHA, an FA4 *prefill* backend forces 128-token pages
     (Step-3.5, whose rule sets ``attention_backend``, keeps page 1); ``FA4_PAGES_ANY_SIDE``
-    (0.5.15): FA4 as A, D or P does, unless EAGLE topk > 1."""
+    (0.5.15): FA4 as A, D or P does, unless EAGLE topk > 1. Before 0.5.10
+    (``FA4_PREFILL_PAGES_SM100_ONLY``) an FA4 prefill backend forced them on every device."""
     args = ctx.args
-    if not ctx.platform.is_sm100 or args.page_size == 128 or is_mla(ctx.hf):
+    if args.page_size == 128 or is_mla(ctx.hf):
+        return {}
+    if not ctx.release.has(CHANGES.FA4_PREFILL_PAGES_SM100_ONLY):
+        if args.prefill_attention_backend == "fa4":
+            return {"page_size": Force(128, "FA4 prefill uses 128-token pages")}
+        return {}
+    if not ctx.platform.is_sm100:
         return {}
     if not ctx.release.has(CHANGES.FA4_PAGES_ANY_SIDE):
         if args.prefill_attention_backend == "fa4":

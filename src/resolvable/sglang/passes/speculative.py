@@ -219,8 +219,9 @@ def ngram_speculative(ctx):
     """``_handle_ngram`` (since 0.5.16 ``speculative_hook._handle_ngram``): CUDA only (CPU too
     since 0.5.16, ``NGRAM_ON_CPU``; XPU since 0.5.21, ``NGRAM_ON_XPU``); topk :=
     ``--speculative-ngram-max-bfs-breadth`` (default 10), 12 draft tokens by default; topk > 1
-    with pages > 1 needs flashinfer; no DP attention. (Its CPU overlap-schedule write of 0.5.16
-    is ``speculative_cpu_overlap_off``.)"""
+    with pages > 1 needs flashinfer; no DP attention. Before 0.5.14 (``NGRAM_KEEPS_OVERLAP``) it
+    turned the overlap schedule off. (Its CPU overlap-schedule write of 0.5.16 is
+    ``speculative_cpu_overlap_off``.)"""
     args = ctx.args
     if args.speculative_algorithm != "NGRAM":
         return {}
@@ -235,6 +236,8 @@ def ngram_speculative(ctx):
             ),
         )
     out = _common_writes(args, "ngram")
+    if not args.disable_overlap_schedule and not ctx.release.has(CHANGES.NGRAM_KEEPS_OVERLAP):
+        out["disable_overlap_schedule"] = True
     topk = args.speculative_ngram_max_bfs_breadth
     _set(
         args,
