@@ -90,12 +90,14 @@ def dllm_page_size(ctx):
 @registry.rule("dllm")
 def dllm_feature_limits(ctx):
     """§4.4 (spec §9 #7): radix on: no hierarchical cache or LMCache; no LoRA, PD disaggregation
-    or mixed chunks; no PP since 0.5.15 (``DLLM_NO_PP``; 0.5.14's condition was inverted: PP
-    was kept)."""
+    or mixed chunks (since 0.5.9, ``DLLM_LORA_PD_MIXED_OFF``); no PP since 0.5.15 (``DLLM_NO_PP``;
+    0.5.14's condition was inverted: PP was kept)."""
     args = ctx.args
     if args.dllm_algorithm is None:
         return {}
-    wanted = {"enable_lora": False, "disaggregation_mode": "null", "enable_mixed_chunk": False}
+    wanted = {}
+    if ctx.release.has(CHANGES.DLLM_LORA_PD_MIXED_OFF):
+        wanted.update(enable_lora=False, disaggregation_mode="null", enable_mixed_chunk=False)
     if not args.disable_radix_cache:
         wanted.update(enable_hierarchical_cache=False, enable_lmcache=False)
     if args.pp_size > 1 and ctx.release.has(CHANGES.DLLM_NO_PP):

@@ -67,7 +67,7 @@ def fa4_page_size(ctx):
     (Step-3.5, whose rule sets ``attention_backend``, keeps page 1); ``FA4_PAGES_ANY_SIDE``
     (0.5.15): FA4 as A, D or P does, unless EAGLE topk > 1."""
     args = ctx.args
-    if not ctx.platform.is_sm100 or args.page_size == 128 or is_mla(ctx.hf):
+    if not ctx.platform.is_sm100 or args.page_size == 128 or is_mla(ctx.hf, ctx.release):
         return {}
     if not ctx.release.has(CHANGES.FA4_PAGES_ANY_SIDE):
         if args.prefill_attention_backend == "fa4":
@@ -102,6 +102,6 @@ def intel_xpu_page_size(ctx):
     either = ctx.release.has(CHANGES.INTEL_XPU_PAGES_EITHER_SIDE)
     if decode != "intel_xpu" and not either:
         return {}
-    allowed = (16, 32, 64, 128) if is_mla(ctx.hf) else (64, 128)
+    allowed = (16, 32, 64, 128) if is_mla(ctx.hf, ctx.release) else (64, 128)
     side = "" if either else "decode "
     return _snap(ctx.args.page_size, allowed, 128, f"intel_xpu {side}supports pages of {allowed} tokens")
