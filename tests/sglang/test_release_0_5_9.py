@@ -145,7 +145,9 @@ def test_gpt_oss_moe_runner_aiter_arms_are_new_in_0_5_9():
     config.pop("quantization_config", None)
     mi = Platform.preset("mi300x")
     runner = {
-        rel: resolve_server_args(config, mi, sglang_version=rel, env={"SGLANG_USE_AITER": "1"})["moe_runner_backend"]
+        rel: resolve_server_args(config, mi, sglang_version=rel, env={"SGLANG_USE_AITER": "1"})[
+            "moe_runner_backend"
+        ]
         for rel in (OLD, NEW)
     }
     assert runner[NEW] == "triton" and runner[OLD] != "triton"

@@ -101,7 +101,7 @@ def text_config_of_an_unknown_model_type(ctx):
     if hf.get("text_config") is None or (ctx.args.trust_remote_code and hf.get("auto_map")):
         return {}
     raise ConflictError(
-        f"assert hasattr(config.text_config, \"num_attention_heads\") fails: model_type {model_type!r} is "
+        f'assert hasattr(config.text_config, "num_attention_heads") fails: model_type {model_type!r} is '
         "unknown to transformers 4.57.1 and to this release's config registry, so text_config stays a "
         "plain dict (get_hf_text_config)",
         fields=(),

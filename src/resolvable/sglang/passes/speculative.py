@@ -67,7 +67,9 @@ def speculative_moe_runner_default(ctx):
 #: 0.5.10's MiMo-V2-Flash and Step-3.5 branches turn spec v2 on for ``--speculative-algorithm EAGLE``
 #: (a substring test on the architecture, before NEXTN becomes EAGLE); Step-3.5's branch came with
 #: its model in 0.5.9.
-_SPEC_V2_BRANCH_ARCHS = ArchList("MiMoV2FlashForCausalLM", ("Step3p5ForCausalLM", "0.5.9"), what="spec v2 branches")
+_SPEC_V2_BRANCH_ARCHS = ArchList(
+    "MiMoV2FlashForCausalLM", ("Step3p5ForCausalLM", "0.5.9"), what="spec v2 branches"
+)
 
 
 def _overlap_before_spec_v2_default(ctx) -> dict:
