@@ -19,7 +19,7 @@ import pytest
 from resolvable._platform import Platform
 from resolvable.cli import main
 from resolvable.errors import ConflictError
-from resolvable.sglang import check_startup, grid, load_model, registry, resolve_server_args
+from resolvable.sglang import SGLANG_RELEASES, check_startup, grid, load_model, registry, resolve_server_args
 from resolvable.sglang.matrix import compute
 from resolvable.sglang.matrix_diff import compare, gist
 
@@ -349,7 +349,7 @@ def test_vs_alone_compares_with_the_default_release(capsys):
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["--vs-sglang-version", "0.5.51"], "supported releases: 0.5.9, 0.5.10, 0.5.11, 0.5.12"),
+        (["--vs-sglang-version", "0.5.51"], "supported releases: " + ", ".join(SGLANG_RELEASES[:4])),
         (["--sglang-version", "x", "--vs-sglang-version", "0.5.16"], "is not a release version"),
         (["--sglang-version", "0.5.16", "--vs-sglang-version", "0.5.16.post1"], "both sglang 0.5.16"),
     ],

@@ -1,4 +1,4 @@
-"""The parse-only flag tables (issue 32 item 2): vLLM 0.11.0-0.19.1 and sglang 0.5.1-0.5.8.post1,
+"""The parse-only flag tables (issue 32 item 2): vLLM 0.11.0-0.19.1 and sglang 0.5.1-0.5.7,
 stored as deltas (``resolvable.flag_history``) and read lazily.
 
 CI regenerates a pinned sample of three releases per engine from their wheels (``.ci/run`` fetches
@@ -67,13 +67,11 @@ EXPECTED = {
         "0.5.6.post1",
         "0.5.6.post2",
         "0.5.7",
-        "0.5.8",
-        "0.5.8.post1",
     ],
 }
 
 #: The releases CI regenerates from their wheels: the oldest, one in the middle, the newest.
-SAMPLE = {"vllm": ("0.11.0", "0.15.0", "0.19.1"), "sglang": ("0.5.1", "0.5.5.post3", "0.5.8.post1")}
+SAMPLE = {"vllm": ("0.11.0", "0.15.0", "0.19.1"), "sglang": ("0.5.1", "0.5.5.post3", "0.5.7")}
 
 
 def _extractor(engine: str):

@@ -93,6 +93,20 @@ def sglang_version(entry: dict[str, Any]) -> str | None:
     return m.group(1) if m else None
 
 
+def resolved_release(entry: dict[str, Any]) -> str | None:
+    """The entry's sglang release when the pack resolves it (a ``.postN`` as its base), so the log
+    is compared at its own release; else None (the default release)."""
+    from resolvable.sglang import registry
+
+    version = sglang_version(entry)
+    if version is None:
+        return None
+    try:
+        return registry.release(version) if registry.release(version) in registry.releases else None
+    except ValueError:
+        return None
+
+
 def _rel(pred: float, obs: float) -> float:
     return (pred - obs) / obs
 
@@ -163,9 +177,11 @@ def _evaluate(entry: dict[str, Any]) -> dict[str, Any]:
         values = dict(flags)
         if platform is not None:
             modelled = {
-                k: v for k, v in flags.items() if k in ("tp_size", "mem_fraction_static", "kv_cache_dtype")
+                k: v
+                for k, v in flags.items()
+                if k in ("tp_size", "mem_fraction_static", "kv_cache_dtype", "trust_remote_code")
             }
-            res = resolve_server_args(hf, platform, {}, **modelled)
+            res = resolve_server_args(hf, platform, {}, sglang_version=resolved_release(entry), **modelled)
             values = {**{k: res[k] for k in res}, **flags}
             if "mem_fraction_static" in obs:
                 gpu_mib = capacity(

@@ -277,6 +277,8 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang.flags import table_release
 
     assert releases() == [
+        "0.5.8",
+        "0.5.8.post1",
         "0.5.9",
         "0.5.10",
         "0.5.10.post1",
@@ -285,7 +287,7 @@ def test_every_supported_release_has_its_own_table():
         "0.5.12.post1",
         "0.5.13",
         "0.5.13.post1",
-        *SGLANG_RELEASES[5:],
+        *SGLANG_RELEASES[6:],
     ]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
@@ -413,6 +415,20 @@ def test_fallbacks_are_recorded_beside_the_argparse_default():
 #: integrator, kept here so that a fix on either side shows up. (release, field): (names only
 #: the pack accepts, names only sglang's parser accepts).
 KNOWN_CHOICE_MISMATCHES = {
+    # 0.5.8-0.5.9: the names sglang 0.5.10 added (nixl A2A, flashinfer_trtllm_routed runner,
+    # modelopt_mixed) are step 0.5.10's choice group, modelled on branch h33a; this branch models
+    # step 0.5.9 only, so these go when the two merge.
+    **{
+        (r, f): (names, [])
+        for r in ("0.5.8", "0.5.8.post1", "0.5.9")
+        for f, names in (
+            ("moe_runner_backend", ["flashinfer_trtllm_routed", "megamoe"]),
+            ("speculative_moe_runner_backend", ["flashinfer_trtllm_routed", "megamoe"]),
+            ("moe_a2a_backend", ["nixl"]),
+            ("speculative_moe_a2a_backend", ["nixl"]),
+            ("quantization", ["modelopt_mixed"]),
+        )
+    },
     # megamoe is a 0.5.18 runner the pack refuses before 0.5.18 by its own rule
     # (passes/moe_kernels.py), not through ADDED_IN
     **{

@@ -12,6 +12,7 @@ from release_helpers import refusal_at, resolve_at
 from resolvable.sglang.changes import CHANGES
 from resolvable.sglang.flags import load_table
 from resolvable.sglang.flags.values import normalise
+from resolvable.sglang.models import load_model
 
 OLD, NEW = "0.5.12", "0.5.13"
 
@@ -61,9 +62,13 @@ def test_tbo_with_topk_sharing_is_refused_from_0_5_13():
 
 def test_gpt_oss_on_an_amx_cpu():
     """GptOss branch: 0.5.13 accepts intel_amx (the CPU device default, ``_handle_cpu_backends``);
-    0.5.12's list of sink-capable backends does not have it, so GPT-OSS on a CPU is refused."""
-    assert resolve_at("gpt-oss-20b", "cpu-amx", NEW)["attention_backend"] == "intel_amx"
-    message = refusal_at("gpt-oss-20b", "cpu-amx", OLD)
+    0.5.12's list of sink-capable backends does not have it, so GPT-OSS on a CPU is refused. A
+    bf16 checkpoint: before 0.5.14 (``QUANT_MXFP4_ON_CPU``) the CPU engine registers no mxfp4."""
+    config = load_model("gpt-oss-20b").to_dict()
+    config.pop("quantization_config", None)
+    assert resolve_at(config, "cpu-amx", NEW)["attention_backend"] == "intel_amx"
+    assert "sglang registers mxfp4 only on CUDA and gfx95 ROCm" in refusal_at("gpt-oss-20b", "cpu-amx", NEW)
+    message = refusal_at(config, "cpu-amx", OLD)
     assert "GptOssForCausalLM requires one of" in message and "intel_amx" not in message.split("but got")[0]
 
 

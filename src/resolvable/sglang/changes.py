@@ -781,6 +781,70 @@ CHANGES = ChangeTable(
             upstream="server_args._handle_model_specific_adjustments (Step3p5/Step3p7 branch)",
             summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
         ),
+        # -- 0.5.9 (what 0.5.8 did not do yet; docs/releases/0.5.9.md) ---------------------------
+        Change(
+            "QUANT_MXFP8",
+            "0.5.9",
+            upstream="layers/quantization/__init__.py BASE_QUANTIZATION_METHODS, configs/model_config."
+            "ModelConfig._verify_quantization (rocm_supported_quantization)",
+            summary="mxfp8 joins the quantization registry (served by Fp8Config) after fp8, and the ROCm list",
+        ),
+        Change(
+            "DSA_DEFAULT_KERNELS",
+            "0.5.9",
+            upstream="server_args._set_default_nsa_backends",
+            summary="the DSA kernels an FP8 or bf16-on-SM100 KV cache picks are defaults a named kernel "
+            "overrides, and bf16 on SM100+ decodes with trtllm (before: FP8 forced flashmla_auto/flashmla_kv and "
+            "bf16 on SM100+ forced flashmla_sparse on both sides, whatever was named)",
+        ),
+        Change(
+            "GPT_OSS_SPEC_KEEPS_HYBRID_SWA",
+            "0.5.9",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM branch)",
+            summary="GPT-OSS under speculative decoding keeps the hybrid SWA memory pool (before: turned off)",
+        ),
+        Change(
+            "GPT_OSS_MOE_RUNNER_AITER_ARMS",
+            "0.5.9",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM branch)",
+            summary="GPT-OSS's MoE runner: ROCm with SGLANG_USE_AITER keeps auto (MXFP4) or takes triton, and "
+            "triton_kernel needs --quantization unset (before: neither arm, triton_kernel whatever the "
+            "quantization)",
+        ),
+        Change(
+            "DLLM_LORA_PD_MIXED_OFF",
+            "0.5.9",
+            upstream="server_args._handle_dllm_inference",
+            summary="a diffusion LLM turns LoRA, PD disaggregation and mixed chunked prefill off (before: left on)",
+        ),
+        Change(
+            "STEP3P5_BRANCH",
+            "0.5.9",
+            upstream="server_args._handle_model_specific_adjustments (Step3p5ForCausalLM branch)",
+            summary="Step-3.5 gets its branch: multi-layer EAGLE with spec v2, and a full-size SWA pool under "
+            "the hierarchical cache (before: no branch, with no Step-3.5 model either)",
+        ),
+        Change(
+            "MAMBA_RADIX_HANDLER",
+            "0.5.9",
+            upstream="server_args._handle_mamba_radix_cache",
+            summary="one handler serves every hybrid branch: extra_buffer checks and the no_buffer overlap/"
+            "radix adjustments for Qwen3-Next too, speculation turns the radix cache off (before: per-branch "
+            "code; Qwen3-Next had neither, Falcon-H1 turned overlap off even with speculation, and the "
+            "extra_buffer checks ran in the GLM-4 MoE branch instead)",
+        ),
+        Change(
+            "QUANT_MXFP4_ON_CPU",
+            "0.5.14",
+            upstream="layers/quantization/__init__.py (the mxfp4 update)",
+            summary="the CPU engine registers mxfp4 too (before: CUDA and gfx95 ROCm only)",
+        ),
+        Change(
+            "CHOICES_MXFP8_MORI_FLASHINFER_A2A",
+            "0.5.9",
+            upstream="server_args.py QUANTIZATION_CHOICES, MOE_A2A_BACKEND_CHOICES",
+            summary="argparse accepts --quantization mxfp8 and the mori and flashinfer MoE A2A backends",
+        ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
         Change(
             "ATTENTION_SINKS_NOT_FLASHINFER",

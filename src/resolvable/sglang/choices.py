@@ -183,6 +183,15 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_MXFP8_MORI_FLASHINFER_A2A,
+        {
+            "quantization": ("mxfp8",),
+            "moe_a2a_backend": ("mori", "flashinfer"),
+            "speculative_moe_a2a_backend": ("mori", "flashinfer"),
+        },
+    ),
+    (
+        "added",
         CHANGES.CHOICES_NIXL_TRTLLM_ROUTED_MODELOPT_MIXED,
         {
             "quantization": ("modelopt_mixed",),

@@ -120,10 +120,21 @@ _MLA_LATE = frozenset(
 )
 
 
-def is_mla(hf: Any) -> bool:
-    """``use_mla_backend()``: the model's attention is MLA (spec §3.21; any entry of architectures)."""
+#: Members of ``_MLA_ARCHS`` that a release added to ``ModelConfig._derive_model_shapes``'s MLA
+#: list (GLM-5 and Kimi-K2.5 in 0.5.9, with their models).
+_MLA_ARCHS_SINCE = ArchList(
+    ("GlmMoeDsaForCausalLM", "0.5.9"), ("KimiK25ForConditionalGeneration", "0.5.9"), what="MLA architectures"
+)
+
+
+def is_mla(hf: Any, release: Any = None) -> bool:
+    """``use_mla_backend()``: the model's attention is MLA (spec §3.21; any entry of architectures).
+    ``release`` (the rule's ``ctx.release``) drops the members of ``_MLA_ARCHS_SINCE`` it does not
+    hold; without one every member counts (the newest lists)."""
     archs = set(hf.architectures)
     text = hf.text_config
+    if release is not None:
+        archs -= {a for a in archs & set(_MLA_ARCHS_SINCE) if not release.holds(_MLA_ARCHS_SINCE, a)}
     if archs & _MLA_ARCHS:
         return True
     if archs & _MLA_IF_KV_LORA and text.get("kv_lora_rank") is not None:
@@ -171,15 +182,15 @@ def has_asymmetric_kv(hf: Any) -> bool:
 
 
 #: ``model_config.is_deepseek_dsa``'s architecture list, per release (checked against the wheels
-#: 0.5.15-0.5.23): LongCat-Flash and the GLM-5 draft since 0.5.16, Dots3 since 0.5.19, GLM-5-Next
-#: and HY-V4 since 0.5.20.
+#: 0.5.8-0.5.23): GLM-5 since 0.5.9, LongCat-Flash and the GLM-5 draft since 0.5.16, Dots3 since
+#: 0.5.19, GLM-5-Next and HY-V4 since 0.5.20.
 DSA_ARCHS = ArchList(
     "DeepseekV3ForCausalLM",
     "DeepseekV32ForCausalLM",
     "DeepseekV3ForCausalLMNextN",
     "MistralLarge3ForCausalLM",
     "PixtralForConditionalGeneration",
-    "GlmMoeDsaForCausalLM",
+    ("GlmMoeDsaForCausalLM", "0.5.9"),
     ("GlmMoeDsaForCausalLMNextN", "0.5.16"),
     ("LongcatFlashForCausalLM", "0.5.16"),
     ("LongcatFlashForCausalLMNextN", "0.5.16"),

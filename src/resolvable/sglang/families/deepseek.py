@@ -31,13 +31,15 @@ from ..facts import (
     quantization_explicitly_unset,
 )
 
+#: Kimi-K2.5 and GLM-5 (GlmMoeDsaForCausalLM) joined the DeepSeek branch in 0.5.9, with their
+#: models (sglang 0.5.8's registry has neither).
 _BASE = (
     "DeepseekV3ForCausalLM",
     "DeepseekV32ForCausalLM",
-    "KimiK25ForConditionalGeneration",
+    ("KimiK25ForConditionalGeneration", "0.5.9"),
     "MistralLarge3ForCausalLM",
     "PixtralForConditionalGeneration",
-    "GlmMoeDsaForCausalLM",
+    ("GlmMoeDsaForCausalLM", "0.5.9"),
 )
 #: The DeepSeek branch of ``handle_model_specific_adjustments`` (0.5.15-0.5.18: server_args.py;
 #: since 0.5.19 ``model_overrides/deepseek_v2._deepseek_family_overrides``'s registration).
@@ -255,7 +257,7 @@ def deepseek_family(ctx):
         return out
     if platform.is_sm100 and backends_not_set(args):
         out["attention_backend"] = "trtllm_mla"
-    if args.enable_prefill_cp and is_mla(hf):
+    if args.enable_prefill_cp and is_mla(hf, ctx.release):
         out.update(_prefill_cp(ctx, dsa=False))
     return out
 
@@ -420,7 +422,7 @@ def dsa_split_backends(ctx):
     """§3.1 DSA split backends (``overrides._dsa_split_backend_resolution``): fill the
     prefill/decode DSA kernels the user did not set, then check them.
 
-    Asks: ``DSA_FP8_KERNELS_USER_KEPT`` (0.5.11), ``DSA_INTEL_XPU_KERNELS``, ``DSA_LEARNABLE_SINK``, ``DSA_TRITON_ON_ROCM``,
+    Asks: ``DSA_DEFAULT_KERNELS`` (0.5.9), ``DSA_FP8_KERNELS_USER_KEPT`` (0.5.11), ``DSA_INTEL_XPU_KERNELS``, ``DSA_LEARNABLE_SINK``, ``DSA_TRITON_ON_ROCM``,
     ``DSA_BACKEND_CONSTRAINTS`` (0.5.20); ``DSA_GLM5_SM120_FP8`` (0.5.17);
     ``DSA_TILELANG_FP8_REFUSED`` (0.5.17-0.5.21) and ``DSA_TILELANG_FP8_SCALED`` (0.5.22)."""
     args, platform, has = ctx.args, ctx.platform, ctx.release.has
@@ -460,6 +462,20 @@ def dsa_split_backends(ctx):
             )
         if not constraints:  # before 0.5.20 the HiSparse branch skipped the kernel checks
             return out
+    elif not has(CHANGES.DSA_DEFAULT_KERNELS):
+        # 0.5.8 (inline in the DeepSeek branch): FP8 forces flashmla_auto/flashmla_kv on every GPU,
+        # bf16 on SM100+ forces flashmla_sparse on both sides; bf16 elsewhere keeps the fields'
+        # defaults (flashmla_sparse, fa3) unless the user named a kernel
+        why = "sglang < 0.5.9 sets the DSA kernels from the KV cache dtype, over the user's"
+        if kv == "fp8_e4m3":
+            out = {
+                "dsa_prefill_backend": Force("flashmla_auto", why),
+                "dsa_decode_backend": Force("flashmla_kv", why),
+            }
+        elif major >= 10:
+            out = {k: Force("flashmla_sparse", why) for k in ("dsa_prefill_backend", "dsa_decode_backend")}
+        else:
+            out = _fill_dsa(args, "flashmla_sparse", "fa3")
     elif platform.is_hip and has(CHANGES.DSA_TRITON_ON_ROCM):
         out = _fill_dsa(args, "triton", "triton")
     elif platform.is_hip and args.dsa_prefill_backend is None and args.dsa_decode_backend is None:

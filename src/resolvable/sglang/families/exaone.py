@@ -17,7 +17,10 @@ from ..changes import CHANGES
 #: The EXAONE rules' architectures; 0.5.22 registers them for the ``ExaoneMoeForCausalLM``
 #: spelling too.
 ARCHS = ArchList(
-    "Exaone4ForCausalLM", "ExaoneMoEForCausalLM", ("ExaoneMoeForCausalLM", "0.5.22"), what="EXAONE"
+    ("Exaone4ForCausalLM", "0.5.9"),  # 0.5.9 brought the branch with the models
+    ("ExaoneMoEForCausalLM", "0.5.9"),
+    ("ExaoneMoeForCausalLM", "0.5.22"),
+    what="EXAONE",
 )
 SUPPORTED = ("fa3", "triton", "trtllm_mha")
 

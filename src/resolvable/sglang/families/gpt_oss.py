@@ -27,8 +27,9 @@ def _is_mxfp4(ctx) -> bool:
 @registry.for_arch(ARCH)
 def gpt_oss_defaults(ctx):
     """§3.3: platform backend fill (only when A, P, D are all unset; intel_amx on AMX CPUs since
-    0.5.13, ``GPT_OSS_CPU_AMX``; aiter on ROCm since 0.5.10, ``GPT_OSS_AITER``), XPU dtype, mxfp4 dtype. The XPU arm (intel_xpu, bfloat16 only)
-    since 0.5.11 (``GPT_OSS_INTEL_XPU``)."""
+    0.5.13, ``GPT_OSS_CPU_AMX``; aiter on ROCm since 0.5.10, ``GPT_OSS_AITER``), XPU dtype, mxfp4
+    dtype. The XPU arm (intel_xpu, bfloat16 only) since 0.5.11 (``GPT_OSS_INTEL_XPU``). Before 0.5.9
+    (``GPT_OSS_SPEC_KEEPS_HYBRID_SWA``) speculative decoding turned the hybrid SWA memory pool off."""
     args, platform = ctx.args, ctx.platform
     out = {}
     if backends_not_set(args):
@@ -62,6 +63,8 @@ def gpt_oss_defaults(ctx):
         )
     if quant_method(ctx.hf) == "mxfp4":
         out["dtype"] = Force("bfloat16", "mxfp4 GPT-OSS kernels (triton) run in bfloat16")
+    if args.speculative_algorithm is not None and not ctx.release.has(CHANGES.GPT_OSS_SPEC_KEEPS_HYBRID_SWA):
+        out["disable_hybrid_swa_memory"] = True  # 0.5.8: speculation and the SWA pool did not mix
     return out
 
 
@@ -101,10 +104,14 @@ def gpt_oss_moe_runner(ctx):
     ``GPT_OSS_SM120_MARLIN``), triton on ROCm+AITER,
     deep_gemm on MUSA (since 0.5.12, ``GPT_OSS_MUSA_DEEP_GEMM``), else triton / triton_kernel when triton_kernels is installed (not on AMX
     CPUs since 0.5.13, ``GPT_OSS_CPU_AMX``); and the
-    triton_kernel ``ep_size`` assert."""
+    triton_kernel ``ep_size`` assert. Before 0.5.9 (``GPT_OSS_MOE_RUNNER_AITER_ARMS``) there was
+    no ROCm AITER arm and triton_kernel did not need ``--quantization`` unset. (0.5.8's first
+    arm, ``--enable-piecewise-cuda-graph`` keeping auto, is not modelled: the pack folds that flag
+    into the prefill CUDA-graph backend.)"""
     args, platform = ctx.args, ctx.platform
     runner = args.moe_runner_backend
     out = {}
+    aiter_arms = ctx.release.has(CHANGES.GPT_OSS_MOE_RUNNER_AITER_ARMS)
     if runner == "auto":
         mxfp4 = _is_mxfp4(ctx)
         choice = None
@@ -116,7 +123,7 @@ def gpt_oss_moe_runner(ctx):
                 choice = "flashinfer_mxfp4"
             else:
                 choice = "marlin" if ctx.release.has(CHANGES.GPT_OSS_SM120_MARLIN) else "triton_kernel"
-        elif platform.is_hip and env_flag(ctx, "SGLANG_USE_AITER"):
+        elif platform.is_hip and env_flag(ctx, "SGLANG_USE_AITER") and aiter_arms:
             choice = None if mxfp4 else "triton"
         elif (
             platform.is_musa
@@ -127,7 +134,7 @@ def gpt_oss_moe_runner(ctx):
         elif (
             args.ep_size == 1
             and platform.has_kernel("triton_kernels")
-            and args.quantization is None
+            and (args.quantization is None or not aiter_arms)
             and not (platform.is_cpu and platform.has_amx and ctx.release.has(CHANGES.GPT_OSS_CPU_AMX))
         ):
             new_driver = platform.driver_version is not None and platform.driver_version[0] >= 595

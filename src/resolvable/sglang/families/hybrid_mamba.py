@@ -26,7 +26,10 @@ TRITON_ON_SM100 = ArchList(
     what="triton on SM100",
 )
 NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
-NO_TRITON = ("Lfm2ForCausalLM", *NEMOTRON_H)
+#: LFM2's branch came with its model in 0.5.9.
+NO_TRITON = ArchList(("Lfm2ForCausalLM", "0.5.9"), *NEMOTRON_H, what="no triton")
+#: Granite-4.0-H's branch came with its model (``GraniteMoeHybridForCausalLM``) in 0.5.9.
+GRANITE_HYBRID = ArchList(("GraniteMoeHybridForCausalLM", "0.5.9"), what="Granite hybrid")
 
 
 def granite_has_mamba(hf) -> bool:
@@ -44,7 +47,7 @@ def hybrid_triton_on_sm100(ctx):
     return {}
 
 
-@registry.for_arch("GraniteMoeHybridForCausalLM")
+@registry.rule("model", archs=GRANITE_HYBRID)
 def granite_hybrid_attention(ctx):
     """§3.11: Granite with mamba layers uses flashinfer on SM100 when ``A`` is unset (triton
     before 0.5.13: ``GRANITE_HYBRID_SM100_FLASHINFER``)."""

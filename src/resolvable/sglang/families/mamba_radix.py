@@ -21,17 +21,17 @@ MAMBA_ARCHS = ArchList(
     "FalconH1ForCausalLM",
     "JetNemotronForCausalLM",
     "JetVLMForConditionalGeneration",
-    "GraniteMoeHybridForCausalLM",
-    "Lfm2ForCausalLM",
+    ("GraniteMoeHybridForCausalLM", "0.5.9"),  # 0.5.9 brought these branches with their models
+    ("Lfm2ForCausalLM", "0.5.9"),
     "NemotronHForCausalLM",
     "NemotronHPuzzleForCausalLM",
     "KimiLinearForCausalLM",
-    "BailingMoeV2_5ForCausalLM",
+    ("BailingMoeV2_5ForCausalLM", "0.5.9"),
     # Qwen3.5 hybrid (spec §3.12)
     "Qwen3NextForCausalLM",
-    "Qwen3_5MoeForConditionalGeneration",
+    ("Qwen3_5MoeForConditionalGeneration", "0.5.9"),
     "InternS2PreviewForConditionalGeneration",
-    "Qwen3_5ForConditionalGeneration",
+    ("Qwen3_5ForConditionalGeneration", "0.5.9"),
     ("ZayaForCausalLM", "0.5.14"),
     ("Lfm2MoeForCausalLM", "0.5.17"),
     ("KimiK3ForConditionalGeneration", "0.5.17"),
@@ -89,6 +89,8 @@ def mamba_radix_cache(ctx):
     args, hf, platform, has = ctx.args, ctx.hf, ctx.platform, ctx.release.has
     if ctx.arch == "GraniteMoeHybridForCausalLM" and not granite_has_mamba(hf):
         return {}  # attention-only Granite is a plain model
+    if not has(CHANGES.MAMBA_RADIX_HANDLER):
+        return _before_radix_handler(ctx)
     if not has(CHANGES.MAMBA_AUTO_STRATEGY):
         return _before_auto_strategy(ctx)
     if args.disable_radix_cache:
@@ -329,3 +331,102 @@ def _before_auto_strategy(ctx) -> dict:
             ),
         )
     return out
+
+
+_NO_EXTRA_BUFFER_BEFORE_HANDLER = (
+    "NemotronHForCausalLM",
+    "NemotronHPuzzleForCausalLM",
+    "FalconH1ForCausalLM",
+    "JetNemotronForCausalLM",
+    "JetVLMForConditionalGeneration",
+)
+
+
+def _extra_buffer_checks_before_handler(ctx) -> None:
+    """0.5.8's extra_buffer assertions (they ran in the GLM-4 MoE branch, ``glm4_moe_mamba_checks``)."""
+    args = ctx.args
+    if not ctx.platform.is_cuda:
+        raise _refuse(
+            "Mamba extra_buffer is only supported on CUDA devices with FLA backend",
+            "mamba_radix_cache_strategy",
+            fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
+        )
+    drafts = args.speculative_num_draft_tokens
+    if drafts is not None and args.mamba_track_interval < drafts:
+        raise _refuse(
+            f"mamba_track_interval {args.mamba_track_interval} must be greater than or equal to "
+            f"speculative_num_draft_tokens {drafts}",
+            "mamba_track_interval",
+            fix=Fix(set={"mamba_track_interval": drafts}, note="or more"),
+        )
+    page = args.page_size
+    if page is not None and page > 0:
+        if args.mamba_track_interval % page:
+            raise _refuse(
+                f"mamba_track_interval {args.mamba_track_interval} must be divisible by page_size {page}",
+                "page_size",
+                fix="pick a page size that divides --mamba-track-interval",
+            )
+        chunk = 64  # layers/attention/fla/chunk_delta_h.CHUNK_SIZE
+        if max(chunk, page) % min(chunk, page):
+            raise _refuse(
+                f"For SSM models with extra buffer, either FLA_CHUNK_SIZE or page_size must be divisible by "
+                f"the other, got FLA_CHUNK_SIZE={chunk}, self.page_size={page}",
+                "page_size",
+                fix="pick a page size that divides 64 or is a multiple of it",
+            )
+
+
+def _before_radix_handler(ctx) -> dict:
+    """``_handle_model_specific_adjustments`` before ``MAMBA_RADIX_HANDLER`` (0.5.8): each hybrid
+    branch had its own code. Kimi-Linear ran without the radix cache. Nemotron-H and Falcon-H1 /
+    Jet-Nemotron refused extra_buffer; with the radix cache on Nemotron-H turned it off under
+    speculation and the overlap schedule off otherwise, Falcon-H1 turned the overlap schedule off
+    in both cases; on SM100 trtllm_mha turned the radix cache off (and the overlap schedule back
+    on). Qwen3-Next had only that SM100 trtllm_mha arm: no extra_buffer checks (they sat in the
+    GLM-4 MoE branch) and no overlap change. ``auto`` was no_buffer
+    (``_handle_missing_default_values``)."""
+    args, platform = ctx.args, ctx.platform
+    out: dict = {"uses_mamba_radix_cache": True}
+    if ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO:
+        if not args.disable_radix_cache:
+            out["disable_radix_cache"] = True
+        return out
+    strategy = args.mamba_radix_cache_strategy
+    if strategy == "auto":
+        strategy = out["mamba_radix_cache_strategy"] = "no_buffer"
+    if strategy == "extra_buffer" and ctx.arch in _NO_EXTRA_BUFFER_BEFORE_HANDLER:
+        raise _refuse(
+            f"mamba extra_buffer is not supported for {ctx.arch} model",
+            "mamba_radix_cache_strategy",
+            fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
+        )
+    if args.disable_radix_cache:
+        return out
+    trtllm_off = platform.is_sm100 and args.attention_backend == "trtllm_mha"
+    if ctx.arch in _NO_EXTRA_BUFFER_BEFORE_HANDLER:
+        if ctx.arch.startswith("NemotronH") and args.speculative_algorithm is not None:
+            out["disable_radix_cache"] = True
+            return out
+        out["disable_overlap_schedule"] = True
+    if trtllm_off:
+        out["disable_radix_cache"] = True
+        out["disable_overlap_schedule"] = False
+    return out
+
+
+@registry.rule("model_tail", archs=("Glm4MoeForCausalLM",))
+def glm4_moe_mamba_checks(ctx):
+    """0.5.8 ``_handle_model_specific_adjustments``: the mamba radix-cache block (extra_buffer
+    checks; with no_buffer and the radix cache on, the overlap schedule off) sat in the
+    ``Glm4MoeForCausalLM`` branch, so it ran for GLM-4 MoE models; ``MAMBA_RADIX_HANDLER`` (0.5.9)
+    moved it into ``_handle_mamba_radix_cache``. ``auto`` is no_buffer by then."""
+    args = ctx.args
+    if ctx.release.has(CHANGES.MAMBA_RADIX_HANDLER):
+        return {}
+    if args.mamba_radix_cache_strategy == "extra_buffer":
+        _extra_buffer_checks_before_handler(ctx)
+        return {}
+    if args.disable_radix_cache or args.disable_overlap_schedule:
+        return {}
+    return {"disable_overlap_schedule": True}

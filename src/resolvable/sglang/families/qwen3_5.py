@@ -9,20 +9,22 @@ extra buffer, a disabled radix cache or speculation is in play; otherwise triton
 
 from __future__ import annotations
 
-from ...rules import Force
+from ...rules import ArchList, Force
 from .._base import registry
 from ..changes import CHANGES
 from ..passes.default_backend import default_attention_backend
 
-ARCHS = (
+#: The Qwen3-Next branch; 0.5.9 brought the Qwen3.5 architectures into it (with their models).
+ARCHS = ArchList(
     "Qwen3NextForCausalLM",
-    "Qwen3_5MoeForConditionalGeneration",
+    ("Qwen3_5MoeForConditionalGeneration", "0.5.9"),
     "InternS2PreviewForConditionalGeneration",
-    "Qwen3_5ForConditionalGeneration",
+    ("Qwen3_5ForConditionalGeneration", "0.5.9"),
+    what="Qwen3-Next branch",
 )
 
 
-@registry.for_arch(*ARCHS)
+@registry.rule("model", archs=ARCHS)
 def qwen3_5_hybrid_attention(ctx):
     """§3.12 coupled declaration of ``attention_backend`` and ``page_size`` on SM100."""
     args = ctx.args

@@ -20,9 +20,11 @@ def is_step3p(arch: str) -> bool:
 @registry.for_arch_matching(is_step3p)
 def step3p_defaults(ctx):
     """§3.9: fa4 on Blackwell / fa3 on SM90 when unset (since 0.5.13, ``STEP3P_BACKEND_DEFAULT``);
-    multi-layer EAGLE; hicache SWA ratio."""
+    multi-layer EAGLE; hicache SWA ratio. The branch is new in 0.5.9 (``STEP3P5_BRANCH``)."""
     args, platform = ctx.args, ctx.platform
     out = {}
+    if not ctx.release.has(CHANGES.STEP3P5_BRANCH):
+        return out
     if backends_not_set(args) and ctx.release.has(CHANGES.STEP3P_BACKEND_DEFAULT):
         if platform.is_blackwell:
             out["attention_backend"] = "fa4"

@@ -36,7 +36,7 @@ def default_attention_backend(ctx) -> str:
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures and ctx.release.has(CHANGES.WHISPER_ARMS):
         return "flashinfer"
-    if not is_mla(hf):
+    if not is_mla(hf, ctx.release):
         if platform.is_sm90 and _no_spec_or_topk_one(args):
             return "fa3"
         if (

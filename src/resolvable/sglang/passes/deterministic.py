@@ -26,7 +26,7 @@ DEEPSEEK_ARCHS = ArchList(
     "DeepseekV32ForCausalLM",
     "MistralLarge3ForCausalLM",
     "PixtralForConditionalGeneration",
-    "GlmMoeDsaForCausalLM",
+    ("GlmMoeDsaForCausalLM", "0.5.9"),
     ("Glm4MoeLiteForCausalLM", "0.5.18"),
     what="deterministic DeepSeek models",
 )

@@ -92,13 +92,15 @@ def dllm_page_size(ctx):
 @registry.rule("dllm")
 def dllm_feature_limits(ctx):
     """§4.4 (spec §9 #7): radix on: no hierarchical cache or LMCache; no LoRA, PD disaggregation
-    or mixed chunks; no PP since 0.5.15 (``DLLM_NO_PP``; 0.5.14's condition was inverted: PP
-    was kept). Before 0.5.10 (``DLLM_RADIX_CACHE_KEPT``) the radix cache went off instead, and
-    hierarchical cache and LMCache were left alone."""
+    or mixed chunks (since 0.5.9, ``DLLM_LORA_PD_MIXED_OFF``); no PP since 0.5.15 (``DLLM_NO_PP``;
+    0.5.14's condition was inverted: PP was kept). Before 0.5.10 (``DLLM_RADIX_CACHE_KEPT``) the
+    radix cache went off instead, and hierarchical cache and LMCache were left alone."""
     args = ctx.args
     if args.dllm_algorithm is None:
         return {}
-    wanted = {"enable_lora": False, "disaggregation_mode": "null", "enable_mixed_chunk": False}
+    wanted = {}
+    if ctx.release.has(CHANGES.DLLM_LORA_PD_MIXED_OFF):
+        wanted.update(enable_lora=False, disaggregation_mode="null", enable_mixed_chunk=False)
     if not ctx.release.has(CHANGES.DLLM_RADIX_CACHE_KEPT):
         wanted["disable_radix_cache"] = True
     elif not args.disable_radix_cache:

@@ -68,7 +68,7 @@ def fa4_page_size(ctx):
     (0.5.15): FA4 as A, D or P does, unless EAGLE topk > 1. Before 0.5.10
     (``FA4_PREFILL_PAGES_SM100_ONLY``) an FA4 prefill backend forced them on every device."""
     args = ctx.args
-    if args.page_size == 128 or is_mla(ctx.hf):
+    if args.page_size == 128 or is_mla(ctx.hf, ctx.release):
         return {}
     if not ctx.release.has(CHANGES.FA4_PREFILL_PAGES_SM100_ONLY):
         if args.prefill_attention_backend == "fa4":
@@ -109,6 +109,6 @@ def intel_xpu_page_size(ctx):
     either = ctx.release.has(CHANGES.INTEL_XPU_PAGES_EITHER_SIDE)
     if decode != "intel_xpu" and not either:
         return {}
-    allowed = (16, 32, 64, 128) if is_mla(ctx.hf) else (64, 128)
+    allowed = (16, 32, 64, 128) if is_mla(ctx.hf, ctx.release) else (64, 128)
     side = "" if either else "decode "
     return _snap(ctx.args.page_size, allowed, 128, f"intel_xpu {side}supports pages of {allowed} tokens")

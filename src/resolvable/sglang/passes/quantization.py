@@ -171,6 +171,11 @@ def release_arguments(release: Any) -> dict[str, Any]:
     base, mxfp4, gptq = BASE_METHODS, ("cuda", "cpu", "gfx95"), ()
     out: dict[str, Any] = {}
     reading = QuantReading()
+    if not has(CHANGES.QUANT_MXFP8):  # before 0.5.9: no mxfp8 in the registry or the ROCm list
+        base = tuple(m for m in base if m != "mxfp8")
+        out["rocm"] = ROCM_METHODS - {"mxfp8"}
+    if not has(CHANGES.QUANT_MXFP4_ON_CPU):  # before 0.5.14: mxfp4 on CUDA and gfx95 ROCm only
+        mxfp4 = ("cuda", "gfx95")
     if not has(CHANGES.GPTQ_MARLIN_OFF_CUDA):  # before 0.5.13: gptq_marlin on CUDA only
         reading = out["reading"] = record_replace(reading, gptq_marlin_cuda_only=True)
     if has(CHANGES.QUANT_REGISTRY_HUMMING):
@@ -223,7 +228,8 @@ def release_arguments(release: Any) -> dict[str, Any]:
 @registry.rule("device")
 def verify_quantization(ctx):
     """``ModelConfig._verify_quantization``: checkpoint vs ``--quantization``, the release's
-    registry, ROCm (``release_arguments``: ``GPTQ_MARLIN_OFF_CUDA`` 0.5.13, ``QUANT_REGISTRY_HUMMING`` 0.5.16,
+    registry, ROCm (``release_arguments``: ``QUANT_MXFP8`` 0.5.9, ``GPTQ_MARLIN_OFF_CUDA`` 0.5.13,
+    ``QUANT_MXFP4_ON_CPU`` 0.5.14, ``QUANT_REGISTRY_HUMMING`` 0.5.16,
     ``QUANT_REQUANTIZE`` 0.5.17, ``QUANT_MODELOPT_EXACT`` 0.5.18, ``QUANT_MODELOPT_ALLOWLIST``
     0.5.19, ``QUANT_GPTQ_PLATFORMS`` 0.5.20, ``QUANT_MINIMAX_M3_NVFP4`` 0.5.23)."""
     return _verify_quantization(ctx, **ctx.release.derive(release_arguments))

@@ -12,7 +12,7 @@ refusals come in sglang's order.
 from __future__ import annotations
 
 from ...errors import ConflictError
-from ...rules import Fix, Force
+from ...rules import ArchList, Fix, Force
 from .. import choices as C
 from .._base import registry
 from ..changes import CHANGES, in_release
@@ -65,8 +65,11 @@ def speculative_moe_runner_default(ctx):
 
 
 #: 0.5.10's MiMo-V2-Flash and Step-3.5 branches turn spec v2 on for ``--speculative-algorithm EAGLE``
-#: (a substring test on the architecture, before NEXTN becomes EAGLE).
-_SPEC_V2_BRANCH_ARCHS = ("MiMoV2FlashForCausalLM", "Step3p5ForCausalLM")
+#: (a substring test on the architecture, before NEXTN becomes EAGLE); Step-3.5's branch came with
+#: its model in 0.5.9.
+_SPEC_V2_BRANCH_ARCHS = ArchList(
+    "MiMoV2FlashForCausalLM", ("Step3p5ForCausalLM", "0.5.9"), what="spec v2 branches"
+)
 
 
 def _overlap_before_spec_v2_default(ctx) -> dict:
@@ -75,7 +78,8 @@ def _overlap_before_spec_v2_default(ctx) -> dict:
     branches above), which refuses a topk above 1; otherwise it is turned off."""
     args = ctx.args
     spec_v2 = env_flag(ctx, "SGLANG_ENABLE_SPEC_V2") or (
-        args.speculative_algorithm == "EAGLE" and any(a in ctx.arch for a in _SPEC_V2_BRANCH_ARCHS)
+        args.speculative_algorithm == "EAGLE"
+        and any(a in ctx.arch and ctx.release.holds(_SPEC_V2_BRANCH_ARCHS, a) for a in _SPEC_V2_BRANCH_ARCHS)
     )
     if not spec_v2:
         return {} if args.disable_overlap_schedule else {"disable_overlap_schedule": True}
