@@ -47,18 +47,9 @@ def test_every_change_is_asked_and_documented(change):
     assert change.upstream and change.summary, change
 
 
-#: Releases whose step (what they changed over the release before) is modelled on another branch
-#: of the same session (0.5.10: branch h33a). Asserted empty here, so the merge that brings their
-#: changes fails this test until the entry is removed.
-STEPS_MODELLED_ELSEWHERE = ("0.5.10",)
-
-
 def test_each_release_after_the_first_brings_changes():
     for release in SGLANG_RELEASES[1:]:
-        if release in STEPS_MODELLED_ELSEWHERE:
-            assert not CHANGES.introduced(release), f"{release}: remove it from STEPS_MODELLED_ELSEWHERE"
-        else:
-            assert CHANGES.introduced(release), release
+        assert CHANGES.introduced(release), release
 
 
 def test_series_are_valid_at_build_time():

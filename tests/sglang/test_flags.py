@@ -415,25 +415,13 @@ def test_fallbacks_are_recorded_beside_the_argparse_default():
 #: integrator, kept here so that a fix on either side shows up. (release, field): (names only
 #: the pack accepts, names only sglang's parser accepts).
 KNOWN_CHOICE_MISMATCHES = {
-    # 0.5.8-0.5.9: the names sglang 0.5.10 added (nixl A2A, flashinfer_trtllm_routed runner,
-    # modelopt_mixed) are step 0.5.10's choice group, modelled on branch h33a; this branch models
-    # step 0.5.9 only, so these go when the two merge.
-    **{
-        (r, f): (names, [])
-        for r in ("0.5.8", "0.5.8.post1", "0.5.9")
-        for f, names in (
-            ("moe_runner_backend", ["flashinfer_trtllm_routed", "megamoe"]),
-            ("speculative_moe_runner_backend", ["flashinfer_trtllm_routed", "megamoe"]),
-            ("moe_a2a_backend", ["nixl"]),
-            ("speculative_moe_a2a_backend", ["nixl"]),
-            ("quantization", ["modelopt_mixed"]),
-        )
-    },
     # megamoe is a 0.5.18 runner the pack refuses before 0.5.18 by its own rule
     # (passes/moe_kernels.py), not through ADDED_IN
     **{
         (r, f): (["megamoe"], [])
         for r in (
+            "0.5.8",
+            "0.5.8.post1",
             "0.5.9",
             "0.5.10",
             "0.5.10.post1",

@@ -83,12 +83,28 @@ _MLA_SHAPE_ARCHS = (
 )
 
 
+#: Model types whose config class sglang registers (``utils/hf_transformers_utils._CONFIG_REGISTRY``)
+#: and that transformers 4.57.1 (the pin of 0.5.5-0.5.9) does not know, each with the release that
+#: registered it: Kimi-K2.5 and Qwen3.5 since 0.5.9.
+TEXT_CONFIG_CLASSES = ArchList(
+    ("kimi_k25", "0.5.9"),
+    ("qwen3_5", "0.5.9"),
+    ("qwen3_5_moe", "0.5.9"),
+    what="config registry",
+)
+
+
 def _generic_config(ctx) -> bool:
-    """The config loads as a generic ``PretrainedConfig`` (no remote class to load instead)."""
+    """The config loads as a generic ``PretrainedConfig`` (no remote class to load instead): its
+    model type is one of ``GENERIC_BEFORE_TRANSFORMERS_5``, or one of ``TEXT_CONFIG_CLASSES``
+    before the release that registered its class."""
     hf = ctx.hf
     if ctx.args.trust_remote_code and hf.get("auto_map"):
         return False
-    return hf.get("model_type") in GENERIC_BEFORE_TRANSFORMERS_5
+    model_type = hf.get("model_type")
+    if model_type in TEXT_CONFIG_CLASSES:
+        return not ctx.release.holds(TEXT_CONFIG_CLASSES, model_type)
+    return model_type in GENERIC_BEFORE_TRANSFORMERS_5
 
 
 @registry.rule("device", until="0.5.10")
@@ -164,41 +180,6 @@ def step3p5_per_layer_heads(ctx):
             set={"trust_remote_code": True},
             text="pass --trust-remote-code (the checkpoint's own config class loads it)",
         ),
-    )
-
-
-#: Model types whose config class sglang registers (``utils/hf_transformers_utils._CONFIG_REGISTRY``)
-#: and that transformers 4.57.1 (the pin of 0.5.5-0.5.9) does not know, each with the release that
-#: registered it: Kimi-K2.5 and Qwen3.5 since 0.5.9.
-TEXT_CONFIG_CLASSES = ArchList(
-    ("kimi_k25", "0.5.9"),
-    ("qwen3_5", "0.5.9"),
-    ("qwen3_5_moe", "0.5.9"),
-    what="config registry",
-)
-
-
-@registry.rule("device")
-def text_config_of_an_unknown_model_type(ctx):
-    """``utils/hf_transformers_utils.get_config`` / ``get_hf_text_config`` (0.5.8): a model type
-    neither transformers nor sglang's config registry knows loads as a generic config whose
-    ``text_config`` stays a plain dict, and ``get_hf_text_config`` asserts that it has a
-    ``num_attention_heads`` attribute, so ServerArgs fails while it builds the model config. Only
-    the model types of ``TEXT_CONFIG_CLASSES`` are modelled (those a release registered); with
-    ``--trust-remote-code`` a checkpoint's own config class (``auto_map``) loads instead."""
-    hf = ctx.hf
-    model_type = hf.get("model_type")
-    if model_type not in TEXT_CONFIG_CLASSES or ctx.release.holds(TEXT_CONFIG_CLASSES, model_type):
-        return {}
-    if hf.get("text_config") is None or (ctx.args.trust_remote_code and hf.get("auto_map")):
-        return {}
-    raise ConflictError(
-        f'assert hasattr(config.text_config, "num_attention_heads") fails: model_type {model_type!r} is '
-        "unknown to transformers 4.57.1 and to this release's config registry, so text_config stays a "
-        "plain dict (get_hf_text_config)",
-        fields=(),
-        fix="use a newer sglang release, whose config registry knows this model type",
-        upstream="AssertionError",
     )
 
 
