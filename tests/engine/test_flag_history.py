@@ -1,4 +1,4 @@
-"""The parse-only flag tables (issue 32 item 2): vLLM 0.11.0-0.19.1 and sglang 0.5.1-0.5.9,
+"""The parse-only flag tables (issue 32 item 2): vLLM 0.11.0-0.19.1 and sglang 0.5.1-0.5.6.post2, 0.5.8.post1, 0.5.9,
 stored as deltas (``resolvable.flag_history``) and read lazily.
 
 CI regenerates a pinned sample of three releases per engine from their wheels (``.ci/run`` fetches
@@ -66,8 +66,6 @@ EXPECTED = {
         "0.5.6",
         "0.5.6.post1",
         "0.5.6.post2",
-        "0.5.7",
-        "0.5.8",
         "0.5.8.post1",
         "0.5.9",
     ],
@@ -90,7 +88,15 @@ def _extractor(engine: str):
 def test_every_release_in_the_range_has_a_parse_only_table(engine):
     assert list(FLAGS[engine].parse_only_releases()) == EXPECTED[engine]
     oldest_full = FLAGS[engine].releases()[0]
-    assert all(version_key(r) < version_key(oldest_full) for r in EXPECTED[engine])
+    assert not set(EXPECTED[engine]) & set(FLAGS[engine].releases())
+    above = [r for r in EXPECTED[engine] if version_key(r) > version_key(oldest_full)]
+    assert above == GAP[engine]
+
+
+#: Parse-only releases above the oldest full table: a release step resolved on one branch while
+#: the steps above it are resolved on others (sglang 0.5.7 and 0.5.8 resolve before 0.5.8.post1
+#: and 0.5.9 do); empty once those branches are merged.
+GAP = {"vllm": [], "sglang": ["0.5.8.post1", "0.5.9"]}
 
 
 @pytest.mark.parametrize("engine", FLAGS)

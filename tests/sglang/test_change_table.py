@@ -47,8 +47,16 @@ def test_every_change_is_asked_and_documented(change):
     assert change.upstream and change.summary, change
 
 
+#: Resolved releases whose step (what they changed over the release before) is modelled on
+#: another branch of the same session: 0.5.10's step resolves 0.5.9 (branch h33a), which this
+#: branch does not resolve yet. Empty again once the branches are merged.
+STEPS_ON_OTHER_BRANCHES = ("0.5.10",)
+
+
 def test_each_release_after_the_first_brings_changes():
-    for release in SGLANG_RELEASES[2:]:
+    steps = [r for r in SGLANG_RELEASES[1:] if r not in STEPS_ON_OTHER_BRANCHES]
+    assert "0.5.8" in steps
+    for release in steps:
         assert CHANGES.introduced(release), release
 
 

@@ -183,6 +183,13 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_QUARK_INT4FP8_MOE,
+        {
+            "quantization": ("quark_int4fp8_moe",),
+        },
+    ),
+    (
+        "added",
         CHANGES.CHOICES_UNQUANT_DFLASH_AITER_MOE,
         {
             "quantization": ("unquant",),

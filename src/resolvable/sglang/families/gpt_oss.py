@@ -28,7 +28,8 @@ def _is_mxfp4(ctx) -> bool:
 def gpt_oss_defaults(ctx):
     """§3.3: platform backend fill (only when A, P, D are all unset; intel_amx on AMX CPUs since
     0.5.13, ``GPT_OSS_CPU_AMX``), XPU dtype, mxfp4 dtype. The XPU arm (intel_xpu, bfloat16 only)
-    since 0.5.11 (``GPT_OSS_INTEL_XPU``)."""
+    since 0.5.11 (``GPT_OSS_INTEL_XPU``). Before 0.5.8 (``GPT_OSS_ASCEND_HYBRID_SWA``) the branch
+    ended by turning the hybrid SWA memory pool off."""
     args, platform = ctx.args, ctx.platform
     out = {}
     if backends_not_set(args):
@@ -62,17 +63,22 @@ def gpt_oss_defaults(ctx):
         )
     if quant_method(ctx.hf) == "mxfp4":
         out["dtype"] = Force("bfloat16", "mxfp4 GPT-OSS kernels (triton) run in bfloat16")
+    if not ctx.release.has(CHANGES.GPT_OSS_ASCEND_HYBRID_SWA) and not args.disable_hybrid_swa_memory:
+        out["disable_hybrid_swa_memory"] = True  # 0.5.7: the last line of the GPT-OSS branch
     return out
 
 
 @registry.for_arch(ARCH, stage="model_checks")
 def gpt_oss_backend_check(ctx):
     """§3.3: both effective backends must support attention sinks (intel_amx since 0.5.13:
-    ``GPT_OSS_CPU_AMX``; intel_xpu since 0.5.11: ``GPT_OSS_INTEL_XPU``)."""
+    ``GPT_OSS_CPU_AMX``; intel_xpu since 0.5.11: ``GPT_OSS_INTEL_XPU``; ascend since 0.5.8:
+    ``GPT_OSS_ASCEND_HYBRID_SWA``)."""
     prefill, decode = effective_backends(ctx.args)
     supported = SUPPORTED if ctx.release.has(CHANGES.GPT_OSS_CPU_AMX) else _SUPPORTED_BEFORE_AMX
     if not ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU):  # before 0.5.11 intel_xpu was not listed
         supported = tuple(b for b in supported if b != "intel_xpu")
+    if not ctx.release.has(CHANGES.GPT_OSS_ASCEND_HYBRID_SWA):  # before 0.5.8 ascend was not listed
+        supported = tuple(b for b in supported if b != "ascend")
     if prefill not in supported or decode not in supported:
         raise ConflictError(
             f"GptOssForCausalLM requires one of {list(supported)} attention backend, but got the following "

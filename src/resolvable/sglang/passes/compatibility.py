@@ -10,6 +10,7 @@ from __future__ import annotations
 from ...errors import ConflictError
 from ...rules import Fix, Force
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import context_length
 
 
@@ -57,6 +58,28 @@ def fa3_fp8_e5m2_fallback(ctx):
     args = ctx.args
     if args.attention_backend == "fa3" and args.kv_cache_dtype == "fp8_e5m2":
         return {"attention_backend": Force("triton", "FlashAttention3 supports only fp8_e4m3 FP8 KV caches")}
+    return {}
+
+
+@registry.rule("attention_compat")
+def fa4_prefill_only(ctx):
+    """Before 0.5.8 (``FA4_DECODE_ALLOWED``; ``_handle_attention_backend_compatibility``, after the
+    FA3 FP8 fallback): fa4 runs prefill only, so fa4 as the attention or the decode backend is
+    refused."""
+    args = ctx.args
+    if ctx.release.has(CHANGES.FA4_DECODE_ALLOWED):
+        return {}
+    if args.attention_backend == "fa4" or args.decode_attention_backend == "fa4":
+        named = "attention_backend" if args.attention_backend == "fa4" else "decode_attention_backend"
+        raise ConflictError(
+            "FA4 backend is only supported for prefill. Please use `--prefill-attention-backend fa4` instead.",
+            fields=(named,),
+            fix=Fix(
+                another=(named,),
+                text="name fa4 with --prefill-attention-backend only (or use sglang 0.5.8 or later)",
+            ),
+            upstream="ValueError",
+        )
     return {}
 
 
