@@ -14,7 +14,9 @@ from __future__ import annotations
 import pytest
 from release_helpers import refusal_at, resolve_at
 
+from resolvable import Platform
 from resolvable.errors import InvalidArgumentError
+from resolvable.sglang import resolve_server_args
 from resolvable.sglang.changes import CHANGES
 from resolvable.sglang.flags import load_table
 from resolvable.sglang.models import load_model
@@ -43,6 +45,7 @@ def test_the_changes_of_0_5_8_are_named():
         "GPT_OSS_ASCEND_HYBRID_SWA",
         "QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM",
         "GLM4_MOE_SM100_ARM",
+        "SPEC_V2_STANDALONE",
         "DLLM_ROCM_TRITON",
         "CHOICES_QUARK_INT4FP8_MOE",
     }
@@ -145,3 +148,19 @@ def test_quark_int4fp8_moe_choice_is_new_in_0_5_8():
     assert got["quantization"] == "quark_int4fp8_moe"
     assert "quark_int4fp8_moe" not in load_table(OLD).by_option["--quantization"].choices
     assert "quark_int4fp8_moe" in load_table(NEW).by_option["--quantization"].choices
+
+
+def test_spec_v2_took_standalone_from_0_5_8():
+    """With SGLANG_ENABLE_SPEC_V2 0.5.7 kept the overlap schedule for EAGLE and EAGLE3 only."""
+    flags = {
+        "speculative_algorithm": "STANDALONE",
+        "speculative_draft_model_path": "draft",
+        "speculative_num_steps": 3,
+        "speculative_eagle_topk": 1,
+        "speculative_num_draft_tokens": 4,
+    }
+    env = {"SGLANG_ENABLE_SPEC_V2": "1"}
+    h200 = Platform.preset("h200")
+    old = resolve_server_args(load_model("qwen3-8b"), h200, env, sglang_version=OLD, **flags)
+    new = resolve_server_args(load_model("qwen3-8b"), h200, env, sglang_version=NEW, **flags)
+    assert (old["disable_overlap_schedule"], new["disable_overlap_schedule"]) == (True, False)

@@ -858,6 +858,13 @@ CHANGES = ChangeTable(
             "flashinfer_trtllm (before: no GLM-4 MoE branch)",
         ),
         Change(
+            "SPEC_V2_STANDALONE",
+            "0.5.8",
+            upstream="server_args._handle_speculative_decoding (SGLANG_ENABLE_SPEC_V2 arm)",
+            summary="with SGLANG_ENABLE_SPEC_V2 STANDALONE speculation keeps the overlap schedule on as EAGLE does "
+            "(before: spec v2 took EAGLE and EAGLE3 only; STANDALONE turned the overlap schedule off)",
+        ),
+        Change(
             "DLLM_ROCM_TRITON",
             "0.5.8",
             upstream="server_args._handle_dllm_inference (is_hip arm)",
