@@ -61,9 +61,14 @@ def test_hopper_mha_fa3_only_for_the_listed_models_before_0_5_8():
 
 @pytest.mark.parametrize("field", ["attention_backend", "decode_attention_backend"])
 def test_fa4_outside_prefill_refused_before_0_5_8(field):
-    assert "FA4 backend is only supported for prefill" in refusal_at("qwen3-8b", "b200", OLD, **{field: "fa4"})
+    assert "FA4 backend is only supported for prefill" in refusal_at(
+        "qwen3-8b", "b200", OLD, **{field: "fa4"}
+    )
     assert resolve_at("qwen3-8b", "b200", NEW, **{field: "fa4"})[field] == "fa4"
-    assert resolve_at("qwen3-8b", "b200", OLD, prefill_attention_backend="fa4")["prefill_attention_backend"] == "fa4"
+    assert (
+        resolve_at("qwen3-8b", "b200", OLD, prefill_attention_backend="fa4")["prefill_attention_backend"]
+        == "fa4"
+    )
 
 
 def test_cpu_engine_on_arm64_is_new_in_0_5_8():
@@ -89,7 +94,10 @@ def test_hicache_filled_every_unset_decode_backend_before_0_5_8():
 def test_quantization_registry_gained_bitsandbytes_in_0_5_8():
     text = refusal_at("qwen3-next-80b-a3b", "gh200", OLD, quantization="bitsandbytes")
     assert "Unknown quantization method: bitsandbytes" in text and "'bitsandbytes'" not in text
-    assert resolve_at("qwen3-next-80b-a3b", "gh200", NEW, quantization="bitsandbytes")["quantization"] == "bitsandbytes"
+    assert (
+        resolve_at("qwen3-next-80b-a3b", "gh200", NEW, quantization="bitsandbytes")["quantization"]
+        == "bitsandbytes"
+    )
 
 
 def test_dsa_turned_dp_attention_on_for_every_launch_before_0_5_8():

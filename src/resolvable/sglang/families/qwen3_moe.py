@@ -31,10 +31,6 @@ def qwen3_moe_runner(ctx):
     kinds = ("fp8", "modelopt_fp4", None)
     if not ctx.release.has(CHANGES.QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM):
         kinds = ("fp8", "modelopt_fp4")
-    if (
-        quantization in kinds
-        and args.moe_a2a_backend == "none"
-        and (args.moe_runner_backend == "auto")
-    ):
+    if quantization in kinds and args.moe_a2a_backend == "none" and (args.moe_runner_backend == "auto"):
         out["moe_runner_backend"] = "flashinfer_trtllm"
     return out
