@@ -277,6 +277,7 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang.flags import table_release
 
     assert releases() == [
+        "0.5.7",
         "0.5.8",
         "0.5.8.post1",
         "0.5.9",
@@ -287,7 +288,7 @@ def test_every_supported_release_has_its_own_table():
         "0.5.12.post1",
         "0.5.13",
         "0.5.13.post1",
-        *SGLANG_RELEASES[6:],
+        *SGLANG_RELEASES[SGLANG_RELEASES.index("0.5.14") :],
     ]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
@@ -420,6 +421,7 @@ KNOWN_CHOICE_MISMATCHES = {
     **{
         (r, f): (["megamoe"], [])
         for r in (
+            "0.5.7",
             "0.5.8",
             "0.5.8.post1",
             "0.5.9",

@@ -91,7 +91,11 @@ def test_glm5_joins_the_deepseek_branch_in_0_5_9():
     """GlmMoeDsaForCausalLM: not DeepSeek, DSA or MLA before 0.5.9 (flashinfer on an RTX 4090)."""
     old = resolve_at("glm-5", "rtx4090", OLD)
     assert (old["attention_backend"], old["page_size"]) == ("flashinfer", 1)
-    assert resolve_at("glm-5", "h200", NEW)["attention_backend"] == "nsa"
+    # 0.5.9's MLA branch reads rope_scaling, which the bundled config lacks (transformers 4.57.1
+    # loads glm_moe_dsa as a generic config: passes/model_config.mla_shape_rope_scaling)
+    assert "rope_scaling" in refusal_at("glm-5", "h200", NEW)
+    with_rope = {**load_model("glm-5").to_dict(), "rope_scaling": None}
+    assert resolve_at(with_rope, "h200", NEW)["attention_backend"] == "nsa"
 
 
 def test_exaone_branch_is_new_in_0_5_9():

@@ -845,6 +845,96 @@ CHANGES = ChangeTable(
             upstream="server_args.py QUANTIZATION_CHOICES, MOE_A2A_BACKEND_CHOICES",
             summary="argparse accepts --quantization mxfp8 and the mori and flashinfer MoE A2A backends",
         ),
+        # -- 0.5.8 (what 0.5.7 did not do yet; docs/releases/0.5.8.md) ----------------------------
+        Change(
+            "HOPPER_MHA_FA3_EVERY_MODEL",
+            "0.5.8",
+            upstream="server_args._handle_attention_backend_compatibility (MHA default on Hopper)",
+            summary="Hopper (CUDA 12.3+) defaults every MHA model to fa3 (before: only the architectures of "
+            "utils/common.is_fa3_default_architecture; the others flashinfer, else triton)",
+        ),
+        Change(
+            "FA4_DECODE_ALLOWED",
+            "0.5.8",
+            upstream="server_args._handle_attention_backend_compatibility (fa4 check)",
+            summary="--attention-backend fa4 and --decode-attention-backend fa4 are no longer refused "
+            "(before: fa4 was prefill-only)",
+        ),
+        Change(
+            "CPU_ENGINE_ARM64",
+            "0.5.8",
+            upstream="utils/common.is_cpu (is_host_cpu_arm64), get_device",
+            summary="the CPU engine runs on arm64 hosts (before: x86 only; an arm64 CPU host had no device "
+            "and get_device refused with 'No accelerator')",
+        ),
+        Change(
+            "HICACHE_AFTER_ATTENTION",
+            "0.5.8",
+            upstream="server_args._handle_hicache (effective decode backend), ServerArgs.__post_init__",
+            summary="HiCache's kernel-I/O fix runs after the attention defaults and picks a decode backend only "
+            "when the effective one is fa3 (before: it ran before them and filled every unset decode backend)",
+        ),
+        Change(
+            "QUANT_REGISTRY_BNB_MODELSLIM",
+            "0.5.8",
+            upstream="layers/quantization/__init__.BASE_QUANTIZATION_METHODS, ModelConfig._verify_quantization",
+            summary="the registry holds bitsandbytes, modelslim (on every platform) and quark_int4fp8_moe, "
+            "and ROCm accepts quark_int4fp8_moe (before: none of them; modelslim only on NPU)",
+        ),
+        Change(
+            "DSA_DP_ATTENTION_WITH_CP_ONLY",
+            "0.5.8",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek branch, is_deepseek_nsa)",
+            summary="a DSA model turns DP attention on only with prefill context parallelism (before: on "
+            "every launch off NPU)",
+        ),
+        Change(
+            "DSA_ROCM_ONE_TOKEN_PAGES",
+            "0.5.8",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek branch, is_deepseek_nsa)",
+            summary="a DSA model on ROCm uses 1-token pages (before: 64, as on CUDA)",
+        ),
+        Change(
+            "DSA_CP_PD_DECODE_REFUSED",
+            "0.5.8",
+            upstream="server_args._handle_model_specific_adjustments (DeepSeek branch, is_deepseek_nsa)",
+            summary="prefill context parallelism is refused on a PD decode server (before: accepted)",
+        ),
+        Change(
+            "GPT_OSS_ASCEND_HYBRID_SWA",
+            "0.5.8",
+            upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM)",
+            summary="GPT-OSS accepts the ascend attention backend and no longer always turns the hybrid SWA "
+            "memory pool off (before: off for every launch; ascend refused)",
+        ),
+        Change(
+            "QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM",
+            "0.5.8",
+            upstream="server_args._handle_model_specific_adjustments (Qwen3MoeForCausalLM, Qwen3VLMoe)",
+            summary="on SM100 unquantized Qwen3-MoE experts run on flashinfer_trtllm too (before: only fp8 and "
+            "modelopt_fp4)",
+        ),
+        Change(
+            "GLM4_MOE_SM100_ARM",
+            "0.5.8",
+            upstream="server_args._handle_model_specific_adjustments (Glm4MoeForCausalLM)",
+            summary="GLM-4 MoE on SM100 adopts the checkpoint's quantization and runs NVFP4 experts on "
+            "flashinfer_trtllm (before: no GLM-4 MoE branch)",
+        ),
+        Change(
+            "SPEC_V2_STANDALONE",
+            "0.5.8",
+            upstream="server_args._handle_speculative_decoding (SGLANG_ENABLE_SPEC_V2 arm)",
+            summary="with SGLANG_ENABLE_SPEC_V2 STANDALONE speculation keeps the overlap schedule on as EAGLE does "
+            "(before: spec v2 took EAGLE and EAGLE3 only; STANDALONE turned the overlap schedule off)",
+        ),
+        Change(
+            "DLLM_ROCM_TRITON",
+            "0.5.8",
+            upstream="server_args._handle_dllm_inference (is_hip arm)",
+            summary="a diffusion LLM on ROCm runs without CUDA graphs on triton (or aiter) (before: flashinfer "
+            "with CUDA graphs on, as on CUDA)",
+        ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
         Change(
             "ATTENTION_SINKS_NOT_FLASHINFER",
@@ -1113,6 +1203,12 @@ CHANGES = ChangeTable(
             summary="an MXFP4 GPT-OSS on SM120 gets the triton_kernel MoE runner and flashinfer_mxfp4 only "
             "on SM100 (before: flashinfer_mxfp4 on any Blackwell); on Blackwell with an NVIDIA driver "
             ">= 595 the triton_kernels arm picks triton",
+        ),
+        Change(
+            "CHOICES_QUARK_INT4FP8_MOE",
+            "0.5.8",
+            upstream="server_args.py QUANTIZATION_CHOICES",
+            summary="argparse accepts --quantization quark_int4fp8_moe",
         ),
     ],
 )

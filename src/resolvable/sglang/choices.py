@@ -183,6 +183,13 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_QUARK_INT4FP8_MOE,
+        {
+            "quantization": ("quark_int4fp8_moe",),
+        },
+    ),
+    (
+        "added",
         CHANGES.CHOICES_MXFP8_MORI_FLASHINFER_A2A,
         {
             "quantization": ("mxfp8",),

@@ -205,7 +205,10 @@ def deepseek_family(ctx):
     the DeepSeek branch of ``_handle_model_specific_adjustments``): DSA fill, TBO check, prefill
     CP, DSA page size; non-DSA ``trtllm_mla`` on SM100. Asks ``DSA_DCP``, ``DSA_KPOOL_PAGES``
     and ``PREFILL_CP_ATTN_DP`` (0.5.22); ``DSA_NAMING`` and ``DSA_TBO_TOPK_SHARING_REFUSED``
-    (0.5.13: before it the backend was named ``nsa`` and TBO was not checked)."""
+    (0.5.13: before it the backend was named ``nsa`` and TBO was not checked). Before 0.5.8
+    (``DSA_DP_ATTENTION_WITH_CP_ONLY``, ``DSA_ROCM_ONE_TOKEN_PAGES``, ``DSA_CP_PD_DECODE_REFUSED``) the
+    GPU arm turned DP attention on for every DSA launch, ROCm took 64-token pages as CUDA did, and
+    prefill CP on a PD decode server was not refused."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
     if not _in_deepseek_branch(ctx):
         return {}
@@ -224,7 +227,11 @@ def deepseek_family(ctx):
                     fields=("enable_two_batch_overlap",),
                     fix=Fix(drop=("enable_two_batch_overlap",)),
                 )
-        if args.enable_prefill_cp and args.disaggregation_mode == "decode":
+        if (
+            args.enable_prefill_cp
+            and args.disaggregation_mode == "decode"
+            and ctx.release.has(CHANGES.DSA_CP_PD_DECODE_REFUSED)
+        ):
             raise ConflictError(
                 "CP is only supported for prefill when PD disaggregation, please remove --enable-prefill-cp.",
                 fields=("enable_prefill_cp", "disaggregation_mode"),
@@ -232,6 +239,8 @@ def deepseek_family(ctx):
                 upstream="AssertionError",
             )
         if _dsa_gpu_arm(ctx):
+            if not ctx.release.has(CHANGES.DSA_DP_ATTENTION_WITH_CP_ONLY) and not args.enable_dp_attention:
+                out["enable_dp_attention"] = Force(True, "DP attention is enabled for DeepSeek NSA")
             if args.enable_prefill_cp:
                 if not ctx.release.has(CHANGES.DSA_PREFILL_CP_TP_AT_MOST_8) and args.tp_size != 8:
                     raise ConflictError(
@@ -250,7 +259,7 @@ def deepseek_family(ctx):
                     )
                 out.update(_prefill_cp(ctx, dsa=True))
             preshuffle = _aiter_preshuffle(ctx) and ctx.release.has(CHANGES.DSA_ROCM_PRESHUFFLE_PAGES)
-            if platform.is_hip and not preshuffle:
+            if platform.is_hip and not preshuffle and ctx.release.has(CHANGES.DSA_ROCM_ONE_TOKEN_PAGES):
                 out["page_size"] = Force(1, "DSA on ROCm without the AITER preshuffle uses 1-token pages")
             else:
                 out["page_size"] = _dsa_page_size(ctx)

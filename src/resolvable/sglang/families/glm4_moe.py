@@ -15,11 +15,12 @@ from ..facts import quant_method, quantization_explicitly_unset
 def glm4_moe_defaults(ctx):
     """§3.15 (spec §9 #9-#10): on SM100 the checkpoint's quantization is adopted and NVFP4
     experts run on flashinfer_trtllm; ``GLM4_MOE_TF32_BF16_TRTLLM`` (0.5.15): TF32 matmuls are
-    allowed and unquantized experts run on flashinfer_trtllm too."""
+    allowed and unquantized experts run on flashinfer_trtllm too. ``GLM4_MOE_SM100_ARM`` (0.5.8):
+    before it GLM-4 MoE had no branch at all."""
     args = ctx.args
     since_0_5_15 = ctx.release.has(CHANGES.GLM4_MOE_TF32_BF16_TRTLLM)
     out = {"enable_tf32_matmul": True} if since_0_5_15 else {}
-    if ctx.platform.is_sm100:
+    if ctx.platform.is_sm100 and ctx.release.has(CHANGES.GLM4_MOE_SM100_ARM):
         quantization = args.quantization
         if quantization is None and not quantization_explicitly_unset(ctx):
             method = quant_method(ctx.hf)

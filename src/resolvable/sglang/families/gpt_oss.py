@@ -28,8 +28,9 @@ def _is_mxfp4(ctx) -> bool:
 def gpt_oss_defaults(ctx):
     """§3.3: platform backend fill (only when A, P, D are all unset; intel_amx on AMX CPUs since
     0.5.13, ``GPT_OSS_CPU_AMX``; aiter on ROCm since 0.5.10, ``GPT_OSS_AITER``), XPU dtype, mxfp4
-    dtype. The XPU arm (intel_xpu, bfloat16 only) since 0.5.11 (``GPT_OSS_INTEL_XPU``). Before 0.5.9
-    (``GPT_OSS_SPEC_KEEPS_HYBRID_SWA``) speculative decoding turned the hybrid SWA memory pool off."""
+    dtype. The XPU arm (intel_xpu, bfloat16 only) since 0.5.11 (``GPT_OSS_INTEL_XPU``). Before 0.5.8
+    (``GPT_OSS_ASCEND_HYBRID_SWA``) the branch ended by turning the hybrid SWA memory pool off; before
+    0.5.9 (``GPT_OSS_SPEC_KEEPS_HYBRID_SWA``) speculative decoding turned it off."""
     args, platform = ctx.args, ctx.platform
     out = {}
     if backends_not_set(args):
@@ -63,7 +64,9 @@ def gpt_oss_defaults(ctx):
         )
     if quant_method(ctx.hf) == "mxfp4":
         out["dtype"] = Force("bfloat16", "mxfp4 GPT-OSS kernels (triton) run in bfloat16")
-    if args.speculative_algorithm is not None and not ctx.release.has(CHANGES.GPT_OSS_SPEC_KEEPS_HYBRID_SWA):
+    if not ctx.release.has(CHANGES.GPT_OSS_ASCEND_HYBRID_SWA) and not args.disable_hybrid_swa_memory:
+        out["disable_hybrid_swa_memory"] = True  # 0.5.7: the last line of the GPT-OSS branch
+    elif args.speculative_algorithm is not None and not ctx.release.has(CHANGES.GPT_OSS_SPEC_KEEPS_HYBRID_SWA):
         out["disable_hybrid_swa_memory"] = True  # 0.5.8: speculation and the SWA pool did not mix
     return out
 
@@ -72,14 +75,16 @@ def gpt_oss_defaults(ctx):
 def gpt_oss_backend_check(ctx):
     """§3.3: both effective backends must support attention sinks (intel_amx since 0.5.13:
     ``GPT_OSS_CPU_AMX``; intel_xpu since 0.5.11: ``GPT_OSS_INTEL_XPU``; aiter since 0.5.10:
-    ``GPT_OSS_AITER``). Before 0.5.10 (``GPT_OSS_TRTLLM_SWA_KEPT``) a trtllm_mha side turned
-    hybrid SWA memory off."""
+    ``GPT_OSS_AITER``; ascend since 0.5.8: ``GPT_OSS_ASCEND_HYBRID_SWA``). Before 0.5.10
+    (``GPT_OSS_TRTLLM_SWA_KEPT``) a trtllm_mha side turned hybrid SWA memory off."""
     prefill, decode = effective_backends(ctx.args)
     supported = SUPPORTED if ctx.release.has(CHANGES.GPT_OSS_CPU_AMX) else _SUPPORTED_BEFORE_AMX
     if not ctx.release.has(CHANGES.GPT_OSS_INTEL_XPU):  # before 0.5.11 intel_xpu was not listed
         supported = tuple(b for b in supported if b != "intel_xpu")
     if not ctx.release.has(CHANGES.GPT_OSS_AITER):  # before 0.5.10 aiter was not listed
         supported = tuple(b for b in supported if b != "aiter")
+    if not ctx.release.has(CHANGES.GPT_OSS_ASCEND_HYBRID_SWA):  # before 0.5.8 ascend was not listed
+        supported = tuple(b for b in supported if b != "ascend")
     if prefill not in supported or decode not in supported:
         raise ConflictError(
             f"GptOssForCausalLM requires one of {list(supported)} attention backend, but got the following "

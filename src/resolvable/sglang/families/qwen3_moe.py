@@ -7,6 +7,7 @@ NVFP4 / unquantized experts run on the flashinfer_trtllm MoE runner.
 from __future__ import annotations
 
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import quant_method, quantization_explicitly_unset
 from .qwen3_5 import ARCHS as QWEN3_5_ARCHS
 
@@ -15,7 +16,8 @@ ARCHS = ("Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", *QWEN3_5_A
 
 @registry.for_arch(*ARCHS)
 def qwen3_moe_runner(ctx):
-    """§3.13 (SM100 only)."""
+    """§3.13 (SM100 only). ``QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM`` (0.5.8): before it unquantized
+    experts kept the auto runner."""
     args = ctx.args
     if not ctx.platform.is_sm100:
         return {}
@@ -25,10 +27,10 @@ def qwen3_moe_runner(ctx):
         method = quant_method(ctx.hf)
         if method is not None:
             quantization = out["quantization"] = method
-    if (
-        quantization in ("fp8", "modelopt_fp4", None)
-        and args.moe_a2a_backend == "none"
-        and (args.moe_runner_backend == "auto")
-    ):
+    # QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM (0.5.8): unquantized experts too (0.5.7: fp8, modelopt_fp4)
+    kinds = ("fp8", "modelopt_fp4", None)
+    if not ctx.release.has(CHANGES.QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM):
+        kinds = ("fp8", "modelopt_fp4")
+    if quantization in kinds and args.moe_a2a_backend == "none" and (args.moe_runner_backend == "auto"):
         out["moe_runner_backend"] = "flashinfer_trtllm"
     return out

@@ -3,7 +3,7 @@
 One generated file per release, ``sglang-<version>.json`` in this directory, written by
 ``tools/extract_sglang_flags.py`` from that release's wheel (facts only: option strings,
 dest, type, choices, default, fallback, nargs, action, deprecation). Every supported release
-(0.5.8 on, with 0.5.8.post1, 0.5.10.post1, 0.5.12.post1 and 0.5.13.post1) has its own file, even when its flags equal the previous release's,
+(``SGLANG_RELEASES`` and their ``.postN`` patches) has its own file, even when its flags equal the previous release's,
 so "which release has this flag" is a lookup (``option_history``); a release without a file (one
 newer than the last table, or an unlisted ``.postN``) reads the newest table before it
 (``table_release``).
@@ -155,7 +155,7 @@ def history() -> Any:
 
 
 def parse_only_releases() -> tuple[str, ...]:
-    """The sglang releases whose flags are known but which no rule resolves (0.5.1 … 0.5.7),
+    """The sglang releases whose flags are known but which no rule resolves (from 0.5.1 up to the oldest resolved release),
     oldest first."""
     return history().releases
 
@@ -210,7 +210,7 @@ REMOVED_REPLACEMENTS: dict[str, str | None] = {
 }
 
 
-#: Flags sglang removed before the oldest full table (0.5.8) that published launch commands still use,
+#: Flags sglang removed before the oldest full table that published launch commands still use,
 #: with the flag that replaced each (sglang's MoE flags became --moe-a2a-backend and
 #: --moe-runner-backend values; expert parallelism became --ep-size).
 REMOVED_BEFORE_TABLES: dict[str, str] = {
@@ -222,7 +222,7 @@ REMOVED_BEFORE_TABLES: dict[str, str] = {
 }
 
 
-#: Flags of the parse-only releases (0.5.1-0.5.7) that sglang retired with a
+#: Flags of the parse-only releases that sglang retired with a
 #: ``DeprecatedAction`` whose help names the successor (server_args.py of the last release with
 #: the flag, quoted in short), beside those of ``REMOVED_BEFORE_TABLES``.
 RETIRED_WITH_SUCCESSOR: dict[str, str | None] = {

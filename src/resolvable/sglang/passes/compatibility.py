@@ -66,6 +66,28 @@ def fa3_fp8_e5m2_fallback(ctx):
 
 
 @registry.rule("attention_compat")
+def fa4_prefill_only(ctx):
+    """Before 0.5.8 (``FA4_DECODE_ALLOWED``; ``_handle_attention_backend_compatibility``, after the
+    FA3 FP8 fallback): fa4 runs prefill only, so fa4 as the attention or the decode backend is
+    refused."""
+    args = ctx.args
+    if ctx.release.has(CHANGES.FA4_DECODE_ALLOWED):
+        return {}
+    if args.attention_backend == "fa4" or args.decode_attention_backend == "fa4":
+        named = "attention_backend" if args.attention_backend == "fa4" else "decode_attention_backend"
+        raise ConflictError(
+            "FA4 backend is only supported for prefill. Please use `--prefill-attention-backend fa4` instead.",
+            fields=(named,),
+            fix=Fix(
+                another=(named,),
+                text="name fa4 with --prefill-attention-backend only (or use sglang 0.5.8 or later)",
+            ),
+            upstream="ValueError",
+        )
+    return {}
+
+
+@registry.rule("attention_compat")
 def aiter_long_context_memory(ctx):
     """C17: aiter with a context longer than 8192 tokens keeps 15% more memory free.
 

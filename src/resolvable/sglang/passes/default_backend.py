@@ -24,6 +24,37 @@ def _no_spec_or_topk_one(args) -> bool:
     return topk is None or (topk == 1 and args.page_size in (1, None))
 
 
+#: ``utils/common.is_fa3_default_architecture`` (0.5.7): the MHA models that Hopper defaulted to fa3
+#: before 0.5.8 (``HOPPER_MHA_FA3_EVERY_MODEL``), read from the config's first architecture.
+FA3_DEFAULT_ARCHITECTURES = frozenset(
+    {
+        "Llama4ForConditionalGeneration",
+        "LlamaForCausalLM",
+        "Olmo2ForCausalLM",
+        "Gemma2ForCausalLM",
+        "Gemma3ForConditionalGeneration",
+        "Qwen2ForCausalLM",
+        "Qwen3ForCausalLM",
+        "Qwen3MoeForCausalLM",
+        "Qwen3VLForConditionalGeneration",
+        "Qwen3VLMoeForConditionalGeneration",
+        "Glm4MoeForCausalLM",
+        "Glm4vForConditionalGeneration",
+        "Glm4vMoeForConditionalGeneration",
+        "Step3VLForConditionalGeneration",
+    }
+)
+
+
+def _hopper_fa3_model(ctx) -> bool:
+    """Whether Hopper's MHA arm applies to this model: every model since 0.5.8, before it only the
+    ``FA3_DEFAULT_ARCHITECTURES`` (the first entry of ``architectures``)."""
+    if ctx.release.has(CHANGES.HOPPER_MHA_FA3_EVERY_MODEL):
+        return True
+    archs = ctx.hf.architectures
+    return bool(archs) and archs[0] in FA3_DEFAULT_ARCHITECTURES
+
+
 def default_attention_backend(ctx) -> str:
     """``_get_default_attn_backend`` (spec §4.1 table: Whisper, MHA-a..f, MLA-a..f).
 
@@ -32,12 +63,14 @@ def default_attention_backend(ctx) -> str:
     ``ModelConfig._detect_attention_sinks``): the flashinfer-else-triton arm skips flashinfer for
     a model with attention sinks (before: flashinfer wherever it is available). Before 0.5.10 the
     tree sat inline in ``_handle_attention_backend_compatibility``, without the Whisper arm
-    (``WHISPER_ARMS``) and the MPS arms (``MPS_TORCH_NATIVE_DEFAULT``)."""
+    (``WHISPER_ARMS``) and the MPS arms (``MPS_TORCH_NATIVE_DEFAULT``).
+    ``HOPPER_MHA_FA3_EVERY_MODEL`` (0.5.8): the Hopper MHA arm takes every model (0.5.7: only
+    ``is_fa3_default_architecture``'s list; another model falls through to the later arms)."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures and ctx.release.has(CHANGES.WHISPER_ARMS):
         return "flashinfer"
     if not is_mla(hf, ctx.release):
-        if platform.is_sm90 and _no_spec_or_topk_one(args):
+        if platform.is_sm90 and _no_spec_or_topk_one(args) and _hopper_fa3_model(ctx):
             return "fa3"
         if (
             platform.is_sm100

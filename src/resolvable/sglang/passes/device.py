@@ -66,10 +66,21 @@ def deprecated_backend_aliases(ctx):
 
 @registry.rule("device")
 def device_default(ctx):
-    """§2.2 step 3: ``device`` from the platform when unset; ``--quantization unquant`` means None."""
+    """§2.2 step 3: ``device`` from the platform when unset; ``--quantization unquant`` means None.
+
+    ``CPU_ENGINE_ARM64`` (0.5.8, ``utils/common.is_cpu``): before it the CPU engine was x86-only,
+    so on an arm64 CPU host ``get_device`` found no device and refused."""
     out = {}
     if ctx.args.device is None:
-        out["device"] = ctx.platform.device
+        platform = ctx.platform
+        if platform.is_cpu and platform.is_arm64_host and not ctx.release.has(CHANGES.CPU_ENGINE_ARM64):
+            raise ConflictError(
+                "No accelerator (CUDA, XPU, HPU, NPU) is available.",
+                fields=("device",),
+                fix="sglang's CPU engine runs on arm64 hosts from 0.5.8 on (0.5.7 and older: x86 only)",
+                upstream="RuntimeError",
+            )
+        out["device"] = platform.device
     if ctx.args.quantization == "unquant":
         out["quantization"] = Force(None, "--quantization unquant: keep the checkpoint unquantized")
     return out

@@ -20,14 +20,15 @@ _WHY = "diffusion LLM constraint"
 
 @registry.rule("dllm")
 def dllm_attention_backend(ctx):
-    """Platform arms: HIP (no graphs, triton/aiter), NPU (ascend; since 0.5.10,
-    ``DLLM_ASCEND_ON_NPU``: before, Ascend took the CUDA-graph arm), decode graph on (flashinfer)."""
+    """Platform arms: HIP (no graphs, triton/aiter; since 0.5.8, ``DLLM_ROCM_TRITON``: before it
+    ROCm took the CUDA arm), NPU (ascend; since 0.5.10, ``DLLM_ASCEND_ON_NPU``: before, Ascend took
+    the CUDA-graph arm), decode graph on (flashinfer)."""
     args, platform = ctx.args, ctx.platform
     if args.dllm_algorithm is None:
         return {}
     out = {}
     backend = args.attention_backend
-    if platform.is_hip:
+    if platform.is_hip and ctx.release.has(CHANGES.DLLM_ROCM_TRITON):
         for phase in ("prefill", "decode"):
             if args[f"cuda_graph_backend_{phase}"] != "disabled":
                 out[f"cuda_graph_backend_{phase}"] = Force(

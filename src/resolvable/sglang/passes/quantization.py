@@ -133,6 +133,8 @@ class QuantRegistry:
     mxfp4: tuple[str, ...] = ("cuda", "cpu", "gfx95")
     #: platforms that append plain ``gptq`` (since 0.5.20, when it left the base dict)
     gptq: tuple[str, ...] = ()
+    #: methods only the NPU update appends, last (before 0.5.8: ``modelslim``)
+    npu_only: tuple[str, ...] = ()
 
     def methods(self, platform) -> list[str]:
         """The registry sglang builds at import time on this platform, in its order (the
@@ -142,6 +144,8 @@ class QuantRegistry:
         for name in ("gptq", "mxfp4") if platform.is_npu else ("mxfp4", "gptq"):
             if kind in getattr(self, name) and name not in methods:
                 methods.append(name)
+        if platform.is_npu:
+            methods += [m for m in self.npu_only if m not in methods]
         if platform.is_mps:
             methods += ["mlx_q4", "mlx_q8"]
         return methods
@@ -168,12 +172,18 @@ def release_arguments(release: Any) -> dict[str, Any]:
     registry, ROCm list, compatible pairs and checkpoint reading, with the delta of each change
     the release has applied in release order (one delta per change, never a copy per release)."""
     has = release.has
-    base, mxfp4, gptq = BASE_METHODS, ("cuda", "cpu", "gfx95"), ()
+    base, mxfp4, gptq, npu_only = BASE_METHODS, ("cuda", "cpu", "gfx95"), (), ()
     out: dict[str, Any] = {}
     reading = QuantReading()
+    if not has(CHANGES.QUANT_REGISTRY_BNB_MODELSLIM):
+        # before 0.5.8: no bitsandbytes or quark_int4fp8_moe (nor in the ROCm list), and
+        # modelslim only on NPU (appended by its update, from hardware_backend/npu)
+        base = tuple(m for m in base if m not in ("bitsandbytes", "modelslim", "quark_int4fp8_moe"))
+        npu_only = ("modelslim",)
+        out["rocm"] = ROCM_METHODS - {"quark_int4fp8_moe"}
     if not has(CHANGES.QUANT_MXFP8):  # before 0.5.9: no mxfp8 in the registry or the ROCm list
         base = tuple(m for m in base if m != "mxfp8")
-        out["rocm"] = ROCM_METHODS - {"mxfp8"}
+        out["rocm"] = out.get("rocm", ROCM_METHODS) - {"mxfp8"}
     if not has(CHANGES.QUANT_MXFP4_ON_CPU):  # before 0.5.14: mxfp4 on CUDA and gfx95 ROCm only
         mxfp4 = ("cuda", "gfx95")
     if not has(CHANGES.GPTQ_MARLIN_OFF_CUDA):  # before 0.5.13: gptq_marlin on CUDA only
@@ -221,15 +231,15 @@ def release_arguments(release: Any) -> dict[str, Any]:
         at = base.index("mxfp8") + 1
         base = (*base[:at], "minimax_m3_nvfp4", *base[at:])
         out["compatible"] = {**out.get("compatible", COMPATIBLE), "minimax_m3_nvfp4": ("mxfp8",)}
-    out["methods"] = QuantRegistry(base, mxfp4=mxfp4, gptq=gptq)
+    out["methods"] = QuantRegistry(base, mxfp4=mxfp4, gptq=gptq, npu_only=npu_only)
     return out
 
 
 @registry.rule("device")
 def verify_quantization(ctx):
     """``ModelConfig._verify_quantization``: checkpoint vs ``--quantization``, the release's
-    registry, ROCm (``release_arguments``: ``QUANT_MXFP8`` 0.5.9, ``GPTQ_MARLIN_OFF_CUDA`` 0.5.13,
-    ``QUANT_MXFP4_ON_CPU`` 0.5.14, ``QUANT_REGISTRY_HUMMING`` 0.5.16,
+    registry, ROCm (``release_arguments``: ``QUANT_REGISTRY_BNB_MODELSLIM`` 0.5.8, ``QUANT_MXFP8``
+    0.5.9, ``GPTQ_MARLIN_OFF_CUDA`` 0.5.13, ``QUANT_MXFP4_ON_CPU`` 0.5.14, ``QUANT_REGISTRY_HUMMING`` 0.5.16,
     ``QUANT_REQUANTIZE`` 0.5.17, ``QUANT_MODELOPT_EXACT`` 0.5.18, ``QUANT_MODELOPT_ALLOWLIST``
     0.5.19, ``QUANT_GPTQ_PLATFORMS`` 0.5.20, ``QUANT_MINIMAX_M3_NVFP4`` 0.5.23)."""
     return _verify_quantization(ctx, **ctx.release.derive(release_arguments))

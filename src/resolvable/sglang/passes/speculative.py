@@ -75,12 +75,15 @@ _SPEC_V2_BRANCH_ARCHS = ArchList(
 def _overlap_before_spec_v2_default(ctx) -> dict:
     """Before ``SPEC_V2_BY_DEFAULT`` (0.5.11; 0.5.10 ``_handle_speculative_decoding``): the overlap
     schedule stays on only with spec v2 (``SGLANG_ENABLE_SPEC_V2``, default off, or set by the
-    branches above), which refuses a topk above 1; otherwise it is turned off."""
+    branches above), which refuses a topk above 1; otherwise it is turned off. STANDALONE takes
+    spec v2 since 0.5.8 (``SPEC_V2_STANDALONE``; 0.5.7: EAGLE and EAGLE3 only)."""
     args = ctx.args
     spec_v2 = env_flag(ctx, "SGLANG_ENABLE_SPEC_V2") or (
         args.speculative_algorithm == "EAGLE"
         and any(a in ctx.arch and ctx.release.holds(_SPEC_V2_BRANCH_ARCHS, a) for a in _SPEC_V2_BRANCH_ARCHS)
     )
+    if args.speculative_algorithm == "STANDALONE" and not ctx.release.has(CHANGES.SPEC_V2_STANDALONE):
+        spec_v2 = False  # 0.5.7: spec v2 took EAGLE and EAGLE3 only
     if not spec_v2:
         return {} if args.disable_overlap_schedule else {"disable_overlap_schedule": True}
     if args.speculative_eagle_topk is not None and args.speculative_eagle_topk > 1:
