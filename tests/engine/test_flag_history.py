@@ -65,8 +65,6 @@ EXPECTED = {
         "0.5.5.post3",
         "0.5.6",
         "0.5.6.post1",
-        "0.5.6.post2",
-        "0.5.7",
         "0.5.8",
         "0.5.8.post1",
         "0.5.9",
@@ -74,7 +72,7 @@ EXPECTED = {
 }
 
 #: The releases CI regenerates from their wheels: the oldest, one in the middle, the newest.
-SAMPLE = {"vllm": ("0.11.0", "0.15.0", "0.19.1"), "sglang": ("0.5.1", "0.5.5.post3", "0.5.9")}
+SAMPLE = {"vllm": ("0.11.0", "0.15.0", "0.19.1"), "sglang": ("0.5.1", "0.5.3.post1", "0.5.4.post3")}
 
 
 def _extractor(engine: str):
@@ -89,8 +87,11 @@ def _extractor(engine: str):
 @pytest.mark.parametrize("engine", FLAGS)
 def test_every_release_in_the_range_has_a_parse_only_table(engine):
     assert list(FLAGS[engine].parse_only_releases()) == EXPECTED[engine]
-    oldest_full = FLAGS[engine].releases()[0]
-    assert all(version_key(r) < version_key(oldest_full) for r in EXPECTED[engine])
+    # older than the oldest full table, or in a gap that a step being modelled on another
+    # branch leaves for a while (sglang 0.5.8-0.5.9 while 0.5.7 is resolved); never both
+    full = FLAGS[engine].releases()
+    assert version_key(EXPECTED[engine][0]) < version_key(full[0])
+    assert not set(EXPECTED[engine]) & set(full)
 
 
 @pytest.mark.parametrize("engine", FLAGS)

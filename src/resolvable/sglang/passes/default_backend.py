@@ -30,18 +30,23 @@ def default_attention_backend(ctx) -> str:
     ``ASYMMETRIC_KV_FA4`` (0.5.17): on the SM100 MHA arm, a model whose K and V rows differ in
     width gets ``fa4`` instead of ``trtllm_mha``. ``ATTENTION_SINKS_NOT_FLASHINFER`` (0.5.11,
     ``ModelConfig._detect_attention_sinks``): the flashinfer-else-triton arm skips flashinfer for
-    a model with attention sinks (before: flashinfer wherever it is available)."""
+    a model with attention sinks (before: flashinfer wherever it is available).
+    ``TRTLLM_MHA_DEFAULT_SM100_ONLY`` (0.5.7): the trtllm_mha arm needs SM100 and, with speculation,
+    an explicit EAGLE topk; before, any Blackwell (capability 10 or 12, ``is_blackwell()``) took
+    it, and SM120 was then refused by the trtllm_mha check."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures:
         return "flashinfer"
     if not is_mla(hf):
         if platform.is_sm90 and _no_spec_or_topk_one(args):
             return "fa3"
-        if (
-            platform.is_sm100
-            and _no_spec_or_topk_one(args)
-            and (args.speculative_algorithm is None or args.speculative_eagle_topk is not None)
-        ):
+        if ctx.release.has(CHANGES.TRTLLM_MHA_DEFAULT_SM100_ONLY):
+            trtllm = platform.is_sm100 and (
+                args.speculative_algorithm is None or args.speculative_eagle_topk is not None
+            )
+        else:
+            trtllm = platform.is_blackwell_cc
+        if trtllm and _no_spec_or_topk_one(args):
             asymmetric = has_asymmetric_kv(hf) and ctx.release.has(CHANGES.ASYMMETRIC_KV_FA4)
             return "fa4" if asymmetric else "trtllm_mha"
         if platform.is_hip:
