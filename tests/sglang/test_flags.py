@@ -277,6 +277,7 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang.flags import table_release
 
     assert releases() == [
+        "0.5.6.post1",
         "0.5.6.post2",
         "0.5.7",
         "0.5.10",
@@ -286,7 +287,7 @@ def test_every_supported_release_has_its_own_table():
         "0.5.12.post1",
         "0.5.13",
         "0.5.13.post1",
-        *SGLANG_RELEASES[6:],
+        *SGLANG_RELEASES[7:],
     ]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
@@ -442,10 +443,10 @@ KNOWN_CHOICE_MISMATCHES = {
     **{(r, "dsa_prefill_backend"): ([], ["intel_xpu", "triton_sparse_mla"]) for r in ("0.5.22", "0.5.23")},
     **{(r, "dsa_decode_backend"): ([], ["intel_xpu"]) for r in ("0.5.22", "0.5.23")},
     # choices that arrived in 0.5.8-0.5.10, whose steps are modelled on other branches (issue 32);
-    # 0.5.7 brought none to these fields, so 0.5.6.post2 and 0.5.7 read alike
+    # 0.5.7 and 0.5.6.post2 brought none to these fields, so 0.5.6.post1-0.5.7 read alike
     **{
         (r, f): names
-        for r in ("0.5.6.post2", "0.5.7")
+        for r in ("0.5.6.post1", "0.5.6.post2", "0.5.7")
         for f, names in (
             ("moe_a2a_backend", (["flashinfer", "mori", "nixl"], [])),
             ("speculative_moe_a2a_backend", (["flashinfer", "mori", "nixl"], [])),

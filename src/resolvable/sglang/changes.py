@@ -781,6 +781,15 @@ CHANGES = ChangeTable(
             upstream="server_args._handle_model_specific_adjustments (Step3p5/Step3p7 branch)",
             summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
         ),
+        # -- 0.5.6.post2 (what 0.5.6.post1 did not do yet; docs/releases/0.5.6.post2.md) ---------
+        Change(
+            "SM90_PROBE_CUDA_ONLY",
+            "0.5.6.post2",
+            upstream="utils/common.is_sm90_supported (server_args._handle_model_specific_adjustments, Llama4 arm)",
+            summary="the SM90 probe answers False off CUDA; before, a ROCm GPU of capability 9 (MI300, MI350) "
+            "compared the unset torch.version.cuda with '12.3' and failed (TypeError), so Llama 4 without "
+            "--attention-backend did not start there",
+        ),
         # -- 0.5.7 (what 0.5.6.post2 did not do yet; docs/releases/0.5.7.md) ---------------------
         Change(
             "TRTLLM_MHA_DEFAULT_SM100_ONLY",
