@@ -28,6 +28,7 @@ def test_the_changes_of_0_5_7_are_named():
         "DETERMINISTIC_ROCM_KEEPS_CUSTOM_AR",
         "SPEC_MOE_RUNNER_FILLED",
         "SPEC_V2_EAGLE3_TOPK_ONE",
+        "SWA_RATIO_RANGE_CHECKED",
     }
 
 
@@ -101,3 +102,9 @@ def test_spec_v2_covers_eagle3_and_checks_topk_since_0_5_7():
     kept = {**eagle3, "disable_overlap_schedule": True}
     assert resolve_at("qwen3-8b", "h200", OLD, env=v2, **kept)["disable_overlap_schedule"] is True
     assert resolve_at("qwen3-8b", "h200", NEW, env=v2, **kept)["disable_overlap_schedule"] is False
+
+
+def test_swa_full_tokens_ratio_is_range_checked_since_0_5_7():
+    flags = {"swa_full_tokens_ratio": 1.5}
+    assert resolve_at("llama-3.1-8b", "h100", OLD, **flags)["swa_full_tokens_ratio"] == 1.5
+    assert "should be in range (0, 1.0]" in refusal_at("llama-3.1-8b", "h100", NEW, **flags)

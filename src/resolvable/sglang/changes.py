@@ -843,6 +843,12 @@ CHANGES = ChangeTable(
             "case turns it off (before: EAGLE only, no topk check, and EAGLE3/STANDALONE under spec v2 left "
             "it as it was)",
         ),
+        Change(
+            "SWA_RATIO_RANGE_CHECKED",
+            "0.5.7",
+            upstream="server_args._handle_cache_compatibility",
+            summary="--swa-full-tokens-ratio outside (0, 1] is refused (before: not checked)",
+        ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
         Change(
             "ATTENTION_SINKS_NOT_FLASHINFER",
