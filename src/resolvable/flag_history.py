@@ -1,6 +1,7 @@
 """Flag tables of the releases a pack parses but does not resolve, stored as deltas.
 
-The releases before the first modelled one (vLLM 0.11.0–0.19.1, sglang 0.5.1–0.5.9) are
+The releases before the first modelled one (vLLM 0.11.0–0.19.1, sglang 0.5.1–0.5.6; sglang
+0.5.8–0.5.9 sit between resolved releases for now) are
 *parse-only*: a pasted command of such a release is read with that release's own flags, and
 ``upgrade --from`` lists what was removed or renamed on the way, but no rule resolves it. Their
 tables are generated from each wheel by the pack's extractor (``tools/extract_*_flags.py``) and

@@ -4,7 +4,8 @@
 Invariants:
 
 * a parse-only release (``Pack.parse_only_releases``: vLLM 0.11.0–0.19.1, sglang
-  0.5.1–0.5.9) is never resolved: ``explain``/``resolve`` of one parses the pasted command
+  0.5.1–0.5.6 and, while their steps are modelled elsewhere, 0.5.8–0.5.9) is never resolved:
+  ``explain``/``resolve`` of one parses the pasted command
   with that release's own flags and says so plainly, exit code 3 (``EXIT_PARSED_ONLY``: known
   release, command read, nothing resolved; not an error). A flag that release refuses is a usage
   error (2), as for a modelled release;

@@ -1,6 +1,7 @@
 """A pasted sglang launch read with the flags of one release, parse-only releases included.
 
-The releases before the first modelled one (0.5.1–0.5.9) have flag tables
+The releases before the first modelled one (0.5.1–0.5.6; 0.5.8–0.5.9 sit between resolved
+releases for now) have flag tables
 (``flags.parse_only_releases``) but no rules: ``read_flags`` parses the launch with an argparse
 parser built from that release's table alone (``cli_args.add_cli_args(release=...)``), so the CLI
 can answer "parsed, not resolved" and ``upgrade --from`` can name the flags that later releases

@@ -155,7 +155,8 @@ def history() -> Any:
 
 
 def parse_only_releases() -> tuple[str, ...]:
-    """The sglang releases whose flags are known but which no rule resolves (0.5.1 … 0.5.9),
+    """The sglang releases whose flags are known but which no rule resolves (0.5.1 … 0.5.6,
+    0.5.8 … 0.5.9),
     oldest first."""
     return history().releases
 
