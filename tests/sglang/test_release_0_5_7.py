@@ -108,3 +108,11 @@ def test_swa_full_tokens_ratio_is_range_checked_since_0_5_7():
     flags = {"swa_full_tokens_ratio": 1.5}
     assert resolve_at("llama-3.1-8b", "h100", OLD, **flags)["swa_full_tokens_ratio"] == 1.5
     assert "should be in range (0, 1.0]" in refusal_at("llama-3.1-8b", "h100", NEW, **flags)
+
+
+def test_an_image_tag_names_a_listed_post_release():
+    from resolvable.cli.paste import tag_release
+    from resolvable.sglang import registry
+
+    assert tag_release("v0.5.6.post2-cu126", registry.releases, "SGLang") == ("0.5.6.post2", None)
+    assert tag_release("v0.5.7-cu129-amd64", registry.releases, "SGLang") == ("0.5.7", None)
