@@ -18,6 +18,9 @@ import re
 import sys
 import zipfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+from resolvable.flag_history import version_key
+
 OUT = os.path.join(os.path.dirname(__file__), "..", "src", "resolvable", "sglang", "architectures.json")
 MODULE = re.compile(r"^sglang/srt/models/([A-Za-z0-9_]+)\.py$")
 
@@ -78,7 +81,7 @@ def main(argv: list[str]) -> int:
         "schema": 1,
         "source": "sglang/srt/models/*.py EntryClass (models/registry.py import_model_classes), per wheel",
         "generated_by": "tools/extract_sglang_archs.py",
-        "releases": dict(sorted(releases.items(), key=lambda kv: tuple(int(p) for p in kv[0].split(".")))),
+        "releases": dict(sorted(releases.items(), key=lambda kv: version_key(kv[0]))),  # .postN after its base
     }
     with open(OUT + ".tmp", "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=0, sort_keys=False)

@@ -155,31 +155,29 @@ def test_every_vllm_corpus_command_crosses_the_boundary(capsys, case):
 QWEN_TP4 = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tensor-parallel-size 4"
 
 
-@pytest.mark.skipif(
-    version_key(packs.get("sglang").releases[0]) < version_key("0.5.7"),
-    reason="sglang 0.5.7 (the table that changed the default) is resolved: no longer on the table half",
-)
 def test_golden_sglang_default_named_by_its_table(capsys):
-    """sglang/srt/server_args.py ServerArgs.piecewise_cuda_graph_max_tokens: 4096 in the
-    0.5.6.post2 wheel, None in the 0.5.7 wheel; the launch does not set it. (Before 0.5.7 and
-    0.5.8 were resolved this test named --load-balance-method, round_robin in 0.5.7 → auto in 0.5.8.)"""
-    argv = ["upgrade", "--from", "0.5.5", "--to", "0.5.23", "--platform", "h100", "--json"]
+    """sglang/srt/server_args.py ServerArgs.sm_group_num: 3 in the 0.5.3.post1 wheel, 8 in the
+    0.5.3.post2 wheel (and every later one); the launch does not set it. From 0.5.1, a release
+    that stays parse-only while the boundary moves down (issue 32 resolves 0.5.5 and later), so
+    the default is always on the table half."""
+    argv = ["upgrade", "--from", "0.5.1", "--to", "0.5.23", "--platform", "h100", "--json"]
     code, out, err = _run(capsys, [*argv, "--", *shlex.split(QWEN_TP4)])
     assert code == 0, err
     data = json.loads(out)
+    assert version_key(data["boundary"]) > version_key("0.5.3.post2")
     defaults = {d["option"]: d for d in data["tables"]["defaults_changed"]}
-    step = defaults["--piecewise-cuda-graph-max-tokens"]
-    assert (step["before"], step["after"]) == (4096, None)
-    assert [s["release"] for s in step["steps"]] == ["0.5.7"]
-    assert step["steps"][0]["named_by"] == (
-        "default of --piecewise-cuda-graph-max-tokens: 4096 in 0.5.6.post2 → null in 0.5.7 (SGLang 0.5.7's flag table)"
+    groups = defaults["--sm-group-num"]
+    assert (groups["before"], groups["after"]) == (3, 8)
+    assert [s["release"] for s in groups["steps"]] == ["0.5.3.post2"]
+    assert groups["steps"][0]["named_by"] == (
+        "default of --sm-group-num: 3 in 0.5.3.post1 → 8 in 0.5.3.post2 (SGLang 0.5.3.post2's flag table)"
     )
     # a flag the launch sets is not listed (--tensor-parallel-size is --tp-size)
     assert all(d["dest"] != "tp_size" for d in data["tables"]["defaults_changed"])
     code, out, _ = _run(capsys, [*argv[:-1], "--", *shlex.split(QWEN_TP4)])
     b = data["boundary"]
-    assert f"split at {b}" in out and "SGLang 0.5.7's flag table" in out
-    assert f"── 0.5.5 → {b}: flag tables" in out and f"── {b} → 0.5.23: resolved ──" in out
+    assert f"split at {b}" in out and "SGLang 0.5.3.post2's flag table" in out
+    assert f"── 0.5.1 → {b}: flag tables" in out and f"── {b} → 0.5.23: resolved ──" in out
     assert "not attributed:" in out and f"on {b} the rules derive, for this launch:" in out
 
 

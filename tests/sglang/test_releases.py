@@ -14,6 +14,7 @@ import pytest
 
 from resolvable import Platform
 from resolvable.errors import ConflictError, InvalidArgumentError
+from resolvable.rules import release_key
 from resolvable.sglang import SGLANG_RELEASES, SGLANG_VERSION, registry, resolve_server_args
 from resolvable.sglang.api import sglang_release
 from resolvable.sglang.grid import cases
@@ -42,6 +43,7 @@ def test_default_release_is_the_newest_supported():
 
 def test_no_release_named_resolves_the_default_release():
     assert registry.releases == SGLANG_RELEASES and "0.5.9" in registry.releases
+    assert list(registry.releases) == sorted(registry.releases, key=release_key)  # .postN after its base
     assert registry.default_release in registry.releases
     res = resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("h100"))
     assert res.release == registry.default_release
@@ -55,6 +57,7 @@ def test_no_release_named_resolves_the_default_release():
         ("0.5.15.post1", "0.5.15"),
         ("0.5.13.post1", "0.5.13"),
         ("0.5.12.post1", "0.5.12"),
+        ("0.5.6.post2", "0.5.6.post2"),  # a listed post release is a release of its own
     ],
 )
 def test_release_names(version, release):

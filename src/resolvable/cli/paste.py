@@ -243,6 +243,8 @@ def tag_release(
     from ..flag_history import release_of_tag
 
     exact = release_of_tag(tag)
+    if exact is not None and exact in supported:  # a post release resolved as itself
+        return exact, None
     if exact is not None and exact in parse_only:
         return (
             exact,

@@ -781,6 +781,74 @@ CHANGES = ChangeTable(
             upstream="server_args._handle_model_specific_adjustments (Step3p5/Step3p7 branch)",
             summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
         ),
+        # -- 0.5.6.post2 (what 0.5.6.post1 did not do yet; docs/releases/0.5.6.post2.md) ---------
+        Change(
+            "SM90_PROBE_CUDA_ONLY",
+            "0.5.6.post2",
+            upstream="utils/common.is_sm90_supported (server_args._handle_model_specific_adjustments, Llama4 arm)",
+            summary="the SM90 probe answers False off CUDA; before, a ROCm GPU of capability 9 (MI300, MI350) "
+            "compared the unset torch.version.cuda with '12.3' and failed (TypeError), so Llama 4 without "
+            "--attention-backend did not start there",
+        ),
+        # -- 0.5.7 (what 0.5.6.post2 did not do yet; docs/releases/0.5.7.md) ---------------------
+        Change(
+            "TRTLLM_MHA_DEFAULT_SM100_ONLY",
+            "0.5.7",
+            upstream="server_args._handle_attention_backend_compatibility (MHA default arm)",
+            summary="the MHA default is trtllm_mha on SM100 only (SM120 falls back to flashinfer), and with "
+            "speculation only when --speculative-eagle-topk is given (before: on any Blackwell, capability "
+            "10 or 12, then refused there off SM100)",
+        ),
+        Change(
+            "TRTLLM_MOE_BF16_COMPRESSED",
+            "0.5.7",
+            upstream="server_args._handle_moe_kernel_config (flashinfer_trtllm)",
+            summary="the FlashInfer TRT-LLM MoE runner also takes compressed-tensors and unquantized "
+            "(bfloat16) models (before: modelopt_fp4, modelopt_fp8 or fp8 only)",
+        ),
+        Change(
+            "NEMOTRON_H_SM100_FLASHINFER",
+            "0.5.7",
+            upstream="server_args._handle_model_specific_adjustments (NemotronHForCausalLM arm)",
+            summary="Nemotron-H defaults to flashinfer on SM100 and refuses triton (before: it shared the "
+            "Falcon-H1 arm, which only turned the overlap schedule off: the generic default, trtllm_mha on "
+            "Blackwell)",
+        ),
+        Change(
+            "TRTLLM_MLA_BF16_KV",
+            "0.5.7",
+            upstream="server_args._handle_attention_backend_compatibility (trtllm_mla)",
+            summary="trtllm_mla accepts a bf16 KV cache (before: fp8_e4m3, fp4_e2m1 or auto)",
+        ),
+        Change(
+            "DETERMINISTIC_ROCM_KEEPS_CUSTOM_AR",
+            "0.5.7",
+            upstream="server_args._handle_deterministic_inference (TP > 1)",
+            summary="deterministic inference with TP > 1 keeps the custom all-reduce on ROCm (its one-stage "
+            "kernel); before, every vendor turned it off",
+        ),
+        Change(
+            "SPEC_MOE_RUNNER_FILLED",
+            "0.5.7",
+            upstream="server_args._handle_speculative_decoding (speculative_moe_runner_backend)",
+            summary="the draft MoE runner is filled (auto for flashinfer_trtllm, else the main runner) and an "
+            "explicit flashinfer_trtllm draft runner is refused (before: left unset, layers/moe/utils.py "
+            "read the main runner)",
+        ),
+        Change(
+            "SPEC_V2_EAGLE3_TOPK_ONE",
+            "0.5.7",
+            upstream="server_args._handle_speculative_decoding (SGLANG_ENABLE_SPEC_V2)",
+            summary="spec v2 keeps the overlap schedule for EAGLE3 too and refuses a topk above 1; every other "
+            "case turns it off (before: EAGLE only, no topk check, and EAGLE3/STANDALONE under spec v2 left "
+            "it as it was)",
+        ),
+        Change(
+            "SWA_RATIO_RANGE_CHECKED",
+            "0.5.7",
+            upstream="server_args._handle_cache_compatibility",
+            summary="--swa-full-tokens-ratio outside (0, 1] is refused (before: not checked)",
+        ),
         # -- 0.5.9 (what 0.5.8 did not do yet; docs/releases/0.5.9.md) ---------------------------
         Change(
             "QUANT_MXFP8",

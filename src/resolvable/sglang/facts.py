@@ -122,19 +122,19 @@ _MLA_LATE = frozenset(
 
 #: Members of ``_MLA_ARCHS`` that a release added to ``ModelConfig._derive_model_shapes``'s MLA
 #: list (GLM-5 and Kimi-K2.5 in 0.5.9, with their models).
-_MLA_ARCHS_SINCE = ArchList(
+MLA_ARCHS_SINCE = ArchList(
     ("GlmMoeDsaForCausalLM", "0.5.9"), ("KimiK25ForConditionalGeneration", "0.5.9"), what="MLA architectures"
 )
 
 
 def is_mla(hf: Any, release: Any = None) -> bool:
     """``use_mla_backend()``: the model's attention is MLA (spec §3.21; any entry of architectures).
-    ``release`` (the rule's ``ctx.release``) drops the members of ``_MLA_ARCHS_SINCE`` it does not
+    ``release`` (the rule's ``ctx.release``) drops the members of ``MLA_ARCHS_SINCE`` it does not
     hold; without one every member counts (the newest lists)."""
     archs = set(hf.architectures)
     text = hf.text_config
     if release is not None:
-        archs -= {a for a in archs & set(_MLA_ARCHS_SINCE) if not release.holds(_MLA_ARCHS_SINCE, a)}
+        archs -= {a for a in archs & set(MLA_ARCHS_SINCE) if not release.holds(MLA_ARCHS_SINCE, a)}
     if archs & _MLA_ARCHS:
         return True
     if archs & _MLA_IF_KV_LORA and text.get("kv_lora_rank") is not None:

@@ -48,7 +48,15 @@ def is_blackwell(platform: Platform) -> bool:
     return platform.cuda_major_in((10, 11, 12), _BLACKWELL_CUDA)
 
 
+def is_blackwell_cc(platform: Platform) -> bool:
+    """Capability major 10 or 12, any CUDA build: sglang 0.5.6.post2's ``is_blackwell()``
+    (``sglang/srt/utils/common.py``), the gate of its MHA trtllm_mha default (0.5.7 asks
+    ``is_sm100_supported`` there instead: ``TRTLLM_MHA_DEFAULT_SM100_ONLY``)."""
+    return platform.cuda_major_in((10, 12), (0, 0))
+
+
 define_platform_fact("is_sm90", is_sm90)
+define_platform_fact("is_blackwell_cc", is_blackwell_cc)
 define_platform_fact("is_sm100", is_sm100)
 define_platform_fact("is_sm100_or_sm110", is_sm100_or_sm110)
 define_platform_fact("is_sm120", is_sm120)

@@ -17,9 +17,11 @@ from ..checkpoint import hf_quantization_config
 from ..facts import model_quantization
 
 TRITON_ON_SM100 = ArchList(
-    "FalconH1ForCausalLM",
-    "JetNemotronForCausalLM",
-    "JetVLMForConditionalGeneration",
+    # 0.5.7 (server_args._handle_model_specific_adjustments): the Falcon-H1 arm gained the SM100
+    # triton default; 0.5.6.post2's only turned the overlap schedule off
+    ("FalconH1ForCausalLM", "0.5.7"),
+    ("JetNemotronForCausalLM", "0.5.7"),
+    ("JetVLMForConditionalGeneration", "0.5.7"),
     # 0.5.23 (``model_overrides/minicpmv.py``): MiniCPM-V 4.7 registered on the 4.6 override.
     ("MiniCPMV4_7ForConditionalGeneration", "0.5.23"),
     ("MiniCPMV4_6ForConditionalGeneration", "0.5.12"),  # 0.5.11: no MiniCPM-V 4.6 branch
@@ -65,10 +67,13 @@ def lfm2_nemotron_attention(ctx):
     unset: without speculation trtllm_mha on SM100; with speculation trtllm_mha on SM100 when
     the EAGLE topk is unset or 1 (page 64 when unset, draft backend trtllm_mha for
     EAGLE/NEXTN/DSPARK), else triton (draft backend flashinfer for EAGLE/NEXTN/DFLASH/DSPARK).
+    ``NEMOTRON_H_SM100_FLASHINFER`` (0.5.7): before it, Nemotron-H took the generic default.
 
     Its ``mamba_radix_cache_strategy`` write is not declared: the mamba resolution has already
     decided the strategy when the override reads it (docs/releases/0.5.19.md)."""
     args, platform = ctx.args, ctx.platform
+    if ctx.arch in NEMOTRON_H and not ctx.release.has(CHANGES.NEMOTRON_H_SM100_FLASHINFER):
+        return {}  # the generic default
     if ctx.arch not in NEMOTRON_H or not ctx.release.has(CHANGES.NEMOTRON_H_BLACKWELL_DEFAULTS):
         if args.attention_backend is None and platform.is_sm100:
             return {"attention_backend": "flashinfer"}
@@ -103,8 +108,12 @@ def lfm2_nemotron_attention(ctx):
 def no_triton_check(ctx):
     """§3.11 (``model_hook.handle_model_specific_adjustments``): LFM2 and Nemotron-H refuse
     triton (checked on ``A`` before the generic default); ``NEMOTRON_H_TRITON_ALLOWED`` (0.5.19):
-    only LFM2 (Nemotron-H's own override may pick triton)."""
-    if ctx.arch in NEMOTRON_H and ctx.release.has(CHANGES.NEMOTRON_H_TRITON_ALLOWED):
+    only LFM2 (Nemotron-H's own override may pick triton); ``NEMOTRON_H_SM100_FLASHINFER`` (0.5.7):
+    Nemotron-H's check arrived with its own arm."""
+    if ctx.arch in NEMOTRON_H and (
+        ctx.release.has(CHANGES.NEMOTRON_H_TRITON_ALLOWED)
+        or not ctx.release.has(CHANGES.NEMOTRON_H_SM100_FLASHINFER)
+    ):
         return {}
     if ctx.args.attention_backend == "triton":
         raise ConflictError(

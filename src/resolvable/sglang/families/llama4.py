@@ -9,14 +9,30 @@ from __future__ import annotations
 from ...errors import ConflictError
 from ...rules import Fix
 from .._base import registry
+from ..changes import CHANGES
 
 ARCHS = ("Llama4ForConditionalGeneration", "Llama4ForCausalLM")
 SUPPORTED = ("fa3", "aiter", "triton", "ascend", "trtllm_mha", "intel_xpu")
 
 
+def _sm90_probe_fails(ctx) -> bool:
+    """Before ``SM90_PROBE_CUDA_ONLY`` (0.5.6.post2), ``is_sm90_supported`` asked
+    ``is_cuda_alike()``: on a ROCm GPU of capability 9 it reached ``torch.version.cuda >= "12.3"``
+    with no CUDA version (a TypeError)."""
+    platform = ctx.platform
+    return (
+        platform.is_hip
+        and platform.capability is not None
+        and platform.capability[0] == 9
+        and not ctx.release.has(CHANGES.SM90_PROBE_CUDA_ONLY)
+    )
+
+
 @registry.for_arch(*ARCHS)
 def llama4_defaults(ctx):
-    """§3.4: fill ``A`` per platform; FP8 MoE on SM100 uses flashinfer_trtllm."""
+    """§3.4: fill ``A`` per platform; FP8 MoE on SM100 uses flashinfer_trtllm.
+    ``SM90_PROBE_CUDA_ONLY`` (0.5.6.post2): before it, ROCm GPUs of capability 9 failed in the SM90
+    probe instead of getting aiter."""
     args, platform = ctx.args, ctx.platform
     if args.device == "cpu":
         return {}
@@ -26,6 +42,15 @@ def llama4_defaults(ctx):
             out["attention_backend"] = "trtllm_mha"
         elif platform.is_sm90:
             out["attention_backend"] = "fa3"
+        elif _sm90_probe_fails(ctx):
+            raise ConflictError(
+                "Llama 4 without --attention-backend on ROCm: sglang's SM90 probe compares the unset "
+                "torch.version.cuda with '12.3' and fails ('>=' not supported between instances of "
+                "'NoneType' and 'str').",
+                fields=("attention_backend",),
+                fix=Fix(set={"attention_backend": "aiter"}),
+                upstream="TypeError",
+            )
         elif platform.is_hip:
             out["attention_backend"] = "aiter"
         elif args.device == "xpu":

@@ -17,7 +17,7 @@ from ..facts import effective_backends, is_mla
 def trtllm_mla_checks(ctx):
     """C10: trtllm_mla (A or D) needs Blackwell and a kv dtype in {fp8_e4m3, fp4_e2m1, bf16,
     auto}; ``TRTLLM_MLA_NO_FP4_KV`` (0.5.21, ``overrides._mla_kv_cache_dtype_checks``):
-    ``fp4_e2m1`` is gone."""
+    ``fp4_e2m1`` is gone; ``TRTLLM_MLA_BF16_KV`` (0.5.7): ``bf16`` arrived."""
     args = ctx.args
     if "trtllm_mla" not in (args.attention_backend, args.decode_attention_backend):
         return {}
@@ -33,17 +33,21 @@ def trtllm_mla_checks(ctx):
         )
     if ctx.release.has(CHANGES.TRTLLM_MLA_NO_FP4_KV):
         kv_dtypes: tuple[str, ...] = ("fp8_e4m3", "bf16", "auto")
-    else:
+    elif ctx.release.has(CHANGES.TRTLLM_MLA_BF16_KV):
         kv_dtypes = ("fp8_e4m3", "fp4_e2m1", "bf16", "auto")
+    else:
+        kv_dtypes = ("fp8_e4m3", "fp4_e2m1", "auto")
     if args.kv_cache_dtype not in kv_dtypes:
         listed = ", ".join(kv_dtypes[:-1]) + f", or {kv_dtypes[-1]}"
         others = [d for d in kv_dtypes if d not in ("bf16", "auto")]
+        bf16 = ["bf16"] if "bf16" in kv_dtypes else []
+        named = "bf16 (not 'bfloat16'), " if bf16 else ""
         raise ConflictError(
             f"TensorRT-LLM MLA backend only supports kv-cache-dtype of {listed}.",
             fields=("attention_backend", "kv_cache_dtype"),
             fix=Fix.any_of(
-                *(Fix(set={"kv_cache_dtype": d}) for d in ("bf16", *others, "auto")),
-                text=f"pass --kv-cache-dtype bf16 (not 'bfloat16'), {', '.join(others)} or auto",
+                *(Fix(set={"kv_cache_dtype": d}) for d in (*bf16, *others, "auto")),
+                text=f"pass --kv-cache-dtype {named}{', '.join(others)} or auto",
             ),
         )
     return {}

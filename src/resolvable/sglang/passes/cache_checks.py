@@ -11,13 +11,14 @@ from __future__ import annotations
 from ...errors import ConflictError
 from ...rules import Fix
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import is_mla
 
 
 @registry.rule("cache_compat")
 def cache_compatibility(ctx):
     """Hierarchical cache and a disabled radix cache exclude each other; the SWA full-token
-    ratio must be in (0, 1]."""
+    ratio must be in (0, 1] (checked since 0.5.7: ``SWA_RATIO_RANGE_CHECKED``)."""
     args = ctx.args
     if args.enable_hierarchical_cache and args.disable_radix_cache:
         raise ConflictError(
@@ -30,7 +31,7 @@ def cache_compatibility(ctx):
                 text="drop --enable-hierarchical-cache or --disable-radix-cache",
             ),
         )
-    if not 0 < args.swa_full_tokens_ratio <= 1.0:
+    if not 0 < args.swa_full_tokens_ratio <= 1.0 and ctx.release.has(CHANGES.SWA_RATIO_RANGE_CHECKED):
         raise ConflictError(
             "--swa-full-tokens-ratio should be in range (0, 1.0].",
             fields=("swa_full_tokens_ratio",),

@@ -65,18 +65,23 @@ def default_attention_backend(ctx) -> str:
     tree sat inline in ``_handle_attention_backend_compatibility``, without the Whisper arm
     (``WHISPER_ARMS``) and the MPS arms (``MPS_TORCH_NATIVE_DEFAULT``).
     ``HOPPER_MHA_FA3_EVERY_MODEL`` (0.5.8): the Hopper MHA arm takes every model (0.5.7: only
-    ``is_fa3_default_architecture``'s list; another model falls through to the later arms)."""
+    ``is_fa3_default_architecture``'s list; another model falls through to the later arms).
+    ``TRTLLM_MHA_DEFAULT_SM100_ONLY`` (0.5.7): the trtllm_mha arm needs SM100 and, with speculation,
+    an explicit EAGLE topk; before, any Blackwell (capability 10 or 12, ``is_blackwell()``) took
+    it, and SM120 was then refused by the trtllm_mha check."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures and ctx.release.has(CHANGES.WHISPER_ARMS):
         return "flashinfer"
     if not is_mla(hf, ctx.release):
         if platform.is_sm90 and _no_spec_or_topk_one(args) and _hopper_fa3_model(ctx):
             return "fa3"
-        if (
-            platform.is_sm100
-            and _no_spec_or_topk_one(args)
-            and (args.speculative_algorithm is None or args.speculative_eagle_topk is not None)
-        ):
+        if ctx.release.has(CHANGES.TRTLLM_MHA_DEFAULT_SM100_ONLY):
+            trtllm = platform.is_sm100 and (
+                args.speculative_algorithm is None or args.speculative_eagle_topk is not None
+            )
+        else:
+            trtllm = platform.is_blackwell_cc
+        if trtllm and _no_spec_or_topk_one(args):
             asymmetric = has_asymmetric_kv(hf) and ctx.release.has(CHANGES.ASYMMETRIC_KV_FA4)
             return "fa4" if asymmetric else "trtllm_mha"
         if platform.is_hip:

@@ -95,7 +95,8 @@ def deterministic_attention_backend(ctx):
     and the DeepSeek check follow ``DETERMINISTIC_FA4`` (0.5.16),
     ``DETERMINISTIC_DEEPSEEK_RADIX_LIST`` (0.5.17), ``DETERMINISTIC_ABSORBED_MLA`` (0.5.18) and
     ``DETERMINISTIC_INTEL_XPU`` (0.5.19); ascend is on the lists since 0.5.13
-    (``DETERMINISTIC_ASCEND``)."""
+    (``DETERMINISTIC_ASCEND``). ``DETERMINISTIC_ROCM_KEEPS_CUSTOM_AR`` (0.5.7): ROCm keeps the
+    custom all-reduce (before: off on every vendor)."""
     args, platform, has = ctx.args, ctx.platform, ctx.release.has
     if not args.enable_deterministic_inference:
         return {}
@@ -153,7 +154,8 @@ def deterministic_attention_backend(ctx):
         )
     if backend not in radix and not args.disable_radix_cache:
         out["disable_radix_cache"] = True
-    if args.tp_size > 1 and not platform.is_hip and not args.disable_custom_all_reduce:
+    rocm_keeps = platform.is_hip and ctx.release.has(CHANGES.DETERMINISTIC_ROCM_KEEPS_CUSTOM_AR)
+    if args.tp_size > 1 and not rocm_keeps and not args.disable_custom_all_reduce:
         out["disable_custom_all_reduce"] = True
     return out
 

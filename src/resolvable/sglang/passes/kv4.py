@@ -152,7 +152,7 @@ def _nvfp4_native_checks(ctx) -> dict:
     return out
 
 
-@registry.rule("kv4")
+@registry.rule("kv4", since="0.5.7")
 def fp4_kv_cache_checks(ctx):
     """§4.6 (``_handle_kv4_compatibility``; since 0.5.21 ``kv_cache_hook.handle_kv4_compatibility``):
     for ``fp4_e2m1`` CUDA only; fa4 prefill pairs with specific decoders; otherwise a listed
@@ -160,7 +160,8 @@ def fp4_kv_cache_checks(ctx):
     ``nvfp4`` needs SM100 or SM120. ``KV4_NATIVE_NVFP4`` (0.5.21): FP4 KV refuses
     ``--enable-unified-memory``; nvfp4 on SM100 with trtllm_mha on either side refuses
     DFLASH/DSPARK, unknown algorithms, NGRAM breadth > 1, PD disaggregation and host caches, and
-    gives a draft model the trtllm_mha draft backend."""
+    gives a draft model the trtllm_mha draft backend. New in 0.5.7 (``since``): 0.5.6.post2 checks
+    no FP4 KV cache at ServerArgs."""
     args, platform, has = ctx.args, ctx.platform, ctx.release.has
     recipes = has(CHANGES.KV4_NVFP4_RECIPES)
     if args.kv_cache_dtype not in (("nvfp4", "fp4_mx_block16") if recipes else ("fp4_e2m1",)):

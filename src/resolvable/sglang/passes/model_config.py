@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...errors import ConflictError
 from ...rules import ArchList, Fix
 from .._base import registry
-from ..facts import _MLA_ARCHS_SINCE, env_flag
+from ..facts import MLA_ARCHS_SINCE, env_flag
 
 #: ``utils/hf_transformers/common.py`` ``CONTEXT_LENGTH_KEYS``, in the order sglang tries them.
 CONTEXT_LENGTH_KEYS = (
@@ -134,10 +134,10 @@ def mla_shape_rope_scaling(ctx):
     branch reads ``hf_text_config.rope_scaling``; a generic config built from a config.json
     without that key has no such attribute (``AttributeError``). 0.5.10's transformers knows
     ``glm_moe_dsa``. The list is the release's: GLM-5 and Kimi-K2.5 joined it in 0.5.9
-    (``facts._MLA_ARCHS_SINCE``)."""
+    (``facts.MLA_ARCHS_SINCE``)."""
     hf = ctx.hf
     listed = [a for a in hf.architectures or () if a in _MLA_SHAPE_ARCHS]
-    if not any(a not in _MLA_ARCHS_SINCE or ctx.release.holds(_MLA_ARCHS_SINCE, a) for a in listed):
+    if not any(a not in MLA_ARCHS_SINCE or ctx.release.holds(MLA_ARCHS_SINCE, a) for a in listed):
         return {}
     if "rope_scaling" in hf.text_config or not _generic_config(ctx):
         return {}

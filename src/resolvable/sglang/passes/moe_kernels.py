@@ -147,7 +147,8 @@ def moe_runner_backend_checks(ctx):
     TRT-LLM runners; ``MOE_CUTEDSL_NVFP4_ONLINE`` (0.5.18): CuteDSL also serves ``nvfp4_online``
     and refuses ``deepep`` with it (per-token NVFP4 activation). ``MOE_CUTEDSL_CHECKS_ROUTED_FP4``
     (0.5.11): the CuteDSL runner is checked at all, and the routed TRT-LLM runner takes
-    ``modelopt_fp4``."""
+    ``modelopt_fp4``. ``TRTLLM_MOE_BF16_COMPRESSED`` (0.5.7): the TRT-LLM runner takes
+    compressed-tensors and unquantized models (before: modelopt_fp4, modelopt_fp8 or fp8 only)."""
     args, has = ctx.args, ctx.release.has
     runner, quant, ep, tp = args.moe_runner_backend, args.quantization, args.ep_size, args.tp_size
     fields = ("moe_runner_backend", "quantization")
@@ -216,7 +217,14 @@ def moe_runner_backend_checks(ctx):
                     text="pass --moe-a2a-backend none or flashinfer",
                 ),
             )
-    if runner in ("flashinfer_trtllm", "experimental_sgl_trtllm") and quant not in _TRTLLM_QUANT:
+    if runner == "flashinfer_trtllm" and not has(CHANGES.TRTLLM_MOE_BF16_COMPRESSED):
+        if quant not in ("modelopt_fp4", "modelopt_fp8", "fp8"):
+            raise _assert(
+                "modelopt_fp4, modelopt_fp8 or fp8 quantization is required for Flashinfer TRTLLM MoE",
+                fields,
+                Fix(another=("moe_runner_backend",), note="for this quantization"),
+            )
+    elif runner in ("flashinfer_trtllm", "experimental_sgl_trtllm") and quant not in _TRTLLM_QUANT:
         raise _assert(
             f"Invalid quantization '{quant}'. \nFlashInfer TRTLLM MOE supports only: 'modelopt_fp4', "
             "'nvfp4_online', 'fp8', 'modelopt_fp8', 'modelopt_mixed', 'compressed-tensors', or bfloat16 (None).",

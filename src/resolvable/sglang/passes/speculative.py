@@ -45,8 +45,11 @@ def speculative_moe_runner_default(ctx):
     """``_speculative_moe_runner_default``: the draft MoE runner defaults to the resolved one.
     Before ``SPEC_MOE_RUNNER_TRTLLM`` (0.5.12; 0.5.11 ``_handle_speculative_decoding``) a
     flashinfer_trtllm(_routed) runner gave the draft ``auto``, and an explicit draft
-    flashinfer_trtllm runner was refused."""
+    flashinfer_trtllm runner was refused. Before ``SPEC_MOE_RUNNER_FILLED`` (0.5.7) the field was
+    left as given."""
     args = ctx.args
+    if not ctx.release.has(CHANGES.SPEC_MOE_RUNNER_FILLED):
+        return {}
     old = not ctx.release.has(CHANGES.SPEC_MOE_RUNNER_TRTLLM)
     if args.speculative_moe_runner_backend is None:
         runner = args.moe_runner_backend
@@ -76,12 +79,20 @@ def _overlap_before_spec_v2_default(ctx) -> dict:
     """Before ``SPEC_V2_BY_DEFAULT`` (0.5.11; 0.5.10 ``_handle_speculative_decoding``): the overlap
     schedule stays on only with spec v2 (``SGLANG_ENABLE_SPEC_V2``, default off, or set by the
     branches above), which refuses a topk above 1; otherwise it is turned off. STANDALONE takes
-    spec v2 since 0.5.8 (``SPEC_V2_STANDALONE``; 0.5.7: EAGLE and EAGLE3 only)."""
+    spec v2 since 0.5.8 (``SPEC_V2_STANDALONE``; 0.5.7: EAGLE and EAGLE3 only).
+    ``SPEC_V2_EAGLE3_TOPK_ONE`` (0.5.7): before it, spec v2 kept the overlap schedule for EAGLE only,
+    checked no topk, and left it as it was for the other algorithms."""
     args = ctx.args
     spec_v2 = env_flag(ctx, "SGLANG_ENABLE_SPEC_V2") or (
         args.speculative_algorithm == "EAGLE"
         and any(a in ctx.arch and ctx.release.holds(_SPEC_V2_BRANCH_ARCHS, a) for a in _SPEC_V2_BRANCH_ARCHS)
     )
+    if not ctx.release.has(CHANGES.SPEC_V2_EAGLE3_TOPK_ONE):  # 0.5.6.post2: EAGLE only, no topk check
+        if not spec_v2:
+            return {} if args.disable_overlap_schedule else {"disable_overlap_schedule": True}
+        if args.speculative_algorithm == "EAGLE" and args.disable_overlap_schedule:
+            return {"disable_overlap_schedule": Force(False, "spec v2 turns the overlap schedule on")}
+        return {}
     if args.speculative_algorithm == "STANDALONE" and not ctx.release.has(CHANGES.SPEC_V2_STANDALONE):
         spec_v2 = False  # 0.5.7: spec v2 took EAGLE and EAGLE3 only
     if not spec_v2:
