@@ -47,6 +47,13 @@ def _aliases(tree: ast.Module) -> dict[str, str]:
     return out
 
 
+def _order(version: str) -> tuple[int, ...]:
+    """Release order with ``.postN`` after its base (``0.5.6 < 0.5.6.post1 < 0.5.7``)."""
+    numbers = [int(p) for p in version.split(".") if p.isdigit()]
+    post = [int(p[4:]) for p in version.split(".") if p.startswith("post")]
+    return (*numbers, *post) if post else (*numbers, -1)
+
+
 def archs_of(wheel: str) -> tuple[str, list[str]]:
     version = os.path.basename(wheel).split("-")[1]
     names: set[str] = set()
@@ -78,7 +85,7 @@ def main(argv: list[str]) -> int:
         "schema": 1,
         "source": "sglang/srt/models/*.py EntryClass (models/registry.py import_model_classes), per wheel",
         "generated_by": "tools/extract_sglang_archs.py",
-        "releases": dict(sorted(releases.items(), key=lambda kv: tuple(int(p) for p in kv[0].split(".")))),
+        "releases": dict(sorted(releases.items(), key=lambda kv: _order(kv[0]))),
     }
     with open(OUT + ".tmp", "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=0, sort_keys=False)

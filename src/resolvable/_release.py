@@ -6,8 +6,12 @@ A release-aware registry resolves for exactly one release of the engine it model
 
 Invariants:
 
-* a release is a dotted version of integers (``"0.5.15"``); a ``.postN``/``rcN``/local suffix
-  maps to its base release (behaviour that differs in a post release is a release of its own);
+* a release is a dotted version of integers (``"0.5.15"``); an ``rcN``/local suffix maps to its
+  base release; a ``.postN`` suffix is kept by ``release_name`` and ``release_key`` (it sorts
+  after its base and before the next release: ``0.5.6 < 0.5.6.post1 < 0.5.7``), so a post
+  release whose behaviour differs is a release of its own (a range may start at
+  ``since="0.5.6.post1"``); ``check_release`` maps a post release that is not listed to its base
+  (it resolves as its base release) and ``base_release`` always drops the suffix;
 * a range is half-open: ``since <= release < until``; a missing bound is unbounded, so a rule
   that changed in 0.5.19 is two rules, ``until="0.5.19"`` and ``since="0.5.19"``, that never
   overlap and leave no gap;
@@ -28,14 +32,17 @@ TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["ArchList", "ReleaseRange", "base_release", "release_key"]
+__all__ = ["ArchList", "ReleaseRange", "base_release", "release_key", "release_name"]
 
 
 def release_key(text: str) -> tuple[int, ...]:
-    """``"0.5.15"`` → ``(0, 5, 15)``; the sort key of a release. Suffixes are ignored."""
+    """``"0.5.15"`` → ``(0, 5, 15)``, ``"0.5.6.post1"`` → ``(0, 5, 6, 0, 1)``; the sort key of a
+    release (numeric; ``.postN`` after its base, before the next release; other suffixes ignored)."""
     key = _KEYS.get(text) if type(text) is str else None
     if key is None:
-        key = tuple(map(int, base_release(text).split(".")))
+        base = tuple(map(int, base_release(text).split(".")))
+        post = _post_number(text)
+        key = (*base, *([0] * (4 - len(base))), post) if post else base
         if type(text) is str and len(text) <= 64 and len(_KEYS) < _KEYS_LIMIT:  # bounded in bytes too
             _KEYS[text] = key
     return key
@@ -62,6 +69,27 @@ def base_release(text: str) -> str:
 #: Base releases of the version strings seen: every change, range and list member of a pack
 #: names one of a few releases, so each is parsed once (a bounded memo of a pure function).
 _BASES: dict[str, str] = {}
+
+
+def _post_number(text: str) -> int:
+    """N of a ``.postN`` suffix right after the dotted integers (``0.5.6.post1`` → 1), else 0."""
+    head = text.strip().lstrip("vV")
+    at = head.find(".post")
+    if at < 0:
+        return 0
+    digits = ""
+    for ch in head[at + 5 :]:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits and base_release(head[:at]) == base_release(text) else 0
+
+
+def release_name(text: str) -> str:
+    """The release a version string names, ``.postN`` kept: ``v0.5.6.post1`` → ``0.5.6.post1``,
+    ``0.5.16rc0`` → ``0.5.16``, ``0.5.15+cu129`` → ``0.5.15``."""
+    post = _post_number(text)
+    return f"{base_release(text)}.post{post}" if post else base_release(text)
 
 
 def _parse_base(text: str) -> str:
@@ -105,8 +133,8 @@ class ReleaseRange(record_tuple("ReleaseRange", "since until", defaults=(None, N
         else:
             key = None
         try:
-            lo = base_release(since) if since is not None else None
-            hi = base_release(until) if until is not None else None
+            lo = release_name(since) if since is not None else None
+            hi = release_name(until) if until is not None else None
         except InvalidArgumentError as exc:
             raise RegistrationError(f"{what}: {exc}") from None
         if lo is not None and hi is not None and release_key(lo) >= release_key(hi):
@@ -157,7 +185,11 @@ class ReleaseRange(record_tuple("ReleaseRange", "since until", defaults=(None, N
 
 
 def check_release(release: str, releases: tuple[str, ...], owner: str) -> str:
-    """The supported release ``release`` names (its base), or a clear error with the closest one."""
+    """The supported release ``release`` names (itself when listed, ``0.5.6.post1``; else its base:
+    an unlisted post release resolves as its base), or a clear error with the closest one."""
+    name = release_name(release)
+    if name in releases:
+        return name
     base = base_release(release)
     if base in releases:
         return base

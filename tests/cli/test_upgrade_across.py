@@ -155,30 +155,33 @@ def test_every_vllm_corpus_command_crosses_the_boundary(capsys, case):
 QWEN_TP4 = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tensor-parallel-size 4"
 
 
-@pytest.mark.skipif(
-    version_key(packs.get("sglang").releases[0]) < version_key("0.5.8"),
-    reason="sglang 0.5.8 (the table that changed the default) is resolved: no longer on the table half",
-)
 def test_golden_sglang_default_named_by_its_table(capsys):
-    """sglang/srt/server_args.py ServerArgs.load_balance_method: "round_robin" in the 0.5.7
-    wheel, "auto" in the 0.5.8 wheel; the launch does not set it."""
-    argv = ["upgrade", "--from", "0.5.5", "--to", "0.5.23", "--platform", "h100", "--json"]
+    """sglang/srt/server_args.py ServerArgs.hicache_write_policy: "write_through_selective" in the
+    0.5.1.post3 wheel, "write_through" in the 0.5.2 wheel (and every later one); the launch does
+    not set it. 0.5.2 lies below the boundary (the oldest resolved release), so the change is on
+    the table half; resolving 0.5.2 or older would move it onto the resolved half (pick another
+    default then)."""
+    boundary = packs.get("sglang").releases[0]
+    assert version_key(boundary) > version_key("0.5.2"), boundary
+    argv = ["upgrade", "--from", "0.5.1", "--to", "0.5.23", "--platform", "h100", "--json"]
     code, out, err = _run(capsys, [*argv, "--", *shlex.split(QWEN_TP4)])
     assert code == 0, err
     data = json.loads(out)
     defaults = {d["option"]: d for d in data["tables"]["defaults_changed"]}
-    lbm = defaults["--load-balance-method"]
-    assert (lbm["before"], lbm["after"]) == ("round_robin", "auto")
-    assert [s["release"] for s in lbm["steps"]] == ["0.5.8"]
-    assert lbm["steps"][0]["named_by"] == (
-        "default of --load-balance-method: round_robin in 0.5.7 → auto in 0.5.8 (SGLang 0.5.8's flag table)"
+    policy = defaults["--hicache-write-policy"]
+    assert (policy["before"], policy["after"]) == ("write_through_selective", "write_through")
+    assert [s["release"] for s in policy["steps"]] == ["0.5.2"]
+    assert policy["steps"][0]["named_by"] == (
+        "default of --hicache-write-policy: write_through_selective in 0.5.1.post3 → write_through in 0.5.2 "
+        "(SGLang 0.5.2's flag table)"
     )
     # a flag the launch sets is not listed (--tensor-parallel-size is --tp-size)
     assert all(d["dest"] != "tp_size" for d in data["tables"]["defaults_changed"])
     code, out, _ = _run(capsys, [*argv[:-1], "--", *shlex.split(QWEN_TP4)])
     b = data["boundary"]
-    assert f"split at {b}" in out and "SGLang 0.5.8's flag table" in out
-    assert f"── 0.5.5 → {b}: flag tables" in out and f"── {b} → 0.5.23: resolved ──" in out
+    assert b == boundary
+    assert f"split at {b}" in out and "SGLang 0.5.2's flag table" in out
+    assert f"── 0.5.1 → {b}: flag tables" in out and f"── {b} → 0.5.23: resolved ──" in out
     assert "not attributed:" in out and f"on {b} the rules derive, for this launch:" in out
 
 

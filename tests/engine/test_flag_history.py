@@ -63,8 +63,6 @@ EXPECTED = {
         "0.5.5.post1",
         "0.5.5.post2",
         "0.5.5.post3",
-        "0.5.6",
-        "0.5.6.post1",
         "0.5.6.post2",
         "0.5.7",
         "0.5.8",
@@ -86,11 +84,18 @@ def _extractor(engine: str):
     return flag_history
 
 
+#: Parse-only releases above the oldest full table: sglang 0.5.6 and 0.5.6.post1 are resolved
+#: (branch h33e) while the steps 0.5.6.post2-0.5.10 are modelled on sibling branches, whose merges
+#: turn these into full tables too.
+ABOVE_THE_OLDEST_FULL = {"vllm": (), "sglang": ("0.5.6.post2", "0.5.7", "0.5.8", "0.5.8.post1", "0.5.9")}
+
+
 @pytest.mark.parametrize("engine", FLAGS)
 def test_every_release_in_the_range_has_a_parse_only_table(engine):
     assert list(FLAGS[engine].parse_only_releases()) == EXPECTED[engine]
     oldest_full = FLAGS[engine].releases()[0]
-    assert all(version_key(r) < version_key(oldest_full) for r in EXPECTED[engine])
+    above = [r for r in EXPECTED[engine] if version_key(r) >= version_key(oldest_full)]
+    assert set(above) <= set(ABOVE_THE_OLDEST_FULL[engine]), above
 
 
 @pytest.mark.parametrize("engine", FLAGS)

@@ -48,8 +48,20 @@ def test_every_change_is_asked_and_documented(change):
 
 
 def test_each_release_after_the_first_brings_changes():
-    for release in SGLANG_RELEASES[2:]:
-        assert CHANGES.introduced(release), release
+    """Each resolved release whose predecessor (by flag tables) is resolved too (itself, or its
+    base for a ``.postN`` resolved as its base) names what it changed. A release whose predecessor
+    is still parse-only here (a step modelled on a sibling branch) is skipped by construction."""
+    from resolvable.rules import base_release
+    from resolvable.sglang.flags import all_releases
+
+    every = all_releases()
+    checked = []
+    for release in SGLANG_RELEASES[1:]:
+        before = every[every.index(release) - 1]
+        if before in SGLANG_RELEASES or base_release(before) in SGLANG_RELEASES:
+            checked.append(release)
+            assert CHANGES.introduced(release), release
+    assert len(checked) >= len(SGLANG_RELEASES) - 2, checked
 
 
 def test_series_are_valid_at_build_time():

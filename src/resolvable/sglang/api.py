@@ -169,10 +169,10 @@ def resolve_server_args_object(
     if hf_config is None and (path is None or str(path).lower() in ("none", "dummy")):
         object.__setattr__(obj, "resolution", None)
         return
-    hf = as_hf_config(hf_config) if hf_config is not None else load_model(path)
+    release = sglang_release(sglang_version)
+    hf = as_hf_config(hf_config) if hf_config is not None else load_model(path, release=release)
     platform = platform or Platform.detect()
     env = env_from_os() if env is None else env
-    release = sglang_release(sglang_version)
     not_modelled = obj.__dict__.get("not_modelled_fields", {})
 
     def resolver(user: dict[str, Any]) -> Resolution:

@@ -782,6 +782,56 @@ CHANGES = ChangeTable(
             summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
         ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        # -- 0.5.6.post1 (docs/releases/0.5.6.post1.md) ------------------------------------
+        Change(
+            "BLACKWELL_MHA_TRTLLM_DEFAULT",
+            "0.5.6.post1",
+            upstream="server_args._handle_attention_backend_compatibility (MHA default arms)",
+            summary="an MHA model on Blackwell without EAGLE topk > 1 defaults to trtllm_mha (before: "
+            "flashinfer where available, else triton)",
+        ),
+        Change(
+            "NPU_DEFAULT_SERVER_ARGS",
+            "0.5.6.post1",
+            upstream="server_args._handle_npu_backends (hardware_backend/npu/utils.set_default_server_args)",
+            summary="on Ascend the attention, prefill and decode backends are all forced to ascend, pages "
+            "default to 128 and custom all-reduce is off (before: ascend only as the unset default, and "
+            "128-token pages forced whenever the backend is ascend)",
+        ),
+        Change(
+            "MISTRAL_LARGE_3_PARAMS_JSON",
+            "0.5.6.post1",
+            upstream="utils/hf_transformers_utils.get_config (_load_mistral_large_3_for_causal_LM)",
+            summary="a model whose name holds mistral-large-3 is read from params.json (before: config.json "
+            "through AutoConfig, for every name)",
+        ),
+        Change(
+            "MISTRAL_LARGE_3_MLA",
+            "0.5.6.post1",
+            upstream="configs/model_config.ModelConfig._derive_model_shapes (MistralLarge3/Pixtral MLA arm)",
+            summary="MistralLarge3ForCausalLM and PixtralForConditionalGeneration with a kv_lora_rank are MLA "
+            "models (before: MHA)",
+        ),
+        Change(
+            "DLLM_CUDA_GRAPH_KEPT",
+            "0.5.6.post1",
+            upstream="server_args._handle_dllm_inference",
+            summary="diffusion LLMs keep CUDA graphs (batch sizes [1]) with the flashinfer backend forced "
+            "(before: CUDA graphs off, the attention backend left as chosen)",
+        ),
+        Change(
+            "CHOICES_MODELSLIM",
+            "0.5.6.post1",
+            upstream="server_args.py QUANTIZATION_CHOICES",
+            summary="argparse accepts --quantization modelslim (Ascend)",
+        ),
+        Change(
+            "QWEN3_NEXT_SM100_TRITON_WHEN_UNSET",
+            "0.5.6.post1",
+            upstream="server_args._handle_model_specific_adjustments (Qwen3NextForCausalLM branch, SM100 arm)",
+            summary="Qwen3-Next on SM100 gets triton only when no attention backend is named (before: "
+            "triton forced over the user's choice)",
+        ),
         Change(
             "ATTENTION_SINKS_NOT_FLASHINFER",
             "0.5.11",

@@ -17,7 +17,9 @@
   ``mistral-large-3``, ``mistral-small-4`` or ``leanstral``, or both ``eagle`` and ``mistral``)
   to the Mistral parser, which builds the whole config from ``params.json`` and ignores
   ``config.json`` (``adapt_config_dict``, ``MistralConfigParser.parse``); ``--model-config-parser hf``
-  turns the routing off.
+  turns the routing off. Before 0.5.6.post1 (``MISTRAL_LARGE_3_PARAMS_JSON``; 0.5.6
+  ``utils/hf_transformers_utils.get_config``) no name routed: ``AutoConfig`` read config.json. The
+  release, when the caller names one, is asked through the change table.
 
 Invariants: functions here are pure over the ``HFConfig`` they get; ``prepare`` is idempotent;
 a malformed ``hf_quant_config.json`` or ``params.json`` is a ``ConfigError`` naming that file.
@@ -176,9 +178,18 @@ def checkpoint_quant_method(hf: HFConfig) -> str | None:
 # -- Mistral-native checkpoints (params.json) -------------------------------------------------
 
 
-def is_mistral_model(name: str) -> bool:
-    """``is_mistral_model``: the name routes sglang to the params.json parser."""
+def is_mistral_model(name: str, release: str | None = None) -> bool:
+    """``is_mistral_model``: the name routes sglang to the params.json parser. ``release`` (None:
+    the newest behaviour) is a release of the pack: before ``MISTRAL_LARGE_3_PARAMS_JSON``
+    (0.5.6.post1's ``_load_mistral_large_3_for_causal_LM``) no name routed (0.5.6 ``get_config``)."""
     lower = str(name).lower()
+    if release is not None:
+        from ._base import registry
+        from .changes import CHANGES
+
+        modelled = release in registry.releases  # another release (parse-only) is not resolved
+        if modelled and not registry.release_view(release).has(CHANGES.MISTRAL_LARGE_3_PARAMS_JSON):
+            return False
     if "mistral-large-3" in lower or "mistral-small-4" in lower or "leanstral" in lower:
         return True
     return "eagle" in lower and "mistral" in lower
@@ -332,13 +343,18 @@ def _thaw(value: Any) -> Any:
     return value
 
 
-def make_parser(model_config_parser: str = "auto") -> Callable[[str, Any], HFConfig | None]:
-    """The ``load_hf_config`` parser hook of ``--model-config-parser`` (auto, hf or mistral)."""
+def make_parser(
+    model_config_parser: str = "auto", release: str | None = None
+) -> Callable[[str, Any], HFConfig | None]:
+    """The ``load_hf_config`` parser hook of ``--model-config-parser`` (auto, hf or mistral), as
+    ``release`` routes names (``is_mistral_model``; None: the newest behaviour)."""
 
     def parse(name: str, read: Any) -> HFConfig | None:
         from ..rules import HFConfig
 
-        if model_config_parser == "hf" or (model_config_parser == "auto" and not is_mistral_model(name)):
+        if model_config_parser == "hf" or (
+            model_config_parser == "auto" and not is_mistral_model(name, release)
+        ):
             return None
         params = read(PARAMS_JSON)
         if params is None:

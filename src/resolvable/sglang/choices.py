@@ -183,6 +183,11 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_MODELSLIM,
+        {"quantization": ("modelslim",)},
+    ),
+    (
+        "added",
         CHANGES.CHOICES_UNQUANT_DFLASH_AITER_MOE,
         {
             "quantization": ("unquant",),

@@ -279,9 +279,12 @@ def launch_config(pack: Any, launch: Any) -> Any:
 
     extra = dict(launch.not_modelled_values)
     parser = extra.get("model_config_parser") or launch.user.get("model_config_parser") or "auto"
+    release = getattr(launch, "release", None)
     if launch.model_config is not None:
-        return load_model(launch.model_config, model_config_parser=parser)
-    return load_model(launch.model, model_config_parser=parser, revision=extra.get("revision"))
+        return load_model(launch.model_config, model_config_parser=parser, release=release)
+    return load_model(
+        launch.model, model_config_parser=parser, revision=extra.get("revision"), release=release
+    )
 
 
 def resolve_kwargs(pack: Any, launch: Any) -> dict[str, Any]:

@@ -39,6 +39,7 @@ def load_model(
     model_config_parser: str = "auto",
     revision: str | None = None,
     hub_timeout: float | str | None = None,
+    release: str | None = None,
 ) -> HFConfig:
     """Resolve a MODEL argument: bundled name, config.json path, model directory, or hub id.
 
@@ -50,7 +51,8 @@ def load_model(
     ``model_config_parser`` is sglang's ``--model-config-parser``: "auto" reads params.json for
     the Mistral-native names (``checkpoint.is_mistral_model``), "hf" always config.json,
     "mistral" always params.json. ``hub_timeout`` is the hub fetch's overall deadline in seconds
-    (``--hub-timeout``; default ``$RESOLVABLE_HUB_TIMEOUT``, else 30)."""
+    (``--hub-timeout``; default ``$RESOLVABLE_HUB_TIMEOUT``, else 30). ``release`` is the pack
+    release whose name routing "auto" follows (None: the newest; ``checkpoint.is_mistral_model``)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("the model must be a non-empty name or path")
     key = spec.strip()
@@ -58,7 +60,7 @@ def load_model(
         return bundled(key.lower())
     if model_config_parser not in ("auto", "hf", "mistral"):
         raise ConfigError(f"unknown model config parser {model_config_parser!r}; choose auto, hf or mistral")
-    parser = make_parser(model_config_parser)
+    parser = make_parser(model_config_parser, release)
     hub_id = looks_like_repo_id(key) and not os.path.exists(os.path.expanduser(key))
     if not hub_id or revision is None:
         try:

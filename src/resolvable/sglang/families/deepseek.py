@@ -35,8 +35,8 @@ _BASE = (
     "DeepseekV3ForCausalLM",
     "DeepseekV32ForCausalLM",
     "KimiK25ForConditionalGeneration",
-    "MistralLarge3ForCausalLM",
-    "PixtralForConditionalGeneration",
+    ("MistralLarge3ForCausalLM", "0.5.6.post1"),  # the branch's list grew them in 0.5.6.post1
+    ("PixtralForConditionalGeneration", "0.5.6.post1"),
     "GlmMoeDsaForCausalLM",
 )
 #: The DeepSeek branch of ``handle_model_specific_adjustments`` (0.5.15-0.5.18: server_args.py;
@@ -67,8 +67,11 @@ ARCHS = DEEPSEEK_FAMILY
 
 
 for _arch in ("MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"):
-    # §3.1: the checkpoint runs only in bfloat16, whatever --dtype says.
-    registry.constant(_arch, {"dtype": Force("bfloat16", f"{_arch} runs only in bfloat16")})
+    # §3.1: the checkpoint runs only in bfloat16, whatever --dtype says (the arm is new in
+    # 0.5.6.post1's _handle_model_specific_adjustments; 0.5.6 kept --dtype).
+    registry.constant(
+        _arch, {"dtype": Force("bfloat16", f"{_arch} runs only in bfloat16")}, since="0.5.6.post1"
+    )
 
 
 def _aiter_preshuffle(ctx) -> bool:
@@ -255,7 +258,7 @@ def deepseek_family(ctx):
         return out
     if platform.is_sm100 and backends_not_set(args):
         out["attention_backend"] = "trtllm_mla"
-    if args.enable_prefill_cp and is_mla(hf):
+    if args.enable_prefill_cp and is_mla(hf, ctx.release):
         out.update(_prefill_cp(ctx, dsa=False))
     return out
 

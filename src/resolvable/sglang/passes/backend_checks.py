@@ -193,7 +193,7 @@ def intel_xpu_mla_prefill(ctx):
     Not checked before 0.5.11 (``INTEL_XPU_MLA_DECODE_ONLY``)."""
     if not ctx.release.has(CHANGES.INTEL_XPU_MLA_DECODE_ONLY):
         return {}
-    if is_mla(ctx.hf) and effective_backends(ctx.args)[0] == "intel_xpu":
+    if is_mla(ctx.hf, ctx.release) and effective_backends(ctx.args)[0] == "intel_xpu":
         raise ConflictError(
             "intel_xpu backend is only supported on decode for MLA models, please set "
             "--decode-attention-backend to intel_xpu and use another prefill backend.",

@@ -91,7 +91,7 @@ def hicache_dcp_compatibility(ctx):
             "enable_hisparse",
         ),
         (
-            not is_mla(ctx.hf),
+            not is_mla(ctx.hf, ctx.release),
             "HiCache with --dcp-size > 1 is only supported for MLA models: the index translation lives in "
             "MLATokenToKVPoolHost, and the MHA host pool has none.",
             "enable_hierarchical_cache",

@@ -57,7 +57,7 @@ def xpu_dcp_checks(ctx):
     dcp, tp = args.dcp_size, args.tp_size
     if set(effective_backends(args)) != {"intel_xpu"}:
         raise _xpu("--dcp-size > 1 on Intel XPU needs --attention-backend intel_xpu.", "attention_backend")
-    if is_mla(ctx.hf):
+    if is_mla(ctx.hf, ctx.release):
         raise _xpu("--dcp-size > 1 is not supported for MLA models on Intel XPU.", "dcp_size")
     if tp % dcp:
         raise _xpu(f"--dcp-size {dcp} must divide --tp-size {tp}.", "tp_size")

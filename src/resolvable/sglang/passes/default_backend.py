@@ -30,22 +30,29 @@ def default_attention_backend(ctx) -> str:
     ``ASYMMETRIC_KV_FA4`` (0.5.17): on the SM100 MHA arm, a model whose K and V rows differ in
     width gets ``fa4`` instead of ``trtllm_mha``. ``ATTENTION_SINKS_NOT_FLASHINFER`` (0.5.11,
     ``ModelConfig._detect_attention_sinks``): the flashinfer-else-triton arm skips flashinfer for
-    a model with attention sinks (before: flashinfer wherever it is available)."""
+    a model with attention sinks (before: flashinfer wherever it is available).
+    ``BLACKWELL_MHA_TRTLLM_DEFAULT`` (0.5.6.post1): the Blackwell MHA arm (before: none, so
+    flashinfer/triton). Before ``NPU_DEFAULT_SERVER_ARGS`` (0.5.6.post1) an unset backend on
+    Ascend is ``ascend`` here (MHA after the HIP arm, MLA after HIP); since then the device
+    handler forces it."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures:
         return "flashinfer"
-    if not is_mla(hf):
+    if not is_mla(hf, ctx.release):
         if platform.is_sm90 and _no_spec_or_topk_one(args):
             return "fa3"
         if (
             platform.is_sm100
             and _no_spec_or_topk_one(args)
             and (args.speculative_algorithm is None or args.speculative_eagle_topk is not None)
+            and ctx.release.has(CHANGES.BLACKWELL_MHA_TRTLLM_DEFAULT)
         ):
             asymmetric = has_asymmetric_kv(hf) and ctx.release.has(CHANGES.ASYMMETRIC_KV_FA4)
             return "fa4" if asymmetric else "trtllm_mha"
         if platform.is_hip:
             return "aiter"
+        if platform.is_npu and not ctx.release.has(CHANGES.NPU_DEFAULT_SERVER_ARGS):
+            return "ascend"
         if platform.is_mps:
             return "torch_native"
         sinks = has_attention_sinks(hf) and ctx.release.has(CHANGES.ATTENTION_SINKS_NOT_FLASHINFER)
@@ -58,6 +65,8 @@ def default_attention_backend(ctx) -> str:
         return "flashinfer"
     if platform.is_hip:
         return "aiter" if num_kv_heads_per_rank(hf, args.tp_size) in (16, 128) else "triton"
+    if platform.is_npu and not ctx.release.has(CHANGES.NPU_DEFAULT_SERVER_ARGS):
+        return "ascend"
     if platform.is_mps:
         return "torch_native"
     return "triton"

@@ -28,7 +28,7 @@ def hicache_fa3_decode_fallback(ctx):
         return {}
     if args.attention_backend != "fa3":
         return {}
-    if is_mla(hf):
+    if is_mla(hf, ctx.release):
         backend = "flashinfer" if ctx.platform.is_sm100 else "triton"
     else:
         # attention sinks keep flashinfer out since 0.5.11 (ATTENTION_SINKS_NOT_FLASHINFER)

@@ -50,7 +50,7 @@ def _kv4_backend_checks(ctx) -> None:
     if ctx.release.has(CHANGES.KV4_NATIVE_NVFP4):
         mla_kv4 = mla_fa4 = tuple(b for b in mla_kv4 if b != "cutlass_mla")
     prefill, decode = effective_backends(args)
-    mla = is_mla(ctx.hf)
+    mla = is_mla(ctx.hf, ctx.release)
     if prefill == "fa4":
         allowed = mla_fa4 if mla else _MHA_FA4_DECODE
         if decode not in allowed:

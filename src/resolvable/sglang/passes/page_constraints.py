@@ -62,12 +62,26 @@ def mla_and_trtllm_page_sizes(ctx):
 
 
 @registry.rule("attention_pages")
+def ascend_page_size(ctx):
+    """Before 0.5.6.post1 (``NPU_DEFAULT_SERVER_ARGS``; 0.5.6
+    ``server_args._handle_attention_backend_compatibility``, NPU arm): on Ascend with the ascend
+    backend, pages are 128 tokens, a user's ``--page-size`` overridden. Since then the device
+    handler only fills an unset page size."""
+    args = ctx.args
+    if not ctx.platform.is_npu or args.attention_backend != "ascend" or args.page_size == 128:
+        return {}
+    if ctx.release.has(CHANGES.NPU_DEFAULT_SERVER_ARGS):
+        return {}
+    return {"page_size": Force(128, "the ascend backend supports only 128-token pages")}
+
+
+@registry.rule("attention_pages")
 def fa4_page_size(ctx):
     """C16 (spec §9 #1-#2): on SM100 for MHA, an FA4 *prefill* backend forces 128-token pages
     (Step-3.5, whose rule sets ``attention_backend``, keeps page 1); ``FA4_PAGES_ANY_SIDE``
     (0.5.15): FA4 as A, D or P does, unless EAGLE topk > 1."""
     args = ctx.args
-    if not ctx.platform.is_sm100 or args.page_size == 128 or is_mla(ctx.hf):
+    if not ctx.platform.is_sm100 or args.page_size == 128 or is_mla(ctx.hf, ctx.release):
         return {}
     if not ctx.release.has(CHANGES.FA4_PAGES_ANY_SIDE):
         if args.prefill_attention_backend == "fa4":
@@ -102,6 +116,6 @@ def intel_xpu_page_size(ctx):
     either = ctx.release.has(CHANGES.INTEL_XPU_PAGES_EITHER_SIDE)
     if decode != "intel_xpu" and not either:
         return {}
-    allowed = (16, 32, 64, 128) if is_mla(ctx.hf) else (64, 128)
+    allowed = (16, 32, 64, 128) if is_mla(ctx.hf, ctx.release) else (64, 128)
     side = "" if either else "decode "
     return _snap(ctx.args.page_size, allowed, 128, f"intel_xpu {side}supports pages of {allowed} tokens")

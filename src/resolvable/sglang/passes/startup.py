@@ -176,7 +176,7 @@ def implemented_architectures() -> dict[str, frozenset[str]]:
 
 
 #: The oldest release in architectures.json; it also stands for the releases before it.
-OLDEST_ARCHITECTURE_LIST = "0.5.10"
+OLDEST_ARCHITECTURE_LIST = "0.5.6"
 
 
 @functools.cache
@@ -299,7 +299,7 @@ def backend_platform_family(ctx):
 def mla_only_backends(ctx):
     """attention_registry.py ``create_trtllm_mla_backend``, ``create_tokenspeed_mla_backend``,
     ``create_cutedsl_mla_backend``: these backends can only be used with MLA models."""
-    if is_mla(ctx.hf):
+    if is_mla(ctx.hf, ctx.release):
         return {}
     for name in constructed_backends(ctx.args):
         if name in ("trtllm_mla", "tokenspeed_mla", "cutedsl_mla"):
@@ -316,7 +316,7 @@ def mla_only_backends(ctx):
 def trtllm_mha_needs_mha(ctx):
     """attention_registry.py ``create_trtllm_mha_backend``: trtllm_mha can only be used with
     non-MLA models."""
-    if is_mla(ctx.hf) and "trtllm_mha" in constructed_backends(ctx.args):
+    if is_mla(ctx.hf, ctx.release) and "trtllm_mha" in constructed_backends(ctx.args):
         raise _refuse(
             "trtllm_mha backend can only be used with non-MLA models.",
             "choose an MLA backend (e.g. --attention-backend trtllm_mla or flashinfer)",
@@ -360,7 +360,7 @@ def fa3_capability(ctx):
                 fields,
             )
         return {}
-    if not ((major == 8 and not is_mla(ctx.hf)) or major == 9):
+    if not ((major == 8 and not is_mla(ctx.hf, ctx.release)) or major == 9):
         shown = f"sm{major}{minor}" if major is not None else "no CUDA compute capability"
         mla = " (SM80 only for non-MLA models)" if major == 8 else ""
         raise _refuse(
@@ -397,7 +397,7 @@ def aiter_mla_head_count(ctx):
     """aiter_backend.py ``AiterAttnBackend.__init__``: for MLA the attention heads per
     attention-TP rank must be 4, 8 or a multiple of 16 in [16, 128]."""
     args = ctx.args
-    if "aiter" not in constructed_backends(args) or not is_mla(ctx.hf):
+    if "aiter" not in constructed_backends(args) or not is_mla(ctx.hf, ctx.release):
         return {}
     heads = _text_int(ctx.hf, "num_attention_heads")
     if heads is None:
@@ -690,7 +690,7 @@ def hpc_ops_backend(ctx):
     if "hpc_ops" not in constructed_backends(args):
         return {}
     fields = _backend_fields(args, "hpc_ops")
-    if is_mla(hf):
+    if is_mla(hf, ctx.release):
         raise _refuse(
             "hpc_ops backend can only be used with non-MLA models.",
             "choose an MLA backend",

@@ -98,7 +98,7 @@ def page_major_kv_layout(ctx):
                 fix=Fix(set={"attention_backend": "triton"}),
             )
         return {}
-    allowed = _UNIFIED_MLA_BACKENDS if is_mla(ctx.hf) else frozenset({"triton"})
+    allowed = _UNIFIED_MLA_BACKENDS if is_mla(ctx.hf, ctx.release) else frozenset({"triton"})
     if not used <= allowed:
         raise ConflictError(
             "--enable-page-major-kv-layout requires the Triton attention backend for the full-attention "
