@@ -88,8 +88,9 @@ def _post_number(text: str) -> int:
 def release_name(text: str) -> str:
     """The release a version string names, ``.postN`` kept: ``v0.5.6.post1`` → ``0.5.6.post1``,
     ``0.5.16rc0`` → ``0.5.16``, ``0.5.15+cu129`` → ``0.5.15``."""
+    base = base_release(text)  # validates the text first (a non-string is an InvalidArgumentError)
     post = _post_number(text)
-    return f"{base_release(text)}.post{post}" if post else base_release(text)
+    return f"{base}.post{post}" if post else base
 
 
 def _parse_base(text: str) -> str:

@@ -161,7 +161,7 @@ def test_the_table_is_of_the_named_release(capsys):
     assert code == 0 and main(argv) == 0  # none named: the default release
     assert capsys.readouterr().out == out and out.startswith(f"SGLang {registry.default_release} attention")
     code, out, err = run(capsys, *argv, "--sglang-version", "0.5.9")
-    assert code == 2 and out == "" and "supported releases: 0.5.6, 0.5.6.post1, 0.5.10, 0.5.11" in err
+    assert code == 2 and out == "" and "supported releases: 0.5.5.post3, 0.5.6, 0.5.6.post1, 0.5.10" in err
 
 
 def test_table_comes_from_resolutions(monkeypatch):

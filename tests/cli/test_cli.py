@@ -198,7 +198,7 @@ def test_matrix_is_resolved_for_the_named_release(capsys):
     assert (
         code == 2
         and out == ""
-        and "supported releases: 0.5.6, 0.5.6.post1, 0.5.10" in err
+        and "supported releases: 0.5.5.post3, 0.5.6, 0.5.6.post1" in err
         and "Traceback" not in err
     )
 

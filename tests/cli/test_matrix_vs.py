@@ -349,7 +349,7 @@ def test_vs_alone_compares_with_the_default_release(capsys):
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["--vs-sglang-version", "0.5.51"], "supported releases: 0.5.6, 0.5.6.post1, 0.5.10, 0.5.11"),
+        (["--vs-sglang-version", "0.5.51"], "supported releases: 0.5.5.post3, 0.5.6, 0.5.6.post1, 0.5.10"),
         (["--sglang-version", "x", "--vs-sglang-version", "0.5.16"], "is not a release version"),
         (["--sglang-version", "0.5.16", "--vs-sglang-version", "0.5.16.post1"], "both sglang 0.5.16"),
     ],

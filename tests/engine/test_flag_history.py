@@ -62,7 +62,6 @@ EXPECTED = {
         "0.5.5",
         "0.5.5.post1",
         "0.5.5.post2",
-        "0.5.5.post3",
         "0.5.6.post2",
         "0.5.7",
         "0.5.8",
@@ -72,7 +71,7 @@ EXPECTED = {
 }
 
 #: The releases CI regenerates from their wheels: the oldest, one in the middle, the newest.
-SAMPLE = {"vllm": ("0.11.0", "0.15.0", "0.19.1"), "sglang": ("0.5.1", "0.5.5.post3", "0.5.9")}
+SAMPLE = {"vllm": ("0.11.0", "0.15.0", "0.19.1"), "sglang": ("0.5.1", "0.5.4", "0.5.9")}
 
 
 def _extractor(engine: str):
@@ -84,7 +83,7 @@ def _extractor(engine: str):
     return flag_history
 
 
-#: Parse-only releases above the oldest full table: sglang 0.5.6 and 0.5.6.post1 are resolved
+#: Parse-only releases above the oldest full table: sglang 0.5.5.post3-0.5.6.post1 are resolved
 #: (branch h33e) while the steps 0.5.6.post2-0.5.10 are modelled on sibling branches, whose merges
 #: turn these into full tables too.
 ABOVE_THE_OLDEST_FULL = {"vllm": (), "sglang": ("0.5.6.post2", "0.5.7", "0.5.8", "0.5.8.post1", "0.5.9")}

@@ -277,6 +277,7 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang.flags import table_release
 
     assert releases() == [
+        "0.5.5.post3",
         "0.5.6",
         "0.5.6.post1",
         "0.5.10",
@@ -286,7 +287,7 @@ def test_every_supported_release_has_its_own_table():
         "0.5.12.post1",
         "0.5.13",
         "0.5.13.post1",
-        *SGLANG_RELEASES[6:],
+        *SGLANG_RELEASES[7:],
     ]
     assert all(table_release(r) == r and load_table(r).release == r for r in releases())
     # 0.5.14 has its own flags: fewer than 0.5.15 (no --dcp-size), and its choices
@@ -441,18 +442,21 @@ KNOWN_CHOICE_MISMATCHES = {
     # 0.5.22 fields/exec_.py: intel_xpu (INTERNAL in the pack) and triton_sparse_mla became user choices
     **{(r, "dsa_prefill_backend"): ([], ["intel_xpu", "triton_sparse_mla"]) for r in ("0.5.22", "0.5.23")},
     **{(r, "dsa_decode_backend"): ([], ["intel_xpu"]) for r in ("0.5.22", "0.5.23")},
-    # 0.5.6 and 0.5.6.post1 resolve while the steps 0.5.6.post2-0.5.10 are modelled on sibling
+    # 0.5.5.post3-0.5.6.post1 resolve while the steps 0.5.6.post2-0.5.10 are modelled on sibling
     # branches: the choices those steps added are not yet CHOICE_CHANGES groups here
     **{
         (r, f): (["flashinfer_trtllm_routed", "megamoe"], [])
-        for r in ("0.5.6", "0.5.6.post1")
+        for r in ("0.5.5.post3", "0.5.6", "0.5.6.post1")
         for f in ("moe_runner_backend", "speculative_moe_runner_backend")
     },
-    **{(r, "moe_a2a_backend"): (["flashinfer", "mori", "nixl"], []) for r in ("0.5.6", "0.5.6.post1")},
+    **{
+        (r, "moe_a2a_backend"): (["flashinfer", "mori", "nixl"], [])
+        for r in ("0.5.5.post3", "0.5.6", "0.5.6.post1")
+    },
     ("0.5.6.post1", "speculative_moe_a2a_backend"): (["flashinfer", "mori", "nixl"], []),
     **{
         (r, "quantization"): (["modelopt_mixed", "mxfp8", "quark_int4fp8_moe"], [])
-        for r in ("0.5.6", "0.5.6.post1")
+        for r in ("0.5.5.post3", "0.5.6", "0.5.6.post1")
     },
 }
 

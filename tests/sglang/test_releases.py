@@ -39,7 +39,7 @@ def test_default_release_is_the_newest_supported():
 
 
 def test_no_release_named_resolves_the_default_release():
-    assert registry.releases[:4] == ("0.5.6", "0.5.6.post1", "0.5.10", "0.5.11")
+    assert registry.releases[:4] == ("0.5.5.post3", "0.5.6", "0.5.6.post1", "0.5.10")
     assert registry.default_release in registry.releases
     res = resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("h100"))
     assert res.release == registry.default_release
@@ -61,7 +61,7 @@ def test_release_names(version, release):
 
 def test_unmodelled_release_is_refused_with_the_supported_list():
     with pytest.raises(
-        InvalidArgumentError, match=r"'0\.5\.9'.*supported releases: 0\.5\.6, 0\.5\.6\.post1, 0\.5\.10"
+        InvalidArgumentError, match=r"'0\.5\.9'.*supported releases: 0\.5\.5\.post3, 0\.5\.6, 0\.5\.6\.post1"
     ):
         resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("h100"), sglang_version="0.5.9")
 

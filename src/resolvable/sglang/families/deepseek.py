@@ -189,8 +189,12 @@ def _dsa_page_size(ctx) -> Force:
 
 def _in_deepseek_branch(ctx) -> bool:
     """DeepSeek-V3.2 reaches the DeepSeek branch only with ``DSA_V32_DEEPSEEK_BRANCH`` (0.5.12);
-    before it, its architecture was not in the branch's list (0.5.11 ``server_args.py``)."""
-    return ctx.arch != "DeepseekV32ForCausalLM" or ctx.release.has(CHANGES.DSA_V32_DEEPSEEK_BRANCH)
+    before it, its architecture was not in the branch's list (0.5.11 ``server_args.py``). Before
+    ``DSA_IN_DEEPSEEK_BRANCH`` (0.5.6) the sparse-attention arm ran outside the branch, for every
+    ``is_deepseek_nsa`` architecture (0.5.5.post3 ``server_args.py``): V3.2 took it too."""
+    if ctx.arch != "DeepseekV32ForCausalLM" or ctx.release.has(CHANGES.DSA_V32_DEEPSEEK_BRANCH):
+        return True
+    return not ctx.release.has(CHANGES.DSA_IN_DEEPSEEK_BRANCH) and is_deepseek_dsa(ctx.hf, ctx.release)
 
 
 def _dsa_gpu_arm(ctx) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ...errors import ConflictError
 from ...rules import Fix
 from .._base import registry
+from ..changes import CHANGES
 
 ARCHS = ("Llama4ForConditionalGeneration", "Llama4ForCausalLM")
 SUPPORTED = ("fa3", "aiter", "triton", "ascend", "trtllm_mha", "intel_xpu")
@@ -16,12 +17,14 @@ SUPPORTED = ("fa3", "aiter", "triton", "ascend", "trtllm_mha", "intel_xpu")
 
 @registry.for_arch(*ARCHS)
 def llama4_defaults(ctx):
-    """§3.4: fill ``A`` per platform; FP8 MoE on SM100 uses flashinfer_trtllm."""
+    """§3.4: fill ``A`` per platform; FP8 MoE on SM100 uses flashinfer_trtllm. Before
+    ``LLAMA4_PLATFORM_DEFAULT`` (0.5.6) nothing was filled: the assertion of
+    ``llama4_backend_check`` ran first and refused an unset backend."""
     args, platform = ctx.args, ctx.platform
     if args.device == "cpu":
         return {}
     out = {}
-    if args.attention_backend is None:
+    if args.attention_backend is None and ctx.release.has(CHANGES.LLAMA4_PLATFORM_DEFAULT):
         if platform.is_sm100:
             out["attention_backend"] = "trtllm_mha"
         elif platform.is_sm90:

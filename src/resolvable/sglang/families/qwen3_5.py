@@ -25,10 +25,11 @@ ARCHS = (
 @registry.for_arch(*ARCHS)
 def qwen3_5_hybrid_attention(ctx):
     """§3.12 coupled declaration of ``attention_backend`` and ``page_size`` on SM100. Before
-    ``QWEN3_NEXT_SM100_TRITON_WHEN_UNSET`` (0.5.6.post1) the backend was triton even when named."""
+    ``QWEN3_NEXT_SM100_TRITON_WHEN_UNSET`` (0.5.6.post1) the backend was triton even when named,
+    and before ``QWEN3_NEXT_SM100_TRITON`` (0.5.6) there was no SM100 arm."""
     args = ctx.args
-    if not ctx.platform.is_sm100:
-        return {}
+    if not ctx.platform.is_sm100 or not ctx.release.has(CHANGES.QWEN3_NEXT_SM100_TRITON):
+        return {}  # before 0.5.6 the Qwen3-Next branch had no SM100 arm
     if not ctx.release.has(CHANGES.QWEN3_NEXT_SM100_TRITON_WHEN_UNSET):
         # 0.5.6: the Qwen3-Next branch set triton on SM100 whatever the user named
         if args.attention_backend == "triton":

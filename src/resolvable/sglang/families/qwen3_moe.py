@@ -7,6 +7,7 @@ NVFP4 / unquantized experts run on the flashinfer_trtllm MoE runner.
 from __future__ import annotations
 
 from .._base import registry
+from ..changes import CHANGES
 from ..facts import quant_method, quantization_explicitly_unset
 from .qwen3_5 import ARCHS as QWEN3_5_ARCHS
 
@@ -15,9 +16,15 @@ ARCHS = ("Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", *QWEN3_5_A
 
 @registry.for_arch(*ARCHS)
 def qwen3_moe_runner(ctx):
-    """§3.13 (SM100 only)."""
+    """§3.13 (SM100 only). The Qwen3-MoE / Qwen3-VL-MoE SM100 arm is new in 0.5.6
+    (``QWEN3_MOE_SM100_ARM``), and so is Qwen3-Next's (``QWEN3_NEXT_SM100_TRITON``)."""
     args = ctx.args
     if not ctx.platform.is_sm100:
+        return {}
+    new = (
+        CHANGES.QWEN3_NEXT_SM100_TRITON if ctx.arch == "Qwen3NextForCausalLM" else CHANGES.QWEN3_MOE_SM100_ARM
+    )
+    if not ctx.release.has(new):
         return {}
     out = {}
     quantization = args.quantization
