@@ -146,14 +146,17 @@ class Pack:
 
     def tag_release(self, tag: str) -> str | None:
         """The engine release an official image tag names (``v0.34.0``, ``v0.5.5.post3-cu129-amd64``
-        → ``0.5.5``), modelled or not; None when the tag names none (``latest``, ``nightly``)."""
-        from ._release import base_release
+        → ``0.5.5``; a ``.postN`` the pack resolves as a release of its own is kept:
+        ``v0.5.6.post1`` → ``0.5.6.post1``), modelled or not; None when the tag names none
+        (``latest``, ``nightly``)."""
+        from ._release import base_release, release_name
 
         head = tag.split("-", 1)[0]
         if not re.fullmatch(r"[vV]?\d+\.\d+(\.\d+)*([.+]?(post|rc|dev|a|b)?\d*)*", head):
             return None
         try:
-            return base_release(head)
+            name = release_name(head)
+            return name if name in self.releases else base_release(head)
         except ResolvableError:
             return None
 

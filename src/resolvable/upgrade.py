@@ -232,8 +232,21 @@ class _Walk:
         return tuple(found)
 
     def _why(
-        self, field_name: str, prev: Any, release: str, prev_res: Any, res: Any, before: Any, after: Any
+        self,
+        field_name: str,
+        prev: Any,
+        release: str,
+        prev_res: Any,
+        res: Any,
+        before: Any,
+        after: Any,
+        depth: int = 0,
     ) -> Attribution:
+        """What moved ``field_name`` between ``prev`` and ``release``: a named change the deciding
+        rule read, a flag table's default, else (up to two fields deep) a field the deciding rule
+        read on either side whose value moved too, attributed in turn ("through" it): a value a
+        rule derives from another field (``chunked_prefill_size`` from ``enable_dp_attention``)
+        moves with the change that moved that field."""
         since = self.pack.change_since(res, field_name, prev, release)
         if since:
             named = re.findall(r"\(([A-Z][A-Z0-9_]{2,})\)", since)
@@ -248,9 +261,26 @@ class _Walk:
             named = _table_default(self.pack, field_name, prev, release)
             if named is not None:
                 return Attribution(release, before, after, None, named, True)
+        if depth < 2:
+            missing = object()
+            for read in _fields_read(prev_res, field_name) + _fields_read(res, field_name):
+                was, now = prev_res.get(read, missing), res.get(read, missing)
+                if read == field_name or was is missing or now is missing or was == now:
+                    continue
+                why = self._why(read, prev, release, prev_res, res, was, now, depth + 1)
+                if why.named:
+                    return Attribution(
+                        release, before, after, why.change, f"{why.named_by}, through {read}", True
+                    )
         return Attribution(
             release, before, after, None, f"first release with {after!r}, decided by {rule}", False
         )
+
+
+def _fields_read(res: Any, field_name: str) -> list[str]:
+    """The fields (``args.<name>`` inputs) the rule deciding ``field_name`` read, on ``res``."""
+    steps = res.explain(field_name).steps
+    return [str(key)[5:] for step in steps[-1:] for key, _value in step.inputs if str(key).startswith("args.")]
 
 
 def _changes_between(pack: Any, sides: tuple[Any, ...], field_name: str, old: str, new: str) -> list[str]:

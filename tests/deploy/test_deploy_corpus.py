@@ -100,7 +100,7 @@ def test_ome_runtime_abbreviations_and_controller_values():
     (launch,) = _by_name("ome-qwen-7b-chat-rt.yaml")
     assert "--mem-fraction-static" in launch.argv and "--mem-frac" not in launch.argv
     assert launch.runtime == {"MODEL_PATH": "the OME controller sets the model's path at run time"}
-    assert (launch.release, launch.modelled, launch.nearest) == ("0.5.5", False, SGLANG_RELEASES[0])
+    assert (launch.release, launch.modelled, launch.nearest) == ("0.5.5.post3", True, None)  # its own release
     multi = _by_name("ome-deepseek-rdma-rt.yaml")
     assert "--nccl-init-addr" in multi[0].argv  # --nccl-init abbreviates it
     assert "PARALLELISM_SIZE" in multi[0].runtime

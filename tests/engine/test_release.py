@@ -62,6 +62,23 @@ def test_release_order_is_numeric():
     assert release_key("0.5.9") < release_key("0.5.15") < release_key("0.6.0")
 
 
+def test_a_post_release_sorts_between_its_base_and_the_next():
+    """A ``.postN`` with behaviour of its own is a release of its own (sglang 0.5.6.post1)."""
+    from resolvable._release import check_release, release_name
+
+    assert (
+        release_key("0.5.6") < release_key("0.5.6.post1") < release_key("0.5.6.post2") < release_key("0.5.7")
+    )
+    assert release_key("0.5.16rc0") == release_key("0.5.16")
+    assert release_name("v0.5.6.post1") == "0.5.6.post1" and release_name("0.5.15+cu129") == "0.5.15"
+    assert ReleaseRange("0.5.6.post1").contains("0.5.6.post1") and not ReleaseRange("0.5.6.post1").contains(
+        "0.5.6"
+    )
+    listed = ("0.5.6", "0.5.6.post1", "0.5.10")
+    assert check_release("0.5.6.post1", listed, "x") == "0.5.6.post1"
+    assert check_release("0.5.10.post1", listed, "x") == "0.5.10"  # unlisted: resolves as its base
+
+
 def test_range_is_half_open():
     r = ReleaseRange("0.5.15", "0.5.18")
     assert [x for x in RELEASES if r.contains(x)] == ["0.5.15", "0.5.16", "0.5.17"]

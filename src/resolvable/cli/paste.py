@@ -239,7 +239,7 @@ def tag_release(
     """The release a docker tag names, and a note when it names none (``latest``, ``nightly``):
     then the newest of ``supported``. A tag of one of ``parse_only`` (the pack's releases that are
     parsed, not resolved; ``.postN`` kept: ``v0.5.5.post3-cu126``) names that release."""
-    from .._release import base_release
+    from .._release import base_release, release_name
     from ..flag_history import release_of_tag
 
     exact = release_of_tag(tag)
@@ -252,7 +252,9 @@ def tag_release(
         )
 
     try:
-        release = base_release(tag)
+        release = release_name(tag)  # a .postN resolved as a release of its own (0.5.6.post1)
+        if release not in supported:
+            release = base_release(tag)
     except ResolvableError:
         newest = supported[-1]
         return (

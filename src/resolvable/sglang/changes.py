@@ -1004,6 +1004,111 @@ CHANGES = ChangeTable(
             "with CUDA graphs on, as on CUDA)",
         ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        # -- 0.5.6 (docs/releases/0.5.6.md) ------------------------------------------------
+        Change(
+            "LLAMA4_PLATFORM_DEFAULT",
+            "0.5.6",
+            upstream="server_args._handle_model_specific_adjustments (Llama4 branch)",
+            summary="Llama 4 with no attention backend named gets the platform's pick (trtllm_mha, fa3, aiter, "
+            "intel_xpu, triton; before: the supported-backend assertion refused the unset backend)",
+        ),
+        Change(
+            "QWEN3_NEXT_SM100_TRITON",
+            "0.5.6",
+            upstream="server_args._handle_model_specific_adjustments (Qwen3NextForCausalLM branch, SM100 arm)",
+            summary="Qwen3-Next on SM100 runs triton attention and, with FP8/NVFP4, the flashinfer_trtllm MoE "
+            "runner (before: no SM100 arm: the generic default)",
+        ),
+        Change(
+            "QWEN3_MOE_SM100_ARM",
+            "0.5.6",
+            upstream="server_args._handle_model_specific_adjustments (Qwen3MoeForCausalLM / Qwen3VLMoe branch)",
+            summary="Qwen3-MoE and Qwen3-VL-MoE on SM100 adopt the checkpoint's quantization and run FP8/NVFP4 "
+            "experts on flashinfer_trtllm (before: no such branch)",
+        ),
+        Change(
+            "NEMOTRON_H_MODELOPT_ARM",
+            "0.5.6",
+            upstream="server_args._handle_model_specific_adjustments (NemotronHForCausalLM branch)",
+            summary="a ModelOpt Nemotron-H must use relu2, takes the checkpoint's ModelOpt method and the "
+            "flashinfer_cutlass MoE runner (before: no Nemotron-H branch)",
+        ),
+        Change(
+            "DSA_IN_DEEPSEEK_BRANCH",
+            "0.5.6",
+            upstream="server_args._handle_model_specific_adjustments (is_deepseek_nsa arm)",
+            summary="the DeepSeek sparse-attention arm runs inside the DeepseekV3ForCausalLM branch (before: for "
+            "every is_deepseek_nsa architecture, DeepSeek-V3.2 included)",
+        ),
+        Change(
+            "EAGLE_PAGE_TREE_FA3",
+            "0.5.6",
+            upstream="server_args._handle_speculative_decoding (topk > 1 with page_size > 1)",
+            summary="EAGLE topk > 1 with pages > 1 is accepted on fa3 too (before: flashinfer only)",
+        ),
+        Change(
+            "FLASHINFER_CUTLASS_MOE_FP8_BF16",
+            "0.5.6",
+            upstream="server_args._handle_moe_kernel_config (flashinfer_cutlass arm)",
+            summary="the flashinfer_cutlass MoE runner accepts modelopt_fp8 and unquantized models (before: "
+            "modelopt_fp4 only)",
+        ),
+        Change(
+            "CHOICES_ASCEND_FUSEEP",
+            "0.5.6",
+            upstream="server_args.py --moe-a2a-backend choices",
+            summary="argparse accepts --moe-a2a-backend ascend_fuseep",
+        ),
+        # -- 0.5.6.post1 (docs/releases/0.5.6.post1.md) ------------------------------------
+        Change(
+            "BLACKWELL_MHA_TRTLLM_DEFAULT",
+            "0.5.6.post1",
+            upstream="server_args._handle_attention_backend_compatibility (MHA default arms)",
+            summary="an MHA model on Blackwell without EAGLE topk > 1 defaults to trtllm_mha (before: "
+            "flashinfer where available, else triton)",
+        ),
+        Change(
+            "NPU_DEFAULT_SERVER_ARGS",
+            "0.5.6.post1",
+            upstream="server_args._handle_npu_backends (hardware_backend/npu/utils.set_default_server_args)",
+            summary="on Ascend the attention, prefill and decode backends are all forced to ascend, pages "
+            "default to 128 and custom all-reduce is off (before: ascend only as the unset default, and "
+            "128-token pages forced whenever the backend is ascend)",
+        ),
+        Change(
+            "MISTRAL_LARGE_3_PARAMS_JSON",
+            "0.5.6.post1",
+            upstream="utils/hf_transformers_utils.get_config (_load_mistral_large_3_for_causal_LM)",
+            summary="a model whose name holds mistral-large-3 is read from params.json (before: config.json "
+            "through AutoConfig, for every name)",
+        ),
+        Change(
+            "MISTRAL_LARGE_3_MLA",
+            "0.5.6.post1",
+            upstream="configs/model_config.ModelConfig._derive_model_shapes (MistralLarge3/Pixtral MLA arm)",
+            summary="MistralLarge3ForCausalLM and PixtralForConditionalGeneration with a kv_lora_rank are MLA "
+            "models (before: MHA)",
+        ),
+        Change(
+            "DLLM_CUDA_GRAPH_KEPT",
+            "0.5.6.post1",
+            upstream="server_args._handle_dllm_inference",
+            summary="diffusion LLMs keep CUDA graphs (batch sizes [1]) with the flashinfer backend forced "
+            "(before: CUDA graphs off, the attention backend left as chosen)",
+        ),
+        Change(
+            "CHOICES_MODELSLIM",
+            "0.5.6.post1",
+            upstream="server_args.py QUANTIZATION_CHOICES",
+            summary="argparse accepts --quantization modelslim (Ascend)",
+        ),
+        Change(
+            "QWEN3_NEXT_SM100_TRITON_WHEN_UNSET",
+            "0.5.6.post1",
+            upstream="server_args._handle_model_specific_adjustments (Qwen3NextForCausalLM branch, SM100 arm)",
+            summary="Qwen3-Next on SM100 gets triton only when no attention backend is named (before: "
+            "triton forced over the user's choice)",
+        ),
         Change(
             "ATTENTION_SINKS_NOT_FLASHINFER",
             "0.5.11",

@@ -18,8 +18,9 @@
   to the Mistral parser, which builds the whole config from ``params.json`` and ignores
   ``config.json`` (``adapt_config_dict``, ``MistralConfigParser.parse``); ``--model-config-parser hf``
   turns the routing off. Before 0.5.10 (``MISTRAL_NATIVE_SMALL4_LEANSTRAL``; 0.5.9
-  ``utils/hf_transformers_utils.get_config``) only ``mistral-large-3`` routed: the release, when
-  the caller names one, is asked through the change table.
+  ``utils/hf_transformers_utils.get_config``) only ``mistral-large-3`` routed, and before
+  0.5.6.post1 (``MISTRAL_LARGE_3_PARAMS_JSON``; 0.5.6) no name did: ``AutoConfig`` read
+  config.json. The release, when the caller names one, is asked through the change table.
 
 Invariants: functions here are pure over the ``HFConfig`` they get; ``prepare`` is idempotent;
 a malformed ``hf_quant_config.json`` or ``params.json`` is a ``ConfigError`` naming that file.
@@ -180,19 +181,24 @@ def checkpoint_quant_method(hf: HFConfig) -> str | None:
 
 def is_mistral_model(name: str, release: str | None = None) -> bool:
     """``is_mistral_model``: the name routes sglang to the params.json parser. ``release`` (None:
-    the newest behaviour) is a release of the pack: before ``MISTRAL_NATIVE_SMALL4_LEANSTRAL``
-    (0.5.10) only ``mistral-large-3`` routed (0.5.9 ``get_config``)."""
+    the newest behaviour) is a release of the pack: ``mistral-large-3`` routes since
+    ``MISTRAL_LARGE_3_PARAMS_JSON`` (0.5.6.post1's ``_load_mistral_large_3_for_causal_LM``), the
+    other names since ``MISTRAL_NATIVE_SMALL4_LEANSTRAL`` (0.5.10; 0.5.9 ``get_config``)."""
     lower = str(name).lower()
-    if "mistral-large-3" in lower:
-        return True
+    view = None
     if release is not None:
         from ._base import registry
+
+        if release in registry.releases:  # another release (parse-only) is not resolved
+            view = registry.release_view(release)
+    if view is not None:
         from .changes import CHANGES
 
-        modelled = release in registry.releases  # another release (parse-only) is not resolved
-        if modelled and not registry.release_view(release).has(CHANGES.MISTRAL_NATIVE_SMALL4_LEANSTRAL):
+        if "mistral-large-3" in lower:
+            return view.has(CHANGES.MISTRAL_LARGE_3_PARAMS_JSON)
+        if not view.has(CHANGES.MISTRAL_NATIVE_SMALL4_LEANSTRAL):
             return False
-    if "mistral-small-4" in lower or "leanstral" in lower:
+    if "mistral-large-3" in lower or "mistral-small-4" in lower or "leanstral" in lower:
         return True
     return "eagle" in lower and "mistral" in lower
 

@@ -183,6 +183,16 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_ASCEND_FUSEEP,
+        {"moe_a2a_backend": ("ascend_fuseep",)},
+    ),
+    (
+        "added",
+        CHANGES.CHOICES_MODELSLIM,
+        {"quantization": ("modelslim",)},
+    ),
+    (
+        "added",
         CHANGES.CHOICES_QUARK_INT4FP8_MOE,
         {
             "quantization": ("quark_int4fp8_moe",),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError, InvalidArgumentError
 from ..rules import ArchList, record
+from .changes import CHANGES
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -129,15 +130,20 @@ MLA_ARCHS_SINCE = ArchList(
 
 def is_mla(hf: Any, release: Any = None) -> bool:
     """``use_mla_backend()``: the model's attention is MLA (spec §3.21; any entry of architectures).
-    ``release`` (the rule's ``ctx.release``) drops the members of ``MLA_ARCHS_SINCE`` it does not
-    hold; without one every member counts (the newest lists)."""
+    ``release`` (the rule's ``ctx.release``; None: the newest behaviour) drops the members of
+    ``MLA_ARCHS_SINCE`` it does not hold, and Mistral-Large-3 and Pixtral are MLA since 0.5.6.post1
+    (``MISTRAL_LARGE_3_MLA``, ``ModelConfig._derive_model_shapes``)."""
     archs = set(hf.architectures)
     text = hf.text_config
     if release is not None:
         archs -= {a for a in archs & set(MLA_ARCHS_SINCE) if not release.holds(MLA_ARCHS_SINCE, a)}
     if archs & _MLA_ARCHS:
         return True
-    if archs & _MLA_IF_KV_LORA and text.get("kv_lora_rank") is not None:
+    if (
+        archs & _MLA_IF_KV_LORA
+        and text.get("kv_lora_rank") is not None
+        and (release is None or release.has(CHANGES.MISTRAL_LARGE_3_MLA))
+    ):
         return True
     if archs & _MHA_FORCED:
         return False
@@ -182,14 +188,15 @@ def has_asymmetric_kv(hf: Any) -> bool:
 
 
 #: ``model_config.is_deepseek_dsa``'s architecture list, per release (checked against the wheels
-#: 0.5.8-0.5.23): GLM-5 since 0.5.9, LongCat-Flash and the GLM-5 draft since 0.5.16, Dots3 since
-#: 0.5.19, GLM-5-Next and HY-V4 since 0.5.20.
+#: 0.5.6.post1-0.5.23): Mistral-Large-3 and Pixtral since 0.5.6.post1, GLM-5 since 0.5.9,
+#: LongCat-Flash and the GLM-5 draft since 0.5.16, Dots3 since 0.5.19, GLM-5-Next and HY-V4 since
+#: 0.5.20.
 DSA_ARCHS = ArchList(
     "DeepseekV3ForCausalLM",
     "DeepseekV32ForCausalLM",
     "DeepseekV3ForCausalLMNextN",
-    "MistralLarge3ForCausalLM",
-    "PixtralForConditionalGeneration",
+    ("MistralLarge3ForCausalLM", "0.5.6.post1"),
+    ("PixtralForConditionalGeneration", "0.5.6.post1"),
     ("GlmMoeDsaForCausalLM", "0.5.9"),
     ("GlmMoeDsaForCausalLMNextN", "0.5.16"),
     ("LongcatFlashForCausalLM", "0.5.16"),

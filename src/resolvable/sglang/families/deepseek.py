@@ -37,8 +37,8 @@ _BASE = (
     "DeepseekV3ForCausalLM",
     "DeepseekV32ForCausalLM",
     ("KimiK25ForConditionalGeneration", "0.5.9"),
-    "MistralLarge3ForCausalLM",
-    "PixtralForConditionalGeneration",
+    ("MistralLarge3ForCausalLM", "0.5.6.post1"),  # the branch's list grew them in 0.5.6.post1
+    ("PixtralForConditionalGeneration", "0.5.6.post1"),
     ("GlmMoeDsaForCausalLM", "0.5.9"),
 )
 #: The DeepSeek branch of ``handle_model_specific_adjustments`` (0.5.15-0.5.18: server_args.py;
@@ -69,8 +69,11 @@ ARCHS = DEEPSEEK_FAMILY
 
 
 for _arch in ("MistralLarge3ForCausalLM", "PixtralForConditionalGeneration"):
-    # §3.1: the checkpoint runs only in bfloat16, whatever --dtype says.
-    registry.constant(_arch, {"dtype": Force("bfloat16", f"{_arch} runs only in bfloat16")})
+    # §3.1: the checkpoint runs only in bfloat16, whatever --dtype says (the arm is new in
+    # 0.5.6.post1's _handle_model_specific_adjustments; 0.5.6 kept --dtype).
+    registry.constant(
+        _arch, {"dtype": Force("bfloat16", f"{_arch} runs only in bfloat16")}, since="0.5.6.post1"
+    )
 
 
 def _aiter_preshuffle(ctx) -> bool:
@@ -188,8 +191,12 @@ def _dsa_page_size(ctx) -> Force:
 
 def _in_deepseek_branch(ctx) -> bool:
     """DeepSeek-V3.2 reaches the DeepSeek branch only with ``DSA_V32_DEEPSEEK_BRANCH`` (0.5.12);
-    before it, its architecture was not in the branch's list (0.5.11 ``server_args.py``)."""
-    return ctx.arch != "DeepseekV32ForCausalLM" or ctx.release.has(CHANGES.DSA_V32_DEEPSEEK_BRANCH)
+    before it, its architecture was not in the branch's list (0.5.11 ``server_args.py``). Before
+    ``DSA_IN_DEEPSEEK_BRANCH`` (0.5.6) the sparse-attention arm ran outside the branch, for every
+    ``is_deepseek_nsa`` architecture (0.5.5.post3 ``server_args.py``): V3.2 took it too."""
+    if ctx.arch != "DeepseekV32ForCausalLM" or ctx.release.has(CHANGES.DSA_V32_DEEPSEEK_BRANCH):
+        return True
+    return not ctx.release.has(CHANGES.DSA_IN_DEEPSEEK_BRANCH) and is_deepseek_dsa(ctx.hf, ctx.release)
 
 
 def _dsa_gpu_arm(ctx) -> bool:

@@ -144,8 +144,11 @@ def nemotron_h_quant_moe(ctx):
     A ModelOpt MIXED_PRECISION checkpoint without NVFP4 layers is ``w4afp8`` to the model
     config, so neither field is declared (0.5.14 answered modelopt_mixed). Before 0.5.11
     (``NEMOTRON_H_MOE_RUNNER_WHEN_AUTO``) a ModelOpt checkpoint set flashinfer_cutlass whatever
-    runner was named, and an unquantized one kept its runner."""
+    runner was named, and an unquantized one kept its runner; before ``NEMOTRON_H_MODELOPT_ARM``
+    (0.5.6) the Nemotron-H branch did not exist (nothing checked or set here)."""
     args, hf, platform = ctx.args, ctx.hf, ctx.platform
+    if not ctx.release.has(CHANGES.NEMOTRON_H_MODELOPT_ARM):
+        return {}
     model_q, _ = model_quantization(args.quantization, hf, platform)
     out = {}
     quantization = args.quantization

@@ -30,14 +30,16 @@ def _sm90_probe_fails(ctx) -> bool:
 
 @registry.for_arch(*ARCHS)
 def llama4_defaults(ctx):
-    """§3.4: fill ``A`` per platform; FP8 MoE on SM100 uses flashinfer_trtllm.
-    ``SM90_PROBE_CUDA_ONLY`` (0.5.6.post2): before it, ROCm GPUs of capability 9 failed in the SM90
-    probe instead of getting aiter."""
+    """§3.4: fill ``A`` per platform; FP8 MoE on SM100 uses flashinfer_trtllm. Before
+    ``LLAMA4_PLATFORM_DEFAULT`` (0.5.6) nothing was filled: the assertion of
+    ``llama4_backend_check`` ran first and refused an unset backend. ``SM90_PROBE_CUDA_ONLY``
+    (0.5.6.post2): before it, ROCm GPUs of capability 9 failed in the SM90 probe instead of getting
+    aiter."""
     args, platform = ctx.args, ctx.platform
     if args.device == "cpu":
         return {}
     out = {}
-    if args.attention_backend is None:
+    if args.attention_backend is None and ctx.release.has(CHANGES.LLAMA4_PLATFORM_DEFAULT):
         if platform.is_sm100:
             out["attention_backend"] = "trtllm_mha"
         elif platform.is_sm90:

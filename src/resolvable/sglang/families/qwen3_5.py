@@ -26,9 +26,18 @@ ARCHS = ArchList(
 
 @registry.rule("model", archs=ARCHS)
 def qwen3_5_hybrid_attention(ctx):
-    """§3.12 coupled declaration of ``attention_backend`` and ``page_size`` on SM100."""
+    """§3.12 coupled declaration of ``attention_backend`` and ``page_size`` on SM100. Before
+    ``QWEN3_NEXT_SM100_TRITON_WHEN_UNSET`` (0.5.6.post1) the backend was triton even when named,
+    and before ``QWEN3_NEXT_SM100_TRITON`` (0.5.6) there was no SM100 arm."""
     args = ctx.args
-    if not ctx.platform.is_sm100 or args.attention_backend is not None:
+    if not ctx.platform.is_sm100 or not ctx.release.has(CHANGES.QWEN3_NEXT_SM100_TRITON):
+        return {}  # before 0.5.6 the Qwen3-Next branch had no SM100 arm
+    if not ctx.release.has(CHANGES.QWEN3_NEXT_SM100_TRITON_WHEN_UNSET):
+        # 0.5.6: the Qwen3-Next branch set triton on SM100 whatever the user named
+        if args.attention_backend == "triton":
+            return {}
+        return {"attention_backend": Force("triton", "Qwen3-Next on SM100 runs triton attention")}
+    if args.attention_backend is not None:
         return {}
     extra_buffer = not args.disable_radix_cache and args.mamba_radix_cache_strategy in (
         "extra_buffer",

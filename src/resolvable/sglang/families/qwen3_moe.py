@@ -16,10 +16,17 @@ ARCHS = ("Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", *QWEN3_5_A
 
 @registry.for_arch(*ARCHS)
 def qwen3_moe_runner(ctx):
-    """§3.13 (SM100 only). ``QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM`` (0.5.8): before it unquantized
-    experts kept the auto runner."""
+    """§3.13 (SM100 only). The Qwen3-MoE / Qwen3-VL-MoE SM100 arm is new in 0.5.6
+    (``QWEN3_MOE_SM100_ARM``), and so is Qwen3-Next's (``QWEN3_NEXT_SM100_TRITON``).
+    ``QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM`` (0.5.8): before it unquantized experts kept the auto
+    runner."""
     args = ctx.args
     if not ctx.platform.is_sm100:
+        return {}
+    new = (
+        CHANGES.QWEN3_NEXT_SM100_TRITON if ctx.arch == "Qwen3NextForCausalLM" else CHANGES.QWEN3_MOE_SM100_ARM
+    )
+    if not ctx.release.has(new):
         return {}
     out = {}
     quantization = args.quantization

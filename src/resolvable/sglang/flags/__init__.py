@@ -115,7 +115,7 @@ def table_release(release: str) -> str:
 
     tables = _releases()
     if release in tables or release in history():
-        return release  # its own table (release_key ignores a .postN suffix, so look first)
+        return release  # its own table
     older = [t for t in tables if release_key(t) <= release_key(release)]
     return older[-1] if older else tables[0]
 
@@ -265,8 +265,11 @@ def replacement_source(option: str) -> tuple[str | None, str]:
 
 
 def all_releases() -> list[str]:
-    """Every sglang release with a flag table, parse-only ones first, oldest first."""
-    return [*parse_only_releases(), *releases()]
+    """Every sglang release with a flag table (parse-only or full), oldest first (``.postN`` after
+    its base; while steps are modelled out of order, parse-only releases may lie between full ones)."""
+    from ...flag_history import version_key
+
+    return sorted([*parse_only_releases(), *releases()], key=version_key)
 
 
 def removed_between(old: str, new: str) -> tuple[Any, ...]:

@@ -68,14 +68,20 @@ def default_attention_backend(ctx) -> str:
     ``is_fa3_default_architecture``'s list; another model falls through to the later arms).
     ``TRTLLM_MHA_DEFAULT_SM100_ONLY`` (0.5.7): the trtllm_mha arm needs SM100 and, with speculation,
     an explicit EAGLE topk; before, any Blackwell (capability 10 or 12, ``is_blackwell()``) took
-    it, and SM120 was then refused by the trtllm_mha check."""
+    it, and SM120 was then refused by the trtllm_mha check.
+    ``BLACKWELL_MHA_TRTLLM_DEFAULT`` (0.5.6.post1): the Blackwell MHA arm (before: none, so
+    flashinfer/triton). Before ``NPU_DEFAULT_SERVER_ARGS`` (0.5.6.post1) an unset backend on
+    Ascend is ``ascend`` here (MHA after the HIP arm, MLA after HIP); since then the device
+    handler forces it."""
     args, platform, hf = ctx.args, ctx.platform, ctx.hf
     if "WhisperForConditionalGeneration" in hf.architectures and ctx.release.has(CHANGES.WHISPER_ARMS):
         return "flashinfer"
     if not is_mla(hf, ctx.release):
         if platform.is_sm90 and _no_spec_or_topk_one(args) and _hopper_fa3_model(ctx):
             return "fa3"
-        if ctx.release.has(CHANGES.TRTLLM_MHA_DEFAULT_SM100_ONLY):
+        if not ctx.release.has(CHANGES.BLACKWELL_MHA_TRTLLM_DEFAULT):
+            trtllm = False  # 0.5.6: no Blackwell arm
+        elif ctx.release.has(CHANGES.TRTLLM_MHA_DEFAULT_SM100_ONLY):
             trtllm = platform.is_sm100 and (
                 args.speculative_algorithm is None or args.speculative_eagle_topk is not None
             )
@@ -86,6 +92,8 @@ def default_attention_backend(ctx) -> str:
             return "fa4" if asymmetric else "trtllm_mha"
         if platform.is_hip:
             return "aiter"
+        if platform.is_npu and not ctx.release.has(CHANGES.NPU_DEFAULT_SERVER_ARGS):
+            return "ascend"
         if platform.is_mps and ctx.release.has(CHANGES.MPS_TORCH_NATIVE_DEFAULT):
             return "torch_native"
         sinks = has_attention_sinks(hf) and ctx.release.has(CHANGES.ATTENTION_SINKS_NOT_FLASHINFER)
@@ -98,6 +106,8 @@ def default_attention_backend(ctx) -> str:
         return "flashinfer"
     if platform.is_hip:
         return "aiter" if num_kv_heads_per_rank(hf, args.tp_size) in (16, 128) else "triton"
+    if platform.is_npu and not ctx.release.has(CHANGES.NPU_DEFAULT_SERVER_ARGS):
+        return "ascend"
     if platform.is_mps and ctx.release.has(CHANGES.MPS_TORCH_NATIVE_DEFAULT):
         return "torch_native"
     return "triton"

@@ -172,7 +172,9 @@ def pp_breakable_prefill_graph(ctx):
 def device_handlers(ctx):
     """§2.2 step 6: per-device writes (HPU, CPU, NPU, MPS) that later rules see as input; the XPU
     handler, which changed in 0.5.15, is its own rule (``xpu_cuda_graphs``). An arm64 CPU host
-    defaults to torch_native since 0.5.12 (``CPU_ARM64_TORCH_NATIVE``; 0.5.11: intel_amx)."""
+    defaults to torch_native since 0.5.12 (``CPU_ARM64_TORCH_NATIVE``; 0.5.11: intel_amx). The
+    NPU arm is ``_handle_npu_backends`` since 0.5.6.post1 (``NPU_DEFAULT_SERVER_ARGS``); before
+    it, nothing is written here on Ascend (``default_backend`` and ``ascend_page_size``)."""
     args, device = ctx.args, ctx.args.device
     if device == "hpu":
         return {
@@ -186,6 +188,8 @@ def device_handlers(ctx):
             out["attention_backend"] = "torch_native" if arm64 else "intel_amx"
         return out
     if device == "npu":
+        if not ctx.release.has(CHANGES.NPU_DEFAULT_SERVER_ARGS):
+            return {}  # before 0.5.6.post1: ascend is the unset default (default_backend), pages later
         reason = "Ascend NPUs run the ascend attention backend"
         out = {
             "attention_backend": Force("ascend", reason),

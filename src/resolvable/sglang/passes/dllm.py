@@ -22,10 +22,19 @@ _WHY = "diffusion LLM constraint"
 def dllm_attention_backend(ctx):
     """Platform arms: HIP (no graphs, triton/aiter; since 0.5.8, ``DLLM_ROCM_TRITON``: before it
     ROCm took the CUDA arm), NPU (ascend; since 0.5.10, ``DLLM_ASCEND_ON_NPU``: before, Ascend took
-    the CUDA-graph arm), decode graph on (flashinfer)."""
+    the CUDA-graph arm), decode graph on (flashinfer).
+    Before ``DLLM_CUDA_GRAPH_KEPT`` (0.5.6.post1; 0.5.6 ``_handle_dllm_inference``) CUDA graphs
+    were turned off instead and the attention backend was left as it was."""
     args, platform = ctx.args, ctx.platform
     if args.dllm_algorithm is None:
         return {}
+    if not ctx.release.has(CHANGES.DLLM_CUDA_GRAPH_KEPT):
+        why = "CUDA graphs are disabled for diffusion LLM inference"
+        off = {"disable_cuda_graph": True} if not args.disable_cuda_graph else {}
+        for phase in ("prefill", "decode"):
+            if args[f"cuda_graph_backend_{phase}"] != "disabled":
+                off[f"cuda_graph_backend_{phase}"] = Force("disabled", why)
+        return off
     out = {}
     backend = args.attention_backend
     if platform.is_hip and ctx.release.has(CHANGES.DLLM_ROCM_TRITON):

@@ -148,12 +148,19 @@ def moe_runner_backend_checks(ctx):
     and refuses ``deepep`` with it (per-token NVFP4 activation). ``MOE_CUTEDSL_CHECKS_ROUTED_FP4``
     (0.5.11): the CuteDSL runner is checked at all, and the routed TRT-LLM runner takes
     ``modelopt_fp4``. ``TRTLLM_MOE_BF16_COMPRESSED`` (0.5.7): the TRT-LLM runner takes
-    compressed-tensors and unquantized models (before: modelopt_fp4, modelopt_fp8 or fp8 only)."""
+    compressed-tensors and unquantized models (before: modelopt_fp4, modelopt_fp8 or fp8 only). Before
+    ``FLASHINFER_CUTLASS_MOE_FP8_BF16`` (0.5.6) the cutlass runner took ``modelopt_fp4`` only."""
     args, has = ctx.args, ctx.release.has
     runner, quant, ep, tp = args.moe_runner_backend, args.quantization, args.ep_size, args.tp_size
     fields = ("moe_runner_backend", "quantization")
     ep_message = "The expert parallel size must be 1 or the same as the tensor parallel size"
     if runner == "flashinfer_cutlass":
+        if not has(CHANGES.FLASHINFER_CUTLASS_MOE_FP8_BF16) and quant != "modelopt_fp4":
+            raise _assert(
+                "modelopt_fp4 quantization is required for Flashinfer Cutlass MOE",
+                fields,
+                Fix(another=("moe_runner_backend",), note="for this quantization"),
+            )
         if quant not in _CUTLASS_QUANT:
             raise _assert(
                 f"Invalid quantization '{quant}'. \nFlashInfer Cutlass MOE supports only: 'modelopt_fp4', "

@@ -62,6 +62,20 @@ def mla_and_trtllm_page_sizes(ctx):
 
 
 @registry.rule("attention_pages")
+def ascend_page_size(ctx):
+    """Before 0.5.6.post1 (``NPU_DEFAULT_SERVER_ARGS``; 0.5.6
+    ``server_args._handle_attention_backend_compatibility``, NPU arm): on Ascend with the ascend
+    backend, pages are 128 tokens, a user's ``--page-size`` overridden. Since then the device
+    handler only fills an unset page size."""
+    args = ctx.args
+    if not ctx.platform.is_npu or args.attention_backend != "ascend" or args.page_size == 128:
+        return {}
+    if ctx.release.has(CHANGES.NPU_DEFAULT_SERVER_ARGS):
+        return {}
+    return {"page_size": Force(128, "the ascend backend supports only 128-token pages")}
+
+
+@registry.rule("attention_pages")
 def fa4_page_size(ctx):
     """C16 (spec §9 #1-#2): on SM100 for MHA, an FA4 *prefill* backend forces 128-token pages
     (Step-3.5, whose rule sets ``attention_backend``, keeps page 1); ``FA4_PAGES_ANY_SIDE``

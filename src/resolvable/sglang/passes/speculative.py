@@ -196,7 +196,11 @@ def eagle_family(ctx):
     if topk == 1 and draft != steps + 1:
         _set(args, out, "speculative_num_draft_tokens", steps + 1, "topk 1 drafts num_steps + 1 tokens")
     tree_backends = (
-        _PAGE_TREE_SPEC_BACKENDS if ctx.release.has(CHANGES.EAGLE_PAGE_TREE_TRITON) else ("flashinfer", "fa3")
+        _PAGE_TREE_SPEC_BACKENDS
+        if ctx.release.has(CHANGES.EAGLE_PAGE_TREE_TRITON)
+        else ("flashinfer", "fa3")
+        if ctx.release.has(CHANGES.EAGLE_PAGE_TREE_FA3)
+        else ("flashinfer",)
     )
     if topk > 1 and args.page_size > 1 and args.attention_backend not in tree_backends:
         if ctx.release.has(CHANGES.EAGLE_PAGE_TREE_TRITON):
