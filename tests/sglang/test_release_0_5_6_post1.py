@@ -123,3 +123,12 @@ def test_modelslim_is_a_quantization_choice_from_0_5_6_post1():
     with pytest.raises(InvalidArgumentError, match="invalid choice: 'modelslim'"):
         resolve_at("llama-3.1-8b", "npu", OLD, quantization="modelslim")
     assert resolve_at("llama-3.1-8b", "npu", NEW, quantization="modelslim")["quantization"] == "modelslim"
+
+
+def test_qwen3_vl_joins_the_hopper_fa3_list_in_0_5_6_post1():
+    """``utils/common.is_fa3_default_architecture``: Qwen3-VL, Qwen3-VL-MoE and GLM-4V are not on
+    0.5.6's list (Hopper gives Qwen3-VL flashinfer) and are on 0.5.6.post1's (fa3); found by the
+    held-out seed 1796473277 (docs/fidelity.md)."""
+    assert resolve_at("qwen3-vl-8b", "h100", OLD)["attention_backend"] == "flashinfer"
+    assert resolve_at("qwen3-vl-8b", "h100", NEW)["attention_backend"] == "fa3"
+    assert resolve_at("llama-3.1-8b", "h100", OLD)["attention_backend"] == "fa3"

@@ -6,7 +6,7 @@ that need "what would the default be" (Qwen3.5 hybrid, spec §3.12) call it with
 
 from __future__ import annotations
 
-from ...rules import Force
+from ...rules import ArchList, Force
 from .._base import registry
 from ..changes import CHANGES
 from ..facts import (
@@ -24,25 +24,26 @@ def _no_spec_or_topk_one(args) -> bool:
     return topk is None or (topk == 1 and args.page_size in (1, None))
 
 
-#: ``utils/common.is_fa3_default_architecture`` (0.5.7): the MHA models that Hopper defaulted to fa3
-#: before 0.5.8 (``HOPPER_MHA_FA3_EVERY_MODEL``), read from the config's first architecture.
-FA3_DEFAULT_ARCHITECTURES = frozenset(
-    {
-        "Llama4ForConditionalGeneration",
-        "LlamaForCausalLM",
-        "Olmo2ForCausalLM",
-        "Gemma2ForCausalLM",
-        "Gemma3ForConditionalGeneration",
-        "Qwen2ForCausalLM",
-        "Qwen3ForCausalLM",
-        "Qwen3MoeForCausalLM",
-        "Qwen3VLForConditionalGeneration",
-        "Qwen3VLMoeForConditionalGeneration",
-        "Glm4MoeForCausalLM",
-        "Glm4vForConditionalGeneration",
-        "Glm4vMoeForConditionalGeneration",
-        "Step3VLForConditionalGeneration",
-    }
+#: ``utils/common.is_fa3_default_architecture``: the MHA models that Hopper defaulted to fa3 before
+#: 0.5.8 (``HOPPER_MHA_FA3_EVERY_MODEL``), read from the config's first architecture; Qwen3-VL,
+#: Qwen3-VL-MoE and GLM-4V joined the list in 0.5.6.post1 (checked against the 0.5.6, 0.5.6.post1
+#: and 0.5.7 wheels).
+FA3_DEFAULT_ARCHITECTURES = ArchList(
+    "Llama4ForConditionalGeneration",
+    "LlamaForCausalLM",
+    "Olmo2ForCausalLM",
+    "Gemma2ForCausalLM",
+    "Gemma3ForConditionalGeneration",
+    "Qwen2ForCausalLM",
+    "Qwen3ForCausalLM",
+    "Qwen3MoeForCausalLM",
+    ("Qwen3VLForConditionalGeneration", "0.5.6.post1"),
+    ("Qwen3VLMoeForConditionalGeneration", "0.5.6.post1"),
+    "Glm4MoeForCausalLM",
+    ("Glm4vForConditionalGeneration", "0.5.6.post1"),
+    "Glm4vMoeForConditionalGeneration",
+    "Step3VLForConditionalGeneration",
+    what="fa3 default architectures",
 )
 
 
@@ -52,7 +53,7 @@ def _hopper_fa3_model(ctx) -> bool:
     if ctx.release.has(CHANGES.HOPPER_MHA_FA3_EVERY_MODEL):
         return True
     archs = ctx.hf.architectures
-    return bool(archs) and archs[0] in FA3_DEFAULT_ARCHITECTURES
+    return bool(archs) and ctx.release.holds(FA3_DEFAULT_ARCHITECTURES, archs[0])
 
 
 def default_attention_backend(ctx) -> str:
