@@ -15,6 +15,7 @@ import pytest
 from golden import GOLDEN, GOLDEN_FLAGS
 from required_inputs import sglang_wheel
 from resolvable._schema import schema_of
+from resolvable.rules import release_key
 from resolvable.sglang import ServerArgs
 from resolvable.sglang.cli_args import add_cli_args, from_cli_args
 from resolvable.sglang.cli_args import parse_namespace as _parse_namespace
@@ -424,27 +425,8 @@ KNOWN_CHOICE_MISMATCHES = {
     # (passes/moe_kernels.py), not through ADDED_IN
     **{
         (r, f): (["megamoe"], [])
-        for r in (
-            "0.5.5.post3",
-            "0.5.6",
-            "0.5.6.post1",
-            "0.5.6.post2",
-            "0.5.7",
-            "0.5.8",
-            "0.5.8.post1",
-            "0.5.9",
-            "0.5.10",
-            "0.5.10.post1",
-            "0.5.11",
-            "0.5.12",
-            "0.5.12.post1",
-            "0.5.13",
-            "0.5.13.post1",
-            "0.5.14",
-            "0.5.15",
-            "0.5.16",
-            "0.5.17",
-        )
+        for r in releases()
+        if release_key(r) < release_key("0.5.18")
         for f in ("moe_runner_backend", "speculative_moe_runner_backend")
     },
     # fields/spec.py: the draft model's A2A list did not gain flashinfer_megamoe in 0.5.20-0.5.23
