@@ -98,6 +98,7 @@ OPTIONAL_KERNELS = (
     "sgl_kernel_npu",
     "intel_extension_for_pytorch",
     "vllm",
+    "torchair",
 )
 
 
@@ -107,7 +108,12 @@ ALWAYS_PRESENT = {
     "hip": {"sgl_kernel", "aiter"},
     "cpu": {"sgl_kernel"},
     "xpu": {"sgl_kernel"},  # sgl-kernel-xpu provides the same module name
-    "npu": {"sgl_kernel_npu"},  # sglang's Ascend install (0.5.22+ imports it while building ServerArgs)
+    # sglang's Ascend install (0.5.22+ imports sgl_kernel_npu while building ServerArgs); torchair
+    # comes with torch_npu (up to 0.5.8 ``utils/common.get_compiler_backend`` imports it at module
+    # load while ServerArgs is built; without it those releases answered "NPU detected, but
+    # torchair package is not installed", an oracle gap: the answers it changes were deleted from
+    # the caches rather than bumping WORKER_REVISION, as for ``_rocm_image_ships_vllm``)
+    "npu": {"sgl_kernel_npu", "torchair"},
 }
 
 
