@@ -41,7 +41,7 @@ def test_the_release_listing_names_every_release(capsys):
     engines = json.loads(out)["engines"]
     assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.19.1"
     assert engines["sglang"]["parse_only"][0] == "0.5.1"
-    assert "0.5.5.post2" in engines["sglang"]["parse_only"]
+    assert "0.5.4.post3" in engines["sglang"]["parse_only"]
     assert "0.5.5.post3" in engines["sglang"]["resolved"]  # a post release resolved as its own
     assert engines["vllm"]["resolved"] == list(vllm_registry.releases)  # pinned in test_vllm_releases.py
     code, out, _ = _run(capsys, "releases", "--engine", "vllm")
@@ -103,11 +103,11 @@ def test_sglang_old_release_from_the_image_tag(capsys):
 
 
 def test_a_flag_gone_by_a_post_release_names_it(capsys):
-    """--enable-deepep-moe left in 0.5.4.post1: the image v0.5.5.post2 (parse-only) refuses the launch."""
-    words = ["docker", "run", "lmsysorg/sglang:v0.5.5.post2-cu126", *shlex.split(SGLANG_OLD)]
+    """--enable-deepep-moe left in 0.5.4.post1: the image v0.5.4.post3 (parse-only) refuses the launch."""
+    words = ["docker", "run", "lmsysorg/sglang:v0.5.4.post3-cu126", *shlex.split(SGLANG_OLD)]
     code, _, err = _run(capsys, "explain", "--", *words)
     assert code == 2
-    assert "--enable-deepep-moe is not a flag of sglang 0.5.5.post2; it was removed in 0.5.4.post1" in err
+    assert "--enable-deepep-moe is not a flag of sglang 0.5.4.post3; it was removed in 0.5.4.post1" in err
 
 
 def test_a_flag_the_old_release_lacks_is_a_usage_error(capsys):

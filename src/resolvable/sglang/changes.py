@@ -1004,6 +1004,13 @@ CHANGES = ChangeTable(
             "with CUDA graphs on, as on CUDA)",
         ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        # -- 0.5.5.post3 (docs/releases/0.5.5.post3.md) ------------------------------------
+        Change(
+            "CHOICES_SAMPLING_ASCEND",
+            "0.5.5.post3",
+            upstream="server_args.py --sampling-backend choices",
+            summary="argparse accepts --sampling-backend ascend",
+        ),
         # -- 0.5.6 (docs/releases/0.5.6.md) ------------------------------------------------
         Change(
             "LLAMA4_PLATFORM_DEFAULT",

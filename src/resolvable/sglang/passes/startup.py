@@ -176,7 +176,7 @@ def implemented_architectures() -> dict[str, frozenset[str]]:
 
 
 #: The oldest release in architectures.json; it also stands for the releases before it.
-OLDEST_ARCHITECTURE_LIST = "0.5.5.post3"
+OLDEST_ARCHITECTURE_LIST = "0.5.5.post2"
 
 
 @functools.cache
