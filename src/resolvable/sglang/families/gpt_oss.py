@@ -66,7 +66,9 @@ def gpt_oss_defaults(ctx):
         out["dtype"] = Force("bfloat16", "mxfp4 GPT-OSS kernels (triton) run in bfloat16")
     if not ctx.release.has(CHANGES.GPT_OSS_ASCEND_HYBRID_SWA) and not args.disable_hybrid_swa_memory:
         out["disable_hybrid_swa_memory"] = True  # 0.5.7: the last line of the GPT-OSS branch
-    elif args.speculative_algorithm is not None and not ctx.release.has(CHANGES.GPT_OSS_SPEC_KEEPS_HYBRID_SWA):
+    elif args.speculative_algorithm is not None and not ctx.release.has(
+        CHANGES.GPT_OSS_SPEC_KEEPS_HYBRID_SWA
+    ):
         out["disable_hybrid_swa_memory"] = True  # 0.5.8: speculation and the SWA pool did not mix
     return out
 
