@@ -100,6 +100,7 @@ def test_helm_writes_numbers_as_go_does():
         ),  # resolved as a release of its own
         ("lmsysorg/sglang:v0.5.5.post2-cu129-amd64", "sglang", "0.5.5.post2", True),
         ("lmsysorg/sglang:v0.5.5.post1-cu129-amd64", "sglang", "0.5.5.post1", True),
+        ("lmsysorg/sglang:v0.5.5-cu129-amd64", "sglang", "0.5.5", True),
         ("lmsysorg/sglang:v0.5.10.post1-cu129-amd64", "sglang", "0.5.10", True),  # resolved as its base
         ("vllm/vllm-openai:latest", "vllm", "0.34.0", False),
         ("vllm/vllm-openai", "vllm", "0.34.0", False),

@@ -277,6 +277,7 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang.flags import table_release
 
     assert releases() == [
+        "0.5.5",
         "0.5.5.post1",
         "0.5.5.post2",
         "0.5.5.post3",
@@ -427,6 +428,7 @@ KNOWN_CHOICE_MISMATCHES = {
     **{
         (r, f): (["megamoe"], [])
         for r in (
+            "0.5.5",
             "0.5.5.post1",
             "0.5.5.post2",
             "0.5.5.post3",

@@ -39,7 +39,9 @@ def test_hybrid_gdn_on_blackwell_accepts_trtllm_mha_from_0_5_5_post2():
     text = refusal_at("qwen3-next-80b-a3b", "b200", OLD, **flags)
     assert "triton backend is the only supported backend on Blackwell GPUs for hybrid GDN models" in text
     assert resolve_at("qwen3-next-80b-a3b", "b200", NEW, **flags)["attention_backend"] == "trtllm_mha"
-    text = refusal_at("qwen3-next-80b-a3b", "b200", NEW, tp_size=4, attention_backend="flashinfer", startup=True)
+    text = refusal_at(
+        "qwen3-next-80b-a3b", "b200", NEW, tp_size=4, attention_backend="flashinfer", startup=True
+    )
     assert "triton or trtllm_mha backend are the only supported backends on Blackwell" in text
     triton = {"tp_size": 4, "attention_backend": "triton", "startup": True}
     assert resolve_at("qwen3-next-80b-a3b", "b200", OLD, **triton)["attention_backend"] == "triton"

@@ -27,7 +27,11 @@ def test_the_changes_of_0_5_5_post3_are_named():
 
 
 def test_each_post_release_reads_its_own_flags():
-    for option in ("--export-metrics-to-file", "--enable-draft-weights-cpu-backup", "--enable-attn-tp-input-scattered"):
+    for option in (
+        "--export-metrics-to-file",
+        "--enable-draft-weights-cpu-backup",
+        "--enable-attn-tp-input-scattered",
+    ):
         assert option in load_table(NEW).by_option
         assert option not in load_table(OLD).by_option
     assert "page_first_kv_split" in load_table(NEW).by_option["--hicache-mem-layout"].choices

@@ -781,6 +781,21 @@ CHANGES = ChangeTable(
             upstream="server_args._handle_model_specific_adjustments (Step3p5/Step3p7 branch)",
             summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
         ),
+        # -- 0.5.5.post1 (what 0.5.5 did not do yet; docs/releases/0.5.5.post1.md) -----------------
+        Change(
+            "FA4_PREFILL_PAGES_MHA_ONLY",
+            "0.5.5.post1",
+            upstream="server_args._handle_attention_backend_compatibility (fa4 prefill page size)",
+            summary="an fa4 prefill backend forces 128-token pages for MHA models only (before: for MLA "
+            "models too)",
+        ),
+        Change(
+            "LLAMA4_INTEL_XPU",
+            "0.5.5.post1",
+            upstream="server_args._handle_model_specific_adjustments (Llama4 branch)",
+            summary="Llama 4 accepts the intel_xpu attention backend (before: fa3, aiter, triton or "
+            "trtllm_mha)",
+        ),
         # -- 0.5.5.post2 (what 0.5.5.post1 did not do yet; docs/releases/0.5.5.post2.md) ---------
         Change(
             "QWEN3_NEXT_RADIX_OVERLAP_OFF",
@@ -1309,6 +1324,13 @@ CHANGES = ChangeTable(
             summary="NGRAM speculative decoding leaves the overlap schedule as it is (before: turned it off)",
         ),
         # -- sglang 0.5.10 (the step from 0.5.9; docs/releases/0.5.10.md) ----------------------
+        Change(
+            "LLAMA4_ASCEND",
+            "0.5.10",
+            upstream="server_args._handle_model_specific_adjustments (Llama4 branch)",
+            summary="Llama 4 accepts the ascend attention backend (before: fa3, aiter, triton, trtllm_mha "
+            "or intel_xpu)",
+        ),
         Change(
             "HYBRID_GDN_BLACKWELL_FA4_FLASHINFER",
             "0.5.10",

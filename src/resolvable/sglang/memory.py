@@ -176,6 +176,26 @@ DECODE_BS_48_SINCE = (0, 5, 20)
 DECODE_BS_CAPPED_SINCE = (0, 5, 22)
 
 
+#: ``handle_gpu_memory_settings`` reserved ``piecewise_cuda_graph_max_tokens // 4`` MiB (default
+#: 4096 tokens) for ``--enable-piecewise-cuda-graph`` from 0.5.5.post1 (0.5.5 reserved nothing)
+#: until 0.5.7, which reserves ``// 8`` of a maximum that defaults to the chunked-prefill size (not
+#: modelled here, nor the releases up to 0.5.13).
+PIECEWISE_QUARTER_RESERVE = ("0.5.5.post1", "0.5.7")
+#: The piecewise CUDA-graph flags (not modelled fields: they reach ``capacity`` in ``extra``).
+_PIECEWISE_FLAGS = ("enable_piecewise_cuda_graph", "piecewise_cuda_graph_max_tokens")
+
+
+def _between(version: str | None, span: tuple[str, str]) -> bool:
+    """Whether a named release lies in ``[span[0], span[1])`` (``.postN`` ordered after its base)."""
+    from .._release import release_key
+
+    try:
+        key = release_key(str(version)) if version else None
+    except ValueError:
+        return False
+    return key is not None and release_key(span[0]) <= key < release_key(span[1])
+
+
 def _since(version: str | None, first: tuple[int, int, int]) -> bool:
     """Whether the release (None: the modelled 0.5.23) has a behaviour that began in ``first``."""
     rel = _release(version)
@@ -225,6 +245,8 @@ def default_mem_fraction_static(
         reserved = max(reserved, 10 * 1024)
     if values.get("moe_a2a_backend") == "deepep" and graphs and _since(version, GRAPH_RESERVE_FN_SINCE):
         reserved += 2 * 1024
+    if values.get("enable_piecewise_cuda_graph") and _between(version, PIECEWISE_QUARTER_RESERVE):
+        reserved += int(values.get("piecewise_cuda_graph_max_tokens") or 4096) // 4
     fraction = round((gpu_mib - reserved) / gpu_mib, 3)
     vision = hf.get("vision_config")
     if isinstance(vision, Mapping):
@@ -359,7 +381,13 @@ def capacity(
     mfs = (
         float(user_mfs)
         if user_mfs
-        else default_mem_fraction_static(values, hf, gpu_mib, extra.get("cuda_graph_max_bs"), version)
+        else default_mem_fraction_static(
+            {**{k: extra[k] for k in _PIECEWISE_FLAGS if k in extra}, **values},
+            hf,
+            gpu_mib,
+            extra.get("cuda_graph_max_bs"),
+            version,
+        )
         * aiter_long_context_scale(values, ctx_len)
     )
     vlm_scale = model_runner_vlm_scale(version, hf)

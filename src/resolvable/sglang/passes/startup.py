@@ -178,7 +178,7 @@ def implemented_architectures() -> dict[str, frozenset[str]]:
 
 
 #: The oldest release in architectures.json; it also stands for the releases before it.
-OLDEST_ARCHITECTURE_LIST = "0.5.5.post1"
+OLDEST_ARCHITECTURE_LIST = "0.5.5"
 
 
 @functools.cache
