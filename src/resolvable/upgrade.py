@@ -280,7 +280,9 @@ class _Walk:
 def _fields_read(res: Any, field_name: str) -> list[str]:
     """The fields (``args.<name>`` inputs) the rule deciding ``field_name`` read, on ``res``."""
     steps = res.explain(field_name).steps
-    return [str(key)[5:] for step in steps[-1:] for key, _value in step.inputs if str(key).startswith("args.")]
+    return [
+        str(key)[5:] for step in steps[-1:] for key, _value in step.inputs if str(key).startswith("args.")
+    ]
 
 
 def _changes_between(pack: Any, sides: tuple[Any, ...], field_name: str, old: str, new: str) -> list[str]:

@@ -196,7 +196,12 @@ def test_matrix_is_resolved_for_the_named_release(capsys):
         assert code == 0 and f"as sglang <b>{release}</b> resolves them" in out
     assert got == {"0.5.14": "tc_piecewise", "0.5.15": "breakable"}
     code, out, err = run(capsys, *base, "--sglang-version", "0.5.4")
-    assert code == 2 and out == "" and "supported releases: " + ", ".join(SGLANG_RELEASES[:2]) in err and "Traceback" not in err
+    assert (
+        code == 2
+        and out == ""
+        and "supported releases: " + ", ".join(SGLANG_RELEASES[:2]) in err
+        and "Traceback" not in err
+    )
 
 
 def test_matrix_writes_file_and_set_flag(capsys, tmp_path):

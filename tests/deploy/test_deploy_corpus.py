@@ -16,7 +16,6 @@ import sys
 import pytest
 
 from resolvable.deploy import read
-from resolvable.sglang import SGLANG_RELEASES
 
 HERE = os.path.dirname(__file__)
 CORPUS = os.path.join(HERE, "corpus")

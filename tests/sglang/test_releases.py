@@ -66,7 +66,8 @@ def test_release_names(version, release):
 
 def test_unmodelled_release_is_refused_with_the_supported_list():
     with pytest.raises(
-        InvalidArgumentError, match=r"'0\.5\.4'.*supported releases: " + re.escape(", ".join(SGLANG_RELEASES[:3]))
+        InvalidArgumentError,
+        match=r"'0\.5\.4'.*supported releases: " + re.escape(", ".join(SGLANG_RELEASES[:3])),
     ):
         resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("h100"), sglang_version="0.5.4")
 
