@@ -187,7 +187,7 @@ _PIECEWISE_FLAGS = ("enable_piecewise_cuda_graph", "piecewise_cuda_graph_max_tok
 
 def _between(version: str | None, span: tuple[str, str]) -> bool:
     """Whether a named release lies in ``[span[0], span[1])`` (``.postN`` ordered after its base)."""
-    from .._release import release_key
+    from ..rules import release_key
 
     try:
         key = release_key(str(version)) if version else None
