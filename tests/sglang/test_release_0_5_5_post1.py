@@ -20,7 +20,11 @@ OLD, NEW = "0.5.5", "0.5.5.post1"
 
 
 def test_the_changes_of_0_5_5_post1_are_named():
-    assert {c.name for c in CHANGES.introduced(NEW)} == {"FA4_PREFILL_PAGES_MHA_ONLY", "LLAMA4_INTEL_XPU"}
+    assert {c.name for c in CHANGES.introduced(NEW)} == {
+        "FA4_PREFILL_PAGES_MHA_ONLY",
+        "LLAMA4_INTEL_XPU",
+        "PIECEWISE_GRAPH_RESERVE_QUARTER",
+    }
 
 
 def test_fa4_prefill_forced_128_token_pages_on_mla_models_before_0_5_5_post1():
@@ -44,7 +48,7 @@ def test_llama4_accepts_intel_xpu_from_0_5_5_post1():
 
 
 def test_piecewise_cuda_graphs_reserve_memory_from_0_5_5_post1():
-    """``_handle_gpu_memory_settings``: 0.5.5.post1 reserves ``piecewise_cuda_graph_max_tokens // 4``
+    """``PIECEWISE_GRAPH_RESERVE_QUARTER``, ``_handle_gpu_memory_settings``: 0.5.5.post1 reserves ``piecewise_cuda_graph_max_tokens // 4``
     MiB (4096 tokens: 1 GiB) with ``--enable-piecewise-cuda-graph``; 0.5.5 reserved nothing, and
     0.5.7 changed the reserve (not this span)."""
     gpu = 80 * 1024

@@ -790,6 +790,15 @@ CHANGES = ChangeTable(
             "models too)",
         ),
         Change(
+            "PIECEWISE_GRAPH_RESERVE_QUARTER",
+            "0.5.5.post1",
+            "0.5.7",
+            upstream="server_args._handle_gpu_memory_settings (memory.default_mem_fraction_static)",
+            summary="--enable-piecewise-cuda-graph reserves piecewise_cuda_graph_max_tokens // 4 MiB before "
+            "the static fraction (before: nothing; 0.5.7 reserves // 8 of a maximum that defaults to the "
+            "chunked-prefill size, not modelled)",
+        ),
+        Change(
             "LLAMA4_INTEL_XPU",
             "0.5.5.post1",
             upstream="server_args._handle_model_specific_adjustments (Llama4 branch)",

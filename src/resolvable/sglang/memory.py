@@ -176,24 +176,19 @@ DECODE_BS_48_SINCE = (0, 5, 20)
 DECODE_BS_CAPPED_SINCE = (0, 5, 22)
 
 
-#: ``handle_gpu_memory_settings`` reserved ``piecewise_cuda_graph_max_tokens // 4`` MiB (default
-#: 4096 tokens) for ``--enable-piecewise-cuda-graph`` from 0.5.5.post1 (0.5.5 reserved nothing)
-#: until 0.5.7, which reserves ``// 8`` of a maximum that defaults to the chunked-prefill size (not
-#: modelled here, nor the releases up to 0.5.13).
-PIECEWISE_QUARTER_RESERVE = ("0.5.5.post1", "0.5.7")
 #: The piecewise CUDA-graph flags (not modelled fields: they reach ``capacity`` in ``extra``).
 _PIECEWISE_FLAGS = ("enable_piecewise_cuda_graph", "piecewise_cuda_graph_max_tokens")
 
 
-def _between(version: str | None, span: tuple[str, str]) -> bool:
-    """Whether a named release lies in ``[span[0], span[1])`` (``.postN`` ordered after its base)."""
-    from ..rules import release_key
+def _release_has(version: str | None, change: str) -> bool:
+    """Whether a resolved release (by name) has the named change (``changes.py``), through its
+    release view; False for no release or one the pack does not resolve."""
+    from ._base import registry
+    from .changes import CHANGES
 
-    try:
-        key = release_key(str(version)) if version else None
-    except ValueError:
+    if not version or version not in registry.releases:
         return False
-    return key is not None and release_key(span[0]) <= key < release_key(span[1])
+    return registry.release_view(version).has(getattr(CHANGES, change))
 
 
 def _since(version: str | None, first: tuple[int, int, int]) -> bool:
@@ -245,7 +240,7 @@ def default_mem_fraction_static(
         reserved = max(reserved, 10 * 1024)
     if values.get("moe_a2a_backend") == "deepep" and graphs and _since(version, GRAPH_RESERVE_FN_SINCE):
         reserved += 2 * 1024
-    if values.get("enable_piecewise_cuda_graph") and _between(version, PIECEWISE_QUARTER_RESERVE):
+    if values.get("enable_piecewise_cuda_graph") and _release_has(version, "PIECEWISE_GRAPH_RESERVE_QUARTER"):
         reserved += int(values.get("piecewise_cuda_graph_max_tokens") or 4096) // 4
     fraction = round((gpu_mib - reserved) / gpu_mib, 3)
     vision = hf.get("vision_config")
