@@ -41,7 +41,7 @@ def test_the_release_listing_names_every_release(capsys):
     engines = json.loads(out)["engines"]
     assert engines["vllm"]["parse_only"][0] == "0.11.0" and engines["vllm"]["parse_only"][-1] == "0.19.1"
     assert engines["sglang"]["parse_only"][0] == "0.5.1"
-    assert "0.5.5.post2" in engines["sglang"]["parse_only"]
+    assert "0.5.4.post3" in engines["sglang"]["parse_only"]
     assert "0.5.5.post3" in engines["sglang"]["resolved"]  # a post release resolved as its own
     assert engines["vllm"]["resolved"] == list(vllm_registry.releases)  # pinned in test_vllm_releases.py
     code, out, _ = _run(capsys, "releases", "--engine", "vllm")
@@ -103,11 +103,11 @@ def test_sglang_old_release_from_the_image_tag(capsys):
 
 
 def test_a_flag_gone_by_a_post_release_names_it(capsys):
-    """--enable-deepep-moe left in 0.5.4.post1: the image v0.5.5.post2 (parse-only) refuses the launch."""
-    words = ["docker", "run", "lmsysorg/sglang:v0.5.5.post2-cu126", *shlex.split(SGLANG_OLD)]
+    """--enable-deepep-moe left in 0.5.4.post1: the image v0.5.4.post3 (parse-only) refuses the launch."""
+    words = ["docker", "run", "lmsysorg/sglang:v0.5.4.post3-cu126", *shlex.split(SGLANG_OLD)]
     code, _, err = _run(capsys, "explain", "--", *words)
     assert code == 2
-    assert "--enable-deepep-moe is not a flag of sglang 0.5.5.post2; it was removed in 0.5.4.post1" in err
+    assert "--enable-deepep-moe is not a flag of sglang 0.5.4.post3; it was removed in 0.5.4.post1" in err
 
 
 def test_a_flag_the_old_release_lacks_is_a_usage_error(capsys):
@@ -197,11 +197,13 @@ def test_a_command_that_needs_resolution_refuses_a_parse_only_release(capsys):
 
 
 def test_sglang_reads_a_unique_prefix_as_its_flag(capsys):
-    """sglang's prepare_server_args uses a plain ArgumentParser: 0.5.5 has no --tp alias, and
+    """sglang's prepare_server_args uses a plain ArgumentParser: 0.5.4.post3 has no --tp alias, and
     `--tp 8` (https://docs.sglang.io/docs/basic_usage/qwen3_vl, the corpus entry "qwen3-vl-fp8")
     is --tp-size 8."""
     command = next(c for c in _CORPUS if c["id"] == "qwen3-vl-fp8")["command"]
-    code, out, _ = _run(capsys, "explain", "--sglang-version", "0.5.5", "--json", "--", *shlex.split(command))
+    code, out, _ = _run(
+        capsys, "explain", "--sglang-version", "0.5.4.post3", "--json", "--", *shlex.split(command)
+    )
     assert code == EXIT_PARSED_ONLY
     flags = {f["dest"]: f["value"] for f in json.loads(out)["flags"]}
     assert flags["tp_size"] == 8  # from_cli_args copies it onto the field
@@ -211,7 +213,10 @@ def test_diff_names_a_parse_only_release_for_both_engines(capsys):
     """`diff` (one command over the packs) says a parse-only release is parse-only, with what
     reads it, on either side and for either engine."""
     for argv, release in (
-        (["diff", "qwen3-8b", "--platform", "h100", "--vs-sglang-version", "0.5.5"], "SGLang 0.5.5"),
+        (
+            ["diff", "qwen3-8b", "--platform", "h100", "--vs-sglang-version", "0.5.4.post3"],
+            "SGLang 0.5.4.post3",
+        ),
         (
             ["diff", "qwen3-8b", "--engine", "vllm", "--vllm-version", "0.12.0", "--vs-platform", "b200"],
             "vLLM 0.12.0",

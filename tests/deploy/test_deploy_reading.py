@@ -98,7 +98,10 @@ def test_helm_writes_numbers_as_go_does():
             "0.5.5.post3",
             True,
         ),  # resolved as a release of its own
-        ("lmsysorg/sglang:v0.5.5.post2-cu129-amd64", "sglang", "0.5.5", True),  # not resolved: its base
+        ("lmsysorg/sglang:v0.5.5.post2-cu129-amd64", "sglang", "0.5.5.post2", True),
+        ("lmsysorg/sglang:v0.5.5.post1-cu129-amd64", "sglang", "0.5.5.post1", True),
+        ("lmsysorg/sglang:v0.5.5-cu129-amd64", "sglang", "0.5.5", True),
+        ("lmsysorg/sglang:v0.5.10.post1-cu129-amd64", "sglang", "0.5.10", True),  # resolved as its base
         ("vllm/vllm-openai:latest", "vllm", "0.34.0", False),
         ("vllm/vllm-openai", "vllm", "0.34.0", False),
         ("lmcache/vllm-openai:v0.3.9post2", "vllm", None, True),

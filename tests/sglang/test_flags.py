@@ -278,6 +278,9 @@ def test_every_supported_release_has_its_own_table():
     from resolvable.sglang.flags import table_release
 
     assert releases() == [
+        "0.5.5",
+        "0.5.5.post1",
+        "0.5.5.post2",
         "0.5.5.post3",
         "0.5.6",
         "0.5.6.post1",

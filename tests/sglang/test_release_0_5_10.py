@@ -26,6 +26,8 @@ MPS = Platform(vendor="mps", name="mps")
 
 def test_the_changes_of_0_5_10_are_named():
     assert {c.name for c in CHANGES.introduced(NEW)} == {
+        "LLAMA4_ASCEND",
+        "HYBRID_GDN_BLACKWELL_FA4_FLASHINFER",
         "CHOICES_NIXL_TRTLLM_ROUTED_MODELOPT_MIXED",
         "MISTRAL_NATIVE_SMALL4_LEANSTRAL",
         "DLLM_RADIX_CACHE_KEPT",
@@ -186,3 +188,18 @@ def test_mxfp8_moe_runner_from_0_5_10():
 def test_gpt_oss_trtllm_mha_keeps_hybrid_swa_from_0_5_10():
     assert resolve_at("gpt-oss-20b", "b200", OLD)["disable_hybrid_swa_memory"] is True
     assert resolve_at("gpt-oss-20b", "b200", NEW)["disable_hybrid_swa_memory"] is False
+
+
+def test_hybrid_gdn_on_blackwell_accepts_fa4_and_flashinfer_from_0_5_10():
+    for backend in ("fa4", "flashinfer"):
+        flags = {"tp_size": 4, "attention_backend": backend, "startup": True}
+        text = refusal_at("qwen3-next-80b-a3b", "b200", OLD, **flags)
+        assert "triton or trtllm_mha backend are the only supported backends on Blackwell" in text
+        assert resolve_at("qwen3-next-80b-a3b", "b200", NEW, **flags)["attention_backend"] == backend
+
+
+def test_llama4_accepts_ascend_from_0_5_10():
+    flags = {"tp_size": 8, "attention_backend": "ascend"}
+    text = refusal_at("llama-4-scout", "npu", OLD, **flags)
+    assert "fa3, aiter, triton, trtllm_mha or intel_xpu is required for Llama4 model but got ascend" in text
+    assert resolve_at("llama-4-scout", "npu", NEW, **flags)["attention_backend"] == "ascend"

@@ -34,6 +34,7 @@ def _dsa_v3_arch() -> dict:
 
 def test_the_changes_of_0_5_8_are_named():
     assert {c.name for c in CHANGES.introduced(NEW)} == {
+        "MAMBA_BLOCK_IN_GLM4_MOE_BRANCH",
         "HOPPER_MHA_FA3_EVERY_MODEL",
         "FA4_DECODE_ALLOWED",
         "CPU_ENGINE_ARM64",
@@ -172,3 +173,17 @@ def test_spec_v2_took_standalone_from_0_5_8():
     old = resolve_server_args(load_model("qwen3-8b"), h200, env, sglang_version=OLD, **flags)
     new = resolve_server_args(load_model("qwen3-8b"), h200, env, sglang_version=NEW, **flags)
     assert (old["disable_overlap_schedule"], new["disable_overlap_schedule"]) == (True, False)
+
+
+def test_the_mamba_block_moved_from_qwen3_next_to_glm4_moe_in_0_5_8():
+    """0.5.7's Qwen3-Next branch held the mamba radix-cache block (overlap schedule off with the
+    radix cache on; extra_buffer checks, with 0.5.7's ``64 % page_size`` test); 0.5.8 moved it
+    into the GLM-4 MoE branch, so GLM-4.5 turns the overlap schedule off and Qwen3-Next keeps it."""
+    assert resolve_at("qwen3-next-80b-a3b", "h100", OLD, tp_size=4)["disable_overlap_schedule"] is True
+    assert resolve_at("qwen3-next-80b-a3b", "h100", NEW, tp_size=4)["disable_overlap_schedule"] is False
+    assert resolve_at("glm-4.5", "h100", OLD, tp_size=8)["disable_overlap_schedule"] is False
+    assert resolve_at("glm-4.5", "h100", NEW, tp_size=8)["disable_overlap_schedule"] is True
+    flags = {"tp_size": 4, "mamba_radix_cache_strategy": "extra_buffer", "page_size": 128}
+    text = refusal_at("qwen3-next-80b-a3b", "h100", OLD, **flags)
+    assert "Page size for hybrid GDN model must be divisible by 64, got 128" in text
+    assert resolve_at("qwen3-next-80b-a3b", "h100", NEW, **flags)["page_size"] == 128

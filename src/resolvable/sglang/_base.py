@@ -16,6 +16,9 @@ from .changes import CHANGES
 #: once every behaviour change it brought is modelled (docs/sglang-releases.md); a rule that
 #: changed in a release asks for the named change (``changes.py``, ``ctx.release.has``).
 SGLANG_RELEASES = (
+    "0.5.5",
+    "0.5.5.post1",
+    "0.5.5.post2",
     "0.5.5.post3",
     "0.5.6",
     "0.5.6.post1",

@@ -781,6 +781,46 @@ CHANGES = ChangeTable(
             upstream="server_args._handle_model_specific_adjustments (Step3p5/Step3p7 branch)",
             summary="Step-3.5 with no backend chosen gets fa4 on Blackwell and fa3 on Hopper",
         ),
+        # -- 0.5.5.post1 (what 0.5.5 did not do yet; docs/releases/0.5.5.post1.md) -----------------
+        Change(
+            "FA4_PREFILL_PAGES_MHA_ONLY",
+            "0.5.5.post1",
+            upstream="server_args._handle_attention_backend_compatibility (fa4 prefill page size)",
+            summary="an fa4 prefill backend forces 128-token pages for MHA models only (before: for MLA "
+            "models too)",
+        ),
+        Change(
+            "PIECEWISE_GRAPH_RESERVE_QUARTER",
+            "0.5.5.post1",
+            "0.5.7",
+            upstream="server_args._handle_gpu_memory_settings (memory.default_mem_fraction_static)",
+            summary="--enable-piecewise-cuda-graph reserves piecewise_cuda_graph_max_tokens // 4 MiB before "
+            "the static fraction (before: nothing; 0.5.7 reserves // 8 of a maximum that defaults to the "
+            "chunked-prefill size, not modelled)",
+        ),
+        Change(
+            "LLAMA4_INTEL_XPU",
+            "0.5.5.post1",
+            upstream="server_args._handle_model_specific_adjustments (Llama4 branch)",
+            summary="Llama 4 accepts the intel_xpu attention backend (before: fa3, aiter, triton or "
+            "trtllm_mha)",
+        ),
+        # -- 0.5.5.post2 (what 0.5.5.post1 did not do yet; docs/releases/0.5.5.post2.md) ---------
+        Change(
+            "QWEN3_NEXT_RADIX_OVERLAP_OFF",
+            "0.5.5.post2",
+            upstream="server_args._handle_model_specific_adjustments (Qwen3NextForCausalLM branch)",
+            summary="Qwen3-Next with the radix cache on turns the overlap schedule off (MambaRadixCache; "
+            "in 0.5.7 only without the extra_buffer strategy, whose checks ran there; 0.5.8 moved the block "
+            "to the GLM-4 MoE branch, MAMBA_BLOCK_IN_GLM4_MOE_BRANCH) (before: no Qwen3-Next branch, overlap kept)",
+        ),
+        Change(
+            "HYBRID_GDN_BLACKWELL_TRTLLM_MHA",
+            "0.5.5.post2",
+            upstream="layers/attention/attention_registry.attn_backend_wrapper",
+            summary="hybrid GDN models on Blackwell accept --attention-backend trtllm_mha as well as triton "
+            "(before: triton only)",
+        ),
         # -- 0.5.6.post2 (what 0.5.6.post1 did not do yet; docs/releases/0.5.6.post2.md) ---------
         Change(
             "SM90_PROBE_CUDA_ONLY",
@@ -898,7 +938,7 @@ CHANGES = ChangeTable(
             upstream="server_args._handle_mamba_radix_cache",
             summary="one handler serves every hybrid branch: extra_buffer checks and the no_buffer overlap/"
             "radix adjustments for Qwen3-Next too, speculation turns the radix cache off (before: per-branch "
-            "code; Qwen3-Next had neither, Falcon-H1 turned overlap off even with speculation, and the "
+            "code; Qwen3-Next had no extra_buffer checks before 0.5.7, Falcon-H1 turned overlap off even with speculation, and the "
             "extra_buffer checks ran in the GLM-4 MoE branch instead)",
         ),
         Change(
@@ -914,6 +954,14 @@ CHANGES = ChangeTable(
             summary="argparse accepts --quantization mxfp8 and the mori and flashinfer MoE A2A backends",
         ),
         # -- 0.5.8 (what 0.5.7 did not do yet; docs/releases/0.5.8.md) ----------------------------
+        Change(
+            "MAMBA_BLOCK_IN_GLM4_MOE_BRANCH",
+            "0.5.8",
+            upstream="server_args._handle_model_specific_adjustments (Qwen3NextForCausalLM, Glm4MoeForCausalLM)",
+            summary="the mamba radix-cache block (extra_buffer checks; with the radix cache on and no "
+            "extra_buffer, the overlap schedule off) sits in the GLM-4 MoE branch (before: in the Qwen3-Next "
+            "branch, QWEN3_NEXT_RADIX_OVERLAP_OFF)",
+        ),
         Change(
             "HOPPER_MHA_FA3_EVERY_MODEL",
             "0.5.8",
@@ -1004,6 +1052,13 @@ CHANGES = ChangeTable(
             "with CUDA graphs on, as on CUDA)",
         ),
         # -- argparse choices a release added or removed (choices.CHOICE_CHANGES) ---------------
+        # -- 0.5.5.post3 (docs/releases/0.5.5.post3.md) ------------------------------------
+        Change(
+            "CHOICES_SAMPLING_ASCEND",
+            "0.5.5.post3",
+            upstream="server_args.py --sampling-backend choices",
+            summary="argparse accepts --sampling-backend ascend",
+        ),
         # -- 0.5.6 (docs/releases/0.5.6.md) ------------------------------------------------
         Change(
             "LLAMA4_PLATFORM_DEFAULT",
@@ -1278,6 +1333,19 @@ CHANGES = ChangeTable(
             summary="NGRAM speculative decoding leaves the overlap schedule as it is (before: turned it off)",
         ),
         # -- sglang 0.5.10 (the step from 0.5.9; docs/releases/0.5.10.md) ----------------------
+        Change(
+            "LLAMA4_ASCEND",
+            "0.5.10",
+            upstream="server_args._handle_model_specific_adjustments (Llama4 branch)",
+            summary="Llama 4 accepts the ascend attention backend (before: fa3, aiter, triton, trtllm_mha "
+            "or intel_xpu)",
+        ),
+        Change(
+            "HYBRID_GDN_BLACKWELL_FA4_FLASHINFER",
+            "0.5.10",
+            upstream="layers/attention/attention_registry.attn_backend_wrapper",
+            summary="hybrid GDN models on Blackwell accept fa4 and flashinfer too (before: triton or trtllm_mha)",
+        ),
         Change(
             "CHOICES_NIXL_TRTLLM_ROUTED_MODELOPT_MIXED",
             "0.5.10",

@@ -183,6 +183,11 @@ INTERNAL = {
 CHOICE_CHANGES = (
     (
         "added",
+        CHANGES.CHOICES_SAMPLING_ASCEND,
+        {"sampling_backend": ("ascend",)},
+    ),
+    (
+        "added",
         CHANGES.CHOICES_ASCEND_FUSEEP,
         {"moe_a2a_backend": ("ascend_fuseep",)},
     ),

@@ -176,6 +176,21 @@ DECODE_BS_48_SINCE = (0, 5, 20)
 DECODE_BS_CAPPED_SINCE = (0, 5, 22)
 
 
+#: The piecewise CUDA-graph flags (not modelled fields: they reach ``capacity`` in ``extra``).
+_PIECEWISE_FLAGS = ("enable_piecewise_cuda_graph", "piecewise_cuda_graph_max_tokens")
+
+
+def _release_has(version: str | None, change: str) -> bool:
+    """Whether a resolved release (by name) has the named change (``changes.py``), through its
+    release view; False for no release or one the pack does not resolve."""
+    from ._base import registry
+    from .changes import CHANGES
+
+    if not version or version not in registry.releases:
+        return False
+    return registry.release_view(version).has(getattr(CHANGES, change))
+
+
 def _since(version: str | None, first: tuple[int, int, int]) -> bool:
     """Whether the release (None: the modelled 0.5.23) has a behaviour that began in ``first``."""
     rel = _release(version)
@@ -225,6 +240,8 @@ def default_mem_fraction_static(
         reserved = max(reserved, 10 * 1024)
     if values.get("moe_a2a_backend") == "deepep" and graphs and _since(version, GRAPH_RESERVE_FN_SINCE):
         reserved += 2 * 1024
+    if values.get("enable_piecewise_cuda_graph") and _release_has(version, "PIECEWISE_GRAPH_RESERVE_QUARTER"):
+        reserved += int(values.get("piecewise_cuda_graph_max_tokens") or 4096) // 4
     fraction = round((gpu_mib - reserved) / gpu_mib, 3)
     vision = hf.get("vision_config")
     if isinstance(vision, Mapping):
@@ -359,7 +376,13 @@ def capacity(
     mfs = (
         float(user_mfs)
         if user_mfs
-        else default_mem_fraction_static(values, hf, gpu_mib, extra.get("cuda_graph_max_bs"), version)
+        else default_mem_fraction_static(
+            {**{k: extra[k] for k in _PIECEWISE_FLAGS if k in extra}, **values},
+            hf,
+            gpu_mib,
+            extra.get("cuda_graph_max_bs"),
+            version,
+        )
         * aiter_long_context_scale(values, ctx_len)
     )
     vlm_scale = model_runner_vlm_scale(version, hf)

@@ -15,6 +15,17 @@ ARCHS = ("Llama4ForConditionalGeneration", "Llama4ForCausalLM")
 SUPPORTED = ("fa3", "aiter", "triton", "ascend", "trtllm_mha", "intel_xpu")
 
 
+def _supported(has) -> tuple[str, ...]:
+    """The backends the release's Llama 4 assertion lists: ascend since ``LLAMA4_ASCEND`` (0.5.10),
+    intel_xpu since ``LLAMA4_INTEL_XPU`` (0.5.5.post1)."""
+    return tuple(
+        b
+        for b in SUPPORTED
+        if (b != "ascend" or has(CHANGES.LLAMA4_ASCEND))
+        and (b != "intel_xpu" or has(CHANGES.LLAMA4_INTEL_XPU))
+    )
+
+
 def _sm90_probe_fails(ctx) -> bool:
     """Before ``SM90_PROBE_CUDA_ONLY`` (0.5.6.post2), ``is_sm90_supported`` asked
     ``is_cuda_alike()``: on a ROCm GPU of capability 9 it reached ``torch.version.cuda >= "12.3"``
@@ -70,15 +81,16 @@ def llama4_defaults(ctx):
 
 @registry.for_arch(*ARCHS, stage="model_checks")
 def llama4_backend_check(ctx):
-    """§3.4: the resolved ``A`` must be one Llama 4 supports."""
+    """§3.4: the resolved ``A`` must be one Llama 4 supports (the release's list, ``_supported``)."""
     backend = ctx.args.attention_backend
-    if ctx.args.device != "cpu" and backend not in SUPPORTED:
+    supported = _supported(ctx.release.has)
+    if ctx.args.device != "cpu" and backend not in supported:
         raise ConflictError(
-            f"fa3, aiter, triton, ascend, trtllm_mha or intel_xpu is required for Llama4 model but got {backend}",
+            f"{', '.join(supported[:-1])} or {supported[-1]} is required for Llama4 model but got {backend}",
             fields=("attention_backend",),
             fix=Fix.any_of(
-                *(Fix(set={"attention_backend": b}) for b in SUPPORTED),
-                text=f"pass --attention-backend with one of {list(SUPPORTED)}",
+                *(Fix(set={"attention_backend": b}) for b in supported),
+                text=f"pass --attention-backend with one of {list(supported)}",
             ),
             upstream="AssertionError",
         )

@@ -343,7 +343,8 @@ _NO_EXTRA_BUFFER_BEFORE_HANDLER = (
 
 
 def _extra_buffer_checks_before_handler(ctx) -> None:
-    """0.5.8's extra_buffer assertions (they ran in the GLM-4 MoE branch, ``glm4_moe_mamba_checks``)."""
+    """0.5.8's extra_buffer assertions (they ran in the GLM-4 MoE branch, ``glm4_moe_mamba_checks``;
+    in 0.5.7 in the Qwen3-Next branch, whose FLA-chunk check read ``64 % page_size`` alone)."""
     args = ctx.args
     if not ctx.platform.is_cuda:
         raise _refuse(
@@ -368,6 +369,12 @@ def _extra_buffer_checks_before_handler(ctx) -> None:
                 fix="pick a page size that divides --mamba-track-interval",
             )
         chunk = 64  # layers/attention/fla/chunk_delta_h.CHUNK_SIZE
+        if not ctx.release.has(CHANGES.MAMBA_BLOCK_IN_GLM4_MOE_BRANCH) and chunk % page:
+            raise _refuse(
+                f"Page size for hybrid GDN model must be divisible by {chunk}, got {page}",
+                "page_size",
+                fix="pick a page size that divides 64",
+            )
         if max(chunk, page) % min(chunk, page):
             raise _refuse(
                 f"For SSM models with extra buffer, either FLA_CHUNK_SIZE or page_size must be divisible by "
@@ -383,9 +390,11 @@ def _before_radix_handler(ctx) -> dict:
     Jet-Nemotron refused extra_buffer; with the radix cache on Nemotron-H turned it off under
     speculation and the overlap schedule off otherwise, Falcon-H1 turned the overlap schedule off
     in both cases; on SM100 trtllm_mha turned the radix cache off (and the overlap schedule back
-    on). Qwen3-Next had only that SM100 trtllm_mha arm: no extra_buffer checks (they sat in the
-    GLM-4 MoE branch) and no overlap change. ``auto`` was no_buffer
-    (``_handle_missing_default_values``)."""
+    on). Qwen3-Next: from ``QWEN3_NEXT_RADIX_OVERLAP_OFF`` (0.5.5.post2) until
+    ``MAMBA_BLOCK_IN_GLM4_MOE_BRANCH`` (0.5.8) its branch held the mamba block: with the radix
+    cache on the overlap schedule off (0.5.7: extra_buffer instead runs its checks); the SM100
+    trtllm_mha arm came with its SM100 branch (``QWEN3_NEXT_SM100_TRITON``, 0.5.6). ``auto`` was
+    no_buffer (``_handle_missing_default_values``)."""
     args, platform = ctx.args, ctx.platform
     out: dict = {"uses_mamba_radix_cache": True}
     if ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO:
@@ -401,9 +410,20 @@ def _before_radix_handler(ctx) -> dict:
             "mamba_radix_cache_strategy",
             fix=Fix(set={"mamba_radix_cache_strategy": "no_buffer"}),
         )
+    qwen3_next_block = (
+        ctx.arch == "Qwen3NextForCausalLM"
+        and ctx.release.has(CHANGES.QWEN3_NEXT_RADIX_OVERLAP_OFF)
+        and not ctx.release.has(CHANGES.MAMBA_BLOCK_IN_GLM4_MOE_BRANCH)
+    )
+    if qwen3_next_block and strategy == "extra_buffer":
+        _extra_buffer_checks_before_handler(ctx)
     if args.disable_radix_cache:
         return out
     trtllm_off = platform.is_sm100 and args.attention_backend == "trtllm_mha"
+    if ctx.arch == "Qwen3NextForCausalLM":
+        if qwen3_next_block and strategy != "extra_buffer":
+            out["disable_overlap_schedule"] = True
+        trtllm_off = trtllm_off and ctx.release.has(CHANGES.QWEN3_NEXT_SM100_TRITON)
     if ctx.arch in _NO_EXTRA_BUFFER_BEFORE_HANDLER:
         if ctx.arch.startswith("NemotronH") and args.speculative_algorithm is not None:
             out["disable_radix_cache"] = True
@@ -422,8 +442,10 @@ def glm4_moe_mamba_checks(ctx):
     ``Glm4MoeForCausalLM`` branch, so it ran for GLM-4 MoE models; ``MAMBA_RADIX_HANDLER`` (0.5.9)
     moved it into ``_handle_mamba_radix_cache``. ``auto`` is no_buffer by then."""
     args = ctx.args
-    if ctx.release.has(CHANGES.MAMBA_RADIX_HANDLER):
-        return {}
+    if ctx.release.has(CHANGES.MAMBA_RADIX_HANDLER) or not ctx.release.has(
+        CHANGES.MAMBA_BLOCK_IN_GLM4_MOE_BRANCH
+    ):
+        return {}  # before 0.5.8 the block sat in the Qwen3-Next branch (``_before_radix_handler``)
     if args.mamba_radix_cache_strategy == "extra_buffer":
         _extra_buffer_checks_before_handler(ctx)
         return {}

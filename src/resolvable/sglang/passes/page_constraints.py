@@ -80,9 +80,12 @@ def fa4_page_size(ctx):
     """C16 (spec §9 #1-#2): on SM100 for MHA, an FA4 *prefill* backend forces 128-token pages
     (Step-3.5, whose rule sets ``attention_backend``, keeps page 1); ``FA4_PAGES_ANY_SIDE``
     (0.5.15): FA4 as A, D or P does, unless EAGLE topk > 1. Before 0.5.10
-    (``FA4_PREFILL_PAGES_SM100_ONLY``) an FA4 prefill backend forced them on every device."""
+    (``FA4_PREFILL_PAGES_SM100_ONLY``) an FA4 prefill backend forced them on every device, and
+    before 0.5.5.post1 (``FA4_PREFILL_PAGES_MHA_ONLY``) for MLA models too."""
     args = ctx.args
-    if args.page_size == 128 or is_mla(ctx.hf, ctx.release):
+    if args.page_size == 128:
+        return {}
+    if is_mla(ctx.hf, ctx.release) and ctx.release.has(CHANGES.FA4_PREFILL_PAGES_MHA_ONLY):
         return {}
     if not ctx.release.has(CHANGES.FA4_PREFILL_PAGES_SM100_ONLY):
         if args.prefill_attention_backend == "fa4":

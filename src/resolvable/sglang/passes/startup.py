@@ -80,7 +80,9 @@ HYBRID_GDN_ARCHS = frozenset(
         "JetVLMForConditionalGeneration",
     }
 )
-#: Backends ``attn_backend_wrapper`` accepts for hybrid GDN models on Blackwell.
+#: Backends ``attn_backend_wrapper`` accepts for hybrid GDN models on Blackwell (from 0.5.10,
+#: ``HYBRID_GDN_BLACKWELL_FA4_FLASHINFER``; before it the first two, before 0.5.5.post2,
+#: ``HYBRID_GDN_BLACKWELL_TRTLLM_MHA``, triton alone).
 HYBRID_GDN_BLACKWELL_BACKENDS = ("triton", "trtllm_mha", "fa4", "flashinfer")
 #: Short-conv hybrids of ``attn_backend_wrapper`` (ZAYA1, LFM2, LFM2-MoE, LFM2-VL), by architecture.
 SHORT_CONV_ARCHS = frozenset(
@@ -176,7 +178,7 @@ def implemented_architectures() -> dict[str, frozenset[str]]:
 
 
 #: The oldest release in architectures.json; it also stands for the releases before it.
-OLDEST_ARCHITECTURE_LIST = "0.5.5.post3"
+OLDEST_ARCHITECTURE_LIST = "0.5.5"
 
 
 @functools.cache
@@ -526,8 +528,9 @@ def dsa_backend_model(ctx):
 @registry.rule(STAGE)
 def hybrid_gdn_backend(ctx):
     """attention_registry.py ``attn_backend_wrapper``: hybrid GDN models (Qwen3-Next, Qwen3.5, ...)
-    on Blackwell need ``--attention-backend`` triton, trtllm_mha, fa4 or flashinfer, and on NPU
-    ascend (it reads ``attention_backend`` itself, not the prefill/decode backends).
+    on Blackwell need ``--attention-backend`` triton, trtllm_mha, fa4 or flashinfer (triton and
+    trtllm_mha before 0.5.10, triton alone before 0.5.5.post2: ``_hybrid_gdn_blackwell``), and on
+    NPU ascend (it reads ``attention_backend`` itself, not the prefill/decode backends).
     ``HYBRID_GDN_PD_BACKENDS`` (0.5.18): the effective prefill and decode backends are checked
     (always both): on SM120 triton, trtllm_mha or flashinfer, on other Blackwell triton,
     trtllm_mha or fa4 (flashinfer too since 0.5.21, ``HYBRID_GDN_BLACKWELL_FLASHINFER``); on NPU
@@ -538,16 +541,14 @@ def hybrid_gdn_backend(ctx):
         return _hybrid_gdn_pd(ctx)
     backend = ctx.args.attention_backend
     platform = ctx.platform
-    if platform.is_blackwell and backend not in HYBRID_GDN_BLACKWELL_BACKENDS:
+    allowed, text = _hybrid_gdn_blackwell(ctx.release.has)
+    if platform.is_blackwell and backend not in allowed:
         raise _refuse(
-            "triton, trtllm_mha, fa4, or flashinfer backend are the only supported backends on Blackwell "
-            "GPUs for hybrid GDN models, use --attention-backend to specify the backend.",
+            text,
             Fix.any_of(
-                Fix(set={"attention_backend": "triton"}),
-                Fix(set={"attention_backend": "trtllm_mha"}),
-                Fix(set={"attention_backend": "fa4"}),
-                Fix(set={"attention_backend": "flashinfer"}),
-                text="pass --attention-backend triton (or trtllm_mha, fa4, flashinfer)",
+                *(Fix(set={"attention_backend": b}) for b in allowed),
+                text=f"pass --attention-backend {allowed[0]}"
+                + (f" (or {', '.join(allowed[1:])})" if len(allowed) > 1 else ""),
             ),
             "AssertionError",
         )
@@ -559,6 +560,26 @@ def hybrid_gdn_backend(ctx):
             "AssertionError",
         )
     return {}
+
+
+def _hybrid_gdn_blackwell(has) -> tuple[tuple[str, ...], str]:
+    """The Blackwell backends of ``attn_backend_wrapper`` before ``HYBRID_GDN_PD_BACKENDS``, with
+    the assertion's text of that release."""
+    if has(CHANGES.HYBRID_GDN_BLACKWELL_FA4_FLASHINFER):
+        return HYBRID_GDN_BLACKWELL_BACKENDS, (
+            "triton, trtllm_mha, fa4, or flashinfer backend are the only supported backends on Blackwell "
+            "GPUs for hybrid GDN models, use --attention-backend to specify the backend."
+        )
+    if has(CHANGES.HYBRID_GDN_BLACKWELL_TRTLLM_MHA):
+        return HYBRID_GDN_BLACKWELL_BACKENDS[:2], (
+            "triton or trtllm_mha backend are the only supported backends on Blackwell GPUs for hybrid "
+            "GDN models, use --attention-backend triton or --attention-backend trtllm_mha to specify the "
+            "backend."
+        )
+    return HYBRID_GDN_BLACKWELL_BACKENDS[:1], (
+        "triton backend is the only supported backend on Blackwell GPUs for hybrid GDN models, use "
+        "--attention-backend triton to specify the backend."
+    )
 
 
 def _hybrid_gdn_pd(ctx) -> dict:
