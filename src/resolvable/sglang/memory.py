@@ -180,15 +180,14 @@ DECODE_BS_CAPPED_SINCE = (0, 5, 22)
 _PIECEWISE_FLAGS = ("enable_piecewise_cuda_graph", "piecewise_cuda_graph_max_tokens")
 
 
-def _release_has(version: str | None, change: str) -> bool:
-    """Whether a resolved release (by name) has the named change (``changes.py``), through its
+def _release_has(version: str | None, change: Any) -> bool:
+    """Whether a resolved release (by name) has a named change (``changes.py``), through its
     release view; False for no release or one the pack does not resolve."""
     from ._base import registry
-    from .changes import CHANGES
 
     if not version or version not in registry.releases:
         return False
-    return registry.release_view(version).has(getattr(CHANGES, change))
+    return registry.release_view(version).has(change)
 
 
 def _since(version: str | None, first: tuple[int, int, int]) -> bool:
@@ -240,8 +239,11 @@ def default_mem_fraction_static(
         reserved = max(reserved, 10 * 1024)
     if values.get("moe_a2a_backend") == "deepep" and graphs and _since(version, GRAPH_RESERVE_FN_SINCE):
         reserved += 2 * 1024
-    if values.get("enable_piecewise_cuda_graph") and _release_has(version, "PIECEWISE_GRAPH_RESERVE_QUARTER"):
-        reserved += int(values.get("piecewise_cuda_graph_max_tokens") or 4096) // 4
+    if values.get("enable_piecewise_cuda_graph"):
+        from .changes import CHANGES
+
+        if _release_has(version, CHANGES.PIECEWISE_GRAPH_RESERVE_QUARTER):
+            reserved += int(values.get("piecewise_cuda_graph_max_tokens") or 4096) // 4
     fraction = round((gpu_mib - reserved) / gpu_mib, 3)
     vision = hf.get("vision_config")
     if isinstance(vision, Mapping):
