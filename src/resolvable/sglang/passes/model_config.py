@@ -107,6 +107,17 @@ def _generic_config(ctx) -> bool:
     return model_type in GENERIC_BEFORE_TRANSFORMERS_5
 
 
+def _generic_config_fails(message: str, upstream: str) -> ConflictError:
+    """The refusal of a generic config's missing attribute (before 0.5.10), with its fix."""
+    return ConflictError(
+        message,
+        fields=(),
+        fix="use a release that reads this model type (0.5.10 or later), or a checkpoint whose config "
+        "class transformers knows",
+        upstream=upstream,
+    )
+
+
 @registry.rule("device", until="0.5.10")
 def text_config_is_a_config(ctx):
     """Before 0.5.10 (``utils/hf_transformers_utils.get_hf_text_config``, 0.5.9): a config with a
@@ -119,13 +130,7 @@ def text_config_is_a_config(ctx):
         return {}
     if "text_config" not in hf or not _generic_config(ctx):
         return {}
-    raise ConflictError(
-        'assert hasattr(config.text_config, "num_attention_heads")',
-        fields=(),
-        fix="use a release that reads this model type (0.5.10 or later), or a checkpoint whose config "
-        "class transformers knows",
-        upstream="AssertionError",
-    )
+    raise _generic_config_fails('assert hasattr(config.text_config, "num_attention_heads")', "AssertionError")
 
 
 @registry.rule("device", until="0.5.10")
@@ -141,12 +146,8 @@ def mla_shape_rope_scaling(ctx):
         return {}
     if "rope_scaling" in hf.text_config or not _generic_config(ctx):
         return {}
-    raise ConflictError(
-        f"'GenericConfig_{hf.get('model_type')}' object has no attribute 'rope_scaling'",
-        fields=(),
-        fix="use a release that reads this model type (0.5.10 or later), or a checkpoint whose config "
-        "class transformers knows",
-        upstream="AttributeError",
+    raise _generic_config_fails(
+        f"'GenericConfig_{hf.get('model_type')}' object has no attribute 'rope_scaling'", "AttributeError"
     )
 
 
