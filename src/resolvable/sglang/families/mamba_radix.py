@@ -228,6 +228,22 @@ _NO_EXTRA_BUFFER_UNTIL_FALCON_GRANITE = (
 _NO_MAMBA_CACHE_UNTIL_BAILING_V2_5 = ("BailingMoeV2_5ForCausalLM",)
 
 
+def _before_auto_opening(args, no_cache: bool) -> tuple[dict, str | None]:
+    """How the handlers before ``MAMBA_AUTO_STRATEGY`` (0.5.13) began: a model without mamba-cache
+    support ran without the radix cache (strategy None: nothing more to decide), and ``auto`` was
+    ``no_buffer`` (``_handle_missing_default_values``). Returns the declarations so far and the
+    strategy."""
+    out: dict = {"uses_mamba_radix_cache": True}
+    if no_cache:
+        if not args.disable_radix_cache:
+            out["disable_radix_cache"] = True
+        return out, None
+    strategy = args.mamba_radix_cache_strategy
+    if strategy == "auto":
+        strategy = out["mamba_radix_cache_strategy"] = "no_buffer"
+    return out, strategy
+
+
 def _before_auto_strategy(ctx) -> dict:
     """``_handle_mamba_radix_cache`` before ``MAMBA_AUTO_STRATEGY`` (0.5.13): ``auto`` was
     ``no_buffer`` (``_handle_missing_default_values``); no_buffer with the radix cache on adjusts
@@ -239,18 +255,13 @@ def _before_auto_strategy(ctx) -> dict:
     cache on is refused since 0.5.10 (``MAMBA_SPEC_NO_BUFFER_REFUSED``; before, the radix cache
     went off)."""
     args, platform = ctx.args, ctx.platform
-    out: dict = {"uses_mamba_radix_cache": True}
     no_cache = ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO or (
         ctx.arch in _NO_MAMBA_CACHE_UNTIL_BAILING_V2_5
         and not ctx.release.has(CHANGES.BAILING_V2_5_MAMBA_CACHE)
     )
-    if no_cache:
-        if not args.disable_radix_cache:
-            out["disable_radix_cache"] = True
+    out, strategy = _before_auto_opening(args, no_cache)
+    if strategy is None:
         return out
-    strategy = args.mamba_radix_cache_strategy
-    if strategy == "auto":
-        strategy = out["mamba_radix_cache_strategy"] = "no_buffer"
     page, drafts = args.page_size, args.speculative_num_draft_tokens
     if strategy in ("extra_buffer", "extra_buffer_lazy"):
         no_extra = ctx.arch in _NO_EXTRA_BUFFER_BEFORE_AUTO or (
@@ -396,14 +407,9 @@ def _before_radix_handler(ctx) -> dict:
     trtllm_mha arm came with its SM100 branch (``QWEN3_NEXT_SM100_TRITON``, 0.5.6). ``auto`` was
     no_buffer (``_handle_missing_default_values``)."""
     args, platform = ctx.args, ctx.platform
-    out: dict = {"uses_mamba_radix_cache": True}
-    if ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO:
-        if not args.disable_radix_cache:
-            out["disable_radix_cache"] = True
+    out, strategy = _before_auto_opening(args, ctx.arch in _NO_MAMBA_CACHE_BEFORE_AUTO)
+    if strategy is None:
         return out
-    strategy = args.mamba_radix_cache_strategy
-    if strategy == "auto":
-        strategy = out["mamba_radix_cache_strategy"] = "no_buffer"
     if strategy == "extra_buffer" and ctx.arch in _NO_EXTRA_BUFFER_BEFORE_HANDLER:
         raise _refuse(
             f"mamba extra_buffer is not supported for {ctx.arch} model",
