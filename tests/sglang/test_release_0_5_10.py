@@ -42,6 +42,7 @@ def test_the_changes_of_0_5_10_are_named():
         "GPT_OSS_AITER",
         "GPT_OSS_TRTLLM_SWA_KEPT",
         "GPT_OSS_SM120_TRITON_KERNEL",
+        "QUANT_MODELOPT_IN_CONFIG_JSON",
     }
 
 
@@ -203,3 +204,25 @@ def test_llama4_accepts_ascend_from_0_5_10():
     text = refusal_at("llama-4-scout", "npu", OLD, **flags)
     assert "fa3, aiter, triton, trtllm_mha or intel_xpu is required for Llama4 model but got ascend" in text
     assert resolve_at("llama-4-scout", "npu", NEW, **flags)["attention_backend"] == "ascend"
+
+
+def _modelopt_in_config_json():
+    """An NVFP4 ModelOpt checkpoint whose config.json names ``quant_method: "modelopt"``."""
+    config = load_model("llama-3.1-8b").to_dict()
+    config["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}
+    return config
+
+
+def test_config_json_modelopt_read_by_quant_algo_from_0_5_10():
+    """0.5.9's ``_parse_quant_hf_config`` refined only a quantization_config without a
+    quant_method: ``modelopt`` stayed ``modelopt``, which no override maps on CUDA, so another
+    ``--quantization`` is refused; on ROCm petit_nvfp4 claims it. 0.5.10 reads it as modelopt_fp4."""
+    config = _modelopt_in_config_json()
+    assert "(modelopt) does not match" in refusal_at(config, "h100", OLD, quantization="gptq")
+    assert resolve_at(config, "h100", NEW, quantization="gptq")["quantization"] == "gptq"
+    assert resolve_at(config, "mi325x", OLD, quantization="gptq")["quantization"] == "gptq"
+    assert "modelopt_fp4 quantization is currently not supported in ROCm" in refusal_at(config, "mi325x", NEW)
+    # --quantization modelopt maps by quant_algo in both releases (the ModelOpt override)
+    assert "modelopt_fp4 quantization is currently not supported in ROCm" in refusal_at(
+        config, "mi325x", OLD, quantization="modelopt"
+    )

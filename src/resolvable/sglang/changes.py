@@ -1438,6 +1438,14 @@ CHANGES = ChangeTable(
             "--disable-hybrid-swa-memory was set)",
         ),
         Change(
+            "QUANT_MODELOPT_IN_CONFIG_JSON",
+            "0.5.10",
+            upstream="configs/model_config.py ModelConfig._parse_quant_hf_config",
+            summary="a config.json quantization_config with quant_method modelopt is read by its quant_algo "
+            "(modelopt_fp8 / modelopt_fp4) (before: only one without a quant_method was; modelopt stayed "
+            "modelopt, so --quantization of another method is refused and ROCm serves it as petit_nvfp4)",
+        ),
+        Change(
             "GPT_OSS_SM120_TRITON_KERNEL",
             "0.5.10",
             upstream="server_args._handle_model_specific_adjustments (GptOssForCausalLM MoE runner)",

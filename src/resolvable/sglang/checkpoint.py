@@ -122,15 +122,18 @@ def _refined_quantization_config(hf: HFConfig) -> dict[str, Any] | None:
     return None if merged == _plain(qc) else merged
 
 
-def checkpoint_quant_config(hf: HFConfig, *, exact_fp8: bool = False, unwrap: bool = False) -> Any:
+def checkpoint_quant_config(
+    hf: HFConfig, *, exact_fp8: bool = False, unwrap: bool = False, modelopt_named_kept: bool = False
+) -> Any:
     """The checkpoint quantization config sglang's ``_verify_quantization`` starts from
     (``_parse_quant_hf_config``): config.json's ``quantization_config`` (refined in place when it
     is a ModelOpt one), else its ``compression_config``, else the parsed ``hf_quant_config.json``
     (None when none says). The defaults are the 0.5.15 parser; ``exact_fp8`` is 0.5.18's
     ``quant_algo`` reading (``parse_modelopt``), ``unwrap`` 0.5.20's flat or nested ModelOpt
-    objects (``unwrap_modelopt``)."""
+    objects (``unwrap_modelopt``); ``modelopt_named_kept`` the parser before 0.5.10, which refines
+    only a ``quantization_config`` without a ``quant_method`` (``quant_method: "modelopt"`` stays)."""
     qc = hf_quantization_config(hf)
-    if (exact_fp8 or unwrap) and hf.origin("quantization_config") == _PARSE_QUANT:
+    if (exact_fp8 or unwrap or modelopt_named_kept) and hf.origin("quantization_config") == _PARSE_QUANT:
         # ``prepare`` refined it with the 0.5.15 parser: this release parses the file's own object
         from .facts import quantization_config
 
@@ -141,7 +144,7 @@ def checkpoint_quant_config(hf: HFConfig, *, exact_fp8: bool = False, unwrap: bo
             raise ConfigError(
                 f"{hf.source}: quantization_config.quant_method must be a string, got {method!r}"
             )
-        if method is None or method == "modelopt":
+        if method is None or (method == "modelopt" and not modelopt_named_kept):
             where = f"{hf.source}: quantization_config"
             body = unwrap_modelopt({"quantization": qc}) if unwrap else qc
             parsed = parse_modelopt(body, where, exact_fp8=exact_fp8) if body else None

@@ -293,6 +293,11 @@ class QuantReading:
     #: gptq.py ``GPTQMarlinConfig.is_gptq_marlin_compatible`` before 0.5.13
     #: (``GPTQ_MARLIN_OFF_CUDA``): no conversion off CUDA (``_is_cuda``).
     gptq_marlin_cuda_only: bool = False
+    #: configs/model_config.py ``_parse_quant_hf_config`` before 0.5.10
+    #: (``QUANT_MODELOPT_IN_CONFIG_JSON``): a config.json ``quantization_config`` that names
+    #: ``quant_method: "modelopt"`` is not parsed by its ``quant_algo`` (only one without a
+    #: ``quant_method`` is), so the checkpoint's method stays ``modelopt``.
+    modelopt_named_kept: bool = False
 
 
 _READING_BASE = QuantReading()
@@ -393,7 +398,9 @@ def model_quantization(
 
     reading = reading or _READING_BASE
     quantization = user.lower() if user is not None else None
-    cfg = checkpoint_quant_config(hf, exact_fp8=reading.exact_fp8, unwrap=reading.unwrap)
+    cfg = checkpoint_quant_config(
+        hf, exact_fp8=reading.exact_fp8, unwrap=reading.unwrap, modelopt_named_kept=reading.modelopt_named_kept
+    )
     if cfg is None:
         return quantization, None
     raw = cfg.get("quant_method", quantization or "")

@@ -181,6 +181,8 @@ def release_arguments(release: Any) -> dict[str, Any]:
         base = tuple(m for m in base if m not in ("bitsandbytes", "modelslim", "quark_int4fp8_moe"))
         npu_only = ("modelslim",)
         out["rocm"] = ROCM_METHODS - {"quark_int4fp8_moe"}
+    if not has(CHANGES.QUANT_MODELOPT_IN_CONFIG_JSON):  # before 0.5.10: config.json's modelopt stays modelopt
+        reading = out["reading"] = record_replace(reading, modelopt_named_kept=True)
     if not has(CHANGES.QUANT_MXFP8):  # before 0.5.9: no mxfp8 in the registry or the ROCm list
         base = tuple(m for m in base if m != "mxfp8")
         out["rocm"] = out.get("rocm", ROCM_METHODS) - {"mxfp8"}
@@ -239,7 +241,7 @@ def release_arguments(release: Any) -> dict[str, Any]:
 def verify_quantization(ctx):
     """``ModelConfig._verify_quantization``: checkpoint vs ``--quantization``, the release's
     registry, ROCm (``release_arguments``: ``QUANT_REGISTRY_BNB_MODELSLIM`` 0.5.8, ``QUANT_MXFP8``
-    0.5.9, ``GPTQ_MARLIN_OFF_CUDA`` 0.5.13, ``QUANT_MXFP4_ON_CPU`` 0.5.14, ``QUANT_REGISTRY_HUMMING`` 0.5.16,
+    0.5.9, ``QUANT_MODELOPT_IN_CONFIG_JSON`` 0.5.10, ``GPTQ_MARLIN_OFF_CUDA`` 0.5.13, ``QUANT_MXFP4_ON_CPU`` 0.5.14, ``QUANT_REGISTRY_HUMMING`` 0.5.16,
     ``QUANT_REQUANTIZE`` 0.5.17, ``QUANT_MODELOPT_EXACT`` 0.5.18, ``QUANT_MODELOPT_ALLOWLIST``
     0.5.19, ``QUANT_GPTQ_PLATFORMS`` 0.5.20, ``QUANT_MINIMAX_M3_NVFP4`` 0.5.23)."""
     return _verify_quantization(ctx, **ctx.release.derive(release_arguments))
