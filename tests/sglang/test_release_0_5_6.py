@@ -15,6 +15,7 @@ from release_helpers import refusal_at, resolve_at
 
 from resolvable.sglang.changes import CHANGES
 from resolvable.sglang.flags import load_table
+from resolvable.sglang.models import load_model
 
 OLD, NEW = "0.5.5.post3", "0.5.6"
 
@@ -24,6 +25,7 @@ def test_the_changes_of_0_5_6_are_named():
         "LLAMA4_PLATFORM_DEFAULT",
         "QWEN3_NEXT_SM100_TRITON",
         "DSA_IN_DEEPSEEK_BRANCH",
+        "DSA_DP_SIZE_KEPT",
         "EAGLE_PAGE_TREE_FA3",
         "FLASHINFER_CUTLASS_MOE_FP8_BF16",
         "CHOICES_ASCEND_FUSEEP",
@@ -113,3 +115,15 @@ def test_nemotron_h_modelopt_arm_is_new_in_0_5_6():
     assert (old["quantization"], old["moe_runner_backend"]) == (None, "auto")
     new = resolve_at(config, "h100", NEW)
     assert (new["quantization"], new["moe_runner_backend"]) == ("modelopt_fp8", "flashinfer_cutlass")
+
+
+def test_dsa_keeps_the_dp_size_from_0_5_6():
+    """0.5.5.post3's NSA arm set ``dp_size = tp_size`` beside DP attention (``--dp 8`` with the
+    default ``--tp 1`` became dp 1, and DP attention went off again); 0.5.6 keeps ``--dp-size``."""
+    old = resolve_at("deepseek-v3.2", "mi325x", OLD, dp_size=8, enable_mixed_chunk=True)
+    assert (old["dp_size"], old["enable_dp_attention"]) == (1, False)
+    config = load_model("deepseek-v3.2").to_dict()
+    config["architectures"] = ["DeepseekV3ForCausalLM"]  # with index_topk: the NSA arm in both
+    old, new = (resolve_at(config, "h200", v, tp_size=8, dp_size=2) for v in (OLD, NEW))
+    assert (old["dp_size"], old["enable_dp_attention"]) == (8, True)
+    assert (new["dp_size"], new["enable_dp_attention"]) == (2, True)

@@ -52,7 +52,7 @@ later() {  # venv of a later release: its wheel alone + a .pth to the shared dep
       else
         "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
       fi ;;
-    0.5.13|0.5.13.post1)   # transformers 5.8.1 line; their ServerArgs import xgrammar
+    0.5.13|0.5.13.post1|0.5.14)   # transformers 5.8.1 line; their ServerArgs import xgrammar
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")" transformers==5.8.1 xgrammar==0.2.1 \
           apache-tvm-ffi==0.1.9 ;;
     0.5.12|0.5.12.post1)   # transformers 5.6.0 line (the wheels' pins); ServerArgs imports xgrammar
@@ -72,7 +72,10 @@ later() {  # venv of a later release: its wheel alone + a .pth to the shared dep
     0.5.5|0.5.5.post1|0.5.5.post2|0.5.5.post3|0.5.6|0.5.6.post2|0.5.7|0.5.8)   # the 4.57.1 line
       later 0.5.9
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
-      echo "$ORACLE/venv-0.5.9/$SP" > "$v/$SP/zz-a.pth" ;;
+      echo "$ORACLE/venv-0.5.9/$SP" > "$v/$SP/zz-a.pth"
+      case $ver in 0.5.5|0.5.5.post1)   # sglang/utils.py reaches bench_serving, which imports datasets
+        # (declared by these wheels); no resolver solution under the shared pins: no deps
+        "$v/bin/pip" install -q --no-deps datasets==4.8.5 dill multiprocess xxhash ;; esac ;;
     *)
       "$v/bin/pip" install -q --no-deps "$(wheel "$ver")"
       case $ver in 0.5.16|0.5.17|0.5.18|0.5.19|0.5.20)   # their ServerArgs import xgrammar

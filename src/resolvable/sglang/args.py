@@ -222,7 +222,7 @@ class ServerArgs:
 
     # -- parallelism ----------------------------------------------------------------------------
     tp_size: int = arg(1, help="Tensor parallel size.", check=_tp_size_check)
-    dp_size: int = arg(1, help="Data parallel size.")
+    dp_size: int = arg(1, resolvable=True, leaf="parallel.dp_size", help="Data parallel size.")
     pp_size: int = arg(1, resolvable=True, leaf="parallel.pp_size", help="Pipeline parallel size.")
     nnodes: int = arg(1, help="Number of nodes.")
     dcp_size: int = arg(1, help="Decode context parallel size.")

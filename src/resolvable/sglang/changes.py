@@ -1096,6 +1096,13 @@ CHANGES = ChangeTable(
             "every is_deepseek_nsa architecture, DeepSeek-V3.2 included)",
         ),
         Change(
+            "DSA_DP_SIZE_KEPT",
+            "0.5.6",
+            upstream="server_args._handle_model_specific_adjustments (is_deepseek_nsa arm, off NPU)",
+            summary="a DeepSeek sparse-attention model keeps --dp-size when DP attention is turned on (before: "
+            "dp_size was set to tp_size)",
+        ),
+        Change(
             "EAGLE_PAGE_TREE_FA3",
             "0.5.6",
             upstream="server_args._handle_speculative_decoding (topk > 1 with page_size > 1)",

@@ -212,7 +212,8 @@ def deepseek_family(ctx):
     the DeepSeek branch of ``_handle_model_specific_adjustments``): DSA fill, TBO check, prefill
     CP, DSA page size; non-DSA ``trtllm_mla`` on SM100. Asks ``DSA_DCP``, ``DSA_KPOOL_PAGES``
     and ``PREFILL_CP_ATTN_DP`` (0.5.22); ``DSA_NAMING`` and ``DSA_TBO_TOPK_SHARING_REFUSED``
-    (0.5.13: before it the backend was named ``nsa`` and TBO was not checked). Before 0.5.8
+    (0.5.13: before it the backend was named ``nsa`` and TBO was not checked). Before
+    ``DSA_DP_SIZE_KEPT`` (0.5.6) the GPU arm also set ``dp_size`` to ``tp_size``. Before 0.5.8
     (``DSA_DP_ATTENTION_WITH_CP_ONLY``, ``DSA_ROCM_ONE_TOKEN_PAGES``, ``DSA_CP_PD_DECODE_REFUSED``) the
     GPU arm turned DP attention on for every DSA launch, ROCm took 64-token pages as CUDA did, and
     prefill CP on a PD decode server was not refused."""
@@ -248,6 +249,8 @@ def deepseek_family(ctx):
         if _dsa_gpu_arm(ctx):
             if not ctx.release.has(CHANGES.DSA_DP_ATTENTION_WITH_CP_ONLY) and not args.enable_dp_attention:
                 out["enable_dp_attention"] = Force(True, "DP attention is enabled for DeepSeek NSA")
+            if not ctx.release.has(CHANGES.DSA_DP_SIZE_KEPT) and args.dp_size != args.tp_size:
+                out["dp_size"] = Force(args.tp_size, "DP attention for DeepSeek NSA sets dp_size to tp_size")
             if args.enable_prefill_cp:
                 if not ctx.release.has(CHANGES.DSA_PREFILL_CP_TP_AT_MOST_8) and args.tp_size != 8:
                     raise ConflictError(
