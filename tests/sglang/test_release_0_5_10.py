@@ -226,3 +226,14 @@ def test_config_json_modelopt_read_by_quant_algo_from_0_5_10():
     assert "modelopt_fp4 quantization is currently not supported in ROCm" in refusal_at(
         config, "mi325x", OLD, quantization="modelopt"
     )
+
+
+def test_sm100_arms_adopt_a_config_json_modelopt_as_modelopt_before_0_5_10():
+    """The DeepSeek SM100 arm copies ``hf_config.quantization_config["quant_method"]`` into
+    ``ServerArgs.quantization``: 0.5.9 had not refined ``modelopt``, so it adopts ``modelopt``
+    (not NVFP4 for the MoE runner: auto stays); 0.5.10 adopts modelopt_fp4, and trtllm MoE."""
+    config = load_model("kimi-k2.5").to_dict()
+    config["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}
+    old, new = (resolve_at(config, "b200", v) for v in (OLD, NEW))
+    assert (old["quantization"], old["moe_runner_backend"]) == ("modelopt", "auto")
+    assert (new["quantization"], new["moe_runner_backend"]) == ("modelopt_fp4", "flashinfer_trtllm")

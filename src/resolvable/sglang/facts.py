@@ -37,6 +37,22 @@ def quantization_explicitly_unset(ctx: Any) -> bool:
     return ctx.user_set("quantization") and ctx.args.quantization is None
 
 
+def adopted_quantization(ctx: Any) -> tuple[str | None, bool]:
+    """(``ServerArgs.quantization`` once a model branch adopts the checkpoint's method, whether it
+    was adopted): the user's ``--quantization``, else (unless explicitly unset) the method of
+    ``hf_config.quantization_config`` (``self.quantization = quant_method`` in the DeepSeek,
+    Qwen3-MoE and GLM-4-MoE SM100 arms). Before ``QUANT_MODELOPT_IN_CONFIG_JSON`` (0.5.10) nothing
+    has refined a config.json ``quant_method: "modelopt"`` when the branch reads it, so the
+    adopted method is ``modelopt`` itself (``checkpoint.checkpoint_quant_config``)."""
+    if ctx.args.quantization is not None or quantization_explicitly_unset(ctx):
+        return ctx.args.quantization, False
+    method = quant_method(ctx.hf)
+    kept = not ctx.release.has(CHANGES.QUANT_MODELOPT_IN_CONFIG_JSON)
+    if method is not None and kept and quant_method(ctx.hf.raw) == "modelopt":
+        method = "modelopt"
+    return method, method is not None
+
+
 # -- environment ----------------------------------------------------------------------------
 
 _TRUE = ("true", "1", "yes", "y")
@@ -399,7 +415,10 @@ def model_quantization(
     reading = reading or _READING_BASE
     quantization = user.lower() if user is not None else None
     cfg = checkpoint_quant_config(
-        hf, exact_fp8=reading.exact_fp8, unwrap=reading.unwrap, modelopt_named_kept=reading.modelopt_named_kept
+        hf,
+        exact_fp8=reading.exact_fp8,
+        unwrap=reading.unwrap,
+        modelopt_named_kept=reading.modelopt_named_kept,
     )
     if cfg is None:
         return quantization, None

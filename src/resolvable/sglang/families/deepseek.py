@@ -21,12 +21,12 @@ from .._base import registry
 from ..changes import CHANGES
 from ..facts import (
     DSA_ARCHS,
+    adopted_quantization,
     backends_not_set,
     capability_major,
     env_flag,
     is_deepseek_dsa,
     is_mla,
-    quant_method,
     quantization_config,
     quantization_explicitly_unset,
 )
@@ -557,18 +557,17 @@ def deepseek_moe_quant(ctx):
     if not ctx.platform.is_sm100:
         return {}
     out = {}
-    quantization = args.quantization
-    if quantization is None and not quantization_explicitly_unset(ctx):
-        quantization = quant_method(hf)
-        if (
-            quantization is None
-            and ctx.arch == "DeepseekV3ForCausalLM"
-            and not ctx.release.has(CHANGES.DEEPSEEK_SM100_FP8_BY_WEIGHTS)
-        ):
-            # before 0.5.11 a DeepSeek-V3 checkpoint without a quantization config was taken as FP8
-            quantization = "fp8"
-        if quantization is not None:
-            out["quantization"] = quantization
+    quantization, adopted = adopted_quantization(ctx)
+    if (
+        quantization is None
+        and not quantization_explicitly_unset(ctx)
+        and ctx.arch == "DeepseekV3ForCausalLM"
+        and not ctx.release.has(CHANGES.DEEPSEEK_SM100_FP8_BY_WEIGHTS)
+    ):
+        # before 0.5.11 a DeepSeek-V3 checkpoint without a quantization config was taken as FP8
+        quantization, adopted = "fp8", True
+    if adopted:
+        out["quantization"] = quantization
     fits = quantization in (
         "fp8",
         "modelopt_fp8",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._base import registry
 from ..changes import CHANGES
-from ..facts import quant_method, quantization_explicitly_unset
+from ..facts import adopted_quantization
 
 
 @registry.rule("model", archs=("Glm4MoeForCausalLM",))
@@ -21,11 +21,9 @@ def glm4_moe_defaults(ctx):
     since_0_5_15 = ctx.release.has(CHANGES.GLM4_MOE_TF32_BF16_TRTLLM)
     out = {"enable_tf32_matmul": True} if since_0_5_15 else {}
     if ctx.platform.is_sm100 and ctx.release.has(CHANGES.GLM4_MOE_SM100_ARM):
-        quantization = args.quantization
-        if quantization is None and not quantization_explicitly_unset(ctx):
-            method = quant_method(ctx.hf)
-            if method is not None:
-                quantization = out["quantization"] = method
+        quantization, adopted = adopted_quantization(ctx)
+        if adopted:
+            out["quantization"] = quantization
         trtllm = ("modelopt_fp4", None) if since_0_5_15 else ("modelopt_fp4",)
         if quantization in trtllm and args.moe_a2a_backend == "none" and args.moe_runner_backend == "auto":
             out["moe_runner_backend"] = "flashinfer_trtllm"

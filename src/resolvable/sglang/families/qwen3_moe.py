@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .._base import registry
 from ..changes import CHANGES
-from ..facts import quant_method, quantization_explicitly_unset
+from ..facts import adopted_quantization
 from .qwen3_5 import ARCHS as QWEN3_5_ARCHS
 
 ARCHS = ("Qwen3MoeForCausalLM", "Qwen3VLMoeForConditionalGeneration", *QWEN3_5_ARCHS)
@@ -28,12 +28,8 @@ def qwen3_moe_runner(ctx):
     )
     if not ctx.release.has(new):
         return {}
-    out = {}
-    quantization = args.quantization
-    if quantization is None and not quantization_explicitly_unset(ctx):
-        method = quant_method(ctx.hf)
-        if method is not None:
-            quantization = out["quantization"] = method
+    quantization, adopted = adopted_quantization(ctx)
+    out = {"quantization": quantization} if adopted else {}
     # QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM (0.5.8): unquantized experts too (0.5.7: fp8, modelopt_fp4)
     kinds = ("fp8", "modelopt_fp4", None)
     if not ctx.release.has(CHANGES.QWEN3_MOE_SM100_UNQUANTIZED_TRTLLM):
