@@ -187,3 +187,13 @@ def test_the_mamba_block_moved_from_qwen3_next_to_glm4_moe_in_0_5_8():
     text = refusal_at("qwen3-next-80b-a3b", "h100", OLD, **flags)
     assert "Page size for hybrid GDN model must be divisible by 64, got 128" in text
     assert resolve_at("qwen3-next-80b-a3b", "h100", NEW, **flags)["page_size"] == 128
+
+
+def test_pd_decode_with_dp_needs_round_robin_balance_before_0_5_8():
+    """0.5.7's ``_handle_disaggregation``: a decode server with dp > 1 asserts
+    ``--prefill-round-robin-balance`` unless ``SGLANG_IS_IN_CI``; 0.5.8 ignores the flag and has
+    no check (found by the real corpus launch sglang#6017 at 0.5.5, ``--every-entry-at``)."""
+    flags = {"disaggregation_mode": "decode", "tp_size": 8, "dp_size": 8, "enable_dp_attention": True}
+    assert "Prefill round robin balance is required" in refusal_at("llama-3.1-8b", "h200", "0.5.7", **flags)
+    resolve_at("llama-3.1-8b", "h200", "0.5.7", prefill_round_robin_balance=True, **flags)
+    resolve_at("llama-3.1-8b", "h200", "0.5.8", **flags)

@@ -192,6 +192,9 @@ class ServerArgs:
         choices=C.DISAGGREGATION_MODES,
         help="PD disaggregation role.",
     )
+    prefill_round_robin_balance: bool = arg(
+        False, help="PD decode: the prefill side balances data-parallel ranks round robin (before 0.5.8)."
+    )
     enable_lora: bool = arg(False, resolvable=True, leaf="sched.enable_lora", help="Enable LoRA adapters.")
     sampling_backend: str | None = arg(
         None, resolvable=True, leaf="sampling.backend", choices=C.SAMPLING_BACKENDS, help="Sampling kernels."

@@ -1,7 +1,8 @@
 """Data and pipeline parallelism checks of ``ServerArgs`` (sglang 0.5.15 step 21, spec §2.2).
 
-Sources: server_args.py ``_handle_data_parallelism`` (with overrides.py ``_dp_lm_head_validation``)
-and ``_handle_pipeline_parallelism`` (overrides.py ``_pipeline_parallel_overlap_disable``).
+Sources: server_args.py ``_handle_data_parallelism`` (with overrides.py ``_dp_lm_head_validation``),
+``_handle_pipeline_parallelism`` (overrides.py ``_pipeline_parallel_overlap_disable``) and, before
+0.5.8, the data-parallel check of ``_handle_disaggregation``.
 Invariant: these rules run after ``data_parallelism_defaults`` (``dp_size == 1`` switches DP
 attention off), so "DP attention" here always means ``dp_size > 1``.
 """
@@ -12,6 +13,7 @@ from ...errors import ConflictError
 from ...rules import Fix, Force
 from .._base import registry
 from ..changes import CHANGES
+from ..facts import env_flag
 
 
 @registry.rule("parallelism", only_if_set=("enable_dp_attention",))
@@ -45,6 +47,25 @@ def dp_attention_chunked_prefill(ctx):
             chunk // dp, f"DP attention divides the chunked prefill size by {dp_name} ({dp})"
         )
     }
+
+
+@registry.rule("parallelism", until="0.5.8")
+def pd_decode_dp_round_robin(ctx):
+    """``_handle_disaggregation`` before 0.5.8: a PD decode server with ``dp_size > 1`` asserts
+    ``--prefill-round-robin-balance`` (skipped in sglang's CI, ``SGLANG_IS_IN_CI``); 0.5.8
+    deprecated the flag (ignored since) and dropped the check."""
+    args = ctx.args
+    if args.disaggregation_mode != "decode" or args.dp_size <= 1 or args.prefill_round_robin_balance:
+        return {}
+    if env_flag(ctx, "SGLANG_IS_IN_CI"):
+        return {}
+    raise ConflictError(
+        "Prefill round robin balance is required when dp size > 1. Launch the prefill instance with "
+        "--load-balance-method round_robin and set --prefill-round-robin-balance on the decode server.",
+        fields=("dp_size", "disaggregation_mode"),
+        fix=Fix(set={"prefill_round_robin_balance": True}, text="add --prefill-round-robin-balance"),
+        upstream="AssertionError",
+    )
 
 
 @registry.rule("parallelism", only_if_set=("enable_dp_lm_head",))
