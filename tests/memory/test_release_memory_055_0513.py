@@ -154,3 +154,47 @@ def test_empty_pool_refusal_text_per_release(version, expected):
         values, hf, device_name=platform.device_name, memory_gib=platform.memory_gib, version="0.5.14"
     )
     assert later.refusal.startswith("Loaded weights leave no GPU memory")
+
+
+def test_symmetric_memory_pool_from_0_5_9():
+    """--enable-symm-mem: 0.5.9's ModelRunner.prealloc_symmetric_memory_pool allocates
+    SGLANG_SYMM_MEM_PREALLOC_GB_SIZE GiB after the graphs, 4 unless set (server_args.py); the
+    0.5.5-0.5.8 wheels have no such pool (the variable does not exist in them)."""
+    hf = load_model("llama-3.1-8b")
+    platform = Platform.preset("h100")
+    res = resolve_server_args(hf, platform, {})
+    values = {**{k: res[k] for k in res}, "enable_symm_mem": True}
+
+    def pools(version):
+        rep = capacity(
+            values, hf, device_name=platform.device_name, memory_gib=platform.memory_gib, version=version
+        )
+        return [a.bytes for a in rep.allocations if a.name == "symmetric-memory pool"]
+
+    assert pools("0.5.8") == []
+    assert pools("0.5.9") == pools("0.5.23") == [4 * 1024**3]
+
+
+def test_prefill_graph_allocation_listed_from_0_5_10_or_when_enabled():
+    """After the pool, the piecewise prefill graphs are captured by default from 0.5.10 only;
+    before, with --enable-piecewise-cuda-graph (an unmodelled flag: ``extra``)."""
+    hf = load_model("llama-3.1-8b")
+    platform = Platform.preset("h100")
+    res = resolve_server_args(hf, platform, {})
+    values = {k: res[k] for k in res}
+
+    def names(version, **extra):
+        rep = capacity(
+            values,
+            hf,
+            device_name=platform.device_name,
+            memory_gib=platform.memory_gib,
+            version=version,
+            extra=extra,
+        )
+        return {a.name for a in rep.allocations}
+
+    graph = "prefill (piecewise) CUDA graphs"
+    assert graph not in names("0.5.9")
+    assert graph in names("0.5.9", enable_piecewise_cuda_graph=True)
+    assert graph in names("0.5.10")

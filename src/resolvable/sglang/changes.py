@@ -853,6 +853,14 @@ CHANGES = ChangeTable(
             "estimate clamp(tokens / context × 512, 2048, 4096))",
         ),
         Change(
+            "SYMM_MEM_PREALLOC_POOL",
+            "0.5.9",
+            upstream="model_executor/model_runner.prealloc_symmetric_memory_pool (memory.after_pool_allocations)",
+            summary="--enable-symm-mem pre-allocates a symmetric-memory pool after the CUDA graphs, "
+            "SGLANG_SYMM_MEM_PREALLOC_GB_SIZE GiB (4 unless set, server_args._handle_gpu_memory_settings); "
+            "before: no pool",
+        ),
+        Change(
             "NOT_ENOUGH_MEMORY_PLAIN_VALUE",
             "0.5.10",
             upstream="model_executor/model_runner_kv_cache_mixin.MemoryPoolConfig.__post_init__",

@@ -749,9 +749,9 @@ def after_pool_allocations(
 
     # before 0.5.10 the piecewise prefill graph is captured only with --enable-piecewise-cuda-graph
     by_default = _newest_has(version, CHANGES.PREFILL_GRAPH_RESERVE_BY_DEFAULT)
-    prefill = (
-        by_default and values.get("cuda_graph_backend_prefill") not in (None, "disabled")
-    ) or values.get("enable_piecewise_cuda_graph")
+    prefill = (by_default and values.get("cuda_graph_backend_prefill") not in (None, "disabled")) or bool(
+        values.get("enable_piecewise_cuda_graph") or extra.get("enable_piecewise_cuda_graph")
+    )
     if graphs and prefill:
         chunk = int(values.get("chunked_prefill_size") or 8192)
         mib = 1.5 * 1024 if _uses_mla_backend(hf) else _prefill_graph_sizes(chunk if chunk > 0 else 8192) * 8
@@ -778,7 +778,7 @@ def after_pool_allocations(
                 unknown=f"sized by FlashInfer's autotuner for {moe_runner or fp4_gemm} at run time",
             )
         )
-    if values.get("enable_symm_mem"):
+    if values.get("enable_symm_mem") and _newest_has(version, CHANGES.SYMM_MEM_PREALLOC_POOL):  # from 0.5.9
         gib = float(extra.get("symm_mem_prealloc_gib") or SYMM_MEM_PREALLOC_GIB)
         if gib > 0:
             out.append(
