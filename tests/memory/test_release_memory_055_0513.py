@@ -198,3 +198,21 @@ def test_prefill_graph_allocation_listed_from_0_5_10_or_when_enabled():
     assert graph not in names("0.5.9")
     assert graph in names("0.5.9", enable_piecewise_cuda_graph=True)
     assert graph in names("0.5.10")
+
+
+def test_dsa_fp8_cell_per_release():
+    """DeepSeek-V3.2 with an fp8 KV cache (61 layers): 0.5.5-0.5.8's profile_max_num_token counts
+    (kv_lora_rank 512 + rope 64) × 1 B = 576 B + the indexer's 128 + 128 // 128 × 4 = 132 B,
+    708 B a layer; calculate_mla_kv_cache_dim (0.5.9) sizes 512 + 512 // 128 × 4 + 64 × 2 = 656 B,
+    788 B a layer; on ROCm with the tilelang DSA kernels 0.5.10 keeps 708, 0.5.9 does not."""
+    from resolvable.sglang.memory import kv_cell
+
+    hf = load_model("deepseek-v3.2")
+    platform = Platform.preset("h200")
+    res = resolve_server_args(hf, platform, {}, tp_size=8, kv_cache_dtype="fp8_e4m3")
+    v = {k: res[k] for k in res}
+    assert kv_cell(v, hf, "0.5.8")[0] == 708 * 61
+    assert kv_cell(v, hf, "0.5.9")[0] == kv_cell(v, hf, "0.5.13")[0] == kv_cell(v, hf)[0] == 788 * 61
+    rocm = {**v, "device": "hip", "dsa_prefill_backend": "tilelang", "dsa_decode_backend": "tilelang"}
+    assert kv_cell(rocm, hf, "0.5.9")[0] == 788 * 61
+    assert kv_cell(rocm, hf, "0.5.10")[0] == 708 * 61

@@ -853,6 +853,21 @@ CHANGES = ChangeTable(
             "estimate clamp(tokens / context × 512, 2048, 4096))",
         ),
         Change(
+            "DSA_FP8_SCALED_CELL",
+            "0.5.9",
+            upstream="model_executor/model_runner_kv_cache_mixin.calculate_mla_kv_cache_dim (memory.kv_cell)",
+            summary="a DSA model's fp8 KV token is sized in FlashMLA's layout (kv_lora_rank fp8 + an fp32 "
+            "scale per 128 + the rope key in bf16: 656 B for V3.2) unless a DSA kernel is trtllm; before: "
+            "kv_lora_rank + rope at 1 byte (576 B)",
+        ),
+        Change(
+            "DSA_FP8_RAW_CELL_ON_ROCM",
+            "0.5.10",
+            upstream="model_executor/model_runner_kv_cache_mixin.calculate_mla_kv_cache_dim (memory.kv_cell)",
+            summary="on ROCm a tilelang DSA kernel (aiter too from 0.5.14) keeps the raw fp8 cell (576 B); "
+            "0.5.9 sizes the scaled one there too",
+        ),
+        Change(
             "SYMM_MEM_PREALLOC_POOL",
             "0.5.9",
             upstream="model_executor/model_runner.prealloc_symmetric_memory_pool (memory.after_pool_allocations)",

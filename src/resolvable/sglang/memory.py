@@ -117,16 +117,24 @@ def _dsa_indexer_bytes(index_head_dim: int) -> int:
     return index_head_dim + index_head_dim // 128 * 4
 
 
-def _dsa_scaled_fp8_layout(values: Mapping[str, Any]) -> bool:
+def _dsa_scaled_fp8_layout(values: Mapping[str, Any], version: str | None = None) -> bool:
     """Whether a DSA model's fp8 KV uses the scaled FlashMLA layout: not with the TRT-LLM DSA
-    backends, nor the raw layout of ROCm's TileLang/aiter kernels."""
+    backends, nor the raw layout of ROCm's TileLang/aiter kernels. ``calculate_mla_kv_cache_dim``
+    (model_runner_kv_cache_mixin.py) first sizes the scaled cell in 0.5.9 (``DSA_FP8_SCALED_CELL``;
+    0.5.5-0.5.8's ``profile_max_num_token`` counts kv_lora_rank + rope at the KV dtype) and keeps
+    the raw one on ROCm with TileLang from 0.5.10 (``DSA_FP8_RAW_CELL_ON_ROCM``)."""
+    from .changes import CHANGES
+
+    if not _newest_has(version, CHANGES.DSA_FP8_SCALED_CELL):
+        return False
     backends = {
         str(values.get(k) or "")
         for k in ("dsa_prefill_backend", "dsa_decode_backend", "nsa_prefill_backend", "nsa_decode_backend")
     }
     if "trtllm" in backends:
         return False
-    return not (backends & {"tilelang", "aiter"} and str(values.get("device") or "") == "hip")
+    rocm_raw = _newest_has(version, CHANGES.DSA_FP8_RAW_CELL_ON_ROCM)
+    return not (rocm_raw and backends & {"tilelang", "aiter"} and str(values.get("device") or "") == "hip")
 
 
 def context_length(hf: Mapping[str, Any], user: int | None) -> int:
@@ -342,8 +350,11 @@ def default_mem_fraction_static(
     return fraction
 
 
-def kv_cell(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, float, str]:
-    """(bytes per full-pool token per rank, SWA bytes per token per rank, formula in words)."""
+def kv_cell(
+    values: Mapping[str, Any], hf: Mapping[str, Any], version: str | None = None
+) -> tuple[float, float, str]:
+    """(bytes per full-pool token per rank, SWA bytes per token per rank, formula in words) at the
+    sglang release ``version`` (None: 0.5.23)."""
     shape = attention_shape(hf)
     cfg = text_config(hf)
     model_dtype = str(values.get("dtype") or "auto")
@@ -381,7 +392,7 @@ def kv_cell(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, fl
             f"{max(1, shape.num_kv_heads // attn_tp)} KV heads × ({shape.head_dim} + {shape.v_head_dim}) × {kv_b:g} B"
             f" × {full_layers} layers"
         )
-    if shape.kind == "dsa" and kv_b == 1 and _dsa_scaled_fp8_layout(values):
+    if shape.kind == "dsa" and kv_b == 1 and _dsa_scaled_fp8_layout(values, version):
         # FlashMLA's fp8 layout (model_runner_kv_cache_mixin.py : calculate_mla_kv_cache_dim,
         # 0.5.15): kv_lora_rank fp8 + an fp32 scale per 128 + the rope key in bf16 (656 B for V3.2)
         dim = shape.kv_lora_rank + shape.kv_lora_rank // 128 * 4 + shape.qk_rope_head_dim * 2
@@ -494,7 +505,7 @@ def capacity(
     # rest = (pre - weights - load-time scratch) - pre × (1 - mfs)
     scratch = Estimate(0.0, 0.0, 0.5 * GIB, "buffers allocated while loading (rope caches, MoE workspaces)")
     rest = pre * mfs - per_rank - scratch.value
-    full_cell, swa_cell, words = kv_cell(values, hf)
+    full_cell, swa_cell, words = kv_cell(values, hf, version)
     shape = attention_shape(hf)
     cell = full_cell
     ratio = float(values.get("swa_full_tokens_ratio") or 0.8)
