@@ -28,8 +28,11 @@ backend's decode workspace and CUDA-graph buffers (``aiter_allocations``, sized 
 ``layers/attention/aiter_backend.py``; its MLA metadata is sized inside aiter: unknown).
 
 Releases: the arithmetic is 0.5.23's; ``version`` applies the differences read in the other
-wheels (``default_mem_fraction_static``'s 0.5.14-0.5.22 reserve and decode ``max_bs``;
-``model_runner_vlm_scale`` for 0.4.4-0.4.8; the empty-pool refusal before 0.5.14).
+wheels (``default_mem_fraction_static``'s 0.5.5-0.5.22 reserves and decode ``max_bs``:
+``prefill_graph_reserve_mib``, ``draft_reserve_mib``; ``max_running_requests`` and the request
+table; the DSA fp8 cell in ``kv_cell``; the symmetric-memory pool from 0.5.9;
+``model_runner_vlm_scale`` for 0.4.4-0.4.8; the empty-pool refusal and its text before 0.5.14).
+Per-release differences of the releases the pack resolves are named changes (``changes.py``).
 
 Invariants: a pure function of (resolution, config, platform, flags sglang has that the pack
 does not model, release); every profiling-only quantity is an ``Estimate`` with a range.
@@ -433,7 +436,7 @@ def _compared_at(version: str | None) -> str:
     rel = _release(version)
     if rel is None:
         return "sglang 0.5.23's memory model (no release given)"
-    if (0, 5, 14) <= rel <= (0, 5, 23):
+    if _resolved_release(version) is not None:  # 0.5.5-0.5.23, the releases the pack resolves
         return f"sglang {version}: a modelled release (0.5.23's memory arithmetic with this release's differences)"
     return (
         f"sglang {version} is not a modelled release: compared at 0.5.23's memory model with the differences "
