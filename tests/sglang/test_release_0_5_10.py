@@ -26,6 +26,11 @@ MPS = Platform(vendor="mps", name="mps")
 
 def test_the_changes_of_0_5_10_are_named():
     assert {c.name for c in CHANGES.introduced(NEW)} == {
+        "PREFILL_GRAPH_RESERVE_BY_DEFAULT",  # memory (h34m)
+        "EAGLE_DRAFT_RESERVE_4GIB",  # memory (h34m)
+        "MAX_RUNNING_REQUESTS_FROM_POOL",  # memory (h34m)
+        "NOT_ENOUGH_MEMORY_PLAIN_VALUE",  # memory (h34m)
+        "DSA_FP8_RAW_CELL_ON_ROCM",  # memory (h34m)
         "LLAMA4_ASCEND",
         "HYBRID_GDN_BLACKWELL_FA4_FLASHINFER",
         "CHOICES_NIXL_TRTLLM_ROUTED_MODELOPT_MIXED",

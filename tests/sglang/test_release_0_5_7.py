@@ -21,6 +21,7 @@ OLD, NEW = "0.5.6.post2", "0.5.7"
 
 def test_the_changes_of_0_5_7_are_named():
     assert {c.name for c in CHANGES.introduced(NEW)} == {
+        "PIECEWISE_GRAPH_RESERVE_EIGHTH",  # memory (h34m)
         "TRTLLM_MHA_DEFAULT_SM100_ONLY",
         "TRTLLM_MOE_BF16_COMPRESSED",
         "NEMOTRON_H_SM100_FLASHINFER",

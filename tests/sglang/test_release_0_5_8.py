@@ -34,6 +34,7 @@ def _dsa_v3_arch() -> dict:
 
 def test_the_changes_of_0_5_8_are_named():
     assert {c.name for c in CHANGES.introduced(NEW)} == {
+        "PIECEWISE_GRAPH_RESERVE_PER_SIZE",  # memory (h34m)
         "MAMBA_BLOCK_IN_GLM4_MOE_BRANCH",
         "HOPPER_MHA_FA3_EVERY_MODEL",
         "FA4_DECODE_ALLOWED",

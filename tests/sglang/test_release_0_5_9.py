@@ -26,6 +26,8 @@ OLD, NEW = "0.5.8", "0.5.9"
 
 def test_the_changes_of_0_5_9_are_named():
     assert {c.name for c in CHANGES.introduced(NEW)} == {
+        "DSA_FP8_SCALED_CELL",  # memory (h34m)
+        "SYMM_MEM_PREALLOC_POOL",  # memory (h34m)
         "QUANT_MXFP8",
         "CHOICES_MXFP8_MORI_FLASHINFER_A2A",
         "MAMBA_RADIX_HANDLER",

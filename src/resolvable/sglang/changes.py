@@ -795,8 +795,92 @@ CHANGES = ChangeTable(
             "0.5.7",
             upstream="server_args._handle_gpu_memory_settings (memory.default_mem_fraction_static)",
             summary="--enable-piecewise-cuda-graph reserves piecewise_cuda_graph_max_tokens // 4 MiB before "
-            "the static fraction (before: nothing; 0.5.7 reserves // 8 of a maximum that defaults to the "
-            "chunked-prefill size, not modelled)",
+            "the static fraction (before: nothing; 0.5.7: PIECEWISE_GRAPH_RESERVE_EIGHTH)",
+        ),
+        # -- the default fraction's reserves, 0.5.7-0.5.14 (memory.default_mem_fraction_static; h34m) --
+        Change(
+            "PIECEWISE_GRAPH_RESERVE_EIGHTH",
+            "0.5.7",
+            "0.5.8",
+            upstream="server_args._handle_gpu_memory_settings (memory.default_mem_fraction_static)",
+            summary="--enable-piecewise-cuda-graph reserves piecewise_cuda_graph_max_tokens // 8 MiB, the "
+            "maximum defaulting to the chunked-prefill size",
+        ),
+        Change(
+            "PIECEWISE_GRAPH_RESERVE_PER_SIZE",
+            "0.5.8",
+            "0.5.10",
+            upstream="server_args._handle_gpu_memory_settings (memory.default_mem_fraction_static)",
+            summary="--enable-piecewise-cuda-graph reserves 8 MiB per captured size (the maximum: the "
+            "chunked-prefill size, 2048 with an MLA backend), before the 10 GiB floor",
+        ),
+        Change(
+            "PREFILL_GRAPH_RESERVE_BY_DEFAULT",
+            "0.5.10",
+            upstream="server_args._handle_gpu_memory_settings (memory.default_mem_fraction_static)",
+            summary="the piecewise prefill graph is on unless disabled and the default fraction reserves "
+            "for it (8 MiB per captured size, 1.5 GiB with an MLA backend); before: only with "
+            "--enable-piecewise-cuda-graph",
+        ),
+        Change(
+            "EAGLE_DRAFT_RESERVE_4GIB",
+            "0.5.10",
+            "0.5.14",
+            upstream="server_args._handle_gpu_memory_settings (memory.draft_reserve_mib)",
+            summary="speculative decoding other than NGRAM/STANDALONE reserves 4 GiB after the 10 GiB "
+            "floor (2 GiB before)",
+        ),
+        Change(
+            "DRAFT_RESERVE_DROPPED",
+            "0.5.14",
+            upstream="server_args._handle_gpu_memory_settings (memory.draft_reserve_mib)",
+            summary="the default fraction no longer reserves for a draft model (before: STANDALONE 6 GiB, "
+            "other algorithms but NGRAM 2 GiB, 4 GiB from 0.5.10)",
+        ),
+        Change(
+            "MAX_RUNNING_REQUESTS_FROM_POOL",
+            "0.5.10",
+            upstream="model_executor/model_runner_kv_cache_mixin._resolve_max_num_reqs (memory.max_running_requests)",
+            summary="the request table is sized by the resolved max running requests (your "
+            "--max-running-requests per DP rank, capped by the estimate); before: by your value undivided "
+            "(or the estimate), running min(yours // DP or tokens // 2, the table)",
+        ),
+        Change(
+            "MAX_RUNNING_REQUESTS_HALF_POOL",
+            "0.5.14",
+            upstream="model_executor/model_runner_kv_cache_mixin._resolve_max_num_reqs (memory.max_running_requests)",
+            summary="a --max-running-requests per DP rank is capped by half the KV tokens (before: by the "
+            "estimate clamp(tokens / context × 512, 2048, 4096))",
+        ),
+        Change(
+            "DSA_FP8_SCALED_CELL",
+            "0.5.9",
+            upstream="model_executor/model_runner_kv_cache_mixin.calculate_mla_kv_cache_dim (memory.kv_cell)",
+            summary="a DSA model's fp8 KV token is sized in FlashMLA's layout (kv_lora_rank fp8 + an fp32 "
+            "scale per 128 + the rope key in bf16: 656 B for V3.2) unless a DSA kernel is trtllm; before: "
+            "kv_lora_rank + rope at 1 byte (576 B)",
+        ),
+        Change(
+            "DSA_FP8_RAW_CELL_ON_ROCM",
+            "0.5.10",
+            upstream="model_executor/model_runner_kv_cache_mixin.calculate_mla_kv_cache_dim (memory.kv_cell)",
+            summary="on ROCm a tilelang DSA kernel (aiter too from 0.5.14) keeps the raw fp8 cell (576 B); "
+            "0.5.9 sizes the scaled one there too",
+        ),
+        Change(
+            "SYMM_MEM_PREALLOC_POOL",
+            "0.5.9",
+            upstream="model_executor/model_runner.prealloc_symmetric_memory_pool (memory.after_pool_allocations)",
+            summary="--enable-symm-mem pre-allocates a symmetric-memory pool after the CUDA graphs, "
+            "SGLANG_SYMM_MEM_PREALLOC_GB_SIZE GiB (4 unless set, server_args._handle_gpu_memory_settings); "
+            "before: no pool",
+        ),
+        Change(
+            "NOT_ENOUGH_MEMORY_PLAIN_VALUE",
+            "0.5.10",
+            upstream="model_executor/model_runner_kv_cache_mixin.MemoryPoolConfig.__post_init__",
+            summary="the empty-pool refusal ends 'Current value: mem_fraction_static=F' (before: "
+            "'Current value: self.server_args.mem_fraction_static=F', init_memory_pool)",
         ),
         Change(
             "LLAMA4_INTEL_XPU",

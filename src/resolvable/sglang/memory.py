@@ -28,8 +28,11 @@ backend's decode workspace and CUDA-graph buffers (``aiter_allocations``, sized 
 ``layers/attention/aiter_backend.py``; its MLA metadata is sized inside aiter: unknown).
 
 Releases: the arithmetic is 0.5.23's; ``version`` applies the differences read in the other
-wheels (``default_mem_fraction_static``'s 0.5.14-0.5.22 reserve and decode ``max_bs``;
-``model_runner_vlm_scale`` for 0.4.4-0.4.8; the empty-pool refusal before 0.5.14).
+wheels (``default_mem_fraction_static``'s 0.5.5-0.5.22 reserves and decode ``max_bs``:
+``prefill_graph_reserve_mib``, ``draft_reserve_mib``; ``max_running_requests`` and the request
+table; the DSA fp8 cell in ``kv_cell``; the symmetric-memory pool from 0.5.9;
+``model_runner_vlm_scale`` for 0.4.4-0.4.8; the empty-pool refusal and its text before 0.5.14).
+Per-release differences of the releases the pack resolves are named changes (``changes.py``).
 
 Invariants: a pure function of (resolution, config, platform, flags sglang has that the pack
 does not model, release); every profiling-only quantity is an ``Estimate`` with a range.
@@ -97,21 +100,44 @@ HYBRID_SWA_ARCHS = frozenset(
 )
 
 
+def not_enough_memory_message(mfs: float, version: str | None = None) -> str:
+    """The empty-pool refusal with the value sglang prints: ``MemoryPoolConfig.__post_init__``
+    (model_runner_kv_cache_mixin.py, 0.5.10; ``pool_configurator.py`` later) writes
+    ``mem_fraction_static=F``; ``init_memory_pool`` of 0.5.5-0.5.9 printed the expression itself,
+    ``self.server_args.mem_fraction_static=F`` (``NOT_ENOUGH_MEMORY_PLAIN_VALUE``)."""
+    from .changes import CHANGES
+
+    name = (
+        "mem_fraction_static"
+        if _newest_has(version, CHANGES.NOT_ENOUGH_MEMORY_PLAIN_VALUE)
+        else "self.server_args.mem_fraction_static"
+    )
+    return f"{NOT_ENOUGH_MEMORY} Current value: {name}={mfs}"
+
+
 #: The DSA indexer key per token per layer: index_head_dim fp8 values + one fp32 scale per 128.
 def _dsa_indexer_bytes(index_head_dim: int) -> int:
     return index_head_dim + index_head_dim // 128 * 4
 
 
-def _dsa_scaled_fp8_layout(values: Mapping[str, Any]) -> bool:
+def _dsa_scaled_fp8_layout(values: Mapping[str, Any], version: str | None = None) -> bool:
     """Whether a DSA model's fp8 KV uses the scaled FlashMLA layout: not with the TRT-LLM DSA
-    backends, nor the raw layout of ROCm's TileLang/aiter kernels."""
+    backends, nor the raw layout of ROCm's TileLang/aiter kernels. ``calculate_mla_kv_cache_dim``
+    (model_runner_kv_cache_mixin.py) first sizes the scaled cell in 0.5.9 (``DSA_FP8_SCALED_CELL``;
+    0.5.5-0.5.8's ``profile_max_num_token`` counts kv_lora_rank + rope at the KV dtype) and keeps
+    the raw one on ROCm with TileLang from 0.5.10 (``DSA_FP8_RAW_CELL_ON_ROCM``)."""
+    from .changes import CHANGES
+
+    if not _newest_has(version, CHANGES.DSA_FP8_SCALED_CELL):
+        return False
     backends = {
         str(values.get(k) or "")
         for k in ("dsa_prefill_backend", "dsa_decode_backend", "nsa_prefill_backend", "nsa_decode_backend")
     }
     if "trtllm" in backends:
         return False
-    return not (backends & {"tilelang", "aiter"} and str(values.get("device") or "") == "hip")
+    rocm_raw = _newest_has(version, CHANGES.DSA_FP8_RAW_CELL_ON_ROCM)
+    return not (rocm_raw and backends & {"tilelang", "aiter"} and str(values.get("device") or "") == "hip")
 
 
 def context_length(hf: Mapping[str, Any], user: int | None) -> int:
@@ -180,14 +206,86 @@ DECODE_BS_CAPPED_SINCE = (0, 5, 22)
 _PIECEWISE_FLAGS = ("enable_piecewise_cuda_graph", "piecewise_cuda_graph_max_tokens")
 
 
+def _resolved_release(version: str | None) -> str | None:
+    """The pack's release for a release name (``0.5.8.post1`` → ``0.5.8``); None for no release
+    or one the pack does not resolve (0.4.x, 0.5.1-0.5.4)."""
+    from ._base import registry
+
+    if not version:
+        return None
+    try:
+        return registry.release(str(version).split()[0])
+    except Exception:  # InvalidArgumentError: not a release the pack resolves
+        return None
+
+
 def _release_has(version: str | None, change: Any) -> bool:
     """Whether a resolved release (by name) has a named change (``changes.py``), through its
     release view; False for no release or one the pack does not resolve."""
     from ._base import registry
 
-    if not version or version not in registry.releases:
-        return False
-    return registry.release_view(version).has(change)
+    release = _resolved_release(version)
+    return release is not None and registry.release_view(release).has(change)
+
+
+def _newest_has(version: str | None, change: Any) -> bool:
+    """As ``_release_has``, but no release, or one the pack does not resolve, is compared at the
+    newest (0.5.23): it has the change when 0.5.23 has it (the model's default arithmetic)."""
+    from ._base import registry
+
+    release = _resolved_release(version) or registry.releases[-1]
+    return registry.release_view(release).has(change)
+
+
+def prefill_graph_reserve_mib(
+    values: Mapping[str, Any], hf: Mapping[str, Any], chunk: int, version: str | None = None
+) -> float:
+    """The default fraction's reserve for the prefill (piecewise) CUDA graph, in MiB, and where
+    ``server_args.py : _handle_gpu_memory_settings`` adds it (see ``default_mem_fraction_static``).
+
+    * from 0.5.10 (``PREFILL_GRAPH_RESERVE_BY_DEFAULT``): on unless the prefill graph is disabled;
+      8 MiB per captured size up to the chunked-prefill size, 1.5 GiB with an MLA backend;
+    * before, only with ``--enable-piecewise-cuda-graph`` (``piecewise_cuda_graph_max_tokens``
+      read as ``max_tokens``): 0.5.8-0.5.9 8 MiB per captured size up to ``max_tokens`` (default
+      the chunked-prefill size, 2048 with an MLA backend; ``PIECEWISE_GRAPH_RESERVE_PER_SIZE``);
+      0.5.7 ``max_tokens // 8`` (default the chunked-prefill size); 0.5.5.post1-0.5.6.post2
+      ``max_tokens // 4`` (default 4096); 0.5.5 nothing.
+    """
+    from .changes import CHANGES
+
+    if _newest_has(version, CHANGES.PREFILL_GRAPH_RESERVE_BY_DEFAULT):
+        if values.get("disable_cuda_graph") or values.get("cuda_graph_backend_prefill") in (None, "disabled"):
+            return 0.0
+        if _uses_mla_backend(hf):
+            return 1.5 * 1024
+        return _prefill_graph_sizes(chunk if chunk > 0 else 8192) * 8.0
+    if not values.get("enable_piecewise_cuda_graph"):
+        return 0.0
+    given = values.get("piecewise_cuda_graph_max_tokens")
+    if _release_has(version, CHANGES.PIECEWISE_GRAPH_RESERVE_PER_SIZE):
+        top = int(given or (2048 if _uses_mla_backend(hf) else chunk))
+        return _prefill_graph_sizes(top) * 8.0
+    if _release_has(version, CHANGES.PIECEWISE_GRAPH_RESERVE_EIGHTH):
+        return float(int(given or chunk) // 8)
+    if _release_has(version, CHANGES.PIECEWISE_GRAPH_RESERVE_QUARTER):
+        return float(int(given or 4096) // 4)
+    return 0.0
+
+
+def draft_reserve_mib(values: Mapping[str, Any], version: str | None = None) -> float:
+    """What the default fraction reserves for a speculative draft model and its graphs, in MiB,
+    after the 10 GiB floor (``server_args.py : _handle_gpu_memory_settings``, 0.5.5-0.5.13):
+    STANDALONE 6 GiB, any other algorithm but NGRAM 2 GiB (4 GiB in 0.5.10-0.5.13,
+    ``EAGLE_DRAFT_RESERVE_4GIB``); nothing from 0.5.14 (``DRAFT_RESERVE_DROPPED``) or for a
+    release the pack does not resolve."""
+    from .changes import CHANGES
+
+    algorithm = str(values.get("speculative_algorithm") or "").upper()
+    if not algorithm or algorithm == "NGRAM" or _newest_has(version, CHANGES.DRAFT_RESERVE_DROPPED):
+        return 0.0
+    if algorithm == "STANDALONE":
+        return 6.0 * 1024
+    return (4.0 if _release_has(version, CHANGES.EAGLE_DRAFT_RESERVE_4GIB) else 2.0) * 1024
 
 
 def _since(version: str | None, first: tuple[int, int, int]) -> bool:
@@ -229,21 +327,22 @@ def default_mem_fraction_static(
         if values.get("enable_dp_attention"):
             dp = int(values.get("dp_size") or 1)
             reserved += max_bs * dp * 3 + (max_bs * dp * 1.5 if max_bs > 300 else 0)
-    if graphs and values.get("cuda_graph_backend_prefill") not in (None, "disabled"):
-        if _uses_mla_backend(hf):
-            reserved += 1.5 * 1024
-        else:
-            prefill_max = chunk if chunk > 0 else 8192
-            reserved += _prefill_graph_sizes(prefill_max) * 8
+    from .changes import CHANGES
+
+    prefill = prefill_graph_reserve_mib(values, hf, chunk, version)
+    # 0.5.5.post1-0.5.7 add the (opt-in) piecewise reserve after the 10 GiB floor, later before it
+    after_floor = _release_has(version, CHANGES.PIECEWISE_GRAPH_RESERVE_QUARTER) or _release_has(
+        version, CHANGES.PIECEWISE_GRAPH_RESERVE_EIGHTH
+    )
+    if not after_floor:
+        reserved += prefill
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     if values.get("moe_a2a_backend") == "deepep" and graphs and _since(version, GRAPH_RESERVE_FN_SINCE):
         reserved += 2 * 1024
-    if values.get("enable_piecewise_cuda_graph"):
-        from .changes import CHANGES
-
-        if _release_has(version, CHANGES.PIECEWISE_GRAPH_RESERVE_QUARTER):
-            reserved += int(values.get("piecewise_cuda_graph_max_tokens") or 4096) // 4
+    reserved += draft_reserve_mib(values, version)
+    if after_floor:
+        reserved += prefill
     fraction = round((gpu_mib - reserved) / gpu_mib, 3)
     vision = hf.get("vision_config")
     if isinstance(vision, Mapping):
@@ -254,8 +353,11 @@ def default_mem_fraction_static(
     return fraction
 
 
-def kv_cell(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, float, str]:
-    """(bytes per full-pool token per rank, SWA bytes per token per rank, formula in words)."""
+def kv_cell(
+    values: Mapping[str, Any], hf: Mapping[str, Any], version: str | None = None
+) -> tuple[float, float, str]:
+    """(bytes per full-pool token per rank, SWA bytes per token per rank, formula in words) at the
+    sglang release ``version`` (None: 0.5.23)."""
     shape = attention_shape(hf)
     cfg = text_config(hf)
     model_dtype = str(values.get("dtype") or "auto")
@@ -293,7 +395,7 @@ def kv_cell(values: Mapping[str, Any], hf: Mapping[str, Any]) -> tuple[float, fl
             f"{max(1, shape.num_kv_heads // attn_tp)} KV heads × ({shape.head_dim} + {shape.v_head_dim}) × {kv_b:g} B"
             f" × {full_layers} layers"
         )
-    if shape.kind == "dsa" and kv_b == 1 and _dsa_scaled_fp8_layout(values):
+    if shape.kind == "dsa" and kv_b == 1 and _dsa_scaled_fp8_layout(values, version):
         # FlashMLA's fp8 layout (model_runner_kv_cache_mixin.py : calculate_mla_kv_cache_dim,
         # 0.5.15): kv_lora_rank fp8 + an fp32 scale per 128 + the rope key in bf16 (656 B for V3.2)
         dim = shape.kv_lora_rank + shape.kv_lora_rank // 128 * 4 + shape.qk_rope_head_dim * 2
@@ -334,7 +436,7 @@ def _compared_at(version: str | None) -> str:
     rel = _release(version)
     if rel is None:
         return "sglang 0.5.23's memory model (no release given)"
-    if (0, 5, 14) <= rel <= (0, 5, 23):
+    if _resolved_release(version) is not None:  # 0.5.5-0.5.23, the releases the pack resolves
         return f"sglang {version}: a modelled release (0.5.23's memory arithmetic with this release's differences)"
     return (
         f"sglang {version} is not a modelled release: compared at 0.5.23's memory model with the differences "
@@ -406,7 +508,7 @@ def capacity(
     # rest = (pre - weights - load-time scratch) - pre × (1 - mfs)
     scratch = Estimate(0.0, 0.0, 0.5 * GIB, "buffers allocated while loading (rope caches, MoE workspaces)")
     rest = pre * mfs - per_rank - scratch.value
-    full_cell, swa_cell, words = kv_cell(values, hf)
+    full_cell, swa_cell, words = kv_cell(values, hf, version)
     shape = attention_shape(hf)
     cell = full_cell
     ratio = float(values.get("swa_full_tokens_ratio") or 0.8)
@@ -440,29 +542,32 @@ def capacity(
         status = "does-not-fit"
     elif rest <= 0:
         rel = _release(version)
-        refusal = (
-            NOT_ENOUGH_MEMORY  # before 0.5.14 a pool of no tokens is the only check
-            if rel is not None and rel < NO_KV_ROOM_CHECK_SINCE
-            else no_kv_room_message(mfs, 1 - (pre - per_rank - scratch.value) / pre)
-        )
+        if rel is not None and rel < NO_KV_ROOM_CHECK_SINCE:  # before 0.5.14 an empty pool is the only check
+            refusal = (
+                not_enough_memory_message(mfs, version) if _resolved_release(version) else NOT_ENOUGH_MEMORY
+            )
+        else:
+            refusal = no_kv_room_message(mfs, 1 - (pre - per_rank - scratch.value) / pre)
         status = "refused"
     elif tokens <= 0:  # room, but less than one page of KV
-        refusal = f"{NOT_ENOUGH_MEMORY} Current value: mem_fraction_static={mfs}"
+        refusal = not_enough_memory_message(mfs, version)
         status = "refused"
     running = None
+    table_rows = None  # the request table's rows when they are not the running cap (before 0.5.10)
     if tokens > 0:
-        estimated = max(min(int(tokens / ctx_len * 512), 4096), 2048)
-        asked = values.get("max_running_requests")
-        running = min(max(1, int(asked) // dp), tokens // 2) if asked else min(estimated, tokens // 2)
+        running, table_rows = max_running_requests(values, tokens, ctx_len, dp, version)
         if mamba_slots:
             running = min(running, mamba_slots // 3 or 1)
+            table_rows = min(table_rows, mamba_slots // 3 or 1) if table_rows else None
     # What the pool leaves on the device, and the allocations made after it (in order).
     pool_bytes = tokens * cell + mamba_slots * state
     headroom = pre - per_rank - scratch.value - pool_bytes
     allocations = (
         Allocation("weights", per_rank, "before-pool", "model_runner.load_model"),
         Allocation("KV pool", float(tokens * cell), "pool", "pool_configurator / MHATokenToKVPool"),
-        *after_pool_allocations(values, extra, hf, gpu_mib, tp, dp, running, ctx_len, device_name, version),
+        *after_pool_allocations(
+            values, extra, hf, gpu_mib, tp, dp, running, ctx_len, device_name, version, table_rows=table_rows
+        ),
     )
     fix = None
     failing = None
@@ -486,7 +591,8 @@ def capacity(
         if status == "does-not-fit" and failed is not None:
             refusal = oom
             failing = failed.name
-            fix = _after_pool_fix(failed, short, headroom, allocations, running or 1, ctx_len, values, mfs)
+            rows = table_rows or running or 1
+            fix = _after_pool_fix(failed, short, headroom, allocations, rows, ctx_len, values, mfs)
         elif status == "unknown" and failed is not None:
             failing = failed.name
             unknown_reason = (
@@ -567,6 +673,33 @@ def capacity(
 SYMM_MEM_PREALLOC_GIB = 4
 
 
+def max_running_requests(
+    values: Mapping[str, Any], tokens: int, ctx_len: int, dp: int, version: str | None = None
+) -> tuple[int, int | None]:
+    """(max running requests per rank, the request table's rows where they differ, else None).
+
+    The estimate is clamp(tokens / context × 512, 2048, 4096) in every release read. From 0.5.14
+    (``MAX_RUNNING_REQUESTS_HALF_POOL``; ``resolve_max_num_reqs``) a ``--max-running-requests`` per
+    DP rank is capped by tokens // 2; 0.5.10-0.5.13 (``MAX_RUNNING_REQUESTS_FROM_POOL``;
+    ``model_runner_kv_cache_mixin._resolve_max_num_reqs``) cap it by the estimate; 0.5.5-0.5.9
+    (``init_memory_pool``; the cap in ``managers/tp_worker.py : TpModelWorker`` 0.5.5-0.5.6,
+    ``model_executor/model_runner.py`` 0.5.7-0.5.9) size the request table by your value
+    undivided (or the estimate) and run min(yours // DP or tokens // 2, the table) requests. Unset,
+    every release runs min(estimate, tokens // 2)."""
+    from .changes import CHANGES
+
+    estimated = max(min(int(tokens / ctx_len * 512), 4096), 2048)
+    asked = values.get("max_running_requests")
+    if not _newest_has(version, CHANGES.MAX_RUNNING_REQUESTS_FROM_POOL):
+        rows = int(asked) if asked else estimated
+        return max(1, min(int(asked) // dp if asked else tokens // 2, rows)), rows
+    if not asked:
+        return min(estimated, tokens // 2), None
+    if _newest_has(version, CHANGES.MAX_RUNNING_REQUESTS_HALF_POOL):
+        return min(max(1, int(asked) // dp), tokens // 2), None
+    return max(1, min(int(asked) // dp, estimated)), None
+
+
 def req_to_token_bytes(running: int, ctx_len: int, draft_tokens: int = 0) -> int:
     """``ReqToTokenPool``: an int32 table of (max running requests + 1 padding row) × (context
     length + 4 + speculative draft tokens) (mem_cache/memory_pool.py : ReqToTokenPool.__init__,
@@ -586,8 +719,10 @@ def after_pool_allocations(
     ctx_len: int,
     device_name: str | None,
     version: str | None = None,
+    table_rows: int | None = None,
 ) -> tuple[Allocation, ...]:
-    """The device allocations sglang makes after the KV pool, in order, per rank.
+    """The device allocations sglang makes after the KV pool, in order, per rank (``table_rows``:
+    the request table's size where it is not ``running``, see ``max_running_requests``).
 
     Exact: the request-to-token table, the symmetric-memory pool. Estimated: decode CUDA graphs
     (sglang's own reserve, ``max_bs`` × 2 MiB, more with DP attention) and prefill/piecewise
@@ -600,7 +735,7 @@ def after_pool_allocations(
         out.append(
             Allocation(
                 "req_to_token table",
-                float(req_to_token_bytes(running, ctx_len, draft)),
+                float(req_to_token_bytes(table_rows or running, ctx_len, draft)),
                 "after-pool",
                 "mem_cache/memory_pool.py : ReqToTokenPool (int32, max_running_requests+1 × context_len+4)",
             )
@@ -624,8 +759,12 @@ def after_pool_allocations(
                 high=b * 2.0,
             )
         )
-    prefill = values.get("cuda_graph_backend_prefill") not in (None, "disabled") or values.get(
-        "enable_piecewise_cuda_graph"
+    from .changes import CHANGES
+
+    # before 0.5.10 the piecewise prefill graph is captured only with --enable-piecewise-cuda-graph
+    by_default = _newest_has(version, CHANGES.PREFILL_GRAPH_RESERVE_BY_DEFAULT)
+    prefill = (by_default and values.get("cuda_graph_backend_prefill") not in (None, "disabled")) or bool(
+        values.get("enable_piecewise_cuda_graph") or extra.get("enable_piecewise_cuda_graph")
     )
     if graphs and prefill:
         chunk = int(values.get("chunked_prefill_size") or 8192)
@@ -653,7 +792,7 @@ def after_pool_allocations(
                 unknown=f"sized by FlashInfer's autotuner for {moe_runner or fp4_gemm} at run time",
             )
         )
-    if values.get("enable_symm_mem"):
+    if values.get("enable_symm_mem") and _newest_has(version, CHANGES.SYMM_MEM_PREALLOC_POOL):  # from 0.5.9
         gib = float(extra.get("symm_mem_prealloc_gib") or SYMM_MEM_PREALLOC_GIB)
         if gib > 0:
             out.append(
