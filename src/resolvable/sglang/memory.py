@@ -215,7 +215,7 @@ def _resolved_release(version: str | None) -> str | None:
         return None
     try:
         return registry.release(str(version).split()[0])
-    except Exception:  # InvalidArgumentError: not a release the pack resolves
+    except ValueError:  # InvalidArgumentError: not a release the pack resolves
         return None
 
 
