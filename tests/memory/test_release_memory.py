@@ -146,3 +146,27 @@ def test_vllm_034_utilization_default_is_one_only_with_the_extensible_cache():
     assert util({}, "0.33") == (0.92, False) and util({}, "0.29") == (0.92, False)
     # config/cache.py: 0.9 up to the 0.19.1 wheel, 0.92 from the 0.20.0 wheel (issue 32 item 4)
     assert util({}, "0.20") == (0.92, False) and util({}, "0.19") == (0.9, False)
+
+
+def test_the_default_fraction_is_not_scaled_for_a_vlm_whose_multimodal_is_off():
+    """configs/model_config.py ``mm_disabled_models``: Gemma 3 (and Llama 4, Step3-VL, Inkling)
+    run text-only unless ``--enable-multimodal``, so ``adjust_mem_fraction_for_vlm`` leaves
+    sglang's default alone. Real sglang 0.5.9 ServerArgs on a faked H100
+    (tools/agreement/oracle_worker.py): gemma-3-27b 0.834, with --enable-multimodal 0.7587;
+    qwen3-vl-8b (multimodal on) 0.7713."""
+    from resolvable.sglang.memory import default_mem_fraction_static
+
+    gemma, qwen_vl = load_model("gemma-3-27b"), load_model("qwen3-vl-8b")
+    platform = Platform.preset("h100")
+    gpu_mib = platform.memory_gib * 1024
+
+    def fraction(hf, **flags):
+        res = resolve_server_args(hf, platform, {}, sglang_version="0.5.9")
+        return default_mem_fraction_static(
+            {**{k: res[k] for k in res}, **flags}, hf, gpu_mib, version="0.5.9"
+        )
+
+    assert fraction(gemma) == pytest.approx(0.834, abs=0.0015)
+    assert fraction(gemma, enable_multimodal=True) == pytest.approx(0.7587, abs=0.0015)
+    assert fraction(qwen_vl) == pytest.approx(0.7713, abs=0.0015)
+    assert fraction(qwen_vl, language_only=True) == pytest.approx(0.834, abs=0.0015)

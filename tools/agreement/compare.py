@@ -342,6 +342,19 @@ def classify(oracle: dict, pack: dict) -> tuple[bool, str]:
     return False, f"pack refuses ({rule}), sglang accepts"
 
 
+def draw(seed: int, n: int, *, plain: bool = False, without_preset=()) -> tuple[list, dict, dict]:
+    """(cases, presets, samples) of one draw: the generator's ``n`` cases of ``seed`` over the
+    bundled models and the presets less ``without_preset`` (derived checkpoints unless ``plain``)."""
+    from resolvable import Platform
+    from resolvable.sglang import catalog
+
+    presets = {k: v for k, v in Platform.presets().items() if k not in without_preset}
+    models = sorted(catalog())
+    samples = load_samples(models)
+    cases = generate(seed, n, models, {k: v.vendor for k, v in presets.items()}, None if plain else samples)
+    return cases, presets, samples
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Measure the pack's agreement with real sglang.")
     ap.add_argument("--sglang-version", default="0.5.15")
@@ -388,9 +401,6 @@ def main(argv=None) -> int:
     )
     opts = ap.parse_args(argv)
 
-    from resolvable import Platform
-    from resolvable.sglang import catalog
-
     version = opts.sglang_version
     venv = opts.venv or f"/work/oracle/venv-{version}"
     seed = opts.seed if opts.seed is not None else default_seed(opts.split, plain=opts.plain)
@@ -400,12 +410,7 @@ def main(argv=None) -> int:
         suffix += f"-as-{opts.as_release}"
     stem = opts.report or os.path.join(HERE, "reports", f"sglang-{version}-{opts.split}{suffix}")
 
-    presets = {k: v for k, v in Platform.presets().items() if k not in opts.without_preset}
-    models = sorted(catalog())
-    samples = load_samples(models)
-    cases = generate(
-        seed, opts.n, models, {k: v.vendor for k, v in presets.items()}, None if opts.plain else samples
-    )
+    cases, presets, samples = draw(seed, opts.n, plain=opts.plain, without_preset=opts.without_preset)
     for c in cases:
         c["sglang_version"] = version
         if opts.as_release:

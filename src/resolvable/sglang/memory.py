@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace as _replace
 from typing import Any
 
 from ..device_memory import Estimate, context_overhead, require_device_bytes
@@ -204,6 +205,31 @@ DECODE_BS_CAPPED_SINCE = (0, 5, 22)
 
 #: The piecewise CUDA-graph flags (not modelled fields: they reach ``capacity`` in ``extra``).
 _PIECEWISE_FLAGS = ("enable_piecewise_cuda_graph", "piecewise_cuda_graph_max_tokens")
+#: Flags the pack does not model that the default fraction reads (``extra`` to ``values``).
+_FRACTION_FLAGS = (*_PIECEWISE_FLAGS, "enable_multimodal", "language_only")
+
+#: configs/model_config.py ``ModelConfig.__init__`` ``mm_disabled_models`` (0.5.5-0.5.23; Inkling
+#: from 0.5.16, the release that serves it): multimodal is off for these unless
+#: ``--enable-multimodal``, so ``adjust_mem_fraction_for_vlm`` does not scale their default.
+MM_DISABLED_ARCHS = frozenset(
+    {
+        "Gemma3ForConditionalGeneration",
+        "Llama4ForConditionalGeneration",
+        "Step3VLForConditionalGeneration",
+        "InklingForConditionalGeneration",
+    }
+)
+
+
+def scales_default_for_vlm(values: Mapping[str, Any], hf: Mapping[str, Any]) -> bool:
+    """Whether sglang scales its default fraction for a multimodal model: the config has a
+    ``vision_config``, multimodal is on (``--enable-multimodal``, or an architecture outside
+    ``MM_DISABLED_ARCHS``) and not ``--language-only`` (server_args ``_handle_gpu_memory_settings``,
+    0.5.19+ ``memory_hook``: ``model_config.is_multimodal and not language_only``)."""
+    if not isinstance(hf.get("vision_config"), Mapping) or values.get("language_only"):
+        return False
+    archs = hf.get("architectures") or ()
+    return bool(values.get("enable_multimodal")) or not (archs and archs[0] in MM_DISABLED_ARCHS)
 
 
 def _resolved_release(version: str | None) -> str | None:
@@ -344,10 +370,12 @@ def default_mem_fraction_static(
     if after_floor:
         reserved += prefill
     fraction = round((gpu_mib - reserved) / gpu_mib, 3)
-    vision = hf.get("vision_config")
-    if isinstance(vision, Mapping):
-        layers = vision.get("num_hidden_layers") or vision.get("depth") or 24
-        hidden = vision.get("hidden_size") or vision.get("embed_dim") or 1024
+    if scales_default_for_vlm(values, hf):
+        vision = hf["vision_config"]
+        # getattr(vision_config, name, default): Qwen-VL's ``depth`` / ``embed_dim`` are not read
+        # (real 0.5.9 and 0.5.23 on qwen3-vl-8b: 24 layers assumed, tests/memory/test_release_memory.py)
+        layers = vision.get("num_hidden_layers") or 24
+        hidden = vision.get("hidden_size") or 1024
         ratio = layers * hidden**2 / (24 * 1024**2)
         fraction *= 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
     return fraction
@@ -451,6 +479,9 @@ def aiter_long_context_scale(values: Mapping[str, Any], ctx_len: int) -> float:
     return 0.85 if str(values.get("attention_backend") or "") == "aiter" and ctx_len > 8192 else 1.0
 
 
+_ROWS_FIX = "--max-running-requests "
+
+
 def capacity(
     values: Mapping[str, Any],
     hf: Mapping[str, Any],
@@ -469,7 +500,57 @@ def capacity(
     ``pre_load_free_bytes`` replaces the estimate of free memory before the weights load (a
     start-up log's first ``avail mem``). ``version`` is the sglang release the log or the user
     names; the model is 0.5.23's, with the release differences of ``model_runner_vlm_scale``.
+
+    Invariant: a ``--max-running-requests N`` fix is one this model says starts. Fewer running
+    requests also cap the decode graphs' batch (from 0.5.22), which raises sglang's default
+    fraction and shrinks what the pool leaves, so the fix is checked and tightened (a few rounds).
     """
+    kwargs = dict(
+        device_name=device_name,
+        memory_gib=memory_gib,
+        extra=extra,
+        index_total_size=index_total_size,
+        pre_load_free_bytes=pre_load_free_bytes,
+        version=version,
+    )
+    report = _capacity(values, hf, **kwargs)
+    if not (report.fix or "").startswith(_ROWS_FIX):
+        return report
+    rows = int(report.fix[len(_ROWS_FIX) :].split()[0])
+    for _ in range(4):
+        tried = _capacity({**values, "max_running_requests": rows}, hf, **kwargs)
+        if tried.status != "does-not-fit":
+            if tried.max_running_requests == int(report.fix[len(_ROWS_FIX) :].split()[0]):
+                return report
+            table = next((a for a in tried.allocations if a.name == "req_to_token table"), None)
+            taken = (
+                f" (the request table then takes {table.bytes / GIB:.2f} GiB)"
+                if table and table.bytes
+                else ""
+            )
+            return _replace(report, fix=f"{_ROWS_FIX}{rows}{taken}")
+        table = next((a for a in tried.allocations if a.name == "req_to_token table"), None)
+        if table is None or not table.bytes:
+            break
+        per_row = table.bytes / (rows + 1)
+        rows -= max(1, math.ceil(tried.short_by_bytes / per_row))
+        if rows < 1:
+            break
+    return report
+
+
+def _capacity(
+    values: Mapping[str, Any],
+    hf: Mapping[str, Any],
+    *,
+    device_name: str | None,
+    memory_gib: float | None,
+    extra: Mapping[str, Any] | None = None,
+    index_total_size: int | None = None,
+    pre_load_free_bytes: float | None = None,
+    version: str | None = None,
+) -> FitReport:
+    """``capacity`` without the check of its fix."""
     extra = dict(extra or {})
     total = require_device_bytes(device_name, memory_gib)
     gpu_mib = total / (1 << 20)
@@ -477,11 +558,12 @@ def capacity(
     dp = int(values.get("dp_size") or 1) if values.get("enable_dp_attention") else 1
     user_mfs = values.get("mem_fraction_static") or extra.get("mem_fraction_static")
     ctx_len = context_length(hf, values.get("context_length") or extra.get("context_length"))
+    fraction_values = {**{k: extra[k] for k in _FRACTION_FLAGS if k in extra}, **values}
     mfs = (
         float(user_mfs)
         if user_mfs
         else default_mem_fraction_static(
-            {**{k: extra[k] for k in _PIECEWISE_FLAGS if k in extra}, **values},
+            fraction_values,
             hf,
             gpu_mib,
             extra.get("cuda_graph_max_bs"),
@@ -584,7 +666,7 @@ def capacity(
         chunk = int(values.get("chunked_prefill_size") or 8192)
         margin = (512 + 1.5 * (max(chunk, 2048) if chunk > 0 else 16384)) * (1 << 20)
         if not user_mfs or mfs <= default_mem_fraction_static(
-            values, hf, gpu_mib, extra.get("cuda_graph_max_bs"), version
+            fraction_values, hf, gpu_mib, extra.get("cuda_graph_max_bs"), version
         ):
             margin = 0.0
         status, failed, short, oom = after_pool_verdict(headroom, allocations, unknown_margin=margin)
