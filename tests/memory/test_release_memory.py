@@ -170,3 +170,21 @@ def test_the_default_fraction_is_not_scaled_for_a_vlm_whose_multimodal_is_off():
     assert fraction(gemma, enable_multimodal=True) == pytest.approx(0.7587, abs=0.0015)
     assert fraction(qwen_vl) == pytest.approx(0.7713, abs=0.0015)
     assert fraction(qwen_vl, language_only=True) == pytest.approx(0.834, abs=0.0015)
+
+
+@pytest.mark.parametrize(("release", "fraction"), [("0.5.9", 0.795), ("0.5.21", 0.789), ("0.5.22", 0.817)])
+def test_dp_attention_asked_with_dp_1_is_reserved_before_0_5_22(capsys, release, fraction):
+    """``--enable-dp-attention`` with the default ``--dp-size 1``: sglang turns DP attention off,
+    but before 0.5.22 (``DP_ATTENTION_RESERVE_AFTER_RESET``) its default fraction was sized first,
+    with the DP-attention share of the decode graphs (max_bs 512 × 3 + × 1.5 MiB). Real sglang
+    ServerArgs on a faked H100, llama-3.1-8b --tp 4 --enable-dp-attention: 0.5.9 0.795, 0.5.21
+    0.789 (the prefill-graph reserve of 0.5.16+), 0.5.22 0.817 (tools/agreement/oracle_worker.py)."""
+    import json
+
+    from resolvable.cli import main
+
+    argv = ["fit", "--json", "--sglang-version", release, "--platform", "h100", "--"]
+    launch = ["python", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b", "--tp", "4"]
+    main([*argv, *launch, "--enable-dp-attention"])
+    doc = json.JSONDecoder().raw_decode(capsys.readouterr().out)[0]
+    assert doc["memory"]["inputs"]["mem_fraction_static"] == pytest.approx(fraction, abs=0.0015)

@@ -1412,6 +1412,14 @@ CHANGES = ChangeTable(
             summary="the tc_piecewise CUDA-graph backend is refused by the flag's type parser",
         ),
         Change(
+            "DP_ATTENTION_RESERVE_AFTER_RESET",
+            "0.5.22",
+            upstream="arg_groups/memory_hook.handle_gpu_memory_settings (the resolved enable_dp_attention)",
+            summary="the default --mem-fraction-static reserves for DP attention only when it stays on "
+            "(dp_size > 1); before, --enable-dp-attention with dp_size 1 still reserved its share, "
+            "sized before DP attention was turned off",
+        ),
+        Change(
             "CHOICES_LORA_MOE_RUNNERS",
             "0.5.23",
             upstream="arg_groups/choices.py MOE_RUNNER_BACKEND_CHOICES",

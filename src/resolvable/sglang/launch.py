@@ -300,7 +300,14 @@ def memory_report(pack: Any, res: Any, hf: Any, launch: Any) -> Any:
         hf,
         device_name=res.platform.device_name,
         memory_gib=res.platform.memory_gib,
-        extra={**launch.not_modelled_values, "used_bytes": launch.node.used_bytes, "env": dict(launch.env)},
+        extra={
+            **launch.not_modelled_values,
+            "used_bytes": launch.node.used_bytes,
+            "env": dict(launch.env),
+            # the flag as typed: before 0.5.22 the default fraction reads it before dp_size == 1
+            # turns DP attention off (memory.capacity)
+            "enable_dp_attention_asked": bool(res.user.get("enable_dp_attention")),
+        },
         index_total_size=checkpoint_total_size(launch.model),
         version=launch.release,
     )

@@ -232,6 +232,12 @@ def scales_default_for_vlm(values: Mapping[str, Any], hf: Mapping[str, Any]) -> 
     return bool(values.get("enable_multimodal")) or not (archs and archs[0] in MM_DISABLED_ARCHS)
 
 
+def _changes() -> Any:
+    from .changes import CHANGES
+
+    return CHANGES
+
+
 def _resolved_release(version: str | None) -> str | None:
     """The pack's release for a release name (``0.5.8.post1`` → ``0.5.8``); None for no release
     or one the pack does not resolve (0.4.x, 0.5.1-0.5.4)."""
@@ -559,6 +565,11 @@ def _capacity(
     user_mfs = values.get("mem_fraction_static") or extra.get("mem_fraction_static")
     ctx_len = context_length(hf, values.get("context_length") or extra.get("context_length"))
     fraction_values = {**{k: extra[k] for k in _FRACTION_FLAGS if k in extra}, **values}
+    if extra.get("enable_dp_attention_asked") and not _newest_has(
+        version, _changes().DP_ATTENTION_RESERVE_AFTER_RESET
+    ):
+        # before 0.5.22 the memory settings ran before ``dp_size == 1`` turned DP attention off
+        fraction_values["enable_dp_attention"] = True
     mfs = (
         float(user_mfs)
         if user_mfs
