@@ -188,3 +188,43 @@ def test_dp_attention_asked_with_dp_1_is_reserved_before_0_5_22(capsys, release,
     main([*argv, *launch, "--enable-dp-attention"])
     doc = json.JSONDecoder().raw_decode(capsys.readouterr().out)[0]
     assert doc["memory"]["inputs"]["mem_fraction_static"] == pytest.approx(fraction, abs=0.0015)
+
+
+def _fit_fraction(capsys, release: str, preset: str, *flags: str) -> float:
+    import json
+
+    from resolvable.cli import main
+
+    argv = ["fit", "--json", "--sglang-version", release, "--platform", preset, "--"]
+    main([*argv, "python", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b", *flags])
+    return json.JSONDecoder().raw_decode(capsys.readouterr().out)[0]["memory"]["inputs"][
+        "mem_fraction_static"
+    ]
+
+
+def test_small_gpus_default_to_4k_chunked_prefill_from_0_5_20(capsys):
+    """``SMALL_GPU_CHUNKED_PREFILL_4K``: the 20-35 GiB band's chunked prefill went from 2048 to
+    4096 in 0.5.20, and with it the activation reserve. Real sglang ServerArgs, llama-3.1-8b on a
+    faked RTX 4090: 0.5.19 chunked_prefill_size 2048, fraction 0.831; 0.5.20 4096, 0.699."""
+    assert (
+        resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("rtx4090"), sglang_version="0.5.19")[
+            "chunked_prefill_size"
+        ]
+        == 2048
+    )
+    assert (
+        resolve_server_args(load_model("llama-3.1-8b"), Platform.preset("rtx4090"), sglang_version="0.5.20")[
+            "chunked_prefill_size"
+        ]
+        == 4096
+    )
+    assert _fit_fraction(capsys, "0.5.19", "rtx4090") == pytest.approx(0.831, abs=0.0015)
+    assert _fit_fraction(capsys, "0.5.20", "rtx4090") == pytest.approx(0.699, abs=0.0015)
+
+
+def test_xpu_reserves_2_gib_more_from_0_5_20(capsys):
+    """``XPU_ONEDNN_RESERVE``: real sglang on a faked XPU, llama-3.1-8b, goes from 0.901 (0.5.19)
+    to 0.886 (0.5.22): 2 GiB of the preset's memory more reserved."""
+    gpu_mib = Platform.preset("xpu").memory_gib * 1024
+    drop = _fit_fraction(capsys, "0.5.19", "xpu") - _fit_fraction(capsys, "0.5.22", "xpu")
+    assert drop == pytest.approx(2048 / gpu_mib, abs=0.0015)

@@ -1412,6 +1412,20 @@ CHANGES = ChangeTable(
             summary="the tc_piecewise CUDA-graph backend is refused by the flag's type parser",
         ),
         Change(
+            "XPU_ONEDNN_RESERVE",
+            "0.5.20",
+            upstream="arg_groups/memory_hook.handle_gpu_memory_settings (is_xpu)",
+            summary="on Intel XPU the default --mem-fraction-static reserves 2 GiB more, after the floor, "
+            "for oneDNN's matmul scratch space",
+        ),
+        Change(
+            "SMALL_GPU_CHUNKED_PREFILL_4K",
+            "0.5.20",
+            upstream="arg_groups/memory_hook.handle_gpu_memory_settings (the 20-35 GiB band)",
+            summary="GPUs of 20-35 GiB (A10, L4, RTX 4090/5090) default to 4096-token chunked prefill "
+            "(before: 2048)",
+        ),
+        Change(
             "DP_ATTENTION_RESERVE_AFTER_RESET",
             "0.5.22",
             upstream="arg_groups/memory_hook.handle_gpu_memory_settings (the resolved enable_dp_attention)",

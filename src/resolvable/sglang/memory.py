@@ -59,6 +59,7 @@ from ..memory import (
     weight_estimate,
     weights_oom_message,
 )
+from .changes import CHANGES
 from .passes.memory import decode_cuda_graph_max_bs
 
 __all__ = [
@@ -106,8 +107,6 @@ def not_enough_memory_message(mfs: float, version: str | None = None) -> str:
     (model_runner_kv_cache_mixin.py, 0.5.10; ``pool_configurator.py`` later) writes
     ``mem_fraction_static=F``; ``init_memory_pool`` of 0.5.5-0.5.9 printed the expression itself,
     ``self.server_args.mem_fraction_static=F`` (``NOT_ENOUGH_MEMORY_PLAIN_VALUE``)."""
-    from .changes import CHANGES
-
     name = (
         "mem_fraction_static"
         if _newest_has(version, CHANGES.NOT_ENOUGH_MEMORY_PLAIN_VALUE)
@@ -127,8 +126,6 @@ def _dsa_scaled_fp8_layout(values: Mapping[str, Any], version: str | None = None
     (model_runner_kv_cache_mixin.py) first sizes the scaled cell in 0.5.9 (``DSA_FP8_SCALED_CELL``;
     0.5.5-0.5.8's ``profile_max_num_token`` counts kv_lora_rank + rope at the KV dtype) and keeps
     the raw one on ROCm with TileLang from 0.5.10 (``DSA_FP8_RAW_CELL_ON_ROCM``)."""
-    from .changes import CHANGES
-
     if not _newest_has(version, CHANGES.DSA_FP8_SCALED_CELL):
         return False
     backends = {
@@ -232,12 +229,6 @@ def scales_default_for_vlm(values: Mapping[str, Any], hf: Mapping[str, Any]) -> 
     return bool(values.get("enable_multimodal")) or not (archs and archs[0] in MM_DISABLED_ARCHS)
 
 
-def _changes() -> Any:
-    from .changes import CHANGES
-
-    return CHANGES
-
-
 def _resolved_release(version: str | None) -> str | None:
     """The pack's release for a release name (``0.5.8.post1`` → ``0.5.8``); None for no release
     or one the pack does not resolve (0.4.x, 0.5.1-0.5.4)."""
@@ -283,8 +274,6 @@ def prefill_graph_reserve_mib(
       0.5.7 ``max_tokens // 8`` (default the chunked-prefill size); 0.5.5.post1-0.5.6.post2
       ``max_tokens // 4`` (default 4096); 0.5.5 nothing.
     """
-    from .changes import CHANGES
-
     if _newest_has(version, CHANGES.PREFILL_GRAPH_RESERVE_BY_DEFAULT):
         if values.get("disable_cuda_graph") or values.get("cuda_graph_backend_prefill") in (None, "disabled"):
             return 0.0
@@ -310,8 +299,6 @@ def draft_reserve_mib(values: Mapping[str, Any], version: str | None = None) -> 
     STANDALONE 6 GiB, any other algorithm but NGRAM 2 GiB (4 GiB in 0.5.10-0.5.13,
     ``EAGLE_DRAFT_RESERVE_4GIB``); nothing from 0.5.14 (``DRAFT_RESERVE_DROPPED``) or for a
     release the pack does not resolve."""
-    from .changes import CHANGES
-
     algorithm = str(values.get("speculative_algorithm") or "").upper()
     if not algorithm or algorithm == "NGRAM" or _newest_has(version, CHANGES.DRAFT_RESERVE_DROPPED):
         return 0.0
@@ -359,8 +346,6 @@ def default_mem_fraction_static(
         if values.get("enable_dp_attention"):
             dp = int(values.get("dp_size") or 1)
             reserved += max_bs * dp * 3 + (max_bs * dp * 1.5 if max_bs > 300 else 0)
-    from .changes import CHANGES
-
     prefill = prefill_graph_reserve_mib(values, hf, chunk, version)
     # 0.5.5.post1-0.5.7 add the (opt-in) piecewise reserve after the 10 GiB floor, later before it
     after_floor = _release_has(version, CHANGES.PIECEWISE_GRAPH_RESERVE_QUARTER) or _release_has(
@@ -372,6 +357,8 @@ def default_mem_fraction_static(
         reserved = max(reserved, 10 * 1024)
     if values.get("moe_a2a_backend") == "deepep" and graphs and _since(version, GRAPH_RESERVE_FN_SINCE):
         reserved += 2 * 1024
+    if values.get("device") == "xpu" and _newest_has(version, CHANGES.XPU_ONEDNN_RESERVE):
+        reserved += 2 * 1024  # oneDNN's matmul scratch space
     reserved += draft_reserve_mib(values, version)
     if after_floor:
         reserved += prefill
@@ -566,7 +553,7 @@ def _capacity(
     ctx_len = context_length(hf, values.get("context_length") or extra.get("context_length"))
     fraction_values = {**{k: extra[k] for k in _FRACTION_FLAGS if k in extra}, **values}
     if extra.get("enable_dp_attention_asked") and not _newest_has(
-        version, _changes().DP_ATTENTION_RESERVE_AFTER_RESET
+        version, CHANGES.DP_ATTENTION_RESERVE_AFTER_RESET
     ):
         # before 0.5.22 the memory settings ran before ``dp_size == 1`` turned DP attention off
         fraction_values["enable_dp_attention"] = True
@@ -779,8 +766,6 @@ def max_running_requests(
     ``model_executor/model_runner.py`` 0.5.7-0.5.9) size the request table by your value
     undivided (or the estimate) and run min(yours // DP or tokens // 2, the table) requests. Unset,
     every release runs min(estimate, tokens // 2)."""
-    from .changes import CHANGES
-
     estimated = max(min(int(tokens / ctx_len * 512), 4096), 2048)
     asked = values.get("max_running_requests")
     if not _newest_has(version, CHANGES.MAX_RUNNING_REQUESTS_FROM_POOL):
@@ -852,8 +837,6 @@ def after_pool_allocations(
                 high=b * 2.0,
             )
         )
-    from .changes import CHANGES
-
     # before 0.5.10 the piecewise prefill graph is captured only with --enable-piecewise-cuda-graph
     by_default = _newest_has(version, CHANGES.PREFILL_GRAPH_RESERVE_BY_DEFAULT)
     prefill = (by_default and values.get("cuda_graph_backend_prefill") not in (None, "disabled")) or bool(

@@ -13,6 +13,7 @@ bands are sglang's, in MiB, with its strict ``<`` boundaries.
 from __future__ import annotations
 
 from .._base import registry
+from ..changes import CHANGES
 
 TYPE_CHECKING = False  # typing is not imported at run time (import cost)
 if TYPE_CHECKING:
@@ -64,7 +65,15 @@ def decode_cuda_graph_max_bs(mem_mib: float | None, tp_size: int) -> int:
 @registry.rule("memory")
 def chunked_prefill_from_memory(ctx):
     """server_args.py:3496-3554: an unset ``chunked_prefill_size`` follows the GPU memory
-    (2048 below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384; 4096 when unknown)."""
+    (2048 below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384; 4096 when unknown);
+    ``SMALL_GPU_CHUNKED_PREFILL_4K`` (0.5.20): 4096 on 20-35 GiB GPUs too."""
     if ctx.args.chunked_prefill_size is not None:
         return {}
-    return {"chunked_prefill_size": chunked_prefill_default(gpu_memory_mib(ctx.platform))}
+    mem_mib = gpu_memory_mib(ctx.platform)
+    if (
+        mem_mib is not None
+        and 20 * 1024 <= mem_mib < 35 * 1024
+        and ctx.release.has(CHANGES.SMALL_GPU_CHUNKED_PREFILL_4K)
+    ):
+        return {"chunked_prefill_size": 4096}
+    return {"chunked_prefill_size": chunked_prefill_default(mem_mib)}
