@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from compare import _display, case_key, default_seed, draw, load_oracle_cache, materialize_dirs  # noqa: E402
+from real_launches import _atomic_write  # noqa: E402
 
 TOLERANCE = 0.0015
 
@@ -119,7 +120,8 @@ def main(argv=None) -> int:
     items = [
         {"case": _display(c), "sglang": real, "pack": ours, "pack_from": src} for c, real, ours, src in diffs
     ]
-    _write(stem + ".json", json.dumps({"summary": summary, "differing": items}, indent=1))
+    os.makedirs(opts.report_dir, exist_ok=True)
+    _atomic_write(stem + ".json", json.dumps({"summary": summary, "differing": items}, indent=1))
     pct = 100 * len(equal) / max(1, len(rows))
     lines = [
         f"# Default mem_fraction_static: sglang {version} vs the pack ({opts.split}, seed {seed}, n={opts.n})",
@@ -137,17 +139,9 @@ def main(argv=None) -> int:
     if opts.split == "dev":  # held-out cases are never shown (nobody fixing may look at them)
         lines += ["## Largest differences", ""]
         lines += [f"- `{i['case']}`: sglang {i['sglang']}, pack {i['pack']}" for i in items[: opts.show]]
-    _write(stem + ".md", "\n".join(lines) + "\n")
+    _atomic_write(stem + ".md", "\n".join(lines) + "\n")
     print(json.dumps(summary))
     return 0
-
-
-def _write(path: str, text: str) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

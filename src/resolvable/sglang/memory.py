@@ -506,45 +506,47 @@ def capacity(
         pre_load_free_bytes=pre_load_free_bytes,
         version=version,
     )
-    report = _capacity(values, hf, **kwargs)
-    if not (report.fix or "").startswith(_ROWS_FIX):
-        return report
-    rows = int(report.fix[len(_ROWS_FIX) :].split()[0])
+    report = _capacity(values, hf, kwargs)
+    if (report.fix or "").startswith(_ROWS_FIX):
+        return _tightened_rows_fix(report, values, hf, kwargs)
+    return report
+
+
+def _fix_rows(fix: str) -> int:
+    return int(fix[len(_ROWS_FIX) :].split()[0])
+
+
+def _tightened_rows_fix(
+    report: FitReport, values: Mapping[str, Any], hf: Mapping[str, Any], kwargs: Mapping[str, Any]
+) -> FitReport:
+    """``report`` with a ``--max-running-requests`` fix the model says starts (tried, and
+    lowered by what each try was short, a few rounds); ``report`` itself when none is found."""
+    rows = _fix_rows(report.fix or "")
     for _ in range(4):
-        tried = _capacity({**values, "max_running_requests": rows}, hf, **kwargs)
+        tried = _capacity({**values, "max_running_requests": rows}, hf, kwargs)
+        table = next((a for a in tried.allocations if a.name == "req_to_token table"), None)
         if tried.status != "does-not-fit":
-            if tried.max_running_requests == int(report.fix[len(_ROWS_FIX) :].split()[0]):
+            if rows == _fix_rows(report.fix or ""):
                 return report
-            table = next((a for a in tried.allocations if a.name == "req_to_token table"), None)
             taken = (
                 f" (the request table then takes {table.bytes / GIB:.2f} GiB)"
                 if table and table.bytes
                 else ""
             )
             return _replace(report, fix=f"{_ROWS_FIX}{rows}{taken}")
-        table = next((a for a in tried.allocations if a.name == "req_to_token table"), None)
         if table is None or not table.bytes:
             break
-        per_row = table.bytes / (rows + 1)
-        rows -= max(1, math.ceil(tried.short_by_bytes / per_row))
+        rows -= max(1, math.ceil(tried.short_by_bytes / (table.bytes / (rows + 1))))
         if rows < 1:
             break
     return report
 
 
-def _capacity(
-    values: Mapping[str, Any],
-    hf: Mapping[str, Any],
-    *,
-    device_name: str | None,
-    memory_gib: float | None,
-    extra: Mapping[str, Any] | None = None,
-    index_total_size: int | None = None,
-    pre_load_free_bytes: float | None = None,
-    version: str | None = None,
-) -> FitReport:
-    """``capacity`` without the check of its fix."""
-    extra = dict(extra or {})
+def _capacity(values: Mapping[str, Any], hf: Mapping[str, Any], kwargs: Mapping[str, Any]) -> FitReport:
+    """``capacity`` without the check of its fix (``kwargs``: ``capacity``'s keywords)."""
+    device_name, memory_gib, version = kwargs["device_name"], kwargs["memory_gib"], kwargs["version"]
+    index_total_size, pre_load_free_bytes = kwargs["index_total_size"], kwargs["pre_load_free_bytes"]
+    extra = dict(kwargs["extra"] or {})
     total = require_device_bytes(device_name, memory_gib)
     gpu_mib = total / (1 << 20)
     tp, pp = int(values.get("tp_size") or 1), int(values.get("pp_size") or 1)
