@@ -179,24 +179,18 @@ def test_dp_attention_asked_with_dp_1_is_reserved_before_0_5_22(capsys, release,
     with the DP-attention share of the decode graphs (max_bs 512 × 3 + × 1.5 MiB). Real sglang
     ServerArgs on a faked H100, llama-3.1-8b --tp 4 --enable-dp-attention: 0.5.9 0.795, 0.5.21
     0.789 (the prefill-graph reserve of 0.5.16+), 0.5.22 0.817 (tools/agreement/oracle_worker.py)."""
-    import json
-
-    from resolvable.cli import main
-
-    argv = ["fit", "--json", "--sglang-version", release, "--platform", "h100", "--"]
-    launch = ["python", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b", "--tp", "4"]
-    main([*argv, *launch, "--enable-dp-attention"])
-    doc = json.JSONDecoder().raw_decode(capsys.readouterr().out)[0]
-    assert doc["memory"]["inputs"]["mem_fraction_static"] == pytest.approx(fraction, abs=0.0015)
+    got = _fit_fraction(capsys, release, "h100", "--tp", "4", "--enable-dp-attention")
+    assert got == pytest.approx(fraction, abs=0.0015)
 
 
-def _fit_fraction(capsys, release: str, preset: str, *flags: str) -> float:
+def _fit_fraction(capsys, release: str, preset: str, *flags: str, model: str = "llama-3.1-8b") -> float:
+    """The default fraction ``resolvable fit --json`` reports for a pasted launch."""
     import json
 
     from resolvable.cli import main
 
     argv = ["fit", "--json", "--sglang-version", release, "--platform", preset, "--"]
-    main([*argv, "python", "-m", "sglang.launch_server", "--model-path", "llama-3.1-8b", *flags])
+    main([*argv, "python", "-m", "sglang.launch_server", "--model-path", model, *flags])
     return json.JSONDecoder().raw_decode(capsys.readouterr().out)[0]["memory"]["inputs"][
         "mem_fraction_static"
     ]
@@ -228,3 +222,14 @@ def test_xpu_reserves_2_gib_more_from_0_5_20(capsys):
     gpu_mib = Platform.preset("xpu").memory_gib * 1024
     drop = _fit_fraction(capsys, "0.5.19", "xpu") - _fit_fraction(capsys, "0.5.22", "xpu")
     assert drop == pytest.approx(2048 / gpu_mib, abs=0.0015)
+
+
+def test_kimi_k25_vision_tower_sizes_come_from_its_config_class(capsys):
+    """configs/kimi_k25.py ``KimiK25VisionConfig`` fills num_hidden_layers 27 and hidden_size 1152
+    that Kimi-K2.5's config.json leaves out, so ``adjust_mem_fraction_for_vlm`` scales by
+    0.95 × 0.9576. Real sglang ServerArgs, kimi-k2.5 on a faked B200: 0.5.9 0.778734, 0.5.22
+    0.771456 (tools/agreement/oracle_worker.py)."""
+    for release, fraction in (("0.5.9", 0.778734), ("0.5.22", 0.771456)):
+        assert _fit_fraction(capsys, release, "b200", model="kimi-k2.5") == pytest.approx(
+            fraction, abs=0.0005
+        )

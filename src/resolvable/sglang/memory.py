@@ -218,6 +218,13 @@ MM_DISABLED_ARCHS = frozenset(
 )
 
 
+#: Vision-tower sizes a config class fills in when config.json leaves them out, by the config's
+#: ``model_type`` (``adjust_mem_fraction_for_vlm`` reads ``getattr(vision_config, ...)``):
+#: configs/kimi_k25.py ``KimiK25VisionConfig`` (MoonViT: 27 layers, hidden 1152). Elsewhere
+#: sglang's own fallbacks apply, 24 layers and hidden 1024.
+VISION_TOWER_DEFAULTS = {"kimi_k25": (27, 1152)}
+
+
 def scales_default_for_vlm(values: Mapping[str, Any], hf: Mapping[str, Any]) -> bool:
     """Whether sglang scales its default fraction for a multimodal model: the config has a
     ``vision_config``, multimodal is on (``--enable-multimodal``, or an architecture outside
@@ -367,8 +374,9 @@ def default_mem_fraction_static(
         vision = hf["vision_config"]
         # getattr(vision_config, name, default): Qwen-VL's ``depth`` / ``embed_dim`` are not read
         # (real 0.5.9 and 0.5.23 on qwen3-vl-8b: 24 layers assumed, tests/memory/test_release_memory.py)
-        layers = vision.get("num_hidden_layers") or 24
-        hidden = vision.get("hidden_size") or 1024
+        layers_default, hidden_default = VISION_TOWER_DEFAULTS.get(str(hf.get("model_type")), (24, 1024))
+        layers = vision.get("num_hidden_layers") or layers_default
+        hidden = vision.get("hidden_size") or hidden_default
         ratio = layers * hidden**2 / (24 * 1024**2)
         fraction *= 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
     return fraction
