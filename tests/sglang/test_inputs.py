@@ -376,8 +376,32 @@ def test_table_row(model_type, extra, key, expected):
         assert hf.origin(key), f"{key} should say where it came from"
 
 
+#: (section type, key, expected) of the rows for a sub-config without a model_type of its own
+SECTION_ROWS = [
+    ("kimi_k25.vision_config", "num_hidden_layers", 27),
+    ("kimi_k25.vision_config", "hidden_size", 1152),
+]
+
+
+@pytest.mark.parametrize("kind, key, expected", SECTION_ROWS)
+def test_section_row(kind, key, expected):
+    """A sub-config without a model_type is typed ``<model_type>.<section>``: Kimi-K2.5's vision
+    tower gets KimiK25VisionConfig's sizes where config.json leaves them out, keeps its own."""
+    model_type, section = kind.split(".")
+    hf = apply_config_defaults(
+        HFConfig({"architectures": ["X"], "model_type": model_type, section: {"patch_size": 14}})
+    )
+    assert hf.get(section).get(key) == expected and hf.origin(f"{section}.{key}")
+    given = apply_config_defaults(
+        HFConfig({"architectures": ["X"], "model_type": model_type, section: {key: 3}})
+    )
+    assert given.get(section).get(key) == 3
+    other = apply_config_defaults(HFConfig({"architectures": ["X"], "model_type": "qwen3_vl", section: {}}))
+    assert other.get(section).get(key) is None
+
+
 def test_every_table_row_is_tested():
-    covered = {(t, k) for t, _, k, _ in ROWS}
+    covered = {(t, k) for t, _, k, _ in ROWS} | {(t, k) for t, k, _ in SECTION_ROWS}
     for row in TABLE:
         assert any((t, row.key) in covered for t in row.model_types), row
 

@@ -186,6 +186,22 @@ TABLE: tuple[Row, ...] = (
         ("mistral",), "max_position_embeddings", 131072, None, f"{_TF} MistralConfig.max_position_embeddings"
     ),
     Row(("olmo3",), "architectures", NO_DEFAULT, _olmo3_architectures, f"{_SG} configs/olmo3.py Olmo3Config"),
+    # -- vision towers (a sub-config without a model_type is typed "<model_type>.vision_config");
+    #    the default fraction's VLM scaling reads them (sglang/memory.default_mem_fraction_static)
+    Row(
+        ("kimi_k25.vision_config",),
+        "num_hidden_layers",
+        27,
+        None,
+        f"{_SG} configs/kimi_k25.py KimiK25VisionConfig",
+    ),
+    Row(
+        ("kimi_k25.vision_config",),
+        "hidden_size",
+        1152,
+        None,
+        f"{_SG} configs/kimi_k25.py KimiK25VisionConfig",
+    ),
 )
 
 _BY_TYPE: dict[str, list[Row]] = {}
@@ -213,8 +229,10 @@ _CHECKS: dict[str, Callable[[dict[str, Any], str, str], None]] = {
 }
 
 
-def _section_changes(cfg: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, str]]:
-    model_type = cfg.get("model_type")
+def _section_changes(
+    cfg: dict[str, Any], source: str, model_type: Any = None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    model_type = model_type or cfg.get("model_type")
     rows = _BY_TYPE.get(model_type) if isinstance(model_type, str) else None
     if not rows:
         return {}, {}
@@ -239,14 +257,16 @@ def _section_changes(cfg: dict[str, Any], source: str) -> tuple[dict[str, Any], 
 
 
 def apply_config_defaults(hf: HFConfig) -> HFConfig:
-    """``hf`` with the config-class defaults of its ``model_type`` (and of its ``text_config``'s)."""
+    """``hf`` with the config-class defaults of its ``model_type`` and of its sub-configs' (a
+    sub-config without a ``model_type`` of its own is typed ``<model_type>.<section>``)."""
     from ..rules import HFConfig
 
     values, origins = _section_changes(dict(hf), hf.source)
-    for section in ("text_config", "llm_config"):
+    for section in ("text_config", "llm_config", "vision_config"):
         inner = hf.get(section)
         if isinstance(inner, HFConfig):
-            inner_values, inner_origins = _section_changes(dict(inner), hf.source)
+            kind = inner.get("model_type") or f"{hf.get('model_type')}.{section}"
+            inner_values, inner_origins = _section_changes(dict(inner), hf.source, kind)
             values.update({f"{section}.{k}": v for k, v in inner_values.items()})
             origins.update({f"{section}.{k}": v for k, v in inner_origins.items()})
     return hf.overlay(values, origins) if values else hf

@@ -60,7 +60,7 @@ from ..memory import (
     weights_oom_message,
 )
 from .changes import CHANGES
-from .passes.memory import decode_cuda_graph_max_bs
+from .passes.memory import decode_cuda_graph_max_bs, in_small_gpu_band
 
 __all__ = [
     "HYBRID_SWA_ARCHS",
@@ -218,13 +218,6 @@ MM_DISABLED_ARCHS = frozenset(
 )
 
 
-#: Vision-tower sizes a config class fills in when config.json leaves them out, by the config's
-#: ``model_type`` (``adjust_mem_fraction_for_vlm`` reads ``getattr(vision_config, ...)``):
-#: configs/kimi_k25.py ``KimiK25VisionConfig`` (MoonViT: 27 layers, hidden 1152). Elsewhere
-#: sglang's own fallbacks apply, 24 layers and hidden 1024.
-VISION_TOWER_DEFAULTS = {"kimi_k25": (27, 1152)}
-
-
 def scales_default_for_vlm(values: Mapping[str, Any], hf: Mapping[str, Any]) -> bool:
     """Whether sglang scales its default fraction for a multimodal model: the config has a
     ``vision_config``, multimodal is on (``--enable-multimodal``, or an architecture outside
@@ -322,7 +315,7 @@ def _since(version: str | None, first: tuple[int, int, int]) -> bool:
 
 def default_decode_max_bs(gpu_mib: float | None, tp: int, version: str | None = None) -> int:
     """The decode CUDA-graph ``max_bs`` sglang picks when ``--cuda-graph-max-bs`` is unset."""
-    if gpu_mib is not None and 20 * 1024 <= gpu_mib < 35 * 1024 and _since(version, DECODE_BS_48_SINCE):
+    if in_small_gpu_band(gpu_mib) and _since(version, DECODE_BS_48_SINCE):
         return 48 if tp < 4 else 160
     return decode_cuda_graph_max_bs(gpu_mib, tp)
 
@@ -374,9 +367,9 @@ def default_mem_fraction_static(
         vision = hf["vision_config"]
         # getattr(vision_config, name, default): Qwen-VL's ``depth`` / ``embed_dim`` are not read
         # (real 0.5.9 and 0.5.23 on qwen3-vl-8b: 24 layers assumed, tests/memory/test_release_memory.py)
-        layers_default, hidden_default = VISION_TOWER_DEFAULTS.get(str(hf.get("model_type")), (24, 1024))
-        layers = vision.get("num_hidden_layers") or layers_default
-        hidden = vision.get("hidden_size") or hidden_default
+        # (a config class's own tower sizes are filled in by config_defaults: Kimi-K2.5's MoonViT)
+        layers = vision.get("num_hidden_layers") or 24
+        hidden = vision.get("hidden_size") or 1024
         ratio = layers * hidden**2 / (24 * 1024**2)
         fraction *= 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
     return fraction

@@ -54,6 +54,11 @@ def chunked_prefill_default(mem_mib: float | None) -> int:
     return FALLBACK[0] if band is None else band[0]
 
 
+def in_small_gpu_band(mem_mib: float | None) -> bool:
+    """The 20-35 GiB band (A10, L4, RTX 4090/5090), whose defaults 0.5.20 raised."""
+    return mem_mib is not None and MEMORY_BANDS[0][0] <= mem_mib < MEMORY_BANDS[1][0]
+
+
 def decode_cuda_graph_max_bs(mem_mib: float | None, tp_size: int) -> int:
     """The decode CUDA-graph ``max_bs`` sglang picks when ``--cuda-graph-max-bs`` is unset."""
     band = _band(mem_mib)
@@ -70,10 +75,6 @@ def chunked_prefill_from_memory(ctx):
     if ctx.args.chunked_prefill_size is not None:
         return {}
     mem_mib = gpu_memory_mib(ctx.platform)
-    if (
-        mem_mib is not None
-        and 20 * 1024 <= mem_mib < 35 * 1024
-        and ctx.release.has(CHANGES.SMALL_GPU_CHUNKED_PREFILL_4K)
-    ):
+    if in_small_gpu_band(mem_mib) and ctx.release.has(CHANGES.SMALL_GPU_CHUNKED_PREFILL_4K):
         return {"chunked_prefill_size": 4096}
     return {"chunked_prefill_size": chunked_prefill_default(mem_mib)}
